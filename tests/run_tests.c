@@ -1,0 +1,19 @@
+/* run_tests.c — the one test runner: every Check suite, one closing
+ * summary line. Check's own CK_RUN_SUITE=name / CK_RUN_CASE=name select a
+ * part; each test runs in its own process (Check's fork mode) so a crash
+ * fails one test, not the run. */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cube_suite());
+	srunner_add_suite(sr, alg_suite());
+	srunner_add_suite(sr, model_suite());
+	srunner_add_suite(sr, http_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

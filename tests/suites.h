@@ -1,0 +1,12 @@
+/* suites.h — every Check suite of the test runner, one per module. */
+#ifndef CUBED_TEST_SUITES_H
+#define CUBED_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *cube_suite(void);   /* tests/check_cube.c: the n×n×n engine */
+Suite *alg_suite(void);    /* tests/check_alg.c: notation, goldens */
+Suite *model_suite(void);  /* tests/check_model.c: engine vs an independent 3D sticker model */
+Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */
+
+#endif

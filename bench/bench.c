@@ -1,0 +1,801 @@
+/* bench.c — micro-benchmarks of the core library: 3×3 turns against a plain
+ * sticker-permutation loop, n×n×n face and slice turns for n = 10…1000
+ * against a plain line-copy loop, and parse + apply of long 3×3 algorithms
+ * (the workload bench/cubing.mjs runs through cubing.js).
+ *
+ *   build/bench/bench [ALGS_FILE]
+ *
+ * With ALGS_FILE, the generated algorithms are written there (one a line)
+ * and cubed's move count and final state for each to ALGS_FILE.expect, so
+ * the cubing.js side can time the same work and check it agrees.
+ *
+ * The machine is shared and noisy, so absolute times drift between runs;
+ * every figure is printed beside the reference it should be read against,
+ * measured in the same run. Each figure is the median of RUNS timed runs of
+ * at least TARGET_NS each (iterations calibrated first). Inputs are drawn
+ * from arrays filled before timing with a fixed-seed generator, and results
+ * feed a checksum printed at the end, so no work can be optimised away.
+ *
+ * Output: one "name: value unit" line per figure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alg.h"
+#include "cube.h"
+
+#define RUNS 5
+#define TARGET_NS 100000000.0 /* 0.1 s per timed run */
+#define NOINLINE __attribute__((noinline))
+
+static volatile uint64_t sink; /* everything measured ends up here */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* splitmix64: fixed seed, so every run times the same inputs. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+static int rnd(int k) /* uniform in [0, k) */
+{
+	return (int)(rng() % (uint64_t)k);
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench: %s: %s (%s)\n", what, cube_strerror(err),
+		cube_errname(err));
+	exit(1);
+}
+
+static void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "bench: out of memory (%zu bytes)\n", size);
+		exit(1);
+	}
+	return p;
+}
+
+static void fig(const char *name, double value, const char *unit)
+{
+	printf("%s: %.*f %s\n", name, value < 10 ? 3 : value < 1000 ? 2 : 1,
+	       value, unit);
+	fflush(stdout);
+}
+
+static void figi(const char *name, uint64_t value, const char *unit)
+{
+	printf("%s: %llu %s\n", name, (unsigned long long)value, unit);
+	fflush(stdout);
+}
+
+/* A timed body: run iters iterations, return the elapsed nanoseconds. */
+typedef uint64_t (*body_fn)(void *ctx, uint64_t iters);
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median nanoseconds per iteration of body over RUNS runs. */
+static double measure(body_fn body, void *ctx)
+{
+	uint64_t iters = 1, t;
+	for (;;) {
+		t = body(ctx, iters);
+		if (t >= TARGET_NS / 20 || iters >= (1ull << 40))
+			break;
+		iters *= 2;
+	}
+	double scale = TARGET_NS / (double)(t ? t : 1);
+	if (scale > 1)
+		iters = (uint64_t)((double)iters * scale) + 1;
+	double per[RUNS];
+	for (int r = 0; r < RUNS; r++)
+		per[r] = (double)body(ctx, iters) / (double)iters;
+	qsort(per, RUNS, sizeof per[0], cmp_double);
+	return per[RUNS / 2];
+}
+
+static cube_t *new_cube(int n)
+{
+	size_t size = cube_sizeof(n);
+	if (!size)
+		die("cube_sizeof", CUBE_ESIZE);
+	cube_t *c = xmalloc(size);
+	int rc = cube_init(c, n);
+	if (rc < 0)
+		die("cube_init", rc);
+	return c;
+}
+
+static void scramble(cube_t *c, int moves)
+{
+	int n = c->n;
+	for (int i = 0; i < moves; i++) {
+		int lo = rnd(n), hi = lo + rnd(n - lo);
+		int rc = cube_turn(c, rnd(3), lo, hi, 1 + rnd(3));
+		if (rc < 0)
+			die("cube_turn (scramble)", rc);
+	}
+}
+
+static uint64_t checksum(const cube_t *c)
+{
+	int n = c->n;
+	uint64_t h = 0;
+	for (int f = 0; f < 6; f++)
+		for (int r = 0; r < n; r += (n > 16 ? n / 7 : 1))
+			for (int k = 0; k < n; k += (n > 16 ? n / 5 : 1))
+				h = h * 31 + (uint64_t)cube_get(c, f, r, k);
+	return h;
+}
+
+/* ---- 3×3 turns ---------------------------------------------------------- */
+
+#define NMOVES 4096 /* pre-generated moves, cycled (power of two) */
+
+struct tmove {
+	cube_move m;
+	int perm; /* index into perm3[] for the reference loop */
+};
+
+/* perm3[(axis·3 + layer)·3 + qt-1][i]: after the move, sticker i holds what
+ * sticker perm[i] held. */
+static unsigned char perm3[27][54];
+
+/* Learn each single-layer 3×3 move's sticker permutation from the core's
+ * public API alone: stickers hold only 6 colours, so write position i's
+ * base-6 digits into three probe cubes, turn them, and read back where each
+ * sticker came from. */
+static void learn_perms(void)
+{
+	cube_t *probe = new_cube(3);
+	char in[54], out[3][54];
+	for (int a = 0; a < 3; a++)
+		for (int l = 0; l < 3; l++)
+			for (int q = 1; q <= 3; q++) {
+				unsigned char *p = perm3[(a * 3 + l) * 3 + q - 1];
+				for (int d = 0, base = 1; d < 3; d++, base *= 6) {
+					for (int i = 0; i < 54; i++)
+						in[i] = cube_face_letters[(i / base) % 6];
+					int rc = cube_from_facelets(probe, 3, in, 54, NULL);
+					if (rc < 0)
+						die("cube_from_facelets (probe)", rc);
+					rc = cube_turn(probe, a, l, l, q);
+					if (rc < 0)
+						die("cube_turn (probe)", rc);
+					cube_to_facelets(probe, out[d]);
+				}
+				int seen[54] = {0};
+				for (int i = 0; i < 54; i++) {
+					int src = 0;
+					for (int d = 2; d >= 0; d--) {
+						const char *k = strchr(cube_face_letters, out[d][i]);
+						if (!k || !*k) {
+							fprintf(stderr, "bench: bad letter from cube_to_facelets\n");
+							exit(1);
+						}
+						src = src * 6 + (int)(k - cube_face_letters);
+					}
+					if (src >= 54 || seen[src]++) {
+						fprintf(stderr, "bench: move %d/%d/%d is not a sticker permutation\n",
+							a, l, q);
+						exit(1);
+					}
+					p[i] = (unsigned char)src;
+				}
+			}
+	free(probe);
+}
+
+struct turn3_ctx {
+	cube_t *c;
+	const struct tmove *mv;
+	unsigned char buf[2][54];
+};
+
+static NOINLINE uint64_t body_turn3(void *arg, uint64_t iters)
+{
+	struct turn3_ctx *x = arg;
+	cube_t *c = x->c;
+	const struct tmove *mv = x->mv;
+	int acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		const cube_move *m = &mv[i & (NMOVES - 1)].m;
+		acc += cube_turn(c, m->axis, m->lo, m->hi, m->qt);
+	}
+	uint64_t t = now_ns() - t0;
+	sink += (uint64_t)acc + (uint64_t)cube_get(c, 0, 0, 0);
+	return t;
+}
+
+/* The reference: the same moves as 54-entry permutations, one plain loop
+ * per move. */
+static void perm_step(unsigned char *restrict dst, const unsigned char *restrict src,
+		      const unsigned char *restrict p)
+{
+	for (int i = 0; i < 54; i++)
+		dst[i] = src[p[i]];
+}
+
+static NOINLINE uint64_t body_loop3(void *arg, uint64_t iters)
+{
+	struct turn3_ctx *x = arg;
+	const struct tmove *mv = x->mv;
+	unsigned char *a = x->buf[0], *b = x->buf[1];
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		perm_step(b, a, perm3[mv[i & (NMOVES - 1)].perm]);
+		unsigned char *t = a;
+		a = b;
+		b = t;
+	}
+	uint64_t t = now_ns() - t0;
+	if (a != x->buf[0])
+		memcpy(x->buf[0], a, 54);
+	sink += x->buf[0][0] + x->buf[0][53];
+	return t;
+}
+
+static void gen_moves3(struct tmove *mv, int faces_only)
+{
+	for (int i = 0; i < NMOVES; i++) {
+		int a = rnd(3), q = 1 + rnd(3);
+		int l = faces_only ? 2 * rnd(2) : rnd(3);
+		mv[i].m = (cube_move){.axis = (uint8_t)a, .qt = (uint8_t)q,
+				      .lo = (uint16_t)l, .hi = (uint16_t)l};
+		mv[i].perm = (a * 3 + l) * 3 + q - 1;
+	}
+}
+
+/* The reference must do the same thing as the core: run all NMOVES moves
+ * through both from one scrambled state and compare. */
+static void check_loop3(const struct tmove *mv)
+{
+	cube_t *c = new_cube(3);
+	scramble(c, 50);
+	char f[54], g[54];
+	unsigned char a[54], b[54];
+	cube_to_facelets(c, f);
+	memcpy(a, f, 54);
+	for (int i = 0; i < NMOVES; i++) {
+		int rc = cube_turn(c, mv[i].m.axis, mv[i].m.lo, mv[i].m.hi, mv[i].m.qt);
+		if (rc < 0)
+			die("cube_turn", rc);
+		perm_step(b, a, perm3[mv[i].perm]);
+		memcpy(a, b, 54);
+	}
+	cube_to_facelets(c, g);
+	if (memcmp(a, g, 54)) {
+		fprintf(stderr, "bench: the permutation loop disagrees with cube_turn\n");
+		exit(1);
+	}
+	free(c);
+}
+
+static void bench_turn3(void)
+{
+	static struct tmove mv[NMOVES], fmv[NMOVES];
+	learn_perms();
+	gen_moves3(mv, 0);
+	gen_moves3(fmv, 1);
+	check_loop3(mv);
+
+	struct turn3_ctx x = {.c = new_cube(3), .mv = mv};
+	scramble(x.c, 50);
+	cube_to_facelets(x.c, (char *)x.buf[0]);
+	double turn = measure(body_turn3, &x);
+	double loop = measure(body_loop3, &x);
+	x.mv = fmv;
+	double face = measure(body_turn3, &x);
+	x.mv = mv;
+	fig("turn3.ns", turn, "ns");
+	fig("turn3.ns.loop", loop, "ns");
+	fig("turn3.speedup", loop / turn, "x");
+	fig("turn3.face.ns", face, "ns");
+	sink += checksum(x.c);
+	free(x.c);
+}
+
+/* ---- n×n×n face and slice turns ----------------------------------------- */
+
+struct turnn_ctx {
+	cube_t *c;
+	cube_move *mv;
+	/* reference: a plain 6·n² sticker array in the facelets net layout */
+	unsigned char *net, *tmp;
+	int n;
+};
+
+static NOINLINE uint64_t body_turnn(void *arg, uint64_t iters)
+{
+	struct turnn_ctx *x = arg;
+	cube_t *c = x->c;
+	const cube_move *mv = x->mv;
+	int acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		const cube_move *m = &mv[i & (NMOVES - 1)];
+		acc += cube_turn(c, m->axis, m->lo, m->hi, m->qt);
+	}
+	uint64_t t = now_ns() - t0;
+	sink += (uint64_t)acc + (uint64_t)cube_get(c, 0, 0, 0);
+	return t;
+}
+
+/* A line of n stickers in the net: start and step (1 along a row, n down a
+ * column). */
+struct line {
+	size_t start, step;
+};
+
+/* The 4 lines a turn of layer k about axis cycles, as a plain facelets
+ * array holds them: x (R/M/L) takes columns of U F D B, y (U/E/D) rows of
+ * F R B L, z (F/S/B) rows of U and D and columns of R and L. Directions and
+ * reversals are ignored: this reference only moves the same number of
+ * stickers with the same strides. */
+static void turn_lines(int n, int axis, int k, struct line l[4])
+{
+	size_t nn = (size_t)n * (size_t)n, kk = (size_t)k;
+	static const int faces[3][4] = {
+		{CUBE_U, CUBE_F, CUBE_D, CUBE_B},
+		{CUBE_F, CUBE_R, CUBE_B, CUBE_L},
+		{CUBE_U, CUBE_R, CUBE_D, CUBE_L},
+	};
+	for (int i = 0; i < 4; i++) {
+		size_t base = (size_t)faces[axis][i] * nn;
+		int column = axis == 0 || (axis == 2 && (i & 1));
+		if (column)
+			l[i] = (struct line){base + kk, (size_t)n};
+		else
+			l[i] = (struct line){base + kk * (size_t)n, 1};
+	}
+}
+
+static void line_copy(unsigned char *dst, struct line d, const unsigned char *src,
+		      struct line s, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[d.start + (size_t)i * d.step] = src[s.start + (size_t)i * s.step];
+}
+
+static NOINLINE uint64_t body_loopn(void *arg, uint64_t iters)
+{
+	struct turnn_ctx *x = arg;
+	const cube_move *mv = x->mv;
+	unsigned char *net = x->net, *tmp = x->tmp;
+	int n = x->n;
+	struct line l[4], t = {0, 1};
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		const cube_move *m = &mv[i & (NMOVES - 1)];
+		turn_lines(n, m->axis, m->lo, l);
+		if (m->qt == 2) {
+			for (int j = 0; j < 2; j++) {
+				line_copy(tmp, t, net, l[j], n);
+				line_copy(net, l[j], net, l[j + 2], n);
+				line_copy(net, l[j + 2], tmp, t, n);
+			}
+		} else {
+			int d = m->qt == 1 ? 1 : 3;
+			line_copy(tmp, t, net, l[0], n);
+			for (int j = 0; j < 3; j++)
+				line_copy(net, l[(j * d) & 3], net, l[((j + 1) * d) & 3], n);
+			line_copy(net, l[(3 * d) & 3], tmp, t, n);
+		}
+	}
+	uint64_t t1 = now_ns() - t0;
+	sink += net[0] + net[(size_t)6 * n * n - 1];
+	return t1;
+}
+
+static void gen_movesn(cube_move *mv, int n, int kind, int axis)
+{
+	/* kind 0: outer layers (face turns), 1: inner single layers */
+	for (int i = 0; i < NMOVES; i++) {
+		int l = kind == 0 ? (rnd(2) ? n - 1 : 0) : 1 + rnd(n - 2);
+		mv[i] = (cube_move){.axis = (uint8_t)(axis >= 0 ? axis : rnd(3)),
+				    .qt = (uint8_t)(1 + rnd(3)),
+				    .lo = (uint16_t)l, .hi = (uint16_t)l};
+	}
+}
+
+static void bench_turnn(void)
+{
+	static const int sizes[] = {10, 100, 300, 1000};
+	static const char *const kinds[] = {"face", "slice"};
+	static const char axes[] = "xyz";
+	cube_move *mv = xmalloc(NMOVES * sizeof *mv);
+	char name[64];
+	double at100[2] = {0, 0};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		int n = sizes[s];
+		struct turnn_ctx x = {.c = new_cube(n), .mv = mv, .n = n};
+		size_t stickers = (size_t)6 * n * n;
+		x.net = xmalloc(stickers);
+		x.tmp = xmalloc((size_t)n);
+		for (size_t i = 0; i < stickers; i++)
+			x.net[i] = (unsigned char)rnd(6);
+		scramble(x.c, 200);
+		for (int kind = 0; kind < 2; kind++) {
+			gen_movesn(mv, n, kind, -1);
+			double t = measure(body_turnn, &x);
+			double ref = measure(body_loopn, &x);
+			snprintf(name, sizeof name, "%s%d.ns", kinds[kind], n);
+			fig(name, t, "ns");
+			snprintf(name, sizeof name, "%s%d.ns.loop", kinds[kind], n);
+			fig(name, ref, "ns");
+			if (n == 100)
+				at100[kind] = t;
+			if (n >= 100) {
+				snprintf(name, sizeof name, "%s%d.per_n.ns", kinds[kind], n);
+				fig(name, t / n, "ns");
+			}
+			if (n == 1000 && at100[kind] > 0) {
+				snprintf(name, sizeof name, "%s1000.vs100", kinds[kind]);
+				fig(name, t / at100[kind], "x");
+			}
+		}
+		if (n == 1000) {
+			/* Per axis: which turns touch column-strided stickers. */
+			for (int kind = 0; kind < 2; kind++)
+				for (int a = 0; a < 3; a++) {
+					gen_movesn(mv, n, kind, a);
+					snprintf(name, sizeof name, "%s1000.%c.ns", kinds[kind], axes[a]);
+					fig(name, measure(body_turnn, &x), "ns");
+				}
+		}
+		sink += checksum(x.c);
+		free(x.c);
+		free(x.net);
+		free(x.tmp);
+	}
+	free(mv);
+}
+
+/* ---- 3×3 algorithms: parse, apply, expand, simplify, print -------------- */
+
+#define NALGS 200
+#define ALG_MOVES 1000 /* expanded moves per algorithm, at least */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_put(struct sbuf *b, const char *s)
+{
+	size_t k = strlen(s);
+	if (b->len + k + 1 > b->cap) {
+		b->cap = (b->len + k + 1) * 2;
+		char *p = realloc(b->s, b->cap);
+		if (!p) {
+			fprintf(stderr, "bench: out of memory\n");
+			exit(1);
+		}
+		b->s = p;
+	}
+	memcpy(b->s + b->len, s, k + 1);
+	b->len += k;
+}
+
+/* One plain move in the notation both cubed and cubing.js read on a 3×3;
+ * returns 1 (its expanded length). */
+static int gen_move(struct sbuf *b)
+{
+	static const char *const faces[] = {"R", "U", "F", "D", "L", "B"};
+	static const char *const wide[] = {"Rw", "Uw", "Fw", "Dw", "Lw", "Bw",
+					   "r",  "u",  "f",  "d",  "l",  "b"};
+	static const char *const slices[] = {"M", "E", "S"};
+	static const char *const rots[] = {"x", "y", "z"};
+	static const char *const amounts[] = {"", "'", "2", "", "'", "2", "2'", "3"};
+	int p = rnd(100);
+	if (p < 72)
+		sb_put(b, faces[rnd(6)]);
+	else if (p < 84)
+		sb_put(b, wide[rnd(12)]);
+	else if (p < 94)
+		sb_put(b, slices[rnd(3)]);
+	else
+		sb_put(b, rots[rnd(3)]);
+	sb_put(b, amounts[rnd(8)]);
+	return 1;
+}
+
+static int gen_moves_seq(struct sbuf *b, int k)
+{
+	for (int i = 0; i < k; i++) {
+		if (i)
+			sb_put(b, " ");
+		gen_move(b);
+	}
+	return k;
+}
+
+/* An algorithm of at least ALG_MOVES expanded moves: mostly plain moves,
+ * with groupings "(R U R' U')3", commutators "[A, B]" and conjugates
+ * "[A: B]" now and then. Returns the expanded length. */
+static int gen_alg(struct sbuf *b)
+{
+	int len = 0;
+	char num[16];
+	while (len < ALG_MOVES) {
+		if (len)
+			sb_put(b, " ");
+		int p = rnd(100);
+		if (p < 3) {
+			int k = 2 + rnd(4), rep = 2 + rnd(3);
+			sb_put(b, "(");
+			gen_moves_seq(b, k);
+			snprintf(num, sizeof num, ")%d%s", rep, rnd(4) ? "" : "'");
+			sb_put(b, num);
+			len += k * rep;
+		} else if (p < 4) {
+			int ka = 1 + rnd(3), kb = 1 + rnd(3);
+			sb_put(b, "[");
+			gen_moves_seq(b, ka);
+			sb_put(b, ", ");
+			gen_moves_seq(b, kb);
+			sb_put(b, "]");
+			len += 2 * (ka + kb);
+		} else if (p < 5) {
+			int ka = 1 + rnd(3), kb = 1 + rnd(3);
+			sb_put(b, "[");
+			gen_moves_seq(b, ka);
+			sb_put(b, ": ");
+			gen_moves_seq(b, kb);
+			sb_put(b, "]");
+			len += 2 * ka + kb;
+		} else {
+			len += gen_move(b);
+		}
+	}
+	return len;
+}
+
+struct algs_ctx {
+	char *text[NALGS];
+	size_t len[NALGS];
+	uint64_t moves; /* expanded moves over all algorithms */
+	alg_node *nodes;
+	size_t cap;
+	alg_limits lim;
+	alg_t parsed[NALGS]; /* for the apply / expand / print bodies */
+	alg_node *pnodes[NALGS];
+	cube_move *mv;
+	size_t mvcap;
+	char *out;
+	size_t outcap;
+	uint64_t bytes; /* printed by the last call of body_print */
+	cube_t *c;
+};
+
+static void parse_or_die(struct algs_ctx *x, int i, alg_t *a, alg_node *nodes)
+{
+	alg_error err;
+	int rc = alg_parse(a, nodes, x->cap, 3, x->text[i], x->len[i], &x->lim, &err);
+	if (rc < 0) {
+		fprintf(stderr, "bench: alg %d rejected at offset %zu: %s\n", i + 1,
+			err.offset, cube_strerror(rc));
+		exit(1);
+	}
+}
+
+static NOINLINE uint64_t body_parse_apply(void *arg, uint64_t iters)
+{
+	struct algs_ctx *x = arg;
+	alg_t a;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t it = 0; it < iters; it++)
+		for (int i = 0; i < NALGS; i++) {
+			cube_init(x->c, 3);
+			int rc = alg_parse(&a, x->nodes, x->cap, 3, x->text[i], x->len[i],
+					   &x->lim, NULL);
+			rc += alg_apply(&a, x->c, 0);
+			acc += (uint64_t)rc + (uint64_t)cube_get(x->c, 2, 1, 0);
+		}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_parse(void *arg, uint64_t iters)
+{
+	struct algs_ctx *x = arg;
+	alg_t a;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t it = 0; it < iters; it++)
+		for (int i = 0; i < NALGS; i++) {
+			int rc = alg_parse(&a, x->nodes, x->cap, 3, x->text[i], x->len[i],
+					   &x->lim, NULL);
+			acc += (uint64_t)rc + a.length;
+		}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_apply(void *arg, uint64_t iters)
+{
+	struct algs_ctx *x = arg;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t it = 0; it < iters; it++)
+		for (int i = 0; i < NALGS; i++) {
+			cube_init(x->c, 3);
+			acc += (uint64_t)alg_apply(&x->parsed[i], x->c, 0) +
+			       (uint64_t)cube_get(x->c, 2, 1, 0);
+		}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_simplify(void *arg, uint64_t iters)
+{
+	struct algs_ctx *x = arg;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t it = 0; it < iters; it++)
+		for (int i = 0; i < NALGS; i++) {
+			int64_t k = alg_expand(&x->parsed[i], 0, x->mv, x->mvcap);
+			acc += moves_simplify(x->mv, (size_t)k) + x->mv[0].qt;
+		}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_print(void *arg, uint64_t iters)
+{
+	struct algs_ctx *x = arg;
+	uint64_t acc = 0, bytes = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t it = 0; it < iters; it++)
+		for (int i = 0; i < NALGS; i++) {
+			size_t k = alg_print_canonical(&x->parsed[i], x->out, x->outcap);
+			bytes += k;
+			acc += (unsigned char)x->out[k / 2];
+		}
+	uint64_t t = now_ns() - t0;
+	x->bytes = bytes;
+	sink += acc;
+	return t;
+}
+
+static void write_algs(const struct algs_ctx *x, const char *path)
+{
+	size_t plen = strlen(path);
+	char *epath = xmalloc(plen + 8);
+	memcpy(epath, path, plen);
+	memcpy(epath + plen, ".expect", 8);
+	FILE *f = fopen(path, "w"), *e = fopen(epath, "w");
+	if (!f || !e) {
+		fprintf(stderr, "bench: cannot write %s\n", f ? epath : path);
+		exit(1);
+	}
+	cube_t *c = new_cube(3);
+	char state[55] = {0};
+	for (int i = 0; i < NALGS; i++) {
+		fwrite(x->text[i], 1, x->len[i], f);
+		fputc('\n', f);
+		cube_init(c, 3);
+		int rc = alg_apply(&x->parsed[i], c, 0);
+		if (rc < 0)
+			die("alg_apply", rc);
+		cube_to_facelets(c, state);
+		fprintf(e, "%llu %s\n", (unsigned long long)x->parsed[i].length, state);
+	}
+	if (fclose(f) || fclose(e)) {
+		fprintf(stderr, "bench: cannot write %s\n", path);
+		exit(1);
+	}
+	free(c);
+	free(epath);
+}
+
+static void bench_algs(const char *path)
+{
+	static struct algs_ctx x;
+	size_t maxlen = 0;
+	uint64_t want = 0;
+	for (int i = 0; i < NALGS; i++) {
+		struct sbuf b = {0};
+		want += (uint64_t)gen_alg(&b);
+		x.text[i] = b.s;
+		x.len[i] = b.len;
+		if (b.len > maxlen)
+			maxlen = b.len;
+	}
+	alg_limits_default(&x.lim);
+	x.lim.max_moves = 1u << 20;
+	x.cap = alg_nodes_needed(maxlen);
+	x.nodes = xmalloc(x.cap * sizeof *x.nodes);
+	x.c = new_cube(3);
+	uint64_t maxmoves = 0;
+	for (int i = 0; i < NALGS; i++) {
+		/* keep each tree, in a buffer of its own size */
+		parse_or_die(&x, i, &x.parsed[i], x.nodes);
+		size_t used = (size_t)x.parsed[i].count * sizeof *x.nodes;
+		x.pnodes[i] = xmalloc(used);
+		memcpy(x.pnodes[i], x.nodes, used);
+		x.parsed[i].nodes = x.pnodes[i];
+		x.parsed[i].cap = x.parsed[i].count;
+		x.moves += x.parsed[i].length;
+		if (x.parsed[i].length > maxmoves)
+			maxmoves = x.parsed[i].length;
+	}
+	if (x.moves != want) {
+		fprintf(stderr, "bench: the generator counted %llu moves, alg_parse %llu\n",
+			(unsigned long long)want, (unsigned long long)x.moves);
+		exit(1);
+	}
+	x.mvcap = (size_t)maxmoves;
+	x.mv = xmalloc(x.mvcap * sizeof *x.mv);
+	x.outcap = maxlen * 2 + 64;
+	x.out = xmalloc(x.outcap);
+	if (path)
+		write_algs(&x, path);
+
+	double total = (double)x.moves;
+	size_t chars = 0;
+	for (int i = 0; i < NALGS; i++)
+		chars += x.len[i];
+	figi("parse_apply3.algs", NALGS, "algs");
+	figi("parse_apply3.moves", x.moves, "moves");
+	figi("parse_apply3.bytes", chars, "bytes");
+	/* ns per pass → millions of moves per second = moves / ns · 1000 */
+	double pa = measure(body_parse_apply, &x);
+	fig("parse_apply3.mps", total / pa * 1000, "Mmoves/s");
+	double p = measure(body_parse, &x);
+	fig("parse3.mps", total / p * 1000, "Mmoves/s");
+	double ap = measure(body_apply, &x);
+	fig("apply3.mps", total / ap * 1000, "Mmoves/s");
+	double si = measure(body_simplify, &x);
+	fig("simplify3.mps", total / si * 1000, "Mmoves/s");
+	double pr = measure(body_print, &x);
+	body_print(&x, 1); /* bytes of one pass */
+	fig("print3.mbps", (double)x.bytes / pr * 1000, "MB/s");
+	for (int i = 0; i < NALGS; i++) {
+		free(x.text[i]);
+		free(x.pnodes[i]);
+	}
+	free(x.nodes);
+	free(x.mv);
+	free(x.out);
+	free(x.c);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [ALGS_FILE]\n", argv[0]);
+		return 2;
+	}
+	bench_turn3();
+	bench_turnn();
+	bench_algs(argc > 1 ? argv[1] : NULL);
+	printf("checksum: %llu hash\n", (unsigned long long)(sink & 0xffff));
+	return 0;
+}

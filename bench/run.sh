@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# run.sh — every benchmark behind `make bench`, one "name: value unit" line
+# per figure on stdout (notes and diagnostics go to stderr).
+#
+#   bash bench/run.sh BUILD        (BUILD is the build directory, "build")
+#
+# 1. BUILD/bench/bench: core micro-benchmarks; it also writes the 3×3
+#    algorithms it times (and cubed's move count and final state for each).
+# 2. The same parse + apply workload through cubing.js in node
+#    (bench/cubing.mjs), which first checks that it counts the same moves and
+#    reaches the same states; then parse_apply3.ratio = cubed / cubing.js.
+#    cubing is installed once with npm into a cache outside the repository.
+# 3. HTTP throughput of BUILD/cubed on 127.0.0.1 with wrk, if wrk is here.
+#
+# The machine is noisy: read each figure against its reference from the
+# same run (printed beside it), not against numbers from another run.
+# Parts that cannot run print "unavailable" and do not fail the run.
+set -u
+
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+cubing_version=${CUBING_VERSION:-0.56.0}
+http_secs=${CUBED_BENCH_HTTP_SECS:-5}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cubed-bench.XXXXXX") || exit 1
+server_pid=
+cleanup() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+note() { echo "run.sh: $*" >&2; }
+
+# value NAME FILE: the number on the "NAME: value unit" line of FILE.
+value() { awk -v k="$1:" '$1 == k && $2 ~ /^[0-9.]+$/ { print $2; exit }' "$2"; }
+
+note "$(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) cores, $(uname -srm)"
+
+# ---- 1. core ----------------------------------------------------------------
+algs=$tmp/algs3.txt
+if ! "$build/bench/bench" "$algs" | tee "$tmp/c.out"; then
+	note "$build/bench/bench failed"
+	exit 1
+fi
+
+# ---- 2. cubing.js -------------------------------------------------------------
+cubingjs() {
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		note "node or npm not found"
+		return 1
+	fi
+	local cache=${XDG_CACHE_HOME:-$HOME/.cache}/cubed-bench/node
+	local pkg=$cache/node_modules/cubing/package.json
+	if ! grep -q "\"version\": \"$cubing_version\"" "$pkg" 2>/dev/null; then
+		note "installing cubing@$cubing_version into $cache"
+		mkdir -p "$cache" || return 1
+		[ -f "$cache/package.json" ] || echo '{ "private": true }' >"$cache/package.json"
+		(cd "$cache" && timeout 300 npm install --no-audit --no-fund \
+			--loglevel=error "cubing@$cubing_version") >&2 || return 1
+	fi
+	note "cubing.js $(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$pkg" | head -n 1), node $(node --version)"
+	# ES modules resolve packages from the script's own directory upward.
+	ln -s "$cache/node_modules" "$tmp/node_modules" &&
+		cp "$here/cubing.mjs" "$tmp/cubing.mjs" || return 1
+	timeout 300 node "$tmp/cubing.mjs" "$algs" "$algs.expect" >"$tmp/js.out"
+	local rc=$?
+	cat "$tmp/js.out"
+	return $rc
+}
+
+if ! [ -s "$algs" ]; then
+	echo "parse_apply3.cubingjs.mps: unavailable"
+	echo "parse_apply3.ratio: unavailable"
+elif cubingjs; then
+	c=$(value parse_apply3.mps "$tmp/c.out")
+	js=$(value parse_apply3.cubingjs.mps "$tmp/js.out")
+	if [ -n "$c" ] && [ -n "$js" ]; then
+		awk -v c="$c" -v js="$js" 'BEGIN { printf "parse_apply3.ratio: %.1f x\n", c / js }'
+	else
+		echo "parse_apply3.ratio: unavailable"
+	fi
+else
+	# Either cubing.js could not run, or it disagreed with cubed (its
+	# messages are above): no ratio for workloads that are not the same.
+	grep -q '^parse_apply3.cubingjs.mps:' "$tmp/js.out" 2>/dev/null ||
+		echo "parse_apply3.cubingjs.mps: unavailable"
+	echo "parse_apply3.ratio: unavailable"
+fi
+
+# ---- 3. HTTP --------------------------------------------------------------------
+http_figures="healthz.c32 healthz.c128 healthz.c256 apply3.c32 apply3.c128"
+
+http_unavailable() {
+	note "http: $*"
+	for f in $http_figures; do echo "http.$f.rps: unavailable"; done
+}
+
+# wrk_figures NAME OUT: figures from one wrk run's output.
+wrk_figures() {
+	local name=$1 out=$2
+	local rps errs p99
+	rps=$(awk '$1 == "Requests/sec:" { print $2 }' "$out")
+	errs=$(awk '/Non-2xx or 3xx responses:/ { n += $NF }
+		/Socket errors:/ { for (i = 3; i <= NF; i++) { gsub(",", "", $i); if ($i ~ /^[0-9]+$/) n += $i } }
+		END { print n + 0 }' "$out")
+	# --latency prints "99%  1.23ms"; units are us, ms or s.
+	p99=$(awk '$1 == "99%" { v = $2; u = v; sub(/[a-z]+$/, "", v); sub(/^[0-9.]+/, "", u);
+		if (u == "us") v /= 1000; else if (u == "s") v *= 1000; else if (u == "m") v *= 60000;
+		printf "%.3f", v; exit }' "$out")
+	if [ -z "$rps" ]; then
+		note "wrk gave no rate for $name:"
+		cat "$out" >&2
+		echo "http.$name.rps: unavailable"
+		return
+	fi
+	echo "http.$name.rps: $rps req/s"
+	[ -n "$p99" ] && echo "http.$name.p99.ms: $p99 ms"
+	echo "http.$name.errors: $errs responses"
+}
+
+http() {
+	if ! command -v wrk >/dev/null; then
+		http_unavailable "wrk not found"
+		return
+	fi
+	if ! [ -x "$build/cubed" ]; then
+		http_unavailable "$build/cubed not built"
+		return
+	fi
+	"$build/cubed" --port 0 --db "$tmp/cubed.db" 2>"$tmp/server.err" >/dev/null &
+	server_pid=$!
+	local port= i
+	for i in $(seq 100); do
+		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
+			"$tmp/server.err" | head -n 1)
+		[ -n "$port" ] && break
+		kill -0 "$server_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$port" ]; then
+		http_unavailable "$build/cubed did not report a port; its stderr:"
+		cat "$tmp/server.err" >&2
+		return
+	fi
+	local url=http://127.0.0.1:$port
+	local body
+	body=$(sed -n 's/^[[:space:]]*or \[\[\(.*\)\]\]$/\1/p' "$here/apply3.lua")
+	if command -v curl >/dev/null; then
+		local h a
+		h=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/healthz")
+		a=$(curl -s -o "$tmp/apply.json" -w '%{http_code}' --max-time 5 \
+			-H 'Content-Type: application/json' -d "${CUBED_APPLY_BODY:-$body}" "$url/v1/apply")
+		if [ "$h" != 200 ]; then
+			http_unavailable "GET /healthz answered $h"
+			return
+		fi
+		if [ "$a" != 200 ]; then
+			note "POST /v1/apply answered $a: $(head -c 300 "$tmp/apply.json")"
+			http_figures="healthz.c32 healthz.c128 healthz.c256"
+			echo "http.apply3.c32.rps: unavailable"
+			echo "http.apply3.c128.rps: unavailable"
+		fi
+	fi
+	local f c out
+	for f in $http_figures; do
+		c=${f##*.c}
+		out=$tmp/wrk.$f
+		case $f in
+		healthz.*) timeout $((http_secs + 30)) wrk -t2 -c"$c" -d"${http_secs}s" --latency \
+			"$url/healthz" >"$out" 2>&1 ;;
+		apply3.*) timeout $((http_secs + 30)) wrk -t2 -c"$c" -d"${http_secs}s" --latency \
+			-s "$here/apply3.lua" "$url/v1/apply" >"$out" 2>&1 ;;
+		esac
+		wrk_figures "$f" "$out"
+	done
+	# The same-run reference for a real request is the empty one.
+	local h a
+	h=$(awk '$1 == "Requests/sec:" { print $2 }' "$tmp/wrk.healthz.c32" 2>/dev/null)
+	a=$(awk '$1 == "Requests/sec:" { print $2 }' "$tmp/wrk.apply3.c32" 2>/dev/null)
+	if [ -n "$h" ] && [ -n "$a" ]; then
+		awk -v h="$h" -v a="$a" 'BEGIN { printf "http.apply3.c32.vs_healthz: %.2f x\n", a / h }'
+	fi
+	kill "$server_pid" 2>/dev/null
+	wait "$server_pid" 2>/dev/null
+	server_pid=
+}
+
+http
+exit 0

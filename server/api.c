@@ -1,0 +1,686 @@
+/* api.c — the routes of cubed's HTTP API and their handlers. Routing, method
+ * checks, CORS preflight, media-type checks and strict JSON body validation
+ * happen here, on plain structs, so everything a client can observe except
+ * the socket is testable without a server. Handlers parse → call core → map
+ * the core error → reply; each owns its buffers on one cleanup path. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "alg.h"
+#include "api.h"
+#include "cube.h"
+#include "problem.h"
+
+/* ---- replies ---------------------------------------------------------- */
+
+void api_reply_init(struct api_reply *rp)
+{
+	memset(rp, 0, sizeof *rp);
+	rp->status = 500;
+}
+
+void api_reply_free(struct api_reply *rp)
+{
+	json_decref(rp->json);
+	rp->json = NULL;
+}
+
+int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
+		     ...)
+{
+	if (rp->nheaders >= API_MAX_HEADERS)
+		return -1;
+	struct api_header *h = &rp->headers[rp->nheaders++];
+	h->name = name;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(h->value, sizeof h->value, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+void api_reply_json(struct api_reply *rp, int status, json_t *body)
+{
+	if (body == NULL) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "the server ran out of memory building the reply");
+		return;
+	}
+	json_decref(rp->json);
+	rp->json = body;
+	rp->raw = NULL;
+	rp->raw_len = 0;
+	rp->status = status;
+	rp->content_type = "application/json";
+}
+
+/* ---- JSON body validation --------------------------------------------- */
+
+enum field_type { FIELD_INT, FIELD_STRING };
+
+struct field {
+	const char *name;
+	enum field_type type;
+	int required;
+};
+
+static const char *field_type_name(enum field_type t)
+{
+	return t == FIELD_INT ? "an integer" : "a string";
+}
+
+/* Strict: every key must be listed, required ones present, types exact.
+ * Returns 0, or -1 with rp set to a 422 naming the field. */
+static int check_fields(const json_t *obj, const struct field *f, size_t nf,
+			struct api_reply *rp)
+{
+	const char *key;
+	json_t *val;
+	json_object_foreach((json_t *)obj, key, val) {
+		size_t i = 0;
+		while (i < nf && strcmp(f[i].name, key) != 0)
+			i++;
+		if (i == nf) {
+			json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
+						  "unknown_field",
+						  "unknown field \"%.100s\"",
+						  key);
+			json_object_set_new(p, "field", json_string(key));
+			return -1;
+		}
+		int ok = f[i].type == FIELD_INT ? json_is_integer(val)
+						: json_is_string(val);
+		if (!ok) {
+			json_t *p = problem_reply(
+				rp, PROBLEM_INVALID_REQUEST, "wrong_type",
+				"field \"%s\" must be %s", key,
+				field_type_name(f[i].type));
+			json_object_set_new(p, "field", json_string(key));
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < nf; i++) {
+		if (f[i].required && json_object_get(obj, f[i].name) == NULL) {
+			json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
+						  "missing_field",
+						  "field \"%s\" is required",
+						  f[i].name);
+			json_object_set_new(p, "field",
+					    json_string(f[i].name));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The cube size in a "size" field, checked against core's range. */
+static int size_arg(const json_t *v, int *n, struct api_reply *rp)
+{
+	json_int_t x = json_integer_value(v);
+	if (x < CUBE_MIN_N || x > CUBE_MAX_N) {
+		json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
+					  "size_out_of_range",
+					  "size must be between %d and %d, got "
+					  "%" JSON_INTEGER_FORMAT,
+					  CUBE_MIN_N, CUBE_MAX_N, x);
+		json_object_set_new(p, "field", json_string("size"));
+		return -1;
+	}
+	*n = (int)x;
+	return 0;
+}
+
+/* Content-Type must be absent or application/json, optionally with a
+ * charset=utf-8 parameter (case-insensitive, quoted or not). */
+static int json_media_type_ok(const char *ct)
+{
+	static const char mt[] = "application/json";
+	if (ct == NULL)
+		return 1;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	if (strncasecmp(ct, mt, sizeof mt - 1) != 0)
+		return 0;
+	ct += sizeof mt - 1;
+	for (;;) {
+		while (*ct == ' ' || *ct == '\t')
+			ct++;
+		if (*ct == '\0')
+			return 1;
+		if (*ct++ != ';')
+			return 0;
+		while (*ct == ' ' || *ct == '\t')
+			ct++;
+		if (strncasecmp(ct, "charset=", 8) != 0)
+			return 0;
+		ct += 8;
+		int quoted = *ct == '"';
+		ct += quoted;
+		if (strncasecmp(ct, "utf-8", 5) != 0)
+			return 0;
+		ct += 5;
+		if (quoted && *ct++ != '"')
+			return 0;
+	}
+}
+
+/* ---- core glue -------------------------------------------------------- */
+
+static json_int_t clamp_int(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v;
+}
+
+/* Set length/htm/qtm/stm/etm of m into obj. Returns 0 or -1 (no memory). */
+static int set_metrics(json_t *obj, const alg_metrics *m)
+{
+	int rc = 0;
+	rc |= json_object_set_new(obj, "length", json_integer(clamp_int(m->moves)));
+	rc |= json_object_set_new(obj, "htm", json_integer(clamp_int(m->htm)));
+	rc |= json_object_set_new(obj, "qtm", json_integer(clamp_int(m->qtm)));
+	rc |= json_object_set_new(obj, "stm", json_integer(clamp_int(m->stm)));
+	rc |= json_object_set_new(obj, "etm", json_integer(clamp_int(m->etm)));
+	return rc ? -1 : 0;
+}
+
+enum text_kind { TEXT_CANONICAL, TEXT_INVERSE, TEXT_EXPANDED, TEXT_MOVES };
+
+struct text_src {
+	const alg_t *a;       /* for the alg_print_* kinds */
+	const cube_move *m;   /* for TEXT_MOVES */
+	size_t count;
+	int n;
+};
+
+static size_t print_text(enum text_kind k, const struct text_src *src,
+			 char *out, size_t cap)
+{
+	switch (k) {
+	case TEXT_CANONICAL:
+		return alg_print_canonical(src->a, out, cap);
+	case TEXT_INVERSE:
+		return alg_print_inverse(src->a, out, cap);
+	case TEXT_EXPANDED:
+		return alg_print_expanded(src->a, 0, out, cap);
+	case TEXT_MOVES:
+		return moves_print(src->m, src->count, src->n, out, cap);
+	}
+	return 0;
+}
+
+/* A printed algorithm as a JSON string, or NULL if memory ran out. Short
+ * texts (the common case) never touch the heap. */
+static json_t *text_json(enum text_kind k, const struct text_src *src)
+{
+	char small[256];
+	size_t need = print_text(k, src, small, sizeof small);
+	if (need < sizeof small)
+		return json_stringn(small, need);
+	char *big = malloc(need + 1);
+	if (big == NULL)
+		return NULL;
+	print_text(k, src, big, need + 1);
+	json_t *s = json_stringn(big, need);
+	free(big);
+	return s;
+}
+
+/* A parsed "moves" string: the tree and the node buffer it lives in. */
+struct parsed {
+	alg_t a;
+	alg_node *nodes;
+};
+
+/* Turn a parse error into the reply: limits → limit_exceeded with the limit
+ * that was hit, anything else → invalid_notation with where and what. */
+static void notation_problem(const alg_limits *lim, const char *s, size_t len,
+			     int code, const alg_error *e,
+			     struct api_reply *rp)
+{
+	json_t *p;
+	if (code == ALG_ELONG) {
+		p = problem_reply(rp, PROBLEM_LIMIT_EXCEEDED, cube_errname(code),
+				  "the moves expand to more than %" PRIu64
+				  " moves, the server's limit per request",
+				  lim->max_moves);
+		json_object_set_new(p, "limit",
+				    json_integer(clamp_int(lim->max_moves)));
+		json_object_set_new(p, "field", json_string("moves"));
+		return;
+	}
+	if (code == ALG_EWORK) {
+		p = problem_reply(rp, PROBLEM_LIMIT_EXCEEDED, cube_errname(code),
+				  "applying the moves would move more than "
+				  "%" PRIu64 " stickers, the server's limit "
+				  "per request",
+				  lim->max_work);
+		json_object_set_new(p, "limit",
+				    json_integer(clamp_int(lim->max_work)));
+		json_object_set_new(p, "field", json_string("moves"));
+		return;
+	}
+	if (code == CUBE_EINVAL || code == CUBE_ESPACE || code >= 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "the notation parser failed: %s",
+			      cube_strerror(code));
+		return;
+	}
+
+	/* The token is client text: quote it only if it is in range, and in
+	 * the sentence only if it is short. */
+	const char *tok = NULL;
+	size_t tlen = 0;
+	if (e->token_len > 0 && e->byte_offset <= len &&
+	    e->token_len <= len - e->byte_offset) {
+		tok = s + e->byte_offset;
+		tlen = e->token_len;
+	}
+	if (code == ALG_ETOKEN && tok && tlen <= 64)
+		p = problem_reply(rp, PROBLEM_INVALID_NOTATION,
+				  cube_errname(code),
+				  "unknown token \"%.*s\" at offset %zu",
+				  (int)tlen, tok, e->offset);
+	else if (tok && tlen <= 64)
+		p = problem_reply(rp, PROBLEM_INVALID_NOTATION,
+				  cube_errname(code), "%s: \"%.*s\" at offset %zu",
+				  cube_strerror(code), (int)tlen, tok,
+				  e->offset);
+	else
+		p = problem_reply(rp, PROBLEM_INVALID_NOTATION,
+				  cube_errname(code), "%s at offset %zu",
+				  cube_strerror(code), e->offset);
+	if (p == NULL)
+		return;
+	json_object_set_new(p, "field", json_string("moves"));
+	json_object_set_new(p, "offset", json_integer(clamp_int(e->offset)));
+	if (tok) {
+		char *clean = malloc(tlen + 1);
+		if (clean) {
+			size_t cl = problem_utf8_clean(clean, tlen + 1, tok,
+						       tlen);
+			json_object_set_new(p, "token",
+					    json_stringn(clean, cl));
+			free(clean);
+		}
+	}
+}
+
+/* Parse moves for size n under lim. Returns 0 (the caller frees
+ * out->nodes) or -1 with rp set and nothing to free. */
+static int parse_moves(const char *s, size_t len, int n, const alg_limits *lim,
+		       struct parsed *out, struct api_reply *rp)
+{
+	size_t cap = alg_nodes_needed(len);
+	out->nodes = malloc((cap ? cap : 1) * sizeof *out->nodes);
+	if (out->nodes == NULL) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "out of memory parsing %zu bytes of moves", len);
+		return -1;
+	}
+	alg_error e = {0};
+	int rc = alg_parse(&out->a, out->nodes, cap, n, s, len, lim, &e);
+	if (rc < 0) {
+		notation_problem(lim, s, len, rc, &e, rp);
+		free(out->nodes);
+		out->nodes = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The start state of /v1/apply: solved of size n, or the facelets (whose
+ * length must agree with size when both are given). Returns the cube (the
+ * caller frees it) or NULL with rp set. */
+static cube_t *start_state(int n, const json_t *jf, struct api_reply *rp)
+{
+	if (jf == NULL) {
+		cube_t *c = malloc(cube_sizeof(n));
+		if (c == NULL || cube_init(c, n) < 0) {
+			free(c);
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+				      "could not make a cube of size %d", n);
+			return NULL;
+		}
+		return c;
+	}
+
+	const char *s = json_string_value(jf);
+	size_t len = json_string_length(jf);
+	int fn = cube_size_from_length(len);
+	if (fn < 0) {
+		json_t *p = problem_reply(
+			rp, PROBLEM_INVALID_FACELETS, cube_errname(fn),
+			"facelets has %zu characters; it needs 6·n² letters "
+			"for a size n from %d to %d (54 for 3×3)",
+			len, CUBE_MIN_N, CUBE_MAX_N);
+		json_object_set_new(p, "field", json_string("facelets"));
+		return NULL;
+	}
+	if (n != 0 && n != fn) {
+		json_t *p = problem_reply(
+			rp, PROBLEM_INVALID_REQUEST, "size_mismatch",
+			"facelets has %zu letters, which is a size %d cube, "
+			"but size is %d (6·%d² = %lu letters)",
+			len, fn, n, n, 6ul * (unsigned long)n * (unsigned long)n);
+		json_object_set_new(p, "field", json_string("facelets"));
+		return NULL;
+	}
+	cube_t *c = malloc(cube_sizeof(fn));
+	if (c == NULL) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "out of memory for a cube of size %d", fn);
+		return NULL;
+	}
+	size_t bad = 0;
+	int rc = cube_from_facelets(c, fn, s, len, &bad);
+	if (rc < 0) {
+		free(c);
+		json_t *p;
+		if (rc == CUBE_ELETTER && bad < len)
+			p = problem_reply(rp, PROBLEM_INVALID_FACELETS,
+					  cube_errname(rc),
+					  "facelets has \"%c\" at offset %zu; "
+					  "only the letters U R F D L B are "
+					  "allowed",
+					  isprint((unsigned char)s[bad]) ? s[bad]
+									 : '?',
+					  bad);
+		else
+			p = problem_reply(rp, PROBLEM_INVALID_FACELETS,
+					  cube_errname(rc), "%s",
+					  cube_strerror(rc));
+		if (p == NULL)
+			return NULL;
+		json_object_set_new(p, "field", json_string("facelets"));
+		/* Every byte before the bad one is an ASCII letter, so the byte
+		 * offset is also the character offset. */
+		if (rc == CUBE_ELETTER)
+			json_object_set_new(p, "offset",
+					    json_integer((json_int_t)bad));
+		return NULL;
+	}
+	return c;
+}
+
+/* The facelets of c as a JSON string (pure ASCII, so unchecked). */
+static json_t *facelets_json(const cube_t *c)
+{
+	size_t len = 6 * (size_t)c->n * (size_t)c->n;
+	char *buf = malloc(len);
+	if (buf == NULL)
+		return NULL;
+	cube_to_facelets(c, buf);
+	json_t *s = json_stringn_nocheck(buf, len);
+	free(buf);
+	return s;
+}
+
+/* ---- handlers --------------------------------------------------------- */
+
+typedef void get_handler(const struct api_config *cfg,
+			 const struct api_request *rq, struct api_reply *rp);
+typedef void post_handler(const struct api_config *cfg, const json_t *body,
+			  struct api_reply *rp);
+
+static void get_healthz(const struct api_config *cfg,
+			const struct api_request *rq, struct api_reply *rp)
+{
+	(void)cfg;
+	(void)rq;
+	api_reply_json(rp, 200, json_pack("{s:s}", "status", "ok"));
+}
+
+static void get_openapi(const struct api_config *cfg,
+			const struct api_request *rq, struct api_reply *rp)
+{
+	(void)rq;
+	if (cfg->openapi == NULL) {
+		problem_reply(rp, PROBLEM_NOT_FOUND, NULL,
+			      "this server was started without its "
+			      "openapi.yaml (see --openapi)");
+		return;
+	}
+	rp->status = 200;
+	rp->content_type = "application/yaml";
+	rp->raw = cfg->openapi;
+	rp->raw_len = cfg->openapi_len;
+}
+
+static void post_apply(const struct api_config *cfg, const json_t *body,
+		       struct api_reply *rp)
+{
+	static const struct field fields[] = {
+		{"size", FIELD_INT, 0},
+		{"moves", FIELD_STRING, 0},
+		{"facelets", FIELD_STRING, 0},
+	};
+	if (check_fields(body, fields, 3, rp) < 0)
+		return;
+	const json_t *jsize = json_object_get(body, "size");
+	const json_t *jmoves = json_object_get(body, "moves");
+	const json_t *jfacelets = json_object_get(body, "facelets");
+	if (jsize == NULL && jfacelets == NULL) {
+		json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
+					  "missing_field",
+					  "give \"size\", \"facelets\" (a start "
+					  "state), or both");
+		json_object_set_new(p, "field", json_string("size"));
+		return;
+	}
+	int n = 0;
+	if (jsize && size_arg(jsize, &n, rp) < 0)
+		return;
+
+	struct parsed alg = {0};
+	cube_t *c = start_state(n, jfacelets, rp);
+	if (c == NULL)
+		goto done;
+	n = c->n;
+
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = cfg->max_moves;
+	lim.max_work = cfg->max_work;
+	const char *ms = jmoves ? json_string_value(jmoves) : "";
+	size_t ml = jmoves ? json_string_length(jmoves) : 0;
+	if (parse_moves(ms, ml, n, &lim, &alg, rp) < 0)
+		goto done;
+	int rc = alg_apply(&alg.a, c, 0);
+	if (rc < 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname(rc),
+			      "applying the moves failed: %s",
+			      cube_strerror(rc));
+		goto done;
+	}
+
+	alg_metrics met;
+	alg_metrics_of(&alg.a, &met);
+	struct text_src src = {.a = &alg.a};
+	json_t *moves = json_pack("{s:o}", "canonical",
+				  text_json(TEXT_CANONICAL, &src));
+	if (moves && set_metrics(moves, &met) < 0) {
+		json_decref(moves);
+		moves = NULL;
+	}
+	api_reply_json(rp, 200,
+		       json_pack("{s:i, s:o, s:o}", "size", n, "facelets",
+				 facelets_json(c), "moves", moves));
+done:
+	free(alg.nodes);
+	free(c);
+}
+
+static void post_alg(const struct api_config *cfg, const json_t *body,
+		     struct api_reply *rp)
+{
+	static const struct field fields[] = {
+		{"moves", FIELD_STRING, 1},
+		{"size", FIELD_INT, 0},
+	};
+	if (check_fields(body, fields, 2, rp) < 0)
+		return;
+	const json_t *jsize = json_object_get(body, "size");
+	const json_t *jmoves = json_object_get(body, "moves");
+	int n = 3;
+	if (jsize && size_arg(jsize, &n, rp) < 0)
+		return;
+
+	/* Nothing is applied here, so only the move count is limited. */
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = cfg->max_moves;
+	lim.max_work = 0;
+	struct parsed alg = {0};
+	cube_move *list = NULL;
+	if (parse_moves(json_string_value(jmoves), json_string_length(jmoves),
+			n, &lim, &alg, rp) < 0)
+		goto done;
+
+	size_t cap = (size_t)alg.a.length;
+	list = malloc((cap ? cap : 1) * sizeof *list);
+	if (list == NULL) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "out of memory expanding %zu moves", cap);
+		goto done;
+	}
+	int64_t count = alg_expand(&alg.a, 0, list, cap);
+	if (count < 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname((int)count),
+			      "expanding the moves failed: %s",
+			      cube_strerror((int)count));
+		goto done;
+	}
+	size_t simple = moves_simplify(list, (size_t)count);
+
+	alg_metrics met, smet;
+	alg_metrics_of(&alg.a, &met);
+	moves_metrics(list, simple, n, &smet);
+	struct text_src src = {.a = &alg.a};
+	struct text_src ssrc = {.m = list, .count = simple, .n = n};
+	json_t *sm = json_object();
+	if (sm && set_metrics(sm, &smet) < 0) {
+		json_decref(sm);
+		sm = NULL;
+	}
+	json_t *out = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "size", n,
+				"canonical", text_json(TEXT_CANONICAL, &src),
+				"inverse", text_json(TEXT_INVERSE, &src),
+				"expanded", text_json(TEXT_EXPANDED, &src),
+				"simplified", text_json(TEXT_MOVES, &ssrc),
+				"simplified_metrics", sm);
+	if (out && set_metrics(out, &met) < 0) {
+		json_decref(out);
+		out = NULL;
+	}
+	api_reply_json(rp, 200, out);
+done:
+	free(list);
+	free(alg.nodes);
+}
+
+/* ---- routing ---------------------------------------------------------- */
+
+/* Every route, with the one method it serves. GET routes also answer HEAD;
+ * every route answers OPTIONS (CORS preflight). */
+static const struct route {
+	const char *path;
+	const char *method;
+	const char *allow; /* Allow / Access-Control-Allow-Methods */
+	get_handler *get;
+	post_handler *post;
+} routes[] = {
+	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL},
+	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL},
+	{"/v1/apply", "POST", "POST, OPTIONS", NULL, post_apply},
+	{"/v1/alg", "POST", "POST, OPTIONS", NULL, post_alg},
+};
+
+static const struct route *find_route(const char *path)
+{
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(routes[i].path, path) == 0)
+			return &routes[i];
+	return NULL;
+}
+
+const char *api_allow(const char *path)
+{
+	const struct route *r = path ? find_route(path) : NULL;
+	return r ? r->allow : NULL;
+}
+
+/* Content type, JSON syntax and "is an object" checks shared by every POST
+ * route, then the route's handler. */
+static void serve_json(const struct api_config *cfg, const struct route *r,
+		       const struct api_request *rq, struct api_reply *rp)
+{
+	if (!json_media_type_ok(rq->content_type)) {
+		problem_reply(rp, PROBLEM_UNSUPPORTED_MEDIA_TYPE, NULL,
+			      "send the body as application/json, not "
+			      "\"%.100s\"",
+			      rq->content_type);
+		return;
+	}
+	if (rq->body_len == 0) {
+		problem_reply(rp, PROBLEM_MALFORMED_JSON, NULL,
+			      "the request body is empty; send a JSON object");
+		return;
+	}
+	json_error_t err;
+	json_t *body = json_loadb(rq->body, rq->body_len,
+				  JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+				  &err);
+	if (body == NULL) {
+		problem_reply(rp, PROBLEM_MALFORMED_JSON, NULL,
+			      "the body is not valid JSON: %s (line %d, "
+			      "column %d)",
+			      err.text, err.line, err.column);
+		return;
+	}
+	if (!json_is_object(body))
+		problem_reply(rp, PROBLEM_INVALID_REQUEST, "not_an_object",
+			      "the request body must be a JSON object");
+	else
+		r->post(cfg, body, rp);
+	json_decref(body);
+}
+
+void api_handle(const struct api_config *cfg, const struct api_request *rq,
+		struct api_reply *rp)
+{
+	const struct route *r = find_route(rq->path);
+	if (r == NULL) {
+		problem_reply(rp, PROBLEM_NOT_FOUND, NULL,
+			      "there is no resource at %.200s", rq->path);
+		return;
+	}
+	if (strcmp(rq->method, "OPTIONS") == 0) {
+		rp->status = 204;
+		api_reply_header(rp, "Allow", "%s", r->allow);
+		api_reply_header(rp, "Access-Control-Allow-Methods", "%s",
+				 r->allow);
+		api_reply_header(rp, "Access-Control-Allow-Headers", "%s",
+				 API_CORS_ALLOW_HEADERS);
+		api_reply_header(rp, "Access-Control-Max-Age", "%s",
+				 API_CORS_MAX_AGE);
+		return;
+	}
+	int is_get = strcmp(r->method, "GET") == 0;
+	if (strcmp(rq->method, r->method) != 0 &&
+	    !(is_get && strcmp(rq->method, "HEAD") == 0)) {
+		problem_reply(rp, PROBLEM_METHOD_NOT_ALLOWED, NULL,
+			      "%.32s is not allowed on %s; allowed: %s",
+			      rq->method, r->path, r->allow);
+		api_reply_header(rp, "Allow", "%s", r->allow);
+		return;
+	}
+	if (r->get)
+		r->get(cfg, rq, rp);
+	else
+		serve_json(cfg, r, rq, rp);
+}

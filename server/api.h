@@ -1,0 +1,86 @@
+/* api.h — cubed's HTTP API as plain C: a request struct in, a reply struct
+ * out, no libmicrohttpd anywhere, so routes can be unit-tested and fuzzed by
+ * filling a struct. The HTTP layer (http.c) turns MHD calls into an
+ * api_request and an api_reply into an MHD_Response. */
+#ifndef CUBED_API_H
+#define CUBED_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* Settings the handlers read; owned by the caller, read-only while serving. */
+struct api_config {
+	uint64_t max_moves;   /* expanded moves per request */
+	uint64_t max_work;    /* stickers moved per request, 0 = no limit */
+	const char *openapi;  /* the contract text, NULL if it was not found */
+	size_t openapi_len;
+};
+
+/* One request. Every pointer is borrowed for the duration of the call. */
+struct api_request {
+	const char *method;       /* "GET", "HEAD", "POST", "OPTIONS", … */
+	const char *path;         /* decoded path, no query: "/v1/apply" */
+	const char *query;        /* raw query after '?', NULL if none */
+	const char *body;         /* NULL or body_len bytes, not NUL-terminated */
+	size_t body_len;
+	const char *content_type; /* Content-Type header, NULL if absent */
+	/* Any other request header by name (case-insensitive), NULL if absent;
+	 * header itself may be NULL (no other headers available). */
+	const char *(*header)(void *cls, const char *name);
+	void *header_cls;
+};
+
+#define API_MAX_HEADERS 8
+#define API_HEADER_VALUE_MAX 256
+
+struct api_header {
+	const char *name;                  /* static string */
+	char value[API_HEADER_VALUE_MAX];
+};
+
+/* One reply. The body is json (owned), raw (borrowed, lives as long as the
+ * api_config), or neither (no body, e.g. 204). */
+struct api_reply {
+	int status;
+	const char *content_type; /* static string, NULL when there is no body */
+	json_t *json;             /* owned: released by api_reply_free() */
+	const char *raw;
+	size_t raw_len;
+	int nheaders;
+	struct api_header headers[API_MAX_HEADERS];
+};
+
+void api_reply_init(struct api_reply *rp);
+/* Release the body; rp can be initialised again afterwards. */
+void api_reply_free(struct api_reply *rp);
+/* Add a response header (value printf-style, truncated to fit). Returns 0,
+ * or -1 if the header table is full. */
+int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
+		     ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* Make rp a 200 (or other status) JSON reply owning body (stolen, may be
+ * NULL: then rp becomes a 500 problem). */
+void api_reply_json(struct api_reply *rp, int status, json_t *body);
+
+/* Route rq and answer it into rp (which must be initialised). Never fails:
+ * every error becomes a problem reply. Safe to call from many threads. */
+void api_handle(const struct api_config *cfg, const struct api_request *rq,
+		struct api_reply *rp);
+
+/* The methods a path answers, as an Allow header value ("GET, HEAD,
+ * OPTIONS"), or NULL for an unknown path. */
+const char *api_allow(const char *path);
+
+/* CORS preflight values, the same for every route. */
+#define API_CORS_ALLOW_HEADERS                                                 \
+	"Content-Type, Authorization, If-Match, If-None-Match, "               \
+	"Idempotency-Key, Last-Event-ID"
+#define API_CORS_EXPOSE_HEADERS "ETag, Location, Retry-After"
+#define API_CORS_MAX_AGE "86400"
+
+#endif

@@ -1,0 +1,226 @@
+/* config.c — command-line and environment options of cubed. One table
+ * lists every option with its environment variable, default, range and help
+ * text; parsing, defaults and --help are all driven by it, so a new option is
+ * one line and cannot be missing from the help. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
+
+/* X(name, env, kind, field, default, min, max, metavar, help). An empty
+ * default string for OPT_STR means NULL; threads' default is computed. */
+#define CONFIG_OPTIONS(X)                                                      \
+	X("port", "CUBED_PORT", OPT_UINT, port, "8080", 0, 65535, "N",         \
+	  "TCP port to listen on; 0 picks a free one")                         \
+	X("bind", "CUBED_BIND", OPT_STR, bind, "127.0.0.1", 0, 0, "ADDR",      \
+	  "IPv4 or IPv6 address to listen on")                                 \
+	X("db", "CUBED_DB", OPT_STR, db, "./data/cubed.db", 0, 0, "PATH",      \
+	  "database file (its directory is created if missing)")               \
+	X("threads", "CUBED_THREADS", OPT_UINT, threads, "", 1, 1024, "N",     \
+	  "request threads (default: the number of online CPUs)")              \
+	X("max-body", "CUBED_MAX_BODY", OPT_UINT, max_body, "1048576", 1,      \
+	  1073741824, "BYTES", "largest request body accepted")                \
+	X("max-moves", "CUBED_MAX_MOVES", OPT_UINT, max_moves, "100000", 1,    \
+	  UINT32_MAX, "N", "expanded moves allowed per request")               \
+	X("max-work", "CUBED_MAX_WORK", OPT_UINT, max_work, "1000000000", 0,   \
+	  UINT64_MAX, "N",                                                     \
+	  "stickers moved allowed per request (0 = no limit)")                 \
+	X("cors-origin", "CUBED_CORS_ORIGIN", OPT_STR, cors_origin, "*", 0, 0, \
+	  "ORIGIN", "Access-Control-Allow-Origin value")                       \
+	X("max-connections", "CUBED_MAX_CONNECTIONS", OPT_UINT,                \
+	  max_connections, "1024", 1, 1000000, "N",                            \
+	  "concurrent connections in total")                                   \
+	X("per-ip-connections", "CUBED_PER_IP_CONNECTIONS", OPT_UINT,          \
+	  per_ip_connections, "256", 0, 1000000, "N",                          \
+	  "concurrent connections per client address (0 = no limit)")          \
+	X("timeout", "CUBED_TIMEOUT", OPT_UINT, timeout, "30", 1, 86400, "S",  \
+	  "seconds an idle connection is kept open")                           \
+	X("openapi", "CUBED_OPENAPI", OPT_STR, openapi, "", 0, 0, "PATH",      \
+	  "contract served at /openapi.yaml (default: ./openapi.yaml, "        \
+	  "else <dir of binary>/../openapi.yaml)")                             \
+	X("quiet", "CUBED_QUIET", OPT_FLAG, quiet, "0", 0, 1, "",              \
+	  "no per-request log lines (env: 1 or 0)")
+
+static const struct opt {
+	const char *name;
+	const char *env;
+	enum opt_kind kind;
+	size_t off;
+	const char *def;
+	uint64_t min, max;
+	const char *meta;
+	const char *help;
+} opts[] = {
+#define CONFIG_ROW(name, env, kind, field, def, min, max, meta, help)          \
+	{name, env, kind, offsetof(struct config, field), def, min, max, meta, \
+	 help},
+	CONFIG_OPTIONS(CONFIG_ROW)
+#undef CONFIG_ROW
+};
+
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+static uint64_t online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 1024 ? 1024 : (uint64_t)n;
+}
+
+static void print_help(FILE *out)
+{
+	fprintf(out,
+		"usage: cubed [options]\n"
+		"\n"
+		"cubed serves n×n×n Rubik's cube states over HTTP/JSON.\n"
+		"Every option can also be set in the environment; the command "
+		"line wins.\n\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *o = &opts[i];
+		char left[64];
+		snprintf(left, sizeof left, "--%s%s%s", o->name,
+			 o->meta[0] ? " " : "", o->meta);
+		fprintf(out, "  %-28s %s\n", left, o->help);
+		if (o->kind == OPT_FLAG)
+			fprintf(out, "  %-28s env %s, default off\n", "", o->env);
+		else if (strcmp(o->name, "threads") == 0)
+			fprintf(out, "  %-28s env %s, default %lu (online CPUs)\n",
+				"", o->env, (unsigned long)online_cpus());
+		else
+			fprintf(out, "  %-28s env %s, default %s\n", "", o->env,
+				o->def[0] ? o->def : "(none)");
+	}
+	fprintf(out, "  %-28s %s\n  %-28s %s\n", "--help",
+		"print this help and exit", "--version",
+		"print the version and exit");
+}
+
+/* Parse a value for o into cfg. where names the source for messages
+ * ("--port" or "CUBED_PORT"). Returns 0 or -1 after printing to err. */
+static int set_value(struct config *cfg, const struct opt *o, const char *v,
+		     const char *where, FILE *err)
+{
+	char *base = (char *)cfg + o->off;
+	if (o->kind == OPT_STR) {
+		/* A header value or a path with a control character is a
+		 * mistake (or an injection), never intended. */
+		for (const char *p = v; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				fprintf(err,
+					"cubed: %s: control characters are not "
+					"allowed\n",
+					where);
+				return -1;
+			}
+		if (v[0] == '\0' && strcmp(o->name, "openapi") != 0) {
+			fprintf(err, "cubed: %s: must not be empty\n", where);
+			return -1;
+		}
+		const char *s = v[0] ? v : NULL;
+		memcpy(base, &s, sizeof s);
+		return 0;
+	}
+	if (o->kind == OPT_FLAG && (strcmp(v, "") == 0 || strcmp(v, "0") == 0)) {
+		uint64_t z = 0;
+		memcpy(base, &z, sizeof z);
+		return 0;
+	}
+	const char *p = v;
+	while (*p == ' ')
+		p++;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long x = strtoull(p, &end, 10);
+	if (*p < '0' || *p > '9' || end == p || *end != '\0' ||
+	    errno == ERANGE || x < o->min || x > o->max) {
+		fprintf(err,
+			"cubed: %s: expected an integer from %llu to %llu, got "
+			"\"%s\"\n",
+			where, (unsigned long long)o->min,
+			(unsigned long long)o->max, v);
+		return -1;
+	}
+	uint64_t u = x;
+	memcpy(base, &u, sizeof u);
+	return 0;
+}
+
+static const struct opt *find_opt(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strlen(opts[i].name) == len &&
+		    strncmp(opts[i].name, name, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+enum config_result config_load(struct config *cfg, int argc, char **argv,
+			       FILE *out, FILE *err)
+{
+	memset(cfg, 0, sizeof *cfg);
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt *o = &opts[i];
+		if (o->kind == OPT_STR) {
+			const char *s = o->def[0] ? o->def : NULL;
+			memcpy((char *)cfg + o->off, &s, sizeof s);
+		} else if (o->def[0]) {
+			if (set_value(cfg, o, o->def, o->name, err) < 0)
+				return CONFIG_ERROR;
+		}
+	}
+	cfg->threads = online_cpus();
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		const char *v = getenv(opts[i].env);
+		if (v && set_value(cfg, &opts[i], v, opts[i].env, err) < 0)
+			return CONFIG_ERROR;
+	}
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			print_help(out);
+			return CONFIG_EXIT;
+		}
+		if (strcmp(a, "--version") == 0) {
+			fprintf(out, "cubed %s\n", CUBED_VERSION);
+			return CONFIG_EXIT;
+		}
+		if (strncmp(a, "--", 2) != 0) {
+			fprintf(err,
+				"cubed: unexpected argument \"%s\" (try "
+				"--help)\n",
+				a);
+			return CONFIG_ERROR;
+		}
+		const char *name = a + 2, *eq = strchr(name, '=');
+		size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+		const struct opt *o = find_opt(name, nlen);
+		if (o == NULL) {
+			fprintf(err, "cubed: unknown option \"%s\" (try --help)\n",
+				a);
+			return CONFIG_ERROR;
+		}
+		char where[64];
+		snprintf(where, sizeof where, "--%s", o->name);
+		const char *v;
+		if (o->kind == OPT_FLAG)
+			v = eq ? eq + 1 : "1";
+		else if (eq)
+			v = eq + 1;
+		else if (i + 1 < argc)
+			v = argv[++i];
+		else {
+			fprintf(err, "cubed: %s needs a value (try --help)\n",
+				where);
+			return CONFIG_ERROR;
+		}
+		if (set_value(cfg, o, v, where, err) < 0)
+			return CONFIG_ERROR;
+	}
+	return CONFIG_RUN;
+}

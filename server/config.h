@@ -1,0 +1,39 @@
+/* config.h — the server's settings: one table of options, each settable
+ * from the command line or the environment, with defaults and ranges. */
+#ifndef CUBED_CONFIG_H
+#define CUBED_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define CUBED_VERSION "0.1.0"
+
+struct config {
+	uint64_t port;
+	const char *bind;
+	const char *db;
+	uint64_t threads;
+	uint64_t max_body;
+	uint64_t max_moves;
+	uint64_t max_work;            /* 0 = no limit */
+	const char *cors_origin;
+	uint64_t max_connections;
+	uint64_t per_ip_connections;  /* 0 = no limit */
+	uint64_t timeout;             /* idle connection timeout, seconds */
+	const char *openapi;          /* NULL = look next to the binary */
+	uint64_t quiet;               /* 1 = no per-request log lines */
+};
+
+enum config_result {
+	CONFIG_RUN = 0,   /* settings are in cfg: start the server */
+	CONFIG_EXIT = 1,  /* --help or --version was printed: exit 0 */
+	CONFIG_ERROR = 2, /* a message went to err: exit 2 */
+};
+
+/* Fill cfg from defaults, then the environment (getenv), then argv (which
+ * wins). Strings in cfg point into argv, the environment or static data.
+ * --help / --version print to out; errors print one line to err. */
+enum config_result config_load(struct config *cfg, int argc, char **argv,
+			       FILE *out, FILE *err);
+
+#endif

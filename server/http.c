@@ -1,0 +1,378 @@
+/* http.c — libmicrohttpd glue: turns MHD's access-handler calls into one
+ * api_request per request, and the api_reply into an MHD_Response with the
+ * CORS headers every response carries, then logs one line per request.
+ *
+ * MHD calls the access handler several times per request. The first call
+ * only sets up the per-request context (answering there makes 0.9.75 close
+ * the connection, DESIGN.md); calls with upload data accumulate the body
+ * under the --max-body cap; the last call (no upload data) answers. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "http.h"
+#include "problem.h"
+
+struct http_server {
+	struct MHD_Daemon *daemon;
+	const struct config *cfg;
+	const struct api_config *api;
+	unsigned port;
+};
+
+/* Past this much discarded body a too-large upload is cut off without an
+ * answer: reading it to the end would let one client keep a thread busy. */
+#define DISCARD_MAX ((uint64_t)64 << 20)
+
+/* One request's state, from the URI callback to MHD's completion notice. */
+struct request {
+	struct timespec t0;
+	int started;        /* the access handler has seen this request */
+	int too_large;      /* body went past --max-body: answer 413 */
+	char *query;        /* raw query string (after '?'), or NULL */
+	char *body;
+	size_t len, cap;
+	uint64_t discarded; /* bytes dropped since the cap was passed */
+};
+
+/* MHD strips the query from the URL it hands the access handler; this
+ * callback sees the raw URI first, so it creates the request context. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+	(void)cls;
+	(void)con;
+	struct request *rq = calloc(1, sizeof *rq);
+	if (rq == NULL)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &rq->t0);
+	const char *q = uri ? strchr(uri, '?') : NULL;
+	if (q)
+		rq->query = strdup(q + 1);
+	return rq;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *con,
+			 void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)con;
+	(void)toe;
+	struct request *rq = *con_cls;
+	if (rq == NULL)
+		return;
+	free(rq->query);
+	free(rq->body);
+	free(rq);
+	*con_cls = NULL;
+}
+
+/* Append upload data, or count it as discarded once past the cap. Returns
+ * 0, or -1 if the connection should be dropped. */
+static int take_body(const struct http_server *srv, struct request *rq,
+		     const char *data, size_t size)
+{
+	uint64_t max = srv->cfg->max_body;
+	if (rq->too_large || size > max - rq->len) {
+		if (!rq->too_large) {
+			rq->too_large = 1;
+			free(rq->body);
+			rq->body = NULL;
+			rq->len = rq->cap = 0;
+		}
+		rq->discarded += size;
+		return rq->discarded > DISCARD_MAX ? -1 : 0;
+	}
+	if (rq->len + size > rq->cap) {
+		size_t cap = rq->cap ? rq->cap : 1024;
+		while (cap < rq->len + size)
+			cap *= 2;
+		if (cap > max)
+			cap = max;
+		char *b = realloc(rq->body, cap);
+		if (b == NULL)
+			return -1;
+		rq->body = b;
+		rq->cap = cap;
+	}
+	memcpy(rq->body + rq->len, data, size);
+	rq->len += size;
+	return 0;
+}
+
+static const char *header_of(void *cls, const char *name)
+{
+	return MHD_lookup_connection_value(cls, MHD_HEADER_KIND, name);
+}
+
+/* Client address as text for the log. */
+static void client_addr(struct MHD_Connection *con, char *out, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	snprintf(out, cap, "-");
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	const struct sockaddr *sa = ci->client_addr;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  out, (socklen_t)cap);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  (socklen_t)cap);
+}
+
+/* Copy s into out with bytes outside printable ASCII escaped, so a request
+ * line can never forge or break a log line. */
+static void log_escape(char *out, size_t cap, const char *s)
+{
+	size_t o = 0;
+	for (; s && *s && o + 5 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x21 && c < 0x7f && c != '\\')
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+}
+
+static void log_request(struct MHD_Connection *con, const struct request *rq,
+			const char *method, const char *url, int status,
+			size_t bytes)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long us = 0;
+	if (rq)
+		us = (long long)(now.tv_sec - rq->t0.tv_sec) * 1000000 +
+		     (now.tv_nsec - rq->t0.tv_nsec) / 1000;
+	time_t t = time(NULL);
+	struct tm tm;
+	char when[32], addr[INET6_ADDRSTRLEN + 1], m[48], path[256];
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	client_addr(con, addr, sizeof addr);
+	log_escape(m, sizeof m, method);
+	log_escape(path, sizeof path, url);
+	fprintf(stderr, "%s %s %s %s %d %zuB %lldus\n", when, addr, m, path,
+		status, bytes, us);
+}
+
+/* Build the MHD response for rp, add every header, queue it, log it. */
+static enum MHD_Result send_reply(const struct http_server *srv,
+				  struct MHD_Connection *con,
+				  const struct request *rq, const char *method,
+				  const char *url, struct api_reply *rp)
+{
+	struct MHD_Response *resp = NULL;
+	size_t bytes = 0;
+	if (rp->json) {
+		char *text = json_dumps(rp->json, JSON_COMPACT);
+		if (text) {
+			bytes = strlen(text);
+			resp = MHD_create_response_from_buffer(
+				bytes, text, MHD_RESPMEM_MUST_FREE);
+			if (resp == NULL)
+				free(text);
+		}
+		if (resp == NULL) {
+			/* Out of memory: the fixed 500 body needs none. */
+			rp->status = 500;
+			rp->content_type = PROBLEM_CONTENT_TYPE;
+			bytes = strlen(problem_internal_fallback);
+			resp = MHD_create_response_from_buffer(
+				bytes, (void *)problem_internal_fallback,
+				MHD_RESPMEM_PERSISTENT);
+		}
+	} else if (rp->raw) {
+		bytes = rp->raw_len;
+		resp = MHD_create_response_from_buffer(
+			bytes, (void *)rp->raw, MHD_RESPMEM_PERSISTENT);
+	} else if (rp->status == 500) {
+		/* A problem whose body could not be built. */
+		rp->content_type = PROBLEM_CONTENT_TYPE;
+		bytes = strlen(problem_internal_fallback);
+		resp = MHD_create_response_from_buffer(
+			bytes, (void *)problem_internal_fallback,
+			MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_buffer(0, (void *)"",
+						       MHD_RESPMEM_PERSISTENT);
+	}
+	if (resp == NULL)
+		return MHD_NO;
+
+	const char *origin = srv->cfg->cors_origin;
+	if (rp->content_type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					rp->content_type);
+	for (int i = 0; i < rp->nheaders; i++)
+		MHD_add_response_header(resp, rp->headers[i].name,
+					rp->headers[i].value);
+	MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
+	if (strcmp(origin, "*") != 0)
+		MHD_add_response_header(resp, "Vary", "Origin");
+	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+				API_CORS_EXPOSE_HEADERS);
+
+	enum MHD_Result ok =
+		MHD_queue_response(con, (unsigned)rp->status, resp);
+	MHD_destroy_response(resp);
+	if (!srv->cfg->quiet)
+		log_request(con, rq, method, url, rp->status,
+			    strcmp(method, "HEAD") == 0 ? 0 : bytes);
+	return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	(void)version;
+	const struct http_server *srv = cls;
+	struct request *rq = *con_cls;
+	if (rq == NULL) {
+		/* The URI callback could not allocate; try once more here. */
+		rq = on_uri(NULL, url, con);
+		if (rq == NULL)
+			return MHD_NO;
+		*con_cls = rq;
+	}
+	if (!rq->started) {
+		rq->started = 1;
+		return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		int rc = take_body(srv, rq, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return rc < 0 ? MHD_NO : MHD_YES;
+	}
+
+	struct api_reply rp;
+	api_reply_init(&rp);
+	if (rq->too_large) {
+		json_t *p = problem_reply(&rp, PROBLEM_BODY_TOO_LARGE, NULL,
+					  "the request body is larger than "
+					  "%llu bytes, the server's limit",
+					  (unsigned long long)srv->cfg->max_body);
+		json_object_set_new(p, "limit",
+				    json_integer((json_int_t)srv->cfg->max_body));
+	} else {
+		struct api_request req = {
+			.method = method,
+			.path = url,
+			.query = rq->query,
+			.body = rq->body,
+			.body_len = rq->len,
+			.content_type = MHD_lookup_connection_value(
+				con, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_CONTENT_TYPE),
+			.header = header_of,
+			.header_cls = con,
+		};
+		api_handle(srv->api, &req, &rp);
+	}
+	enum MHD_Result ok = send_reply(srv, con, rq, method, url, &rp);
+	api_reply_free(&rp);
+	return ok;
+}
+
+/* Fill a sockaddr for cfg->bind. Returns its length, or 0 if the address
+ * is not a numeric IPv4 or IPv6 address. */
+static socklen_t bind_addr(const struct config *cfg,
+			   struct sockaddr_storage *ss, int *ipv6)
+{
+	memset(ss, 0, sizeof *ss);
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, cfg->bind, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)cfg->port);
+		*ipv6 = 0;
+		return sizeof *s4;
+	}
+	if (inet_pton(AF_INET6, cfg->bind, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)cfg->port);
+		*ipv6 = 1;
+		return sizeof *s6;
+	}
+	return 0;
+}
+
+struct http_server *http_start(const struct config *cfg,
+			       const struct api_config *api, char *err,
+			       size_t errlen)
+{
+	struct sockaddr_storage ss;
+	int ipv6 = 0;
+	if (bind_addr(cfg, &ss, &ipv6) == 0) {
+		snprintf(err, errlen,
+			 "--bind: \"%s\" is not a numeric IPv4 or IPv6 address",
+			 cfg->bind);
+		return NULL;
+	}
+	struct http_server *srv = calloc(1, sizeof *srv);
+	if (srv == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	srv->cfg = cfg;
+	srv->api = api;
+
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	if (ipv6)
+		flags |= MHD_USE_IPv6;
+	struct MHD_OptionItem pool[] = {
+		{MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)cfg->threads, NULL},
+		{MHD_OPTION_END, 0, NULL},
+	};
+	errno = 0;
+	srv->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, srv,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, (void *)srv,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)srv,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned)cfg->per_ip_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout,
+		/* A pool of one thread is the plain internal thread. */
+		MHD_OPTION_ARRAY, cfg->threads > 1 ? pool : pool + 1,
+		MHD_OPTION_END);
+	if (srv->daemon == NULL) {
+		snprintf(err, errlen, "could not listen on %s port %u%s%s",
+			 cfg->bind, (unsigned)cfg->port, errno ? ": " : "",
+			 errno ? strerror(errno) : "");
+		free(srv);
+		return NULL;
+	}
+	const union MHD_DaemonInfo *di =
+		MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = di ? di->port : (unsigned)cfg->port;
+	return srv;
+}
+
+unsigned http_port(const struct http_server *srv)
+{
+	return srv->port;
+}
+
+void http_stop(struct http_server *srv)
+{
+	if (srv == NULL)
+		return;
+	MHD_stop_daemon(srv->daemon);
+	free(srv);
+}

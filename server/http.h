@@ -1,0 +1,25 @@
+/* http.h — the libmicrohttpd daemon that carries the API: start, the bound
+ * port, stop. */
+#ifndef CUBED_HTTP_H
+#define CUBED_HTTP_H
+
+#include <stddef.h>
+
+#include "api.h"
+#include "config.h"
+
+struct http_server;
+
+/* Start listening on cfg->bind:cfg->port and serving api. cfg and api must
+ * outlive the server. Returns NULL after writing a reason into err. */
+struct http_server *http_start(const struct config *cfg,
+			       const struct api_config *api, char *err,
+			       size_t errlen);
+
+/* The port actually bound (useful with port 0). */
+unsigned http_port(const struct http_server *srv);
+
+/* Stop accepting, finish or close every connection, free srv. */
+void http_stop(struct http_server *srv);
+
+#endif

@@ -1,0 +1,182 @@
+/* main.c — the cubed daemon's entry point: read the options, prepare what
+ * the server needs from disk (the contract file, the database directory),
+ * start the HTTP server, and wait for SIGINT/SIGTERM to stop it cleanly.
+ * Everything testable lives in the other server/ files. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "config.h"
+#include "http.h"
+
+/* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
+static int make_parent_dirs(const char *path)
+{
+	char dir[PATH_MAX];
+	size_t len = strlen(path);
+	if (len >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, len + 1);
+	char *slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+			return -1;
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* The whole file at path (malloc'ed, *len set), or NULL with errno. */
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int failed = 0;
+	for (;;) {
+		if (n == cap) {
+			char *b = realloc(buf, cap ? 2 * cap : 65536);
+			if (b == NULL) {
+				failed = 1;
+				break;
+			}
+			buf = b;
+			cap = cap ? 2 * cap : 65536;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	failed |= ferror(f);
+	fclose(f);
+	if (failed) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+/* The contract: --openapi if given (which must exist), else ./openapi.yaml,
+ * else openapi.yaml in the parent of the binary's directory (build/cubed →
+ * the repository root). */
+static char *load_openapi(const struct config *cfg, const char *argv0,
+			  size_t *len, char *used, size_t usedcap)
+{
+	if (cfg->openapi) {
+		snprintf(used, usedcap, "%s", cfg->openapi);
+		return read_file(cfg->openapi, len);
+	}
+	snprintf(used, usedcap, "openapi.yaml");
+	char *text = read_file(used, len);
+	if (text)
+		return text;
+
+	char exe[PATH_MAX];
+	const char *slash = strrchr(argv0, '/');
+	if (slash) {
+		snprintf(exe, sizeof exe, "%.*s", (int)(slash - argv0), argv0);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return NULL;
+		exe[n] = '\0';
+		char *s = strrchr(exe, '/');
+		if (s == NULL)
+			return NULL;
+		*s = '\0';
+	}
+	snprintf(used, usedcap, "%s/../openapi.yaml", exe);
+	return read_file(used, len);
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	enum config_result cr = config_load(&cfg, argc, argv, stdout, stderr);
+	if (cr == CONFIG_EXIT)
+		return 0;
+	if (cr == CONFIG_ERROR)
+		return 2;
+
+	if (make_parent_dirs(cfg.db) < 0) {
+		fprintf(stderr, "cubed: --db: cannot create the directory of "
+				"%s: %s\n",
+			cfg.db, strerror(errno));
+		return 2;
+	}
+
+	struct api_config api = {
+		.max_moves = cfg.max_moves,
+		.max_work = cfg.max_work,
+	};
+	char used[PATH_MAX + 32];
+	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
+				     &api.openapi_len, used, sizeof used);
+	if (openapi == NULL && cfg.openapi) {
+		fprintf(stderr, "cubed: --openapi: cannot read %s: %s\n",
+			cfg.openapi, strerror(errno));
+		return 2;
+	}
+	if (openapi == NULL)
+		fprintf(stderr, "cubed: warning: openapi.yaml not found; "
+				"GET /openapi.yaml will answer 404\n");
+	api.openapi = openapi;
+
+	/* Block the stop signals before MHD starts its threads, so they
+	 * inherit the mask and only sigwait below ever sees the signals. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	char err[256];
+	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
+	if (srv == NULL) {
+		fprintf(stderr, "cubed: %s\n", err);
+		free(openapi);
+		return 2;
+	}
+	int v6 = strchr(cfg.bind, ':') != NULL;
+	fprintf(stderr, "cubed: listening on http://%s%s%s:%u\n", v6 ? "[" : "",
+		cfg.bind, v6 ? "]" : "", http_port(srv));
+	fflush(stderr);
+
+	int sig = 0;
+	while (sigwait(&stop, &sig) != 0)
+		;
+	http_stop(srv);
+	free(openapi);
+	fprintf(stderr, "cubed: stopped\n");
+	return 0;
+}

@@ -108,7 +108,7 @@ typedef struct alg_iter {
 		int32_t reps;  /* repetitions left, including this one */
 		uint8_t part;  /* index into the container's parts */
 		uint8_t inv;   /* this container is walked inverted */
-		uint8_t started;
+		uint8_t pinv;  /* the current part is walked inverted */
 		uint8_t pad;
 	} stack[ALG_MAX_DEPTH + 2];
 } alg_iter;
@@ -145,7 +145,11 @@ void alg_metrics_of(const alg_t *a, alg_metrics *out);
 
 /* Simplify a move list in place: merge moves on the same layers, across
  * moves of the same axis (which commute), drop what cancels. Returns the
- * new count. Amounts come out as 1, 2 or 3 quarter turns. */
+ * new count. Amounts come out as 1, 2 or 3 quarter turns. The search for a
+ * partner looks back at most ALG_SIMPLIFY_WINDOW moves of one axis, which
+ * keeps the cost linear on adversarial input (no real algorithm has such
+ * runs). */
+#define ALG_SIMPLIFY_WINDOW 256
 size_t moves_simplify(cube_move *m, size_t count);
 
 /* Print a move list in standard notation for size n, choosing for each move

@@ -1,0 +1,1092 @@
+/* alg.c — move notation for n×n×n cubes: a recursive-descent parser that
+ * builds a tree in a caller-owned node array, and the readers of that tree:
+ * printers (canonical, inverse, expanded), an iterator over the expansion,
+ * metrics, apply, and simplification of plain move lists.
+ *
+ * The grammar follows cubing.js (see alg.h): every unit must be followed by
+ * whitespace, a closing bracket, ',' or ':', a comment, or the end. Errors
+ * carry the offset of the offending token so clients can point at it.
+ */
+#include "alg.h"
+
+#include <limits.h>
+#include <string.h>
+
+enum fam_kind { FAM_FACE, FAM_WIDE, FAM_SLICE, FAM_WSLICE, FAM_ROT };
+
+struct family {
+	char name[3];
+	unsigned char kind;  /* enum fam_kind */
+	unsigned char axis;  /* enum cube_axis */
+	signed char dir;     /* +1 turns like R/U/F, -1 like L/D/B */
+	char letter;         /* face letter for printing face and wide moves */
+};
+
+/* Every family the parser knows. Order is irrelevant: lookup is by exact
+ * token. */
+static const struct family families[] = {
+	{"R", FAM_FACE, CUBE_X, 1, 'R'},   {"U", FAM_FACE, CUBE_Y, 1, 'U'},
+	{"F", FAM_FACE, CUBE_Z, 1, 'F'},   {"D", FAM_FACE, CUBE_Y, -1, 'D'},
+	{"L", FAM_FACE, CUBE_X, -1, 'L'},  {"B", FAM_FACE, CUBE_Z, -1, 'B'},
+	{"Rw", FAM_WIDE, CUBE_X, 1, 'R'},  {"Uw", FAM_WIDE, CUBE_Y, 1, 'U'},
+	{"Fw", FAM_WIDE, CUBE_Z, 1, 'F'},  {"Dw", FAM_WIDE, CUBE_Y, -1, 'D'},
+	{"Lw", FAM_WIDE, CUBE_X, -1, 'L'}, {"Bw", FAM_WIDE, CUBE_Z, -1, 'B'},
+	{"r", FAM_WIDE, CUBE_X, 1, 'R'},   {"u", FAM_WIDE, CUBE_Y, 1, 'U'},
+	{"f", FAM_WIDE, CUBE_Z, 1, 'F'},   {"d", FAM_WIDE, CUBE_Y, -1, 'D'},
+	{"l", FAM_WIDE, CUBE_X, -1, 'L'},  {"b", FAM_WIDE, CUBE_Z, -1, 'B'},
+	{"M", FAM_SLICE, CUBE_X, -1, 0},   {"E", FAM_SLICE, CUBE_Y, -1, 0},
+	{"S", FAM_SLICE, CUBE_Z, 1, 0},    {"m", FAM_WSLICE, CUBE_X, -1, 0},
+	{"e", FAM_WSLICE, CUBE_Y, -1, 0},  {"s", FAM_WSLICE, CUBE_Z, 1, 0},
+	{"x", FAM_ROT, CUBE_X, 1, 0},      {"y", FAM_ROT, CUBE_Y, 1, 0},
+	{"z", FAM_ROT, CUBE_Z, 1, 0},      {"Rv", FAM_ROT, CUBE_X, 1, 0},
+	{"Uv", FAM_ROT, CUBE_Y, 1, 0},     {"Fv", FAM_ROT, CUBE_Z, 1, 0},
+	{"Dv", FAM_ROT, CUBE_Y, -1, 0},    {"Lv", FAM_ROT, CUBE_X, -1, 0},
+	{"Bv", FAM_ROT, CUBE_Z, -1, 0},
+};
+#define NFAMILIES (int)(sizeof families / sizeof families[0])
+
+static const char rot_names[3] = {'x', 'y', 'z'};
+
+void alg_limits_default(alg_limits *lim)
+{
+	lim->max_moves = 100000;
+	lim->max_work = 0;
+	lim->max_amount = 1000000;
+	lim->max_depth = ALG_MAX_DEPTH;
+}
+
+size_t alg_nodes_needed(size_t len)
+{
+	/* Every node but the root consumes at least one byte of input. */
+	return len + 2;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+struct parser {
+	const char *s;
+	size_t len, pos;
+	int n;
+	alg_limits lim;
+	alg_t *a;
+	alg_error *err;
+	unsigned depth;
+};
+
+static int fail(struct parser *p, int code, size_t at, size_t toklen)
+{
+	if (p->err) {
+		size_t cp = 0;
+		for (size_t k = 0; k < at && k < p->len; k++)
+			if (((unsigned char)p->s[k] & 0xC0) != 0x80)
+				cp++;
+		p->err->code = code;
+		p->err->byte_offset = at;
+		p->err->offset = cp;
+		p->err->token_len = toklen;
+	}
+	return code;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* Characters that end a token. */
+static int is_delim(char c)
+{
+	return is_space(c) || c == '(' || c == ')' || c == '[' || c == ']' ||
+	       c == ',' || c == ':';
+}
+
+static char peek(const struct parser *p)
+{
+	return p->pos < p->len ? p->s[p->pos] : '\0';
+}
+
+static int at_end(const struct parser *p)
+{
+	return p->pos >= p->len;
+}
+
+/* Skip whitespace and // comments. */
+static void skip_blank(struct parser *p)
+{
+	while (!at_end(p)) {
+		char c = p->s[p->pos];
+		if (is_space(c)) {
+			p->pos++;
+		} else if (c == '/' && p->pos + 1 < p->len &&
+			   p->s[p->pos + 1] == '/') {
+			while (!at_end(p) && p->s[p->pos] != '\n')
+				p->pos++;
+		} else {
+			break;
+		}
+	}
+}
+
+/* Length of the token starting at pos, for error reports. */
+static size_t token_len(const struct parser *p, size_t at)
+{
+	size_t k = at;
+	if (k < p->len && is_delim(p->s[k]))
+		return 1;
+	while (k < p->len && !is_delim(p->s[k]))
+		k++;
+	return k - at;
+}
+
+/* Read a decimal number, saturating at cap + 1. */
+static uint32_t read_number(struct parser *p, uint32_t cap)
+{
+	uint64_t v = 0;
+	while (!at_end(p) && is_digit(p->s[p->pos])) {
+		v = v * 10 + (uint64_t)(p->s[p->pos] - '0');
+		if (v > (uint64_t)cap)
+			v = (uint64_t)cap + 1;
+		p->pos++;
+	}
+	return (uint32_t)v;
+}
+
+static int32_t new_node(struct parser *p, int kind, size_t offset)
+{
+	alg_t *a = p->a;
+	if (a->count >= a->cap)
+		return -1;
+	int32_t id = a->count++;
+	alg_node *nd = &a->nodes[id];
+	memset(nd, 0, sizeof *nd);
+	nd->kind = (uint8_t)kind;
+	nd->offset = (uint32_t)offset;
+	nd->amount = 1;
+	nd->next = nd->prev = -1;
+	nd->a_first = nd->a_last = nd->b_first = nd->b_last = -1;
+	return id;
+}
+
+static void append_child(alg_t *a, int32_t *first, int32_t *last, int32_t id)
+{
+	a->nodes[id].prev = *last;
+	if (*last >= 0)
+		a->nodes[*last].next = id;
+	else
+		*first = id;
+	*last = id;
+}
+
+/* Optional amount and prime after a unit: "2", "2'", "'", "". */
+static int parse_suffix(struct parser *p, int32_t *amount)
+{
+	int32_t v = 1;
+	if (!at_end(p) && is_digit(peek(p))) {
+		size_t at = p->pos;
+		uint32_t num = read_number(p, p->lim.max_amount);
+		if (num > p->lim.max_amount)
+			return fail(p, ALG_EREPEAT, at, p->pos - at);
+		v = (int32_t)num;
+	}
+	if (peek(p) == '\'') {
+		p->pos++;
+		v = -v;
+	}
+	*amount = v;
+	return CUBE_OK;
+}
+
+/* After a unit: whitespace, a closer, ',' / ':', a comment or the end. */
+static int check_separated(struct parser *p)
+{
+	if (at_end(p))
+		return CUBE_OK;
+	char c = peek(p);
+	if (is_space(c) || c == ')' || c == ']' || c == ',' || c == ':')
+		return CUBE_OK;
+	if (c == '/' && p->pos + 1 < p->len && p->s[p->pos + 1] == '/')
+		return CUBE_OK;
+	return fail(p, ALG_ESPACE, p->pos, token_len(p, p->pos));
+}
+
+static int lookup_family(const char *s, size_t len)
+{
+	if (len == 0 || len > 2)
+		return -1;
+	for (int k = 0; k < NFAMILIES; k++)
+		if (strlen(families[k].name) == len &&
+		    memcmp(families[k].name, s, len) == 0)
+			return k;
+	return -1;
+}
+
+static int parse_move(struct parser *p, int32_t *out)
+{
+	size_t start = p->pos;
+	uint32_t outer = 0, inner = 0;
+	int has_prefix = 0, has_range = 0;
+	const uint32_t layer_cap = 65535;
+
+	if (is_digit(peek(p))) {
+		has_prefix = 1;
+		inner = read_number(p, layer_cap);
+		if (peek(p) == '-' && p->pos + 1 < p->len &&
+		    is_digit(p->s[p->pos + 1])) {
+			p->pos++;
+			has_range = 1;
+			outer = inner;
+			inner = read_number(p, layer_cap);
+		}
+	}
+	size_t fam_at = p->pos;
+	while (!at_end(p) && is_alpha(peek(p)))
+		p->pos++;
+	int fi = lookup_family(p->s + fam_at, p->pos - fam_at);
+	if (fi < 0) /* report the whole token: "Q", "RW", "3#" */
+		return fail(p, ALG_ETOKEN, start, token_len(p, start));
+	const struct family *fam = &families[fi];
+	if (has_prefix && fam->kind != FAM_FACE && fam->kind != FAM_WIDE)
+		return fail(p, ALG_ETOKEN, start, p->pos - start);
+
+	int32_t amount;
+	int rc = parse_suffix(p, &amount);
+	if (rc < 0)
+		return rc;
+
+	/* Layers, 1-based from the family's own face: [a, b]. */
+	int n = p->n;
+	uint32_t a, b;
+	switch (fam->kind) {
+	case FAM_FACE:
+	case FAM_WIDE:
+		if (has_range) {
+			a = outer;
+			b = inner;
+			if (a < 1 || a >= b || b > (uint32_t)n)
+				return fail(p, ALG_ELAYER, start, p->pos - start);
+		} else if (has_prefix) {
+			if (inner < 1 || inner > (uint32_t)n)
+				return fail(p, ALG_ELAYER, start, p->pos - start);
+			a = fam->kind == FAM_FACE ? inner : 1;
+			b = inner;
+		} else {
+			a = 1;
+			b = fam->kind == FAM_FACE ? 1 : 2;
+			if (b > (uint32_t)n)
+				return fail(p, ALG_ELAYER, start, p->pos - start);
+		}
+		break;
+	case FAM_SLICE:
+		if (n % 2 == 0)
+			return fail(p, ALG_EEVEN, start, p->pos - start);
+		a = b = (uint32_t)(n + 1) / 2;
+		break;
+	case FAM_WSLICE:
+		if (n < 3)
+			return fail(p, ALG_ELAYER, start, p->pos - start);
+		a = 2;
+		b = (uint32_t)n - 1;
+		break;
+	default:
+		a = 1;
+		b = (uint32_t)n;
+		break;
+	}
+
+	int32_t id = new_node(p, ALG_MOVE, start);
+	if (id < 0)
+		return fail(p, CUBE_ESPACE, start, 0);
+	alg_node *nd = &p->a->nodes[id];
+	nd->family = (uint8_t)fi;
+	nd->axis = fam->axis;
+	nd->outer = (uint16_t)outer;
+	nd->inner = (uint16_t)inner;
+	nd->amount = amount;
+	if (fam->dir > 0) {
+		nd->lo = (uint16_t)(a - 1);
+		nd->hi = (uint16_t)(b - 1);
+	} else {
+		nd->lo = (uint16_t)((uint32_t)n - b);
+		nd->hi = (uint16_t)((uint32_t)n - a);
+	}
+	int q = (int)(amount % 4);
+	q = (q * fam->dir) % 4;
+	nd->qt = (uint8_t)((q + 4) % 4);
+	*out = id;
+	return CUBE_OK;
+}
+
+/* Which character ends the sequence being parsed. */
+enum closer { CLOSE_EOF, CLOSE_PAREN, CLOSE_SEP, CLOSE_BRACKET };
+
+static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
+		     enum closer until, size_t open_at);
+
+static int parse_unit(struct parser *p, int32_t *out)
+{
+	size_t start = p->pos;
+	char c = peek(p);
+	int rc;
+
+	if (c == '.') {
+		p->pos++;
+		int32_t id = new_node(p, ALG_PAUSE, start);
+		if (id < 0)
+			return fail(p, CUBE_ESPACE, start, 0);
+		*out = id;
+		return CUBE_OK;
+	}
+	if (c != '(' && c != '[')
+		return parse_move(p, out);
+
+	if (p->depth >= p->lim.max_depth)
+		return fail(p, ALG_EDEEP, start, 1);
+	int32_t id = new_node(p, c == '(' ? ALG_GROUP : ALG_COMM, start);
+	if (id < 0)
+		return fail(p, CUBE_ESPACE, start, 0);
+	p->pos++;
+	p->depth++;
+	alg_node *nd = &p->a->nodes[id];
+	if (c == '(') {
+		int32_t f = -1, l = -1;
+		rc = parse_seq(p, &f, &l, CLOSE_PAREN, start);
+		if (rc < 0)
+			return rc;
+		nd = &p->a->nodes[id];
+		nd->a_first = f;
+		nd->a_last = l;
+	} else {
+		int32_t f = -1, l = -1;
+		rc = parse_seq(p, &f, &l, CLOSE_SEP, start);
+		if (rc < 0)
+			return rc;
+		char sep = peek(p);
+		p->pos++; /* ',' or ':' */
+		nd = &p->a->nodes[id];
+		nd->kind = sep == ',' ? ALG_COMM : ALG_CONJ;
+		nd->a_first = f;
+		nd->a_last = l;
+		f = l = -1;
+		rc = parse_seq(p, &f, &l, CLOSE_BRACKET, start);
+		if (rc < 0)
+			return rc;
+		nd = &p->a->nodes[id];
+		nd->b_first = f;
+		nd->b_last = l;
+	}
+	p->pos++; /* the closer */
+	p->depth--;
+	int32_t amount;
+	rc = parse_suffix(p, &amount);
+	if (rc < 0)
+		return rc;
+	p->a->nodes[id].amount = amount;
+	*out = id;
+	return CUBE_OK;
+}
+
+static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
+		     enum closer until, size_t open_at)
+{
+	for (;;) {
+		skip_blank(p);
+		if (at_end(p)) {
+			if (until == CLOSE_EOF)
+				return CUBE_OK;
+			return fail(p, ALG_EBRACKET, open_at, 1);
+		}
+		char c = peek(p);
+		if (c == ')' || c == ']') {
+			if ((c == ')' && until == CLOSE_PAREN) ||
+			    (c == ']' && until == CLOSE_BRACKET))
+				return CUBE_OK;
+			if (c == ']' && until == CLOSE_SEP)
+				return fail(p, ALG_ESYNTAX, p->pos, 1);
+			return fail(p, ALG_EBRACKET, p->pos, 1);
+		}
+		if (c == ',' || c == ':') {
+			if (until == CLOSE_SEP)
+				return CUBE_OK;
+			return fail(p, ALG_ESYNTAX, p->pos, 1);
+		}
+		int32_t id;
+		int rc = parse_unit(p, &id);
+		if (rc < 0)
+			return rc;
+		append_child(p->a, first, last, id);
+		rc = check_separated(p);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/* ------------------------------------------------------ sizes and limits */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	return a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t abs_amount(int32_t v)
+{
+	return v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v;
+}
+
+uint64_t move_work(const cube_move *m, int n)
+{
+	if ((m->qt & 3) == 0)
+		return 0;
+	return (uint64_t)(m->hi - m->lo + 1) * 4u * (uint64_t)n;
+}
+
+static void metrics_add(alg_metrics *to, const alg_metrics *x, uint64_t times)
+{
+	to->moves = sat_add(to->moves, sat_mul(x->moves, times));
+	to->htm = sat_add(to->htm, sat_mul(x->htm, times));
+	to->qtm = sat_add(to->qtm, sat_mul(x->qtm, times));
+	to->stm = sat_add(to->stm, sat_mul(x->stm, times));
+	to->etm = sat_add(to->etm, sat_mul(x->etm, times));
+}
+
+static void move_metrics(const cube_move *m, int n, alg_metrics *out)
+{
+	memset(out, 0, sizeof *out);
+	out->moves = 1;
+	int q = m->qt & 3;
+	if (q == 0)
+		return;
+	uint64_t quarters = q == 2 ? 2 : 1;
+	out->etm = 1;
+	if (m->lo == 0 && m->hi == n - 1)
+		return; /* a rotation */
+	out->stm = 1;
+	if (m->lo == 0 || m->hi == n - 1) {
+		out->htm = 1;
+		out->qtm = quarters;
+	} else {
+		out->htm = 2;
+		out->qtm = 2 * quarters;
+	}
+}
+
+cube_move alg_node_move(const alg_node *nd, int inverted)
+{
+	cube_move m = {nd->axis, (uint8_t)(inverted ? (4 - nd->qt) & 3 : nd->qt),
+		       nd->lo, nd->hi};
+	return m;
+}
+
+/* Totals of a sequence and of one unit, by the expansion rules. The
+ * recursion depth is bounded by the nesting limit. */
+struct totals {
+	alg_metrics m;
+	uint64_t work;
+};
+
+static void seq_totals(const alg_t *a, int32_t first, struct totals *t);
+
+static void unit_totals(const alg_t *a, int32_t id, struct totals *t)
+{
+	const alg_node *nd = &a->nodes[id];
+	memset(t, 0, sizeof *t);
+	if (nd->kind == ALG_PAUSE)
+		return;
+	if (nd->kind == ALG_MOVE) {
+		cube_move m = alg_node_move(nd, 0);
+		move_metrics(&m, a->n, &t->m);
+		t->work = move_work(&m, a->n);
+		return;
+	}
+	struct totals ta, tb;
+	seq_totals(a, nd->a_first, &ta);
+	uint64_t times = abs_amount(nd->amount);
+	uint64_t wa = 1, wb = 0;
+	if (nd->kind == ALG_COMM) {
+		wa = 2;
+		wb = 2;
+	} else if (nd->kind == ALG_CONJ) {
+		wa = 2;
+		wb = 1;
+	}
+	if (wb)
+		seq_totals(a, nd->b_first, &tb);
+	else
+		memset(&tb, 0, sizeof tb);
+	struct totals once;
+	memset(&once, 0, sizeof once);
+	metrics_add(&once.m, &ta.m, wa);
+	metrics_add(&once.m, &tb.m, wb);
+	once.work = sat_add(sat_mul(ta.work, wa), sat_mul(tb.work, wb));
+	metrics_add(&t->m, &once.m, times);
+	t->work = sat_mul(once.work, times);
+}
+
+static void seq_totals(const alg_t *a, int32_t first, struct totals *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int32_t id = first; id >= 0; id = a->nodes[id].next) {
+		struct totals u;
+		unit_totals(a, id, &u);
+		metrics_add(&t->m, &u.m, 1);
+		t->work = sat_add(t->work, u.work);
+	}
+}
+
+/* Find the first unit (innermost, leftmost) whose expansion exceeds the
+ * move limit, for the error offset. */
+static int32_t first_too_long(const alg_t *a, int32_t first, uint64_t max)
+{
+	for (int32_t id = first; id >= 0; id = a->nodes[id].next) {
+		const alg_node *nd = &a->nodes[id];
+		if (nd->kind == ALG_MOVE || nd->kind == ALG_PAUSE)
+			continue;
+		int32_t inner = first_too_long(a, nd->a_first, max);
+		if (inner < 0 && nd->kind != ALG_GROUP)
+			inner = first_too_long(a, nd->b_first, max);
+		if (inner >= 0)
+			return inner;
+		struct totals t;
+		unit_totals(a, id, &t);
+		if (t.m.moves > max)
+			return id;
+	}
+	return -1;
+}
+
+int alg_parse(alg_t *a, alg_node *nodes, size_t cap, int n, const char *s,
+	      size_t len, const alg_limits *lim, alg_error *err)
+{
+	struct parser p;
+	memset(&p, 0, sizeof p);
+	if (err)
+		memset(err, 0, sizeof *err);
+	if (!a || !nodes || (!s && len))
+		return CUBE_EINVAL;
+	if (n < CUBE_MIN_N || n > CUBE_MAX_N)
+		return CUBE_ESIZE;
+	if (cap > INT32_MAX)
+		cap = INT32_MAX;
+	if (len > UINT32_MAX)
+		return CUBE_EINVAL;
+	p.s = s;
+	p.len = len;
+	p.n = n;
+	p.a = a;
+	p.err = err;
+	if (lim)
+		p.lim = *lim;
+	else
+		alg_limits_default(&p.lim);
+	if (p.lim.max_depth > ALG_MAX_DEPTH)
+		p.lim.max_depth = ALG_MAX_DEPTH;
+
+	a->nodes = nodes;
+	a->cap = (int32_t)cap;
+	a->count = 0;
+	a->n = n;
+	a->length = a->work = 0;
+	a->root = new_node(&p, ALG_GROUP, 0);
+	if (a->root < 0)
+		return fail(&p, CUBE_ESPACE, 0, 0);
+
+	/* A stray closer at top level is an unbalanced bracket. */
+	int32_t f = -1, l = -1;
+	int rc = parse_seq(&p, &f, &l, CLOSE_EOF, 0);
+	if (rc < 0)
+		return rc;
+	a->nodes[a->root].a_first = f;
+	a->nodes[a->root].a_last = l;
+
+	struct totals t;
+	unit_totals(a, a->root, &t);
+	a->length = t.m.moves;
+	a->work = t.work;
+	if (a->length > p.lim.max_moves) {
+		int32_t at = first_too_long(a, f, p.lim.max_moves);
+		size_t off = at >= 0 ? a->nodes[at].offset : 0;
+		return fail(&p, ALG_ELONG, off, 0);
+	}
+	if (p.lim.max_work && a->work > p.lim.max_work)
+		return fail(&p, ALG_EWORK, 0, 0);
+	return CUBE_OK;
+}
+
+void alg_metrics_of(const alg_t *a, alg_metrics *out)
+{
+	struct totals t;
+	unit_totals(a, a->root, &t);
+	*out = t.m;
+}
+
+/* -------------------------------------------------------------- printing */
+
+struct writer {
+	char *out;
+	size_t cap, len;
+};
+
+static void put(struct writer *w, const char *s, size_t k)
+{
+	if (w->len < w->cap) {
+		size_t room = w->cap - w->len;
+		memcpy(w->out + w->len, s, k < room ? k : room);
+	}
+	w->len += k;
+}
+
+static void puts_(struct writer *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+static void putc_(struct writer *w, char c)
+{
+	put(w, &c, 1);
+}
+
+static void put_uint(struct writer *w, uint64_t v)
+{
+	char buf[24];
+	int k = 0;
+	do {
+		buf[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (k)
+		putc_(w, buf[--k]);
+}
+
+static size_t finish(struct writer *w)
+{
+	if (w->cap) {
+		size_t end = w->len < w->cap ? w->len : w->cap - 1;
+		w->out[end] = '\0';
+	}
+	return w->len;
+}
+
+/* "", "'", "2", "2'", "0". */
+static void put_amount(struct writer *w, int64_t v)
+{
+	if (v == 1)
+		return;
+	if (v == -1) {
+		putc_(w, '\'');
+		return;
+	}
+	put_uint(w, (uint64_t)(v < 0 ? -v : v));
+	if (v < 0)
+		putc_(w, '\'');
+}
+
+/* Layer prefix and family in canonical spelling; returns the sign to apply
+ * to the amount (-1 for Lv/Dv/Bv, printed as x'/y'/z'). */
+static int put_move_name(struct writer *w, const alg_node *nd)
+{
+	const struct family *fam = &families[nd->family];
+	unsigned a = nd->outer, b = nd->inner;
+	switch (fam->kind) {
+	case FAM_FACE:
+		if (nd->outer) { /* range a-b */
+			goto range;
+		}
+		if (b > 1)
+			put_uint(w, b);
+		putc_(w, fam->letter);
+		return 1;
+	case FAM_WIDE:
+		if (nd->outer)
+			goto range;
+		if (b == 1) {
+			putc_(w, fam->letter);
+			return 1;
+		}
+		if (b > 2)
+			put_uint(w, b);
+		putc_(w, fam->letter);
+		putc_(w, 'w');
+		return 1;
+	case FAM_ROT:
+		putc_(w, rot_names[fam->axis]);
+		return fam->dir;
+	default:
+		puts_(w, fam->name);
+		return 1;
+	}
+range:
+	if (a == 1) {
+		if (b > 2)
+			put_uint(w, b);
+	} else {
+		put_uint(w, a);
+		putc_(w, '-');
+		put_uint(w, b);
+	}
+	putc_(w, fam->letter);
+	putc_(w, 'w');
+	return 1;
+}
+
+static void put_move(struct writer *w, const alg_node *nd, int inverted)
+{
+	int sign = put_move_name(w, nd);
+	int64_t v = (int64_t)nd->amount * sign * (inverted ? -1 : 1);
+	put_amount(w, v);
+}
+
+static void print_seq(struct writer *w, const alg_t *a, int32_t first,
+		      int invert);
+
+/* One unit, inverted or not, structure kept. */
+static void print_unit(struct writer *w, const alg_t *a, int32_t id,
+		       int invert)
+{
+	const alg_node *nd = &a->nodes[id];
+	int64_t amount = nd->amount;
+	switch (nd->kind) {
+	case ALG_PAUSE:
+		putc_(w, '.');
+		return;
+	case ALG_MOVE:
+		put_move(w, nd, invert);
+		return;
+	case ALG_GROUP:
+		putc_(w, '(');
+		print_seq(w, a, nd->a_first, 0);
+		putc_(w, ')');
+		put_amount(w, invert ? -amount : amount);
+		return;
+	default:
+		break;
+	}
+	/* Commutator or conjugate. Inverting one with amount 1 rewrites it:
+	 * [A, B]' = [B, A] and [A: B]' = [A: B']; otherwise the amount flips. */
+	int rewrite = invert && amount == 1;
+	putc_(w, '[');
+	if (nd->kind == ALG_COMM) {
+		print_seq(w, a, rewrite ? nd->b_first : nd->a_first, 0);
+		puts_(w, ", ");
+		print_seq(w, a, rewrite ? nd->a_first : nd->b_first, 0);
+	} else {
+		print_seq(w, a, nd->a_first, 0);
+		puts_(w, ": ");
+		if (rewrite)
+			print_seq(w, a, nd->b_last, 1);
+		else
+			print_seq(w, a, nd->b_first, 0);
+	}
+	putc_(w, ']');
+	if (!rewrite)
+		put_amount(w, invert ? -amount : amount);
+}
+
+/* A sequence from first (forward) or, when invert, from the given last
+ * node backwards with each unit inverted. */
+static void print_seq(struct writer *w, const alg_t *a, int32_t from,
+		      int invert)
+{
+	int sep = 0;
+	for (int32_t id = from; id >= 0;
+	     id = invert ? a->nodes[id].prev : a->nodes[id].next) {
+		if (sep)
+			putc_(w, ' ');
+		print_unit(w, a, id, invert);
+		sep = 1;
+	}
+}
+
+size_t alg_print_canonical(const alg_t *a, char *out, size_t cap)
+{
+	struct writer w = {out, cap, 0};
+	print_seq(&w, a, a->nodes[a->root].a_first, 0);
+	return finish(&w);
+}
+
+size_t alg_print_inverse(const alg_t *a, char *out, size_t cap)
+{
+	struct writer w = {out, cap, 0};
+	print_seq(&w, a, a->nodes[a->root].a_last, 1);
+	return finish(&w);
+}
+
+size_t alg_print_expanded(const alg_t *a, int inverse, char *out, size_t cap)
+{
+	struct writer w = {out, cap, 0};
+	alg_iter it;
+	int32_t id;
+	int inv, sep = 0;
+	alg_iter_init(&it, a, inverse);
+	while (alg_iter_next(&it, &id, &inv)) {
+		if (sep)
+			putc_(&w, ' ');
+		put_move(&w, &a->nodes[id], inv);
+		sep = 1;
+	}
+	return finish(&w);
+}
+
+/* -------------------------------------------------------------- iterator */
+
+/* The parts of each container kind, in order: which operand (0 = A,
+ * 1 = B) and whether it is walked inverted. */
+static const unsigned char part_count[] = {
+	[ALG_GROUP] = 1, [ALG_COMM] = 4, [ALG_CONJ] = 3,
+};
+static const unsigned char part_seq[][4] = {
+	[ALG_GROUP] = {0}, [ALG_COMM] = {0, 1, 0, 1}, [ALG_CONJ] = {0, 1, 0},
+};
+static const unsigned char part_inv[][4] = {
+	[ALG_GROUP] = {0}, [ALG_COMM] = {0, 0, 1, 1}, [ALG_CONJ] = {0, 0, 1},
+};
+
+static void start_part(const alg_t *a, struct alg_frame *fr)
+{
+	const alg_node *nd = &a->nodes[fr->node];
+	int np = part_count[nd->kind];
+	int pi = fr->inv ? np - 1 - fr->part : fr->part;
+	int seq = part_seq[nd->kind][pi];
+	fr->pinv = (uint8_t)(part_inv[nd->kind][pi] ^ fr->inv);
+	if (seq == 0)
+		fr->cur = fr->pinv ? nd->a_last : nd->a_first;
+	else
+		fr->cur = fr->pinv ? nd->b_last : nd->b_first;
+}
+
+static void push_frame(alg_iter *it, int32_t node, int inv)
+{
+	const alg_node *nd = &it->a->nodes[node];
+	struct alg_frame *fr = &it->stack[++it->depth];
+	fr->node = node;
+	fr->inv = (uint8_t)(inv ^ (nd->amount < 0));
+	uint64_t reps = abs_amount(nd->amount);
+	fr->reps = reps > INT32_MAX ? INT32_MAX : (int32_t)reps;
+	fr->part = 0;
+	fr->pad = 0;
+	start_part(it->a, fr);
+}
+
+void alg_iter_init(alg_iter *it, const alg_t *a, int inverse)
+{
+	it->a = a;
+	it->depth = -1;
+	push_frame(it, a->root, inverse ? 1 : 0);
+}
+
+int alg_iter_next(alg_iter *it, int32_t *node, int *inverted)
+{
+	const alg_t *a = it->a;
+	while (it->depth >= 0) {
+		struct alg_frame *fr = &it->stack[it->depth];
+		if (fr->reps <= 0) {
+			it->depth--;
+			continue;
+		}
+		if (fr->cur < 0) {
+			const alg_node *nd = &a->nodes[fr->node];
+			if (++fr->part >= part_count[nd->kind]) {
+				fr->part = 0;
+				if (--fr->reps <= 0) {
+					it->depth--;
+					continue;
+				}
+			}
+			start_part(a, fr);
+			continue;
+		}
+		int32_t id = fr->cur;
+		const alg_node *cn = &a->nodes[id];
+		fr->cur = fr->pinv ? cn->prev : cn->next;
+		if (cn->kind == ALG_MOVE) {
+			*node = id;
+			*inverted = fr->pinv;
+			return 1;
+		}
+		if (cn->kind == ALG_PAUSE)
+			continue;
+		push_frame(it, id, fr->pinv);
+	}
+	return 0;
+}
+
+int alg_apply(const alg_t *a, cube_t *c, int inverse)
+{
+	if (!a || !c || c->n != a->n)
+		return CUBE_EINVAL;
+	/* Moves go to the cube in batches so the 3×3 fast path can keep the
+	 * state in a register across a batch. */
+	cube_move batch[256];
+	size_t k = 0;
+	alg_iter it;
+	int32_t id;
+	int inv;
+	alg_iter_init(&it, a, inverse);
+	while (alg_iter_next(&it, &id, &inv)) {
+		batch[k++] = alg_node_move(&a->nodes[id], inv);
+		if (k == sizeof batch / sizeof batch[0]) {
+			cube_apply_moves(c, batch, k);
+			k = 0;
+		}
+	}
+	if (k)
+		cube_apply_moves(c, batch, k);
+	return CUBE_OK;
+}
+
+int64_t alg_expand(const alg_t *a, int inverse, cube_move *out, size_t cap)
+{
+	if (a->length > cap || a->length > INT64_MAX)
+		return CUBE_ESPACE;
+	alg_iter it;
+	int32_t id;
+	int inv;
+	size_t k = 0;
+	alg_iter_init(&it, a, inverse);
+	while (alg_iter_next(&it, &id, &inv))
+		out[k++] = alg_node_move(&a->nodes[id], inv);
+	return (int64_t)k;
+}
+
+/* ------------------------------------------------------ plain move lists */
+
+void moves_metrics(const cube_move *m, size_t count, int n, alg_metrics *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t k = 0; k < count; k++) {
+		alg_metrics one;
+		move_metrics(&m[k], n, &one);
+		metrics_add(out, &one, 1);
+	}
+}
+
+size_t moves_simplify(cube_move *m, size_t count)
+{
+	size_t out = 0;
+	for (size_t k = 0; k < count; k++) {
+		cube_move mv = m[k];
+		mv.qt &= 3;
+		if (mv.qt == 0)
+			continue;
+		int merged = 0;
+		size_t seen = 0;
+		for (size_t j = out; j-- > 0 && seen < ALG_SIMPLIFY_WINDOW;
+		     seen++) {
+			if (m[j].axis != mv.axis)
+				break;
+			if (m[j].lo != mv.lo || m[j].hi != mv.hi)
+				continue;
+			int q = (m[j].qt + mv.qt) & 3;
+			if (q == 0) {
+				memmove(&m[j], &m[j + 1],
+					(out - j - 1) * sizeof *m);
+				out--;
+			} else {
+				m[j].qt = (uint8_t)q;
+			}
+			merged = 1;
+			break;
+		}
+		if (!merged)
+			m[out++] = mv;
+	}
+	return out;
+}
+
+static const char pos_letter[3] = {'R', 'U', 'F'};
+static const char neg_letter[3] = {'L', 'D', 'B'};
+static const char mid_letter[3] = {'M', 'E', 'S'};
+/* M turns like L, E like D (against +axis), S like F (with it). */
+static const int mid_sign[3] = {-1, -1, 1};
+
+static void put_qt(struct writer *w, int qt)
+{
+	if (qt == 2)
+		putc_(w, '2');
+	else if (qt == 3)
+		putc_(w, '\'');
+}
+
+static void put_plain_move(struct writer *w, const cube_move *mv, int n)
+{
+	int m = n - 1, lo = mv->lo, hi = mv->hi, ax = mv->axis;
+	int qt = mv->qt & 3;
+	int neg = (4 - qt) & 3;
+	if (lo == 0 && hi == m) {
+		putc_(w, rot_names[ax]);
+		put_qt(w, qt);
+	} else if (lo == 0) {
+		if (hi > 1)
+			put_uint(w, (uint64_t)hi + 1);
+		putc_(w, pos_letter[ax]);
+		if (hi > 0)
+			putc_(w, 'w');
+		put_qt(w, qt);
+	} else if (hi == m) {
+		int k = n - lo;
+		if (k > 2)
+			put_uint(w, (uint64_t)k);
+		putc_(w, neg_letter[ax]);
+		if (k > 1)
+			putc_(w, 'w');
+		put_qt(w, neg);
+	} else if (lo == hi && n % 2 == 1 && lo == m / 2) {
+		putc_(w, mid_letter[ax]);
+		put_qt(w, mid_sign[ax] > 0 ? qt : neg);
+	} else if (lo == hi) {
+		if (lo <= m - lo) {
+			put_uint(w, (uint64_t)lo + 1);
+			putc_(w, pos_letter[ax]);
+			put_qt(w, qt);
+		} else {
+			put_uint(w, (uint64_t)(n - lo));
+			putc_(w, neg_letter[ax]);
+			put_qt(w, neg);
+		}
+	} else if (lo <= m - hi) {
+		put_uint(w, (uint64_t)lo + 1);
+		putc_(w, '-');
+		put_uint(w, (uint64_t)hi + 1);
+		putc_(w, pos_letter[ax]);
+		putc_(w, 'w');
+		put_qt(w, qt);
+	} else {
+		put_uint(w, (uint64_t)(n - hi));
+		putc_(w, '-');
+		put_uint(w, (uint64_t)(n - lo));
+		putc_(w, neg_letter[ax]);
+		putc_(w, 'w');
+		put_qt(w, neg);
+	}
+}
+
+size_t moves_print(const cube_move *m, size_t count, int n, char *out,
+		   size_t cap)
+{
+	struct writer w = {out, cap, 0};
+	int sep = 0;
+	for (size_t k = 0; k < count; k++) {
+		if ((m[k].qt & 3) == 0)
+			continue;
+		if (sep)
+			putc_(&w, ' ');
+		put_plain_move(&w, &m[k], n);
+		sep = 1;
+	}
+	return finish(&w);
+}

@@ -1,0 +1,397 @@
+/* check_alg.c — move notation (core/alg.c): golden files for printing,
+ * metrics and errors with offsets; laws that tie the printers to the
+ * engine (reparsing canonical, inverse, expanded and simplified text gives
+ * the same or the inverse state); limits and buffer sizes. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg.h"
+#include "cube.h"
+#include "golden.h"
+#include "suites.h"
+
+/* A parsed algorithm with its own node buffer. */
+struct parsed {
+	alg_t a;
+	alg_node *nodes;
+	alg_error err;
+	int rc;
+};
+
+static void parse(struct parsed *p, int n, const char *s,
+		  const alg_limits *lim)
+{
+	size_t len = strlen(s), cap = alg_nodes_needed(len);
+	p->nodes = malloc(cap * sizeof *p->nodes);
+	ck_assert_ptr_nonnull(p->nodes);
+	p->rc = alg_parse(&p->a, p->nodes, cap, n, s, len, lim, &p->err);
+}
+
+static void parse_ok(struct parsed *p, int n, const char *s)
+{
+	parse(p, n, s, NULL);
+	ck_assert_msg(p->rc == CUBE_OK, "n=%d \"%s\": %s at %zu", n, s,
+		      cube_errname(p->rc), p->err.offset);
+}
+
+static char *print_with(size_t (*fn)(const alg_t *, char *, size_t),
+			const alg_t *a)
+{
+	size_t need = fn(a, NULL, 0);
+	char *s = malloc(need + 1);
+	ck_assert_uint_eq(fn(a, s, need + 1), need);
+	ck_assert_uint_eq(strlen(s), need);
+	return s;
+}
+
+static char *expanded(const alg_t *a, int inverse)
+{
+	size_t need = alg_print_expanded(a, inverse, NULL, 0);
+	char *s = malloc(need + 1);
+	alg_print_expanded(a, inverse, s, need + 1);
+	return s;
+}
+
+static char *simplified(const alg_t *a)
+{
+	cube_move *m = malloc((a->length + 1) * sizeof *m);
+	int64_t k = alg_expand(a, 0, m, a->length);
+	ck_assert_int_eq(k, (int64_t)a->length);
+	size_t c = moves_simplify(m, (size_t)k);
+	size_t need = moves_print(m, c, a->n, NULL, 0);
+	char *s = malloc(need + 1);
+	moves_print(m, c, a->n, s, need + 1);
+	free(m);
+	return s;
+}
+
+static cube_t *state_of(int n, const char *moves, int inverse)
+{
+	struct parsed p;
+	parse_ok(&p, n, moves);
+	cube_t *c = malloc(cube_sizeof(n));
+	cube_init(c, n);
+	ck_assert_int_eq(alg_apply(&p.a, c, inverse), CUBE_OK);
+	free(p.nodes);
+	return c;
+}
+
+START_TEST(notation_goldens)
+{
+	struct golden_case *gc;
+	int count = golden_load("notation.txt", &gc);
+	ck_assert_int_ge(count, 30);
+	for (int k = 0; k < count; k++) {
+		ck_assert_int_eq(gc[k].nfields, 6);
+		int n = atoi(gc[k].field[0]);
+		const char *in = gc[k].field[1];
+		struct parsed p;
+		parse_ok(&p, n, in);
+		char *can = print_with(alg_print_canonical, &p.a);
+		char *inv = print_with(alg_print_inverse, &p.a);
+		char *simp = simplified(&p.a);
+		alg_metrics m;
+		alg_metrics_of(&p.a, &m);
+		char met[128];
+		snprintf(met, sizeof met, "%llu %llu %llu %llu %llu",
+			 (unsigned long long)m.moves, (unsigned long long)m.htm,
+			 (unsigned long long)m.qtm, (unsigned long long)m.stm,
+			 (unsigned long long)m.etm);
+		ck_assert_msg(strcmp(can, gc[k].field[2]) == 0,
+			      "line %d canonical: got \"%s\"", gc[k].line, can);
+		ck_assert_msg(strcmp(inv, gc[k].field[3]) == 0,
+			      "line %d inverse: got \"%s\"", gc[k].line, inv);
+		ck_assert_msg(strcmp(simp, gc[k].field[4]) == 0,
+			      "line %d simplified: got \"%s\"", gc[k].line, simp);
+		ck_assert_msg(strcmp(met, gc[k].field[5]) == 0,
+			      "line %d metrics: got \"%s\"", gc[k].line, met);
+		/* The metrics of the tree equal those of the expansion. */
+		cube_move *mv = malloc((p.a.length + 1) * sizeof *mv);
+		alg_expand(&p.a, 0, mv, p.a.length);
+		alg_metrics m2;
+		moves_metrics(mv, p.a.length, n, &m2);
+		ck_assert(memcmp(&m, &m2, sizeof m) == 0);
+		free(mv);
+		free(can);
+		free(inv);
+		free(simp);
+		free(p.nodes);
+	}
+	golden_free(gc, count);
+}
+END_TEST
+
+START_TEST(error_goldens)
+{
+	struct golden_case *gc;
+	int count = golden_load("notation_errors.txt", &gc);
+	ck_assert_int_ge(count, 40);
+	for (int k = 0; k < count; k++) {
+		ck_assert_int_eq(gc[k].nfields, 4);
+		int n = atoi(gc[k].field[0]);
+		struct parsed p;
+		parse(&p, n, gc[k].field[1], NULL);
+		ck_assert_msg(p.rc < 0, "line %d: \"%s\" parsed", gc[k].line,
+			      gc[k].field[1]);
+		ck_assert_msg(strcmp(cube_errname(p.rc), gc[k].field[2]) == 0 &&
+				      p.err.offset ==
+					      (size_t)atol(gc[k].field[3]),
+			      "line %d: \"%s\" gave %s at %zu, want %s at %s",
+			      gc[k].line, gc[k].field[1], cube_errname(p.rc),
+			      p.err.offset, gc[k].field[2], gc[k].field[3]);
+		ck_assert_int_eq(p.err.code, p.rc);
+		free(p.nodes);
+	}
+	golden_free(gc, count);
+}
+END_TEST
+
+/* Every golden input: reparsing what the printers wrote gives the same
+ * state (canonical, expanded, simplified) or the inverse state (inverse),
+ * and canonical printing is a fixed point. */
+static void check_printer_laws(int n, const char *in)
+{
+	struct parsed p;
+	parse_ok(&p, n, in);
+	cube_t *want = state_of(n, in, 0);
+	cube_t *want_inv = state_of(n, in, 1);
+	char *can = print_with(alg_print_canonical, &p.a);
+	char *inv = print_with(alg_print_inverse, &p.a);
+	char *exp = expanded(&p.a, 0);
+	char *simp = simplified(&p.a);
+
+	cube_t *c = state_of(n, can, 0);
+	ck_assert_msg(cube_equal(c, want), "canonical of \"%s\"", in);
+	free(c);
+	c = state_of(n, exp, 0);
+	ck_assert_msg(cube_equal(c, want), "expanded of \"%s\"", in);
+	free(c);
+	c = state_of(n, simp, 0);
+	ck_assert_msg(cube_equal(c, want), "simplified of \"%s\"", in);
+	free(c);
+	c = state_of(n, inv, 0);
+	ck_assert_msg(cube_equal(c, want_inv), "inverse of \"%s\"", in);
+	free(c);
+
+	struct parsed q;
+	parse_ok(&q, n, can);
+	char *can2 = print_with(alg_print_canonical, &q.a);
+	ck_assert_str_eq(can, can2);
+	ck_assert_uint_eq(q.a.length, p.a.length);
+	free(q.nodes);
+	parse_ok(&q, n, exp);
+	ck_assert_uint_eq(q.a.length, p.a.length);
+	free(q.nodes);
+
+	/* The expansion of the inverse is the reversed, inverted expansion. */
+	cube_move *f = malloc((p.a.length + 1) * sizeof *f);
+	cube_move *b = malloc((p.a.length + 1) * sizeof *b);
+	alg_expand(&p.a, 0, f, p.a.length);
+	alg_expand(&p.a, 1, b, p.a.length);
+	for (uint64_t k = 0; k < p.a.length; k++) {
+		cube_move x = f[k], y = b[p.a.length - 1 - k];
+		ck_assert_int_eq(x.axis, y.axis);
+		ck_assert_int_eq(x.lo, y.lo);
+		ck_assert_int_eq(x.hi, y.hi);
+		ck_assert_int_eq((x.qt + y.qt) & 3, 0);
+	}
+	free(f);
+	free(b);
+	free(can2);
+	free(can);
+	free(inv);
+	free(exp);
+	free(simp);
+	free(want);
+	free(want_inv);
+	free(p.nodes);
+}
+
+START_TEST(printer_laws)
+{
+	struct golden_case *gc;
+	int count = golden_load("notation.txt", &gc);
+	for (int k = 0; k < count; k++)
+		check_printer_laws(atoi(gc[k].field[0]), gc[k].field[1]);
+	golden_free(gc, count);
+	count = golden_load("facelets3_cubejs.txt", &gc);
+	for (int k = 0; k < count; k++)
+		check_printer_laws(3, gc[k].field[0]);
+	golden_free(gc, count);
+}
+END_TEST
+
+START_TEST(nesting_limit)
+{
+	char buf[400];
+	size_t k = 0;
+	for (int d = 0; d < ALG_MAX_DEPTH; d++)
+		buf[k++] = '(';
+	buf[k++] = 'R';
+	for (int d = 0; d < ALG_MAX_DEPTH; d++)
+		buf[k++] = ')';
+	buf[k] = '\0';
+	struct parsed p;
+	parse_ok(&p, 3, buf); /* exactly the limit */
+	ck_assert_uint_eq(p.a.length, 1);
+	free(p.nodes);
+
+	memmove(buf + 1, buf, k + 1);
+	buf[0] = '[';
+	strcat(buf, ", U]");
+	parse(&p, 3, buf, NULL);
+	ck_assert_int_eq(p.rc, ALG_EDEEP);
+	ck_assert_uint_eq(p.err.offset, ALG_MAX_DEPTH);
+	free(p.nodes);
+
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_depth = 2;
+	parse(&p, 3, "((R))", &lim);
+	ck_assert_int_eq(p.rc, CUBE_OK);
+	free(p.nodes);
+	parse(&p, 3, "(([R, U]))", &lim);
+	ck_assert_int_eq(p.rc, ALG_EDEEP);
+	ck_assert_uint_eq(p.err.offset, 2);
+	free(p.nodes);
+}
+END_TEST
+
+START_TEST(move_and_work_limits)
+{
+	alg_limits lim;
+	alg_limits_default(&lim);
+	ck_assert_uint_eq(lim.max_moves, 100000);
+	lim.max_moves = 10;
+	struct parsed p;
+	parse(&p, 3, "R U R U R U R U R U", &lim);
+	ck_assert_int_eq(p.rc, CUBE_OK);
+	free(p.nodes);
+	parse(&p, 3, "R U R U R U R U R U R", &lim);
+	ck_assert_int_eq(p.rc, ALG_ELONG);
+	ck_assert_uint_eq(p.err.offset, 0);
+	free(p.nodes);
+	/* pauses are free */
+	parse(&p, 3, "R . . . . . . . . . . U", &lim);
+	ck_assert_int_eq(p.rc, CUBE_OK);
+	free(p.nodes);
+
+	/* Work: a 3×3 face turn moves 12 stickers; a 4×4 x moves 4 layers·16. */
+	alg_limits_default(&lim);
+	lim.max_work = 24;
+	parse(&p, 3, "R U", &lim);
+	ck_assert_int_eq(p.rc, CUBE_OK);
+	ck_assert_uint_eq(p.a.work, 24);
+	free(p.nodes);
+	parse(&p, 3, "R U F", &lim);
+	ck_assert_int_eq(p.rc, ALG_EWORK);
+	free(p.nodes);
+	lim.max_work = 0;
+	parse(&p, 4, "x", &lim);
+	ck_assert_uint_eq(p.a.work, 64);
+	free(p.nodes);
+
+	/* A huge product saturates rather than wrapping. */
+	alg_limits_default(&lim);
+	parse(&p, 3, "((((R)1000000)1000000)1000000)1000000", &lim);
+	ck_assert_int_eq(p.rc, ALG_ELONG);
+	free(p.nodes);
+}
+END_TEST
+
+START_TEST(buffers)
+{
+	alg_node nodes[3];
+	alg_t a;
+	alg_error e;
+	/* root + 2 nodes fit, a third does not */
+	ck_assert_int_eq(alg_parse(&a, nodes, 3, 3, "R U", 3, NULL, &e),
+			 CUBE_OK);
+	ck_assert_int_eq(alg_parse(&a, nodes, 3, 3, "R U F", 5, NULL, &e),
+			 CUBE_ESPACE);
+	ck_assert_int_eq(alg_parse(&a, nodes, 3, 0, "R", 1, NULL, &e),
+			 CUBE_ESIZE);
+	ck_assert_int_eq(alg_parse(&a, nodes, 3, 1025, "R", 1, NULL, &e),
+			 CUBE_ESIZE);
+
+	struct parsed p;
+	parse_ok(&p, 3, "R U R'");
+	char out[4];
+	ck_assert_uint_eq(alg_print_canonical(&p.a, out, sizeof out), 6);
+	ck_assert_str_eq(out, "R U");
+	cube_move m[2];
+	ck_assert_int_eq(alg_expand(&p.a, 0, m, 2), CUBE_ESPACE);
+	cube_t *c = malloc(cube_sizeof(4));
+	cube_init(c, 4);
+	ck_assert_int_eq(alg_apply(&p.a, c, 0), CUBE_EINVAL); /* wrong n */
+	ck_assert_int_eq(cube_is_solved(c), 1);
+	free(c);
+	free(p.nodes);
+}
+END_TEST
+
+START_TEST(token_reports)
+{
+	struct parsed p;
+	parse(&p, 3, "R U Qx F", NULL);
+	ck_assert_int_eq(p.rc, ALG_ETOKEN);
+	ck_assert_uint_eq(p.err.byte_offset, 4);
+	ck_assert_uint_eq(p.err.token_len, 2);
+	free(p.nodes);
+	parse(&p, 3, "R 4Rw2 U", NULL);
+	ck_assert_int_eq(p.rc, ALG_ELAYER);
+	ck_assert_uint_eq(p.err.offset, 2);
+	ck_assert_uint_eq(p.err.token_len, 4);
+	free(p.nodes);
+}
+END_TEST
+
+START_TEST(group_laws)
+{
+	const char *identities[][2] = {
+		{"3", "(R U)105"},
+		{"3", "(R U R' U')6"},
+		{"4", "(R U R' U')6"},
+		{"5", "(x y)3"}, {"6", "(3Rw 3Uw)105"},
+		{"3", "[R, U] [U, R]"},
+		{"3", "[R U: F2] [R U: F2']"},
+	};
+	for (size_t k = 0; k < sizeof identities / sizeof identities[0];
+	     k++) {
+		int n = atoi(identities[k][0]);
+		cube_t *c = state_of(n, identities[k][1], 0);
+		ck_assert_msg(cube_is_solved(c), "%s on %d", identities[k][1],
+			      n);
+		free(c);
+	}
+	/* (R U)k is not solved for any k < 105 */
+	cube_t *c = malloc(cube_sizeof(3));
+	cube_init(c, 3);
+	for (int k = 1; k < 105; k++) {
+		cube_turn(c, CUBE_X, 0, 0, 1);
+		cube_turn(c, CUBE_Y, 0, 0, 1);
+		ck_assert(!cube_is_solved(c));
+	}
+	free(c);
+}
+END_TEST
+
+Suite *alg_suite(void)
+{
+	Suite *s = suite_create("alg");
+	TCase *tc = tcase_create("notation");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, notation_goldens);
+	tcase_add_test(tc, error_goldens);
+	tcase_add_test(tc, printer_laws);
+	tcase_add_test(tc, nesting_limit);
+	tcase_add_test(tc, move_and_work_limits);
+	tcase_add_test(tc, buffers);
+	tcase_add_test(tc, token_reports);
+	tcase_add_test(tc, group_laws);
+	suite_add_tcase(s, tc);
+	return s;
+}

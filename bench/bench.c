@@ -94,8 +94,8 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median nanoseconds per iteration of body over RUNS runs. */
-static double measure(body_fn body, void *ctx)
+/* Iterations that make one run of body last about TARGET_NS. */
+static uint64_t calibrate(body_fn body, void *ctx)
 {
 	uint64_t iters = 1, t;
 	for (;;) {
@@ -105,13 +105,41 @@ static double measure(body_fn body, void *ctx)
 		iters *= 2;
 	}
 	double scale = TARGET_NS / (double)(t ? t : 1);
-	if (scale > 1)
-		iters = (uint64_t)((double)iters * scale) + 1;
+	return scale > 1 ? (uint64_t)((double)iters * scale) + 1 : iters;
+}
+
+static double median(double *v, int k)
+{
+	qsort(v, (size_t)k, sizeof v[0], cmp_double);
+	return v[k / 2];
+}
+
+/* Median nanoseconds per iteration of body over RUNS runs. */
+static double measure(body_fn body, void *ctx)
+{
+	uint64_t iters = calibrate(body, ctx);
 	double per[RUNS];
 	for (int r = 0; r < RUNS; r++)
 		per[r] = (double)body(ctx, iters) / (double)iters;
-	qsort(per, RUNS, sizeof per[0], cmp_double);
-	return per[RUNS / 2];
+	return median(per, RUNS);
+}
+
+/* A figure and its reference, timed in alternating runs so that a burst of
+ * noise from the other tenants hits both: medians of each in *a and *ref,
+ * and the median of the per-pair ratios ref / a as the result. */
+static double measure_pair(body_fn body, body_fn refbody, void *ctx, double *a,
+			   double *ref)
+{
+	uint64_t ia = calibrate(body, ctx), ir = calibrate(refbody, ctx);
+	double pa[RUNS], pr[RUNS], ratio[RUNS];
+	for (int r = 0; r < RUNS; r++) {
+		pa[r] = (double)body(ctx, ia) / (double)ia;
+		pr[r] = (double)refbody(ctx, ir) / (double)ir;
+		ratio[r] = pr[r] / pa[r];
+	}
+	*a = median(pa, RUNS);
+	*ref = median(pr, RUNS);
+	return median(ratio, RUNS);
 }
 
 static cube_t *new_cube(int n)
@@ -303,15 +331,16 @@ static void bench_turn3(void)
 	struct turn3_ctx x = {.c = new_cube(3), .mv = mv};
 	scramble(x.c, 50);
 	cube_to_facelets(x.c, (char *)x.buf[0]);
-	double turn = measure(body_turn3, &x);
-	double loop = measure(body_loop3, &x);
-	x.mv = fmv;
-	double face = measure(body_turn3, &x);
-	x.mv = mv;
+	double turn, loop, speedup = measure_pair(body_turn3, body_loop3, &x, &turn, &loop);
 	fig("turn3.ns", turn, "ns");
 	fig("turn3.ns.loop", loop, "ns");
-	fig("turn3.speedup", loop / turn, "x");
+	fig("turn3.speedup", speedup, "x");
+	x.mv = fmv;
+	double face, floop, fspeedup = measure_pair(body_turn3, body_loop3, &x, &face, &floop);
 	fig("turn3.face.ns", face, "ns");
+	fig("turn3.face.ns.loop", floop, "ns");
+	fig("turn3.face.speedup", fspeedup, "x");
+	x.mv = mv;
 	sink += checksum(x.c);
 	free(x.c);
 }
@@ -438,12 +467,13 @@ static void bench_turnn(void)
 		scramble(x.c, 200);
 		for (int kind = 0; kind < 2; kind++) {
 			gen_movesn(mv, n, kind, -1);
-			double t = measure(body_turnn, &x);
-			double ref = measure(body_loopn, &x);
+			double t, ref, speedup = measure_pair(body_turnn, body_loopn, &x, &t, &ref);
 			snprintf(name, sizeof name, "%s%d.ns", kinds[kind], n);
 			fig(name, t, "ns");
 			snprintf(name, sizeof name, "%s%d.ns.loop", kinds[kind], n);
 			fig(name, ref, "ns");
+			snprintf(name, sizeof name, "%s%d.speedup", kinds[kind], n);
+			fig(name, speedup, "x");
 			if (n == 100)
 				at100[kind] = t;
 			if (n >= 100) {
@@ -451,17 +481,27 @@ static void bench_turnn(void)
 				fig(name, t / n, "ns");
 			}
 			if (n == 1000 && at100[kind] > 0) {
+				/* 10 if the cost grows linearly from n = 100 */
 				snprintf(name, sizeof name, "%s1000.vs100", kinds[kind]);
 				fig(name, t / at100[kind], "x");
 			}
 		}
 		if (n == 1000) {
-			/* Per axis: which turns touch column-strided stickers. */
+			/* Per axis, on a solved cube (every face's lazy rotation
+			 * 0, so the same turns always touch the same rows and
+			 * columns): which turns walk column-strided stickers.
+			 * On a scrambled cube this depends on the faces' lazy
+			 * rotations, which the mixed figures above average. */
+			cube_init(x.c, n);
 			for (int kind = 0; kind < 2; kind++)
 				for (int a = 0; a < 3; a++) {
 					gen_movesn(mv, n, kind, a);
+					double t, ref;
+					measure_pair(body_turnn, body_loopn, &x, &t, &ref);
 					snprintf(name, sizeof name, "%s1000.%c.ns", kinds[kind], axes[a]);
-					fig(name, measure(body_turnn, &x), "ns");
+					fig(name, t, "ns");
+					snprintf(name, sizeof name, "%s1000.%c.ns.loop", kinds[kind], axes[a]);
+					fig(name, ref, "ns");
 				}
 		}
 		sink += checksum(x.c);

@@ -22,7 +22,7 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("db", "CUBED_DB", OPT_STR, db, "./data/cubed.db", 0, 0, "PATH",      \
 	  "database file (its directory is created if missing)")               \
 	X("threads", "CUBED_THREADS", OPT_UINT, threads, "", 1, 1024, "N",     \
-	  "request threads (default: the number of online CPUs)")              \
+	  "threads answering requests")              \
 	X("max-body", "CUBED_MAX_BODY", OPT_UINT, max_body, "1048576", 1,      \
 	  1073741824, "BYTES", "largest request body accepted")                \
 	X("max-moves", "CUBED_MAX_MOVES", OPT_UINT, max_moves, "100000", 1,    \
@@ -158,6 +158,19 @@ static const struct opt *find_opt(const char *name, size_t len)
 	return NULL;
 }
 
+/* 1 if argv sets o ("--name", "--name=…"). */
+static int on_command_line(const struct opt *o, int argc, char **argv)
+{
+	size_t n = strlen(o->name);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strncmp(a, "--", 2) == 0 && strncmp(a + 2, o->name, n) == 0 &&
+		    (a[2 + n] == '\0' || a[2 + n] == '='))
+			return 1;
+	}
+	return 0;
+}
+
 enum config_result config_load(struct config *cfg, int argc, char **argv,
 			       FILE *out, FILE *err)
 {
@@ -174,9 +187,12 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 	}
 	cfg->threads = online_cpus();
 
+	/* The command line wins: an environment value it overrides is not
+	 * even checked, so a stale bad CUBED_X never blocks --x. */
 	for (size_t i = 0; i < NOPTS; i++) {
 		const char *v = getenv(opts[i].env);
-		if (v && set_value(cfg, &opts[i], v, opts[i].env, err) < 0)
+		if (v && !on_command_line(&opts[i], argc, argv) &&
+		    set_value(cfg, &opts[i], v, opts[i].env, err) < 0)
 			return CONFIG_ERROR;
 	}
 

@@ -107,6 +107,24 @@ static int take_body(const struct http_server *srv, struct request *rq,
 	return 0;
 }
 
+/* 1 if the request says "Expect: 100-continue" with a Content-Length
+ * past --max-body. */
+static int expects_too_much(const struct http_server *srv,
+			    struct MHD_Connection *con)
+{
+	const char *ex = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_EXPECT);
+	const char *cl = MHD_lookup_connection_value(
+		con, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (ex == NULL || cl == NULL || strcasecmp(ex, "100-continue") != 0)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(cl, &end, 10);
+	return end != cl && *end == '\0' &&
+	       (errno == ERANGE || n > srv->cfg->max_body);
+}
+
 static const char *header_of(void *cls, const char *name)
 {
 	return MHD_lookup_connection_value(cls, MHD_HEADER_KIND, name);
@@ -250,9 +268,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 	}
 	if (!rq->started) {
 		rq->started = 1;
-		return MHD_YES;
-	}
-	if (*upload_data_size > 0) {
+		/* The one exception to answering on the second call: a client
+		 * that announced a too-large body and waits for "100 Continue"
+		 * gets its 413 now instead of uploading the body first. */
+		if (!expects_too_much(srv, con))
+			return MHD_YES;
+		rq->too_large = 1;
+	} else if (*upload_data_size > 0) {
 		int rc = take_body(srv, rq, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return rc < 0 ? MHD_NO : MHD_YES;

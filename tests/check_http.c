@@ -1,0 +1,1212 @@
+/* check_http.c — black-box tests of the real server binary over HTTP.
+ *
+ * An unchecked fixture spawns $CUBED_BIN (default build/cubed) on
+ * 127.0.0.1 with port 0 and a database in a fresh temporary directory,
+ * learns the port from the "cubed: listening on http://127.0.0.1:PORT"
+ * line the server writes to stderr, and at teardown sends SIGTERM and
+ * records how the server exited; the "shutdown" case then asserts that
+ * exit status was 0 (Check cannot fail a test from an unchecked teardown
+ * without killing the whole runner).
+ *
+ * Cases are tables of (request → exact status, problem type, code, offset
+ * or field, or exact JSON values), so a reply that drifts from the
+ * contract in any field fails with the request that shows it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "http_client.h"
+#include "suites.h"
+
+/* ------------------------------------------------------------------ */
+/* Spawning and stopping the server.                                   */
+
+typedef struct server {
+	pid_t pid;
+	int port;
+	char dir[64];
+	char log[96];
+} server;
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The last part of the server's log, for failure messages. */
+static const char *log_tail(const server *s, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	FILE *f = fopen(s->log, "r");
+	if (!f)
+		return buf;
+	fseek(f, 0, SEEK_END);
+	long end = ftell(f);
+	long start = end > (long)cap - 1 ? end - (long)cap + 1 : 0;
+	fseek(f, start, SEEK_SET);
+	size_t k = fread(buf, 1, cap - 1, f);
+	buf[k] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Start the server with extra arguments (NULL-terminated, may be NULL).
+ * Returns 0, or -1 with a reason in err (and nothing left running). */
+static int server_start(server *s, const char *const *extra, char *err,
+			size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	const char *bin = getenv("CUBED_BIN");
+	if (!bin || !*bin)
+		bin = "build/cubed";
+	if (access(bin, X_OK) != 0) {
+		snprintf(err, errlen, "server binary %s: %s", bin,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(s->dir, sizeof s->dir, "/tmp/cubed-http-XXXXXX");
+	if (!mkdtemp(s->dir)) {
+		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+	char db[96];
+	snprintf(db, sizeof db, "%s/cubed.db", s->dir);
+
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = bin;
+	argv[argc++] = "--port";
+	argv[argc++] = "0";
+	argv[argc++] = "--bind";
+	argv[argc++] = "127.0.0.1";
+	argv[argc++] = "--db";
+	argv[argc++] = db;
+	const char *openapi = getenv("CUBED_OPENAPI");
+	if (!openapi || !*openapi)
+		openapi = "openapi.yaml";
+	if (access(openapi, R_OK) == 0) {
+		argv[argc++] = "--openapi";
+		argv[argc++] = openapi;
+	}
+	for (const char *const *e = extra; e && *e && argc < 31; e++)
+		argv[argc++] = *e;
+	argv[argc] = NULL;
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		/* never outlive the test runner */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd < 0 || nul < 0)
+			_exit(127);
+		dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	s->pid = pid;
+
+	/* Wait up to 10 s for the listening line. */
+	static const char marker[] = "cubed: listening on http://127.0.0.1:";
+	double deadline = now_s() + 10.0;
+	char buf[1536]; /* Check messages are limited to a few KiB */
+	while (now_s() < deadline) {
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			s->pid = 0;
+			snprintf(err, errlen,
+				 "server exited before listening (status "
+				 "0x%x); its log:\n%s",
+				 st, log_tail(s, buf, sizeof buf));
+			return -1;
+		}
+		FILE *f = fopen(s->log, "r");
+		if (f) {
+			char line[512];
+			while (fgets(line, sizeof line, f)) {
+				char *m = strstr(line, marker);
+				if (m && strchr(line, '\n')) {
+					s->port = atoi(m + sizeof marker - 1);
+					break;
+				}
+			}
+			fclose(f);
+		}
+		if (s->port > 0)
+			return 0;
+		sleep_ms(20);
+	}
+	snprintf(err, errlen,
+		 "server did not print \"%sPORT\" within 10 s; its log:\n%s",
+		 marker, log_tail(s, buf, sizeof buf));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	s->pid = 0;
+	return -1;
+}
+
+static void remove_dir(const char *dir)
+{
+	static const char *files[] = {"cubed.db", "cubed.db-wal",
+				      "cubed.db-shm", "cubed.db-journal",
+				      "server.log"};
+	char p[160];
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+/* SIGTERM, then wait up to 10 s. Returns the wait status, or -1 if the
+ * server had to be killed. The end of its log goes to logbuf (if not
+ * NULL) before the temporary directory is removed. */
+static int server_stop(server *s, char *logbuf, size_t logcap)
+{
+	int status = -1;
+	if (s->pid > 0) {
+		kill(s->pid, SIGTERM);
+		double deadline = now_s() + 10.0;
+		int done = 0;
+		while (now_s() < deadline) {
+			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+				done = 1;
+				break;
+			}
+			sleep_ms(10);
+		}
+		if (!done) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, NULL, 0);
+			status = -1;
+		}
+		s->pid = 0;
+	}
+	if (logbuf)
+		log_tail(s, logbuf, logcap);
+	if (s->dir[0] && !getenv("CUBED_KEEP_TMP"))
+		remove_dir(s->dir);
+	return status;
+}
+
+static const char *describe_status(int st, char *buf, size_t cap)
+{
+	if (st == -1)
+		snprintf(buf, cap, "did not exit within 10 s of SIGTERM");
+	else if (WIFEXITED(st))
+		snprintf(buf, cap, "exit status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, cap, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, cap, "wait status 0x%x", st);
+	return buf;
+}
+
+/* The server of the current test case (inherited by the forked tests),
+ * and how the last fixture server exited: -2 = none stopped yet. */
+static server srv;
+static int last_exit = -2;
+static char last_exit_log[1536];
+static char start_error[2048];
+
+static void fixture_start(const char *const *extra)
+{
+	start_error[0] = '\0';
+	if (server_start(&srv, extra, start_error, sizeof start_error) < 0)
+		ck_abort_msg("cannot start the server: %s", start_error);
+}
+
+static void fixture_default_setup(void)
+{
+	fixture_start(NULL);
+}
+
+static void fixture_limits_setup(void)
+{
+	static const char *const extra[] = {
+		"--max-body", "1000", "--max-moves", "10", "--max-work",
+		"1000",       NULL,
+	};
+	fixture_start(extra);
+}
+
+/* Keeps the first bad exit (of either fixture server), else 0. */
+static void fixture_teardown(void)
+{
+	char log[sizeof last_exit_log];
+	int st = server_stop(&srv, log, sizeof log);
+	if (last_exit == -2 || last_exit == 0) {
+		last_exit = st;
+		memcpy(last_exit_log, log, sizeof log);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests and checks.                                                */
+
+static const char *const JSON_CT[] = {"Content-Type: application/json",
+				      NULL};
+
+static void req(http_response *r, const char *method, const char *path,
+		const char *const *headers, const char *body)
+{
+	int rc = http_request(srv.port, method, path, headers, body,
+			      body ? strlen(body) : 0, r);
+	ck_assert_msg(rc == 0, "%s %s: %s", method, path, r->error);
+}
+
+static void post_json(http_response *r, const char *path, const char *body)
+{
+	req(r, "POST", path, JSON_CT, body);
+}
+
+/* Parse the body (rejecting duplicate keys: a server must not send
+ * them either). */
+static json_t *body_json(const http_response *r, const char *what)
+{
+	json_error_t e;
+	json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
+			       &e);
+	ck_assert_msg(j != NULL, "%s: reply is not JSON (%s): %.300s", what,
+		      e.text, r->body);
+	return j;
+}
+
+/* Media type of a Content-Type value, without parameters. */
+static int media_type_is(const char *ct, const char *want)
+{
+	if (!ct)
+		return 0;
+	size_t k = strlen(want);
+	return strncasecmp(ct, want, k) == 0 &&
+	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+	for (size_t k = strlen(needle); *hay; hay++)
+		if (strncasecmp(hay, needle, k) == 0)
+			return 1;
+	return 0;
+}
+
+static void check_cors(const http_response *r, const char *what)
+{
+	const char *o = http_header(r, "Access-Control-Allow-Origin");
+	ck_assert_msg(o && strcmp(o, "*") == 0,
+		      "%s: Access-Control-Allow-Origin is %s, expected *", what,
+		      o ? o : "(missing)");
+	const char *e = http_header(r, "Access-Control-Expose-Headers");
+	ck_assert_msg(e && strcmp(e, "ETag, Location, Retry-After") == 0,
+		      "%s: Access-Control-Expose-Headers is %s", what,
+		      e ? e : "(missing)");
+}
+
+/* Every member of want must be in got with an equal value; objects are
+ * compared the same way, member by member (so a reply may carry more
+ * members than the test names, but never different values). */
+static int json_subset(const json_t *want, const json_t *got, char *path,
+		       size_t cap)
+{
+	if (json_is_object(want)) {
+		if (!json_is_object(got))
+			return 0;
+		const char *k;
+		json_t *v;
+		size_t len = strlen(path);
+		json_object_foreach((json_t *)want, k, v)
+		{
+			snprintf(path + len, cap - len, ".%s", k);
+			if (!json_subset(v, json_object_get(got, k), path, cap))
+				return 0;
+		}
+		path[len] = '\0';
+		return 1;
+	}
+	return got && json_equal((json_t *)want, (json_t *)got);
+}
+
+static void check_json_reply(const http_response *r, const char *what,
+			     int status, const char *expect)
+{
+	ck_assert_msg(r->status == status, "%s: status %d, expected %d: %.400s",
+		      what, r->status, status, r->body);
+	ck_assert_msg(media_type_is(http_header(r, "Content-Type"),
+				    "application/json"),
+		      "%s: Content-Type %s", what,
+		      http_header(r, "Content-Type"));
+	check_cors(r, what);
+	json_t *got = body_json(r, what);
+	json_error_t e;
+	json_t *want = json_loads(expect, JSON_REJECT_DUPLICATES, &e);
+	ck_assert_msg(want != NULL, "test table: bad JSON %s (%s)", expect,
+		      e.text);
+	char path[256] = "$";
+	if (!json_subset(want, got, path, sizeof path)) {
+		char *gs = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
+		ck_abort_msg("%s: at %s the reply differs\n  expected: %s\n  "
+			     "got:      %.2000s",
+			     what, path, expect, gs);
+	}
+	json_decref(want);
+	json_decref(got);
+}
+
+/* An RFC 9457 problem reply of the given kind. code / field may be NULL
+ * (not checked, but present as a string), offset / limit may be -1 (not
+ * checked). */
+static void check_problem(const http_response *r, const char *what,
+			  int status, const char *kind, const char *code,
+			  long offset, const char *field, long limit)
+{
+	ck_assert_msg(r->status == status, "%s: status %d, expected %d: %.400s",
+		      what, r->status, status, r->body);
+	ck_assert_msg(media_type_is(http_header(r, "Content-Type"),
+				    "application/problem+json"),
+		      "%s: Content-Type %s, expected application/problem+json",
+		      what, http_header(r, "Content-Type"));
+	check_cors(r, what);
+	json_t *j = body_json(r, what);
+	char type[128];
+	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
+	const char *t = json_string_value(json_object_get(j, "type"));
+	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s: %s",
+		      what, t, type, r->body);
+	json_t *st = json_object_get(j, "status");
+	ck_assert_msg(json_is_integer(st) && json_integer_value(st) == status,
+		      "%s: problem status member is not %d: %s", what, status,
+		      r->body);
+	const char *title = json_string_value(json_object_get(j, "title"));
+	ck_assert_msg(title && *title, "%s: no title: %s", what, r->body);
+	ck_assert_msg(json_is_string(json_object_get(j, "detail")),
+		      "%s: no detail: %s", what, r->body);
+	const char *c = json_string_value(json_object_get(j, "code"));
+	ck_assert_msg(c && *c, "%s: no code: %s", what, r->body);
+	if (code)
+		ck_assert_msg(strcmp(c, code) == 0,
+			      "%s: code %s, expected %s: %s", what, c, code,
+			      r->body);
+	if (offset >= 0) {
+		json_t *o = json_object_get(j, "offset");
+		ck_assert_msg(json_is_integer(o) &&
+				      json_integer_value(o) == offset,
+			      "%s: offset should be %ld: %s", what, offset,
+			      r->body);
+	}
+	if (field) {
+		const char *f = json_string_value(json_object_get(j, "field"));
+		ck_assert_msg(f && strcmp(f, field) == 0,
+			      "%s: field %s, expected %s: %s", what, f, field,
+			      r->body);
+	}
+	if (limit >= 0) {
+		json_t *l = json_object_get(j, "limit");
+		ck_assert_msg(json_is_integer(l) &&
+				      json_integer_value(l) == limit,
+			      "%s: limit should be %ld: %s", what, limit,
+			      r->body);
+	}
+	json_decref(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* Success cases: exact values.                                        */
+
+#define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+#define AFTER_R "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"
+#define AFTER_SEXY "UULUUFUUFRRUBRRURRFFDFFUFFFDDRDDDDDDBLLLLLLLLBRRBBBBBB"
+#define AFTER_M2 "UDUUDUUDURRRRRRRRRFBFFBFFBFDUDDUDDUDLLLLLLLLLBFBBFBBFB"
+#define AFTER_X "FFFFFFFFFRRRRRRRRRDDDDDDDDDBBBBBBBBBLLLLLLLLLUUUUUUUUU"
+#define SOLVED2 "UUUURRRRFFFFDDDDLLLLBBBB"
+#define AFTER_R2X2 "UFUFRRRRFDFDDBDBLLLLUBUB"
+
+typedef struct ok_case {
+	const char *path;
+	const char *body;
+	const char *expect; /* JSON: members the reply must have, exactly */
+} ok_case;
+
+static const ok_case ok_cases[] = {
+	/* apply */
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"R\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\", \"moves\": "
+	 "{\"canonical\": \"R\", \"length\": 1, \"htm\": 1, \"qtm\": 1, "
+	 "\"stm\": 1, \"etm\": 1}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"R U R' U'\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_SEXY "\", \"moves\": "
+	 "{\"canonical\": \"R U R' U'\", \"length\": 4, \"htm\": 4, "
+	 "\"qtm\": 4, \"stm\": 4, \"etm\": 4}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"M2\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_M2 "\", \"moves\": "
+	 "{\"canonical\": \"M2\", \"length\": 1, \"htm\": 2, \"qtm\": 4, "
+	 "\"stm\": 1, \"etm\": 1}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"x\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_X "\", \"moves\": "
+	 "{\"canonical\": \"x\", \"length\": 1, \"htm\": 0, \"qtm\": 0, "
+	 "\"stm\": 0, \"etm\": 1}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"Rv\"}",
+	 "{\"facelets\": \"" AFTER_X "\", \"moves\": {\"canonical\": \"x\"}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"R2\"}",
+	 "{\"moves\": {\"length\": 1, \"htm\": 1, \"qtm\": 2, \"stm\": 1, "
+	 "\"etm\": 1}}"},
+	{"/v1/apply", "{\"size\": 4, \"moves\": \"2R\"}",
+	 "{\"size\": 4, \"moves\": {\"canonical\": \"2R\", \"length\": 1, "
+	 "\"htm\": 2, \"qtm\": 2, \"stm\": 1, \"etm\": 1}}"},
+	{"/v1/apply", "{\"size\": 4, \"moves\": \"r\"}",
+	 "{\"size\": 4, \"moves\": {\"canonical\": \"Rw\", \"length\": 1, "
+	 "\"htm\": 1, \"qtm\": 1, \"stm\": 1, \"etm\": 1}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"(R U R' U')6\"}",
+	 "{\"facelets\": \"" SOLVED3 "\", \"moves\": {\"length\": 24}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"R // comment\\n. U\"}",
+	 "{\"moves\": {\"length\": 2, \"htm\": 2}}"},
+	{"/v1/apply", "{\"size\": 3}",
+	 "{\"size\": 3, \"facelets\": \"" SOLVED3 "\"}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"\"}",
+	 "{\"size\": 3, \"facelets\": \"" SOLVED3 "\", \"moves\": "
+	 "{\"canonical\": \"\", \"length\": 0, \"htm\": 0, \"qtm\": 0, "
+	 "\"stm\": 0, \"etm\": 0}}"},
+	/* start facelets + moves, size from the facelets' length */
+	{"/v1/apply", "{\"facelets\": \"" AFTER_R "\", \"moves\": \"R'\"}",
+	 "{\"size\": 3, \"facelets\": \"" SOLVED3 "\"}"},
+	{"/v1/apply", "{\"facelets\": \"" AFTER_R "\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\"}"},
+	{"/v1/apply",
+	 "{\"size\": 3, \"facelets\": \"" SOLVED3 "\", \"moves\": \"R\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\"}"},
+	{"/v1/apply", "{\"facelets\": \"" SOLVED2 "\", \"moves\": \"R\"}",
+	 "{\"size\": 2, \"facelets\": \"" AFTER_R2X2 "\"}"},
+	{"/v1/apply", "{\"size\": 2, \"moves\": \"R\"}",
+	 "{\"size\": 2, \"facelets\": \"" AFTER_R2X2 "\"}"},
+	/* n = 1: every move is a whole-cube rotation */
+	{"/v1/apply", "{\"size\": 1, \"moves\": \"R\"}",
+	 "{\"size\": 1, \"facelets\": \"FRDBLU\"}"},
+	{"/v1/apply", "{\"size\": 1}",
+	 "{\"size\": 1, \"facelets\": \"URFDLB\"}"},
+	{"/v1/apply", "{\"facelets\": \"FRDBLU\", \"moves\": \"x'\"}",
+	 "{\"size\": 1, \"facelets\": \"URFDLB\"}"},
+	/* the default limit, exactly reached */
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"(R)100000\"}",
+	 "{\"facelets\": \"" SOLVED3 "\", \"moves\": {\"length\": 100000}}"},
+
+	/* alg */
+	{"/v1/alg", "{\"moves\": \"R U R' U'\"}",
+	 "{\"size\": 3, \"canonical\": \"R U R' U'\", \"inverse\": "
+	 "\"U R U' R'\", \"expanded\": \"R U R' U'\", \"simplified\": "
+	 "\"R U R' U'\", \"length\": 4, \"htm\": 4, \"qtm\": 4, \"stm\": 4, "
+	 "\"etm\": 4, \"simplified_metrics\": {\"length\": 4, \"htm\": 4, "
+	 "\"qtm\": 4, \"stm\": 4, \"etm\": 4}}"},
+	{"/v1/alg", "{\"moves\": \"R R\", \"size\": 3}",
+	 "{\"size\": 3, \"canonical\": \"R R\", \"inverse\": \"R' R'\", "
+	 "\"expanded\": \"R R\", \"simplified\": \"R2\", \"length\": 2, "
+	 "\"htm\": 2, \"qtm\": 2, \"stm\": 2, \"etm\": 2, "
+	 "\"simplified_metrics\": {\"length\": 1, \"htm\": 1, \"qtm\": 2, "
+	 "\"stm\": 1, \"etm\": 1}}"},
+	{"/v1/alg", "{\"moves\": \"R R'\"}",
+	 "{\"simplified\": \"\", \"length\": 2, \"simplified_metrics\": "
+	 "{\"length\": 0, \"htm\": 0, \"qtm\": 0, \"stm\": 0, \"etm\": 0}}"},
+	{"/v1/alg", "{\"moves\": \"R L R'\"}",
+	 "{\"simplified\": \"L\", \"simplified_metrics\": {\"length\": 1}}"},
+	{"/v1/alg", "{\"moves\": \"[R, U]\"}",
+	 "{\"canonical\": \"[R, U]\", \"inverse\": \"[U, R]\", \"expanded\": "
+	 "\"R U R' U'\", \"length\": 4}"},
+	{"/v1/alg", "{\"moves\": \"[R: U]\"}",
+	 "{\"canonical\": \"[R: U]\", \"inverse\": \"[R: U']\", \"expanded\": "
+	 "\"R U R'\", \"length\": 3, \"simplified\": \"R U R'\"}"},
+	{"/v1/alg", "{\"moves\": \"(R U)2'\"}",
+	 "{\"canonical\": \"(R U)2'\", \"inverse\": \"(R U)2\", \"expanded\": "
+	 "\"U' R' U' R'\", \"length\": 4}"},
+	{"/v1/alg", "{\"moves\": \"r  3r\\t2-4Rw 1R Rv // x\", \"size\": 5}",
+	 "{\"size\": 5, \"canonical\": \"Rw 3Rw 2-4Rw R x\"}"},
+	{"/v1/alg", "{\"moves\": \"M2\"}",
+	 "{\"length\": 1, \"htm\": 2, \"qtm\": 4, \"stm\": 1, \"etm\": 1}"},
+	{"/v1/alg", "{\"moves\": \"x y z\"}",
+	 "{\"length\": 3, \"htm\": 0, \"qtm\": 0, \"stm\": 0, \"etm\": 3}"},
+	{"/v1/alg", "{\"moves\": \"M\", \"size\": 5}",
+	 "{\"size\": 5, \"canonical\": \"M\", \"htm\": 2, \"stm\": 1}"},
+	{"/v1/alg", "{\"moves\": \"\"}",
+	 "{\"canonical\": \"\", \"inverse\": \"\", \"expanded\": \"\", "
+	 "\"simplified\": \"\", \"length\": 0}"},
+};
+
+START_TEST(success_cases)
+{
+	const ok_case *c = &ok_cases[_i];
+	char what[512];
+	snprintf(what, sizeof what, "POST %s %s", c->path, c->body);
+	http_response r;
+	post_json(&r, c->path, c->body);
+	check_json_reply(&r, what, 200, c->expect);
+	http_response_free(&r);
+}
+END_TEST
+
+START_TEST(healthz)
+{
+	http_response r;
+	req(&r, "GET", "/healthz", NULL, NULL);
+	check_json_reply(&r, "GET /healthz", 200, "{\"status\": \"ok\"}");
+	json_t *j = body_json(&r, "GET /healthz");
+	ck_assert_uint_eq(json_object_size(j), 1);
+	json_decref(j);
+	http_response_free(&r);
+}
+END_TEST
+
+/* Expected facelets after R on a solved n-cube, by DESIGN.md's rule
+ * (the R column of U shows F, of F shows D, of D shows B, B's left
+ * column shows U). */
+static char *after_r(int n)
+{
+	size_t nn = (size_t)n * n;
+	char *f = malloc(6 * nn + 1);
+	ck_assert_ptr_nonnull(f);
+	for (int face = 0; face < 6; face++)
+		for (int r = 0; r < n; r++)
+			for (int c = 0; c < n; c++) {
+				char v = "URFDLB"[face];
+				if (face == 0 && c == n - 1)
+					v = 'F';
+				else if (face == 2 && c == n - 1)
+					v = 'D';
+				else if (face == 3 && c == n - 1)
+					v = 'B';
+				else if (face == 5 && c == 0)
+					v = 'U';
+				f[face * nn + (size_t)r * n + c] = v;
+			}
+	f[6 * nn] = '\0';
+	return f;
+}
+
+/* The largest cube, solved and after R. */
+START_TEST(apply_size_1024)
+{
+	static const char *bodies[] = {"{\"size\": 1024}",
+				       "{\"size\": 1024, \"moves\": \"R\"}"};
+	for (int i = 0; i < 2; i++) {
+		http_response r;
+		post_json(&r, "/v1/apply", bodies[i]);
+		ck_assert_msg(r.status == 200, "%s: status %d: %.300s",
+			      bodies[i], r.status, r.body);
+		json_t *j = body_json(&r, bodies[i]);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "size")),
+				 1024);
+		const char *f =
+			json_string_value(json_object_get(j, "facelets"));
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(strlen(f), 6u * 1024 * 1024);
+		char *want = after_r(1024);
+		if (i == 0)
+			for (size_t k = 0; k < 6u * 1024 * 1024; k++)
+				want[k] = "URFDLB"[k / (1024 * 1024)];
+		if (strcmp(f, want) != 0) {
+			size_t k = 0;
+			while (f[k] == want[k])
+				k++;
+			ck_abort_msg("%s: facelets differ first at %zu: %c, "
+				     "expected %c",
+				     bodies[i], k, f[k], want[k]);
+		}
+		free(want);
+		json_decref(j);
+		http_response_free(&r);
+	}
+}
+END_TEST
+
+/* The same request body twice on one connection (keep-alive). */
+START_TEST(keep_alive)
+{
+	int fd = http_connect(srv.port, 15000);
+	ck_assert_msg(fd >= 0, "connect: %s", strerror(errno));
+	http_response r;
+	ck_assert_msg(http_send(fd, srv.port, "GET", "/healthz", NULL, NULL, 0,
+				0, &r) == 0,
+		      "first request: %s", r.error);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_msg(!r.closed, "the server closed a keep-alive connection "
+				 "after GET /healthz");
+	http_response_free(&r);
+	const char *body = "{\"size\": 3, \"moves\": \"R\"}";
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(http_send(fd, srv.port, "POST", "/v1/apply",
+					JSON_CT, body, strlen(body), i == 2,
+					&r) == 0,
+			      "request %d on the same connection: %s", i + 2,
+			      r.error);
+		check_json_reply(&r, "keep-alive POST /v1/apply", 200,
+				 "{\"facelets\": \"" AFTER_R "\"}");
+		if (i < 2)
+			ck_assert_msg(!r.closed,
+				      "the server closed a keep-alive "
+				      "connection after POST /v1/apply");
+		http_response_free(&r);
+	}
+	close(fd);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Error cases.                                                        */
+
+#define NO_CT ""
+
+typedef struct err_case {
+	const char *method, *path;
+	const char *ctype; /* NULL: application/json; NO_CT: none */
+	const char *body;  /* NULL: no body */
+	int status;
+	const char *kind;
+	const char *code;  /* exact */
+	long offset;       /* -1: not checked */
+	const char *field; /* NULL: not checked */
+	long limit;        /* -1: not checked */
+	const char *token; /* NULL: not checked */
+} err_case;
+
+#define APPLY "POST", "/v1/apply", NULL
+#define ALG "POST", "/v1/alg", NULL
+/* The plain kinds, whose code is the kind's name. */
+#define MALFORMED(route, body)                                                 \
+	{route, body, 400, "malformed_json", "malformed_json", -1, NULL, -1,  \
+	 NULL}
+#define REQ(body, code, field)                                                 \
+	{APPLY, body, 422, "invalid_request", code, -1, field, -1, NULL}
+#define FACELETS(body, code, off)                                              \
+	{APPLY, body, 422, "invalid_facelets", code, off, "facelets", -1, NULL}
+#define NOTATION(body, code, off, token)                                       \
+	{ALG, body, 422, "invalid_notation", code, off, "moves", -1, token}
+#define ROUTE(method, path, ct, body, status, kind)                            \
+	{method, path, ct, body, status, kind, kind, -1, NULL, -1, NULL}
+
+#define F_U "UUUUUUUUU"
+#define F_FDLB "FFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+#define F_REST "RRRRRRRRR" F_FDLB
+
+static const err_case err_cases[] = {
+	/* malformed JSON: syntax, empty, duplicate keys, trailing data,
+	 * invalid UTF-8 */
+	MALFORMED(APPLY, "not json"),
+	MALFORMED(APPLY, ""),
+	MALFORMED(APPLY, "{\"moves\": \"R\""),
+	MALFORMED(APPLY, "{\"size\": 3, \"moves\": \"R\", \"moves\": \"U\"}"),
+	MALFORMED(APPLY, "{\"size\": 3} x"),
+	MALFORMED(APPLY, "{\"size\": 3}{}"),
+	MALFORMED(APPLY, "{\"size\": 3, \"moves\": \"\xff\xfe\"}"),
+	MALFORMED(ALG, "{\"moves\": 'R'}"),
+	MALFORMED(ALG, ""),
+	MALFORMED(ALG, "{\"moves\": \"R\",}"),
+	/* media type */
+	ROUTE("POST", "/v1/apply", "Content-Type: text/plain",
+	      "{\"size\": 3, \"moves\": \"R\"}", 415, "unsupported_media_type"),
+	ROUTE("POST", "/v1/alg",
+	      "Content-Type: application/x-www-form-urlencoded", "moves=R",
+	      415, "unsupported_media_type"),
+	ROUTE("POST", "/v1/alg", "Content-Type: text/json",
+	      "{\"moves\": \"R\"}", 415, "unsupported_media_type"),
+	/* invalid requests: checked in the order fields (unknown, type,
+	 * presence), size range, facelets length, agreement, letters */
+	REQ("[1, 2]", "not_an_object", NULL),
+	REQ("\"R\"", "not_an_object", NULL),
+	REQ("null", "not_an_object", NULL),
+	{ALG, "42", 422, "invalid_request", "not_an_object", -1, NULL, -1,
+	 NULL},
+	REQ("{}", "missing_field", "size"),
+	REQ("{\"moves\": \"R\"}", "missing_field", "size"),
+	REQ("{\"size\": \"3\"}", "wrong_type", "size"),
+	REQ("{\"size\": true}", "wrong_type", "size"),
+	REQ("{\"size\": 3, \"moves\": 3}", "wrong_type", "moves"),
+	REQ("{\"size\": 3, \"moves\": [\"R\"]}", "wrong_type", "moves"),
+	REQ("{\"facelets\": 5}", "wrong_type", "facelets"),
+	REQ("{\"size\": 0}", "size_out_of_range", "size"),
+	REQ("{\"size\": -1}", "size_out_of_range", "size"),
+	REQ("{\"size\": 1025}", "size_out_of_range", "size"),
+	REQ("{\"size\": 3, \"bogus\": 1}", "unknown_field", "bogus"),
+	REQ("{\"size\": 3, \"Moves\": \"R\"}", "unknown_field", "Moves"),
+	REQ("{\"size\": 2, \"facelets\": \"" F_U F_REST "\"}", "size_mismatch",
+	    "facelets"),
+	{ALG, "{}", 422, "invalid_request", "missing_field", -1, "moves", -1,
+	 NULL},
+	{ALG, "{\"size\": 3}", 422, "invalid_request", "missing_field", -1,
+	 "moves", -1, NULL},
+	{ALG, "{\"moves\": \"R\", \"size\": 0}", 422, "invalid_request",
+	 "size_out_of_range", -1, "size", -1, NULL},
+	{ALG, "{\"moves\": \"R\", \"size\": \"4\"}", 422, "invalid_request",
+	 "wrong_type", -1, "size", -1, NULL},
+	{ALG, "{\"moves\": \"R\", \"facelets\": \"" F_U F_REST "\"}", 422,
+	 "invalid_request", "unknown_field", -1, "facelets", -1, NULL},
+	/* facelets */
+	{APPLY, "{\"facelets\": \"UUUUU\"}", 422, "invalid_facelets",
+	 "facelets_length", -1, "facelets", -1, NULL},
+	{APPLY, "{\"facelets\": \"\"}", 422, "invalid_facelets",
+	 "facelets_length", -1, "facelets", -1, NULL},
+	FACELETS("{\"facelets\": \"" F_U "RRXRRRRRR" F_FDLB "\"}",
+		 "facelets_letter", 11),
+	FACELETS("{\"facelets\": \"uUUUUUUUU" F_REST "\"}", "facelets_letter",
+		 0),
+	/* letters are checked before the notation */
+	FACELETS("{\"facelets\": \"uUUUUUUUU" F_REST "\", \"size\": 3, "
+		 "\"moves\": \"Q\"}",
+		 "facelets_letter", 0),
+	/* notation: offsets are 0-based character indexes */
+	NOTATION("{\"moves\": \"R U Q\"}", "unknown_token", 4, "Q"),
+	NOTATION("{\"moves\": \"4R\"}", "layer_out_of_range", 0, "4R"),
+	NOTATION("{\"moves\": \"R 2-1R\"}", "layer_out_of_range", 2, NULL),
+	NOTATION("{\"moves\": \"M\", \"size\": 4}", "slice_on_even_cube", 0,
+		 "M"),
+	NOTATION("{\"moves\": \"R S\", \"size\": 6}", "slice_on_even_cube", 2,
+		 "S"),
+	NOTATION("{\"moves\": \"(R U\"}", "unbalanced_bracket", 0, NULL),
+	NOTATION("{\"moves\": \"R U)\"}", "unbalanced_bracket", 3, ")"),
+	NOTATION("{\"moves\": \"[R, U\"}", "unbalanced_bracket", 0, NULL),
+	NOTATION("{\"moves\": \"R'U\"}", "missing_space", 2, NULL),
+	NOTATION("{\"moves\": \"R U R1000001\"}", "amount_too_large", -1,
+		 NULL),
+	NOTATION("{\"moves\": \"R U ,\"}", "syntax", -1, NULL),
+	NOTATION("{\"moves\": \"R U // \\u00fc\\nQ\"}", "unknown_token", 9,
+		 "Q"),
+	NOTATION("{\"moves\": \"R \\u00e9\"}", "unknown_token", 2,
+		 "\xc3\xa9"),
+	{APPLY, "{\"size\": 3, \"moves\": \"R U Q\"}", 422, "invalid_notation",
+	 "unknown_token", 4, "moves", -1, "Q"},
+	{APPLY, "{\"size\": 3, \"moves\": \"4R\"}", 422, "invalid_notation",
+	 "layer_out_of_range", 0, "moves", -1, NULL},
+	{APPLY, "{\"size\": 4, \"moves\": \"M\"}", 422, "invalid_notation",
+	 "slice_on_even_cube", 0, "moves", -1, NULL},
+	{APPLY, "{\"size\": 3, \"moves\": \"R'U\"}", 422, "invalid_notation",
+	 "missing_space", 2, "moves", -1, NULL},
+	/* limits */
+	{APPLY, "{\"size\": 3, \"moves\": \"((R)1000)1000\"}", 422,
+	 "limit_exceeded", "too_many_moves", -1, "moves", 100000, NULL},
+	{APPLY, "{\"size\": 3, \"moves\": \"(R)100001\"}", 422,
+	 "limit_exceeded", "too_many_moves", -1, "moves", 100000, NULL},
+	{ALG, "{\"moves\": \"((R)1000)1000\"}", 422, "limit_exceeded",
+	 "too_many_moves", -1, "moves", 100000, NULL},
+	/* routes and methods */
+	ROUTE("GET", "/nope", NO_CT, NULL, 404, "not_found"),
+	ROUTE("GET", "/v1/apply/extra", NO_CT, NULL, 404, "not_found"),
+	ROUTE("POST", "/v1/nope", NULL, "{}", 404, "not_found"),
+	ROUTE("GET", "/v1/apply", NO_CT, NULL, 405, "method_not_allowed"),
+	ROUTE("PUT", "/v1/alg", NULL, "{\"moves\": \"R\"}", 405,
+	      "method_not_allowed"),
+	ROUTE("DELETE", "/v1/apply", NO_CT, NULL, 405, "method_not_allowed"),
+	ROUTE("POST", "/healthz", NULL, "{}", 405, "method_not_allowed"),
+};
+
+static void run_err_case(const err_case *c)
+{
+	char what[600];
+	snprintf(what, sizeof what, "%s %s [%s] %.400s", c->method, c->path,
+		 c->ctype ? c->ctype : "application/json",
+		 c->body ? c->body : "(no body)");
+	const char *hdr[2] = {NULL, NULL};
+	if (!c->ctype)
+		hdr[0] = "Content-Type: application/json";
+	else if (*c->ctype)
+		hdr[0] = c->ctype;
+	http_response r;
+	req(&r, c->method, c->path, hdr, c->body);
+	check_problem(&r, what, c->status, c->kind, c->code, c->offset,
+		      c->field, c->limit);
+	if (c->token) {
+		json_t *j = body_json(&r, what);
+		const char *t = json_string_value(json_object_get(j, "token"));
+		ck_assert_msg(t && strcmp(t, c->token) == 0,
+			      "%s: token %s, expected %s: %s", what, t,
+			      c->token, r.body);
+		json_decref(j);
+	}
+	if (c->status == 405) {
+		const char *allow = http_header(&r, "Allow");
+		const char *want = strcmp(c->path, "/healthz") == 0
+					   ? "GET, HEAD, OPTIONS"
+					   : "POST, OPTIONS";
+		ck_assert_msg(allow && strcmp(allow, want) == 0,
+			      "%s: Allow is %s, expected %s", what, allow,
+			      want);
+	}
+	http_response_free(&r);
+}
+
+START_TEST(error_cases)
+{
+	run_err_case(&err_cases[_i]);
+}
+END_TEST
+
+/* Brackets nest up to 64 deep; the 65th opening bracket is refused
+ * where it stands. */
+START_TEST(nesting_depth)
+{
+	char moves[200], body[300];
+	for (int depth = 64; depth <= 65; depth++) {
+		int k = 0;
+		for (int i = 0; i < depth; i++)
+			moves[k++] = '(';
+		moves[k++] = 'R';
+		for (int i = 0; i < depth; i++)
+			moves[k++] = ')';
+		moves[k] = '\0';
+		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
+		http_response r;
+		post_json(&r, "/v1/alg", body);
+		if (depth == 64)
+			check_json_reply(&r, "64 nested groups", 200,
+					 "{\"length\": 1, \"expanded\": \"R\"}");
+		else
+			check_problem(&r, "65 nested groups", 422,
+				      "invalid_notation", "nesting_too_deep",
+				      64, NULL, -1);
+		http_response_free(&r);
+	}
+}
+END_TEST
+
+/* A body just over the 1 MiB default is refused; one of exactly 1 MiB
+ * (valid JSON padded with spaces) is served. */
+START_TEST(body_size_limit)
+{
+	size_t max = 1048576;
+	char *big = malloc(max + 2);
+	ck_assert_ptr_nonnull(big);
+	memset(big, ' ', max + 1);
+	memcpy(big, "{\"size\": 3}", 11);
+	big[max + 1] = '\0';
+
+	http_response r;
+	ck_assert_msg(http_request(srv.port, "POST", "/v1/apply", JSON_CT, big,
+				   max + 1, &r) == 0,
+		      "1 MiB + 1: %s", r.error);
+	check_problem(&r, "POST /v1/apply with 1 MiB + 1 bytes", 413,
+		      "body_too_large", "body_too_large", -1, NULL, 1048576);
+	http_response_free(&r);
+
+	ck_assert_msg(http_request(srv.port, "POST", "/v1/apply", JSON_CT, big,
+				   max, &r) == 0,
+		      "1 MiB: %s", r.error);
+	check_json_reply(&r, "POST /v1/apply with exactly 1 MiB", 200,
+			 "{\"size\": 3, \"facelets\": \"" SOLVED3 "\"}");
+	http_response_free(&r);
+
+	/* far over: the server may answer before reading it all */
+	size_t huge = 8 * max;
+	char *h = malloc(huge);
+	ck_assert_ptr_nonnull(h);
+	memset(h, ' ', huge);
+	h[0] = '{';
+	h[huge - 1] = '}';
+	ck_assert_msg(http_request(srv.port, "POST", "/v1/alg", JSON_CT, h,
+				   huge, &r) == 0,
+		      "8 MiB: %s", r.error);
+	check_problem(&r, "POST /v1/alg with 8 MiB", 413, "body_too_large",
+		      "body_too_large", -1, NULL, 1048576);
+	http_response_free(&r);
+	free(h);
+	free(big);
+}
+END_TEST
+
+/* A missing Content-Type is accepted as JSON. */
+START_TEST(content_type_missing_is_json)
+{
+	http_response r;
+	req(&r, "POST", "/v1/apply", NULL, "{\"size\": 3, \"moves\": \"R\"}");
+	check_json_reply(&r, "POST /v1/apply without Content-Type", 200,
+			 "{\"facelets\": \"" AFTER_R "\"}");
+	http_response_free(&r);
+	req(&r, "POST", "/v1/alg", NULL, "{\"moves\": \"R\"}");
+	check_json_reply(&r, "POST /v1/alg without Content-Type", 200,
+			 "{\"canonical\": \"R\"}");
+	http_response_free(&r);
+}
+END_TEST
+
+/* application/json with parameters, in any case, is still JSON (RFC 9110:
+ * media types are case-insensitive, parameters follow a ';'). */
+START_TEST(content_type_with_parameters)
+{
+	static const char *cts[] = {
+		"Content-Type: application/json; charset=utf-8",
+		"Content-Type: application/json;charset=UTF-8",
+		"Content-Type: Application/JSON",
+	};
+	for (size_t i = 0; i < sizeof cts / sizeof *cts; i++) {
+		const char *hdr[] = {cts[i], NULL};
+		http_response r;
+		req(&r, "POST", "/v1/apply", hdr,
+		    "{\"size\": 3, \"moves\": \"R\"}");
+		check_json_reply(&r, cts[i], 200,
+				 "{\"facelets\": \"" AFTER_R "\"}");
+		http_response_free(&r);
+	}
+}
+END_TEST
+
+/* openapi.yaml's PreflightPost. */
+#define ALLOW_HEADERS                                                          \
+	"Content-Type, Authorization, If-Match, If-None-Match, "               \
+	"Idempotency-Key, Last-Event-ID"
+
+START_TEST(cors_preflight)
+{
+	static const char *const pre[] = {
+		"Origin: http://example.test",
+		"Access-Control-Request-Method: POST",
+		"Access-Control-Request-Headers: content-type", NULL};
+	static const char *paths[] = {"/v1/apply", "/v1/alg"};
+	for (size_t i = 0; i < 2; i++) {
+		http_response r;
+		req(&r, "OPTIONS", paths[i], pre, NULL);
+		ck_assert_msg(r.status == 204, "OPTIONS %s: status %d",
+			      paths[i], r.status);
+		check_cors(&r, "OPTIONS preflight");
+		const char *m =
+			http_header(&r, "Access-Control-Allow-Methods");
+		ck_assert_msg(m && strcmp(m, "POST, OPTIONS") == 0,
+			      "OPTIONS %s: Access-Control-Allow-Methods %s",
+			      paths[i], m);
+		const char *h =
+			http_header(&r, "Access-Control-Allow-Headers");
+		ck_assert_msg(h && contains_nocase(h, "content-type") &&
+				      strcmp(h, ALLOW_HEADERS) == 0,
+			      "OPTIONS %s: Access-Control-Allow-Headers %s",
+			      paths[i], h);
+		const char *age = http_header(&r, "Access-Control-Max-Age");
+		ck_assert_msg(age && strcmp(age, "86400") == 0,
+			      "OPTIONS %s: Access-Control-Max-Age %s", paths[i],
+			      age);
+		ck_assert_uint_eq(r.body_len, 0);
+		http_response_free(&r);
+	}
+	http_response r;
+	req(&r, "OPTIONS", "/nope", pre, NULL);
+	check_problem(&r, "OPTIONS /nope", 404, "not_found", "not_found", -1,
+		      NULL, -1);
+	http_response_free(&r);
+}
+END_TEST
+
+/* Every kind of reply carries the CORS origin header, once. */
+START_TEST(cors_on_every_reply)
+{
+	static const struct {
+		const char *method, *path, *body;
+	} cases[] = {
+		{"GET", "/healthz", NULL},
+		{"POST", "/v1/apply", "{\"moves\": \"R\"}"},
+		{"POST", "/v1/alg", "{\"moves\": \"R\"}"},
+		{"POST", "/v1/apply", "{\"moves\": \"Q\"}"},
+		{"POST", "/v1/apply", "nope"},
+		{"GET", "/nope", NULL},
+		{"GET", "/v1/apply", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		http_response r;
+		req(&r, cases[i].method, cases[i].path,
+		    cases[i].body ? JSON_CT : NULL, cases[i].body);
+		char what[128];
+		snprintf(what, sizeof what, "%s %s", cases[i].method,
+			 cases[i].path);
+		check_cors(&r, what);
+		ck_assert_msg(http_header_count(&r,
+						"Access-Control-Allow-Origin") ==
+				      1,
+			      "%s: Access-Control-Allow-Origin sent %d times",
+			      what,
+			      http_header_count(&r,
+						"Access-Control-Allow-Origin"));
+		http_response_free(&r);
+	}
+}
+END_TEST
+
+/* Bad input never takes the server down: after everything above (tests
+ * run in order), it still answers. */
+START_TEST(still_healthy)
+{
+	http_response r;
+	req(&r, "GET", "/healthz", NULL, NULL);
+	check_json_reply(&r, "GET /healthz at the end", 200,
+			 "{\"status\": \"ok\"}");
+	http_response_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Limits set on the command line (the "limits" server).               */
+
+START_TEST(configured_limits)
+{
+	http_response r;
+	/* --max-body 1000 */
+	char body[1002];
+	memset(body, ' ', 1001);
+	memcpy(body, "{\"size\": 3}", 11);
+	body[1001] = '\0';
+	ck_assert_int_eq(http_request(srv.port, "POST", "/v1/apply", JSON_CT,
+				      body, 1000, &r),
+			 0);
+	check_json_reply(&r, "1000-byte body, --max-body 1000", 200,
+			 "{\"size\": 3}");
+	http_response_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "POST", "/v1/apply", JSON_CT,
+				      body, 1001, &r),
+			 0);
+	check_problem(&r, "1001-byte body, --max-body 1000", 413,
+		      "body_too_large", "body_too_large", -1, NULL, 1000);
+	http_response_free(&r);
+
+	/* --max-moves 10 */
+	post_json(&r, "/v1/apply", "{\"size\": 3, \"moves\": \"(R)10\"}");
+	check_json_reply(&r, "(R)10 with --max-moves 10", 200,
+			 "{\"moves\": {\"length\": 10}}");
+	http_response_free(&r);
+	post_json(&r, "/v1/apply", "{\"size\": 3, \"moves\": \"(R)11\"}");
+	check_problem(&r, "(R)11 with --max-moves 10", 422, "limit_exceeded",
+		      "too_many_moves", -1, "moves", 10);
+	http_response_free(&r);
+	post_json(&r, "/v1/alg", "{\"moves\": \"[R, U]3\"}");
+	check_problem(&r, "[R, U]3 with --max-moves 10", 422, "limit_exceeded",
+		      "too_many_moves", -1, "moves", 10);
+	http_response_free(&r);
+
+	/* --max-work 1000: a whole-cube turn of a 100-cube moves 60000
+	 * stickers */
+	post_json(&r, "/v1/apply", "{\"size\": 100, \"moves\": \"x\"}");
+	check_problem(&r, "x on n=100 with --max-work 1000", 422,
+		      "limit_exceeded", "too_much_work", -1, "moves", 1000);
+	http_response_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Clean shutdown.                                                     */
+
+/* The fixture servers were stopped with SIGTERM by the teardowns that
+ * ran before this case; they must have exited with status 0. Run alone
+ * (CK_RUN_CASE=shutdown), it starts and stops a server of its own. */
+START_TEST(fixture_server_exited_cleanly)
+{
+	char why[128];
+	if (last_exit == -2) {
+		server s;
+		char err[2048];
+		ck_assert_msg(server_start(&s, NULL, err, sizeof err) == 0,
+			      "cannot start the server: %s", err);
+		http_response r;
+		ck_assert_int_eq(http_request(s.port, "GET", "/healthz", NULL,
+					      NULL, 0, &r),
+				 0);
+		http_response_free(&r);
+		last_exit = server_stop(&s, last_exit_log, sizeof last_exit_log);
+	}
+	ck_assert_msg(last_exit == 0,
+		      "after SIGTERM the server %s; the end of its log:\n%s",
+		      describe_status(last_exit, why, sizeof why),
+		      last_exit_log);
+}
+END_TEST
+
+/* SIGTERM while a client holds an idle keep-alive connection and another
+ * is half-way through sending a request: still a prompt exit 0. */
+START_TEST(sigterm_with_open_connections)
+{
+	server s;
+	char err[2048], why[128];
+	ck_assert_msg(server_start(&s, NULL, err, sizeof err) == 0,
+		      "cannot start the server: %s", err);
+	int idle = http_connect(s.port, 15000);
+	ck_assert_int_ge(idle, 0);
+	http_response r;
+	ck_assert_int_eq(http_send(idle, s.port, "GET", "/healthz", NULL, NULL,
+				   0, 0, &r),
+			 0);
+	ck_assert_int_eq(r.status, 200);
+	http_response_free(&r);
+	int half = http_connect(s.port, 15000);
+	ck_assert_int_ge(half, 0);
+	const char *partial = "POST /v1/apply HTTP/1.1\r\nHost: x\r\n"
+			      "Content-Length: 100\r\n\r\n{\"mo";
+	ck_assert_int_gt(send(half, partial, strlen(partial), MSG_NOSIGNAL),
+			 0);
+	sleep_ms(100);
+	double t0 = now_s();
+	int st = server_stop(&s, NULL, 0);
+	double took = now_s() - t0;
+	close(idle);
+	close(half);
+	ck_assert_msg(st == 0, "after SIGTERM with open connections the "
+			       "server %s",
+		      describe_status(st, why, sizeof why));
+	ck_assert_msg(took < 5.0, "shutdown took %.1f s", took);
+}
+END_TEST
+
+Suite *http_suite(void)
+{
+	Suite *s = suite_create("http");
+	TCase *tc;
+
+	tc = tcase_create("api");
+	tcase_set_timeout(tc, 60);
+	tcase_add_unchecked_fixture(tc, fixture_default_setup,
+				    fixture_teardown);
+	tcase_add_test(tc, healthz);
+	tcase_add_loop_test(tc, success_cases, 0,
+			    (int)(sizeof ok_cases / sizeof *ok_cases));
+	tcase_add_loop_test(tc, error_cases, 0,
+			    (int)(sizeof err_cases / sizeof *err_cases));
+	tcase_add_test(tc, nesting_depth);
+	tcase_add_test(tc, apply_size_1024);
+	tcase_add_test(tc, keep_alive);
+	tcase_add_test(tc, body_size_limit);
+	tcase_add_test(tc, content_type_missing_is_json);
+	tcase_add_test(tc, content_type_with_parameters);
+	tcase_add_test(tc, cors_preflight);
+	tcase_add_test(tc, cors_on_every_reply);
+	tcase_add_test(tc, still_healthy);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+	tcase_set_timeout(tc, 60);
+	tcase_add_unchecked_fixture(tc, fixture_limits_setup,
+				    fixture_teardown);
+	tcase_add_test(tc, configured_limits);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("shutdown");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, fixture_server_exited_cleanly);
+	tcase_add_test(tc, sigterm_with_open_connections);
+	suite_add_tcase(s, tc);
+
+	return s;
+}

@@ -580,6 +580,60 @@ START_TEST(healthz)
 }
 END_TEST
 
+/* HEAD answers the GET's headers without a body; OPTIONS on a GET route
+ * is the GET preflight. */
+START_TEST(healthz_head_and_options)
+{
+	http_response r;
+	req(&r, "HEAD", "/healthz", NULL, NULL);
+	ck_assert_msg(r.status == 200, "HEAD /healthz: status %d", r.status);
+	ck_assert_uint_eq(r.body_len, 0);
+	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
+				    "application/json"),
+		      "HEAD /healthz: Content-Type %s",
+		      http_header(&r, "Content-Type"));
+	check_cors(&r, "HEAD /healthz");
+	http_response_free(&r);
+
+	req(&r, "OPTIONS", "/healthz", NULL, NULL);
+	ck_assert_msg(r.status == 204, "OPTIONS /healthz: status %d",
+		      r.status);
+	const char *m = http_header(&r, "Access-Control-Allow-Methods");
+	ck_assert_msg(m && strcmp(m, "GET, HEAD, OPTIONS") == 0,
+		      "OPTIONS /healthz: Access-Control-Allow-Methods %s", m);
+	check_cors(&r, "OPTIONS /healthz");
+	http_response_free(&r);
+}
+END_TEST
+
+/* The server serves the contract it was started with, byte for byte. */
+START_TEST(openapi_document)
+{
+	const char *path = getenv("CUBED_OPENAPI");
+	if (!path || !*path)
+		path = "openapi.yaml";
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return; /* started without --openapi: nothing to compare */
+	static char want[1 << 20];
+	size_t n = fread(want, 1, sizeof want, f);
+	fclose(f);
+	http_response r;
+	req(&r, "GET", "/openapi.yaml", NULL, NULL);
+	ck_assert_msg(r.status == 200, "GET /openapi.yaml: status %d",
+		      r.status);
+	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
+				    "application/yaml"),
+		      "GET /openapi.yaml: Content-Type %s",
+		      http_header(&r, "Content-Type"));
+	check_cors(&r, "GET /openapi.yaml");
+	ck_assert_msg(r.body_len == n && memcmp(r.body, want, n) == 0,
+		      "GET /openapi.yaml: %zu bytes differ from %s (%zu bytes)",
+		      r.body_len, path, n);
+	http_response_free(&r);
+}
+END_TEST
+
 /* Expected facelets after R on a solved n-cube, by DESIGN.md's rule
  * (the R column of U shows F, of F shows D, of D shows B, B's left
  * column shows U). */
@@ -934,6 +988,54 @@ START_TEST(body_size_limit)
 }
 END_TEST
 
+/* Expect: 100-continue: a too-large Content-Length is refused before
+ * the upload; an acceptable one gets "100 Continue", then the answer. */
+START_TEST(expect_100_continue)
+{
+	int fd = http_connect(srv.port, 15000);
+	ck_assert_int_ge(fd, 0);
+	const char *big = "POST /v1/apply HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+			  "Content-Type: application/json\r\n"
+			  "Content-Length: 2097152\r\n"
+			  "Expect: 100-continue\r\n\r\n";
+	ck_assert_int_eq(send(fd, big, strlen(big), MSG_NOSIGNAL),
+			 (ssize_t)strlen(big));
+	http_response r;
+	ck_assert_msg(http_read_response(fd, "POST", &r) == 0,
+		      "Expect with 2 MiB: %s", r.error);
+	check_problem(&r, "Expect: 100-continue with 2 MiB announced", 413,
+		      "body_too_large", "body_too_large", -1, NULL, 1048576);
+	http_response_free(&r);
+	close(fd);
+
+	fd = http_connect(srv.port, 15000);
+	ck_assert_int_ge(fd, 0);
+	const char *body = "{\"size\": 3, \"moves\": \"R\"}";
+	char head[256];
+	snprintf(head, sizeof head,
+		 "POST /v1/apply HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+		 "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+		 "Expect: 100-continue\r\nConnection: close\r\n\r\n",
+		 strlen(body));
+	ck_assert_int_eq(send(fd, head, strlen(head), MSG_NOSIGNAL),
+			 (ssize_t)strlen(head));
+	ck_assert_msg(http_read_response(fd, "POST", &r) == 0,
+		      "Expect with a small body: %s", r.error);
+	ck_assert_msg(r.status == 100, "Expect with a small body: status %d "
+				       "before the body was sent",
+		      r.status);
+	http_response_free(&r);
+	ck_assert_int_eq(send(fd, body, strlen(body), MSG_NOSIGNAL),
+			 (ssize_t)strlen(body));
+	ck_assert_msg(http_read_response(fd, "POST", &r) == 0,
+		      "Expect, final answer: %s", r.error);
+	check_json_reply(&r, "Expect: 100-continue, small body", 200,
+			 "{\"facelets\": \"" AFTER_R "\"}");
+	http_response_free(&r);
+	close(fd);
+}
+END_TEST
+
 /* A missing Content-Type is accepted as JSON. */
 START_TEST(content_type_missing_is_json)
 {
@@ -1180,6 +1282,8 @@ Suite *http_suite(void)
 	tcase_add_unchecked_fixture(tc, fixture_default_setup,
 				    fixture_teardown);
 	tcase_add_test(tc, healthz);
+	tcase_add_test(tc, healthz_head_and_options);
+	tcase_add_test(tc, openapi_document);
 	tcase_add_loop_test(tc, success_cases, 0,
 			    (int)(sizeof ok_cases / sizeof *ok_cases));
 	tcase_add_loop_test(tc, error_cases, 0,
@@ -1188,6 +1292,7 @@ Suite *http_suite(void)
 	tcase_add_test(tc, apply_size_1024);
 	tcase_add_test(tc, keep_alive);
 	tcase_add_test(tc, body_size_limit);
+	tcase_add_test(tc, expect_100_continue);
 	tcase_add_test(tc, content_type_missing_is_json);
 	tcase_add_test(tc, content_type_with_parameters);
 	tcase_add_test(tc, cors_preflight);

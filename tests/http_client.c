@@ -329,6 +329,12 @@ int http_request(int port, const char *method, const char *path,
 	return rc;
 }
 
+int http_read_response(int fd, const char *method, http_response *out)
+{
+	memset(out, 0, sizeof *out);
+	return read_response(fd, method, out);
+}
+
 const char *http_header(const http_response *r, const char *name)
 {
 	for (int i = 0; i < r->nheaders; i++)

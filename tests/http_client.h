@@ -39,6 +39,11 @@ int http_send(int fd, int port, const char *method, const char *path,
 	      const char *const *headers, const char *body, size_t body_len,
 	      int close_conn, http_response *out);
 
+/* Read one response from fd into *out (initialised here), for callers
+ * that wrote the request themselves; an interim 1xx answer is returned
+ * as such (status 100, no body). */
+int http_read_response(int fd, const char *method, http_response *out);
+
 /* One request on a fresh connection with "Connection: close". */
 int http_request(int port, const char *method, const char *path,
 		 const char *const *headers, const char *body,

@@ -20,6 +20,7 @@ set -u
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 cubing_version=${CUBING_VERSION:-0.56.0}
+node=${NODE:-node}
 http_secs=${CUBED_BENCH_HTTP_SECS:-5}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cubed-bench.XXXXXX") || exit 1
@@ -50,7 +51,7 @@ fi
 
 # ---- 2. cubing.js -------------------------------------------------------------
 cubingjs() {
-	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	if ! command -v "$node" >/dev/null || ! command -v npm >/dev/null; then
 		note "node or npm not found"
 		return 1
 	fi
@@ -60,14 +61,14 @@ cubingjs() {
 		note "installing cubing@$cubing_version into $cache"
 		mkdir -p "$cache" || return 1
 		[ -f "$cache/package.json" ] || echo '{ "private": true }' >"$cache/package.json"
-		(cd "$cache" && timeout 300 npm install --no-audit --no-fund \
+		(cd "$cache" && timeout 180 npm install --no-audit --no-fund \
 			--loglevel=error "cubing@$cubing_version") >&2 || return 1
 	fi
-	note "cubing.js $(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$pkg" | head -n 1), node $(node --version)"
+	note "cubing.js $(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$pkg" | head -n 1), node $("$node" --version)"
 	# ES modules resolve packages from the script's own directory upward.
 	ln -s "$cache/node_modules" "$tmp/node_modules" &&
 		cp "$here/cubing.mjs" "$tmp/cubing.mjs" || return 1
-	timeout 300 node "$tmp/cubing.mjs" "$algs" "$algs.expect" >"$tmp/js.out"
+	timeout 300 "$node" "$tmp/cubing.mjs" "$algs" "$algs.expect" >"$tmp/js.out"
 	local rc=$?
 	cat "$tmp/js.out"
 	return $rc
@@ -132,7 +133,12 @@ http() {
 		http_unavailable "$build/cubed not built"
 		return
 	fi
-	"$build/cubed" --port 0 --db "$tmp/cubed.db" 2>"$tmp/server.err" >/dev/null &
+	# Environment rather than flags for the settings, so that a server
+	# without one of them still starts: no per-request log lines (they
+	# would be the benchmark), and no per-address cap below wrk's 256
+	# connections (libmicrohttpd closes extra ones without a reply).
+	CUBED_QUIET=1 CUBED_PER_IP_CONNECTIONS=0 \
+		"$build/cubed" --port 0 --db "$tmp/cubed.db" 2>"$tmp/server.err" >/dev/null &
 	server_pid=$!
 	local port= i
 	for i in $(seq 100); do

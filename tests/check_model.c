@@ -775,8 +775,8 @@ static void gen_move(gen *g, tlist *out)
 			sb_printf(&g->s, suffix[form == 0 ? 0 : 1], a, b,
 				  form == 2 ? f : F);
 			lo = a, hi = b;
-		} else if (fam < 79) { /* M E S */
-			if (n % 2 == 0 || n < 3)
+		} else if (fam < 79) { /* M E S: layer (n+1)/2, so n=1 too */
+			if (n % 2 == 0)
 				continue;
 			int k = rnd(&g->r, 3);
 			sb_printf(&g->s, "%c", "MES"[k]);
@@ -1146,6 +1146,10 @@ static const ident wca[] = {
 	{1, "L", "x'"},
 	{1, "U", "y"},
 	{1, "1Rw", "x"},
+	/* on 1×1 the middle slice is the only layer */
+	{1, "M", "x'"},
+	{1, "E", "y'"},
+	{1, "S", "z"},
 };
 
 static void check_identity(const ident *c)

@@ -613,6 +613,7 @@ static int gen_alg(struct sbuf *b)
 }
 
 struct algs_ctx {
+	int count; /* algorithms, <= NALGS */
 	char *text[NALGS];
 	size_t len[NALGS];
 	uint64_t moves; /* expanded moves over all algorithms */
@@ -647,7 +648,7 @@ static NOINLINE uint64_t body_parse_apply(void *arg, uint64_t iters)
 	uint64_t acc = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t it = 0; it < iters; it++)
-		for (int i = 0; i < NALGS; i++) {
+		for (int i = 0; i < x->count; i++) {
 			cube_init(x->c, 3);
 			int rc = alg_parse(&a, x->nodes, x->cap, 3, x->text[i], x->len[i],
 					   &x->lim, NULL);
@@ -666,7 +667,7 @@ static NOINLINE uint64_t body_parse(void *arg, uint64_t iters)
 	uint64_t acc = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t it = 0; it < iters; it++)
-		for (int i = 0; i < NALGS; i++) {
+		for (int i = 0; i < x->count; i++) {
 			int rc = alg_parse(&a, x->nodes, x->cap, 3, x->text[i], x->len[i],
 					   &x->lim, NULL);
 			acc += (uint64_t)rc + a.length;
@@ -682,7 +683,7 @@ static NOINLINE uint64_t body_apply(void *arg, uint64_t iters)
 	uint64_t acc = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t it = 0; it < iters; it++)
-		for (int i = 0; i < NALGS; i++) {
+		for (int i = 0; i < x->count; i++) {
 			cube_init(x->c, 3);
 			acc += (uint64_t)alg_apply(&x->parsed[i], x->c, 0) +
 			       (uint64_t)cube_get(x->c, 2, 1, 0);
@@ -698,7 +699,7 @@ static NOINLINE uint64_t body_simplify(void *arg, uint64_t iters)
 	uint64_t acc = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t it = 0; it < iters; it++)
-		for (int i = 0; i < NALGS; i++) {
+		for (int i = 0; i < x->count; i++) {
 			int64_t k = alg_expand(&x->parsed[i], 0, x->mv, x->mvcap);
 			acc += moves_simplify(x->mv, (size_t)k) + x->mv[0].qt;
 		}
@@ -713,7 +714,7 @@ static NOINLINE uint64_t body_print(void *arg, uint64_t iters)
 	uint64_t acc = 0, bytes = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t it = 0; it < iters; it++)
-		for (int i = 0; i < NALGS; i++) {
+		for (int i = 0; i < x->count; i++) {
 			size_t k = alg_print_canonical(&x->parsed[i], x->out, x->outcap);
 			bytes += k;
 			acc += (unsigned char)x->out[k / 2];
@@ -737,7 +738,7 @@ static void write_algs(const struct algs_ctx *x, const char *path)
 	}
 	cube_t *c = new_cube(3);
 	char state[55] = {0};
-	for (int i = 0; i < NALGS; i++) {
+	for (int i = 0; i < x->count; i++) {
 		fwrite(x->text[i], 1, x->len[i], f);
 		fputc('\n', f);
 		cube_init(c, 3);
@@ -755,26 +756,70 @@ static void write_algs(const struct algs_ctx *x, const char *path)
 	free(epath);
 }
 
-static void bench_algs(const char *path)
+/* Read up to NALGS algorithms, one a line, from path into x. */
+static void read_algs(struct algs_ctx *x, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "bench: cannot read %s\n", path);
+		exit(1);
+	}
+	struct sbuf b = {0};
+	int c;
+	while (x->count < NALGS && (c = fgetc(f)) != EOF) {
+		if (c != '\n') {
+			char one[2] = {(char)c, 0};
+			sb_put(&b, one);
+			continue;
+		}
+		if (b.len) {
+			x->text[x->count] = b.s;
+			x->len[x->count++] = b.len;
+			b = (struct sbuf){0};
+		}
+	}
+	if (b.len && x->count < NALGS) {
+		x->text[x->count] = b.s;
+		x->len[x->count++] = b.len;
+	} else {
+		free(b.s);
+	}
+	fclose(f);
+}
+
+/* Generate the algorithms and time everything; with write_path, write them
+ * (and cubed's results) there. With read_path instead, time only parse +
+ * apply of the algorithms in that file: run.sh alternates this with the
+ * cubing.js side so that both see the same load on the machine. */
+static void bench_algs(const char *write_path, const char *read_path)
 {
 	static struct algs_ctx x;
 	size_t maxlen = 0;
 	uint64_t want = 0;
-	for (int i = 0; i < NALGS; i++) {
-		struct sbuf b = {0};
-		want += (uint64_t)gen_alg(&b);
-		x.text[i] = b.s;
-		x.len[i] = b.len;
-		if (b.len > maxlen)
-			maxlen = b.len;
+	if (read_path) {
+		read_algs(&x, read_path);
+		if (x.count == 0) {
+			fprintf(stderr, "bench: no algorithms in %s\n", read_path);
+			exit(1);
+		}
+	} else {
+		for (x.count = 0; x.count < NALGS; x.count++) {
+			struct sbuf b = {0};
+			want += (uint64_t)gen_alg(&b);
+			x.text[x.count] = b.s;
+			x.len[x.count] = b.len;
+		}
 	}
+	for (int i = 0; i < x.count; i++)
+		if (x.len[i] > maxlen)
+			maxlen = x.len[i];
 	alg_limits_default(&x.lim);
 	x.lim.max_moves = 1u << 20;
 	x.cap = alg_nodes_needed(maxlen);
 	x.nodes = xmalloc(x.cap * sizeof *x.nodes);
 	x.c = new_cube(3);
 	uint64_t maxmoves = 0;
-	for (int i = 0; i < NALGS; i++) {
+	for (int i = 0; i < x.count; i++) {
 		/* keep each tree, in a buffer of its own size */
 		parse_or_die(&x, i, &x.parsed[i], x.nodes);
 		size_t used = (size_t)x.parsed[i].count * sizeof *x.nodes;
@@ -786,7 +831,7 @@ static void bench_algs(const char *path)
 		if (x.parsed[i].length > maxmoves)
 			maxmoves = x.parsed[i].length;
 	}
-	if (x.moves != want) {
+	if (!read_path && x.moves != want) {
 		fprintf(stderr, "bench: the generator counted %llu moves, alg_parse %llu\n",
 			(unsigned long long)want, (unsigned long long)x.moves);
 		exit(1);
@@ -795,14 +840,19 @@ static void bench_algs(const char *path)
 	x.mv = xmalloc(x.mvcap * sizeof *x.mv);
 	x.outcap = maxlen * 2 + 64;
 	x.out = xmalloc(x.outcap);
-	if (path)
-		write_algs(&x, path);
+	if (write_path)
+		write_algs(&x, write_path);
 
 	double total = (double)x.moves;
+	if (read_path) {
+		double pa = measure(body_parse_apply, &x);
+		fig("parse_apply3.mps", total / pa * 1000, "Mmoves/s");
+		goto done;
+	}
 	size_t chars = 0;
-	for (int i = 0; i < NALGS; i++)
+	for (int i = 0; i < x.count; i++)
 		chars += x.len[i];
-	figi("parse_apply3.algs", NALGS, "algs");
+	figi("parse_apply3.algs", (uint64_t)x.count, "algs");
 	figi("parse_apply3.moves", x.moves, "moves");
 	figi("parse_apply3.bytes", chars, "bytes");
 	/* ns per pass → millions of moves per second = moves / ns · 1000 */
@@ -817,7 +867,8 @@ static void bench_algs(const char *path)
 	double pr = measure(body_print, &x);
 	body_print(&x, 1); /* bytes of one pass */
 	fig("print3.mbps", (double)x.bytes / pr * 1000, "MB/s");
-	for (int i = 0; i < NALGS; i++) {
+done:
+	for (int i = 0; i < x.count; i++) {
 		free(x.text[i]);
 		free(x.pnodes[i]);
 	}
@@ -829,13 +880,19 @@ static void bench_algs(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc > 2) {
-		fprintf(stderr, "usage: %s [ALGS_FILE]\n", argv[0]);
+	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {
+		bench_algs(NULL, argv[2]);
+		return 0;
+	}
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fprintf(stderr, "usage: %s [ALGS_FILE]\n"
+				"       %s --parse-apply ALGS_FILE\n",
+			argv[0], argv[0]);
 		return 2;
 	}
 	bench_turn3();
 	bench_turnn();
-	bench_algs(argc > 1 ? argv[1] : NULL);
+	bench_algs(argc > 1 ? argv[1] : NULL, NULL);
 	printf("checksum: %llu hash\n", (unsigned long long)(sink & 0xffff));
 	return 0;
 }

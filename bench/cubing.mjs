@@ -2,7 +2,7 @@
 // that bench/bench.c times through alg_parse + alg_apply, parsed and applied
 // by cubing.js (Alg.fromString + KPattern.applyAlg on the 3x3x3 kpuzzle).
 //
-//   node cubing.mjs ALGS_FILE [EXPECT_FILE]
+//   node cubing.mjs [--time-only] ALGS_FILE [EXPECT_FILE]
 //
 // ALGS_FILE holds one algorithm per line. EXPECT_FILE (written by bench.c
 // next to it, ALGS_FILE.expect) holds "moves facelets" per line: cubed's
@@ -11,7 +11,8 @@
 // (ETM: every expanded move counts 1, as alg_t.length does), and reach the
 // same state once its pattern is written as a facelets string. A mismatch is
 // reported and the exit status is 1, so run.sh prints no ratio for workloads
-// that are not the same on both sides.
+// that are not the same on both sides. --time-only skips the checks (run.sh
+// runs them once, then alternates timing rounds with bench.c).
 //
 // Prints "name: value unit" lines; run.sh computes the ratio.
 
@@ -20,12 +21,15 @@ import { Alg } from "cubing/alg";
 import { cube3x3x3 } from "cubing/puzzles";
 import { experimentalCountMovesETM } from "cubing/notation";
 
-const algsPath = process.argv[2];
+const args = process.argv.slice(2);
+const timeOnly = args[0] === "--time-only";
+if (timeOnly) args.shift();
+const algsPath = args[0];
 if (!algsPath) {
-	console.error("usage: node cubing.mjs ALGS_FILE [EXPECT_FILE]");
+	console.error("usage: node cubing.mjs [--time-only] ALGS_FILE [EXPECT_FILE]");
 	process.exit(2);
 }
-const expectPath = process.argv[3] ?? `${algsPath}.expect`;
+const expectPath = args[1] ?? `${algsPath}.expect`;
 const lines = readFileSync(algsPath, "utf8").split("\n").filter((l) => l.length > 0);
 const kpuzzle = await cube3x3x3.kpuzzle();
 
@@ -70,72 +74,85 @@ function stateOf(s) {
 	return toFacelets(kpuzzle.defaultPattern().applyAlg(Alg.fromString(s)));
 }
 
-// Self-test of the mapping against strings fixed by DESIGN.md, not by cubed.
-const selfTest = [
-	["", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"],
-	["R", "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"],
-];
-let mappingOk = true;
-for (const [alg, want] of selfTest) {
-	const got = stateOf(alg);
-	if (got !== want) {
-		console.error(`cubing.mjs: facelets mapping self-test failed for "${alg}": ${got} != ${want}`);
-		mappingOk = false;
-	}
-}
-
-// Cross-check against cubed: accepted, same move count, same state.
-const expect = existsSync(expectPath)
-	? readFileSync(expectPath, "utf8").split("\n").filter((l) => l.length > 0).map((l) => l.split(" "))
-	: null;
+// The checks: print what they found, return the number of problems, and set
+// totalMoves (needed for the rate either way).
 let totalMoves = 0;
-let bad = 0, rejected = 0, statesCompared = 0, statesMatched = 0;
-for (let i = 0; i < lines.length; i++) {
-	let alg, reached;
-	try {
-		// Both steps: an unknown family such as "foo" parses as a move
-		// and fails only when applied to the 3×3.
-		alg = Alg.fromString(lines[i]);
-		reached = kpuzzle.defaultPattern().applyAlg(alg);
-	} catch (e) {
-		console.error(`cubing.mjs: alg ${i + 1} rejected by cubing.js: ${e.message}`);
-		bad++;
-		rejected++;
-		continue;
-	}
-	const moves = experimentalCountMovesETM(alg);
-	totalMoves += moves;
-	// countMovesETM walks the tree; check it against a real expansion.
-	let leaves = 0;
-	for (const _ of alg.experimentalLeafMoves()) leaves++;
-	if (leaves !== moves) {
-		console.error(`cubing.mjs: alg ${i + 1}: ETM count ${moves} but ${leaves} leaf moves`);
-		bad++;
-	}
-	if (!expect) continue;
-	const [wantMoves, wantState] = expect[i] ?? [];
-	if (Number(wantMoves) !== moves) {
-		console.error(`cubing.mjs: alg ${i + 1}: cubing.js counts ${moves} moves, cubed ${wantMoves}`);
-		bad++;
-	}
-	if (mappingOk) {
-		statesCompared++;
-		const got = toFacelets(reached);
-		if (got === wantState) statesMatched++;
-		else {
-			console.error(`cubing.mjs: alg ${i + 1}: cubing.js reaches ${got}, cubed ${wantState}`);
-			bad++;
+let rejected = 0;
+function check() {
+	// Self-test of the mapping against strings fixed by DESIGN.md, not by cubed.
+	const selfTest = [
+		["", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"],
+		["R", "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"],
+	];
+	let mappingOk = true;
+	for (const [alg, want] of selfTest) {
+		const got = stateOf(alg);
+		if (got !== want) {
+			console.error(`cubing.mjs: facelets mapping self-test failed for "${alg}": ${got} != ${want}`);
+			mappingOk = false;
 		}
 	}
-}
-console.log(`parse_apply3.cubingjs.algs: ${lines.length} algs`);
-console.log(`parse_apply3.cubingjs.moves: ${totalMoves} moves`);
-if (expect) {
-	if (expect.length !== lines.length) {
-		console.error(`cubing.mjs: ${lines.length} algs but ${expect.length} expected states`);
-		bad++;
+
+	// Cross-check against cubed: accepted, same move count, same state.
+	const expect = existsSync(expectPath)
+		? readFileSync(expectPath, "utf8").split("\n").filter((l) => l.length > 0).map((l) => l.split(" "))
+		: null;
+	let bad = 0, statesCompared = 0, statesMatched = 0;
+	for (let i = 0; i < lines.length; i++) {
+		let alg, reached;
+		try {
+			// Both steps: an unknown family such as "foo" parses as a move
+			// and fails only when applied to the 3×3.
+			alg = Alg.fromString(lines[i]);
+			reached = kpuzzle.defaultPattern().applyAlg(alg);
+		} catch (e) {
+			console.error(`cubing.mjs: alg ${i + 1} rejected by cubing.js: ${e.message}`);
+			bad++;
+			rejected++;
+			continue;
+		}
+		const moves = experimentalCountMovesETM(alg);
+		totalMoves += moves;
+		// countMovesETM walks the tree; check it against a real expansion.
+		let leaves = 0;
+		for (const _ of alg.experimentalLeafMoves()) leaves++;
+		if (leaves !== moves) {
+			console.error(`cubing.mjs: alg ${i + 1}: ETM count ${moves} but ${leaves} leaf moves`);
+			bad++;
+		}
+		if (!expect) continue;
+		const [wantMoves, wantState] = expect[i] ?? [];
+		if (Number(wantMoves) !== moves) {
+			console.error(`cubing.mjs: alg ${i + 1}: cubing.js counts ${moves} moves, cubed ${wantMoves}`);
+			bad++;
+		}
+		if (mappingOk) {
+			statesCompared++;
+			const got = toFacelets(reached);
+			if (got === wantState) statesMatched++;
+			else {
+				console.error(`cubing.mjs: alg ${i + 1}: cubing.js reaches ${got}, cubed ${wantState}`);
+				bad++;
+			}
+		}
 	}
-	console.log(`parse_apply3.crosscheck.states: ${statesMatched}/${statesCompared} equal`);
+	console.log(`parse_apply3.cubingjs.algs: ${lines.length} algs`);
+	console.log(`parse_apply3.cubingjs.moves: ${totalMoves} moves`);
+	if (expect) {
+		if (expect.length !== lines.length) {
+			console.error(`cubing.mjs: ${lines.length} algs but ${expect.length} expected states`);
+			bad++;
+		}
+		console.log(`parse_apply3.crosscheck.states: ${statesMatched}/${statesCompared} equal`);
+	}
+	return bad;
+}
+
+let bad = 0;
+if (timeOnly) {
+	for (const line of lines) totalMoves += experimentalCountMovesETM(Alg.fromString(line));
+} else {
+	bad = check();
 }
 
 if (rejected) {

@@ -71,6 +71,8 @@ static const char *log_tail(const server *s, char *buf, size_t cap)
 	return buf;
 }
 
+static void remove_dir(const char *dir);
+
 /* Start the server with extra arguments (NULL-terminated, may be NULL).
  * Returns 0, or -1 with a reason in err (and nothing left running). */
 static int server_start(server *s, const char *const *extra, char *err,
@@ -117,6 +119,7 @@ static int server_start(server *s, const char *const *extra, char *err,
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
+		remove_dir(s->dir);
 		return -1;
 	}
 	if (pid == 0) {
@@ -146,6 +149,7 @@ static int server_start(server *s, const char *const *extra, char *err,
 				 "server exited before listening (status "
 				 "0x%x); its log:\n%s",
 				 st, log_tail(s, buf, sizeof buf));
+			remove_dir(s->dir);
 			return -1;
 		}
 		FILE *f = fopen(s->log, "r");
@@ -170,6 +174,7 @@ static int server_start(server *s, const char *const *extra, char *err,
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	s->pid = 0;
+	remove_dir(s->dir);
 	return -1;
 }
 

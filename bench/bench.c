@@ -491,10 +491,12 @@ static void bench_turnn(void)
 			 * 0, so the same turns always touch the same rows and
 			 * columns): which turns walk column-strided stickers.
 			 * On a scrambled cube this depends on the faces' lazy
-			 * rotations, which the mixed figures above average. */
-			cube_init(x.c, n);
+			 * rotations, which the mixed figures above average.
+			 * Face turns change their own faces' rotations, which
+			 * the next axis' rings cross: start each axis afresh. */
 			for (int kind = 0; kind < 2; kind++)
 				for (int a = 0; a < 3; a++) {
+					cube_init(x.c, n);
 					gen_movesn(mv, n, kind, a);
 					double t, ref;
 					measure_pair(body_turnn, body_loopn, &x, &t, &ref);

@@ -35,6 +35,9 @@
 	X(CUBE_ELETTER, -4, "facelets_letter",                                 \
 	  "facelets string has a character other than U R F D L B")            \
 	X(CUBE_ESPACE, -5, "buffer_too_small", "output buffer is too small")   \
+	X(CUBE_EINVALID, -6, "invalid_cube",                                   \
+	  "the stickers or cubies are not a legal cube")                       \
+	X(CUBE_ERANGE, -7, "out_of_range", "value out of range")               \
 	X(ALG_ETOKEN, -10, "unknown_token", "unknown token")                   \
 	X(ALG_ESPACE, -11, "missing_space",                                    \
 	  "moves must be separated by whitespace")                             \

@@ -11,6 +11,7 @@ int main(void)
 	SRunner *sr = srunner_create(cube_suite());
 	srunner_add_suite(sr, alg_suite());
 	srunner_add_suite(sr, model_suite());
+	srunner_add_suite(sr, render_suite());
 	srunner_add_suite(sr, http_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

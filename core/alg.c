@@ -8,6 +8,7 @@
  * carry the offset of the offending token so clients can point at it.
  */
 #include "alg.h"
+#include "cube_internal.h"
 
 #include <limits.h>
 #include <string.h>
@@ -44,6 +45,7 @@ static const struct family families[] = {
 	{"Bv", FAM_ROT, CUBE_Z, -1, 0},
 };
 #define NFAMILIES (int)(sizeof families / sizeof families[0])
+#define NFAMILIES_MAX 33
 
 static const char rot_names[3] = {'x', 'y', 'z'};
 
@@ -63,375 +65,6 @@ size_t alg_nodes_needed(size_t len)
 
 /* ---------------------------------------------------------------- parser */
 
-struct parser {
-	const char *s;
-	size_t len, pos;
-	int n;
-	alg_limits lim;
-	alg_t *a;
-	alg_error *err;
-	unsigned depth;
-};
-
-static int fail(struct parser *p, int code, size_t at, size_t toklen)
-{
-	if (p->err) {
-		size_t cp = 0;
-		for (size_t k = 0; k < at && k < p->len; k++)
-			if (((unsigned char)p->s[k] & 0xC0) != 0x80)
-				cp++;
-		p->err->code = code;
-		p->err->byte_offset = at;
-		p->err->offset = cp;
-		p->err->token_len = toklen;
-	}
-	return code;
-}
-
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-/* Characters that end a token. */
-static int is_delim(char c)
-{
-	return is_space(c) || c == '(' || c == ')' || c == '[' || c == ']' ||
-	       c == ',' || c == ':';
-}
-
-static char peek(const struct parser *p)
-{
-	return p->pos < p->len ? p->s[p->pos] : '\0';
-}
-
-static int at_end(const struct parser *p)
-{
-	return p->pos >= p->len;
-}
-
-/* Skip whitespace and // comments. */
-static void skip_blank(struct parser *p)
-{
-	while (!at_end(p)) {
-		char c = p->s[p->pos];
-		if (is_space(c)) {
-			p->pos++;
-		} else if (c == '/' && p->pos + 1 < p->len &&
-			   p->s[p->pos + 1] == '/') {
-			while (!at_end(p) && p->s[p->pos] != '\n')
-				p->pos++;
-		} else {
-			break;
-		}
-	}
-}
-
-/* Length of the token starting at pos, for error reports. */
-static size_t token_len(const struct parser *p, size_t at)
-{
-	size_t k = at;
-	if (k < p->len && is_delim(p->s[k]))
-		return 1;
-	while (k < p->len && !is_delim(p->s[k]))
-		k++;
-	return k - at;
-}
-
-/* Read a decimal number, saturating at cap + 1. */
-static uint32_t read_number(struct parser *p, uint32_t cap)
-{
-	uint64_t v = 0;
-	while (!at_end(p) && is_digit(p->s[p->pos])) {
-		v = v * 10 + (uint64_t)(p->s[p->pos] - '0');
-		if (v > (uint64_t)cap)
-			v = (uint64_t)cap + 1;
-		p->pos++;
-	}
-	return (uint32_t)v;
-}
-
-static int32_t new_node(struct parser *p, int kind, size_t offset)
-{
-	alg_t *a = p->a;
-	if (a->count >= a->cap)
-		return -1;
-	int32_t id = a->count++;
-	alg_node *nd = &a->nodes[id];
-	memset(nd, 0, sizeof *nd);
-	nd->kind = (uint8_t)kind;
-	nd->offset = (uint32_t)offset;
-	nd->amount = 1;
-	nd->next = nd->prev = -1;
-	nd->a_first = nd->a_last = nd->b_first = nd->b_last = -1;
-	return id;
-}
-
-static void append_child(alg_t *a, int32_t *first, int32_t *last, int32_t id)
-{
-	a->nodes[id].prev = *last;
-	if (*last >= 0)
-		a->nodes[*last].next = id;
-	else
-		*first = id;
-	*last = id;
-}
-
-/* Optional amount and prime after a unit: "2", "2'", "'", "". */
-static int parse_suffix(struct parser *p, int32_t *amount)
-{
-	int32_t v = 1;
-	if (!at_end(p) && is_digit(peek(p))) {
-		size_t at = p->pos;
-		uint32_t num = read_number(p, p->lim.max_amount);
-		if (num > p->lim.max_amount)
-			return fail(p, ALG_EREPEAT, at, p->pos - at);
-		v = (int32_t)num;
-	}
-	if (peek(p) == '\'') {
-		p->pos++;
-		v = -v;
-	}
-	*amount = v;
-	return CUBE_OK;
-}
-
-/* After a unit: whitespace, a closer, ',' / ':', a comment or the end. */
-static int check_separated(struct parser *p)
-{
-	if (at_end(p))
-		return CUBE_OK;
-	char c = peek(p);
-	if (is_space(c) || c == ')' || c == ']' || c == ',' || c == ':')
-		return CUBE_OK;
-	if (c == '/' && p->pos + 1 < p->len && p->s[p->pos + 1] == '/')
-		return CUBE_OK;
-	return fail(p, ALG_ESPACE, p->pos, token_len(p, p->pos));
-}
-
-static int lookup_family(const char *s, size_t len)
-{
-	if (len == 0 || len > 2)
-		return -1;
-	for (int k = 0; k < NFAMILIES; k++)
-		if (strlen(families[k].name) == len &&
-		    memcmp(families[k].name, s, len) == 0)
-			return k;
-	return -1;
-}
-
-static int parse_move(struct parser *p, int32_t *out)
-{
-	size_t start = p->pos;
-	uint32_t outer = 0, inner = 0;
-	int has_prefix = 0, has_range = 0;
-	const uint32_t layer_cap = 65535;
-
-	if (is_digit(peek(p))) {
-		has_prefix = 1;
-		inner = read_number(p, layer_cap);
-		if (peek(p) == '-' && p->pos + 1 < p->len &&
-		    is_digit(p->s[p->pos + 1])) {
-			p->pos++;
-			has_range = 1;
-			outer = inner;
-			inner = read_number(p, layer_cap);
-		}
-	}
-	size_t fam_at = p->pos;
-	while (!at_end(p) && is_alpha(peek(p)))
-		p->pos++;
-	int fi = lookup_family(p->s + fam_at, p->pos - fam_at);
-	if (fi < 0) /* report the whole token: "Q", "RW", "3#" */
-		return fail(p, ALG_ETOKEN, start, token_len(p, start));
-	const struct family *fam = &families[fi];
-	if (has_prefix && fam->kind != FAM_FACE && fam->kind != FAM_WIDE)
-		return fail(p, ALG_ETOKEN, start, p->pos - start);
-
-	int32_t amount;
-	int rc = parse_suffix(p, &amount);
-	if (rc < 0)
-		return rc;
-
-	/* Layers, 1-based from the family's own face: [a, b]. */
-	int n = p->n;
-	uint32_t a, b;
-	switch (fam->kind) {
-	case FAM_FACE:
-	case FAM_WIDE:
-		if (has_range) {
-			a = outer;
-			b = inner;
-			if (a < 1 || a >= b || b > (uint32_t)n)
-				return fail(p, ALG_ELAYER, start, p->pos - start);
-		} else if (has_prefix) {
-			if (inner < 1 || inner > (uint32_t)n)
-				return fail(p, ALG_ELAYER, start, p->pos - start);
-			a = fam->kind == FAM_FACE ? inner : 1;
-			b = inner;
-		} else {
-			a = 1;
-			b = fam->kind == FAM_FACE ? 1 : 2;
-			if (b > (uint32_t)n)
-				return fail(p, ALG_ELAYER, start, p->pos - start);
-		}
-		break;
-	case FAM_SLICE:
-		if (n % 2 == 0)
-			return fail(p, ALG_EEVEN, start, p->pos - start);
-		a = b = (uint32_t)(n + 1) / 2;
-		break;
-	case FAM_WSLICE:
-		if (n < 3)
-			return fail(p, ALG_ELAYER, start, p->pos - start);
-		a = 2;
-		b = (uint32_t)n - 1;
-		break;
-	default:
-		a = 1;
-		b = (uint32_t)n;
-		break;
-	}
-
-	int32_t id = new_node(p, ALG_MOVE, start);
-	if (id < 0)
-		return fail(p, CUBE_ESPACE, start, 0);
-	alg_node *nd = &p->a->nodes[id];
-	nd->family = (uint8_t)fi;
-	nd->axis = fam->axis;
-	nd->outer = (uint16_t)outer;
-	nd->inner = (uint16_t)inner;
-	nd->amount = amount;
-	if (fam->dir > 0) {
-		nd->lo = (uint16_t)(a - 1);
-		nd->hi = (uint16_t)(b - 1);
-	} else {
-		nd->lo = (uint16_t)((uint32_t)n - b);
-		nd->hi = (uint16_t)((uint32_t)n - a);
-	}
-	int q = (int)(amount % 4);
-	q = (q * fam->dir) % 4;
-	nd->qt = (uint8_t)((q + 4) % 4);
-	*out = id;
-	return CUBE_OK;
-}
-
-/* Which character ends the sequence being parsed. */
-enum closer { CLOSE_EOF, CLOSE_PAREN, CLOSE_SEP, CLOSE_BRACKET };
-
-static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
-		     enum closer until, size_t open_at);
-
-static int parse_unit(struct parser *p, int32_t *out)
-{
-	size_t start = p->pos;
-	char c = peek(p);
-	int rc;
-
-	if (c == '.') {
-		p->pos++;
-		int32_t id = new_node(p, ALG_PAUSE, start);
-		if (id < 0)
-			return fail(p, CUBE_ESPACE, start, 0);
-		*out = id;
-		return CUBE_OK;
-	}
-	if (c != '(' && c != '[')
-		return parse_move(p, out);
-
-	if (p->depth >= p->lim.max_depth)
-		return fail(p, ALG_EDEEP, start, 1);
-	int32_t id = new_node(p, c == '(' ? ALG_GROUP : ALG_COMM, start);
-	if (id < 0)
-		return fail(p, CUBE_ESPACE, start, 0);
-	p->pos++;
-	p->depth++;
-	alg_node *nd = &p->a->nodes[id];
-	if (c == '(') {
-		int32_t f = -1, l = -1;
-		rc = parse_seq(p, &f, &l, CLOSE_PAREN, start);
-		if (rc < 0)
-			return rc;
-		nd = &p->a->nodes[id];
-		nd->a_first = f;
-		nd->a_last = l;
-	} else {
-		int32_t f = -1, l = -1;
-		rc = parse_seq(p, &f, &l, CLOSE_SEP, start);
-		if (rc < 0)
-			return rc;
-		char sep = peek(p);
-		p->pos++; /* ',' or ':' */
-		nd = &p->a->nodes[id];
-		nd->kind = sep == ',' ? ALG_COMM : ALG_CONJ;
-		nd->a_first = f;
-		nd->a_last = l;
-		f = l = -1;
-		rc = parse_seq(p, &f, &l, CLOSE_BRACKET, start);
-		if (rc < 0)
-			return rc;
-		nd = &p->a->nodes[id];
-		nd->b_first = f;
-		nd->b_last = l;
-	}
-	p->pos++; /* the closer */
-	p->depth--;
-	int32_t amount;
-	rc = parse_suffix(p, &amount);
-	if (rc < 0)
-		return rc;
-	p->a->nodes[id].amount = amount;
-	*out = id;
-	return CUBE_OK;
-}
-
-static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
-		     enum closer until, size_t open_at)
-{
-	for (;;) {
-		skip_blank(p);
-		if (at_end(p)) {
-			if (until == CLOSE_EOF)
-				return CUBE_OK;
-			return fail(p, ALG_EBRACKET, open_at, 1);
-		}
-		char c = peek(p);
-		if (c == ')' || c == ']') {
-			if ((c == ')' && until == CLOSE_PAREN) ||
-			    (c == ']' && until == CLOSE_BRACKET))
-				return CUBE_OK;
-			if (c == ']' && until == CLOSE_SEP)
-				return fail(p, ALG_ESYNTAX, p->pos, 1);
-			return fail(p, ALG_EBRACKET, p->pos, 1);
-		}
-		if (c == ',' || c == ':') {
-			if (until == CLOSE_SEP)
-				return CUBE_OK;
-			return fail(p, ALG_ESYNTAX, p->pos, 1);
-		}
-		int32_t id;
-		int rc = parse_unit(p, &id);
-		if (rc < 0)
-			return rc;
-		append_child(p->a, first, last, id);
-		rc = check_separated(p);
-		if (rc < 0)
-			return rc;
-	}
-}
-
-/* ------------------------------------------------------ sizes and limits */
-
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -448,6 +81,558 @@ static uint64_t abs_amount(int32_t v)
 {
 	return v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v;
 }
+
+/* Expanded length and stickers moved, accumulated while parsing so the
+ * limits are checked as each bracket closes. */
+struct size {
+	uint64_t moves, work;
+};
+
+/* Layers of a family written without a prefix, for the parser's n:
+ * [lo, hi] from the + face, or the error it is on this n. */
+struct plain_layers {
+	uint16_t lo, hi;
+	int16_t err;
+	int8_t qt_sign;
+};
+
+struct parser {
+	const char *s;
+	size_t len;
+	size_t pos;
+	int n;
+	struct plain_layers plain[NFAMILIES_MAX];
+	alg_limits lim;
+	alg_node *nodes;
+	int32_t cap, count;
+	alg_error *err;
+	unsigned depth;
+};
+
+/* Character classes, one table lookup per byte. */
+enum { C_SPACE = 1, C_DIGIT = 2, C_ALPHA = 4, C_DELIM = 8 };
+static const unsigned char cclass[256] = {
+	[' '] = C_SPACE | C_DELIM, ['\t'] = C_SPACE | C_DELIM,
+	['\n'] = C_SPACE | C_DELIM, ['\r'] = C_SPACE | C_DELIM,
+	['('] = C_DELIM, [')'] = C_DELIM, ['['] = C_DELIM, [']'] = C_DELIM,
+	[','] = C_DELIM, [':'] = C_DELIM,
+	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT,
+	['4'] = C_DIGIT, ['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT,
+	['8'] = C_DIGIT, ['9'] = C_DIGIT,
+	['_'] = C_ALPHA,
+	['A'] = C_ALPHA, ['B'] = C_ALPHA, ['C'] = C_ALPHA, ['D'] = C_ALPHA,
+	['E'] = C_ALPHA, ['F'] = C_ALPHA, ['G'] = C_ALPHA, ['H'] = C_ALPHA,
+	['I'] = C_ALPHA, ['J'] = C_ALPHA, ['K'] = C_ALPHA, ['L'] = C_ALPHA,
+	['M'] = C_ALPHA, ['N'] = C_ALPHA, ['O'] = C_ALPHA, ['P'] = C_ALPHA,
+	['Q'] = C_ALPHA, ['R'] = C_ALPHA, ['S'] = C_ALPHA, ['T'] = C_ALPHA,
+	['U'] = C_ALPHA, ['V'] = C_ALPHA, ['W'] = C_ALPHA, ['X'] = C_ALPHA,
+	['Y'] = C_ALPHA, ['Z'] = C_ALPHA,
+	['a'] = C_ALPHA, ['b'] = C_ALPHA, ['c'] = C_ALPHA, ['d'] = C_ALPHA,
+	['e'] = C_ALPHA, ['f'] = C_ALPHA, ['g'] = C_ALPHA, ['h'] = C_ALPHA,
+	['i'] = C_ALPHA, ['j'] = C_ALPHA, ['k'] = C_ALPHA, ['l'] = C_ALPHA,
+	['m'] = C_ALPHA, ['n'] = C_ALPHA, ['o'] = C_ALPHA, ['p'] = C_ALPHA,
+	['q'] = C_ALPHA, ['r'] = C_ALPHA, ['s'] = C_ALPHA, ['t'] = C_ALPHA,
+	['u'] = C_ALPHA, ['v'] = C_ALPHA, ['w'] = C_ALPHA, ['x'] = C_ALPHA,
+	['y'] = C_ALPHA, ['z'] = C_ALPHA,
+};
+
+static inline int is_class(char c, int cls)
+{
+	return cclass[(unsigned char)c] & cls;
+}
+
+/* The byte at i, or NUL past the end (callers that must tell a real NUL
+ * from the end compare i with len). */
+static inline char at(const struct parser *p, size_t i)
+{
+	return i < p->len ? p->s[i] : '\0';
+}
+
+static int fail(struct parser *p, int code, size_t where, size_t toklen)
+{
+	if (p->err) {
+		size_t cp = 0;
+		for (size_t k = 0; k < where && k < p->len; k++)
+			if (((unsigned char)p->s[k] & 0xC0) != 0x80)
+				cp++;
+		p->err->code = code;
+		p->err->byte_offset = where;
+		p->err->offset = cp;
+		p->err->token_len = toklen;
+	}
+	return code;
+}
+
+/* Skip whitespace and // comments. */
+static void skip_blank(struct parser *p)
+{
+	const char *s = p->s;
+	size_t pos = p->pos, len = p->len;
+	while (pos < len) {
+		char c = s[pos];
+		if (is_class(c, C_SPACE)) {
+			pos++;
+		} else if (c == '/' && pos + 1 < len && s[pos + 1] == '/') {
+			while (pos < len && s[pos] != '\n')
+				pos++;
+		} else {
+			break;
+		}
+	}
+	p->pos = pos;
+}
+
+/* Length of the token starting at where, for error reports. */
+static size_t token_len(const struct parser *p, size_t where)
+{
+	size_t k = where;
+	if (k < p->len && is_class(p->s[k], C_DELIM))
+		return 1;
+	while (k < p->len && !is_class(p->s[k], C_DELIM))
+		k++;
+	return k - where;
+}
+
+/* Read a decimal number at *pos, saturating at cap + 1. */
+static uint32_t read_number(const struct parser *p, size_t *pos, uint32_t cap)
+{
+	uint64_t v = 0;
+	size_t k = *pos;
+	while (k < p->len && is_class(p->s[k], C_DIGIT)) {
+		v = v * 10 + (uint64_t)(p->s[k] - '0');
+		if (v > (uint64_t)cap)
+			v = (uint64_t)cap + 1;
+		k++;
+	}
+	*pos = k;
+	return (uint32_t)v;
+}
+
+/* A node with no children and no siblings yet. */
+static alg_node blank_node(int kind, size_t offset)
+{
+	alg_node nd = {
+		.kind = (uint8_t)kind, .family = 0, .axis = 0, .qt = 0,
+		.lo = 0, .hi = 0, .outer = 0, .inner = 0, .amount = 1,
+		.offset = (uint32_t)offset, .next = -1, .prev = -1,
+		.a_first = -1, .a_last = -1, .b_first = -1, .b_last = -1,
+	};
+	return nd;
+}
+
+/* Store a finished node; -1 if the buffer is full. Nodes are written whole
+ * (never byte by byte) so the compiler need not assume that they alias the
+ * parser's state. */
+static int32_t add_node(struct parser *p, const alg_node *nd)
+{
+	if (p->count >= p->cap)
+		return -1;
+	p->nodes[p->count] = *nd;
+	return p->count++;
+}
+
+static void append_child(struct parser *p, int32_t *first, int32_t *last,
+			 int32_t id)
+{
+	p->nodes[id].prev = *last;
+	if (*last >= 0)
+		p->nodes[*last].next = id;
+	else
+		*first = id;
+	*last = id;
+}
+
+/* Optional amount and prime after a unit: "2", "2'", "'", "". Whether a
+ * digit and whether a prime follow are coin flips in real algorithms, so
+ * the one-digit case is done without branches; longer numbers take the
+ * slow path. */
+static int parse_suffix(struct parser *p, int32_t *amount)
+{
+	size_t pos = p->pos;
+	unsigned d = (unsigned char)at(p, pos) - (unsigned)'0';
+	int isd = (d < 10) & (pos < p->len);
+	int32_t v = isd ? (int32_t)d : 1;
+	pos += (size_t)isd;
+	if (isd && pos < p->len && is_class(p->s[pos], C_DIGIT)) {
+		size_t start = pos - 1;
+		pos = start;
+		uint32_t num = read_number(p, &pos, p->lim.max_amount);
+		if (num > p->lim.max_amount)
+			return fail(p, ALG_EREPEAT, start, pos - start);
+		v = (int32_t)num;
+	} else if (isd && (uint32_t)v > p->lim.max_amount) {
+		return fail(p, ALG_EREPEAT, pos - 1, 1);
+	}
+	int isp = (at(p, pos) == '\'') & (pos < p->len);
+	v = isp ? -v : v;
+	pos += (size_t)isp;
+	p->pos = pos;
+	*amount = v;
+	return CUBE_OK;
+}
+
+/* After a unit: whitespace, a closer, ',' / ':', a comment or the end. */
+static int check_separated(struct parser *p)
+{
+	size_t pos = p->pos;
+	if (pos >= p->len)
+		return CUBE_OK;
+	char c = p->s[pos];
+	if (is_class(c, C_SPACE) || c == ')' || c == ']' || c == ',' ||
+	    c == ':')
+		return CUBE_OK;
+	if (c == '/' && at(p, pos + 1) == '/')
+		return CUBE_OK;
+	return fail(p, ALG_ESPACE, pos, token_len(p, pos));
+}
+
+/* Family index by token: one letter, or a letter followed by 'w' or 'v'.
+ * Entries hold index + 1 so that 0 means "no such family". */
+static const unsigned char family_one[128] = {
+	['R'] = 1, ['U'] = 2, ['F'] = 3, ['D'] = 4, ['L'] = 5, ['B'] = 6,
+	['r'] = 13, ['u'] = 14, ['f'] = 15, ['d'] = 16, ['l'] = 17, ['b'] = 18,
+	['M'] = 19, ['E'] = 20, ['S'] = 21, ['m'] = 22, ['e'] = 23, ['s'] = 24,
+	['x'] = 25, ['y'] = 26, ['z'] = 27,
+};
+static const unsigned char family_w[128] = {
+	['R'] = 7, ['U'] = 8, ['F'] = 9, ['D'] = 10, ['L'] = 11, ['B'] = 12,
+};
+static const unsigned char family_v[128] = {
+	['R'] = 28, ['U'] = 29, ['F'] = 30, ['D'] = 31, ['L'] = 32, ['B'] = 33,
+};
+
+static int lookup_family(const char *s, size_t len)
+{
+	unsigned char c0 = (unsigned char)s[0];
+	if (len == 0 || len > 2 || c0 >= 128)
+		return -1;
+	if (len == 1)
+		return family_one[c0] - 1;
+	if (s[1] == 'w')
+		return family_w[c0] - 1;
+	if (s[1] == 'v')
+		return family_v[c0] - 1;
+	return -1;
+}
+
+/* The usual move: one or two letters, an optional one-digit amount and an
+ * optional prime, no layer prefix. Returns 1 with the node stored, 0 to let
+ * parse_move handle it (prefixes, long amounts, unknown tokens, errors). */
+static int parse_plain_move(struct parser *p, int32_t *out, struct size *sz)
+{
+	const char *s = p->s;
+	size_t len = p->len, start = p->pos, pos = start;
+	unsigned char c0 = (unsigned char)s[pos];
+	if (c0 >= 128 || (!family_one[c0] && !family_w[c0]))
+		return 0;
+	unsigned char c1 = (unsigned char)at(p, pos + 1);
+	int fi;
+	if (c1 == 'w' && family_w[c0]) {
+		fi = family_w[c0] - 1;
+		pos += 2;
+	} else if (c1 == 'v' && family_v[c0]) {
+		fi = family_v[c0] - 1;
+		pos += 2;
+	} else {
+		fi = family_one[c0] - 1;
+		pos += 1;
+	}
+	if (fi < 0 || (pos < len && is_class(s[pos], C_ALPHA)))
+		return 0;
+	const struct plain_layers *pl = &p->plain[fi];
+	if (pl->err)
+		return 0;
+	/* amount: one digit or none, then maybe a prime, without branches */
+	unsigned d = (unsigned char)at(p, pos) - (unsigned)'0';
+	unsigned isd = (d < 10) & (pos < len);
+	pos += isd;
+	if (pos < len && is_class(s[pos], C_DIGIT))
+		return 0; /* two or more digits */
+	int32_t v = (int32_t)(isd * d + (1 - isd));
+	if ((uint32_t)v > p->lim.max_amount)
+		return 0;
+	unsigned isp = (at(p, pos) == '\'') & (pos < len);
+	pos += isp;
+	v = v * (1 - 2 * (int32_t)isp);
+
+	alg_node nd = blank_node(ALG_MOVE, start);
+	nd.family = (uint8_t)fi;
+	nd.axis = families[fi].axis;
+	nd.amount = v;
+	nd.lo = pl->lo;
+	nd.hi = pl->hi;
+	nd.qt = (uint8_t)((v * pl->qt_sign) & 3); /* two's complement: mod 4 */
+	int32_t id = add_node(p, &nd);
+	if (id < 0)
+		return 0;
+	p->pos = pos;
+	sz->moves = 1;
+	sz->work = nd.qt ? (uint64_t)(pl->hi - pl->lo + 1) * 4u * (uint64_t)p->n
+			 : 0;
+	*out = id;
+	return 1;
+}
+
+static int parse_move(struct parser *p, int32_t *out, struct size *sz)
+{
+	size_t start = p->pos, pos = start;
+	uint32_t outer = 0, inner = 0;
+	int has_prefix = 0, has_range = 0;
+	const uint32_t layer_cap = 65535;
+
+	if (is_class(at(p, pos), C_DIGIT) && pos < p->len) {
+		has_prefix = 1;
+		inner = read_number(p, &pos, layer_cap);
+		if (at(p, pos) == '-' && is_class(at(p, pos + 1), C_DIGIT) &&
+		    pos + 1 < p->len) {
+			pos++;
+			has_range = 1;
+			outer = inner;
+			inner = read_number(p, &pos, layer_cap);
+		}
+	}
+	size_t fam_at = pos;
+	while (pos < p->len && is_class(p->s[pos], C_ALPHA))
+		pos++;
+	int fi = lookup_family(p->s + fam_at, pos - fam_at);
+	if (fi < 0) /* report the whole token: "Q", "RW", "3#" */
+		return fail(p, ALG_ETOKEN, start, token_len(p, start));
+	const struct family *fam = &families[fi];
+	if (has_prefix && fam->kind != FAM_FACE && fam->kind != FAM_WIDE)
+		return fail(p, ALG_ETOKEN, start, pos - start);
+
+	p->pos = pos;
+	int32_t amount;
+	int rc = parse_suffix(p, &amount);
+	if (rc < 0)
+		return rc;
+	pos = p->pos;
+
+	/* Layers, 1-based from the family's own face: [a, b]. */
+	int n = p->n;
+	uint32_t a, b;
+	if (!has_prefix) {
+		const struct plain_layers *pl = &p->plain[fi];
+		if (pl->err)
+			return fail(p, pl->err, start, pos - start);
+		/* back from [lo, hi] to 1-based layers of the family's face */
+		if (fam->dir > 0)
+			a = pl->lo + 1u, b = pl->hi + 1u;
+		else
+			a = (uint32_t)n - pl->hi, b = (uint32_t)n - pl->lo;
+	} else if (has_range) {
+		a = outer;
+		b = inner;
+		if (a < 1 || a >= b || b > (uint32_t)n)
+			return fail(p, ALG_ELAYER, start, pos - start);
+	} else {
+		if (inner < 1 || inner > (uint32_t)n)
+			return fail(p, ALG_ELAYER, start, pos - start);
+		a = fam->kind == FAM_FACE ? inner : 1;
+		b = inner;
+	}
+
+	alg_node nd = blank_node(ALG_MOVE, start);
+	nd.family = (uint8_t)fi;
+	nd.axis = fam->axis;
+	nd.outer = (uint16_t)outer;
+	nd.inner = (uint16_t)inner;
+	nd.amount = amount;
+	if (fam->dir > 0) {
+		nd.lo = (uint16_t)(a - 1);
+		nd.hi = (uint16_t)(b - 1);
+	} else {
+		nd.lo = (uint16_t)((uint32_t)n - b);
+		nd.hi = (uint16_t)((uint32_t)n - a);
+	}
+	int q = (int)(amount % 4);
+	q = (q * fam->dir) % 4;
+	nd.qt = (uint8_t)((q + 4) % 4);
+	int32_t id = add_node(p, &nd);
+	if (id < 0)
+		return fail(p, CUBE_ESPACE, start, 0);
+	sz->moves = 1;
+	sz->work = nd.qt ? (uint64_t)(b - a + 1) * 4u * (uint64_t)n : 0;
+	*out = id;
+	return CUBE_OK;
+}
+
+/* Fill the no-prefix layers of every family for size n. */
+static void plain_layers_init(struct plain_layers *pl, int n)
+{
+	for (int k = 0; k < NFAMILIES; k++) {
+		const struct family *fam = &families[k];
+		uint32_t a = 1, b = 1;
+		int err = 0;
+		switch (fam->kind) {
+		case FAM_FACE:
+			break;
+		case FAM_WIDE:
+			b = 2;
+			if (n < 2)
+				err = ALG_ELAYER;
+			break;
+		case FAM_SLICE:
+			a = b = (uint32_t)(n + 1) / 2;
+			if (n % 2 == 0)
+				err = ALG_EEVEN;
+			break;
+		case FAM_WSLICE:
+			a = 2;
+			b = (uint32_t)n - 1;
+			if (n < 3)
+				err = ALG_ELAYER;
+			break;
+		default:
+			b = (uint32_t)n;
+			break;
+		}
+		pl[k].err = (int16_t)err;
+		pl[k].qt_sign = fam->dir;
+		if (err) {
+			pl[k].lo = pl[k].hi = 0;
+		} else if (fam->dir > 0) {
+			pl[k].lo = (uint16_t)(a - 1);
+			pl[k].hi = (uint16_t)(b - 1);
+		} else {
+			pl[k].lo = (uint16_t)((uint32_t)n - b);
+			pl[k].hi = (uint16_t)((uint32_t)n - a);
+		}
+	}
+}
+
+/* Which character ends the sequence being parsed. */
+enum closer { CLOSE_EOF, CLOSE_PAREN, CLOSE_SEP, CLOSE_BRACKET };
+
+static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
+		     enum closer until, size_t open_at, struct size *sz);
+
+/* A bracketed unit's size from its operands', checked against the move
+ * limit: the innermost unit to pass the limit is the one reported. */
+static int bracket_size(struct parser *p, const alg_node *nd, struct size sa,
+			struct size sb, struct size *sz)
+{
+	uint64_t wa = 1, wb = 0;
+	if (nd->kind == ALG_COMM)
+		wa = 2, wb = 2;
+	else if (nd->kind == ALG_CONJ)
+		wa = 2, wb = 1;
+	uint64_t times = abs_amount(nd->amount);
+	sz->moves = sat_mul(sat_add(sat_mul(sa.moves, wa),
+				    sat_mul(sb.moves, wb)),
+			    times);
+	sz->work = sat_mul(sat_add(sat_mul(sa.work, wa), sat_mul(sb.work, wb)),
+			   times);
+	if (sz->moves > p->lim.max_moves)
+		return fail(p, ALG_ELONG, nd->offset, 0);
+	return CUBE_OK;
+}
+
+static int parse_unit(struct parser *p, int32_t *out, struct size *sz)
+{
+	size_t start = p->pos;
+	char c = p->s[start];
+	int rc;
+
+	if (c == '.') {
+		p->pos++;
+		alg_node nd = blank_node(ALG_PAUSE, start);
+		int32_t id = add_node(p, &nd);
+		if (id < 0)
+			return fail(p, CUBE_ESPACE, start, 0);
+		sz->moves = sz->work = 0;
+		*out = id;
+		return CUBE_OK;
+	}
+	if (c != '(' && c != '[') {
+		if (parse_plain_move(p, out, sz))
+			return CUBE_OK;
+		return parse_move(p, out, sz);
+	}
+
+	if (p->depth >= p->lim.max_depth)
+		return fail(p, ALG_EDEEP, start, 1);
+	alg_node nd = blank_node(c == '(' ? ALG_GROUP : ALG_COMM, start);
+	struct size sa = {0, 0}, sb = {0, 0};
+	p->pos++;
+	p->depth++;
+	if (c == '(') {
+		rc = parse_seq(p, &nd.a_first, &nd.a_last, CLOSE_PAREN, start,
+			       &sa);
+		if (rc < 0)
+			return rc;
+	} else {
+		rc = parse_seq(p, &nd.a_first, &nd.a_last, CLOSE_SEP, start,
+			       &sa);
+		if (rc < 0)
+			return rc;
+		nd.kind = p->s[p->pos] == ',' ? ALG_COMM : ALG_CONJ;
+		p->pos++; /* ',' or ':' */
+		rc = parse_seq(p, &nd.b_first, &nd.b_last, CLOSE_BRACKET, start,
+			       &sb);
+		if (rc < 0)
+			return rc;
+	}
+	p->pos++; /* the closer */
+	p->depth--;
+	rc = parse_suffix(p, &nd.amount);
+	if (rc < 0)
+		return rc;
+	rc = bracket_size(p, &nd, sa, sb, sz);
+	if (rc < 0)
+		return rc;
+	int32_t id = add_node(p, &nd);
+	if (id < 0)
+		return fail(p, CUBE_ESPACE, start, 0);
+	*out = id;
+	return CUBE_OK;
+}
+
+static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
+		     enum closer until, size_t open_at, struct size *sz)
+{
+	struct size total = {0, 0};
+	for (;;) {
+		skip_blank(p);
+		if (p->pos >= p->len) {
+			if (until != CLOSE_EOF)
+				return fail(p, ALG_EBRACKET, open_at, 1);
+			*sz = total;
+			return CUBE_OK;
+		}
+		char c = p->s[p->pos];
+		if (c == ')' || c == ']') {
+			if ((c == ')' && until == CLOSE_PAREN) ||
+			    (c == ']' && until == CLOSE_BRACKET)) {
+				*sz = total;
+				return CUBE_OK;
+			}
+			if (c == ']' && until == CLOSE_SEP)
+				return fail(p, ALG_ESYNTAX, p->pos, 1);
+			return fail(p, ALG_EBRACKET, p->pos, 1);
+		}
+		if (c == ',' || c == ':') {
+			if (until == CLOSE_SEP) {
+				*sz = total;
+				return CUBE_OK;
+			}
+			return fail(p, ALG_ESYNTAX, p->pos, 1);
+		}
+		int32_t id = -1;
+		struct size u = {0, 0};
+		int rc = parse_unit(p, &id, &u);
+		if (rc < 0)
+			return rc;
+		append_child(p, first, last, id);
+		total.moves = sat_add(total.moves, u.moves);
+		total.work = sat_add(total.work, u.work);
+		rc = check_separated(p);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/* ------------------------------------------------------ sizes and limits */
 
 uint64_t move_work(const cube_move *m, int n)
 {
@@ -549,27 +734,6 @@ static void seq_totals(const alg_t *a, int32_t first, struct totals *t)
 	}
 }
 
-/* Find the first unit (innermost, leftmost) whose expansion exceeds the
- * move limit, for the error offset. */
-static int32_t first_too_long(const alg_t *a, int32_t first, uint64_t max)
-{
-	for (int32_t id = first; id >= 0; id = a->nodes[id].next) {
-		const alg_node *nd = &a->nodes[id];
-		if (nd->kind == ALG_MOVE || nd->kind == ALG_PAUSE)
-			continue;
-		int32_t inner = first_too_long(a, nd->a_first, max);
-		if (inner < 0 && nd->kind != ALG_GROUP)
-			inner = first_too_long(a, nd->b_first, max);
-		if (inner >= 0)
-			return inner;
-		struct totals t;
-		unit_totals(a, id, &t);
-		if (t.m.moves > max)
-			return id;
-	}
-	return -1;
-}
-
 int alg_parse(alg_t *a, alg_node *nodes, size_t cap, int n, const char *s,
 	      size_t len, const alg_limits *lim, alg_error *err)
 {
@@ -588,7 +752,8 @@ int alg_parse(alg_t *a, alg_node *nodes, size_t cap, int n, const char *s,
 	p.s = s;
 	p.len = len;
 	p.n = n;
-	p.a = a;
+	p.nodes = nodes;
+	p.cap = (int32_t)cap;
 	p.err = err;
 	if (lim)
 		p.lim = *lim;
@@ -596,33 +761,32 @@ int alg_parse(alg_t *a, alg_node *nodes, size_t cap, int n, const char *s,
 		alg_limits_default(&p.lim);
 	if (p.lim.max_depth > ALG_MAX_DEPTH)
 		p.lim.max_depth = ALG_MAX_DEPTH;
+	plain_layers_init(p.plain, n);
 
 	a->nodes = nodes;
 	a->cap = (int32_t)cap;
 	a->count = 0;
 	a->n = n;
 	a->length = a->work = 0;
-	a->root = new_node(&p, ALG_GROUP, 0);
-	if (a->root < 0)
+	alg_node root = blank_node(ALG_GROUP, 0);
+	int32_t rid = add_node(&p, &root);
+	if (rid < 0)
 		return fail(&p, CUBE_ESPACE, 0, 0);
 
 	/* A stray closer at top level is an unbalanced bracket. */
 	int32_t f = -1, l = -1;
-	int rc = parse_seq(&p, &f, &l, CLOSE_EOF, 0);
+	struct size t;
+	int rc = parse_seq(&p, &f, &l, CLOSE_EOF, 0, &t);
+	a->count = p.count;
 	if (rc < 0)
 		return rc;
-	a->nodes[a->root].a_first = f;
-	a->nodes[a->root].a_last = l;
-
-	struct totals t;
-	unit_totals(a, a->root, &t);
-	a->length = t.m.moves;
+	a->root = rid;
+	nodes[rid].a_first = f;
+	nodes[rid].a_last = l;
+	a->length = t.moves;
 	a->work = t.work;
-	if (a->length > p.lim.max_moves) {
-		int32_t at = first_too_long(a, f, p.lim.max_moves);
-		size_t off = at >= 0 ? a->nodes[at].offset : 0;
-		return fail(&p, ALG_ELONG, off, 0);
-	}
+	if (a->length > p.lim.max_moves)
+		return fail(&p, ALG_ELONG, 0, 0);
 	if (p.lim.max_work && a->work > p.lim.max_work)
 		return fail(&p, ALG_EWORK, 0, 0);
 	return CUBE_OK;
@@ -869,13 +1033,16 @@ static void start_part(const alg_t *a, struct alg_frame *fr)
 		fr->cur = fr->pinv ? nd->b_last : nd->b_first;
 }
 
-static void push_frame(alg_iter *it, int32_t node, int inv)
+/* Enter a container; one repeated zero times is not entered at all. */
+static inline void push_frame(alg_iter *it, int32_t node, int inv)
 {
 	const alg_node *nd = &it->a->nodes[node];
+	uint64_t reps = abs_amount(nd->amount);
+	if (reps == 0)
+		return;
 	struct alg_frame *fr = &it->stack[++it->depth];
 	fr->node = node;
 	fr->inv = (uint8_t)(inv ^ (nd->amount < 0));
-	uint64_t reps = abs_amount(nd->amount);
 	fr->reps = reps > INT32_MAX ? INT32_MAX : (int32_t)reps;
 	fr->part = 0;
 	fr->pad = 0;
@@ -889,40 +1056,42 @@ void alg_iter_init(alg_iter *it, const alg_t *a, int inverse)
 	push_frame(it, a->root, inverse ? 1 : 0);
 }
 
-int alg_iter_next(alg_iter *it, int32_t *node, int *inverted)
+/* One step of the walk; the hot path (the next sibling is a move) comes
+ * first. Shared by alg_iter_next and alg_apply, which inlines it. */
+static inline int iter_step(alg_iter *it, int32_t *node, int *inverted)
 {
-	const alg_t *a = it->a;
+	const alg_node *nodes = it->a->nodes;
 	while (it->depth >= 0) {
 		struct alg_frame *fr = &it->stack[it->depth];
-		if (fr->reps <= 0) {
-			it->depth--;
-			continue;
-		}
-		if (fr->cur < 0) {
-			const alg_node *nd = &a->nodes[fr->node];
-			if (++fr->part >= part_count[nd->kind]) {
-				fr->part = 0;
-				if (--fr->reps <= 0) {
-					it->depth--;
-					continue;
-				}
-			}
-			start_part(a, fr);
-			continue;
-		}
 		int32_t id = fr->cur;
-		const alg_node *cn = &a->nodes[id];
-		fr->cur = fr->pinv ? cn->prev : cn->next;
-		if (cn->kind == ALG_MOVE) {
-			*node = id;
-			*inverted = fr->pinv;
-			return 1;
-		}
-		if (cn->kind == ALG_PAUSE)
+		if (id >= 0) {
+			const alg_node *cn = &nodes[id];
+			fr->cur = fr->pinv ? cn->prev : cn->next;
+			if (cn->kind == ALG_MOVE) {
+				*node = id;
+				*inverted = fr->pinv;
+				return 1;
+			}
+			if (cn->kind != ALG_PAUSE)
+				push_frame(it, id, fr->pinv);
 			continue;
-		push_frame(it, id, fr->pinv);
+		}
+		/* end of a part: the next part, the next repetition, or up */
+		if (++fr->part >= part_count[nodes[fr->node].kind]) {
+			fr->part = 0;
+			if (--fr->reps <= 0) {
+				it->depth--;
+				continue;
+			}
+		}
+		start_part(it->a, fr);
 	}
 	return 0;
+}
+
+int alg_iter_next(alg_iter *it, int32_t *node, int *inverted)
+{
+	return iter_step(it, node, inverted);
 }
 
 int alg_apply(const alg_t *a, cube_t *c, int inverse)
@@ -930,22 +1099,52 @@ int alg_apply(const alg_t *a, cube_t *c, int inverse)
 	if (!a || !c || c->n != a->n)
 		return CUBE_EINVAL;
 	/* Moves go to the cube in batches so the 3×3 fast path can keep the
-	 * state in a register across a batch. */
+	 * state in a register across a batch. The parser checked every move
+	 * against n, so the batch skips cube_apply_moves' checks. */
 	cube_move batch[256];
 	size_t k = 0;
 	alg_iter it;
 	int32_t id;
 	int inv;
 	alg_iter_init(&it, a, inverse);
-	while (alg_iter_next(&it, &id, &inv)) {
-		batch[k++] = alg_node_move(&a->nodes[id], inv);
+	const alg_node *nodes = a->nodes;
+	for (;;) {
+		/* A run of sibling moves, walked with the cursor in a register;
+		 * anything else goes through iter_step. */
+		if (it.depth >= 0) {
+			struct alg_frame *fr = &it.stack[it.depth];
+			int32_t cur = fr->cur;
+			int pinv = fr->pinv;
+			while (cur >= 0 && nodes[cur].kind == ALG_MOVE) {
+				const alg_node *nd = &nodes[cur];
+				cube_move *m = &batch[k++];
+				m->axis = nd->axis;
+				m->qt = (uint8_t)((pinv ? 4 - nd->qt : nd->qt) & 3);
+				m->lo = nd->lo;
+				m->hi = nd->hi;
+				cur = pinv ? nd->prev : nd->next;
+				if (k == sizeof batch / sizeof batch[0]) {
+					cube__apply_trusted(c, batch, k);
+					k = 0;
+				}
+			}
+			fr->cur = cur;
+		}
+		if (!iter_step(&it, &id, &inv))
+			break;
+		const alg_node *nd = &nodes[id];
+		cube_move *m = &batch[k++];
+		m->axis = nd->axis;
+		m->qt = (uint8_t)((inv ? 4 - nd->qt : nd->qt) & 3);
+		m->lo = nd->lo;
+		m->hi = nd->hi;
 		if (k == sizeof batch / sizeof batch[0]) {
-			cube_apply_moves(c, batch, k);
+			cube__apply_trusted(c, batch, k);
 			k = 0;
 		}
 	}
 	if (k)
-		cube_apply_moves(c, batch, k);
+		cube__apply_trusted(c, batch, k);
 	return CUBE_OK;
 }
 

@@ -363,6 +363,18 @@ int cube_turn(cube_t *c, int axis, int lo, int hi, int qt)
 	return CUBE_OK;
 }
 
+void cube__apply_trusted(cube_t *c, const cube_move *m, size_t count)
+{
+#ifdef CUBE_HAVE_VBMI
+	if (c->n == 3 && have_vbmi()) {
+		turn3_vbmi_many(c->st, m, count);
+		return;
+	}
+#endif
+	for (size_t k = 0; k < count; k++)
+		cube_turn(c, m[k].axis, m[k].lo, m[k].hi, m[k].qt);
+}
+
 int cube_apply_moves(cube_t *c, const cube_move *m, size_t count)
 {
 	if (!c || (!m && count))

@@ -17,4 +17,8 @@ const unsigned char (*cube__turn3_cycles(void))[3][5][4];
  * qt 1..3 quarter turns. */
 const unsigned char *cube__turn3_perm(int axis, int lo, int hi, int qt);
 
+/* cube_apply_moves without its checks, for moves known to fit c (the
+ * parser's). */
+void cube__apply_trusted(cube_t *c, const cube_move *m, size_t count);
+
 #endif

@@ -52,11 +52,20 @@ int cubie3_equal(const cubie3 *a, const cubie3 *b);
 int cubie2_equal(const cubie2 *a, const cubie2 *b);
 
 /* The transformation of one face turn (face 0..5 = U R F D L B, qt 1..3
- * clockwise quarter turns seen from that face). Whole-cube rotations and
- * slice turns move centers and have no cubie form: apply them to facelets.
- */
+ * clockwise quarter turns seen from that face; other qt are reduced mod 4
+ * as cube_turn does). Whole-cube rotations and slice turns move centers
+ * and have no cubie form: apply them to facelets. On a 2×2, D, L and B
+ * move the DBL corner: compose them freely, then cubie2_normalize the
+ * result (normalising after each turn would change what later turns mean,
+ * since it turns the whole cube). */
 int cubie3_face_turn(int face, int qt, cubie3 *out);
 int cubie2_face_turn(int face, int qt, cubie2 *out);
+
+/* out = c turned as a whole so that DBL is home and untwisted (on a 2×2 a
+ * whole-cube rotation is a corner transformation like any other). out may
+ * alias c. CUBE_EINVALID (out unchanged) if c's corners are not a
+ * permutation with twist sum ≡ 0 mod 3. */
+int cubie2_normalize(const cubie2 *c, cubie2 *out);
 
 /* A whole-cube orientation: one of the 24 rotations. up and front are the
  * face letters ('U'…'B') of the colours seen on the U and F sides;
@@ -83,7 +92,8 @@ void cube3_to_facelets(const cubie3 *c, char out[54]);
 void cube2_to_facelets(const cubie2 *c, char out[24]);
 
 /* 1 if the cubies are a reachable state (permutations, twist sum ≡ 0 mod 3,
- * flip sum even, corner and edge parity equal), else 0. */
+ * flip sum even, corner and edge parity equal), else 0. A 2×2 state must
+ * also be normalised (DBL home, twist 0). */
 int cubie3_is_valid(const cubie3 *c);
 int cubie2_is_valid(const cubie2 *c);
 
@@ -139,13 +149,16 @@ typedef struct cube_problem {
  * e.g. edge permutation parity, which reduction solvers discover later. */
 #define CV_UNCHECKED_EDGE_PAIRING 1u  /* wings may not pair into edges */
 #define CV_UNCHECKED_PARITY 2u        /* permutation parity of wings/centers */
-#define CV_UNCHECKED_CENTER_PLACEMENT 4u /* which orbit positions hold what */
+#define CV_UNCHECKED_CENTER_PLACEMENT 4u /* which orbit positions hold what;
+					  * never set: four of each colour per
+					  * orbit is the whole condition */
 
 typedef struct cube_validation_result {
 	int n;                  /* size from the length, 0 if none */
 	int count;              /* problems found (all of them) */
 	unsigned unchecked;     /* CV_UNCHECKED_* flags */
-	cube_orientation orient; /* valid when count == 0 and n is 2 or 3 */
+	cube_orientation orient; /* when count == 0: from the centers (odd n)
+				  * or the DBL corner (even n); else zero */
 } cube_validation_result;
 
 /* Validate a facelets string of any size. Writes up to cap problems to

@@ -12,6 +12,8 @@ int main(void)
 	srunner_add_suite(sr, alg_suite());
 	srunner_add_suite(sr, model_suite());
 	srunner_add_suite(sr, render_suite());
+	srunner_add_suite(sr, cubie_suite());
+	srunner_add_suite(sr, validate_suite());
 	srunner_add_suite(sr, http_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -12,6 +12,7 @@ int main(void)
 	srunner_add_suite(sr, alg_suite());
 	srunner_add_suite(sr, model_suite());
 	srunner_add_suite(sr, render_suite());
+	srunner_add_suite(sr, index_suite());
 	srunner_add_suite(sr, cubie_suite());
 	srunner_add_suite(sr, validate_suite());
 	srunner_add_suite(sr, http_suite());

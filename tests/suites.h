@@ -8,6 +8,7 @@ Suite *cube_suite(void);   /* tests/check_cube.c: the n×n×n engine */
 Suite *alg_suite(void);    /* tests/check_alg.c: notation, goldens */
 Suite *model_suite(void);  /* tests/check_model.c: engine vs an independent 3D sticker model */
 Suite *render_suite(void); /* tests/check_render.c: render and animation data */
+Suite *index_suite(void);  /* tests/check_index.c: unique index, features */
 Suite *cubie_suite(void);  /* tests/check_cubie.c: cubie model, conversions, orientations */
 Suite *validate_suite(void); /* tests/check_validate.c: validation, broken-cube goldens */
 Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */

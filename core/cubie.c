@@ -61,38 +61,42 @@ static const unsigned char letter_face[256] = {
 	['U'] = 1, ['R'] = 2, ['F'] = 3, ['D'] = 4, ['L'] = 5, ['B'] = 6,
 };
 
-size_t cubie__facelet_n(int n, int i3)
-{
-	int f = i3 / 9, r = i3 % 9 / 3, c = i3 % 3;
-	int rr = r == 0 ? 0 : r == 1 ? n / 2 : n - 1;
-	int cc = c == 0 ? 0 : c == 1 ? n / 2 : n - 1;
-	return ((size_t)f * n + rr) * n + cc;
-}
+/* The piece tables turned around for reading stickers: piece + 1 (0 =
+ * none) by the U/D colour (0 = U, 1 = D) and the two colours after it
+ * clockwise; piece·2 + flip + 1 by an edge's two colours. */
+static const unsigned char corner_by_colors[2][6][6] = {
+	[0] = {[R] = {[F] = 1}, [F] = {[L] = 2}, [L] = {[B] = 3}, [B] = {[R] = 4}},
+	[1] = {[F] = {[R] = 5}, [L] = {[F] = 6}, [B] = {[L] = 7}, [R] = {[B] = 8}},
+};
+static const unsigned char edge_by_colors[6][6] = {
+	[U] = {[R] = 1, [F] = 3, [L] = 5, [B] = 7},
+	[R] = {[U] = 2, [D] = 10, [F] = 18, [B] = 24},
+	[F] = {[U] = 4, [D] = 12, [R] = 17, [L] = 19},
+	[D] = {[R] = 9, [F] = 11, [L] = 13, [B] = 15},
+	[L] = {[U] = 6, [D] = 14, [F] = 20, [B] = 22},
+	[B] = {[U] = 8, [D] = 16, [L] = 21, [R] = 23},
+};
 
 int cubie__corner_of(int c0, int c1, int c2)
 {
-	const int col[3] = {c0, c1, c2};
+	const int col[5] = {c0, c1, c2, c0, c1};
+	if ((unsigned)c0 > 5 || (unsigned)c1 > 5 || (unsigned)c2 > 5)
+		return -1;
 	for (int t = 0; t < 3; t++) {
 		if (col[t] != U && col[t] != D)
 			continue;
-		for (int j = 0; j < 8; j++)
-			if (cubie__corner_color[j][0] == col[t] &&
-			    cubie__corner_color[j][1] == col[(t + 1) % 3] &&
-			    cubie__corner_color[j][2] == col[(t + 2) % 3])
-				return j * 3 + t;
+		int p = corner_by_colors[col[t] == D][col[t + 1]][col[t + 2]];
+		if (p)
+			return (p - 1) * 3 + t;
 	}
 	return -1;
 }
 
 int cubie__edge_of(int c0, int c1)
 {
-	for (int j = 0; j < 12; j++) {
-		if (cubie__edge_color[j][0] == c0 && cubie__edge_color[j][1] == c1)
-			return j * 2;
-		if (cubie__edge_color[j][0] == c1 && cubie__edge_color[j][1] == c0)
-			return j * 2 + 1;
-	}
-	return -1;
+	if ((unsigned)c0 > 5 || (unsigned)c1 > 5)
+		return -1;
+	return edge_by_colors[c0][c1] - 1;
 }
 
 /* ------------------------------------------------------------- identity */

@@ -23,8 +23,17 @@ extern const char cubie__edge_name[12][3];
 
 /* The 3×3 facelet index i3 (= face·9 + row·3 + col) carried to size n:
  * row and column 0 stay 0, 1 becomes the middle n/2, 2 becomes n-1. Only
- * corners (n >= 2) and, for odd n, midges and centers are meaningful. */
-size_t cubie__facelet_n(int n, int i3);
+ * corners (n >= 2) and, for odd n, midges and centers are meaningful.
+ * Inline: the readers call it for every sticker they look at. */
+static inline size_t cubie__facelet_n(int n, int i3)
+{
+	if (n == 3)
+		return (size_t)i3;
+	int f = i3 / 9, r = i3 % 9 / 3, c = i3 % 3;
+	int rr = r == 0 ? 0 : r == 1 ? n / 2 : n - 1;
+	int cc = c == 0 ? 0 : c == 1 ? n / 2 : n - 1;
+	return ((size_t)f * n + rr) * n + cc;
+}
 
 /* Which piece and twist three colours (face indices, clockwise from the
  * position's U/D facelet) form: piece·3 + twist, or -1 if they form no

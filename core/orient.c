@@ -97,6 +97,10 @@ int cubie__rotate(int n, const char *in, int rot, char *out)
 {
 	if ((n != 2 && n != 3) || rot < 0 || rot >= CUBIE_ROTATIONS)
 		return CUBE_EINVAL;
+	if (rot == 0) {
+		memmove(out, in, 6u * (size_t)n * (size_t)n);
+		return CUBE_OK;
+	}
 	/* A 3×3 state on the stack: cube_sizeof(3) is a small constant, and
 	 * core never allocates. The union keeps it aligned for cube_t. */
 	union {

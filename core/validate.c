@@ -37,6 +37,7 @@
 #include "cubie.h"
 #include "cubie_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -252,20 +253,20 @@ static int check_pieces(const char *sub, int m, int rot, struct report *rep)
 /* --------------------------------------------------------------- centers */
 
 /* Each orbit is the same four places (one place and its quarter-turn
- * images) on every face; it is visited from its lowest place on U. */
+ * images) on every face. Ring r of a face (the cells r steps in from its
+ * edge) is covered once by the quarter-turn images of the top of the ring
+ * without its last cell, (r, r) … (r, m-r-1), and each of those is the
+ * lowest place of its orbit, so the orbits are visited in the order of
+ * their lowest place on U, each once. */
 static void check_orbits(const char *s, int n, struct report *rep)
 {
 	size_t nn = (size_t)n * n;
 	int m = n - 1;
-	for (int r = 1; r < m; r++) {
-		for (int c = 1; c < m; c++) {
-			if (n % 2 && r == m / 2 && c == m / 2)
-				continue;
+	for (int r = 1; r < m - r; r++) {
+		for (int c = r; c < m - r; c++) {
 			size_t pos[4] = {(size_t)r * n + c, (size_t)c * n + (m - r),
 					 (size_t)(m - r) * n + (m - c),
 					 (size_t)(m - c) * n + r};
-			if (pos[1] < pos[0] || pos[2] < pos[0] || pos[3] < pos[0])
-				continue;
 			int count[6] = {0};
 			for (int f = 0; f < 6; f++)
 				for (int k = 0; k < 4; k++)
@@ -302,7 +303,37 @@ int cube_validate(const char *s, size_t len, cube_problem *out, size_t cap,
 		goto done;
 	}
 	r.n = n;
-	for (size_t k = 0; k < len; k++) {
+	/* One pass counts the letters. On big cubes it counts every byte
+	 * value in four interleaved tables, so that runs of one letter do not
+	 * wait on one counter. Only a string with bad bytes is read again, to
+	 * say where they are. */
+	size_t nn = (size_t)n * n, count[6] = {0}, bad = 0, k = 0;
+	if (len < 4096) {
+		for (; k < len; k++) {
+			int f = letter_face[(unsigned char)s[k]];
+			if (f)
+				count[f - 1]++;
+			else
+				bad++;
+		}
+	} else {
+		uint32_t hist[4][256];
+		memset(hist, 0, sizeof hist);
+		for (; k + 4 <= len; k += 4)
+			for (int j = 0; j < 4; j++)
+				hist[j][(unsigned char)s[k + j]]++;
+		for (; k < len; k++)
+			hist[0][(unsigned char)s[k]]++;
+		for (int c = 0; c < 256; c++) {
+			size_t t = (size_t)hist[0][c] + hist[1][c] + hist[2][c] +
+				   hist[3][c];
+			if (letter_face[c])
+				count[letter_face[c] - 1] = t;
+			else
+				bad += t;
+		}
+	}
+	for (k = 0; bad && k < len; k++) {
 		unsigned char c = (unsigned char)s[k];
 		if (letter_face[c])
 			continue;
@@ -315,9 +346,6 @@ int cube_validate(const char *s, size_t len, cube_problem *out, size_t cap,
 	if (rep.count)
 		goto done;
 
-	size_t nn = (size_t)n * n, count[6] = {0};
-	for (size_t k = 0; k < len; k++)
-		count[face_of(s[k])]++;
 	for (int f = 0; f < 6; f++) {
 		if (count[f] == nn)
 			continue;

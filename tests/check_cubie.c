@@ -145,6 +145,40 @@ START_TEST(solved_is_identity)
 }
 END_TEST
 
+/* The sticker readers against the piece tables, for every colour triple
+ * and pair: a corner is read with its twist wherever its U/D colour is. */
+START_TEST(piece_readers)
+{
+	int corners = 0, edges = 0;
+	for (int a = -1; a < 7; a++) {
+		for (int b = -1; b < 7; b++) {
+			int want = -1;
+			for (int j = 0; j < 12; j++)
+				for (int f = 0; f < 2; f++)
+					if (cubie__edge_color[j][f] == a &&
+					    cubie__edge_color[j][1 - f] == b)
+						want = j * 2 + f;
+			ck_assert_int_eq(cubie__edge_of(a, b), want);
+			edges += want >= 0;
+			for (int c = -1; c < 7; c++) {
+				const int col[3] = {a, b, c};
+				want = -1;
+				for (int j = 0; j < 8; j++)
+					for (int t = 0; t < 3; t++)
+						if (cubie__corner_color[j][0] == col[t] &&
+						    cubie__corner_color[j][1] == col[(t + 1) % 3] &&
+						    cubie__corner_color[j][2] == col[(t + 2) % 3])
+							want = j * 3 + t;
+				ck_assert_int_eq(cubie__corner_of(a, b, c), want);
+				corners += want >= 0;
+			}
+		}
+	}
+	ck_assert_int_eq(corners, 24);
+	ck_assert_int_eq(edges, 24);
+}
+END_TEST
+
 /* Seed 001's example: compose reads a's entry at b's position. */
 START_TEST(compose_convention)
 {
@@ -713,6 +747,7 @@ Suite *cubie_suite(void)
 	Suite *s = suite_create("cubie");
 	TCase *tc = tcase_create("basics");
 	tcase_add_test(tc, solved_is_identity);
+	tcase_add_test(tc, piece_readers);
 	tcase_add_test(tc, compose_convention);
 	tcase_add_test(tc, face_turns_match_engine);
 	tcase_add_test(tc, face_turn_arguments);

@@ -341,7 +341,7 @@ int cubie3_face_turn(int face, int qt, cubie3 *out)
 int cubie2_face_turn(int face, int qt, cubie2 *out)
 {
 	cubie3 t;
-	int rc = cubie3_face_turn(face, qt, &t);
+	int rc = out ? cubie3_face_turn(face, qt, &t) : CUBE_EINVAL;
 	if (rc < 0)
 		return rc;
 	memcpy(out->cp, t.cp, 8);

@@ -209,7 +209,8 @@ static int check_pieces(const char *sub, int m, int rot, struct report *rep)
 					     f[(t + 1) % 3] / 9);
 	}
 
-	/* The sums and the parity, read in that orientation. */
+	/* The sums (the same in any orientation) and the parity, read in
+	 * the orientation found, if any. */
 	char std[54];
 	const char *fr = sub;
 	if (rot > 0 && cubie__rotate(m, sub, rot, std) == CUBE_OK)

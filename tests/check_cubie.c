@@ -249,6 +249,7 @@ START_TEST(face_turn_arguments)
 	ck_assert_int_eq(cubie3_face_turn(6, 1, &a), CUBE_EINVAL);
 	ck_assert_int_eq(cubie3_face_turn(0, 1, NULL), CUBE_EINVAL);
 	ck_assert_int_eq(cubie2_face_turn(6, 1, &a2), CUBE_EINVAL);
+	ck_assert_int_eq(cubie2_face_turn(0, 1, NULL), CUBE_EINVAL);
 	/* amounts reduce mod 4, as cube_turn's do */
 	ck_assert_int_eq(cubie3_face_turn(1, 4, &a), CUBE_OK);
 	cubie3_solved(&b);

@@ -1,7 +1,9 @@
 /* bench.c — micro-benchmarks of the core library: 3×3 turns against a plain
  * sticker-permutation loop, n×n×n face and slice turns for n = 10…1000
  * against a plain line-copy loop, and parse + apply of long 3×3 algorithms
- * (the workload bench/cubing.mjs runs through cubing.js).
+ * (the workload bench/cubing.mjs runs through cubing.js); 3×3 index rank and
+ * unrank against a textbook O(n²) Lehmer-code rank, and cubie composition
+ * against plain loops.
  *
  *   build/bench/bench [ALGS_FILE]
  *
@@ -25,6 +27,7 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "cubie.h"
 
 #define RUNS 5
 #define TARGET_NS 100000000.0 /* 0.1 s per timed run */
@@ -880,6 +883,260 @@ done:
 	free(x.c);
 }
 
+/* ---- 3×3 index and cubies ---------------------------------------------- */
+
+#define NSTATES 4096 /* pre-generated random states, cycled (power of two) */
+
+struct index_ctx {
+	cubie3 st[NSTATES];
+	cube_index ix[NSTATES];
+};
+
+/* The reference: a textbook Lehmer code, O(n²): digit i counts the later
+ * entries smaller than p[i], weight (n-1-i)!. Its sum is the inversion
+ * count, so the last digit (weight 1, radix 2) is fixed by the parity,
+ * and the edges drop it by halving. Unranking picks each entry from a
+ * shrinking list. It checks the state as fully as cubie3_rank does. */
+static int lehmer_rank(const uint8_t *p, int n, uint32_t *r)
+{
+	unsigned seen = 0, inversions = 0;
+	uint32_t rank = 0;
+	for (int i = 0; i < n; i++) {
+		if (p[i] >= n)
+			return -1;
+		seen |= 1u << p[i];
+		unsigned c = 0;
+		for (int j = i + 1; j < n; j++)
+			c += p[j] < p[i];
+		rank = rank * (uint32_t)(n - i) + c;
+		inversions += c;
+	}
+	*r = rank;
+	return seen == (1u << n) - 1 ? (int)(inversions & 1) : -1;
+}
+
+static void lehmer_unrank(uint32_t r, int n, uint8_t *p)
+{
+	uint8_t c[12], left[12];
+	for (int i = n - 1; i >= 0; i--) {
+		c[i] = (uint8_t)(r % (uint32_t)(n - i));
+		r /= (uint32_t)(n - i);
+	}
+	for (int i = 0; i < n; i++)
+		left[i] = (uint8_t)i;
+	for (int i = 0; i < n; i++) {
+		p[i] = left[c[i]];
+		for (int k = c[i]; k < n - 1 - i; k++)
+			left[k] = left[k + 1];
+	}
+}
+
+static int ref_rank3(const cubie3 *c, cube_index *out)
+{
+	uint32_t cr = 0, er = 0;
+	int cpar = lehmer_rank(c->cp, 8, &cr), epar = lehmer_rank(c->ep, 12, &er);
+	unsigned co = 0, eo = 0, sum = c->co[7], flips = c->eo[11], bad = c->co[7] > 2;
+	for (int i = 6; i >= 0; i--) {
+		co = co * 3 + c->co[i];
+		sum += c->co[i];
+		bad |= c->co[i] > 2;
+	}
+	for (int i = 10; i >= 0; i--) {
+		eo = eo * 2 + c->eo[i];
+		flips += c->eo[i];
+		bad |= c->eo[i] > 1;
+	}
+	bad |= c->eo[11] > 1;
+	if (cpar < 0 || epar != cpar || bad || sum % 3 || flips % 2)
+		return CUBE_EINVALID;
+	out->corner = (uint64_t)cr * 2187 + co;
+	out->edge = (uint64_t)(er / 2) * 2048 + eo;
+	return CUBE_OK;
+}
+
+static int ref_unrank3(const cube_index *ix, cubie3 *out)
+{
+	if (ix->corner >= CUBE3_CORNER_STATES || ix->edge >= CUBE3_EDGE_STATES)
+		return CUBE_ERANGE;
+	uint32_t cr = (uint32_t)(ix->corner / 2187);
+	unsigned co = (unsigned)(ix->corner % 2187), sum = 0;
+	lehmer_unrank(cr, 8, out->cp);
+	for (int i = 0; i < 7; i++) {
+		out->co[i] = (uint8_t)(co % 3);
+		sum += co % 3;
+		co /= 3;
+	}
+	out->co[7] = (uint8_t)((3 - sum % 3) % 3);
+	/* the dropped last digit: whichever gives the corners' parity */
+	uint32_t tmp;
+	int cpar = lehmer_rank(out->cp, 8, &tmp);
+	uint32_t half = (uint32_t)(ix->edge / 2048);
+	lehmer_unrank(half * 2, 12, out->ep);
+	if (lehmer_rank(out->ep, 12, &tmp) != cpar)
+		lehmer_unrank(half * 2 + 1, 12, out->ep);
+	unsigned eo = (unsigned)(ix->edge % 2048), flips = 0;
+	for (int i = 0; i < 11; i++) {
+		out->eo[i] = (uint8_t)(eo >> i & 1);
+		flips += eo >> i & 1;
+	}
+	out->eo[11] = (uint8_t)(flips & 1);
+	return CUBE_OK;
+}
+
+static NOINLINE uint64_t body_rank3(void *arg, uint64_t iters)
+{
+	struct index_ctx *x = arg;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		cube_index ix;
+		acc += (uint64_t)cubie3_rank(&x->st[i & (NSTATES - 1)], &ix);
+		acc += ix.corner ^ ix.edge;
+	}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_rank3_ref(void *arg, uint64_t iters)
+{
+	struct index_ctx *x = arg;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		cube_index ix;
+		acc += (uint64_t)ref_rank3(&x->st[i & (NSTATES - 1)], &ix);
+		acc += ix.corner ^ ix.edge;
+	}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_unrank3(void *arg, uint64_t iters)
+{
+	struct index_ctx *x = arg;
+	uint64_t acc = 0;
+	cubie3 c;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		acc += (uint64_t)cubie3_unrank(&x->ix[i & (NSTATES - 1)], &c);
+		acc += c.cp[i & 7] + c.ep[i % 12] + c.eo[11];
+	}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_unrank3_ref(void *arg, uint64_t iters)
+{
+	struct index_ctx *x = arg;
+	uint64_t acc = 0;
+	cubie3 c;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++) {
+		acc += (uint64_t)ref_unrank3(&x->ix[i & (NSTATES - 1)], &c);
+		acc += c.cp[i & 7] + c.ep[i % 12] + c.eo[11];
+	}
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+/* Composition, chained as a solver or a scrambler applies moves: each
+ * step waits for the last. The reference is the plain loop of Kociemba's
+ * cubie multiplication. */
+static void ref_compose3(const cubie3 *a, const cubie3 *b, cubie3 *out)
+{
+	cubie3 r;
+	for (int i = 0; i < 8; i++) {
+		r.cp[i] = a->cp[b->cp[i]];
+		r.co[i] = (uint8_t)((a->co[b->cp[i]] + b->co[i]) % 3);
+	}
+	for (int i = 0; i < 12; i++) {
+		r.ep[i] = a->ep[b->ep[i]];
+		r.eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
+	}
+	*out = r;
+}
+
+static NOINLINE uint64_t body_compose3(void *arg, uint64_t iters)
+{
+	struct index_ctx *x = arg;
+	cubie3 c = x->st[0];
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		cubie3_compose(&c, &x->st[i & (NSTATES - 1)], &c);
+	uint64_t t = now_ns() - t0;
+	sink += c.cp[0] + c.ep[11] + c.co[3] + c.eo[5];
+	return t;
+}
+
+static NOINLINE uint64_t body_compose3_ref(void *arg, uint64_t iters)
+{
+	struct index_ctx *x = arg;
+	cubie3 c = x->st[0];
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		ref_compose3(&c, &x->st[i & (NSTATES - 1)], &c);
+	uint64_t t = now_ns() - t0;
+	sink += c.cp[0] + c.ep[11] + c.co[3] + c.eo[5];
+	return t;
+}
+
+/* The references must be right, or the comparison means nothing: each
+ * must round-trip every state, and compose like the core. (They rank
+ * into a different order, so only round trips are compared.) */
+static void check_index_refs(const struct index_ctx *x)
+{
+	for (int i = 0; i < NSTATES; i++) {
+		cube_index ix;
+		cubie3 c, d;
+		int rc = ref_rank3(&x->st[i], &ix);
+		if (rc < 0)
+			die("reference rank", rc);
+		rc = ref_unrank3(&ix, &c);
+		if (rc < 0)
+			die("reference unrank", rc);
+		if (!cubie3_equal(&c, &x->st[i])) {
+			fprintf(stderr, "bench: the Lehmer reference does not round-trip state %d\n", i);
+			exit(1);
+		}
+		cubie3_compose(&x->st[i], &x->st[(i + 1) & (NSTATES - 1)], &c);
+		ref_compose3(&x->st[i], &x->st[(i + 1) & (NSTATES - 1)], &d);
+		if (!cubie3_equal(&c, &d)) {
+			fprintf(stderr, "bench: the reference composition disagrees with cubie3_compose\n");
+			exit(1);
+		}
+	}
+}
+
+static void bench_index3(void)
+{
+	static struct index_ctx x;
+	for (int i = 0; i < NSTATES; i++) {
+		/* uniform over all states: each part drawn uniformly */
+		x.ix[i].corner = rng() % CUBE3_CORNER_STATES;
+		x.ix[i].edge = rng() % CUBE3_EDGE_STATES;
+		int rc = cubie3_unrank(&x.ix[i], &x.st[i]);
+		if (rc < 0)
+			die("cubie3_unrank", rc);
+	}
+	check_index_refs(&x);
+	double t, ref, speedup = measure_pair(body_rank3, body_rank3_ref, &x, &t, &ref);
+	fig("rank3.ns", t, "ns");
+	fig("rank3.ns.lehmer", ref, "ns");
+	fig("rank3.speedup", speedup, "x");
+	speedup = measure_pair(body_unrank3, body_unrank3_ref, &x, &t, &ref);
+	fig("unrank3.ns", t, "ns");
+	fig("unrank3.ns.lehmer", ref, "ns");
+	fig("unrank3.speedup", speedup, "x");
+	speedup = measure_pair(body_compose3, body_compose3_ref, &x, &t, &ref);
+	fig("compose3.ns", t, "ns");
+	fig("compose3.ns.loop", ref, "ns");
+	fig("compose3.speedup", speedup, "x");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {
@@ -894,6 +1151,7 @@ int main(int argc, char **argv)
 	}
 	bench_turn3();
 	bench_turnn();
+	bench_index3();
 	bench_algs(argc > 1 ? argv[1] : NULL, NULL);
 	printf("checksum: %llu hash\n", (unsigned long long)(sink & 0xffff));
 	return 0;

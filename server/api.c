@@ -1,8 +1,9 @@
-/* api.c — the routes of cubed's HTTP API and their handlers. Routing, method
- * checks, CORS preflight, media-type checks and strict JSON body validation
- * happen here, on plain structs, so everything a client can observe except
- * the socket is testable without a server. Handlers parse → call core → map
- * the core error → reply; each owns its buffers on one cleanup path. */
+/* api.c — routing, replies and the request checks every route shares, for
+ * cubed's HTTP API on plain structs (no libmicrohttpd here), so everything
+ * a client can observe except the socket is testable without a server.
+ * The routes' handlers live in api_moves.c (/v1/apply, /v1/alg); what
+ * they share — strict body fields, size, start state, moves and the
+ * problems each answers — is here, declared in api_internal.h. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -11,9 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "alg.h"
-#include "api.h"
-#include "cube.h"
+#include "api_internal.h"
 #include "problem.h"
 
 /* ---- replies ---------------------------------------------------------- */
@@ -59,76 +58,103 @@ void api_reply_json(struct api_reply *rp, int status, json_t *body)
 	rp->content_type = "application/json";
 }
 
-/* ---- JSON body validation --------------------------------------------- */
-
-enum field_type { FIELD_INT, FIELD_STRING };
-
-struct field {
-	const char *name;
-	enum field_type type;
-	int required;
-};
-
-static const char *field_type_name(enum field_type t)
+json_int_t api__clamp_int(uint64_t v)
 {
-	return t == FIELD_INT ? "an integer" : "a string";
+	return v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v;
 }
 
-/* Strict: every key must be listed, required ones present, types exact.
- * Returns 0, or -1 with rp set to a 422 naming the field. */
-static int check_fields(const json_t *obj, const struct field *f, size_t nf,
-			struct api_reply *rp)
+/* ---- JSON body validation --------------------------------------------- */
+
+json_t *api__bad_field(struct api_reply *rp, const char *code,
+		       const char *field, const char *detail, ...)
 {
+	char text[512];
+	va_list ap;
+	va_start(ap, detail);
+	vsnprintf(text, sizeof text, detail, ap);
+	va_end(ap);
+	json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST, code, "%s", text);
+	if (p && field)
+		json_object_set_new(p, "field", json_string(field));
+	return p;
+}
+
+static const char *field_type_name(enum api__field_type t)
+{
+	switch (t) {
+	case FIELD_INT:
+		return "an integer";
+	case FIELD_STRING:
+		return "a string";
+	case FIELD_ARRAY:
+		return "an array";
+	case FIELD_OBJECT:
+		return "an object";
+	}
+	return "?";
+}
+
+static int field_type_ok(enum api__field_type t, const json_t *v)
+{
+	switch (t) {
+	case FIELD_INT:
+		return json_is_integer(v);
+	case FIELD_STRING:
+		return json_is_string(v);
+	case FIELD_ARRAY:
+		return json_is_array(v);
+	case FIELD_OBJECT:
+		return json_is_object(v);
+	}
+	return 0;
+}
+
+int api__check_fields(const json_t *obj, const char *prefix,
+		      const struct api__field *f, size_t nf,
+		      struct api_reply *rp)
+{
+	char name[160];
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)obj, key, val) {
 		size_t i = 0;
 		while (i < nf && strcmp(f[i].name, key) != 0)
 			i++;
+		snprintf(name, sizeof name, "%s%s%.100s", prefix ? prefix : "",
+			 prefix ? "." : "", key);
 		if (i == nf) {
-			json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
-						  "unknown_field",
-						  "unknown field \"%.100s\"",
-						  key);
-			json_object_set_new(p, "field", json_string(key));
+			api__bad_field(rp, "unknown_field", name,
+				       "unknown field \"%s\"", name);
 			return -1;
 		}
-		int ok = f[i].type == FIELD_INT ? json_is_integer(val)
-						: json_is_string(val);
-		if (!ok) {
-			json_t *p = problem_reply(
-				rp, PROBLEM_INVALID_REQUEST, "wrong_type",
-				"field \"%s\" must be %s", key,
-				field_type_name(f[i].type));
-			json_object_set_new(p, "field", json_string(key));
+		if (!field_type_ok(f[i].type, val)) {
+			api__bad_field(rp, "wrong_type", name,
+				       "field \"%s\" must be %s", name,
+				       field_type_name(f[i].type));
 			return -1;
 		}
 	}
 	for (size_t i = 0; i < nf; i++) {
 		if (f[i].required && json_object_get(obj, f[i].name) == NULL) {
-			json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
-						  "missing_field",
-						  "field \"%s\" is required",
-						  f[i].name);
-			json_object_set_new(p, "field",
-					    json_string(f[i].name));
+			snprintf(name, sizeof name, "%s%s%s",
+				 prefix ? prefix : "", prefix ? "." : "",
+				 f[i].name);
+			api__bad_field(rp, "missing_field", name,
+				       "field \"%s\" is required", name);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* The cube size in a "size" field, checked against core's range. */
-static int size_arg(const json_t *v, int *n, struct api_reply *rp)
+int api__size_arg(const json_t *v, int *n, struct api_reply *rp)
 {
 	json_int_t x = json_integer_value(v);
 	if (x < CUBE_MIN_N || x > CUBE_MAX_N) {
-		json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
-					  "size_out_of_range",
-					  "size must be between %d and %d, got "
-					  "%" JSON_INTEGER_FORMAT,
-					  CUBE_MIN_N, CUBE_MAX_N, x);
-		json_object_set_new(p, "field", json_string("size"));
+		api__bad_field(rp, "size_out_of_range", "size",
+			       "size must be between %d and %d, got "
+			       "%" JSON_INTEGER_FORMAT,
+			       CUBE_MIN_N, CUBE_MAX_N, x);
 		return -1;
 	}
 	*n = (int)x;
@@ -169,72 +195,14 @@ static int json_media_type_ok(const char *ct)
 	}
 }
 
-/* ---- core glue -------------------------------------------------------- */
+/* ---- states and moves ------------------------------------------------- */
 
-static json_int_t clamp_int(uint64_t v)
+void api__limits(const struct api_config *cfg, alg_limits *lim)
 {
-	return v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v;
+	alg_limits_default(lim);
+	lim->max_moves = cfg->max_moves;
+	lim->max_work = cfg->max_work;
 }
-
-/* Set length/htm/qtm/stm/etm of m into obj. Returns 0 or -1 (no memory). */
-static int set_metrics(json_t *obj, const alg_metrics *m)
-{
-	int rc = 0;
-	rc |= json_object_set_new(obj, "length", json_integer(clamp_int(m->moves)));
-	rc |= json_object_set_new(obj, "htm", json_integer(clamp_int(m->htm)));
-	rc |= json_object_set_new(obj, "qtm", json_integer(clamp_int(m->qtm)));
-	rc |= json_object_set_new(obj, "stm", json_integer(clamp_int(m->stm)));
-	rc |= json_object_set_new(obj, "etm", json_integer(clamp_int(m->etm)));
-	return rc ? -1 : 0;
-}
-
-enum text_kind { TEXT_CANONICAL, TEXT_INVERSE, TEXT_EXPANDED, TEXT_MOVES };
-
-struct text_src {
-	const alg_t *a;       /* for the alg_print_* kinds */
-	const cube_move *m;   /* for TEXT_MOVES */
-	size_t count;
-	int n;
-};
-
-static size_t print_text(enum text_kind k, const struct text_src *src,
-			 char *out, size_t cap)
-{
-	switch (k) {
-	case TEXT_CANONICAL:
-		return alg_print_canonical(src->a, out, cap);
-	case TEXT_INVERSE:
-		return alg_print_inverse(src->a, out, cap);
-	case TEXT_EXPANDED:
-		return alg_print_expanded(src->a, 0, out, cap);
-	case TEXT_MOVES:
-		return moves_print(src->m, src->count, src->n, out, cap);
-	}
-	return 0;
-}
-
-/* A printed algorithm as a JSON string, or NULL if memory ran out. Short
- * texts (the common case) never touch the heap. */
-static json_t *text_json(enum text_kind k, const struct text_src *src)
-{
-	char small[256];
-	size_t need = print_text(k, src, small, sizeof small);
-	if (need < sizeof small)
-		return json_stringn(small, need);
-	char *big = malloc(need + 1);
-	if (big == NULL)
-		return NULL;
-	print_text(k, src, big, need + 1);
-	json_t *s = json_stringn(big, need);
-	free(big);
-	return s;
-}
-
-/* A parsed "moves" string: the tree and the node buffer it lives in. */
-struct parsed {
-	alg_t a;
-	alg_node *nodes;
-};
 
 /* Turn a parse error into the reply: limits → limit_exceeded with the limit
  * that was hit, anything else → invalid_notation with where and what. */
@@ -249,7 +217,7 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 				  " moves, the server's limit per request",
 				  lim->max_moves);
 		json_object_set_new(p, "limit",
-				    json_integer(clamp_int(lim->max_moves)));
+				    json_integer(api__clamp_int(lim->max_moves)));
 		json_object_set_new(p, "field", json_string("moves"));
 		return;
 	}
@@ -260,7 +228,7 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 				  "per request",
 				  lim->max_work);
 		json_object_set_new(p, "limit",
-				    json_integer(clamp_int(lim->max_work)));
+				    json_integer(api__clamp_int(lim->max_work)));
 		json_object_set_new(p, "field", json_string("moves"));
 		return;
 	}
@@ -297,7 +265,7 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 	if (p == NULL)
 		return;
 	json_object_set_new(p, "field", json_string("moves"));
-	json_object_set_new(p, "offset", json_integer(clamp_int(e->offset)));
+	json_object_set_new(p, "offset", json_integer(api__clamp_int(e->offset)));
 	if (tok) {
 		char *clean = malloc(tlen + 1);
 		if (clean) {
@@ -310,10 +278,8 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 	}
 }
 
-/* Parse moves for size n under lim. Returns 0 (the caller frees
- * out->nodes) or -1 with rp set and nothing to free. */
-static int parse_moves(const char *s, size_t len, int n, const alg_limits *lim,
-		       struct parsed *out, struct api_reply *rp)
+int api__parse_moves(const char *s, size_t len, int n, const alg_limits *lim,
+		     struct api__parsed *out, struct api_reply *rp)
 {
 	size_t cap = alg_nodes_needed(len);
 	out->nodes = malloc((cap ? cap : 1) * sizeof *out->nodes);
@@ -333,10 +299,8 @@ static int parse_moves(const char *s, size_t len, int n, const alg_limits *lim,
 	return 0;
 }
 
-/* The start state of /v1/apply: solved of size n, or the facelets (whose
- * length must agree with size when both are given). Returns the cube (the
- * caller frees it) or NULL with rp set. */
-static cube_t *start_state(int n, const json_t *jf, struct api_reply *rp)
+/* Length, then size agreement, then letters: the order the contract gives. */
+cube_t *api__start_state(int n, const json_t *jf, struct api_reply *rp)
 {
 	if (jf == NULL) {
 		cube_t *c = malloc(cube_sizeof(n));
@@ -408,7 +372,7 @@ static cube_t *start_state(int n, const json_t *jf, struct api_reply *rp)
 }
 
 /* The facelets of c as a JSON string (pure ASCII, so unchecked). */
-static json_t *facelets_json(const cube_t *c)
+json_t *api__facelets_json(const cube_t *c)
 {
 	size_t len = 6 * (size_t)c->n * (size_t)c->n;
 	char *buf = malloc(len);
@@ -420,12 +384,45 @@ static json_t *facelets_json(const cube_t *c)
 	return s;
 }
 
-/* ---- handlers --------------------------------------------------------- */
+/* ---- printed algorithms ----------------------------------------------- */
+
+static size_t print_text(enum api__text_kind k,
+			 const struct api__text_src *src, char *out, size_t cap)
+{
+	switch (k) {
+	case TEXT_CANONICAL:
+		return alg_print_canonical(src->a, out, cap);
+	case TEXT_INVERSE:
+		return alg_print_inverse(src->a, out, cap);
+	case TEXT_EXPANDED:
+		return alg_print_expanded(src->a, 0, out, cap);
+	case TEXT_MOVES:
+		return moves_print(src->m, src->count, src->n, out, cap);
+	}
+	return 0;
+}
+
+/* A printed algorithm as a JSON string, or NULL if memory ran out. Short
+ * texts (the common case) never touch the heap. */
+json_t *api__text_json(enum api__text_kind k, const struct api__text_src *src)
+{
+	char small[256];
+	size_t need = print_text(k, src, small, sizeof small);
+	if (need < sizeof small)
+		return json_stringn(small, need);
+	char *big = malloc(need + 1);
+	if (big == NULL)
+		return NULL;
+	print_text(k, src, big, need + 1);
+	json_t *s = json_stringn(big, need);
+	free(big);
+	return s;
+}
+
+/* ---- routing ---------------------------------------------------------- */
 
 typedef void get_handler(const struct api_config *cfg,
 			 const struct api_request *rq, struct api_reply *rp);
-typedef void post_handler(const struct api_config *cfg, const json_t *body,
-			  struct api_reply *rp);
 
 static void get_healthz(const struct api_config *cfg,
 			const struct api_request *rq, struct api_reply *rp)
@@ -451,140 +448,6 @@ static void get_openapi(const struct api_config *cfg,
 	rp->raw_len = cfg->openapi_len;
 }
 
-static void post_apply(const struct api_config *cfg, const json_t *body,
-		       struct api_reply *rp)
-{
-	static const struct field fields[] = {
-		{"size", FIELD_INT, 0},
-		{"moves", FIELD_STRING, 0},
-		{"facelets", FIELD_STRING, 0},
-	};
-	if (check_fields(body, fields, 3, rp) < 0)
-		return;
-	const json_t *jsize = json_object_get(body, "size");
-	const json_t *jmoves = json_object_get(body, "moves");
-	const json_t *jfacelets = json_object_get(body, "facelets");
-	if (jsize == NULL && jfacelets == NULL) {
-		json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
-					  "missing_field",
-					  "give \"size\", \"facelets\" (a start "
-					  "state), or both");
-		json_object_set_new(p, "field", json_string("size"));
-		return;
-	}
-	int n = 0;
-	if (jsize && size_arg(jsize, &n, rp) < 0)
-		return;
-
-	struct parsed alg = {0};
-	cube_t *c = start_state(n, jfacelets, rp);
-	if (c == NULL)
-		goto done;
-	n = c->n;
-
-	alg_limits lim;
-	alg_limits_default(&lim);
-	lim.max_moves = cfg->max_moves;
-	lim.max_work = cfg->max_work;
-	const char *ms = jmoves ? json_string_value(jmoves) : "";
-	size_t ml = jmoves ? json_string_length(jmoves) : 0;
-	if (parse_moves(ms, ml, n, &lim, &alg, rp) < 0)
-		goto done;
-	int rc = alg_apply(&alg.a, c, 0);
-	if (rc < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname(rc),
-			      "applying the moves failed: %s",
-			      cube_strerror(rc));
-		goto done;
-	}
-
-	alg_metrics met;
-	alg_metrics_of(&alg.a, &met);
-	struct text_src src = {.a = &alg.a};
-	json_t *moves = json_pack("{s:o}", "canonical",
-				  text_json(TEXT_CANONICAL, &src));
-	if (moves && set_metrics(moves, &met) < 0) {
-		json_decref(moves);
-		moves = NULL;
-	}
-	api_reply_json(rp, 200,
-		       json_pack("{s:i, s:o, s:o}", "size", n, "facelets",
-				 facelets_json(c), "moves", moves));
-done:
-	free(alg.nodes);
-	free(c);
-}
-
-static void post_alg(const struct api_config *cfg, const json_t *body,
-		     struct api_reply *rp)
-{
-	static const struct field fields[] = {
-		{"moves", FIELD_STRING, 1},
-		{"size", FIELD_INT, 0},
-	};
-	if (check_fields(body, fields, 2, rp) < 0)
-		return;
-	const json_t *jsize = json_object_get(body, "size");
-	const json_t *jmoves = json_object_get(body, "moves");
-	int n = 3;
-	if (jsize && size_arg(jsize, &n, rp) < 0)
-		return;
-
-	/* Nothing is applied here, so only the move count is limited. */
-	alg_limits lim;
-	alg_limits_default(&lim);
-	lim.max_moves = cfg->max_moves;
-	lim.max_work = 0;
-	struct parsed alg = {0};
-	cube_move *list = NULL;
-	if (parse_moves(json_string_value(jmoves), json_string_length(jmoves),
-			n, &lim, &alg, rp) < 0)
-		goto done;
-
-	size_t cap = (size_t)alg.a.length;
-	list = malloc((cap ? cap : 1) * sizeof *list);
-	if (list == NULL) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
-			      "out of memory expanding %zu moves", cap);
-		goto done;
-	}
-	int64_t count = alg_expand(&alg.a, 0, list, cap);
-	if (count < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname((int)count),
-			      "expanding the moves failed: %s",
-			      cube_strerror((int)count));
-		goto done;
-	}
-	size_t simple = moves_simplify(list, (size_t)count);
-
-	alg_metrics met, smet;
-	alg_metrics_of(&alg.a, &met);
-	moves_metrics(list, simple, n, &smet);
-	struct text_src src = {.a = &alg.a};
-	struct text_src ssrc = {.m = list, .count = simple, .n = n};
-	json_t *sm = json_object();
-	if (sm && set_metrics(sm, &smet) < 0) {
-		json_decref(sm);
-		sm = NULL;
-	}
-	json_t *out = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "size", n,
-				"canonical", text_json(TEXT_CANONICAL, &src),
-				"inverse", text_json(TEXT_INVERSE, &src),
-				"expanded", text_json(TEXT_EXPANDED, &src),
-				"simplified", text_json(TEXT_MOVES, &ssrc),
-				"simplified_metrics", sm);
-	if (out && set_metrics(out, &met) < 0) {
-		json_decref(out);
-		out = NULL;
-	}
-	api_reply_json(rp, 200, out);
-done:
-	free(list);
-	free(alg.nodes);
-}
-
-/* ---- routing ---------------------------------------------------------- */
-
 /* Every route, with the one method it serves. GET routes also answer HEAD;
  * every route answers OPTIONS (CORS preflight). */
 static const struct route {
@@ -592,12 +455,12 @@ static const struct route {
 	const char *method;
 	const char *allow; /* Allow / Access-Control-Allow-Methods */
 	get_handler *get;
-	post_handler *post;
+	api__post_handler *post;
 } routes[] = {
 	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL},
 	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL},
-	{"/v1/apply", "POST", "POST, OPTIONS", NULL, post_apply},
-	{"/v1/alg", "POST", "POST, OPTIONS", NULL, post_alg},
+	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply},
+	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg},
 };
 
 static const struct route *find_route(const char *path)

@@ -1,0 +1,96 @@
+/* api_internal.h — what the route files (api_*.c) share with api.c and with
+ * nothing else: strict body-field checking, the common arguments (size,
+ * start state, moves) and the problems they answer, and printed algorithms
+ * as JSON. Public callers use api.h only.
+ *
+ * Every function that takes an api_reply either succeeds (returns 0 or a
+ * non-NULL result) or has already made rp the problem reply and returns -1
+ * or NULL: a handler only has to return. */
+#ifndef CUBED_API_INTERNAL_H
+#define CUBED_API_INTERNAL_H
+
+#include <jansson.h>
+
+#include "alg.h"
+#include "api.h"
+#include "cube.h"
+#include "cubie.h"
+
+/* ---- handlers (one route each, routed by api.c) ----------------------- */
+
+typedef void api__post_handler(const struct api_config *cfg,
+			       const json_t *body, struct api_reply *rp);
+
+api__post_handler api__post_apply;    /* api_moves.c */
+api__post_handler api__post_alg;      /* api_moves.c */
+
+/* ---- body fields ------------------------------------------------------ */
+
+enum api__field_type { FIELD_INT, FIELD_STRING, FIELD_ARRAY, FIELD_OBJECT };
+
+struct api__field {
+	const char *name;
+	enum api__field_type type;
+	int required;
+};
+
+/* Strict: every key of obj must be listed, required ones present, types
+ * exact. prefix names obj inside the body in problems ("cubie" makes a
+ * bad key "cubie.cp"), NULL at the top level. */
+int api__check_fields(const json_t *obj, const char *prefix,
+		      const struct api__field *f, size_t nf,
+		      struct api_reply *rp);
+
+/* Make rp a 422 invalid_request with this code about field. Returns the
+ * problem body (borrowed) for more members, or NULL. */
+json_t *api__bad_field(struct api_reply *rp, const char *code,
+		       const char *field, const char *detail, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+/* The cube size in a "size" field, checked against core's range. */
+int api__size_arg(const json_t *v, int *n, struct api_reply *rp);
+
+/* ---- states and moves ------------------------------------------------- */
+
+/* The start state: solved of size n (jf NULL), or the facelets jf (a JSON
+ * string) whose length must agree with n unless n is 0. Length and
+ * letters only: legality is not checked. Returns the cube (the caller
+ * frees it) or NULL. */
+cube_t *api__start_state(int n, const json_t *jf, struct api_reply *rp);
+
+/* The facelets of c as a JSON string, or NULL if memory ran out. */
+json_t *api__facelets_json(const cube_t *c);
+
+/* A parsed "moves" string: the tree and the node buffer it lives in. */
+struct api__parsed {
+	alg_t a;
+	alg_node *nodes; /* the caller frees it */
+};
+
+/* Parse moves for size n under lim; on error out->nodes is NULL. */
+int api__parse_moves(const char *s, size_t len, int n, const alg_limits *lim,
+		     struct api__parsed *out, struct api_reply *rp);
+
+/* The alg_limits for this server's configuration. */
+void api__limits(const struct api_config *cfg, alg_limits *lim);
+
+/* ---- replies ---------------------------------------------------------- */
+
+json_int_t api__clamp_int(uint64_t v);
+
+enum api__text_kind { TEXT_CANONICAL, TEXT_INVERSE, TEXT_EXPANDED, TEXT_MOVES };
+
+struct api__text_src {
+	const alg_t *a;     /* for the alg_print_* kinds */
+	const cube_move *m; /* for TEXT_MOVES */
+	size_t count;
+	int n;
+};
+
+/* A printed algorithm as a JSON string, or NULL if memory ran out. */
+json_t *api__text_json(enum api__text_kind k, const struct api__text_src *src);
+
+#endif

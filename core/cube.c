@@ -76,24 +76,42 @@ static const unsigned char letter_face[256] = {
 	['U'] = 1, ['R'] = 2, ['F'] = 3, ['D'] = 4, ['L'] = 5, ['B'] = 6,
 };
 
+/* Storage layout. A face is row-major, except on big cubes whose size is
+ * a multiple of 8 (n = 1000, 1024, …): there a face is stored in 8×8 tiles
+ * of 64 bytes, one cache line each, so that a column strip touches n/8
+ * lines instead of n (x-axis rings are four columns). Every strip of a ring
+ * then starts on a tile boundary and crosses into the next tile at the same
+ * step, which keeps the ring loop as simple as the row-major one. */
+#define TILE_MIN_N 64
+
+static inline int is_tiled(int n)
+{
+	return n >= TILE_MIN_N && n % 8 == 0;
+}
+
+static inline size_t face_bytes(int n)
+{
+	return (size_t)n * (size_t)n;
+}
+
 size_t cube_sizeof(int n)
 {
 	if (n < CUBE_MIN_N || n > CUBE_MAX_N)
 		return 0;
-	return sizeof(cube_t) + 6u * (size_t)n * (size_t)n + CUBE_SLACK;
+	return sizeof(cube_t) + 6u * face_bytes(n) + CUBE_SLACK;
 }
 
 int cube_init(cube_t *c, int n)
 {
 	if (!c || n < CUBE_MIN_N || n > CUBE_MAX_N)
 		return n < CUBE_MIN_N || n > CUBE_MAX_N ? CUBE_ESIZE : CUBE_EINVAL;
-	size_t nn = (size_t)n * (size_t)n;
+	size_t fb = face_bytes(n);
 	c->n = n;
 	memset(c->rot, 0, sizeof c->rot);
 	memset(c->pad, 0, sizeof c->pad);
 	for (int f = 0; f < 6; f++)
-		memset(c->st + (size_t)f * nn, f, nn);
-	memset(c->st + 6 * nn, 0, CUBE_SLACK);
+		memset(c->st + (size_t)f * fb, f, fb);
+	memset(c->st + 6 * fb, 0, CUBE_SLACK);
 	return CUBE_OK;
 }
 
@@ -102,29 +120,56 @@ void cube_copy(cube_t *dst, const cube_t *src)
 	memcpy(dst, src, cube_sizeof(src->n));
 }
 
-/* Storage index within a face of logical (r, c) under q quarter turns.
- * After one clockwise turn the sticker shown at (r, c) is the one that was
- * shown at (m-c, r); so logical (r, c) of a grid turned q times is stored
- * at g^q(r, c) with g(r, c) = (m-c, r). */
-static inline size_t phys(int n, int q, int r, int c)
+/* Byte offset within a face of stored row pr, column pc. */
+static inline size_t store(int n, int pr, int pc)
+{
+	if (!is_tiled(n))
+		return (size_t)pr * (size_t)n + (size_t)pc;
+	size_t tiles = (size_t)n >> 3;
+	return ((((size_t)pr >> 3) * tiles + ((size_t)pc >> 3)) << 6) |
+	       (((size_t)pr & 7) << 3) | ((size_t)pc & 7);
+}
+
+/* Stored row and column of logical (r, c) under q quarter turns. After one
+ * clockwise turn the sticker shown at (r, c) is the one that was shown at
+ * (m-c, r); so logical (r, c) of a grid turned q times is stored at
+ * g^q(r, c) with g(r, c) = (m-c, r). */
+static inline void rotate_rc(int n, int q, int r, int c, int *pr, int *pc)
 {
 	int m = n - 1;
 	switch (q & 3) {
 	case 0:
-		return (size_t)r * n + c;
+		*pr = r, *pc = c;
+		break;
 	case 1:
-		return (size_t)(m - c) * n + r;
+		*pr = m - c, *pc = r;
+		break;
 	case 2:
-		return (size_t)(m - r) * n + (m - c);
+		*pr = m - r, *pc = m - c;
+		break;
 	default:
-		return (size_t)c * n + (m - r);
+		*pr = c, *pc = m - r;
+		break;
 	}
+}
+
+/* Byte offset within a face of logical (r, c) under q quarter turns. */
+static inline size_t cell(int n, int q, int r, int c)
+{
+	int pr, pc;
+	rotate_rc(n, q, r, c, &pr, &pc);
+	return store(n, pr, pc);
 }
 
 int cube_get(const cube_t *c, int f, int r, int col)
 {
-	size_t nn = (size_t)c->n * c->n;
-	return c->st[(size_t)f * nn + phys(c->n, c->rot[f], r, col)];
+	return c->st[(size_t)f * face_bytes(c->n) + cell(c->n, c->rot[f], r, col)];
+}
+
+void cube__set(cube_t *c, int f, int r, int col, int v)
+{
+	c->st[(size_t)f * face_bytes(c->n) + cell(c->n, c->rot[f], r, col)] =
+		(unsigned char)v;
 }
 
 /* A strip's row and column as affine functions of t (position along the
@@ -162,100 +207,119 @@ static inline int lin_eval(struct lin l, int t, int i, int m)
 	return l.ct * t + l.ci * i + l.cm * m;
 }
 
+/* Move the stickers at p0..p3 one step of a qt quarter-turn cycle
+ * (strip 0 → 1 → 2 → 3 → 0), then step every pointer. */
+#define RING_LOOP(count, qt, p0, p1, p2, p3, s0, s1, s2, s3)                 \
+	do {                                                                   \
+		int n_ = (count);                                              \
+		switch (qt) {                                                  \
+		case 1:                                                        \
+			for (int t_ = 0; t_ < n_; t_++) {                      \
+				unsigned char a_ = *p0, b_ = *p1, c_ = *p2,    \
+					      d_ = *p3;                        \
+				*p0 = d_, *p1 = a_, *p2 = b_, *p3 = c_;        \
+				p0 += s0, p1 += s1, p2 += s2, p3 += s3;        \
+			}                                                      \
+			break;                                                 \
+		case 2:                                                        \
+			for (int t_ = 0; t_ < n_; t_++) {                      \
+				unsigned char a_ = *p0, b_ = *p1, c_ = *p2,    \
+					      d_ = *p3;                        \
+				*p0 = c_, *p1 = d_, *p2 = a_, *p3 = b_;        \
+				p0 += s0, p1 += s1, p2 += s2, p3 += s3;        \
+			}                                                      \
+			break;                                                 \
+		default:                                                       \
+			for (int t_ = 0; t_ < n_; t_++) {                      \
+				unsigned char a_ = *p0, b_ = *p1, c_ = *p2,    \
+					      d_ = *p3;                        \
+				*p0 = b_, *p1 = c_, *p2 = d_, *p3 = a_;        \
+				p0 += s0, p1 += s1, p2 += s2, p3 += s3;        \
+			}                                                      \
+			break;                                                 \
+		}                                                              \
+	} while (0)
+
 #define PREFETCH_AHEAD 16
 
-/* ring_turn's loop for big n, with prefetching of the strided strips. */
-#define RING_LOOP(body)                                                        \
-	for (int t = 0; t < n; t++) {                                          \
-		if (t + PREFETCH_AHEAD < n) {                                  \
-			__builtin_prefetch(p0 + PREFETCH_AHEAD * s0, 1);       \
-			__builtin_prefetch(p1 + PREFETCH_AHEAD * s1, 1);       \
-			__builtin_prefetch(p2 + PREFETCH_AHEAD * s2, 1);       \
-			__builtin_prefetch(p3 + PREFETCH_AHEAD * s3, 1);       \
-		}                                                              \
-		unsigned char a = *p0, b = *p1, c = *p2, d = *p3;              \
-		body;                                                          \
-		p0 += s0, p1 += s1, p2 += s2, p3 += s3;                        \
-	}
-
-static void ring_turn_big(unsigned char *p[4], const ptrdiff_t stride[4],
-			  int n, int qt)
+/* Row-major big cubes: column strips touch a cache line per sticker, so
+ * ask for lines a few steps ahead (prefetches never fault). */
+static void ring_turn_prefetch(unsigned char *p[4], const ptrdiff_t st[4],
+			       int n, int qt)
 {
 	unsigned char *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
-	ptrdiff_t s0 = stride[0], s1 = stride[1], s2 = stride[2],
-		  s3 = stride[3];
-	if (qt == 1)
-		RING_LOOP((*p0 = d, *p1 = a, *p2 = b, *p3 = c))
-	else if (qt == 2)
-		RING_LOOP((*p0 = c, *p1 = d, *p2 = a, *p3 = b))
-	else
-		RING_LOOP((*p0 = b, *p1 = c, *p2 = d, *p3 = a))
+	ptrdiff_t s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3];
+	for (int t = 0; t < n; t += 8) {
+		int len = n - t < 8 ? n - t : 8;
+		if (t + PREFETCH_AHEAD < n) {
+			for (int k = 0; k < 8; k++) {
+				__builtin_prefetch(p0 + (PREFETCH_AHEAD + k) * s0, 1);
+				__builtin_prefetch(p1 + (PREFETCH_AHEAD + k) * s1, 1);
+				__builtin_prefetch(p2 + (PREFETCH_AHEAD + k) * s2, 1);
+				__builtin_prefetch(p3 + (PREFETCH_AHEAD + k) * s3, 1);
+			}
+		}
+		RING_LOOP(len, qt, p0, p1, p2, p3, s0, s1, s2, s3);
+	}
 }
 
 /* Cycle the ring of layer i of axis a by qt (1..3) quarter turns. */
 static void ring_turn(cube_t *c, int a, int i, int qt)
 {
 	int n = c->n, m = n - 1;
-	size_t nn = (size_t)n * n;
-	unsigned char *p[4];
-	ptrdiff_t stride[4];
+	size_t fb = face_bytes(n);
+	int pr[4], pc[4], dr[4], dc[4];
 
 	for (int k = 0; k < 4; k++) {
 		const struct strip *s = &rings[a][k];
 		int q = c->rot[s->face];
-		size_t base = (size_t)s->face * nn;
-		size_t i0 = phys(n, q, lin_eval(s->row, 0, i, m),
-				 lin_eval(s->col, 0, i, m));
-		p[k] = c->st + base + i0;
-		if (n > 1) {
-			size_t i1 = phys(n, q, lin_eval(s->row, 1, i, m),
-					 lin_eval(s->col, 1, i, m));
-			stride[k] = (ptrdiff_t)i1 - (ptrdiff_t)i0;
-		} else {
-			stride[k] = 0;
-		}
+		int r1, c1;
+		rotate_rc(n, q, lin_eval(s->row, 0, i, m),
+			  lin_eval(s->col, 0, i, m), &pr[k], &pc[k]);
+		rotate_rc(n, q, lin_eval(s->row, 1, i, m),
+			  lin_eval(s->col, 1, i, m), &r1, &c1);
+		dr[k] = n > 1 ? r1 - pr[k] : 0;
+		dc[k] = n > 1 ? c1 - pc[k] : 0;
 	}
-	unsigned char *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
-	ptrdiff_t s0 = stride[0], s1 = stride[1], s2 = stride[2],
-		  s3 = stride[3];
-	/* Column strips touch one cache line per sticker on big cubes: ask
-	 * for lines a few steps ahead (prefetches never fault). */
-	if (n >= 256) {
-		ring_turn_big(p, stride, n, qt);
+
+	unsigned char *pp[4];
+	ptrdiff_t st[4];
+	if (!is_tiled(n)) {
+		for (int k = 0; k < 4; k++) {
+			pp[k] = c->st + rings[a][k].face * fb +
+				store(n, pr[k], pc[k]);
+			st[k] = (ptrdiff_t)dr[k] * n + dc[k];
+		}
+		if (n >= 256) {
+			ring_turn_prefetch(pp, st, n, qt);
+			return;
+		}
+		/* scalars, not array reads: the byte stores below could
+		 * alias an array, forcing a reload each step */
+		unsigned char *p0 = pp[0], *p1 = pp[1], *p2 = pp[2], *p3 = pp[3];
+		ptrdiff_t s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3];
+		RING_LOOP(n, qt, p0, p1, p2, p3, s0, s1, s2, s3);
 		return;
 	}
-	switch (qt) {
-	case 1:
-		for (int t = 0; t < n; t++) {
-			unsigned char tmp = *p3;
-			*p3 = *p2;
-			*p2 = *p1;
-			*p1 = *p0;
-			*p0 = tmp;
-			p0 += s0, p1 += s1, p2 += s2, p3 += s3;
-		}
-		break;
-	case 2:
-		for (int t = 0; t < n; t++) {
-			unsigned char tmp = *p0;
-			*p0 = *p2;
-			*p2 = tmp;
-			tmp = *p1;
-			*p1 = *p3;
-			*p3 = tmp;
-			p0 += s0, p1 += s1, p2 += s2, p3 += s3;
-		}
-		break;
-	case 3:
-		for (int t = 0; t < n; t++) {
-			unsigned char tmp = *p0;
-			*p0 = *p1;
-			*p1 = *p2;
-			*p2 = *p3;
-			*p3 = tmp;
-			p0 += s0, p1 += s1, p2 += s2, p3 += s3;
-		}
-		break;
+
+	/* Tiled (n a multiple of 8): every strip starts at a tile's first
+	 * or last row/column and leaves it after 8 stickers. Inside a tile a
+	 * strip moves ±1 (along a row) or ±8 (along a column); to the next
+	 * tile it moves ±57 (+64, then back 7 columns) or ±(tile row - 56). */
+	ptrdiff_t cross[4];
+	ptrdiff_t tile_row = (ptrdiff_t)(n >> 3) * 64;
+	for (int k = 0; k < 4; k++) {
+		pp[k] = c->st + rings[a][k].face * fb + store(n, pr[k], pc[k]);
+		st[k] = dc[k] ? dc[k] : dr[k] * 8;
+		ptrdiff_t jump = dc[k] ? dc[k] * 57 : dr[k] * (tile_row - 56);
+		cross[k] = jump - st[k];
+	}
+	unsigned char *p0 = pp[0], *p1 = pp[1], *p2 = pp[2], *p3 = pp[3];
+	ptrdiff_t s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3];
+	ptrdiff_t c0 = cross[0], c1 = cross[1], c2 = cross[2], c3 = cross[3];
+	for (int t = 0; t < n; t += 8) {
+		RING_LOOP(8, qt, p0, p1, p2, p3, s0, s1, s2, s3);
+		p0 += c0, p1 += c1, p2 += c2, p3 += c3;
 	}
 }
 
@@ -398,18 +462,18 @@ int cube_equal(const cube_t *a, const cube_t *b)
 	if (a->n != b->n)
 		return 0;
 	int n = a->n;
-	size_t nn = (size_t)n * n;
+	size_t fb = face_bytes(n);
 	for (int f = 0; f < 6; f++) {
-		const unsigned char *fa = a->st + f * nn, *fb = b->st + f * nn;
+		const unsigned char *fa = a->st + f * fb, *fbb = b->st + f * fb;
 		if (a->rot[f] == b->rot[f]) {
-			if (memcmp(fa, fb, nn) != 0)
+			if (memcmp(fa, fbb, fb) != 0)
 				return 0;
 			continue;
 		}
 		for (int r = 0; r < n; r++)
 			for (int col = 0; col < n; col++)
-				if (fa[phys(n, a->rot[f], r, col)] !=
-				    fb[phys(n, b->rot[f], r, col)])
+				if (fa[cell(n, a->rot[f], r, col)] !=
+				    fbb[cell(n, b->rot[f], r, col)])
 					return 0;
 	}
 	return 1;
@@ -417,10 +481,10 @@ int cube_equal(const cube_t *a, const cube_t *b)
 
 int cube_is_solved(const cube_t *c)
 {
-	size_t nn = (size_t)c->n * c->n;
+	size_t fb = face_bytes(c->n);
 	for (int f = 0; f < 6; f++) {
-		const unsigned char *p = c->st + f * nn;
-		for (size_t k = 0; k < nn; k++)
+		const unsigned char *p = c->st + f * fb;
+		for (size_t k = 0; k < fb; k++)
 			if (p[k] != f)
 				return 0;
 	}
@@ -430,19 +494,19 @@ int cube_is_solved(const cube_t *c)
 void cube_to_facelets(const cube_t *c, char *out)
 {
 	int n = c->n;
-	size_t nn = (size_t)n * n;
+	size_t nn = (size_t)n * n, fb = face_bytes(n);
 	for (int f = 0; f < 6; f++) {
-		const unsigned char *p = c->st + f * nn;
+		const unsigned char *p = c->st + f * fb;
 		char *o = out + f * nn;
 		int q = c->rot[f];
-		if (q == 0) {
+		if (q == 0 && !is_tiled(n)) {
 			for (size_t k = 0; k < nn; k++)
 				o[k] = cube_face_letters[p[k]];
 			continue;
 		}
 		for (int r = 0; r < n; r++)
 			for (int col = 0; col < n; col++)
-				*o++ = cube_face_letters[p[phys(n, q, r, col)]];
+				*o++ = cube_face_letters[p[cell(n, q, r, col)]];
 	}
 }
 
@@ -482,8 +546,20 @@ int cube_from_facelets(cube_t *c, int n, const char *s, size_t len,
 	c->n = got;
 	memset(c->rot, 0, sizeof c->rot);
 	memset(c->pad, 0, sizeof c->pad);
-	memset(c->st + len, 0, CUBE_SLACK);
-	for (size_t k = 0; k < len; k++)
-		c->st[k] = (unsigned char)(letter_face[(unsigned char)s[k]] - 1);
+	size_t nn = (size_t)got * (size_t)got, fb = face_bytes(got);
+	for (int f = 0; f < 6; f++) {
+		unsigned char *p = c->st + f * fb;
+		const char *in = s + f * nn;
+		if (!is_tiled(got)) {
+			for (size_t k = 0; k < nn; k++)
+				p[k] = (unsigned char)(letter_face[(unsigned char)in[k]] - 1);
+			continue;
+		}
+		for (int r = 0; r < got; r++)
+			for (int col = 0; col < got; col++)
+				p[store(got, r, col)] = (unsigned char)(
+					letter_face[(unsigned char)in[(size_t)r * got + col]] - 1);
+	}
+	memset(c->st + 6 * fb, 0, CUBE_SLACK);
 	return CUBE_OK;
 }

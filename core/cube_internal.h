@@ -21,4 +21,8 @@ const unsigned char *cube__turn3_perm(int axis, int lo, int hi, int qt);
  * parser's). */
 void cube__apply_trusted(cube_t *c, const cube_move *m, size_t count);
 
+/* Set the sticker shown at face f, row r, column col to v (tests label
+ * stickers with it). No checks. */
+void cube__set(cube_t *c, int f, int r, int col, int v);
+
 #endif

@@ -299,34 +299,76 @@ static void eager_turn(int n, unsigned char *g, int axis, int lo, int hi,
 	free(t);
 }
 
+/* Lazy face offsets (and, from n = 64 on multiples of 8, tiled storage)
+ * against the eager reference, reading every sticker after every move. */
+static void lazy_vs_eager(int n, int moves)
+{
+	size_t nn = (size_t)n * n;
+	cube_t *c = new_cube(n);
+	unsigned char *g = malloc(6 * nn);
+	/* distinct-ish labels so misplacements show */
+	for (size_t k = 0; k < 6 * nn; k++) {
+		g[k] = (unsigned char)(k % 251);
+		cube__set(c, (int)(k / nn), (int)(k % nn) / n, (int)(k % n), g[k]);
+	}
+	for (int k = 0; k < moves; k++) {
+		cube_move mv;
+		random_move(n, &mv);
+		cube_turn(c, mv.axis, mv.lo, mv.hi, mv.qt);
+		eager_turn(n, g, mv.axis, mv.lo, mv.hi, mv.qt);
+		for (int f = 0; f < 6; f++)
+			for (int r = 0; r < n; r++)
+				for (int col = 0; col < n; col++)
+					if (cube_get(c, f, r, col) != g[f * nn + r * n + col])
+						ck_abort_msg("n=%d move %d (axis %d [%d,%d] qt %d) face %d (%d,%d)",
+							     n, k, mv.axis, mv.lo, mv.hi,
+							     mv.qt, f, r, col);
+	}
+	free(g);
+	free(c);
+}
+
 START_TEST(lazy_rotation_matches_eager)
 {
 	rng_state = 11;
-	for (int n = 1; n <= 8; n++) {
-		size_t nn = (size_t)n * n;
-		cube_t *c = new_cube(n);
-		unsigned char *g = malloc(6 * nn);
-		/* distinct-ish labels so misplacements show */
-		for (size_t k = 0; k < 6 * nn; k++)
-			c->st[k] = (unsigned char)(k % 251);
-		memcpy(g, c->st, 6 * nn);
-		for (int k = 0; k < 300; k++) {
-			cube_move mv;
-			random_move(n, &mv);
-			cube_turn(c, mv.axis, mv.lo, mv.hi, mv.qt);
-			eager_turn(n, g, mv.axis, mv.lo, mv.hi, mv.qt);
-			for (int f = 0; f < 6; f++)
-				for (int r = 0; r < n; r++)
-					for (int col = 0; col < n; col++)
-						ck_assert_msg(
-							cube_get(c, f, r, col) ==
-								g[f * nn + r * n + col],
-							"n=%d move %d (axis %d [%d,%d] qt %d) face %d (%d,%d)",
-							n, k, mv.axis, mv.lo, mv.hi,
-							mv.qt, f, r, col);
-		}
-		free(g);
+	for (int n = 1; n <= 8; n++)
+		lazy_vs_eager(n, 300);
+	/* tiled storage (n = 64, 72) and row-major just past it (65) */
+	lazy_vs_eager(64, 60);
+	lazy_vs_eager(65, 40);
+	lazy_vs_eager(72, 40);
+}
+END_TEST
+
+START_TEST(big_cube_layouts)
+{
+	/* Facelets in and out, equality and solved checks agree across the
+	 * tiled (1000, 1024) and row-major (999) layouts. */
+	static const int sizes[] = {999, 1000, 1024};
+	for (size_t i = 0; i < 3; i++) {
+		int n = sizes[i];
+		cube_t *c = new_cube(n), *d = new_cube(n);
+		cube_turn(c, CUBE_X, 0, 0, 1);
+		cube_turn(c, CUBE_Y, 3, 7, 1);
+		cube_turn(c, CUBE_Z, n - 1, n - 1, 3);
+		cube_turn(c, CUBE_X, 1, n - 2, 2);
+		char *s = facelets(c);
+		ck_assert_int_eq(cube_from_facelets(d, n, s, strlen(s), NULL),
+				 CUBE_OK);
+		ck_assert(cube_equal(c, d));
+		char *t = facelets(d);
+		ck_assert(strcmp(s, t) == 0);
+		/* undo on the copy read from text: solved again */
+		cube_turn(d, CUBE_X, 1, n - 2, 2);
+		cube_turn(d, CUBE_Z, n - 1, n - 1, 1);
+		cube_turn(d, CUBE_Y, 3, 7, 3);
+		cube_turn(d, CUBE_X, 0, 0, 3);
+		ck_assert(cube_is_solved(d));
+		ck_assert(!cube_equal(c, d));
+		free(s);
+		free(t);
 		free(c);
+		free(d);
 	}
 }
 END_TEST
@@ -460,6 +502,7 @@ Suite *cube_suite(void)
 	tcase_add_test(tc, batch_equals_single_turns);
 	tcase_add_test(tc, cubejs_goldens);
 	tcase_add_test(tc, big_cube);
+	tcase_add_test(tc, big_cube_layouts);
 	tcase_add_test(tc, error_names);
 	suite_add_tcase(s, tc);
 	return s;

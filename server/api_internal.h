@@ -1,7 +1,7 @@
 /* api_internal.h — what the route files (api_*.c) share with api.c and with
  * nothing else: strict body-field checking, the common arguments (size,
- * start state, moves) and the problems they answer, and printed algorithms
- * as JSON. Public callers use api.h only.
+ * start state, moves, include / format lists) and the problems they answer,
+ * and printed algorithms as JSON. Public callers use api.h only.
  *
  * Every function that takes an api_reply either succeeds (returns 0 or a
  * non-NULL result) or has already made rp the problem reply and returns -1
@@ -15,6 +15,7 @@
 #include "api.h"
 #include "cube.h"
 #include "cubie.h"
+#include "repr.h"
 
 /* ---- handlers (one route each, routed by api.c) ----------------------- */
 
@@ -23,6 +24,8 @@ typedef void api__post_handler(const struct api_config *cfg,
 
 api__post_handler api__post_apply;    /* api_moves.c */
 api__post_handler api__post_alg;      /* api_moves.c */
+api__post_handler api__post_convert;  /* api_convert.c */
+api__post_handler api__post_validate; /* api_convert.c */
 
 /* ---- body fields ------------------------------------------------------ */
 
@@ -53,6 +56,38 @@ json_t *api__bad_field(struct api_reply *rp, const char *code,
 /* The cube size in a "size" field, checked against core's range. */
 int api__size_arg(const json_t *v, int *n, struct api_reply *rp);
 
+/* ---- representations -------------------------------------------------- */
+
+/* An "include" array: strings naming representations from allowed (a
+ * REPR_BIT mask), each at most once. Adds their bits to *want. */
+int api__include_arg(const json_t *v, unsigned allowed, unsigned *want,
+		     struct api_reply *rp);
+
+/* Whether representation r exists for size n and is within its size
+ * limit; field names the request field that asked for it ("include",
+ * "format"). */
+int api__repr_check(enum repr r, int n, const char *field,
+		    struct api_reply *rp);
+
+/* The cubie form of c (a 2×2 or 3×3), or 422 invalid_cube with every
+ * problem cube_validate finds; field names the state in the request. */
+int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
+		   struct api_reply *rp);
+
+/* 422 invalid_cube (field, a one-line detail) whose "errors" member is
+ * errors (stolen). */
+void api__invalid_cube(struct api_reply *rp, const char *field,
+		       json_t *errors, const char *detail);
+
+/* Set the representations in want (REPR_BIT mask) of state c into obj, in
+ * enum repr order. rc is c's cubie form if the caller has it, else NULL
+ * (then it is computed when a representation needs it; field names the
+ * state for invalid_cube). a is the applied algorithm (REPR_ANIMATION),
+ * or NULL. Checks were done (api__repr_check); this only builds. */
+int api__set_reprs(json_t *obj, unsigned want, const cube_t *c,
+		   const struct repr_cubies *rc, const alg_t *a,
+		   const char *field, struct api_reply *rp);
+
 /* ---- states and moves ------------------------------------------------- */
 
 /* The start state: solved of size n (jf NULL), or the facelets jf (a JSON
@@ -60,9 +95,6 @@ int api__size_arg(const json_t *v, int *n, struct api_reply *rp);
  * letters only: legality is not checked. Returns the cube (the caller
  * frees it) or NULL. */
 cube_t *api__start_state(int n, const json_t *jf, struct api_reply *rp);
-
-/* The facelets of c as a JSON string, or NULL if memory ran out. */
-json_t *api__facelets_json(const cube_t *c);
 
 /* A parsed "moves" string: the tree and the node buffer it lives in. */
 struct api__parsed {

@@ -1,7 +1,9 @@
 /* api_moves.c — the routes that take moves: POST /v1/apply (a state after
- * moves) and POST /v1/alg (an algorithm analysed: spellings, inverse,
+ * moves, in the representation asked for, with others and the animation of
+ * each move on request) and POST /v1/alg (an algorithm analysed: spellings, inverse,
  * expansion, simplification, metrics). Each handler parses → calls core →
  * maps the core error → replies, and frees what it holds on one path. */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "api_internal.h"
@@ -39,19 +41,53 @@ static json_t *moves_json(const alg_t *a)
 	return moves;
 }
 
+/* What "format" may name, and what "include" may list. */
+#define APPLY_FORMATS                                                          \
+	(REPR_BIT(REPR_FACELETS) | REPR_BIT(REPR_FACES) |                      \
+	 REPR_BIT(REPR_CUBIE) | REPR_BIT(REPR_INDEX))
+#define APPLY_INCLUDES ((REPR_BIT(REPR_COUNT) - 1))
+
+static int format_arg(const json_t *v, enum repr *out, struct api_reply *rp)
+{
+	int r = repr_lookup(json_string_value(v), json_string_length(v));
+	if (r < 0 || !(APPLY_FORMATS & REPR_BIT(r))) {
+		api__bad_field(rp, "bad_format", "format",
+			       "format must be \"facelets\", \"faces\", "
+			       "\"cubie\" or \"index\"");
+		return -1;
+	}
+	*out = (enum repr)r;
+	return 0;
+}
+
+/* Every representation asked for exists for size n and fits its limit. */
+static int reprs_check(enum repr format, unsigned include, int n,
+		       struct api_reply *rp)
+{
+	if (api__repr_check(format, n, "format", rp) < 0)
+		return -1;
+	for (int r = 0; r < REPR_COUNT; r++)
+		if ((include & REPR_BIT(r)) &&
+		    api__repr_check(r, n, "include", rp) < 0)
+			return -1;
+	return 0;
+}
+
 void api__post_apply(const struct api_config *cfg, const json_t *body,
 		     struct api_reply *rp)
 {
 	static const struct api__field fields[] = {
-		{"size", FIELD_INT, 0},
-		{"moves", FIELD_STRING, 0},
-		{"facelets", FIELD_STRING, 0},
+		{"size", FIELD_INT, 0},      {"moves", FIELD_STRING, 0},
+		{"facelets", FIELD_STRING, 0}, {"format", FIELD_STRING, 0},
+		{"include", FIELD_ARRAY, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 3, rp) < 0)
+	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
 		return;
 	const json_t *jsize = json_object_get(body, "size");
 	const json_t *jmoves = json_object_get(body, "moves");
 	const json_t *jfacelets = json_object_get(body, "facelets");
+	const json_t *jformat = json_object_get(body, "format");
+	const json_t *jinclude = json_object_get(body, "include");
 	if (jsize == NULL && jfacelets == NULL) {
 		api__bad_field(rp, "missing_field", "size",
 			       "give \"size\", \"facelets\" (a start state), "
@@ -61,12 +97,22 @@ void api__post_apply(const struct api_config *cfg, const json_t *body,
 	int n = 0;
 	if (jsize && api__size_arg(jsize, &n, rp) < 0)
 		return;
+	enum repr format = REPR_FACELETS;
+	unsigned include = 0;
+	if (jformat && format_arg(jformat, &format, rp) < 0)
+		return;
+	if (jinclude &&
+	    api__include_arg(jinclude, APPLY_INCLUDES, &include, rp) < 0)
+		return;
 
 	struct api__parsed alg = {0};
+	json_t *out = NULL;
 	cube_t *c = api__start_state(n, jfacelets, rp);
 	if (c == NULL)
 		goto done;
 	n = c->n;
+	if (reprs_check(format, include, n, rp) < 0)
+		goto done;
 
 	alg_limits lim;
 	api__limits(cfg, &lim);
@@ -74,6 +120,18 @@ void api__post_apply(const struct api_config *cfg, const json_t *body,
 	size_t ml = jmoves ? json_string_length(jmoves) : 0;
 	if (api__parse_moves(ms, ml, n, &lim, &alg, rp) < 0)
 		goto done;
+	if ((include & REPR_BIT(REPR_ANIMATION)) &&
+	    alg.a.length > REPR_ANIMATION_MAX_MOVES) {
+		json_t *p = problem_reply(
+			rp, PROBLEM_LIMIT_EXCEEDED, "too_many_moves_to_animate",
+			"the moves expand to %" PRIu64 " moves; \"animation\" "
+			"is built for at most %d",
+			alg.a.length, REPR_ANIMATION_MAX_MOVES);
+		json_object_set_new(p, "limit",
+				    json_integer(REPR_ANIMATION_MAX_MOVES));
+		json_object_set_new(p, "field", json_string("include"));
+		goto done;
+	}
 	int rc = alg_apply(&alg.a, c, 0);
 	if (rc < 0) {
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname(rc),
@@ -81,11 +139,33 @@ void api__post_apply(const struct api_config *cfg, const json_t *body,
 			      cube_strerror(rc));
 		goto done;
 	}
-	api_reply_json(rp, 200,
-		       json_pack("{s:i, s:o, s:o}", "size", n, "facelets",
-				 api__facelets_json(c), "moves",
-				 moves_json(&alg.a)));
+
+	/* The cubie form once, for every representation that reads it. */
+	struct repr_cubies cubies, *cp = NULL;
+	if (((REPR_BIT(format) | include) & REPR_NEEDS_CUBIES)) {
+		if (api__cubies_of(c, "facelets", &cubies, rp) < 0)
+			goto done;
+		cp = &cubies;
+	}
+	out = json_pack("{s:i}", "size", n);
+	if (out == NULL) {
+		api_reply_json(rp, 200, NULL);
+		goto done;
+	}
+	if (api__set_reprs(out, REPR_BIT(format), c, cp, NULL, "facelets",
+			   rp) < 0)
+		goto done;
+	if (json_object_set_new(out, "moves", moves_json(&alg.a)) < 0) {
+		api_reply_json(rp, 200, NULL);
+		goto done;
+	}
+	if (api__set_reprs(out, include & ~REPR_BIT(format), c, cp, &alg.a,
+			   "facelets", rp) < 0)
+		goto done;
+	api_reply_json(rp, 200, out);
+	out = NULL;
 done:
+	json_decref(out);
 	free(alg.nodes);
 	free(c);
 }

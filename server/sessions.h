@@ -1,0 +1,138 @@
+/* sessions.h — cube sessions: a cube of size n with an append-only history
+ * of events (moves, undo, redo, reset), read at any version, forked,
+ * solved. The rules live here; rows live in the store.
+ *
+ * Writes are serialised by one writer thread that commits them in groups:
+ * every write request that arrives while a commit is running joins the next
+ * transaction, each inside its own savepoint, and a caller is answered only
+ * after the transaction holding its write has committed. Versions of a
+ * session are therefore consecutive, and a reply never acknowledges a write
+ * that a crash could lose (beyond what synchronous=NORMAL allows: see
+ * --durability).
+ *
+ * Undo reverts the latest write still in effect (all moves of one request),
+ * redo re-applies the latest undone one; both are events. A reset returns
+ * to the initial state and clears undo and redo (it cannot be undone).
+ *
+ * Reads go through a bounded LRU cache of current states; the database is
+ * the truth. Reading an old version starts from the nearest snapshot (every
+ * SESSIONS_SNAPSHOT_EVERY versions) and replays fewer than that many events.
+ */
+#ifndef CUBED_SESSIONS_H
+#define CUBED_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alg.h"
+#include "store.h"
+
+#define SESSIONS_SNAPSHOT_EVERY 32
+
+enum ses_err {
+	SES_OK = 0,
+	SES_NOT_FOUND = -1,      /* no such session (or version) */
+	SES_UNAUTHORIZED = -2,   /* a write without a token */
+	SES_FORBIDDEN = -3,      /* a write with a wrong token */
+	SES_STALE = -4,          /* If-Match names another version */
+	SES_NOTHING_TO_UNDO = -5,
+	SES_NOTHING_TO_REDO = -6,
+	SES_BAD_MOVES = -7,      /* notation error: see the alg_error */
+	SES_BAD_STATE = -8,      /* initial facelets not a valid string */
+	SES_LIMIT = -9,          /* too many sessions */
+	SES_STORE = -10,         /* the database failed */
+	SES_SHUTDOWN = -11,      /* the writer is stopping */
+};
+
+struct sessions_config {
+	struct store *store;
+	size_t cache_max;        /* sessions kept in memory, 0 = 1024 */
+	alg_limits limits;       /* for moves in writes */
+	int64_t max_sessions;    /* 0 = no limit */
+	int max_batch;           /* writes per transaction, 0 = 256 */
+};
+
+struct sessions;
+
+int sessions_open(const struct sessions_config *cfg, struct sessions **out);
+/* Stop the writer (pending writes finish first) and free everything. */
+void sessions_close(struct sessions *s);
+
+/* A session as readers see it; facelets and title are malloc'd. */
+struct session_view {
+	char id[STORE_ID_MAX];
+	int size;
+	int64_t version, created_at, updated_at;
+	int is_private;
+	char *title;
+	char *facelets;
+	int can_undo, can_redo;
+};
+void session_view_free(struct session_view *v);
+
+/* Create a session of size n: solved, or from initial facelets (checked
+ * for length/letters), then scrambled by the moves in scramble (may be
+ * NULL) as version 0. token receives the write token (shown once). */
+struct session_create {
+	int size;
+	const char *initial;  /* facelets or NULL */
+	size_t initial_len;
+	const char *scramble; /* moves or NULL */
+	size_t scramble_len;
+	const char *title;    /* or NULL */
+	int is_private;
+	const char *actor;    /* recorded on the create event, or NULL */
+};
+int sessions_create(struct sessions *s, const struct session_create *c,
+		    struct session_view *out, char token[36],
+		    alg_error *err);
+
+/* Read a session at its current version (version < 0) or any earlier one
+ * (time travel; SES_NOT_FOUND past the current version). */
+int sessions_get(struct sessions *s, const char *id, int64_t version,
+		 struct session_view *out);
+
+enum ses_write_kind { SES_MOVES, SES_UNDO, SES_REDO, SES_RESET };
+
+struct session_write {
+	enum ses_write_kind kind;
+	const char *id;
+	const char *token;       /* NULL = none given */
+	int64_t if_match;        /* < 0 = no precondition */
+	const char *moves;       /* SES_MOVES */
+	size_t moves_len;
+	const char *actor;
+};
+
+/* Apply a write through the writer; returns after it committed. On
+ * SES_STALE, out->version holds the current version. On SES_BAD_MOVES,
+ * *err says where. The new event's moves text (canonical) is in
+ * out_moves (malloc'd, may be NULL). */
+int sessions_write(struct sessions *s, const struct session_write *w,
+		   struct session_view *out, char **out_moves, alg_error *err);
+
+/* Delete (token required). */
+int sessions_delete(struct sessions *s, const char *id, const char *token);
+
+/* Fork: a new session whose initial state is id's state at version (< 0 =
+ * current). */
+int sessions_fork(struct sessions *s, const char *id, int64_t version,
+		  const char *actor, struct session_view *out,
+		  char token[36]);
+
+/* History after version `after`, at most cap events (store_event_free
+ * each). Returns the count. SES_NOT_FOUND for an unknown session. */
+int sessions_history(struct sessions *s, const char *id, int64_t after,
+		     struct store_event *out, int cap);
+
+/* Counters for /metrics. */
+struct sessions_stats {
+	uint64_t commits, writes, events_appended, batch_max;
+	uint64_t batch_hist[6]; /* batches of 1, 2-3, 4-7, 8-15, 16-63, 64+ */
+	uint64_t cache_hits, cache_misses;
+};
+void sessions_stats(struct sessions *s, struct sessions_stats *out);
+
+const char *sessions_strerror(int err);
+
+#endif

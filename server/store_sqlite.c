@@ -1,0 +1,815 @@
+/* store_sqlite.c — the SQLite engine behind store.h.
+ *
+ * Every thread gets its own connection on first use (a pthread key), with
+ * WAL, synchronous=NORMAL (FULL with --durability full), busy_timeout and
+ * foreign keys on, and its statements prepared once and reused. Migrations
+ * (schema/NNN_name.sql) are applied in one transaction at open, tracked by
+ * PRAGMA user_version; a database newer than the files we know is refused.
+ * All values go through bound parameters.
+ */
+#include "store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every statement, prepared once per connection. */
+#define STORE_STATEMENTS(X)                                                    \
+	X(S_BEGIN, "BEGIN IMMEDIATE")                                          \
+	X(S_COMMIT, "COMMIT")                                                  \
+	X(S_ROLLBACK, "ROLLBACK")                                              \
+	X(S_SAVEPOINT, "SAVEPOINT op")                                         \
+	X(S_RELEASE, "RELEASE op")                                             \
+	X(S_ROLLBACK_TO, "ROLLBACK TO op")                                     \
+	X(S_PING, "SELECT 1")                                                  \
+	X(S_INSERT_SESSION,                                                    \
+	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
+	  "state, initial, token_hash, title, visibility) "                    \
+	  "VALUES (?1, ?2, ?3, ?3, 0, ?4, ?4, ?5, ?6, ?7)")                    \
+	X(S_INSERT_EVENT,                                                      \
+	  "INSERT INTO events (session_id, version, type, moves, actor, "      \
+	  "created_at, ref, link, snapshot) "                                  \
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")                       \
+	X(S_GET_SESSION,                                                       \
+	  "SELECT size, created_at, updated_at, version, undo_top, redo_top, " \
+	  "state, token_hash, title, visibility, "                             \
+	  "CASE WHEN ?2 THEN initial END FROM sessions WHERE id = ?1")         \
+	X(S_UPDATE_SESSION,                                                    \
+	  "UPDATE sessions SET version = ?2, state = ?3, undo_top = ?4, "      \
+	  "redo_top = ?5, updated_at = ?6 WHERE id = ?1 AND version = ?2 - 1") \
+	X(S_SET_LINK,                                                          \
+	  "UPDATE events SET link = ?3 WHERE session_id = ?1 AND version = ?2") \
+	X(S_GET_EVENT,                                                         \
+	  "SELECT version, type, moves, actor, created_at, ref, link, "        \
+	  "snapshot FROM events WHERE session_id = ?1 AND version = ?2")       \
+	X(S_HISTORY,                                                           \
+	  "SELECT version, type, moves, actor, created_at, ref, link "         \
+	  "FROM events WHERE session_id = ?1 AND version > ?2 "                \
+	  "ORDER BY version LIMIT ?3")                                         \
+	X(S_SNAPSHOT,                                                          \
+	  "SELECT version, snapshot FROM events WHERE session_id = ?1 AND "    \
+	  "version <= ?2 AND snapshot IS NOT NULL "                            \
+	  "ORDER BY version DESC LIMIT 1")                                     \
+	X(S_DELETE_SESSION, "DELETE FROM sessions WHERE id = ?1")              \
+	X(S_COUNT_SESSIONS, "SELECT count(*) FROM sessions")                   \
+	X(S_INSERT_SOLVE,                                                      \
+	  "INSERT INTO solves (session_id, version, method, solution, length, " \
+	  "elapsed_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")       \
+	X(S_LIST_SOLVES,                                                       \
+	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
+	  "created_at FROM solves WHERE session_id = ?1 AND id > ?2 "          \
+	  "ORDER BY id LIMIT ?3")
+
+enum stmt_id {
+#define STMT_ENUM(name, sql) name,
+	STORE_STATEMENTS(STMT_ENUM)
+#undef STMT_ENUM
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+#define STMT_SQL(name, sql) sql,
+	STORE_STATEMENTS(STMT_SQL)
+#undef STMT_SQL
+};
+
+struct conn {
+	sqlite3 *db;
+	sqlite3_stmt *stmt[S_COUNT];
+	char error[256];
+	struct conn *next; /* every connection, for store_close */
+};
+
+struct store {
+	char *path;
+	int durability_full;
+	int busy_timeout_ms;
+	int schema_version;
+	pthread_key_t key;
+	pthread_mutex_t lock; /* guards conns */
+	struct conn *conns;
+	char open_error[256]; /* for threads whose connection failed */
+};
+
+static void conn_close(struct conn *c)
+{
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(c->stmt[i]);
+	sqlite3_close_v2(c->db);
+	free(c);
+}
+
+static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return STORE_ERROR;
+	}
+	return STORE_OK;
+}
+
+/* A configured connection, or NULL with err set. */
+static sqlite3 *connect(struct store *st, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(st->path, &db, flags, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", st->path,
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close_v2(db);
+		return NULL;
+	}
+	char pragmas[256];
+	snprintf(pragmas, sizeof pragmas,
+		 "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
+		 "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=%d;",
+		 st->durability_full ? "FULL" : "NORMAL", st->busy_timeout_ms);
+	if (exec(db, pragmas, err, errlen) != STORE_OK) {
+		sqlite3_close_v2(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* This thread's connection, created on first use; NULL if that failed
+ * (the reason is in open_error). */
+static struct conn *conn_get(struct store *st)
+{
+	struct conn *c = pthread_getspecific(st->key);
+	if (c)
+		return c;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->db = connect(st, c->error, sizeof c->error);
+	if (!c->db) {
+		pthread_mutex_lock(&st->lock);
+		snprintf(st->open_error, sizeof st->open_error, "%s", c->error);
+		pthread_mutex_unlock(&st->lock);
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_lock(&st->lock);
+	c->next = st->conns;
+	st->conns = c;
+	pthread_mutex_unlock(&st->lock);
+	pthread_setspecific(st->key, c);
+	return c;
+}
+
+/* The statement, prepared on first use and reset for reuse. */
+static sqlite3_stmt *stmt(struct conn *c, enum stmt_id id)
+{
+	if (!c->stmt[id]) {
+		if (sqlite3_prepare_v3(c->db, stmt_sql[id], -1,
+				       SQLITE_PREPARE_PERSISTENT, &c->stmt[id],
+				       NULL) != SQLITE_OK) {
+			snprintf(c->error, sizeof c->error, "%s",
+				 sqlite3_errmsg(c->db));
+			return NULL;
+		}
+	}
+	return c->stmt[id];
+}
+
+static int fail(struct conn *c, sqlite3_stmt *s)
+{
+	int rc = sqlite3_extended_errcode(c->db);
+	snprintf(c->error, sizeof c->error, "%s", sqlite3_errmsg(c->db));
+	if (s)
+		sqlite3_reset(s);
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
+		return STORE_CONFLICT;
+	return STORE_ERROR;
+}
+
+/* Run a statement with no result rows. */
+static int run(struct conn *c, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		return fail(c, s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return STORE_OK;
+}
+
+static char *dup_text(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	if (!t)
+		return NULL;
+	int len = sqlite3_column_bytes(s, col);
+	char *out = malloc((size_t)len + 1);
+	if (out) {
+		memcpy(out, t, (size_t)len);
+		out[len] = '\0';
+	}
+	return out;
+}
+
+/* ------------------------------------------------------------ migrations */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Migration files NNN_name.sql in dir, sorted; returns the count (≤ cap)
+ * or -1. Names are malloc'd. */
+static int list_migrations(const char *dir, char **names, int cap)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int k = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL && k < cap) {
+		const char *n = e->d_name;
+		size_t len = strlen(n);
+		if (len < 8 || n[0] < '0' || n[0] > '9' || n[1] < '0' ||
+		    n[1] > '9' || n[2] < '0' || n[2] > '9' || n[3] != '_' ||
+		    strcmp(n + len - 4, ".sql") != 0)
+			continue;
+		names[k++] = strdup(n);
+	}
+	closedir(d);
+	qsort(names, (size_t)k, sizeof *names, cmp_str);
+	return k;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + len, 1, 4096, f);
+		len += got;
+		if (got < 4096)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int migrate(struct store *st, sqlite3 *db, const char *dir, char *err,
+		   size_t errlen)
+{
+	char *names[256];
+	int count = list_migrations(dir, names, 256);
+	if (count < 0) {
+		snprintf(err, errlen, "cannot read the schema directory %s: %s",
+			 dir, strerror(errno));
+		return STORE_ERROR;
+	}
+	int rc = STORE_OK, known = 0;
+	for (int i = 0; i < count; i++) {
+		int num = atoi(names[i]);
+		if (num != i + 1) {
+			snprintf(err, errlen,
+				 "schema files must be numbered 001, 002, … "
+				 "without gaps; found %s",
+				 names[i]);
+			rc = STORE_ERROR;
+			goto done;
+		}
+		known = num;
+	}
+	sqlite3_stmt *s = NULL;
+	int have = 0;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		have = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (have > known) {
+		snprintf(err, errlen,
+			 "the database %s has schema version %d, newer than "
+			 "this cubed knows (%d): refusing to open it; use a "
+			 "newer cubed",
+			 st->path, have, known);
+		rc = STORE_SCHEMA;
+		goto done;
+	}
+	st->schema_version = have;
+	if (have == known)
+		goto done;
+	if ((rc = exec(db, "BEGIN IMMEDIATE", err, errlen)) != STORE_OK)
+		goto done;
+	for (int i = have; i < known; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		char *sql = read_file(path);
+		if (!sql) {
+			snprintf(err, errlen, "cannot read %s", path);
+			rc = STORE_ERROR;
+			break;
+		}
+		char e2[200];
+		rc = exec(db, sql, e2, sizeof e2);
+		free(sql);
+		if (rc != STORE_OK) {
+			snprintf(err, errlen, "migration %s failed: %s",
+				 names[i], e2);
+			break;
+		}
+	}
+	if (rc == STORE_OK) {
+		char pragma[64];
+		snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", known);
+		rc = exec(db, pragma, err, errlen);
+	}
+	if (rc == STORE_OK)
+		rc = exec(db, "COMMIT", err, errlen);
+	if (rc != STORE_OK) {
+		char ignored[64];
+		exec(db, "ROLLBACK", ignored, sizeof ignored);
+	} else {
+		st->schema_version = known;
+	}
+done:
+	for (int i = 0; i < count; i++)
+		free(names[i]);
+	return rc;
+}
+
+/* ----------------------------------------------------------- open/close */
+
+int store_open(const struct store_config *cfg, struct store **out, char *err,
+	       size_t errlen)
+{
+	struct store *st = calloc(1, sizeof *st);
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	st->path = strdup(cfg->path);
+	st->durability_full = cfg->durability_full;
+	st->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms
+						       : 5000;
+	pthread_mutex_init(&st->lock, NULL);
+	if (pthread_key_create(&st->key, NULL) != 0) {
+		snprintf(err, errlen, "cannot create a thread key");
+		pthread_mutex_destroy(&st->lock);
+		free(st->path);
+		free(st);
+		return STORE_ERROR;
+	}
+	int rc = STORE_ERROR;
+	sqlite3 *db = connect(st, err, errlen);
+	if (db) {
+		rc = migrate(st, db, cfg->schema_dir, err, errlen);
+		sqlite3_close_v2(db);
+	}
+	if (rc != STORE_OK) {
+		pthread_key_delete(st->key);
+		pthread_mutex_destroy(&st->lock);
+		free(st->path);
+		free(st);
+		return rc;
+	}
+	*out = st;
+	return STORE_OK;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	struct conn *c = st->conns;
+	while (c) {
+		struct conn *next = c->next;
+		conn_close(c);
+		c = next;
+	}
+	pthread_key_delete(st->key);
+	pthread_mutex_destroy(&st->lock);
+	free(st->path);
+	free(st);
+}
+
+const char *store_last_error(struct store *st)
+{
+	struct conn *c = pthread_getspecific(st->key);
+	return c ? c->error : st->open_error;
+}
+
+int store_schema_version(struct store *st)
+{
+	return st->schema_version;
+}
+
+#define CONN_OR_FAIL(c, st)                                                    \
+	struct conn *c = conn_get(st);                                         \
+	if (!c)                                                                \
+		return STORE_ERROR
+
+static int simple(struct store *st, enum stmt_id id)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, id);
+	if (!s)
+		return STORE_ERROR;
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return fail(c, s);
+	sqlite3_reset(s);
+	return STORE_OK;
+}
+
+int store_ping(struct store *st)
+{
+	return simple(st, S_PING);
+}
+
+int store_begin(struct store *st)
+{
+	return simple(st, S_BEGIN);
+}
+
+int store_commit(struct store *st)
+{
+	return simple(st, S_COMMIT);
+}
+
+int store_rollback(struct store *st)
+{
+	return simple(st, S_ROLLBACK);
+}
+
+int store_savepoint(struct store *st)
+{
+	return simple(st, S_SAVEPOINT);
+}
+
+int store_release(struct store *st)
+{
+	return simple(st, S_RELEASE);
+}
+
+int store_rollback_to(struct store *st)
+{
+	int rc = simple(st, S_ROLLBACK_TO);
+	return rc == STORE_OK ? simple(st, S_RELEASE) : rc;
+}
+
+/* -------------------------------------------------------------- sessions */
+
+void store_session_free(struct store_session *s)
+{
+	free(s->state);
+	free(s->initial);
+	free(s->title);
+	s->state = s->initial = s->title = NULL;
+}
+
+void store_event_free(struct store_event *e)
+{
+	free(e->moves);
+	free(e->actor);
+	free(e->snapshot);
+	e->moves = e->actor = e->snapshot = NULL;
+}
+
+void store_solve_free(struct store_solve *s)
+{
+	free(s->solution);
+	s->solution = NULL;
+}
+
+static int insert_event(struct conn *c, const char *id,
+			const struct store_event *e)
+{
+	sqlite3_stmt *s = stmt(c, S_INSERT_EVENT);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, e->version);
+	sqlite3_bind_text(s, 3, e->type, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, e->moves ? e->moves : "", -1, SQLITE_STATIC);
+	if (e->actor)
+		sqlite3_bind_text(s, 5, e->actor, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 5);
+	sqlite3_bind_int64(s, 6, e->created_at);
+	sqlite3_bind_int64(s, 7, e->ref);
+	sqlite3_bind_int64(s, 8, e->link);
+	if (e->snapshot)
+		sqlite3_bind_text(s, 9, e->snapshot, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 9);
+	return run(c, s);
+}
+
+int store_create_session(struct store *st, const struct store_session *ss,
+			 const char *actor)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_INSERT_SESSION);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, ss->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, ss->size);
+	sqlite3_bind_int64(s, 3, ss->created_at);
+	sqlite3_bind_text(s, 4, ss->state, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 5, ss->token_hash, STORE_HASH_LEN, SQLITE_STATIC);
+	if (ss->title)
+		sqlite3_bind_text(s, 6, ss->title, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 6);
+	sqlite3_bind_text(s, 7, ss->is_private ? "private" : "public", -1,
+			  SQLITE_STATIC);
+	int rc = run(c, s);
+	if (rc != STORE_OK)
+		return rc;
+	struct store_event e = {
+		.version = 0, .type = "create", .moves = "",
+		.actor = (char *)actor, .created_at = ss->created_at,
+		.snapshot = ss->state,
+	};
+	return insert_event(c, ss->id, &e);
+}
+
+int store_get_session(struct store *st, const char *id, int with_initial,
+		      struct store_session *out)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_GET_SESSION);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, with_initial ? 1 : 0);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return STORE_NOT_FOUND;
+	}
+	if (rc != SQLITE_ROW)
+		return fail(c, s);
+	memset(out, 0, sizeof *out);
+	snprintf(out->id, sizeof out->id, "%s", id);
+	out->size = sqlite3_column_int(s, 0);
+	out->created_at = sqlite3_column_int64(s, 1);
+	out->updated_at = sqlite3_column_int64(s, 2);
+	out->version = sqlite3_column_int64(s, 3);
+	out->undo_top = sqlite3_column_int64(s, 4);
+	out->redo_top = sqlite3_column_int64(s, 5);
+	out->state = dup_text(s, 6);
+	const void *h = sqlite3_column_blob(s, 7);
+	if (h && sqlite3_column_bytes(s, 7) == STORE_HASH_LEN)
+		memcpy(out->token_hash, h, STORE_HASH_LEN);
+	out->title = dup_text(s, 8);
+	const unsigned char *vis = sqlite3_column_text(s, 9);
+	out->is_private = vis && strcmp((const char *)vis, "private") == 0;
+	out->initial = with_initial ? dup_text(s, 10) : NULL;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (!out->state || (with_initial && !out->initial)) {
+		store_session_free(out);
+		snprintf(c->error, sizeof c->error, "out of memory");
+		return STORE_ERROR;
+	}
+	return STORE_OK;
+}
+
+int store_append_event(struct store *st, const char *id,
+		       const struct store_event *e, const char *state,
+		       int64_t undo_top, int64_t redo_top)
+{
+	CONN_OR_FAIL(c, st);
+	int rc = insert_event(c, id, e);
+	if (rc != STORE_OK)
+		return rc;
+	sqlite3_stmt *s = stmt(c, S_UPDATE_SESSION);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, e->version);
+	sqlite3_bind_text(s, 3, state, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, undo_top);
+	sqlite3_bind_int64(s, 5, redo_top);
+	sqlite3_bind_int64(s, 6, e->created_at);
+	rc = run(c, s);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1) {
+		snprintf(c->error, sizeof c->error,
+			 "session %s is not at version %lld", id,
+			 (long long)(e->version - 1));
+		return STORE_CONFLICT;
+	}
+	return rc;
+}
+
+int store_set_link(struct store *st, const char *id, int64_t version,
+		   int64_t link)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_SET_LINK);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, version);
+	sqlite3_bind_int64(s, 3, link);
+	int rc = run(c, s);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1)
+		return STORE_NOT_FOUND;
+	return rc;
+}
+
+/* Columns version, type, moves, actor, created_at, ref, link[, snapshot]. */
+static int read_event(sqlite3_stmt *s, struct store_event *e, int with_snap)
+{
+	memset(e, 0, sizeof *e);
+	e->version = sqlite3_column_int64(s, 0);
+	const unsigned char *t = sqlite3_column_text(s, 1);
+	snprintf(e->type, sizeof e->type, "%s", t ? (const char *)t : "");
+	e->moves = dup_text(s, 2);
+	e->actor = dup_text(s, 3);
+	e->created_at = sqlite3_column_int64(s, 4);
+	e->ref = sqlite3_column_int64(s, 5);
+	e->link = sqlite3_column_int64(s, 6);
+	if (with_snap)
+		e->snapshot = dup_text(s, 7);
+	return e->moves ? STORE_OK : STORE_ERROR;
+}
+
+int store_get_event(struct store *st, const char *id, int64_t version,
+		    struct store_event *out)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_GET_EVENT);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, version);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return STORE_NOT_FOUND;
+	}
+	if (rc != SQLITE_ROW)
+		return fail(c, s);
+	rc = read_event(s, out, 1);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != STORE_OK)
+		store_event_free(out);
+	return rc;
+}
+
+int store_history(struct store *st, const char *id, int64_t after,
+		  struct store_event *out, int cap)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_HISTORY);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, after);
+	sqlite3_bind_int(s, 3, cap);
+	int k = 0, rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && k < cap) {
+		if (read_event(s, &out[k], 0) != STORE_OK) {
+			store_event_free(&out[k]);
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		k++;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		for (int i = 0; i < k; i++)
+			store_event_free(&out[i]);
+		return fail(c, s);
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return k;
+}
+
+int store_snapshot_at(struct store *st, const char *id, int64_t version,
+		      int64_t *snap_version, char **snapshot)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_SNAPSHOT);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, version);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return STORE_NOT_FOUND;
+	}
+	if (rc != SQLITE_ROW)
+		return fail(c, s);
+	*snap_version = sqlite3_column_int64(s, 0);
+	*snapshot = dup_text(s, 1);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return *snapshot ? STORE_OK : STORE_ERROR;
+}
+
+int store_delete_session(struct store *st, const char *id)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_DELETE_SESSION);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	int rc = run(c, s);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1)
+		return STORE_NOT_FOUND;
+	return rc;
+}
+
+int store_count_sessions(struct store *st, int64_t *count)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_COUNT_SESSIONS);
+	if (!s)
+		return STORE_ERROR;
+	if (sqlite3_step(s) != SQLITE_ROW)
+		return fail(c, s);
+	*count = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return STORE_OK;
+}
+
+int store_add_solve(struct store *st, const char *session_id,
+		    const struct store_solve *sv, int64_t *out_id)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_INSERT_SOLVE);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, sv->version);
+	sqlite3_bind_text(s, 3, sv->method, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, sv->solution, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 5, sv->length);
+	sqlite3_bind_double(s, 6, sv->elapsed_ms);
+	sqlite3_bind_int64(s, 7, sv->created_at);
+	int rc = run(c, s);
+	if (rc == STORE_OK && out_id)
+		*out_id = sqlite3_last_insert_rowid(c->db);
+	return rc;
+}
+
+int store_list_solves(struct store *st, const char *session_id, int64_t after,
+		      struct store_solve *out, int cap)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_LIST_SOLVES);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, after);
+	sqlite3_bind_int(s, 3, cap);
+	int k = 0, rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && k < cap) {
+		struct store_solve *v = &out[k];
+		memset(v, 0, sizeof *v);
+		v->id = sqlite3_column_int64(s, 0);
+		v->version = sqlite3_column_int64(s, 1);
+		const unsigned char *m = sqlite3_column_text(s, 2);
+		snprintf(v->method, sizeof v->method, "%s",
+			 m ? (const char *)m : "");
+		v->solution = dup_text(s, 3);
+		v->length = sqlite3_column_int(s, 4);
+		v->elapsed_ms = sqlite3_column_double(s, 5);
+		v->created_at = sqlite3_column_int64(s, 6);
+		if (!v->solution) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		k++;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		for (int i = 0; i < k; i++)
+			store_solve_free(&out[i]);
+		return fail(c, s);
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return k;
+}

@@ -1,0 +1,434 @@
+/* check_sessions.c — the store (server/store_sqlite.c) and the session
+ * rules (server/sessions.c) without HTTP: migrations and the newer-schema
+ * guard, persistence across reopen, tokens, If-Match, undo/redo/reset laws,
+ * time travel to every version against a local replay, fork, delete, and
+ * many threads writing to one session at once (consecutive versions, final
+ * state = the history replayed). */
+#include <check.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alg.h"
+#include "cube.h"
+#include "sessions.h"
+#include "store.h"
+#include "suites.h"
+
+static const char SOLVED3[] =
+	"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
+static const char AFTER_R[] =
+	"UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB";
+
+static char dir[256];
+static struct store *st;
+static struct sessions *ses;
+
+static const char *schema_dir(void)
+{
+	const char *d = getenv("CUBED_SCHEMA");
+	return d && *d ? d : "schema";
+}
+
+static void open_all(void)
+{
+	char path[300], err[256];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
+	int rc = store_open(&cfg, &st, err, sizeof err);
+	ck_assert_msg(rc == STORE_OK, "store_open: %s", err);
+	struct sessions_config sc = {.store = st, .cache_max = 8};
+	alg_limits_default(&sc.limits);
+	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+}
+
+static void close_all(void)
+{
+	sessions_close(ses);
+	store_close(st);
+	ses = NULL;
+	st = NULL;
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/cubed-sessions-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	open_all();
+}
+
+static void teardown(void)
+{
+	if (ses)
+		close_all();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* Facelets of size n after moves, computed locally (the reference). */
+static char *replay(int n, const char *moves)
+{
+	size_t len = strlen(moves), cap = alg_nodes_needed(len);
+	alg_node *nodes = malloc(cap * sizeof *nodes);
+	alg_t a;
+	ck_assert_int_eq(alg_parse(&a, nodes, cap, n, moves, len, NULL, NULL),
+			 CUBE_OK);
+	cube_t *c = malloc(cube_sizeof(n));
+	cube_init(c, n);
+	alg_apply(&a, c, 0);
+	size_t fl = 6u * (size_t)n * (size_t)n;
+	char *out = malloc(fl + 1);
+	cube_to_facelets(c, out);
+	out[fl] = '\0';
+	free(c);
+	free(nodes);
+	return out;
+}
+
+static void create3(struct session_view *v, char token[36])
+{
+	struct session_create c = {.size = 3, .title = "t", .actor = "owner"};
+	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL), SES_OK);
+}
+
+static int write_moves(const char *id, const char *token, const char *moves,
+		       int64_t if_match, struct session_view *out)
+{
+	struct session_write w = {
+		.kind = SES_MOVES, .id = id, .token = token,
+		.if_match = if_match, .moves = moves,
+		.moves_len = strlen(moves), .actor = "owner",
+	};
+	memset(out, 0, sizeof *out);
+	return sessions_write(ses, &w, out, NULL, NULL);
+}
+
+static int write_kind(const char *id, const char *token,
+		      enum ses_write_kind kind, struct session_view *out)
+{
+	struct session_write w = {.kind = kind, .id = id, .token = token,
+				  .if_match = -1, .actor = "owner"};
+	memset(out, 0, sizeof *out);
+	return sessions_write(ses, &w, out, NULL, NULL);
+}
+
+START_TEST(create_and_read)
+{
+	struct session_view v, g;
+	char token[36];
+	create3(&v, token);
+	ck_assert_int_eq(v.version, 0);
+	ck_assert_str_eq(v.facelets, SOLVED3);
+	ck_assert_uint_ge(strlen(v.id), 22);
+	ck_assert_str_eq(token, token); /* shown once, 35 chars */
+	ck_assert_uint_eq(strlen(token), 35);
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_str_eq(g.facelets, SOLVED3);
+	ck_assert_str_eq(g.title, "t");
+	session_view_free(&g);
+	ck_assert_int_eq(sessions_get(ses, "nope", -1, &g), SES_NOT_FOUND);
+	ck_assert_int_eq(sessions_get(ses, v.id, 1, &g), SES_NOT_FOUND);
+	session_view_free(&v);
+}
+END_TEST
+
+START_TEST(tokens_and_if_match)
+{
+	struct session_view v, w;
+	char token[36];
+	create3(&v, token);
+	ck_assert_int_eq(write_moves(v.id, NULL, "R", -1, &w), SES_UNAUTHORIZED);
+	ck_assert_int_eq(write_moves(v.id, "ct_wrong", "R", -1, &w),
+			 SES_FORBIDDEN);
+	ck_assert_int_eq(write_moves(v.id, token, "R", 0, &w), SES_OK);
+	ck_assert_int_eq(w.version, 1);
+	ck_assert_str_eq(w.facelets, AFTER_R);
+	session_view_free(&w);
+	/* stale: the session is at 1 */
+	ck_assert_int_eq(write_moves(v.id, token, "U", 0, &w), SES_STALE);
+	ck_assert_int_eq(w.version, 1);
+	session_view_free(&w);
+	/* nothing changed by the refused writes */
+	struct session_view g;
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 1);
+	ck_assert_str_eq(g.facelets, AFTER_R);
+	session_view_free(&g);
+	/* bad notation: no version is used up */
+	alg_error err;
+	struct session_write bad = {.kind = SES_MOVES, .id = v.id,
+				    .token = token, .if_match = -1,
+				    .moves = "R Q", .moves_len = 3};
+	ck_assert_int_eq(sessions_write(ses, &bad, &w, NULL, &err),
+			 SES_BAD_MOVES);
+	ck_assert_int_eq(err.code, ALG_ETOKEN);
+	ck_assert_uint_eq(err.offset, 2);
+	ck_assert_int_eq(write_moves(v.id, token, "R'", 1, &w), SES_OK);
+	ck_assert_int_eq(w.version, 2);
+	ck_assert_str_eq(w.facelets, SOLVED3);
+	session_view_free(&w);
+	session_view_free(&v);
+}
+END_TEST
+
+START_TEST(undo_redo_reset)
+{
+	struct session_view v, w;
+	char token[36];
+	create3(&v, token);
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w),
+			 SES_NOTHING_TO_UNDO);
+	ck_assert_int_eq(write_moves(v.id, token, "R U", -1, &w), SES_OK);
+	session_view_free(&w);
+	ck_assert_int_eq(write_moves(v.id, token, "F2", -1, &w), SES_OK);
+	char *ruf2 = replay(3, "R U F2"), *ru = replay(3, "R U");
+	ck_assert_str_eq(w.facelets, ruf2);
+	session_view_free(&w);
+	/* undo F2, undo R U, then nothing */
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w), SES_OK);
+	ck_assert_int_eq(w.version, 3);
+	ck_assert_str_eq(w.facelets, ru);
+	ck_assert_int_eq(w.can_redo, 1);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, SOLVED3);
+	ck_assert_int_eq(w.can_undo, 0);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w),
+			 SES_NOTHING_TO_UNDO);
+	/* redo twice brings R U then F2 back, in that order */
+	ck_assert_int_eq(write_kind(v.id, token, SES_REDO, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, ru);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(v.id, token, SES_REDO, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, ruf2);
+	ck_assert_int_eq(w.version, 6);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(v.id, token, SES_REDO, &w),
+			 SES_NOTHING_TO_REDO);
+	/* undo a redo, then a new move clears redo */
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, ru);
+	session_view_free(&w);
+	ck_assert_int_eq(write_moves(v.id, token, "D", -1, &w), SES_OK);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(v.id, token, SES_REDO, &w),
+			 SES_NOTHING_TO_REDO);
+	/* reset: initial state, not undoable */
+	ck_assert_int_eq(write_kind(v.id, token, SES_RESET, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, SOLVED3);
+	ck_assert_int_eq(w.version, 9);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w),
+			 SES_NOTHING_TO_UNDO);
+	/* the history has every event in order */
+	struct store_event ev[16];
+	int k = sessions_history(ses, v.id, 0, ev, 16);
+	ck_assert_int_eq(k, 9);
+	static const char *types[] = {"moves", "moves", "undo", "undo", "redo",
+				      "redo", "undo", "moves", "reset"};
+	for (int i = 0; i < 9; i++) {
+		ck_assert_int_eq(ev[i].version, i + 1);
+		ck_assert_str_eq(ev[i].type, types[i]);
+	}
+	ck_assert_str_eq(ev[0].moves, "R U");
+	ck_assert_str_eq(ev[2].moves, "F2'");   /* undo of F2 */
+	ck_assert_str_eq(ev[3].moves, "U' R'"); /* undo of R U */
+	for (int i = 0; i < k; i++)
+		store_event_free(&ev[i]);
+	free(ruf2);
+	free(ru);
+	session_view_free(&v);
+}
+END_TEST
+
+START_TEST(time_travel_every_version)
+{
+	/* 100 writes on a 4×4 (crossing several snapshots); every version
+	 * reads back equal to replaying the moves up to it. */
+	struct session_view v, w;
+	char token[36];
+	struct session_create c = {.size = 4};
+	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL), SES_OK);
+	static const char *moves[] = {"R", "U'", "Fw2", "3L", "x", "D B'",
+				      "2-3Rw", "L2 U"};
+	char history[4096] = "";
+	char *expect[101];
+	expect[0] = replay(4, "");
+	for (int i = 1; i <= 100; i++) {
+		const char *m = moves[i % 8];
+		ck_assert_int_eq(write_moves(v.id, token, m, i - 1, &w), SES_OK);
+		ck_assert_int_eq(w.version, i);
+		session_view_free(&w);
+		strcat(history, " ");
+		strcat(history, m);
+		expect[i] = replay(4, history);
+	}
+	for (int i = 0; i <= 100; i++) {
+		struct session_view g;
+		ck_assert_int_eq(sessions_get(ses, v.id, i, &g), SES_OK);
+		ck_assert_int_eq(g.version, i);
+		ck_assert_msg(strcmp(g.facelets, expect[i]) == 0, "version %d", i);
+		session_view_free(&g);
+		free(expect[i]);
+	}
+	session_view_free(&v);
+}
+END_TEST
+
+START_TEST(persistence_and_fork_delete)
+{
+	struct session_view v, w, f;
+	char token[36], ftoken[36];
+	create3(&v, token);
+	ck_assert_int_eq(write_moves(v.id, token, "R", -1, &w), SES_OK);
+	session_view_free(&w);
+	ck_assert_int_eq(write_moves(v.id, token, "U", -1, &w), SES_OK);
+	session_view_free(&w);
+	close_all();
+	open_all(); /* a restart: same database */
+	struct session_view g;
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 2);
+	char *ru = replay(3, "R U");
+	ck_assert_str_eq(g.facelets, ru);
+	session_view_free(&g);
+	/* the token survived too (stored hashed) */
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, AFTER_R);
+	session_view_free(&w);
+	/* fork at version 1 */
+	ck_assert_int_eq(sessions_fork(ses, v.id, 1, "owner", &f, ftoken),
+			 SES_OK);
+	ck_assert_str_ne(f.id, v.id);
+	ck_assert_str_ne(ftoken, token);
+	ck_assert_int_eq(f.version, 0);
+	ck_assert_str_eq(f.facelets, AFTER_R);
+	/* the fork's reset goes to its own start */
+	ck_assert_int_eq(write_moves(f.id, ftoken, "D", -1, &w), SES_OK);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(f.id, ftoken, SES_RESET, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, AFTER_R);
+	session_view_free(&w);
+	/* the original's token does not write the fork */
+	ck_assert_int_eq(write_moves(f.id, token, "D", -1, &w), SES_FORBIDDEN);
+	/* delete needs the token */
+	ck_assert_int_eq(sessions_delete(ses, v.id, NULL), SES_UNAUTHORIZED);
+	ck_assert_int_eq(sessions_delete(ses, v.id, ftoken), SES_FORBIDDEN);
+	ck_assert_int_eq(sessions_delete(ses, v.id, token), SES_OK);
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_NOT_FOUND);
+	ck_assert_int_eq(sessions_delete(ses, v.id, token), SES_NOT_FOUND);
+	ck_assert_int_eq(sessions_get(ses, f.id, -1, &g), SES_OK);
+	session_view_free(&g);
+	free(ru);
+	session_view_free(&v);
+	session_view_free(&f);
+}
+END_TEST
+
+struct racer {
+	const char *id, *token;
+	int writes, ok;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	static const char *moves[] = {"R", "U", "F'", "D2", "L", "B'"};
+	for (int i = 0; i < r->writes; i++) {
+		struct session_view w;
+		if (write_moves(r->id, r->token, moves[i % 6], -1, &w) == SES_OK)
+			r->ok++;
+		session_view_free(&w);
+	}
+	return NULL;
+}
+
+START_TEST(concurrent_writers)
+{
+	struct session_view v;
+	char token[36];
+	create3(&v, token);
+	enum { THREADS = 8, WRITES = 60 };
+	pthread_t t[THREADS];
+	struct racer r[THREADS];
+	for (int i = 0; i < THREADS; i++) {
+		r[i] = (struct racer){v.id, token, WRITES, 0};
+		pthread_create(&t[i], NULL, race, &r[i]);
+	}
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < THREADS; i++)
+		ck_assert_int_eq(r[i].ok, WRITES);
+	/* versions 1..480 consecutive; replaying them gives the state */
+	struct store_event *ev = malloc(THREADS * WRITES * sizeof *ev);
+	int k = sessions_history(ses, v.id, 0, ev, THREADS * WRITES);
+	ck_assert_int_eq(k, THREADS * WRITES);
+	size_t cap = 8 * (size_t)k + 1, len = 0;
+	char *all = malloc(cap);
+	all[0] = '\0';
+	for (int i = 0; i < k; i++) {
+		ck_assert_int_eq(ev[i].version, i + 1);
+		len += (size_t)snprintf(all + len, cap - len, " %s", ev[i].moves);
+		store_event_free(&ev[i]);
+	}
+	char *want = replay(3, all);
+	struct session_view g;
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, THREADS * WRITES);
+	ck_assert_str_eq(g.facelets, want);
+	/* grouping happened: fewer commits than writes */
+	struct sessions_stats stats;
+	sessions_stats(ses, &stats);
+	ck_assert_uint_lt(stats.commits, stats.writes);
+	session_view_free(&g);
+	free(want);
+	free(all);
+	free(ev);
+	session_view_free(&v);
+}
+END_TEST
+
+START_TEST(newer_schema_refused)
+{
+	close_all();
+	char path[300], err[256];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version=99", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
+	struct store *s2 = NULL;
+	ck_assert_int_eq(store_open(&cfg, &s2, err, sizeof err), STORE_SCHEMA);
+	ck_assert_ptr_nonnull(strstr(err, "newer"));
+	/* a missing schema directory is a clear error too */
+	cfg.schema_dir = "/nonexistent";
+	ck_assert_int_eq(store_open(&cfg, &s2, err, sizeof err), STORE_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "schema directory"));
+}
+END_TEST
+
+Suite *sessions_suite(void)
+{
+	Suite *s = suite_create("sessions");
+	TCase *tc = tcase_create("sessions");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, create_and_read);
+	tcase_add_test(tc, tokens_and_if_match);
+	tcase_add_test(tc, undo_redo_reset);
+	tcase_add_test(tc, time_travel_every_version);
+	tcase_add_test(tc, persistence_and_fork_delete);
+	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, newer_schema_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "golden.h"
 #include "http_client.h"
 #include "suites.h"
 
@@ -452,6 +453,31 @@ static void check_problem(const http_response *r, const char *what,
 #define AFTER_X "FFFFFFFFFRRRRRRRRRDDDDDDDDDBBBBBBBBBLLLLLLLLLUUUUUUUUU"
 #define SOLVED2 "UUUURRRRFFFFDDDDLLLLBBBB"
 #define AFTER_R2X2 "UFUFRRRRFDFDDBDBLLLLUBUB"
+/* AFTER_R turned by x y: the same state, held with F up and R in front */
+#define AFTER_R_XY "FFFFFFDDDFUUFUUFUURRRRRRRRRUUUBBBBBBDDBDDBDDBLLLLLLLLL"
+#define AFTER_R_UI "FFFUUUUUUFFDRRRRRRLLLFFDFFDDDBDDBDDBUBBLLLLLLRRRUBBUBB"
+/* URF twisted clockwise in place (tests/golden/broken_cubes.txt) */
+#define TWISTED3 "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+
+/* Cubies, in JSON: the identity and R (Kociemba's R table). */
+#define ID_CP "[0, 1, 2, 3, 4, 5, 6, 7]"
+#define ZERO8 "[0, 0, 0, 0, 0, 0, 0, 0]"
+#define ID_EP "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]"
+#define ZERO12 "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"
+#define CUBIE_ID                                                               \
+	"{\"cp\": " ID_CP ", \"co\": " ZERO8 ", \"ep\": " ID_EP               \
+	", \"eo\": " ZERO12 "}"
+#define CUBIE2_ID "{\"cp\": " ID_CP ", \"co\": " ZERO8 "}"
+#define CUBIE_R                                                                \
+	"{\"cp\": [4, 1, 2, 0, 7, 5, 6, 3], \"co\": [2, 0, 0, 1, 1, 0, 0, 2], " \
+	"\"ep\": [8, 1, 2, 3, 11, 5, 6, 7, 4, 9, 10, 0], \"eo\": " ZERO12 "}"
+/* A size-3 cubie body with the four arrays given */
+#define CUBIE3_WITH(cp, co, ep, eo)                                            \
+	"{\"size\": 3, \"cubie\": {\"cp\": " cp ", \"co\": " co                \
+	", \"ep\": " ep ", \"eo\": " eo "}}"
+#define INDEX_R "5771278630723606528"
+#define STANDARD "{\"up\": \"U\", \"front\": \"F\", \"moves\": \"\"}"
+#define LAST3 "43252003274489855999"
 
 typedef struct ok_case {
 	const char *path;
@@ -559,6 +585,143 @@ static const ok_case ok_cases[] = {
 	{"/v1/alg", "{\"moves\": \"\"}",
 	 "{\"canonical\": \"\", \"inverse\": \"\", \"expanded\": \"\", "
 	 "\"simplified\": \"\", \"length\": 0}"},
+
+	/* convert: facelets in */
+	{"/v1/convert", "{\"facelets\": \"" SOLVED3 "\"}",
+	 "{\"size\": 3, \"facelets\": \"" SOLVED3 "\", \"cubie\": " CUBIE_ID
+	 ", \"index\": \"0\", \"orientation\": " STANDARD "}"},
+	{"/v1/convert", "{\"facelets\": \"" AFTER_R "\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\", \"cubie\": " CUBIE_R
+	 ", \"index\": \"" INDEX_R "\", \"orientation\": " STANDARD "}"},
+	/* held another way: facelets echoed, cubies of the standard hold */
+	{"/v1/convert", "{\"facelets\": \"" AFTER_R_XY "\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R_XY "\", \"cubie\": " CUBIE_R
+	 ", \"index\": \"" INDEX_R "\", \"orientation\": {\"up\": \"F\", "
+	 "\"front\": \"R\", \"moves\": \"y' x'\"}}"},
+	{"/v1/convert", "{\"facelets\": \"" AFTER_X "\"}",
+	 "{\"cubie\": " CUBIE_ID ", \"index\": \"0\", \"orientation\": "
+	 "{\"up\": \"F\", \"front\": \"D\", \"moves\": \"x'\"}}"},
+	{"/v1/convert", "{\"facelets\": \"" AFTER_R "\", \"size\": 3}",
+	 "{\"size\": 3, \"index\": \"" INDEX_R "\"}"},
+	{"/v1/convert", "{\"facelets\": \"" SOLVED2 "\"}",
+	 "{\"size\": 2, \"facelets\": \"" SOLVED2 "\", \"cubie\": " CUBIE2_ID
+	 ", \"index\": \"0\", \"orientation\": " STANDARD "}"},
+	/* R on a 2×2 keeps DBL home: the 3×3's corners */
+	{"/v1/convert", "{\"facelets\": \"" AFTER_R2X2 "\"}",
+	 "{\"size\": 2, \"cubie\": {\"cp\": [4, 1, 2, 0, 7, 5, 6, 3], "
+	 "\"co\": [2, 0, 0, 1, 1, 0, 0, 2]}}"},
+	/* other sizes: facelets only */
+	{"/v1/convert", "{\"facelets\": \"FRDBLU\"}",
+	 "{\"size\": 1, \"facelets\": \"FRDBLU\"}"},
+	/* convert: cubie in */
+	{"/v1/convert", "{\"size\": 3, \"cubie\": " CUBIE_R "}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\", \"cubie\": " CUBIE_R
+	 ", \"index\": \"" INDEX_R "\", \"orientation\": " STANDARD "}"},
+	{"/v1/convert", "{\"size\": 3, \"cubie\": " CUBIE_ID "}",
+	 "{\"facelets\": \"" SOLVED3 "\", \"index\": \"0\"}"},
+	{"/v1/convert", "{\"size\": 2, \"cubie\": " CUBIE2_ID "}",
+	 "{\"size\": 2, \"facelets\": \"" SOLVED2 "\", \"index\": \"0\"}"},
+	/* convert: index in */
+	{"/v1/convert", "{\"size\": 3, \"index\": \"0\"}",
+	 "{\"facelets\": \"" SOLVED3 "\", \"cubie\": " CUBIE_ID "}"},
+	{"/v1/convert", "{\"size\": 3, \"index\": \"" INDEX_R "\"}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\", \"cubie\": " CUBIE_R
+	 ", \"index\": \"" INDEX_R "\", \"orientation\": " STANDARD "}"},
+	{"/v1/convert", "{\"size\": 3, \"index\": \"" LAST3 "\"}",
+	 "{\"size\": 3, \"index\": \"" LAST3 "\"}"},
+	{"/v1/convert", "{\"size\": 2, \"index\": \"3674159\"}",
+	 "{\"size\": 2, \"index\": \"3674159\"}"},
+	{"/v1/convert", "{\"size\": 2, \"index\": \"0\"}",
+	 "{\"facelets\": \"" SOLVED2 "\", \"cubie\": " CUBIE2_ID "}"},
+	/* include */
+	{"/v1/convert",
+	 "{\"facelets\": \"" SOLVED2 "\", \"include\": [\"faces\"]}",
+	 "{\"faces\": {\"U\": [[\"U\", \"U\"], [\"U\", \"U\"]], "
+	 "\"R\": [[\"R\", \"R\"], [\"R\", \"R\"]], "
+	 "\"F\": [[\"F\", \"F\"], [\"F\", \"F\"]], "
+	 "\"D\": [[\"D\", \"D\"], [\"D\", \"D\"]], "
+	 "\"L\": [[\"L\", \"L\"], [\"L\", \"L\"]], "
+	 "\"B\": [[\"B\", \"B\"], [\"B\", \"B\"]]}}"},
+	/* faces rows as in the net: after R, U's right column shows F */
+	{"/v1/convert",
+	 "{\"facelets\": \"" AFTER_R "\", \"include\": [\"faces\"]}",
+	 "{\"faces\": {\"U\": [[\"U\", \"U\", \"F\"], [\"U\", \"U\", \"F\"], "
+	 "[\"U\", \"U\", \"F\"]], \"B\": [[\"U\", \"B\", \"B\"], "
+	 "[\"U\", \"B\", \"B\"], [\"U\", \"B\", \"B\"]]}}"},
+	{"/v1/convert",
+	 "{\"facelets\": \"URFDLB\", \"include\": [\"render\", \"faces\"]}",
+	 "{\"faces\": {\"U\": [[\"U\"]], \"B\": [[\"B\"]]}, \"render\": "
+	 "{\"size\": 1, \"axes\": {\"U\": [0, 1, 0], \"R\": [1, 0, 0], "
+	 "\"F\": [0, 0, 1], \"D\": [0, -1, 0], \"L\": [-1, 0, 0], "
+	 "\"B\": [0, 0, -1]}, \"cubies\": [{\"position\": [0, 0, 0], "
+	 "\"rotation\": [1, 0, 0, 0, 1, 0, 0, 0, 1], \"stickers\": {\"U\": "
+	 "\"U\", \"R\": \"R\", \"F\": \"F\", \"D\": \"D\", \"L\": \"L\", "
+	 "\"B\": \"B\"}}]}}"},
+
+	/* validate */
+	{"/v1/validate", "{\"facelets\": \"" SOLVED3 "\"}",
+	 "{\"valid\": true, \"size\": 3, \"errors\": [], \"error_count\": 0, "
+	 "\"orientation\": " STANDARD "}"},
+	{"/v1/validate", "{\"facelets\": \"" AFTER_R_XY "\"}",
+	 "{\"valid\": true, \"orientation\": {\"up\": \"F\", \"front\": "
+	 "\"R\", \"moves\": \"y' x'\"}}"},
+	{"/v1/validate", "{\"facelets\": \"UUUUU\"}",
+	 "{\"valid\": false, \"size\": null, \"error_count\": 1}"},
+	{"/v1/validate", "{\"facelets\": \"\"}",
+	 "{\"valid\": false, \"size\": null}"},
+	{"/v1/validate", "{\"facelets\": \"" TWISTED3 "\"}",
+	 "{\"valid\": false, \"size\": 3, \"error_count\": 1, \"errors\": "
+	 "[{\"code\": \"twist\", \"detail\": \"a corner is twisted: the "
+	 "twists do not sum to a multiple of 3 (the sum is 1 mod 3)\"}]}"},
+	{"/v1/validate",
+	 "{\"facelets\": \"UUUUUUUUURRXRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\"}",
+	 "{\"valid\": false, \"size\": 3, \"errors\": [{\"code\": "
+	 "\"facelets_letter\", \"detail\": \"a character is not one of U R F "
+	 "D L B: \\\"X\\\" at offset 11\", \"where\": 11}]}"},
+	{"/v1/validate", "{\"facelets\": \"" SOLVED2 "\"}",
+	 "{\"valid\": true, \"size\": 2, \"orientation\": " STANDARD "}"},
+
+	/* apply: format and include */
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"R\", \"format\": \"index\"}",
+	 "{\"size\": 3, \"index\": \"" INDEX_R "\", \"moves\": "
+	 "{\"canonical\": \"R\", \"length\": 1}}"},
+	{"/v1/apply", "{\"size\": 3, \"moves\": \"R\", \"format\": \"cubie\"}",
+	 "{\"size\": 3, \"cubie\": " CUBIE_R "}"},
+	{"/v1/apply",
+	 "{\"size\": 3, \"moves\": \"R\", \"format\": \"facelets\", "
+	 "\"include\": [\"cubie\", \"index\", \"orientation\"]}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R "\", \"cubie\": " CUBIE_R
+	 ", \"index\": \"" INDEX_R "\", \"orientation\": " STANDARD "}"},
+	/* rotations turn the cube, not the cubies */
+	{"/v1/apply",
+	 "{\"facelets\": \"" AFTER_R "\", \"moves\": \"x y\", \"format\": "
+	 "\"cubie\", \"include\": [\"facelets\", \"orientation\"]}",
+	 "{\"cubie\": " CUBIE_R ", \"facelets\": \"" AFTER_R_XY "\", "
+	 "\"orientation\": {\"up\": \"F\", \"front\": \"R\", \"moves\": "
+	 "\"y' x'\"}}"},
+	{"/v1/apply", "{\"size\": 2, \"format\": \"index\"}",
+	 "{\"size\": 2, \"index\": \"0\"}"},
+	{"/v1/apply",
+	 "{\"size\": 1, \"moves\": \"R\", \"format\": \"faces\"}",
+	 "{\"size\": 1, \"faces\": {\"U\": [[\"F\"]], \"R\": [[\"R\"]], "
+	 "\"F\": [[\"D\"]], \"D\": [[\"B\"]], \"L\": [[\"L\"]], "
+	 "\"B\": [[\"U\"]]}}"},
+	{"/v1/apply",
+	 "{\"size\": 3, \"moves\": \"R U'\", \"include\": [\"animation\"]}",
+	 "{\"size\": 3, \"facelets\": \"" AFTER_R_UI "\", \"animation\": "
+	 "[{\"move\": \"R\", \"axis\": \"x\", \"layers\": [2, 2], "
+	 "\"angle\": -90}, {\"move\": \"U'\", \"axis\": \"y\", "
+	 "\"layers\": [2, 2], \"angle\": 90}]}"},
+	{"/v1/apply",
+	 "{\"size\": 5, \"moves\": \"2-3Lw2 M x' R0 // c\\n.\", "
+	 "\"include\": [\"animation\"]}",
+	 "{\"animation\": [{\"move\": \"2-3Lw2\", \"axis\": \"x\", "
+	 "\"layers\": [1, 2], \"angle\": 180}, {\"move\": \"M\", \"axis\": "
+	 "\"x\", \"layers\": [2, 2], \"angle\": 90}, {\"move\": \"x'\", "
+	 "\"axis\": \"x\", \"layers\": [0, 4], \"angle\": 90}, {\"move\": "
+	 "\"R0\", \"axis\": \"x\", \"layers\": [4, 4], \"angle\": 0}]}"},
+	{"/v1/apply", "{\"size\": 3, \"include\": [\"animation\"]}",
+	 "{\"animation\": []}"},
 };
 
 START_TEST(success_cases)
@@ -701,6 +864,591 @@ START_TEST(apply_size_1024)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Representations: /v1/convert, /v1/validate, format and include.     */
+
+/* POST body (a JSON value, borrowed) to path; the reply, which must be
+ * 200, parsed. */
+static json_t *post_value(const char *path, const json_t *body, int status,
+			  http_response *r)
+{
+	char *text = json_dumps(body, JSON_COMPACT);
+	ck_assert_ptr_nonnull(text);
+	int rc = http_request(srv.port, "POST", path, JSON_CT, text,
+			      strlen(text), r);
+	ck_assert_msg(rc == 0, "POST %s: %s", path, r->error);
+	ck_assert_msg(r->status == status, "POST %s %.300s: status %d, expected "
+					   "%d: %.600s",
+		      path, text, r->status, status, r->body);
+	free(text);
+	return body_json(r, path);
+}
+
+/* post_value for a 200 reply, without the response. */
+static json_t *post_ok(const char *path, json_t *body)
+{
+	http_response r;
+	json_t *j = post_value(path, body, 200, &r);
+	http_response_free(&r);
+	json_decref(body);
+	return j;
+}
+
+static const char *str_member(const json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+	ck_assert_msg(s != NULL, "reply has no string \"%s\"", key);
+	return s;
+}
+
+/* n for a facelets string of len letters (6·n², n = 1…1024), else 0. */
+static int cube_size_or_zero(size_t len)
+{
+	for (size_t n = 1; n <= 1024; n++)
+		if (6 * n * n == len)
+			return (int)n;
+	return 0;
+}
+
+/* The "code" members of an array of errors, comma-separated ("-" for
+ * none), and their "where" members (-1 when absent). */
+static void codes_and_where(const json_t *errors, char *codes, char *where,
+			    size_t cap)
+{
+	size_t cl = 0, wl = 0;
+	size_t i;
+	json_t *e;
+	snprintf(codes, cap, "-");
+	where[0] = '\0';
+	json_array_foreach(errors, i, e) {
+		json_t *w = json_object_get(e, "where");
+		cl += (size_t)snprintf(codes + cl, cap - cl, "%s%s",
+				       i ? "," : "",
+				       json_string_value(
+					       json_object_get(e, "code")));
+		wl += (size_t)snprintf(where + wl, cap - wl, "%s%lld",
+				       i ? "," : "",
+				       w ? (long long)json_integer_value(w)
+					 : -1LL);
+		ck_assert_msg(json_is_string(json_object_get(e, "detail")),
+			      "an error without a detail");
+	}
+}
+
+/* Every broken cube of tests/golden/broken_cubes.txt through /v1/validate:
+ * the same codes in the same order, and the same places, as core's
+ * cube_validate gives (its suite checks those against the file); and
+ * through /v1/convert: a 2×2 or 3×3 with any problem past its letters is
+ * 422 invalid_cube with the same errors, a legal one converts. */
+START_TEST(validate_broken_cubes_golden)
+{
+	struct golden_case *gc;
+	int count = golden_load("broken_cubes.txt", &gc);
+	ck_assert_int_ge(count, 60);
+	for (int k = 0; k < count; k++) {
+		const char *s = gc[k].field[0], *want = gc[k].field[1];
+		size_t len = strlen(s);
+		char codes[512], where[512];
+		http_response r;
+		json_t *body = json_pack("{s:s}", "facelets", s);
+		json_t *j = post_value("/v1/validate", body, 200, &r);
+		http_response_free(&r);
+		json_decref(body);
+		codes_and_where(json_object_get(j, "errors"), codes, where,
+				sizeof codes);
+		ck_assert_msg(strcmp(codes, want) == 0,
+			      "line %d: /v1/validate codes %s, want %s",
+			      gc[k].line, codes, want);
+		if (gc[k].nfields >= 3)
+			ck_assert_msg(strcmp(where, gc[k].field[2]) == 0,
+				      "line %d: where %s, want %s", gc[k].line,
+				      where, gc[k].field[2]);
+		int valid = strcmp(want, "-") == 0;
+		ck_assert_msg(json_is_boolean(json_object_get(j, "valid")) &&
+				      json_is_true(json_object_get(j, "valid")) ==
+					      valid,
+			      "line %d: valid is not %d", gc[k].line, valid);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "error_count")),
+				 (json_int_t)json_array_size(
+					 json_object_get(j, "errors")));
+		int n = cube_size_or_zero(len);
+		json_t *size = json_object_get(j, "size");
+		ck_assert_msg(n ? json_integer_value(size) == n
+				: json_is_null(size),
+			      "line %d: size should be %d", gc[k].line, n);
+		ck_assert_msg((json_object_get(j, "orientation") != NULL) ==
+				      (valid && (n == 2 || n == 3)),
+			      "line %d: orientation present iff a valid 2×2 "
+			      "or 3×3",
+			      gc[k].line);
+		ck_assert_msg((json_object_get(j, "unchecked") != NULL) ==
+				      (n >= 4),
+			      "line %d: unchecked present iff n >= 4",
+			      gc[k].line);
+
+		/* and through /v1/convert */
+		int letters_ok = n > 0 && !strstr(want, "facelets_");
+		body = json_pack("{s:s}", "facelets", s);
+		if (!letters_ok) {
+			json_decref(j);
+			json_decref(body);
+			continue;
+		}
+		int illegal = !valid && (n == 2 || n == 3);
+		json_t *c = post_value("/v1/convert", body, illegal ? 422 : 200,
+				       &r);
+		json_decref(body);
+		if (illegal) {
+			check_problem(&r, "convert of a broken cube", 422,
+				      "invalid_cube", "invalid_cube", -1,
+				      "facelets", -1);
+			ck_assert_msg(json_equal(json_object_get(c, "errors"),
+						 json_object_get(j, "errors")),
+				      "line %d: invalid_cube errors differ from "
+				      "/v1/validate's: %s",
+				      gc[k].line, r.body);
+		} else {
+			ck_assert_str_eq(str_member(c, "facelets"), s);
+			ck_assert_msg((json_object_get(c, "cubie") != NULL) ==
+					      (n == 2 || n == 3),
+				      "line %d: cubie present iff n is 2 or 3",
+				      gc[k].line);
+		}
+		http_response_free(&r);
+		json_decref(c);
+		json_decref(j);
+	}
+	golden_free(gc, count);
+}
+END_TEST
+
+/* facelets → cubie → index → cubie → facelets through the API. The
+ * facelets come back as the cube held the standard way: equal to the
+ * scramble's, or (a 2×2 turned with D, L or B moves its DBL corner, which
+ * fixes its orientation) to them turned by the orientation's moves. */
+START_TEST(convert_round_trips)
+{
+	static const struct {
+		int n;
+		const char *moves;
+	} scrambles[] = {
+		{3, ""},
+		{3, "R"},
+		{3, "R U F' D2 L B' U2 R' F"},
+		{3, "D' R2 U' B2 D F2 U2 L2 D2 L' F' U' R2 B L' D2 U R F2"},
+		{3, "(R U R' U')3 [F, R2] D' L2 [B: U]"},
+		{3, "R2 U2"},
+		{2, "R U2 F' D L' B"},
+		{2, "R U R' U' F2"},
+		{2, ""},
+	};
+	for (size_t i = 0; i < sizeof scrambles / sizeof *scrambles; i++) {
+		int n = scrambles[i].n;
+		json_t *a = post_ok("/v1/apply",
+				    json_pack("{s:i, s:s}", "size", n, "moves",
+					      scrambles[i].moves));
+		const char *f = str_member(a, "facelets");
+		json_t *c1 = post_ok("/v1/convert",
+				     json_pack("{s:s}", "facelets", f));
+		json_t *cubie = json_object_get(c1, "cubie");
+		const char *ix = str_member(c1, "index");
+		json_t *c2 = post_ok("/v1/convert",
+				     json_pack("{s:i, s:O}", "size", n, "cubie",
+					       cubie));
+		json_t *c3 = post_ok("/v1/convert",
+				     json_pack("{s:i, s:s}", "size", n, "index",
+					       ix));
+		const char *what = scrambles[i].moves;
+		ck_assert_msg(strcmp(str_member(c2, "index"), ix) == 0,
+			      "%d: %s: cubie → index %s, facelets → index %s",
+			      n, what, str_member(c2, "index"), ix);
+		ck_assert_msg(json_equal(json_object_get(c3, "cubie"), cubie),
+			      "%d: %s: index → cubie differs", n, what);
+		const char *turn =
+			str_member(json_object_get(c1, "orientation"), "moves");
+		json_t *held = post_ok("/v1/apply",
+				       json_pack("{s:s, s:s}", "facelets", f,
+						 "moves", turn));
+		const char *fs = str_member(held, "facelets");
+		ck_assert_msg((n == 2 && strpbrk(what, "DLB")) || *turn == '\0',
+			      "%d: %s: held as %s", n, what, turn);
+		ck_assert_msg(strcmp(str_member(c2, "facelets"), fs) == 0 &&
+				      strcmp(str_member(c3, "facelets"), fs) == 0,
+			      "%d: %s: facelets do not come back: %s (%s)", n,
+			      what, fs, turn);
+		json_decref(held);
+		/* and /v1/apply answers the same index and cubies */
+		json_t *a2 = post_ok("/v1/apply",
+				     json_pack("{s:i, s:s, s:s, s:[s]}", "size",
+					       n, "moves", scrambles[i].moves,
+					       "format", "index", "include",
+					       "cubie"));
+		ck_assert_str_eq(str_member(a2, "index"), ix);
+		ck_assert(json_equal(json_object_get(a2, "cubie"), cubie));
+		json_decref(a2);
+		json_decref(c3);
+		json_decref(c2);
+		json_decref(c1);
+		json_decref(a);
+	}
+}
+END_TEST
+
+/* The same state held another way (computed here: x y applied to the
+ * facelets after R) has the same cubies, and says how it is held. */
+START_TEST(convert_rotated_cube)
+{
+	json_t *a = post_ok("/v1/apply",
+			    json_pack("{s:s, s:s}", "facelets", AFTER_R,
+				      "moves", "x y"));
+	const char *f = str_member(a, "facelets");
+	ck_assert_str_ne(f, AFTER_R);
+	json_t *c = post_ok("/v1/convert", json_pack("{s:s}", "facelets", f));
+	json_t *want = json_loads("{\"cubie\": " CUBIE_R ", \"index\": \""
+				  INDEX_R "\", \"orientation\": {\"up\": \"F\", "
+				  "\"front\": \"R\", \"moves\": \"y' x'\"}}",
+				  0, NULL);
+	ck_assert_ptr_nonnull(want);
+	const char *k;
+	json_t *v;
+	json_object_foreach(want, k, v)
+		ck_assert_msg(json_equal(v, json_object_get(c, k)),
+			      "rotated R: %s differs", k);
+	ck_assert_str_eq(str_member(c, "facelets"), f);
+	/* applying the orientation's moves gives the standard hold back */
+	json_t *o = json_object_get(c, "orientation");
+	json_t *back = post_ok("/v1/apply",
+			       json_pack("{s:s, s:s}", "facelets", f, "moves",
+					 str_member(o, "moves")));
+	ck_assert_str_eq(str_member(back, "facelets"), AFTER_R);
+	json_decref(back);
+	json_decref(want);
+	json_decref(c);
+	json_decref(a);
+}
+END_TEST
+
+/* Every reason a cubie input is not a reachable state, as data. */
+START_TEST(convert_invalid_cubies)
+{
+	static const struct {
+		const char *body, *codes, *fields;
+	} cases[] = {
+		{CUBIE3_WITH("[1, 0, 2, 3, 4, 5, 6, 7]", ZERO8, ID_EP, ZERO12),
+		 "parity", "cubie.cp"},
+		{CUBIE3_WITH(ID_CP, "[2, 0, 0, 0, 0, 0, 0, 0]", ID_EP, ZERO12),
+		 "twist", "cubie.co"},
+		{CUBIE3_WITH(ID_CP, ZERO8, ID_EP,
+			     "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]"),
+		 "flip", "cubie.eo"},
+		{CUBIE3_WITH("[0, 0, 2, 3, 4, 5, 6, 7]", ZERO8, ID_EP, ZERO12),
+		 "not_a_permutation", "cubie.cp"},
+		{CUBIE3_WITH(ID_CP, "[1, 1, 0, 0, 0, 0, 0, 0]",
+			     "[1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]",
+			     "[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"),
+		 "twist,not_a_permutation,flip", "cubie.co,cubie.ep,cubie.eo"},
+		{"{\"size\": 2, \"cubie\": {\"cp\": " ID_CP ", \"co\": "
+		 "[0, 0, 0, 0, 0, 0, 1, 2]}}",
+		 "not_normalized", "cubie.co"},
+		{"{\"size\": 2, \"cubie\": {\"cp\": [0, 1, 2, 3, 4, 5, 7, 6], "
+		 "\"co\": " ZERO8 "}}",
+		 "not_normalized", "cubie.cp"},
+		{"{\"size\": 2, \"cubie\": {\"cp\": [0, 1, 2, 3, 4, 4, 6, 7], "
+		 "\"co\": [1, 0, 0, 0, 0, 0, 0, 0]}}",
+		 "not_a_permutation,twist", "cubie.cp,cubie.co"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		http_response r;
+		post_json(&r, "/v1/convert", cases[i].body);
+		check_problem(&r, cases[i].body, 422, "invalid_cube",
+			      "invalid_cube", -1, "cubie", -1);
+		json_t *j = body_json(&r, cases[i].body);
+		char codes[256], fields[256];
+		size_t cl = 0, fl = 0, k;
+		json_t *e;
+		json_array_foreach(json_object_get(j, "errors"), k, e) {
+			cl += (size_t)snprintf(codes + cl, sizeof codes - cl,
+					       "%s%s", k ? "," : "",
+					       str_member(e, "code"));
+			fl += (size_t)snprintf(fields + fl, sizeof fields - fl,
+					       "%s%s", k ? "," : "",
+					       str_member(e, "field"));
+			str_member(e, "detail");
+		}
+		ck_assert_msg(cl && strcmp(codes, cases[i].codes) == 0 &&
+				      strcmp(fields, cases[i].fields) == 0,
+			      "%s: errors %s (%s), want %s (%s)", cases[i].body,
+			      cl ? codes : "none", fl ? fields : "", cases[i].codes,
+			      cases[i].fields);
+		json_decref(j);
+		http_response_free(&r);
+	}
+}
+END_TEST
+
+/* Solved n×n facelets. */
+static char *solved(int n)
+{
+	size_t nn = (size_t)n * n;
+	char *f = malloc(6 * nn + 1);
+	ck_assert_ptr_nonnull(f);
+	for (size_t k = 0; k < 6 * nn; k++)
+		f[k] = "URFDLB"[k / nn];
+	f[6 * nn] = '\0';
+	return f;
+}
+
+/* n >= 4: what validation cannot check; 2×2 and 3×3 never list it. */
+START_TEST(validate_unchecked)
+{
+	for (int n = 1; n <= 7; n++) {
+		char *f = solved(n);
+		json_t *j = post_ok("/v1/validate",
+				    json_pack("{s:s}", "facelets", f));
+		json_t *u = json_object_get(j, "unchecked");
+		if (n >= 4) {
+			json_t *want = json_pack("[s, s]", "edge_pairing",
+						 "parity");
+			ck_assert_msg(json_equal(u, want),
+				      "n=%d: unchecked is not [edge_pairing, "
+				      "parity]",
+				      n);
+			json_decref(want);
+		} else {
+			ck_assert_msg(u == NULL, "n=%d: unchecked listed", n);
+		}
+		ck_assert(json_is_true(json_object_get(j, "valid")));
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "size")),
+				 n);
+		json_decref(j);
+		free(f);
+	}
+}
+END_TEST
+
+/* All problems are counted; at most 1000 are listed. */
+START_TEST(validate_many_problems)
+{
+	char *f = solved(16);
+	size_t len = strlen(f);
+	for (size_t k = 0; k < 1500; k++)
+		f[k] = 'x';
+	json_t *j = post_ok("/v1/validate", json_pack("{s:s}", "facelets", f));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "error_count")),
+			 1500);
+	json_t *errors = json_object_get(j, "errors");
+	ck_assert_uint_eq(json_array_size(errors), 1000);
+	json_t *last = json_array_get(errors, 999);
+	ck_assert_str_eq(str_member(last, "code"), "facelets_letter");
+	ck_assert_int_eq(json_integer_value(json_object_get(last, "where")), 999);
+	json_decref(j);
+	/* a few: all listed */
+	free(f);
+	f = solved(16);
+	f[0] = f[len - 1] = '?';
+	j = post_ok("/v1/validate", json_pack("{s:s}", "facelets", f));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "error_count")),
+			 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "errors")), 2);
+	json_decref(j);
+	free(f);
+}
+END_TEST
+
+/* render: every visible cubie, in order, with rotations that say where
+ * each sticker went. */
+START_TEST(render_cubies)
+{
+	json_t *j = post_ok("/v1/apply",
+			    json_pack("{s:i, s:[s]}", "size", 3, "include",
+				      "render"));
+	json_t *render = json_object_get(j, "render");
+	json_t *cubies = json_object_get(render, "cubies");
+	ck_assert_uint_eq(json_array_size(cubies), 26);
+	ck_assert_int_eq(json_integer_value(json_object_get(render, "size")), 3);
+	/* solved: identity everywhere, each side shows its own colour, and
+	 * the positions run through i, then j, then k, skipping the core */
+	size_t i;
+	json_t *c;
+	int want[3] = {0, 0, 0};
+	json_array_foreach(cubies, i, c) {
+		json_t *pos = json_object_get(c, "position");
+		for (int a = 0; a < 3; a++)
+			ck_assert_int_eq(
+				json_integer_value(json_array_get(pos, a)),
+				want[a]);
+		json_t *id = json_pack("[i,i,i,i,i,i,i,i,i]", 1, 0, 0, 0, 1, 0,
+				       0, 0, 1);
+		ck_assert(json_equal(json_object_get(c, "rotation"), id));
+		json_decref(id);
+		const char *side;
+		json_t *v;
+		int visible = 0;
+		json_object_foreach(json_object_get(c, "stickers"), side, v) {
+			ck_assert_str_eq(side, json_string_value(v));
+			visible++;
+		}
+		int outer = (want[0] == 0 || want[0] == 2) +
+			    (want[1] == 0 || want[1] == 2) +
+			    (want[2] == 0 || want[2] == 2);
+		ck_assert_int_eq(visible, outer);
+		do {
+			if (++want[2] == 3) {
+				want[2] = 0;
+				if (++want[1] == 3) {
+					want[1] = 0;
+					want[0]++;
+				}
+			}
+		} while (want[0] == 1 && want[1] == 1 && want[2] == 1);
+	}
+	json_decref(j);
+
+	/* after R: URF holds DFR, turned -90° about x */
+	j = post_ok("/v1/apply", json_pack("{s:i, s:s, s:s, s:[s]}", "size", 3,
+					   "moves", "R", "format", "cubie",
+					   "include", "render"));
+	cubies = json_object_get(json_object_get(j, "render"), "cubies");
+	json_t *urf = json_loads("{\"position\": [2, 2, 2], \"rotation\": [1, 0, "
+				 "0, 0, 0, 1, 0, -1, 0], \"stickers\": {\"U\": "
+				 "\"F\", \"R\": \"R\", \"F\": \"D\"}}",
+				 0, NULL);
+	ck_assert_ptr_nonnull(urf);
+	ck_assert_msg(json_equal(json_array_get(cubies, 25), urf),
+		      "the URF cubie after R differs");
+	json_decref(urf);
+	json_decref(j);
+}
+END_TEST
+
+/* The size limits of faces and render, on both sides of the line. */
+START_TEST(representation_size_limits)
+{
+	json_t *j = post_ok("/v1/apply",
+			    json_pack("{s:i, s:[s]}", "size", 64, "include",
+				      "render"));
+	json_t *cubies = json_object_get(json_object_get(j, "render"), "cubies");
+	ck_assert_uint_eq(json_array_size(cubies), 64u * 64 * 64 - 62u * 62 * 62);
+	json_decref(j);
+
+	j = post_ok("/v1/apply", json_pack("{s:i, s:s}", "size", 256, "format",
+					   "faces"));
+	json_t *faces = json_object_get(j, "faces");
+	ck_assert_uint_eq(json_object_size(faces), 6);
+	json_t *d = json_object_get(faces, "D");
+	ck_assert_uint_eq(json_array_size(d), 256);
+	ck_assert_uint_eq(json_array_size(json_array_get(d, 255)), 256);
+	ck_assert_str_eq(json_string_value(
+				 json_array_get(json_array_get(d, 255), 255)),
+			 "D");
+	ck_assert_ptr_null(json_object_get(j, "facelets"));
+	json_decref(j);
+
+	/* through /v1/convert, with the state given as 65×65 facelets */
+	char *f = solved(65);
+	http_response r;
+	json_t *body = json_pack("{s:s, s:[s]}", "facelets", f, "include",
+				 "render");
+	json_decref(post_value("/v1/convert", body, 422, &r));
+	check_problem(&r, "convert n=65 with render", 422, "limit_exceeded",
+		      "too_large_for_representation", -1, "include", 64);
+	http_response_free(&r);
+	json_decref(body);
+	free(f);
+}
+END_TEST
+
+/* 364 features, zeros and ones: 54 + 20 + 20 ones solved; after R, 54
+ * stickers, 12 pieces home and 16 oriented, exactly where. */
+START_TEST(features_vector)
+{
+	static const char *const facelets[] = {SOLVED3, AFTER_R};
+	for (int t = 0; t < 2; t++) {
+		json_t *j = post_ok("/v1/convert",
+				    json_pack("{s:s, s:[s]}", "facelets",
+					      facelets[t], "include",
+					      "features"));
+		json_t *f = json_object_get(j, "features");
+		ck_assert_uint_eq(json_array_size(f), 364);
+		int ones = 0;
+		char tail[41];
+		for (size_t i = 0; i < 364; i++) {
+			json_t *v = json_array_get(f, i);
+			ck_assert_msg(json_is_integer(v) &&
+					      (json_integer_value(v) == 0 ||
+					       json_integer_value(v) == 1),
+				      "features[%zu] is not 0 or 1", i);
+			ones += (int)json_integer_value(v);
+			if (i < 324)
+				ck_assert_int_eq(
+					json_integer_value(v),
+					facelets[t][i / 6] == "URFDLB"[i % 6]);
+			else
+				tail[i - 324] =
+					(char)('0' + json_integer_value(v));
+		}
+		tail[40] = '\0';
+		/* home: corners URF…DRB, edges UR…BR; then oriented */
+		const char *want =
+			t == 0 ? "1111111111111111111111111111111111111111"
+			       : "0110011001110111011001100110111111111111";
+		ck_assert_msg(strcmp(tail, want) == 0,
+			      "features[324…363] %s, want %s", tail, want);
+		ck_assert_int_eq(ones, t == 0 ? 54 + 40 : 54 + 12 + 16);
+		json_decref(j);
+	}
+}
+END_TEST
+
+/* format replaces "facelets"; the default reply keeps its three keys. */
+START_TEST(apply_format_keys)
+{
+	static const struct {
+		const char *format;
+		const char *keys; /* the reply's keys, in order */
+	} cases[] = {
+		{NULL, "size facelets moves"},
+		{"facelets", "size facelets moves"},
+		{"index", "size index moves"},
+		{"cubie", "size cubie moves"},
+		{"faces", "size faces moves"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *body = json_pack("{s:i, s:s}", "size", 3, "moves", "R");
+		if (cases[i].format)
+			json_object_set_new(body, "format",
+					    json_string(cases[i].format));
+		json_t *j = post_ok("/v1/apply", body);
+		char keys[128];
+		size_t kl = 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(j, k, v)
+			kl += (size_t)snprintf(keys + kl, sizeof keys - kl,
+					       "%s%s", kl ? " " : "", k);
+		ck_assert_msg(strcmp(keys, cases[i].keys) == 0,
+			      "format %s: keys %s, want %s",
+			      cases[i].format ? cases[i].format : "(none)", keys,
+			      cases[i].keys);
+		json_decref(j);
+	}
+}
+END_TEST
+
+/* The animation limit is 10000 moves, inclusive. */
+START_TEST(animation_limit)
+{
+	json_t *j = post_ok("/v1/apply",
+			    json_pack("{s:i, s:s, s:[s]}", "size", 3, "moves",
+				      "(R U)5000", "include", "animation"));
+	json_t *an = json_object_get(j, "animation");
+	ck_assert_uint_eq(json_array_size(an), 10000);
+	ck_assert_str_eq(str_member(json_array_get(an, 9999), "move"), "U");
+	ck_assert_str_eq(str_member(json_array_get(an, 9998), "move"), "R");
+	json_decref(j);
+}
+END_TEST
+
 /* The same request body twice on one connection (keep-alive). */
 START_TEST(keep_alive)
 {
@@ -765,6 +1513,13 @@ typedef struct err_case {
 	{ALG, body, 422, "invalid_notation", code, off, "moves", -1, token}
 #define ROUTE(method, path, ct, body, status, kind)                            \
 	{method, path, ct, body, status, kind, kind, -1, NULL, -1, NULL}
+#define CONVERT "POST", "/v1/convert", NULL
+#define VALIDATE "POST", "/v1/validate", NULL
+#define CREQ(body, code, field)                                                \
+	{CONVERT, body, 422, "invalid_request", code, -1, field, -1, NULL}
+#define TOO_LARGE(route, body, field, limit)                                   \
+	{route, body, 422, "limit_exceeded", "too_large_for_representation",   \
+	 -1, field, limit, NULL}
 
 #define F_U "UUUUUUUUU"
 #define F_FDLB "FFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -869,6 +1624,152 @@ static const err_case err_cases[] = {
 	 "limit_exceeded", "too_many_moves", -1, "moves", 100000, NULL},
 	{ALG, "{\"moves\": \"((R)1000)1000\"}", 422, "limit_exceeded",
 	 "too_many_moves", -1, "moves", 100000, NULL},
+	/* apply: format and include */
+	REQ("{\"size\": 3, \"format\": \"render\"}", "bad_format", "format"),
+	REQ("{\"size\": 3, \"format\": \"Facelets\"}", "bad_format",
+	    "format"),
+	REQ("{\"size\": 3, \"format\": 1}", "wrong_type", "format"),
+	REQ("{\"size\": 3, \"include\": \"render\"}", "wrong_type",
+	    "include"),
+	REQ("{\"size\": 3, \"include\": [1]}", "wrong_type", "include"),
+	REQ("{\"size\": 3, \"include\": [\"colours\"]}", "bad_include",
+	    "include"),
+	REQ("{\"size\": 3, \"include\": [\"render\", \"render\"]}",
+	    "bad_include", "include"),
+	REQ("{\"size\": 4, \"format\": \"cubie\"}", "not_applicable",
+	    "format"),
+	REQ("{\"size\": 1, \"format\": \"index\"}", "not_applicable",
+	    "format"),
+	REQ("{\"size\": 2, \"include\": [\"features\"]}", "not_applicable",
+	    "include"),
+	REQ("{\"size\": 5, \"include\": [\"faces\", \"orientation\"]}",
+	    "not_applicable", "include"),
+	/* the format is checked before the include list */
+	REQ("{\"size\": 4, \"format\": \"index\", \"include\": "
+	    "[\"cubie\"]}",
+	    "not_applicable", "format"),
+	TOO_LARGE(APPLY, "{\"size\": 65, \"include\": [\"render\"]}",
+		  "include", 64),
+	TOO_LARGE(APPLY, "{\"size\": 257, \"format\": \"faces\"}", "format",
+		  256),
+	TOO_LARGE(APPLY, "{\"size\": 257, \"include\": [\"faces\"]}",
+		  "include", 256),
+	{APPLY, "{\"size\": 3, \"moves\": \"(R)10001\", \"include\": "
+		"[\"animation\"]}",
+	 422, "limit_exceeded", "too_many_moves_to_animate", -1, "include",
+	 10000, NULL},
+	{APPLY, "{\"size\": 3, \"moves\": \"[(R U)2500, F]\", \"include\": "
+		"[\"animation\"]}",
+	 422, "limit_exceeded", "too_many_moves_to_animate", -1, "include",
+	 10000, NULL},
+	/* an illegal start state has no cubies */
+	{APPLY, "{\"facelets\": \"" TWISTED3 "\", \"format\": \"index\"}",
+	 422, "invalid_cube", "invalid_cube", -1, "facelets", -1, NULL},
+	{APPLY, "{\"facelets\": \"" TWISTED3 "\", \"include\": "
+		"[\"orientation\"]}",
+	 422, "invalid_cube", "invalid_cube", -1, "facelets", -1, NULL},
+	/* convert: sources */
+	CREQ("{}", "one_source", NULL),
+	CREQ("{\"size\": 3}", "one_source", NULL),
+	CREQ("{\"include\": [\"faces\"]}", "one_source", NULL),
+	CREQ("{\"facelets\": \"" SOLVED3 "\", \"size\": 3, \"index\": "
+	     "\"0\"}",
+	     "one_source", NULL),
+	CREQ("{\"size\": 3, \"index\": \"0\", \"cubie\": " CUBIE_ID "}",
+	     "one_source", NULL),
+	CREQ("{\"index\": \"0\"}", "missing_field", "size"),
+	CREQ("{\"cubie\": " CUBIE_ID "}", "missing_field", "size"),
+	CREQ("{\"size\": 4, \"index\": \"0\"}", "not_applicable", "size"),
+	CREQ("{\"size\": 1, \"cubie\": " CUBIE2_ID "}", "not_applicable",
+	     "size"),
+	CREQ("{\"size\": 0, \"index\": \"0\"}", "size_out_of_range", "size"),
+	CREQ("{\"facelets\": 54}", "wrong_type", "facelets"),
+	CREQ("{\"size\": 3, \"index\": 0}", "wrong_type", "index"),
+	CREQ("{\"size\": 3, \"cubie\": [1]}", "wrong_type", "cubie"),
+	CREQ("{\"facelets\": \"" SOLVED3 "\", \"moves\": \"R\"}",
+	     "unknown_field", "moves"),
+	CREQ("{\"facelets\": \"" SOLVED2 "\", \"size\": 3}", "size_mismatch",
+	     "facelets"),
+	/* convert: include */
+	CREQ("{\"facelets\": \"" SOLVED3 "\", \"include\": [\"cubie\"]}",
+	     "bad_include", "include"),
+	CREQ("{\"facelets\": \"" SOLVED3 "\", \"include\": "
+	     "[\"animation\"]}",
+	     "bad_include", "include"),
+	CREQ("{\"facelets\": \"" SOLVED3 "\", \"include\": [\"faces\", "
+	     "\"features\", \"faces\"]}",
+	     "bad_include", "include"),
+	CREQ("{\"facelets\": \"" SOLVED2 "\", \"include\": "
+	     "[\"features\"]}",
+	     "not_applicable", "include"),
+	CREQ("{\"size\": 2, \"index\": \"0\", \"include\": "
+	     "[\"features\"]}",
+	     "not_applicable", "include"),
+	/* convert: index text */
+	CREQ("{\"size\": 3, \"index\": \"43252003274489856000\"}",
+	     "index_out_of_range", "index"),
+	CREQ("{\"size\": 3, \"index\": \"99999999999999999999999999\"}",
+	     "index_out_of_range", "index"),
+	CREQ("{\"size\": 2, \"index\": \"3674160\"}", "index_out_of_range",
+	     "index"),
+	CREQ("{\"size\": 3, \"index\": \"0123\"}", "bad_index", "index"),
+	CREQ("{\"size\": 3, \"index\": \"\"}", "bad_index", "index"),
+	CREQ("{\"size\": 3, \"index\": \"-1\"}", "bad_index", "index"),
+	CREQ("{\"size\": 3, \"index\": \" 1\"}", "bad_index", "index"),
+	CREQ("{\"size\": 3, \"index\": \"1e3\"}", "bad_index", "index"),
+	/* convert: cubie arrays */
+	CREQ(CUBIE3_WITH("[0, 1, 2, 3, 4, 5, 6]", ZERO8, ID_EP, ZERO12),
+	     "wrong_length", "cubie.cp"),
+	CREQ(CUBIE3_WITH(ID_CP, ZERO8, ID_EP, "[0]"), "wrong_length",
+	     "cubie.eo"),
+	CREQ(CUBIE3_WITH(ID_CP, "[0, 0, 0, 3, 0, 0, 0, 0]", ID_EP, ZERO12),
+	     "value_out_of_range", "cubie.co"),
+	CREQ(CUBIE3_WITH("[0, 1, 2, 3, 4, 5, 6, 8]", ZERO8, ID_EP, ZERO12),
+	     "value_out_of_range", "cubie.cp"),
+	CREQ(CUBIE3_WITH(ID_CP, ZERO8, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, -1]",
+			 ZERO12),
+	     "value_out_of_range", "cubie.ep"),
+	CREQ(CUBIE3_WITH(ID_CP, ZERO8, ID_EP,
+			 "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]"),
+	     "value_out_of_range", "cubie.eo"),
+	CREQ(CUBIE3_WITH(ID_CP, ZERO8, ID_EP,
+			 "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0]"),
+	     "wrong_type", "cubie.eo"),
+	CREQ(CUBIE3_WITH(ID_CP, ZERO8, ID_EP, "{}"), "wrong_type", "cubie.eo"),
+	CREQ("{\"size\": 3, \"cubie\": {\"cp\": " ID_CP ", \"co\": " ZERO8
+	     ", \"ep\": " ID_EP "}}",
+	     "missing_field", "cubie.eo"),
+	CREQ("{\"size\": 2, \"cubie\": " CUBIE_ID "}", "unknown_field",
+	     "cubie.ep"),
+	CREQ("{\"size\": 3, \"cubie\": {\"cp\": " ID_CP ", \"co\": " ZERO8
+	     ", \"ep\": " ID_EP ", \"eo\": " ZERO12 ", \"xo\": 1}}",
+	     "unknown_field", "cubie.xo"),
+	/* convert: facelets are checked like /v1/apply's, then legality */
+	{CONVERT, "{\"facelets\": \"UUUUU\"}", 422, "invalid_facelets",
+	 "facelets_length", -1, "facelets", -1, NULL},
+	{CONVERT, "{\"facelets\": \"" F_U "RRXRRRRRR" F_FDLB "\"}", 422,
+	 "invalid_facelets", "facelets_letter", 11, "facelets", -1, NULL},
+	{CONVERT, "{\"facelets\": \"" TWISTED3 "\"}", 422, "invalid_cube",
+	 "invalid_cube", -1, "facelets", -1, NULL},
+	{CONVERT, "{\"facelets\": \"UUUFURRRFRFFDDDDLLLLBBBB\"}", 422,
+	 "invalid_cube", "invalid_cube", -1, "facelets", -1, NULL},
+	{CONVERT, CUBIE3_WITH(ID_CP, "[1, 0, 0, 0, 0, 0, 0, 0]", ID_EP, ZERO12),
+	 422, "invalid_cube", "invalid_cube", -1, "cubie", -1, NULL},
+	/* validate: malformed requests are still problems */
+	{VALIDATE, "{}", 422, "invalid_request", "missing_field", -1,
+	 "facelets", -1, NULL},
+	{VALIDATE, "{\"facelets\": 54}", 422, "invalid_request", "wrong_type",
+	 -1, "facelets", -1, NULL},
+	{VALIDATE, "{\"facelets\": null}", 422, "invalid_request",
+	 "wrong_type", -1, "facelets", -1, NULL},
+	{VALIDATE, "{\"facelets\": \"" SOLVED3 "\", \"size\": 3}", 422,
+	 "invalid_request", "unknown_field", -1, "size", -1, NULL},
+	{VALIDATE, "[\"" SOLVED3 "\"]", 422, "invalid_request",
+	 "not_an_object", -1, NULL, -1, NULL},
+	MALFORMED(VALIDATE, "{\"facelets\": \"" SOLVED3 "\""),
+	MALFORMED(CONVERT, ""),
+	ROUTE("GET", "/v1/convert", NO_CT, NULL, 405, "method_not_allowed"),
+	ROUTE("PUT", "/v1/validate", NULL, "{}", 405, "method_not_allowed"),
 	/* routes and methods */
 	ROUTE("GET", "/nope", NO_CT, NULL, 404, "not_found"),
 	ROUTE("GET", "/v1/apply/extra", NO_CT, NULL, 404, "not_found"),
@@ -1088,8 +1989,9 @@ START_TEST(cors_preflight)
 		"Origin: http://example.test",
 		"Access-Control-Request-Method: POST",
 		"Access-Control-Request-Headers: content-type", NULL};
-	static const char *paths[] = {"/v1/apply", "/v1/alg"};
-	for (size_t i = 0; i < 2; i++) {
+	static const char *paths[] = {"/v1/apply", "/v1/alg", "/v1/convert",
+				      "/v1/validate"};
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
 		http_response r;
 		req(&r, "OPTIONS", paths[i], pre, NULL);
 		ck_assert_msg(r.status == 204, "OPTIONS %s: status %d",
@@ -1294,6 +2196,17 @@ Suite *http_suite(void)
 	tcase_add_loop_test(tc, error_cases, 0,
 			    (int)(sizeof err_cases / sizeof *err_cases));
 	tcase_add_test(tc, nesting_depth);
+	tcase_add_test(tc, validate_broken_cubes_golden);
+	tcase_add_test(tc, convert_round_trips);
+	tcase_add_test(tc, convert_rotated_cube);
+	tcase_add_test(tc, convert_invalid_cubies);
+	tcase_add_test(tc, validate_unchecked);
+	tcase_add_test(tc, validate_many_problems);
+	tcase_add_test(tc, render_cubies);
+	tcase_add_test(tc, representation_size_limits);
+	tcase_add_test(tc, features_vector);
+	tcase_add_test(tc, apply_format_keys);
+	tcase_add_test(tc, animation_limit);
 	tcase_add_test(tc, apply_size_1024);
 	tcase_add_test(tc, keep_alive);
 	tcase_add_test(tc, body_size_limit);

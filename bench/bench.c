@@ -2,8 +2,9 @@
  * sticker-permutation loop, n×n×n face and slice turns for n = 10…1000
  * against a plain line-copy loop, and parse + apply of long 3×3 algorithms
  * (the workload bench/cubing.mjs runs through cubing.js); 3×3 index rank and
- * unrank against a textbook O(n²) Lehmer-code rank, and cubie composition
- * against plain loops.
+ * unrank against a textbook O(n²) Lehmer-code rank, cubie composition
+ * against plain loops, and a compiled 3×3 pattern tried in all 24
+ * orientations against the brute force (turn the state, compare stickers).
  *
  *   build/bench/bench [ALGS_FILE]
  *
@@ -28,6 +29,8 @@
 #include "alg.h"
 #include "cube.h"
 #include "cubie.h"
+#include "pattern.h"
+#include "pattern_internal.h"
 
 #define RUNS 5
 #define TARGET_NS 100000000.0 /* 0.1 s per timed run */
@@ -1137,6 +1140,157 @@ static void bench_index3(void)
 	fig("compose3.speedup", speedup, "x");
 }
 
+/* ---- 3×3 pattern match -------------------------------------------------- */
+
+struct match_ctx {
+	cube_t *st[NSTATES];
+	const pattern_t *p;
+	char text[54];           /* the pattern as written, for the brute force */
+	cube_move rot[24][2];    /* each orientation's inverse rotation */
+	cube_t *tmp;
+};
+
+/* The brute force: for each orientation turn a copy of the state with its
+ * inverse rotation (pattern.h: T_face' then y^-k), write out the facelets
+ * and compare them with the pattern place by place, binding digits as it
+ * goes and checking the digit rule at the end. */
+static int brute_fits(const char *pat, const char *s)
+{
+	char color[7] = {0};
+	unsigned letters = 0;
+	for (int i = 0; i < 54; i++) {
+		char p = pat[i];
+		if (p == '*')
+			continue;
+		if (p >= '1' && p <= '6') {
+			if (!color[p - '0'])
+				color[p - '0'] = s[i];
+			else if (color[p - '0'] != s[i])
+				return 0;
+		} else {
+			if (s[i] != p)
+				return 0;
+			letters |= 1u << (p & 31);
+		}
+	}
+	for (int d = 1; d <= 6; d++) {
+		if (!color[d])
+			continue;
+		if (letters >> (color[d] & 31) & 1)
+			return 0;
+		for (int e = 1; e < d; e++)
+			if (color[e] == color[d])
+				return 0;
+	}
+	return 1;
+}
+
+static uint32_t brute_match(struct match_ctx *x, const cube_t *c)
+{
+	char s[54];
+	uint32_t mask = 0;
+	for (int k = 0; k < 24; k++) {
+		cube_copy(x->tmp, c);
+		cube_apply_moves(x->tmp, x->rot[k], 2);
+		cube_to_facelets(x->tmp, s);
+		if (brute_fits(x->text, s))
+			mask |= 1u << k;
+	}
+	return mask;
+}
+
+static NOINLINE uint64_t body_match3(void *arg, uint64_t iters)
+{
+	struct match_ctx *x = arg;
+	uint64_t acc = 0;
+	uint32_t mask;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		acc += (uint64_t)pattern_match(&x->p, 1, x->st[i & (NSTATES - 1)],
+					       0, &mask) + mask;
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_match3_portable(void *arg, uint64_t iters)
+{
+	struct match_ctx *x = arg;
+	uint64_t acc = 0;
+	uint32_t mask;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		acc += (uint64_t)pattern__match_portable(
+			       &x->p, 1, x->st[i & (NSTATES - 1)], 0, &mask) +
+		       mask;
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+static NOINLINE uint64_t body_match3_brute(void *arg, uint64_t iters)
+{
+	struct match_ctx *x = arg;
+	uint64_t acc = 0;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		acc += brute_match(x, x->st[i & (NSTATES - 1)]);
+	uint64_t t = now_ns() - t0;
+	sink += acc;
+	return t;
+}
+
+/* The cross (the named pattern) on random states, where most orientations
+ * fail within a few stickers; then on solved cubes, where all 24 fit and
+ * every place is read. */
+static void bench_match3(void)
+{
+	static struct match_ctx x;
+	static const cube_move t_inv[6] = {
+		{CUBE_Y, 0, 0, 2}, {CUBE_Z, 3, 0, 2}, {CUBE_X, 1, 0, 2},
+		{CUBE_X, 2, 0, 2}, {CUBE_Z, 1, 0, 2}, {CUBE_X, 3, 0, 2},
+	};
+	for (int k = 0; k < 24; k++) {
+		x.rot[k][0] = t_inv[k / 4];
+		x.rot[k][1] = (cube_move){CUBE_Y, (uint8_t)((4 - k % 4) & 3), 0, 2};
+	}
+	const pattern_named *cross = pattern_named_find(3, "cross");
+	int rc = cross ? pattern_named_text(cross, 3, 0, x.text) : CUBE_EINVAL;
+	if (rc < 0)
+		die("pattern_named_text", rc);
+	pattern_t *p = xmalloc(pattern_sizeof(3, x.text, 54));
+	rc = pattern_compile(p, 3, x.text, 54, NULL);
+	if (rc < 0)
+		die("pattern_compile", rc);
+	x.p = p;
+	x.tmp = new_cube(3);
+	for (int i = 0; i < NSTATES; i++) {
+		x.st[i] = new_cube(3);
+		scramble(x.st[i], 25);
+	}
+	/* The reference must agree with the core on every state. */
+	for (int i = 0; i < NSTATES; i++) {
+		uint32_t mask;
+		pattern_match(&x.p, 1, x.st[i], 0, &mask);
+		if (mask != brute_match(&x, x.st[i])) {
+			fprintf(stderr, "bench: the brute-force matcher disagrees with pattern_match\n");
+			exit(1);
+		}
+	}
+	double t, ref, speedup = measure_pair(body_match3, body_match3_brute, &x, &t, &ref);
+	fig("match3.ns", t, "ns");
+	fig("match3.ns.brute", ref, "ns");
+	fig("match3.speedup", speedup, "x");
+	fig("match3.ns.portable", measure(body_match3_portable, &x), "ns");
+	for (int i = 0; i < NSTATES; i++)
+		cube_init(x.st[i], 3);
+	fig("match3.solved.ns", measure(body_match3, &x), "ns");
+	for (int i = 0; i < NSTATES; i++)
+		free(x.st[i]);
+	free(x.tmp);
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {
@@ -1152,6 +1306,7 @@ int main(int argc, char **argv)
 	bench_turn3();
 	bench_turnn();
 	bench_index3();
+	bench_match3();
 	bench_algs(argc > 1 ? argv[1] : NULL, NULL);
 	printf("checksum: %llu hash\n", (unsigned long long)(sink & 0xffff));
 	return 0;

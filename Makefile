@@ -56,10 +56,10 @@ deps:
 run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/cubed
 	@mkdir -p data
-	./$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
+	$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
 
 test: $(BUILD)/cubed $(BUILD)/run_tests
-	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden ./$(BUILD)/run_tests
+	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden $(BUILD)/run_tests
 
 sanitize:
 	$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test

@@ -14,7 +14,11 @@
 #include <strings.h>
 
 #include "api_internal.h"
+#include "metrics.h"
 #include "problem.h"
+#include "sessions.h"
+#include "store.h"
+#include "token.h"
 
 /* ---- replies ---------------------------------------------------------- */
 
@@ -28,6 +32,8 @@ void api_reply_free(struct api_reply *rp)
 {
 	json_decref(rp->json);
 	rp->json = NULL;
+	free(rp->owned);
+	rp->owned = NULL;
 }
 
 int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
@@ -91,6 +97,8 @@ static const char *field_type_name(enum api__field_type t)
 		return "an array";
 	case FIELD_OBJECT:
 		return "an object";
+	case FIELD_STRING_OR_TRUE:
+		return "a string or true";
 	}
 	return "?";
 }
@@ -106,6 +114,8 @@ static int field_type_ok(enum api__field_type t, const json_t *v)
 		return json_is_array(v);
 	case FIELD_OBJECT:
 		return json_is_object(v);
+	case FIELD_STRING_OR_TRUE:
+		return json_is_string(v) || json_is_true(v);
 	}
 	return 0;
 }
@@ -627,53 +637,226 @@ static void get_openapi(const struct api_config *cfg,
 	rp->raw_len = cfg->openapi_len;
 }
 
-/* Every route, with the one method it serves. GET routes also answer HEAD;
- * every route answers OPTIONS (CORS preflight). */
+static void get_readyz(const struct api_config *cfg,
+		       const struct api_request *rq, struct api_reply *rp)
+{
+	(void)rq;
+	if (!cfg->store) {
+		api_reply_json(rp, 200, json_pack("{s:s, s:s}", "status",
+						  "ready", "database", "none"));
+		return;
+	}
+	if (store_ping(cfg->store) != STORE_OK) {
+		json_t *p = problem_reply(rp, PROBLEM_UNAVAILABLE, "database",
+					  "the database does not answer: %s",
+					  store_last_error(cfg->store));
+		if (p)
+			json_object_set_new(p, "database", json_string("down"));
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	}
+	api_reply_json(rp, 200,
+		       json_pack("{s:s, s:s, s:i}", "status", "ready",
+				 "database", "ok", "schema_version",
+				 store_schema_version(cfg->store)));
+}
+
+static void get_metrics(const struct api_config *cfg,
+			const struct api_request *rq, struct api_reply *rp)
+{
+	(void)rq;
+	if (!cfg->metrics) {
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_metrics",
+			      "metrics are off on this server");
+		return;
+	}
+	struct metrics_buf b = {0};
+	metrics_render(cfg->metrics, &b);
+	if (cfg->sessions) {
+		struct sessions_stats st;
+		sessions_stats(cfg->sessions, &st);
+		int64_t count = -1;
+		if (cfg->store)
+			store_count_sessions(cfg->store, &count);
+		metrics_printf(&b,
+			       "# HELP cubed_sessions Sessions in the database.\n"
+			       "# TYPE cubed_sessions gauge\n"
+			       "cubed_sessions %lld\n"
+			       "# HELP cubed_events_appended_total Events "
+			       "committed to session histories.\n"
+			       "# TYPE cubed_events_appended_total counter\n"
+			       "cubed_events_appended_total %llu\n"
+			       "# HELP cubed_commits_total Write transactions "
+			       "committed.\n"
+			       "# TYPE cubed_commits_total counter\n"
+			       "cubed_commits_total %llu\n"
+			       "# HELP cubed_writes_total Writes taken by the "
+			       "writer (committed or refused).\n"
+			       "# TYPE cubed_writes_total counter\n"
+			       "cubed_writes_total %llu\n"
+			       "# HELP cubed_commit_batch_size Writes per "
+			       "transaction.\n"
+			       "# TYPE cubed_commit_batch_size histogram\n",
+			       (long long)count,
+			       (unsigned long long)st.events_appended,
+			       (unsigned long long)st.commits,
+			       (unsigned long long)st.writes);
+		static const char *const le[] = {"1", "3", "7", "15", "63",
+						 "+Inf"};
+		uint64_t cum = 0;
+		for (int i = 0; i < 6; i++) {
+			cum += st.batch_hist[i];
+			metrics_printf(&b,
+				       "cubed_commit_batch_size_bucket{le=\"%s\"} %llu\n",
+				       le[i], (unsigned long long)cum);
+		}
+		metrics_printf(&b,
+			       "cubed_commit_batch_size_count %llu\n"
+			       "# HELP cubed_session_cache_hits_total Reads "
+			       "served from the session cache.\n"
+			       "# TYPE cubed_session_cache_hits_total counter\n"
+			       "cubed_session_cache_hits_total %llu\n"
+			       "# HELP cubed_session_cache_misses_total Reads "
+			       "that went to the database.\n"
+			       "# TYPE cubed_session_cache_misses_total counter\n"
+			       "cubed_session_cache_misses_total %llu\n",
+			       (unsigned long long)cum,
+			       (unsigned long long)st.cache_hits,
+			       (unsigned long long)st.cache_misses);
+	}
+	if (b.failed || !b.data) {
+		free(b.data);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	rp->status = 200;
+	rp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	rp->owned = b.data;
+	rp->raw = b.data;
+	rp->raw_len = b.len;
+}
+
+/* How a route takes its body. */
+enum body_rule { BODY_NONE, BODY_OPTIONAL, BODY_REQUIRED };
+
+/* Every route: a path pattern ("{id}" stands for one path segment, a
+ * session id), a method, its handler. GET routes also answer HEAD; every
+ * path answers OPTIONS (CORS preflight). allow lists every method of the
+ * pattern. */
 static const struct route {
-	const char *path;
+	const char *pattern;
 	const char *method;
-	const char *allow; /* Allow / Access-Control-Allow-Methods */
+	const char *allow;
 	get_handler *get;
 	api__post_handler *post;
+	api__session_handler *ses;
+	enum body_rule body;
 } routes[] = {
-	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL},
-	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL},
-	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply},
-	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg},
-	{"/v1/convert", "POST", "POST, OPTIONS", NULL, api__post_convert},
-	{"/v1/validate", "POST", "POST, OPTIONS", NULL, api__post_validate},
+	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL, NULL, 0},
+	{"/readyz", "GET", "GET, HEAD, OPTIONS", get_readyz, NULL, NULL, 0},
+	{"/metrics", "GET", "GET, HEAD, OPTIONS", get_metrics, NULL, NULL, 0},
+	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL, NULL,
+	 0},
+	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0},
+	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg, NULL, 0},
+	{"/v1/convert", "POST", "POST, OPTIONS", NULL, api__post_convert, NULL,
+	 0},
+	{"/v1/validate", "POST", "POST, OPTIONS", NULL, api__post_validate,
+	 NULL, 0},
+	{"/v1/sessions", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_create, BODY_REQUIRED},
+	{"/v1/sessions/{id}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
+	 api__session_get, BODY_NONE},
+	{"/v1/sessions/{id}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL,
+	 NULL, api__session_delete, BODY_NONE},
+	{"/v1/sessions/{id}/moves", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_moves, BODY_REQUIRED},
+	{"/v1/sessions/{id}/undo", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_undo, BODY_OPTIONAL},
+	{"/v1/sessions/{id}/redo", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_redo, BODY_OPTIONAL},
+	{"/v1/sessions/{id}/reset", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_reset, BODY_OPTIONAL},
+	{"/v1/sessions/{id}/fork", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_fork, BODY_OPTIONAL},
+	{"/v1/sessions/{id}/history", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
+	 api__session_history, BODY_NONE},
 };
 
-static const struct route *find_route(const char *path)
+#define NROUTES (int)(sizeof routes / sizeof routes[0])
+
+int api_route_patterns(const char **out, int cap)
 {
-	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-		if (strcmp(routes[i].path, path) == 0)
+	int k = 0;
+	for (int i = 0; i < NROUTES && k < cap; i++) {
+		int seen = 0;
+		for (int j = 0; j < k; j++)
+			if (strcmp(out[j], routes[i].pattern) == 0)
+				seen = 1;
+		if (!seen)
+			out[k++] = routes[i].pattern;
+	}
+	return k;
+}
+
+/* Does path fit pattern? "{id}" takes one non-empty segment (copied to id,
+ * which holds STORE_ID_MAX bytes; longer segments do not fit). */
+static int match(const char *pattern, const char *path, char *id)
+{
+	while (*pattern) {
+		if (strncmp(pattern, "{id}", 4) == 0) {
+			size_t len = strcspn(path, "/");
+			if (len == 0 || len >= STORE_ID_MAX)
+				return 0;
+			memcpy(id, path, len);
+			id[len] = '\0';
+			path += len;
+			pattern += 4;
+			continue;
+		}
+		if (*pattern != *path)
+			return 0;
+		pattern++;
+		path++;
+	}
+	return *path == '\0';
+}
+
+/* The first route whose pattern fits path (any method), or NULL. */
+static const struct route *find_path(const char *path, char *id)
+{
+	for (int i = 0; i < NROUTES; i++)
+		if (match(routes[i].pattern, path, id))
 			return &routes[i];
 	return NULL;
 }
 
 const char *api_allow(const char *path)
 {
-	const struct route *r = path ? find_route(path) : NULL;
+	char id[STORE_ID_MAX];
+	const struct route *r = path ? find_path(path, id) : NULL;
 	return r ? r->allow : NULL;
 }
 
-/* Content type, JSON syntax and "is an object" checks shared by every POST
- * route, then the route's handler. */
-static void serve_json(const struct api_config *cfg, const struct route *r,
-		       const struct api_request *rq, struct api_reply *rp)
+/* The JSON object body: required, optional (NULL when empty) or ignored.
+ * Returns 0 with *out set (or NULL), -1 with rp set. */
+static int json_body(const struct api_request *rq, enum body_rule rule,
+		     json_t **out, struct api_reply *rp)
 {
+	*out = NULL;
+	if (rule == BODY_NONE || (rule == BODY_OPTIONAL && rq->body_len == 0))
+		return 0;
 	if (!json_media_type_ok(rq->content_type)) {
 		problem_reply(rp, PROBLEM_UNSUPPORTED_MEDIA_TYPE, NULL,
 			      "send the body as application/json, not "
 			      "\"%.100s\"",
 			      rq->content_type);
-		return;
+		return -1;
 	}
 	if (rq->body_len == 0) {
 		problem_reply(rp, PROBLEM_MALFORMED_JSON, NULL,
 			      "the request body is empty; send a JSON object");
-		return;
+		return -1;
 	}
 	json_error_t err;
 	json_t *body = json_loadb(rq->body, rq->body_len,
@@ -684,25 +867,29 @@ static void serve_json(const struct api_config *cfg, const struct route *r,
 			      "the body is not valid JSON: %s (line %d, "
 			      "column %d)",
 			      err.text, err.line, err.column);
-		return;
+		return -1;
 	}
-	if (!json_is_object(body))
+	if (!json_is_object(body)) {
+		json_decref(body);
 		problem_reply(rp, PROBLEM_INVALID_REQUEST, "not_an_object",
 			      "the request body must be a JSON object");
-	else
-		r->post(cfg, body, rp);
-	json_decref(body);
+		return -1;
+	}
+	*out = body;
+	return 0;
 }
 
 void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		struct api_reply *rp)
 {
-	const struct route *r = find_route(rq->path);
+	char id[STORE_ID_MAX] = "";
+	const struct route *r = find_path(rq->path, id);
 	if (r == NULL) {
 		problem_reply(rp, PROBLEM_NOT_FOUND, NULL,
 			      "there is no resource at %.200s", rq->path);
 		return;
 	}
+	rp->route = r->pattern;
 	if (strcmp(rq->method, "OPTIONS") == 0) {
 		rp->status = 204;
 		api_reply_header(rp, "Allow", "%s", r->allow);
@@ -714,17 +901,37 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 				 API_CORS_MAX_AGE);
 		return;
 	}
-	int is_get = strcmp(r->method, "GET") == 0;
-	if (strcmp(rq->method, r->method) != 0 &&
-	    !(is_get && strcmp(rq->method, "HEAD") == 0)) {
+	/* the route of this pattern with this method (HEAD serves GET) */
+	const char *want = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
+	const struct route *m = NULL;
+	for (int i = 0; i < NROUTES && !m; i++)
+		if (strcmp(routes[i].pattern, r->pattern) == 0 &&
+		    strcmp(routes[i].method, want) == 0)
+			m = &routes[i];
+	if (m == NULL) {
 		problem_reply(rp, PROBLEM_METHOD_NOT_ALLOWED, NULL,
 			      "%.32s is not allowed on %s; allowed: %s",
-			      rq->method, r->path, r->allow);
+			      rq->method, r->pattern, r->allow);
 		api_reply_header(rp, "Allow", "%s", r->allow);
 		return;
 	}
-	if (r->get)
-		r->get(cfg, rq, rp);
+	if (m->get) {
+		m->get(cfg, rq, rp);
+		return;
+	}
+	if (m->ses && strstr(m->pattern, "{id}") && !token_id_ok(id)) {
+		/* not the shape of an id: no such session */
+		problem_reply(rp, PROBLEM_NOT_FOUND, "no_such_session",
+			      "there is no such session");
+		return;
+	}
+	json_t *body;
+	if (json_body(rq, m->post ? BODY_REQUIRED : m->body, &body, rp) < 0)
+		return;
+	if (m->post)
+		m->post(cfg, body, rp);
 	else
-		serve_json(cfg, r, rq, rp);
+		m->ses(cfg, rq, strstr(m->pattern, "{id}") ? id : NULL, body,
+		       rp);
+	json_decref(body);
 }

@@ -11,11 +11,19 @@
 #include <jansson.h>
 
 /* Settings the handlers read; owned by the caller, read-only while serving. */
+struct sessions;
+struct store;
+struct metrics;
+
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
 	uint64_t max_work;    /* stickers moved per request, 0 = no limit */
 	const char *openapi;  /* the contract text, NULL if it was not found */
 	size_t openapi_len;
+	struct sessions *sessions; /* NULL: the session routes answer 503 */
+	struct store *store;
+	struct metrics *metrics;   /* NULL: /metrics answers 503 */
+	int max_session_size;      /* largest n of a session */
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */
@@ -48,8 +56,10 @@ struct api_reply {
 	json_t *json;             /* owned: released by api_reply_free() */
 	const char *raw;
 	size_t raw_len;
+	char *owned;      /* malloc'd text raw points into, freed with rp */
 	int nheaders;
 	struct api_header headers[API_MAX_HEADERS];
+	const char *route; /* the matched route pattern (static), for metrics */
 };
 
 void api_reply_init(struct api_reply *rp);
@@ -71,6 +81,10 @@ void api_reply_json(struct api_reply *rp, int status, json_t *body);
  * every error becomes a problem reply. Safe to call from many threads. */
 void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		struct api_reply *rp);
+
+/* The distinct route patterns ("/v1/sessions/{id}"), for metrics labels:
+ * fills out (up to cap) and returns the count. */
+int api_route_patterns(const char **out, int cap);
 
 /* The methods a path answers, as an Allow header value ("GET, HEAD,
  * OPTIONS"), or NULL for an unknown path. */

@@ -27,9 +27,31 @@ api__post_handler api__post_alg;      /* api_moves.c */
 api__post_handler api__post_convert;  /* api_convert.c */
 api__post_handler api__post_validate; /* api_convert.c */
 
+/* Session routes: id from the path (NULL for /v1/sessions), body NULL when
+ * the route takes none or none was sent. */
+typedef void api__session_handler(const struct api_config *cfg,
+				  const struct api_request *rq, const char *id,
+				  const json_t *body, struct api_reply *rp);
+
+api__session_handler api__session_create;  /* api_sessions.c */
+api__session_handler api__session_get;
+api__session_handler api__session_delete;
+api__session_handler api__session_moves;
+api__session_handler api__session_undo;
+api__session_handler api__session_redo;
+api__session_handler api__session_reset;
+api__session_handler api__session_fork;
+api__session_handler api__session_history;
+
 /* ---- body fields ------------------------------------------------------ */
 
-enum api__field_type { FIELD_INT, FIELD_STRING, FIELD_ARRAY, FIELD_OBJECT };
+enum api__field_type {
+	FIELD_INT,
+	FIELD_STRING,
+	FIELD_ARRAY,
+	FIELD_OBJECT,
+	FIELD_STRING_OR_TRUE,
+};
 
 struct api__field {
 	const char *name;

@@ -44,7 +44,21 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "contract served at /openapi.yaml (default: ./openapi.yaml, "        \
 	  "else <dir of binary>/../openapi.yaml)")                             \
 	X("quiet", "CUBED_QUIET", OPT_FLAG, quiet, "0", 0, 1, "",              \
-	  "no per-request log lines (env: 1 or 0)")
+	  "no per-request log lines (env: 1 or 0)")                            \
+	X("schema", "CUBED_SCHEMA", OPT_STR, schema, "", 0, 0, "DIR",          \
+	  "directory of NNN_name.sql migrations (default: ./schema, else "     \
+	  "<dir of binary>/../schema)")                                        \
+	X("durability", "CUBED_DURABILITY", OPT_STR, durability, "normal", 0,  \
+	  0, "normal|full",                                                    \
+	  "full: fsync every commit (power-loss safe); normal: WAL default")   \
+	X("max-session-size", "CUBED_MAX_SESSION_SIZE", OPT_UINT,              \
+	  max_session_size, "128", 1, 1024, "N",                               \
+	  "largest cube size n a session may have")                            \
+	X("max-sessions", "CUBED_MAX_SESSIONS", OPT_UINT, max_sessions,        \
+	  "1000000", 0, UINT64_MAX, "N",                                       \
+	  "sessions the database may hold (0 = no limit)")                     \
+	X("session-cache", "CUBED_SESSION_CACHE", OPT_UINT, session_cache,     \
+	  "1024", 1, 10000000, "N", "sessions kept in memory (LRU)")
 
 static const struct opt {
 	const char *name;
@@ -116,7 +130,8 @@ static int set_value(struct config *cfg, const struct opt *o, const char *v,
 					where);
 				return -1;
 			}
-		if (v[0] == '\0' && strcmp(o->name, "openapi") != 0) {
+		if (v[0] == '\0' && strcmp(o->name, "openapi") != 0 &&
+		    strcmp(o->name, "schema") != 0) {
 			fprintf(err, "cubed: %s: must not be empty\n", where);
 			return -1;
 		}
@@ -237,6 +252,13 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 		}
 		if (set_value(cfg, o, v, where, err) < 0)
 			return CONFIG_ERROR;
+	}
+	if (strcmp(cfg->durability, "normal") != 0 &&
+	    strcmp(cfg->durability, "full") != 0) {
+		fprintf(err, "cubed: --durability must be normal or full, not "
+			     "\"%s\"\n",
+			cfg->durability);
+		return CONFIG_ERROR;
 	}
 	return CONFIG_RUN;
 }

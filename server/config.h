@@ -22,6 +22,11 @@ struct config {
 	uint64_t timeout;             /* idle connection timeout, seconds */
 	const char *openapi;          /* NULL = look next to the binary */
 	uint64_t quiet;               /* 1 = no per-request log lines */
+	const char *schema;           /* NULL = ./schema, else next to the binary */
+	const char *durability;       /* "normal" or "full" */
+	uint64_t max_session_size;    /* largest n of a session */
+	uint64_t max_sessions;        /* 0 = no limit */
+	uint64_t session_cache;       /* sessions kept in memory */
 };
 
 enum config_result {

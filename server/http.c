@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "http.h"
+#include "metrics.h"
 #include "problem.h"
 
 struct http_server {
@@ -211,6 +212,13 @@ static enum MHD_Result send_reply(const struct http_server *srv,
 				bytes, (void *)problem_internal_fallback,
 				MHD_RESPMEM_PERSISTENT);
 		}
+	} else if (rp->raw && rp->owned) {
+		/* MHD sends after we return: it takes the buffer over */
+		bytes = rp->raw_len;
+		resp = MHD_create_response_from_buffer(bytes, rp->owned,
+						       MHD_RESPMEM_MUST_FREE);
+		if (resp)
+			rp->owned = NULL;
 	} else if (rp->raw) {
 		bytes = rp->raw_len;
 		resp = MHD_create_response_from_buffer(
@@ -305,6 +313,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		api_handle(srv->api, &req, &rp);
 	}
 	enum MHD_Result ok = send_reply(srv, con, rq, method, url, &rp);
+	if (srv->api->metrics) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double secs = (double)(now.tv_sec - rq->t0.tv_sec) +
+			      (double)(now.tv_nsec - rq->t0.tv_nsec) / 1e9;
+		metrics_observe(srv->api->metrics, rp.route, rp.status, secs);
+	}
 	api_reply_free(&rp);
 	return ok;
 }

@@ -12,8 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alg.h"
 #include "api.h"
 #include "config.h"
+#include "metrics.h"
+#include "sessions.h"
+#include "store.h"
 #include "http.h"
 
 /* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
@@ -137,7 +141,51 @@ int main(int argc, char **argv)
 	struct api_config api = {
 		.max_moves = cfg.max_moves,
 		.max_work = cfg.max_work,
+		.max_session_size = (int)cfg.max_session_size,
 	};
+
+	/* The database: migrations from --schema, else ./schema, else the
+	 * schema directory installed next to the binary. */
+	char schema[PATH_MAX + 16];
+	if (cfg.schema) {
+		snprintf(schema, sizeof schema, "%s", cfg.schema);
+	} else if (access("schema/001_init.sql", R_OK) == 0) {
+		snprintf(schema, sizeof schema, "schema");
+	} else {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(schema, sizeof schema, "%s/../schema", exe);
+	}
+	struct store_config scfg = {
+		.path = cfg.db,
+		.schema_dir = schema,
+		.durability_full = strcmp(cfg.durability, "full") == 0,
+	};
+	char serr[512];
+	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {
+		fprintf(stderr, "cubed: database: %s\n", serr);
+		return 2;
+	}
+	struct sessions_config sescfg = {
+		.store = api.store,
+		.cache_max = (size_t)cfg.session_cache,
+		.max_sessions = (int64_t)cfg.max_sessions,
+	};
+	alg_limits_default(&sescfg.limits);
+	sescfg.limits.max_moves = cfg.max_moves;
+	sescfg.limits.max_work = cfg.max_work;
+	if (sessions_open(&sescfg, &api.sessions) != SES_OK) {
+		fprintf(stderr, "cubed: cannot start the session writer\n");
+		store_close(api.store);
+		return 2;
+	}
+	const char *patterns[64];
+	int npat = api_route_patterns(patterns, 64);
+	api.metrics = metrics_new(patterns, npat);
 	char used[PATH_MAX + 32];
 	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
 				     &api.openapi_len, used, sizeof used);
@@ -164,6 +212,9 @@ int main(int argc, char **argv)
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
 		fprintf(stderr, "cubed: %s\n", err);
+		sessions_close(api.sessions);
+		store_close(api.store);
+		metrics_free(api.metrics);
 		free(openapi);
 		return 2;
 	}
@@ -176,6 +227,11 @@ int main(int argc, char **argv)
 	while (sigwait(&stop, &sig) != 0)
 		;
 	http_stop(srv);
+	/* every request has been answered: let the writer finish, then close
+	 * the database */
+	sessions_close(api.sessions);
+	store_close(api.store);
+	metrics_free(api.metrics);
 	free(openapi);
 	fprintf(stderr, "cubed: stopped\n");
 	return 0;

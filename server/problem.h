@@ -12,9 +12,14 @@
  * the type URI ("urn:cubed:problem:<kind>") and the default "code". */
 #define PROBLEM_KINDS(X)                                                       \
 	X(PROBLEM_MALFORMED_JSON, "malformed_json", 400, "Malformed JSON")     \
+	X(PROBLEM_UNAUTHORIZED, "unauthorized", 401, "Unauthorized")           \
+	X(PROBLEM_FORBIDDEN, "forbidden", 403, "Forbidden")                    \
 	X(PROBLEM_NOT_FOUND, "not_found", 404, "Not Found")                    \
 	X(PROBLEM_METHOD_NOT_ALLOWED, "method_not_allowed", 405,               \
 	  "Method Not Allowed")                                                \
+	X(PROBLEM_CONFLICT, "conflict", 409, "Conflict")                       \
+	X(PROBLEM_PRECONDITION_FAILED, "precondition_failed", 412,             \
+	  "Precondition Failed")                                               \
 	X(PROBLEM_BODY_TOO_LARGE, "body_too_large", 413, "Content Too Large")  \
 	X(PROBLEM_UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", 415,       \
 	  "Unsupported Media Type")                                            \
@@ -26,7 +31,8 @@
 	X(PROBLEM_INVALID_CUBE, "invalid_cube", 422, "Invalid Cube")           \
 	X(PROBLEM_LIMIT_EXCEEDED, "limit_exceeded", 422, "Limit Exceeded")     \
 	X(PROBLEM_INTERNAL_ERROR, "internal_error", 500,                       \
-	  "Internal Server Error")
+	  "Internal Server Error")                                             \
+	X(PROBLEM_UNAVAILABLE, "unavailable", 503, "Service Unavailable")
 
 enum problem_kind {
 #define PROBLEM_ENUM(name, kind, status, title) name,

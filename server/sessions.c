@@ -863,6 +863,24 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 	return rc < 0 ? SES_STORE : rc;
 }
 
+int sessions_check_token(struct sessions *s, const char *id,
+			 const char *token)
+{
+	struct store_session row;
+	int rc = store_get_session(s->store, id, 0, &row);
+	if (rc != STORE_OK)
+		return store_rc(rc);
+	rc = SES_UNAUTHORIZED;
+	if (token) {
+		uint8_t h[TOKEN_HASH_LEN];
+		token_sha256(token, strlen(token), h);
+		rc = token_hash_equal(h, row.token_hash) ? SES_OK
+							 : SES_FORBIDDEN;
+	}
+	store_session_free(&row);
+	return rc;
+}
+
 void sessions_stats(struct sessions *s, struct sessions_stats *out)
 {
 	pthread_mutex_lock(&s->lock);

@@ -125,6 +125,11 @@ int sessions_fork(struct sessions *s, const char *id, int64_t version,
 int sessions_history(struct sessions *s, const char *id, int64_t after,
 		     struct store_event *out, int cap);
 
+/* SES_OK if token is a write token of session id, else SES_UNAUTHORIZED
+ * (no token), SES_FORBIDDEN or SES_NOT_FOUND. */
+int sessions_check_token(struct sessions *s, const char *id,
+			 const char *token);
+
 /* Counters for /metrics. */
 struct sessions_stats {
 	uint64_t commits, writes, events_appended, batch_max;

@@ -1,0 +1,814 @@
+/* api_sessions.c — the /v1/sessions routes: create, read (at any version),
+ * write (moves, undo, redo, reset), delete, fork, history. Handlers parse
+ * the request, call the session layer (sessions.h), map its result to a
+ * reply. Every session reply carries ETag "v<version>"; writes need the
+ * session's write token (Authorization: Bearer …) and honour If-Match. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "api_internal.h"
+#include "problem.h"
+#include "sessions.h"
+#include "solve.h"
+#include "token.h"
+
+#define HISTORY_DEFAULT 100
+#define HISTORY_MAX 1000
+
+/* ---- request pieces --------------------------------------------------- */
+
+static const char *header(const struct api_request *rq, const char *name)
+{
+	return rq->header ? rq->header(rq->header_cls, name) : NULL;
+}
+
+/* The bearer token, NULL if there is no Authorization header. A header
+ * with another scheme makes *bad 1. */
+static const char *bearer(const struct api_request *rq, int *bad)
+{
+	const char *h = header(rq, "Authorization");
+	*bad = 0;
+	if (!h)
+		return NULL;
+	while (*h == ' ')
+		h++;
+	if (strncasecmp(h, "Bearer ", 7) != 0) {
+		*bad = 1;
+		return NULL;
+	}
+	h += 7;
+	while (*h == ' ')
+		h++;
+	if (!*h) {
+		*bad = 1;
+		return NULL;
+	}
+	return h;
+}
+
+/* An entity-tag list ("v3", W/"v3", "v3", "v4" or *) against a version:
+ * returns 1 if one of them names it. any is set for "*". */
+static int etag_matches(const char *list, int64_t version, int *any)
+{
+	*any = 0;
+	const char *p = list;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (*p == '*') {
+			*any = 1;
+			return 1;
+		}
+		if (p[0] == 'W' && p[1] == '/')
+			p += 2;
+		if (*p == '"' && p[1] == 'v') {
+			char *end;
+			long long v = strtoll(p + 2, &end, 10);
+			if (end != p + 2 && *end == '"' && v == version)
+				return 1;
+		}
+		while (*p && *p != ',')
+			p++;
+	}
+	return 0;
+}
+
+/* The version an If-Match names, or -1 for none / "*". A value that names
+ * no version of this form can never match: -2. */
+static int64_t if_match_version(const struct api_request *rq)
+{
+	const char *h = header(rq, "If-Match");
+	if (!h)
+		return -1;
+	while (*h == ' ')
+		h++;
+	if (strcmp(h, "*") == 0)
+		return -1;
+	if (h[0] == 'W' && h[1] == '/')
+		h += 2;
+	if (h[0] != '"' || h[1] != 'v')
+		return -2;
+	char *end;
+	long long v = strtoll(h + 2, &end, 10);
+	if (end == h + 2 || *end != '"' || v < 0)
+		return -2;
+	return v;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Query parameters, percent-decoded. Unknown names are refused. */
+struct query {
+	int n;
+	char key[8][16];
+	char val[8][256];
+};
+
+static int parse_query(const char *q, const char *const *allowed,
+		       struct query *out, struct api_reply *rp)
+{
+	out->n = 0;
+	while (q && *q) {
+		const char *amp = strchr(q, '&');
+		size_t len = amp ? (size_t)(amp - q) : strlen(q);
+		const char *eq = memchr(q, '=', len);
+		size_t klen = eq ? (size_t)(eq - q) : len;
+		if (len == 0) {
+			q = amp ? amp + 1 : q + len;
+			continue;
+		}
+		int known = 0;
+		for (int i = 0; allowed[i]; i++)
+			if (strlen(allowed[i]) == klen &&
+			    memcmp(allowed[i], q, klen) == 0)
+				known = 1;
+		if (!known || out->n == 8) {
+			json_t *p = problem_reply(
+				rp, PROBLEM_INVALID_REQUEST, "unknown_parameter",
+				"unknown query parameter \"%.*s\"",
+				(int)(klen < 40 ? klen : 40), q);
+			json_object_set_new(p, "field",
+					    json_stringn(q, klen < 40 ? klen : 40));
+			return -1;
+		}
+		memcpy(out->key[out->n], q, klen);
+		out->key[out->n][klen] = '\0';
+		size_t o = 0;
+		for (size_t i = eq ? klen + 1 : len; i < len && o < 255; i++) {
+			char c = q[i];
+			if (c == '+')
+				c = ' ';
+			else if (c == '%' && i + 2 < len &&
+				 hexval(q[i + 1]) >= 0 && hexval(q[i + 2]) >= 0) {
+				c = (char)(hexval(q[i + 1]) * 16 + hexval(q[i + 2]));
+				i += 2;
+			}
+			out->val[out->n][o++] = c;
+		}
+		out->val[out->n][o] = '\0';
+		out->n++;
+		q = amp ? amp + 1 : q + len;
+	}
+	return 0;
+}
+
+static const char *query_get(const struct query *q, const char *key)
+{
+	for (int i = 0; i < q->n; i++)
+		if (strcmp(q->key[i], key) == 0)
+			return q->val[i];
+	return NULL;
+}
+
+/* A non-negative integer query value. */
+static int query_int(const struct query *q, const char *key, int64_t *out,
+		     struct api_reply *rp)
+{
+	const char *v = query_get(q, key);
+	if (!v)
+		return 0;
+	char *end;
+	long long x = strtoll(v, &end, 10);
+	if (!*v || *end || x < 0 || v[0] == '+' || v[0] == '-') {
+		api__bad_field(rp, "wrong_type", key,
+			       "query parameter \"%s\" must be a whole number "
+			       "from 0",
+			       key);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+/* ---- replies ---------------------------------------------------------- */
+
+static json_t *iso_time(int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	char buf[40];
+	size_t k = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + k, sizeof buf - k, ".%03dZ", (int)(ms % 1000));
+	return json_string(buf);
+}
+
+static void set_etag(struct api_reply *rp, int64_t version)
+{
+	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", version);
+}
+
+/* The problem for a session-layer error. */
+static void session_problem(struct api_reply *rp, int rc,
+			    const struct session_view *v)
+{
+	json_t *p;
+	switch (rc) {
+	case SES_NOT_FOUND:
+		problem_reply(rp, PROBLEM_NOT_FOUND, "no_such_session",
+			      "there is no such session (or version)");
+		return;
+	case SES_UNAUTHORIZED:
+		problem_reply(rp, PROBLEM_UNAUTHORIZED, "token_required",
+			      "this request needs the session's write token "
+			      "as Authorization: Bearer <token>");
+		api_reply_header(rp, "WWW-Authenticate", "Bearer realm=\"cubed\"");
+		return;
+	case SES_FORBIDDEN:
+		problem_reply(rp, PROBLEM_FORBIDDEN, "wrong_token",
+			      "the token is not a write token of this session");
+		return;
+	case SES_STALE:
+		p = problem_reply(rp, PROBLEM_PRECONDITION_FAILED,
+				  "stale_version",
+				  "the session is at version %" PRId64
+				  ", not the one named in If-Match",
+				  v->version);
+		json_object_set_new(p, "current_version",
+				    json_integer(v->version));
+		set_etag(rp, v->version);
+		return;
+	case SES_NOTHING_TO_UNDO:
+		problem_reply(rp, PROBLEM_CONFLICT, "nothing_to_undo",
+			      "there is no write to undo");
+		return;
+	case SES_NOTHING_TO_REDO:
+		problem_reply(rp, PROBLEM_CONFLICT, "nothing_to_redo",
+			      "there is no undone write to redo");
+		return;
+	case SES_BAD_STATE:
+		p = problem_reply(rp, PROBLEM_INVALID_FACELETS, "facelets_letter",
+				  "the facelets are not a state of this size");
+		json_object_set_new(p, "field", json_string("facelets"));
+		return;
+	case SES_LIMIT:
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_sessions",
+			      "the server holds as many sessions as it may; "
+			      "delete some or raise --max-sessions");
+		return;
+	case SES_SHUTDOWN:
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "shutting_down",
+			      "the server is shutting down");
+		return;
+	default:
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+			      "the database failed: %s", sessions_strerror(rc));
+		return;
+	}
+}
+
+/* The session as JSON, its state in the representations asked for. */
+static json_t *session_json(const struct session_view *v, unsigned want,
+			    const char *field, struct api_reply *rp)
+{
+	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:s, s:b, s:b}",
+			      "id", v->id, "size", v->size, "version",
+			      (json_int_t)v->version, "title",
+			      v->title ? json_string(v->title) : json_null(),
+			      "created_at", iso_time(v->created_at),
+			      "updated_at", iso_time(v->updated_at),
+			      "visibility", v->is_private ? "private" : "public",
+			      "can_undo", v->can_undo, "can_redo", v->can_redo);
+	if (!o) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return NULL;
+	}
+	if (want == REPR_BIT(REPR_FACELETS)) {
+		json_object_set_new(o, "facelets", json_string(v->facelets));
+		return o;
+	}
+	cube_t *c = malloc(cube_sizeof(v->size));
+	if (!c || cube_from_facelets(c, v->size, v->facelets,
+				     strlen(v->facelets), NULL) < 0) {
+		free(c);
+		json_decref(o);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "a stored state could not be read");
+		return NULL;
+	}
+	int rc = api__set_reprs(o, want, c, NULL, NULL, field, rp);
+	free(c);
+	if (rc < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int need_sessions(const struct api_config *cfg, struct api_reply *rp)
+{
+	if (cfg->sessions)
+		return 0;
+	problem_reply(rp, PROBLEM_UNAVAILABLE, "no_database",
+		      "this server runs without a session database");
+	return -1;
+}
+
+/* format (a representation name) and include (comma list) for GETs. */
+static int query_reprs(const struct query *q, int n, unsigned *want,
+		       struct api_reply *rp)
+{
+	static const unsigned formats = REPR_BIT(REPR_FACELETS) |
+					REPR_BIT(REPR_FACES) |
+					REPR_BIT(REPR_CUBIE) |
+					REPR_BIT(REPR_INDEX);
+	static const unsigned includes =
+		REPR_BIT(REPR_FACELETS) | REPR_BIT(REPR_FACES) |
+		REPR_BIT(REPR_CUBIE) | REPR_BIT(REPR_INDEX) |
+		REPR_BIT(REPR_ORIENTATION) | REPR_BIT(REPR_FEATURES) |
+		REPR_BIT(REPR_RENDER);
+	*want = 0;
+	const char *f = query_get(q, "format");
+	enum repr r = REPR_FACELETS;
+	if (f) {
+		int found = 0;
+		for (int i = 0; i < REPR_COUNT; i++)
+			if ((formats & REPR_BIT(i)) && strcmp(repr_name(i), f) == 0) {
+				r = (enum repr)i;
+				found = 1;
+			}
+		if (!found) {
+			api__bad_field(rp, "bad_format", "format",
+				       "format must be facelets, faces, cubie "
+				       "or index");
+			return -1;
+		}
+	}
+	if (api__repr_check(r, n, "format", rp) < 0)
+		return -1;
+	*want |= REPR_BIT(r);
+	const char *inc = query_get(q, "include");
+	if (inc && *inc) {
+		json_t *arr = json_array();
+		const char *p = inc;
+		while (*p) {
+			const char *comma = strchr(p, ',');
+			size_t len = comma ? (size_t)(comma - p) : strlen(p);
+			json_array_append_new(arr, json_stringn(p, len));
+			p = comma ? comma + 1 : p + len;
+		}
+		unsigned extra = 0;
+		int rc = api__include_arg(arr, includes, &extra, rp);
+		json_decref(arr);
+		if (rc < 0)
+			return -1;
+		for (int i = 0; i < REPR_COUNT; i++)
+			if ((extra & REPR_BIT(i)) &&
+			    api__repr_check((enum repr)i, n, "include", rp) < 0)
+				return -1;
+		*want |= extra;
+	}
+	return 0;
+}
+
+/* ---- handlers --------------------------------------------------------- */
+
+void api__session_create(const struct api_config *cfg,
+			 const struct api_request *rq, const char *id,
+			 const json_t *body, struct api_reply *rp)
+{
+	(void)rq;
+	(void)id;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	static const struct api__field fields[] = {
+		{"size", FIELD_INT, 0},       {"facelets", FIELD_STRING, 0},
+		{"scramble", FIELD_STRING_OR_TRUE, 0}, {"seed", FIELD_INT, 0},
+		{"title", FIELD_STRING, 0},   {"visibility", FIELD_STRING, 0},
+	};
+	if (api__check_fields(body, NULL, fields, 6, rp) < 0)
+		return;
+	const json_t *jsize = json_object_get(body, "size");
+	const json_t *jf = json_object_get(body, "facelets");
+	const json_t *js = json_object_get(body, "scramble");
+	const json_t *jseed = json_object_get(body, "seed");
+	const json_t *jtitle = json_object_get(body, "title");
+	const json_t *jvis = json_object_get(body, "visibility");
+	int n = 0;
+	if (!jsize && !jf) {
+		api__bad_field(rp, "missing_field", "size",
+			       "give \"size\", \"facelets\" (a start state), "
+			       "or both");
+		return;
+	}
+	if (jsize && api__size_arg(jsize, &n, rp) < 0)
+		return;
+	cube_t *start = api__start_state(n, jf, rp);
+	if (!start)
+		return;
+	n = start->n;
+	free(start);
+	if (n > cfg->max_session_size) {
+		json_t *p = api__bad_field(
+			rp, "size_out_of_range", jsize ? "size" : "facelets",
+			"sessions hold cubes up to %d×%d (--max-session-size)",
+			cfg->max_session_size, cfg->max_session_size);
+		if (p)
+			json_object_set_new(p, "limit",
+					    json_integer(cfg->max_session_size));
+		return;
+	}
+	if (jseed && !json_is_true(js)) {
+		api__bad_field(rp, "seed_without_scramble", "seed",
+			       "seed is for \"scramble\": true");
+		return;
+	}
+	if (jseed && json_integer_value(jseed) < 0) {
+		api__bad_field(rp, "value_out_of_range", "seed",
+			       "seed must be a whole number from 0");
+		return;
+	}
+	int is_private = 0;
+	if (jvis) {
+		const char *v = json_string_value(jvis);
+		if (strcmp(v, "private") == 0)
+			is_private = 1;
+		else if (strcmp(v, "public") != 0) {
+			api__bad_field(rp, "bad_visibility", "visibility",
+				       "visibility must be public or private");
+			return;
+		}
+	}
+	if (jtitle && json_string_length(jtitle) > 200) {
+		api__bad_field(rp, "too_long", "title",
+			       "title is at most 200 bytes");
+		return;
+	}
+
+	/* A random scramble: random moves of the WCA length for the size,
+	 * from a seed the reply returns so it can be replayed. */
+	char *scramble = NULL;
+	size_t scramble_len = 0;
+	uint64_t seed = 0;
+	if (js && json_is_true(js)) {
+		if (jseed) {
+			seed = (uint64_t)json_integer_value(jseed);
+		} else {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			char raw[23];
+			if (token_new_id(raw) == 0)
+				seed = (uint64_t)ts.tv_nsec ^
+				       ((uint64_t)raw[0] << 56) ^
+				       ((uint64_t)raw[5] << 40) ^
+				       ((uint64_t)raw[9] << 24) ^
+				       ((uint64_t)raw[13] << 8);
+			seed &= ((uint64_t)1 << 53) - 1; /* exact in JSON */
+		}
+		cube_rng r;
+		cube_rng_seed(&r, seed);
+		int len = n >= 2 ? scramble_length(n) : 0;
+		cube_move *m = malloc((size_t)(len > 0 ? len : 1) * sizeof *m);
+		int count = n >= 2 && m ? scramble_moves(&r, n, m, len) : 0;
+		if (count < 0)
+			count = 0;
+		size_t need = moves_print(m, (size_t)count, n, NULL, 0);
+		scramble = malloc(need + 1);
+		if (scramble)
+			moves_print(m, (size_t)count, n, scramble, need + 1);
+		scramble_len = need;
+		free(m);
+	} else if (js) {
+		/* notation errors answered here with their offsets */
+		alg_limits lim;
+		api__limits(cfg, &lim);
+		struct api__parsed pa;
+		if (api__parse_moves(json_string_value(js), json_string_length(js),
+				     n, &lim, &pa, rp) < 0)
+			return;
+		free(pa.nodes);
+		scramble = strndup(json_string_value(js), json_string_length(js));
+		scramble_len = json_string_length(js);
+	}
+
+	struct session_create c = {
+		.size = n,
+		.initial = jf ? json_string_value(jf) : NULL,
+		.initial_len = jf ? json_string_length(jf) : 0,
+		.scramble = scramble,
+		.scramble_len = scramble_len,
+		.title = jtitle ? json_string_value(jtitle) : NULL,
+		.is_private = is_private,
+		.actor = "owner",
+	};
+	struct session_view v;
+	char token[36];
+	int rc = sessions_create(cfg->sessions, &c, &v, token, NULL);
+	if (rc != SES_OK) {
+		free(scramble);
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	json_t *o = session_json(&v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	if (o) {
+		json_object_set_new(o, "write_token", json_string(token));
+		if (scramble)
+			json_object_set_new(o, "scramble",
+					    json_stringn(scramble, scramble_len));
+		if (js && json_is_true(js))
+			json_object_set_new(o, "seed", json_integer((json_int_t)seed));
+		api_reply_json(rp, 201, o);
+		set_etag(rp, v.version);
+		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
+	}
+	free(scramble);
+	session_view_free(&v);
+}
+
+void api__session_get(const struct api_config *cfg,
+		      const struct api_request *rq, const char *id,
+		      const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	static const char *const allowed[] = {"version", "format", "include",
+					      NULL};
+	struct query q;
+	if (parse_query(rq->query, allowed, &q, rp) < 0)
+		return;
+	int64_t version = -1;
+	if (query_int(&q, "version", &version, rp) < 0)
+		return;
+	struct session_view v;
+	int rc = sessions_get(cfg->sessions, id, version, &v);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	if (v.is_private) {
+		/* A private session is read with its write token; to anyone
+		 * else it does not exist. */
+		int bad;
+		const char *token = bearer(rq, &bad);
+		if (sessions_check_token(cfg->sessions, id, token) != SES_OK) {
+			session_view_free(&v);
+			session_problem(rp, SES_NOT_FOUND, NULL);
+			return;
+		}
+	}
+	unsigned want;
+	if (query_reprs(&q, v.size, &want, rp) < 0) {
+		session_view_free(&v);
+		return;
+	}
+	const char *inm = header(rq, "If-None-Match");
+	int any;
+	if (inm && etag_matches(inm, v.version, &any)) {
+		rp->status = 304;
+		set_etag(rp, v.version);
+		session_view_free(&v);
+		return;
+	}
+	json_t *o = session_json(&v, want, "facelets", rp);
+	if (o) {
+		api_reply_json(rp, 200, o);
+		set_etag(rp, v.version);
+	}
+	session_view_free(&v);
+}
+
+void api__session_delete(const struct api_config *cfg,
+			 const struct api_request *rq, const char *id,
+			 const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	int bad;
+	const char *token = bearer(rq, &bad);
+	int rc = sessions_delete(cfg->sessions, id, token);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	rp->status = 204;
+}
+
+/* moves / undo / redo / reset */
+static void session_write(const struct api_config *cfg,
+			  const struct api_request *rq, const char *id,
+			  const json_t *body, enum ses_write_kind kind,
+			  struct api_reply *rp)
+{
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	const char *moves = NULL;
+	size_t moves_len = 0;
+	if (kind == SES_MOVES) {
+		static const struct api__field fields[] = {
+			{"moves", FIELD_STRING, 1},
+		};
+		if (api__check_fields(body, NULL, fields, 1, rp) < 0)
+			return;
+		const json_t *jm = json_object_get(body, "moves");
+		moves = json_string_value(jm);
+		moves_len = json_string_length(jm);
+	} else if (body && json_object_size(body) != 0) {
+		static const struct api__field none[] = {{"", FIELD_INT, 0}};
+		if (api__check_fields(body, NULL, none, 0, rp) < 0)
+			return;
+	}
+	int bad;
+	const char *token = bearer(rq, &bad);
+	int64_t if_match = if_match_version(rq);
+
+	struct session_view cur;
+	int rc = sessions_get(cfg->sessions, id, -1, &cur);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	if (if_match == -2) {
+		/* an entity tag of another form can never match */
+		session_problem(rp, SES_STALE, &cur);
+		session_view_free(&cur);
+		return;
+	}
+	if (kind == SES_MOVES) {
+		/* notation errors are answered here, with their offsets,
+		 * before the write queues */
+		alg_limits lim;
+		api__limits(cfg, &lim);
+		struct api__parsed pa;
+		if (api__parse_moves(moves, moves_len, cur.size, &lim, &pa,
+				     rp) < 0) {
+			session_view_free(&cur);
+			return;
+		}
+		free(pa.nodes);
+	}
+	session_view_free(&cur);
+
+	struct session_write w = {
+		.kind = kind, .id = id, .token = token, .if_match = if_match,
+		.moves = moves, .moves_len = moves_len, .actor = "owner",
+	};
+	struct session_view v;
+	memset(&v, 0, sizeof v);
+	char *text = NULL;
+	rc = sessions_write(cfg->sessions, &w, &v, &text, NULL);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, &v);
+		session_view_free(&v);
+		free(text);
+		return;
+	}
+	static const char *const names[] = {"moves", "undo", "redo", "reset"};
+	json_t *o = session_json(&v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	if (o) {
+		json_object_set_new(
+			o, "event",
+			json_pack("{s:I, s:s, s:s, s:s, s:o}", "version",
+				  (json_int_t)v.version, "type", names[kind],
+				  "moves", text ? text : "", "actor", "owner",
+				  "created_at", iso_time(v.updated_at)));
+		api_reply_json(rp, 200, o);
+		set_etag(rp, v.version);
+	}
+	free(text);
+	session_view_free(&v);
+}
+
+void api__session_moves(const struct api_config *cfg,
+			const struct api_request *rq, const char *id,
+			const json_t *body, struct api_reply *rp)
+{
+	session_write(cfg, rq, id, body, SES_MOVES, rp);
+}
+
+void api__session_undo(const struct api_config *cfg,
+		       const struct api_request *rq, const char *id,
+		       const json_t *body, struct api_reply *rp)
+{
+	session_write(cfg, rq, id, body, SES_UNDO, rp);
+}
+
+void api__session_redo(const struct api_config *cfg,
+		       const struct api_request *rq, const char *id,
+		       const json_t *body, struct api_reply *rp)
+{
+	session_write(cfg, rq, id, body, SES_REDO, rp);
+}
+
+void api__session_reset(const struct api_config *cfg,
+			const struct api_request *rq, const char *id,
+			const json_t *body, struct api_reply *rp)
+{
+	session_write(cfg, rq, id, body, SES_RESET, rp);
+}
+
+void api__session_fork(const struct api_config *cfg,
+		       const struct api_request *rq, const char *id,
+		       const json_t *body, struct api_reply *rp)
+{
+	(void)rq;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	int64_t version = -1;
+	if (body) {
+		static const struct api__field fields[] = {
+			{"version", FIELD_INT, 0},
+		};
+		if (api__check_fields(body, NULL, fields, 1, rp) < 0)
+			return;
+		const json_t *jv = json_object_get(body, "version");
+		if (jv) {
+			version = json_integer_value(jv);
+			if (version < 0) {
+				api__bad_field(rp, "value_out_of_range", "version",
+					       "version must be from 0");
+				return;
+			}
+		}
+	}
+	struct session_view v;
+	char token[36];
+	int rc = sessions_fork(cfg->sessions, id, version, "owner", &v, token);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	json_t *o = session_json(&v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	if (o) {
+		json_object_set_new(o, "write_token", json_string(token));
+		json_object_set_new(o, "forked_from",
+				    json_pack("{s:s, s:o}", "id", id, "version",
+					      version >= 0 ? json_integer(version)
+							   : json_null()));
+		api_reply_json(rp, 201, o);
+		set_etag(rp, v.version);
+		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
+	}
+	session_view_free(&v);
+}
+
+void api__session_history(const struct api_config *cfg,
+			  const struct api_request *rq, const char *id,
+			  const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	static const char *const allowed[] = {"after", "limit", NULL};
+	struct query q;
+	if (parse_query(rq->query, allowed, &q, rp) < 0)
+		return;
+	int64_t after = -1, limit = HISTORY_DEFAULT;
+	int has_after = query_int(&q, "after", &after, rp);
+	if (has_after < 0 || query_int(&q, "limit", &limit, rp) < 0)
+		return;
+	if (!has_after)
+		after = -1;
+	if (limit < 1 || limit > HISTORY_MAX) {
+		json_t *p = api__bad_field(rp, "value_out_of_range", "limit",
+					   "limit is from 1 to %d", HISTORY_MAX);
+		if (p)
+			json_object_set_new(p, "limit", json_integer(HISTORY_MAX));
+		return;
+	}
+	/* one more than asked, to know whether there is a next page */
+	struct store_event *ev = malloc((size_t)(limit + 1) * sizeof *ev);
+	if (!ev) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	int k = sessions_history(cfg->sessions, id, after, ev, (int)limit + 1);
+	if (k < 0) {
+		free(ev);
+		session_problem(rp, k, NULL);
+		return;
+	}
+	json_t *arr = json_array();
+	int shown = k > limit ? (int)limit : k;
+	for (int i = 0; i < shown; i++) {
+		json_array_append_new(
+			arr, json_pack("{s:I, s:s, s:s, s:o, s:o}", "version",
+				       (json_int_t)ev[i].version, "type",
+				       ev[i].type, "moves", ev[i].moves,
+				       "actor",
+				       ev[i].actor ? json_string(ev[i].actor)
+						   : json_null(),
+				       "created_at", iso_time(ev[i].created_at)));
+	}
+	json_t *next = k > limit ? json_integer(ev[shown - 1].version)
+				 : json_null();
+	for (int i = 0; i < k; i++)
+		store_event_free(&ev[i]);
+	free(ev);
+	api_reply_json(rp, 200, json_pack("{s:o, s:o}", "events", arr, "next",
+					  next));
+}

@@ -1,0 +1,34 @@
+/* metrics.h — request counters and latency histograms per route, rendered
+ * as Prometheus text for GET /metrics. Observing is lock-free (relaxed
+ * atomics), so every request can be counted. */
+#ifndef CUBED_METRICS_H
+#define CUBED_METRICS_H
+
+#include <stddef.h>
+
+struct metrics;
+
+/* routes: the route patterns (static strings) requests are labelled with;
+ * requests matching none (404s) count under "other". */
+struct metrics *metrics_new(const char *const *routes, int nroutes);
+void metrics_free(struct metrics *m);
+
+/* Count one finished request. route is one of the patterns or NULL. */
+void metrics_observe(struct metrics *m, const char *route, int status,
+		     double seconds);
+
+/* Append the Prometheus text of the request metrics to a growing buffer
+ * (see metrics_printf); returns 0 or -1 when out of memory. */
+struct metrics_buf {
+	char *data;
+	size_t len, cap;
+	int failed;
+};
+void metrics_printf(struct metrics_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void metrics_render(struct metrics *m, struct metrics_buf *b);
+
+#endif

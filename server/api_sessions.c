@@ -308,6 +308,22 @@ static json_t *session_json(const struct session_view *v, unsigned want,
 	return o;
 }
 
+/* A private session is read with its write token; to anyone else it does
+ * not exist. Returns 0 if this request may read a session that is_private
+ * says is (or is not) private, else -1 with rp the 404. */
+static int may_read(const struct api_config *cfg, const struct api_request *rq,
+		    const char *id, int is_private, struct api_reply *rp)
+{
+	if (!is_private)
+		return 0;
+	int bad;
+	const char *token = bearer(rq, &bad);
+	if (sessions_check_token(cfg->sessions, id, token) == SES_OK)
+		return 0;
+	session_problem(rp, SES_NOT_FOUND, NULL);
+	return -1;
+}
+
 static int need_sessions(const struct api_config *cfg, struct api_reply *rp)
 {
 	if (cfg->sessions)
@@ -549,16 +565,9 @@ void api__session_get(const struct api_config *cfg,
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	if (v.is_private) {
-		/* A private session is read with its write token; to anyone
-		 * else it does not exist. */
-		int bad;
-		const char *token = bearer(rq, &bad);
-		if (sessions_check_token(cfg->sessions, id, token) != SES_OK) {
-			session_view_free(&v);
-			session_problem(rp, SES_NOT_FOUND, NULL);
-			return;
-		}
+	if (may_read(cfg, rq, id, v.is_private, rp) < 0) {
+		session_view_free(&v);
+		return;
 	}
 	unsigned want;
 	if (query_reprs(&q, v.size, &want, rp) < 0) {
@@ -715,7 +724,6 @@ void api__session_fork(const struct api_config *cfg,
 		       const struct api_request *rq, const char *id,
 		       const json_t *body, struct api_reply *rp)
 {
-	(void)rq;
 	if (need_sessions(cfg, rp) < 0)
 		return;
 	int64_t version = -1;
@@ -735,9 +743,20 @@ void api__session_fork(const struct api_config *cfg,
 			}
 		}
 	}
+	/* forking reads the source: a private one needs its token */
+	struct session_view src;
+	int rc = sessions_get(cfg->sessions, id, -1, &src);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	int hidden = may_read(cfg, rq, id, src.is_private, rp) < 0;
+	session_view_free(&src);
+	if (hidden)
+		return;
 	struct session_view v;
 	char token[36];
-	int rc = sessions_fork(cfg->sessions, id, version, "owner", &v, token);
+	rc = sessions_fork(cfg->sessions, id, version, "owner", &v, token);
 	if (rc != SES_OK) {
 		session_problem(rp, rc, NULL);
 		return;
@@ -780,6 +799,16 @@ void api__session_history(const struct api_config *cfg,
 			json_object_set_new(p, "limit", json_integer(HISTORY_MAX));
 		return;
 	}
+	struct session_view cur;
+	int rc = sessions_get(cfg->sessions, id, -1, &cur);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	int hidden = may_read(cfg, rq, id, cur.is_private, rp) < 0;
+	session_view_free(&cur);
+	if (hidden)
+		return;
 	/* one more than asked, to know whether there is a next page */
 	struct store_event *ev = malloc((size_t)(limit + 1) * sizeof *ev);
 	if (!ev) {

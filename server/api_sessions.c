@@ -641,24 +641,31 @@ static void session_write(const struct api_config *cfg,
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	if (if_match == -2) {
-		/* an entity tag of another form can never match */
-		session_problem(rp, SES_STALE, &cur);
-		session_view_free(&cur);
-		return;
-	}
-	if (kind == SES_MOVES) {
-		/* notation errors are answered here, with their offsets,
-		 * before the write queues */
+	/* An entity tag of another form can never match, and notation
+	 * errors are answered here, with their offsets, before the write
+	 * queues; but only to a caller with the token (401 and 403 come
+	 * first, as the writer would answer them), so that no one else
+	 * learns the session's version or size this way. The token is
+	 * checked only on these error paths: the writer checks it anyway. */
+	int refuse = if_match == -2;
+	if (!refuse && kind == SES_MOVES) {
 		alg_limits lim;
 		api__limits(cfg, &lim);
 		struct api__parsed pa;
-		if (api__parse_moves(moves, moves_len, cur.size, &lim, &pa,
-				     rp) < 0) {
-			session_view_free(&cur);
-			return;
-		}
-		free(pa.nodes);
+		refuse = api__parse_moves(moves, moves_len, cur.size, &lim,
+					  &pa, rp) < 0;
+		if (!refuse)
+			free(pa.nodes);
+	}
+	if (refuse) {
+		rc = sessions_check_token(cfg->sessions, id, token);
+		if (rc != SES_OK)
+			session_problem(rp, rc, NULL);
+		else if (if_match == -2)
+			session_problem(rp, SES_STALE, &cur);
+		/* else rp is the notation problem */
+		session_view_free(&cur);
+		return;
 	}
 	session_view_free(&cur);
 

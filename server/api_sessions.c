@@ -99,100 +99,6 @@ static int64_t if_match_version(const struct api_request *rq)
 	return v;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Query parameters, percent-decoded. Unknown names are refused. */
-struct query {
-	int n;
-	char key[8][16];
-	char val[8][256];
-};
-
-static int parse_query(const char *q, const char *const *allowed,
-		       struct query *out, struct api_reply *rp)
-{
-	out->n = 0;
-	while (q && *q) {
-		const char *amp = strchr(q, '&');
-		size_t len = amp ? (size_t)(amp - q) : strlen(q);
-		const char *eq = memchr(q, '=', len);
-		size_t klen = eq ? (size_t)(eq - q) : len;
-		if (len == 0) {
-			q = amp ? amp + 1 : q + len;
-			continue;
-		}
-		int known = 0;
-		for (int i = 0; allowed[i]; i++)
-			if (strlen(allowed[i]) == klen &&
-			    memcmp(allowed[i], q, klen) == 0)
-				known = 1;
-		if (!known || out->n == 8) {
-			json_t *p = problem_reply(
-				rp, PROBLEM_INVALID_REQUEST, "unknown_parameter",
-				"unknown query parameter \"%.*s\"",
-				(int)(klen < 40 ? klen : 40), q);
-			json_object_set_new(p, "field",
-					    json_stringn(q, klen < 40 ? klen : 40));
-			return -1;
-		}
-		memcpy(out->key[out->n], q, klen);
-		out->key[out->n][klen] = '\0';
-		size_t o = 0;
-		for (size_t i = eq ? klen + 1 : len; i < len && o < 255; i++) {
-			char c = q[i];
-			if (c == '+')
-				c = ' ';
-			else if (c == '%' && i + 2 < len &&
-				 hexval(q[i + 1]) >= 0 && hexval(q[i + 2]) >= 0) {
-				c = (char)(hexval(q[i + 1]) * 16 + hexval(q[i + 2]));
-				i += 2;
-			}
-			out->val[out->n][o++] = c;
-		}
-		out->val[out->n][o] = '\0';
-		out->n++;
-		q = amp ? amp + 1 : q + len;
-	}
-	return 0;
-}
-
-static const char *query_get(const struct query *q, const char *key)
-{
-	for (int i = 0; i < q->n; i++)
-		if (strcmp(q->key[i], key) == 0)
-			return q->val[i];
-	return NULL;
-}
-
-/* A non-negative integer query value. */
-static int query_int(const struct query *q, const char *key, int64_t *out,
-		     struct api_reply *rp)
-{
-	const char *v = query_get(q, key);
-	if (!v)
-		return 0;
-	char *end;
-	long long x = strtoll(v, &end, 10);
-	if (!*v || *end || x < 0 || v[0] == '+' || v[0] == '-') {
-		api__bad_field(rp, "wrong_type", key,
-			       "query parameter \"%s\" must be a whole number "
-			       "from 0",
-			       key);
-		return -1;
-	}
-	*out = x;
-	return 1;
-}
-
 /* ---- replies ---------------------------------------------------------- */
 
 static json_t *iso_time(int64_t ms)
@@ -334,7 +240,7 @@ static int need_sessions(const struct api_config *cfg, struct api_reply *rp)
 }
 
 /* format (a representation name) and include (comma list) for GETs. */
-static int query_reprs(const struct query *q, int n, unsigned *want,
+static int query_reprs(const struct api__query *q, int n, unsigned *want,
 		       struct api_reply *rp)
 {
 	static const unsigned formats = REPR_BIT(REPR_FACELETS) |
@@ -347,7 +253,7 @@ static int query_reprs(const struct query *q, int n, unsigned *want,
 		REPR_BIT(REPR_ORIENTATION) | REPR_BIT(REPR_FEATURES) |
 		REPR_BIT(REPR_RENDER);
 	*want = 0;
-	const char *f = query_get(q, "format");
+	const char *f = api__query_get(q, "format");
 	enum repr r = REPR_FACELETS;
 	if (f) {
 		int found = 0;
@@ -366,7 +272,7 @@ static int query_reprs(const struct query *q, int n, unsigned *want,
 	if (api__repr_check(r, n, "format", rp) < 0)
 		return -1;
 	*want |= REPR_BIT(r);
-	const char *inc = query_get(q, "include");
+	const char *inc = api__query_get(q, "include");
 	if (inc && *inc) {
 		json_t *arr = json_array();
 		const char *p = inc;
@@ -503,8 +409,13 @@ void api__session_create(const struct api_config *cfg,
 		api__limits(cfg, &lim);
 		struct api__parsed pa;
 		if (api__parse_moves(json_string_value(js), json_string_length(js),
-				     n, &lim, &pa, rp) < 0)
+				     n, &lim, &pa, rp) < 0) {
+			/* the parser names "moves"; here they are the scramble */
+			if (rp->json && json_object_get(rp->json, "field"))
+				json_object_set_new(rp->json, "field",
+						    json_string("scramble"));
 			return;
+		}
 		free(pa.nodes);
 		scramble = strndup(json_string_value(js), json_string_length(js));
 		scramble_len = json_string_length(js);
@@ -553,11 +464,11 @@ void api__session_get(const struct api_config *cfg,
 		return;
 	static const char *const allowed[] = {"version", "format", "include",
 					      NULL};
-	struct query q;
-	if (parse_query(rq->query, allowed, &q, rp) < 0)
+	struct api__query q;
+	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
 		return;
 	int64_t version = -1;
-	if (query_int(&q, "version", &version, rp) < 0)
+	if (api__query_int(&q, "version", &version, rp) < 0)
 		return;
 	struct session_view v;
 	int rc = sessions_get(cfg->sessions, id, version, &v);
@@ -790,12 +701,12 @@ void api__session_history(const struct api_config *cfg,
 	if (need_sessions(cfg, rp) < 0)
 		return;
 	static const char *const allowed[] = {"after", "limit", NULL};
-	struct query q;
-	if (parse_query(rq->query, allowed, &q, rp) < 0)
+	struct api__query q;
+	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
 		return;
 	int64_t after = -1, limit = HISTORY_DEFAULT;
-	int has_after = query_int(&q, "after", &after, rp);
-	if (has_after < 0 || query_int(&q, "limit", &limit, rp) < 0)
+	int has_after = api__query_int(&q, "after", &after, rp);
+	if (has_after < 0 || api__query_int(&q, "limit", &limit, rp) < 0)
 		return;
 	if (!has_after)
 		after = -1;

@@ -134,6 +134,8 @@ int solve2_table_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
 		return CUBE_EINVAL;
 	unsigned char *b = buf;
 	struct tables t;
+	if (poll && poll(ctx, 0, NSTATES))
+		return SOLVE_ECANCELLED;
 	memset(b, 0, SZ_TOTAL);
 	bind(&t, b);
 	if (init_moves(&t) < 0)

@@ -671,7 +671,7 @@ static uint32_t gather(const uint8_t *tab, uint64_t lo, uint64_t hi, int v,
 		memcpy(&w, tab + i / 4, 8);
 		w ^= ones * (uint64_t)v; /* matching fields are now 00 */
 		for (uint64_t m = ~(w | w >> 1) & ones; m; m &= m - 1)
-			out[n++] = (uint16_t)(i + (uint64_t)__builtin_ctzll(m) / 2 - lo);
+			out[n++] = (uint16_t)(i - lo + (uint64_t)__builtin_ctzll(m) / 2);
 	}
 	for (; i < hi; i++)
 		if (get2(tab, i) == v)
@@ -694,7 +694,8 @@ static uint64_t backward_step(const struct symprun *p, uint8_t *tab,
 		uint32_t k = 0;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t r = r0 + list[j];
-			uint32_t r2 = conj[p->raw_move[(size_t)r * p->nmove + m] * NSYM];
+			uint32_t r1 = p->raw_move[(size_t)r * p->nmove + m];
+			uint32_t r2 = conj[r1 * NSYM];
 			int hit = get2(tab, b2 + r2) == dv;
 			keep[k] = list[j];
 			k += !hit;
@@ -726,7 +727,8 @@ static uint64_t forward_step(const struct symprun *p, uint8_t *tab,
 			set2(tab, b2 + r2, nv);
 			found++;
 			for (unsigned st = p->stab[c2] & ~1u; st; st &= st - 1) {
-				uint64_t i = b2 + p->raw_conj[r2 * NSYM + __builtin_ctz(st)];
+				int sy = __builtin_ctz(st);
+				uint64_t i = b2 + p->raw_conj[r2 * NSYM + sy];
 				if (get2(tab, i) == 3) {
 					set2(tab, i, nv);
 					found++;
@@ -764,7 +766,7 @@ static int fill_symprun(const struct tables *t, const struct symprun *p,
 			int have_cm = 0;
 			uint64_t base = (uint64_t)c * p->nraw;
 			for (uint32_t r0 = 0; r0 < p->nraw; r0 += CHUNK) {
-				uint32_t r1 = r0 + CHUNK < p->nraw ? r0 + CHUNK : p->nraw;
+				uint32_t r1 = p->nraw - r0 < CHUNK ? p->nraw : r0 + CHUNK;
 				uint32_t n = gather(tab, base + r0, base + r1,
 						    backward ? 3 : dv, list);
 				if (n == 0)
@@ -807,12 +809,16 @@ int twophase_table_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
 	cubie3 mv[NMOVE];
 	struct progress pr = {poll, ctx, 0, NP1 + p2_upto[P2_DEEP]};
 	/* padding too, so that the bytes are the same on every run */
+	if (report(&pr, 0))
+		return SOLVE_ECANCELLED;
 	memset(b, 0, (size_t)SZ_TOTAL);
 	bind(&t, b);
 	make_syms(&y);
 	face_turns(mv);
 	init_moves(&t, mv);
 	init_conj(&t, &y);
+	if (report(&pr, 0))
+		return SOLVE_ECANCELLED;
 	if (init_classes(&t, &y) < 0 || init_urf_moves(&t, mv) < 0)
 		return SOLVE_ETABLES; /* a bug, not bad input */
 	init_cornslice(&t);

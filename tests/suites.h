@@ -13,6 +13,7 @@ Suite *cubie_suite(void);  /* tests/check_cubie.c: cubie model, conversions, ori
 Suite *validate_suite(void); /* tests/check_validate.c: validation, broken-cube goldens */
 Suite *sessions_suite(void); /* tests/check_sessions.c: store and session rules */
 Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute-force matcher */
+Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
 Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */
 

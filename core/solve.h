@@ -99,13 +99,15 @@ void cubie3_random(cube_rng *r, cubie3 *out);
 void cubie2_random(cube_rng *r, cubie2 *out);
 
 /* A random-move scramble for size n (any n >= 2): WCA lengths (2×2 and 3×3
- * are random-state elsewhere; 4×4 40, 5×5 60, 6×6 80, 7×7 100, larger n
- * 20·(n-2)): turns of blocks of outer layers (R, Rw, 3Rw, … and the
- * same from L, U, D, F, B; no rotations). No redundancy on one axis: within
- * a run of consecutive moves on the same axis every move turns a different
- * block, in increasing order of a fixed block key, so no two moves of a run
- * merge, cancel, or appear in two orders. Writes up to cap moves; returns
- * the count or CUBE_ESPACE. */
+ * are random-state elsewhere, 25 here as the WCA's old random-move ones;
+ * 4×4 40, 5×5 60, 6×6 80, 7×7 100, larger n 20·(n-2)): turns of blocks
+ * of outer layers (R, Rw, 3Rw, … and the same from L, U, D, F, B; no
+ * rotations; on even n the half-cube block only from R, U, F, since from
+ * the other side it is the same turn up to a rotation). No redundancy on
+ * one axis: within a run of consecutive moves on the same axis every move
+ * turns a different block, in increasing order of a fixed block key, so
+ * no two moves of a run merge, cancel, or appear in two orders. Writes up
+ * to cap moves; returns the count or CUBE_ESPACE. */
 int scramble_moves(cube_rng *r, int n, cube_move *out, int cap);
 int scramble_length(int n);
 

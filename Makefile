@@ -4,6 +4,8 @@
 #   make run        install missing packages, build, serve on :8080 (data in ./data/)
 #   make test       build and run every test (Check suites + black-box HTTP)
 #   make sanitize   the same tests under ASan + UBSan (separate build dir)
+#   make contract   live responses of build/cubed checked against openapi.yaml
+#                   (node + npm: installs tests/contract's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
 
 CC      ?= cc
@@ -30,7 +32,7 @@ BENCH_OBJ  := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 PORT ?= 8080
 
-.PHONY: all run test sanitize bench clean deps
+.PHONY: all run test contract sanitize bench clean deps
 
 all: $(BUILD)/cubed
 
@@ -60,6 +62,12 @@ run: deps
 
 test: $(BUILD)/cubed $(BUILD)/run_tests
 	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden $(BUILD)/run_tests
+
+# npm ci fails (and so does the target) if the packages cannot be had: the
+# check never skips itself.
+contract: $(BUILD)/cubed
+	npm ci --prefix tests/contract --no-audit --no-fund
+	node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema
 
 sanitize:
 	$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test

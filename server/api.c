@@ -206,6 +206,123 @@ static int json_media_type_ok(const char *ct)
 	}
 }
 
+/* ---- query strings ---------------------------------------------------- */
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A 422 about the query parameter q[0..klen) (shown up to 40 bytes):
+ * "<before> "name"<after>". */
+static void query_problem(struct api_reply *rp, const char *code,
+			  const char *q, size_t klen, const char *before,
+			  const char *after)
+{
+	char name[48];
+	problem_utf8_clean(name, sizeof name, q, klen < 40 ? klen : 40);
+	json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST, code,
+				  "%s\"%s\"%s", before, name, after);
+	if (p)
+		json_object_set_new(p, "field", json_string(name));
+}
+
+int api__query_parse(const char *q, const char *const *allowed,
+		     struct api__query *out, struct api_reply *rp)
+{
+	out->n = 0;
+	while (q && *q) {
+		const char *amp = strchr(q, '&');
+		size_t len = amp ? (size_t)(amp - q) : strlen(q);
+		const char *eq = memchr(q, '=', len);
+		size_t klen = eq ? (size_t)(eq - q) : len;
+		if (len == 0) {
+			q = amp ? amp + 1 : q + len;
+			continue;
+		}
+		int known = 0;
+		for (int i = 0; allowed[i]; i++)
+			if (strlen(allowed[i]) == klen &&
+			    klen < sizeof out->key[0] &&
+			    memcmp(allowed[i], q, klen) == 0)
+				known = 1;
+		if (!known || out->n == API_QUERY_MAX) {
+			query_problem(rp, "unknown_parameter", q, klen,
+				      "unknown query parameter ", "");
+			return -1;
+		}
+		for (int i = 0; i < out->n; i++)
+			if (strlen(out->key[i]) == klen &&
+			    memcmp(out->key[i], q, klen) == 0) {
+				query_problem(rp, "duplicate_parameter", q,
+					      klen, "query parameter ",
+					      " is given more than once");
+				return -1;
+			}
+		memcpy(out->key[out->n], q, klen);
+		out->key[out->n][klen] = '\0';
+		size_t o = 0;
+		for (size_t i = eq ? klen + 1 : len; i < len; i++) {
+			char c = q[i];
+			if (c == '+')
+				c = ' ';
+			else if (c == '%' && i + 2 < len &&
+				 hexval(q[i + 1]) >= 0 && hexval(q[i + 2]) >= 0) {
+				c = (char)(hexval(q[i + 1]) * 16 + hexval(q[i + 2]));
+				i += 2;
+			}
+			/* a NUL would cut the value short; a long value would
+			 * be truncated: refuse both rather than read less */
+			if (c == '\0' || o == API_QUERY_VALUE_MAX - 1) {
+				query_problem(rp, "bad_parameter", q, klen,
+					      "query parameter ",
+					      c ? " is too long"
+						: " contains a NUL byte");
+				return -1;
+			}
+			out->val[out->n][o++] = c;
+		}
+		out->val[out->n][o] = '\0';
+		out->n++;
+		q = amp ? amp + 1 : q + len;
+	}
+	return 0;
+}
+
+const char *api__query_get(const struct api__query *q, const char *key)
+{
+	for (int i = 0; i < q->n; i++)
+		if (strcmp(q->key[i], key) == 0)
+			return q->val[i];
+	return NULL;
+}
+
+int api__query_int(const struct api__query *q, const char *key, int64_t *out,
+		   struct api_reply *rp)
+{
+	const char *v = api__query_get(q, key);
+	if (!v)
+		return 0;
+	/* digits only: strtoll alone would take " 3" and "+3" */
+	size_t digits = strspn(v, "0123456789");
+	long long x = strtoll(v, NULL, 10); /* past INT64_MAX: INT64_MAX */
+	if (digits == 0 || v[digits] != '\0') {
+		api__bad_field(rp, "wrong_type", key,
+			       "query parameter \"%s\" must be a whole number "
+			       "from 0",
+			       key);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
 /* ---- representations -------------------------------------------------- */
 
 /* "a", "a or b", "a, b or c" of the representations in mask. */

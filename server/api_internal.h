@@ -78,6 +78,34 @@ json_t *api__bad_field(struct api_reply *rp, const char *code,
 /* The cube size in a "size" field, checked against core's range. */
 int api__size_arg(const json_t *v, int *n, struct api_reply *rp);
 
+/* ---- query strings ---------------------------------------------------- */
+
+#define API_QUERY_MAX 8          /* parameters per request */
+#define API_QUERY_VALUE_MAX 256  /* bytes per decoded value, with its NUL */
+
+/* A query string's parameters, percent-decoded. */
+struct api__query {
+	int n;
+	char key[API_QUERY_MAX][16];
+	char val[API_QUERY_MAX][API_QUERY_VALUE_MAX];
+};
+
+/* Parse q (the raw query, NULL for none) strictly: every name must be in
+ * allowed (NULL-terminated) and given at most once (422 invalid_request
+ * unknown_parameter / duplicate_parameter, field = the name); values are
+ * percent-decoded ('+' is a space) and must fit without a NUL (else
+ * bad_parameter). */
+int api__query_parse(const char *q, const char *const *allowed,
+		     struct api__query *out, struct api_reply *rp);
+
+/* The value of key, or NULL if it was not given. */
+const char *api__query_get(const struct api__query *q, const char *key);
+
+/* key's value as a whole number from 0: 1 with *out set, 0 if absent, -1
+ * with rp the 422 wrong_type. */
+int api__query_int(const struct api__query *q, const char *key, int64_t *out,
+		   struct api_reply *rp);
+
 /* ---- representations -------------------------------------------------- */
 
 /* An "include" array: strings naming representations from allowed (a

@@ -1,0 +1,528 @@
+// check.mjs — the contract check: starts the server binary on a free
+// loopback port with a fresh database, sends a representative request for
+// every operation in openapi.yaml and every status it lists that a client
+// can provoke, and checks each live response against the contract:
+//
+//   * the status is the one the case expects and one the operation lists;
+//   * the media type is one the response lists (none when it lists none,
+//     and then the body is empty);
+//   * the body validates against the response's schema ($refs resolved,
+//     problem bodies included) with JSON Schema 2020-12;
+//   * every header the response lists is present and fits its schema, and
+//     ETag, Location, WWW-Authenticate, Retry-After and Allow are not sent
+//     where the response does not list them;
+//   * a request that succeeds fits the operation's request body schema
+//     and parameters, so the contract accepts what the server accepts.
+//
+// Finally every operation of the contract must have been exercised, so a
+// route added to openapi.yaml without a case here fails too.
+//
+// Usage: node check.mjs <cubed binary> <openapi.yaml> [schema dir]
+// Exit status 0 when everything matches, 1 with a report otherwise.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import YAML from 'yaml';
+
+const [bin, specPath, schemaDir] = process.argv.slice(2);
+if (!bin || !specPath) {
+	console.error('usage: node check.mjs <cubed binary> <openapi.yaml> [schema dir]');
+	process.exit(2);
+}
+
+const spec = YAML.parse(readFileSync(specPath, 'utf8'));
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+addFormats(ajv);
+ajv.addSchema(spec, 'openapi');
+const compiled = new Map();
+function validator(pointer) {
+	if (!compiled.has(pointer))
+		compiled.set(pointer, ajv.compile({ $ref: 'openapi#' + pointer }));
+	return compiled.get(pointer);
+}
+
+// A JSON pointer to a schema inside the document, for a schema object that
+// may be a $ref or inline (found by walking the document from `base`).
+function schemaPointer(base, schema) {
+	if (schema && typeof schema.$ref === 'string' && schema.$ref.startsWith('#'))
+		return schema.$ref.slice(1);
+	return base;
+}
+function esc(s) {
+	return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+function deref(obj) {
+	let ptr = null;
+	while (obj && typeof obj.$ref === 'string') {
+		ptr = obj.$ref.slice(1);
+		obj = ptr.split('/').slice(1).reduce(
+			(o, k) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+	}
+	return [obj, ptr];
+}
+
+// ---- the server ---------------------------------------------------------
+
+const servers = [];
+async function startServer(extra = []) {
+	const dir = mkdtempSync(join(tmpdir(), 'cubed-contract-'));
+	const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'),
+		'--openapi', resolve(specPath), '--quiet', ...extra];
+	if (schemaDir) args.push('--schema', resolve(schemaDir));
+	const child = spawn(resolve(bin), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+	const srv = { child, dir, log: '' };
+	servers.push(srv);
+	srv.port = await new Promise((ok, fail) => {
+		const timer = setTimeout(() => fail(new Error(`no "listening" line within 10 s:\n${srv.log}`)), 10000);
+		child.stderr.on('data', (d) => {
+			srv.log += d;
+			const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(srv.log);
+			if (m) {
+				clearTimeout(timer);
+				ok(Number(m[1]));
+			}
+		});
+		child.on('exit', (code) => fail(new Error(`server exited (${code}) before listening:\n${srv.log}`)));
+	});
+	srv.base = `http://127.0.0.1:${srv.port}`;
+	return srv;
+}
+async function stopServers() {
+	for (const s of servers) {
+		if (s.child.exitCode === null) {
+			const done = new Promise((ok) => s.child.on('exit', ok));
+			s.child.kill('SIGTERM');
+			await Promise.race([done, new Promise((ok) => setTimeout(ok, 10000))]);
+			if (s.child.exitCode === null) s.child.kill('SIGKILL');
+		}
+		rmSync(s.dir, { recursive: true, force: true });
+	}
+}
+
+// ---- matching a request to its operation --------------------------------
+
+const operations = [];
+for (const [tpl, item] of Object.entries(spec.paths)) {
+	const re = new RegExp('^' + tpl.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$');
+	for (const method of ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'])
+		if (item[method])
+			operations.push({ tpl, method, re, op: item[method], item, key: `${method.toUpperCase()} ${tpl}` });
+}
+const exercised = new Set();
+function findOperation(method, path) {
+	const p = path.split('?')[0];
+	const m = method.toLowerCase();
+	// a literal path wins over a template
+	const hits = operations.filter((o) => o.method === m && o.re.test(p));
+	hits.sort((a, b) => (a.tpl.includes('{') ? 1 : 0) - (b.tpl.includes('{') ? 1 : 0));
+	return hits[0];
+}
+function findPath(path) {
+	const p = path.split('?')[0];
+	return operations.find((o) => o.re.test(p));
+}
+
+// ---- checking one exchange ----------------------------------------------
+
+const failures = [];
+let checked = 0;
+const SIGNIFICANT = ['etag', 'location', 'www-authenticate', 'retry-after', 'allow'];
+
+function fmtErrors(errors) {
+	return (errors || []).slice(0, 6).map((e) => `${e.instancePath || '/'} ${e.message}` +
+		(e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : '')).join('; ');
+}
+
+function checkParams(c, o, url, headers, problems) {
+	const params = [...(o.item.parameters || []), ...(o.op.parameters || [])].map((p) => deref(p)[0]);
+	const q = new URL(url, 'http://x').searchParams;
+	for (const name of q.keys())
+		if (!params.some((p) => p.in === 'query' && p.name === name))
+			problems.push(`query parameter "${name}" is not in the contract`);
+	for (const p of params) {
+		if (p.in !== 'query' || !q.has(p.name)) continue;
+		let v = q.get(p.name);
+		const [sch] = deref(p.schema);
+		if (sch.type === 'integer') v = /^\d+$/.test(v) ? Number(v) : v;
+		if (sch.type === 'array') v = v.split(',');
+		const ok = ajv.validate(p.schema.$ref ? { $ref: 'openapi#' + p.schema.$ref.slice(1) } : p.schema, v);
+		if (!ok) problems.push(`query parameter ${p.name}=${q.get(p.name)} does not fit its schema: ${fmtErrors(ajv.errors)}`);
+	}
+	for (const h of Object.keys(headers || {})) {
+		const lh = h.toLowerCase();
+		if (['content-type', 'authorization'].includes(lh)) continue;
+		if (!params.some((p) => p.in === 'header' && p.name.toLowerCase() === lh))
+			problems.push(`request header ${h} is not in the contract`);
+	}
+	if (headers && Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+		const sec = o.op.security ?? spec.security ?? [];
+		if (!sec.some((s) => s.writeToken))
+			problems.push('sends Authorization, but the operation has no bearer security');
+	}
+}
+
+async function exchange(c, srv) {
+	const url = srv.base + c.path;
+	const headers = { ...(c.headers || {}) };
+	let body;
+	if (c.raw !== undefined) body = c.raw;
+	else if (c.body !== undefined) body = JSON.stringify(c.body);
+	if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+		headers['Content-Type'] = 'application/json';
+	const res = await fetch(url, { method: c.method, headers, body, redirect: 'manual' });
+	const text = c.method === 'HEAD' ? '' : await res.text();
+	return { res, text };
+}
+
+async function run(c, srv) {
+	const label = `${c.name}: ${c.method} ${c.path.replace(/ct_[A-Za-z0-9_-]+/g, 'ct_…')}`;
+	const problems = [];
+	let res, text;
+	try {
+		({ res, text } = await exchange(c, srv));
+	} catch (e) {
+		failures.push(`${label}\n    request failed: ${e.message}`);
+		return {};
+	}
+	checked++;
+	const o = findOperation(c.method, c.path);
+	let json;
+	if (!o) {
+		// a path the contract does not have, or a method it does not list
+		// there: only 404 / 405 problems are allowed
+		const p = findPath(c.path);
+		if (!(res.status === 404 && !p) && !(res.status === 405 && p))
+			problems.push(`no operation ${c.method} for this path in the contract, yet status ${res.status}`);
+		const [resp] = deref({ $ref: res.status === 405 ? '#/components/responses/MethodNotAllowed' : '#/components/responses/NotFound' });
+		checkResponse(resp, `/components/responses/${res.status === 405 ? 'MethodNotAllowed' : 'NotFound'}`, res, text, problems);
+	} else {
+		exercised.add(o.key);
+		const responses = o.op.responses;
+		const code = String(res.status);
+		if (res.status !== c.status)
+			problems.push(`status ${res.status}, the case expects ${c.status}: ${text.slice(0, 300)}`);
+		const raw = responses[code] ?? responses[code[0] + 'XX'] ?? responses.default;
+		if (!raw) {
+			problems.push(`status ${res.status} is not listed for ${o.key} (lists ${Object.keys(responses).join(', ')})`);
+		} else {
+			const [resp, ptr] = deref(raw);
+			const base = ptr ?? `/paths/${esc(o.tpl)}/${o.method}/responses/${code}`;
+			json = checkResponse(resp, base, res, text, problems);
+		}
+		if (res.status < 300) {
+			checkParams(c, o, c.path, c.headers, problems);
+			if (c.body !== undefined && o.op.requestBody) {
+				const [rb] = deref(o.op.requestBody);
+				const media = rb.content?.['application/json'];
+				if (media && !ajv.validate({ $ref: 'openapi#' + schemaPointer(`/paths/${esc(o.tpl)}/${o.method}/requestBody/content/application~1json/schema`, media.schema) }, c.body))
+					problems.push(`the request body the server accepted does not fit the contract: ${fmtErrors(ajv.errors)}`);
+			}
+		}
+	}
+	if (c.check && problems.length === 0) {
+		try {
+			c.check(json, res, text);
+		} catch (e) {
+			problems.push(e.message);
+		}
+	}
+	if (problems.length)
+		failures.push(`${label}\n    ${problems.join('\n    ')}`);
+	return { res, json, text };
+}
+
+function checkResponse(resp, base, res, text, problems) {
+	const ct = res.headers.get('content-type');
+	const media = ct ? ct.split(';')[0].trim().toLowerCase() : null;
+	let json;
+	if (resp.content) {
+		const entry = media && Object.entries(resp.content).find(([k]) => k.toLowerCase() === media);
+		if (!entry) {
+			problems.push(`Content-Type ${ct}, the contract lists ${Object.keys(resp.content).join(', ')}`);
+		} else if (text !== '') {
+			const [mt, m] = entry;
+			let value = text;
+			if (/json$/.test(mt)) {
+				try {
+					value = json = JSON.parse(text);
+				} catch (e) {
+					problems.push(`body is not JSON: ${text.slice(0, 200)}`);
+					return undefined;
+				}
+			}
+			if (m.schema) {
+				const ptr = schemaPointer(`${base}/content/${esc(mt)}/schema`, m.schema);
+				const v = validator(ptr);
+				if (!v(value))
+					problems.push(`body does not fit ${ptr}: ${fmtErrors(v.errors)}\n      body: ${text.slice(0, 400)}`);
+			}
+		}
+	} else if (text !== '') {
+		problems.push(`the contract lists no body, got ${ct}: ${text.slice(0, 200)}`);
+	}
+	const declared = Object.keys(resp.headers || {}).map((h) => h.toLowerCase());
+	for (const [name, hdef] of Object.entries(resp.headers || {})) {
+		const [h, hptr] = deref(hdef);
+		const v = res.headers.get(name);
+		if (v === null) {
+			if (h.required !== false) problems.push(`header ${name} is missing`);
+			continue;
+		}
+		if (h.schema) {
+			const ptr = hptr ? `${hptr}/schema` : `${base}/headers/${esc(name)}/schema`;
+			const val = validator(ptr);
+			if (!val(v)) problems.push(`header ${name}: ${JSON.stringify(v)} does not fit: ${fmtErrors(val.errors)}`);
+		}
+	}
+	for (const h of SIGNIFICANT)
+		if (res.headers.get(h) !== null && !declared.includes(h))
+			problems.push(`header ${h} is sent but the contract does not list it for this response`);
+	return json;
+}
+
+function expect(cond, what) {
+	if (!cond) throw new Error(what);
+}
+
+// ---- the cases ----------------------------------------------------------
+
+const SOLVED3 = 'UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB';
+const AFTER_R = 'UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB';
+
+async function main() {
+	const srv = await startServer(['--max-body', '65536']);
+	const big = '{"size": 3, "moves": "' + 'R '.repeat(40000) + '"}';
+
+	// stateless routes and ops
+	const stateless = [
+		{ name: 'health', method: 'GET', path: '/healthz', status: 200 },
+		{ name: 'health head', method: 'HEAD', path: '/healthz', status: 200 },
+		{ name: 'health preflight', method: 'OPTIONS', path: '/healthz', status: 204 },
+		{ name: 'health 405', method: 'POST', path: '/healthz', status: 405 },
+		{ name: 'contract', method: 'GET', path: '/openapi.yaml', status: 200 },
+		{ name: 'contract head', method: 'HEAD', path: '/openapi.yaml', status: 200 },
+		{ name: 'contract preflight', method: 'OPTIONS', path: '/openapi.yaml', status: 204 },
+		{ name: 'ready', method: 'GET', path: '/readyz', status: 200,
+			check: (j) => expect(j.database === 'ok', 'database is not ok') },
+		{ name: 'ready head', method: 'HEAD', path: '/readyz', status: 200 },
+		{ name: 'ready preflight', method: 'OPTIONS', path: '/readyz', status: 204 },
+		{ name: 'ready 405', method: 'DELETE', path: '/readyz', status: 405 },
+		{ name: 'metrics head', method: 'HEAD', path: '/metrics', status: 200 },
+		{ name: 'metrics preflight', method: 'OPTIONS', path: '/metrics', status: 204 },
+		{ name: 'metrics 405', method: 'POST', path: '/metrics', raw: '', status: 405 },
+		{ name: 'no such path', method: 'GET', path: '/nope', status: 404 },
+		{ name: 'apply', method: 'POST', path: '/v1/apply', body: { size: 3, moves: 'R' }, status: 200,
+			check: (j) => expect(j.facelets === AFTER_R, 'wrong state') },
+		{ name: 'apply include', method: 'POST', path: '/v1/apply', body: { size: 3, moves: "R U'", format: 'cubie', include: ['facelets', 'index', 'orientation', 'features', 'render', 'animation', 'faces'] }, status: 200 },
+		{ name: 'apply 400', method: 'POST', path: '/v1/apply', raw: '{"size": 3,', status: 400 },
+		{ name: 'apply 405', method: 'GET', path: '/v1/apply', status: 405 },
+		{ name: 'apply 413', method: 'POST', path: '/v1/apply', raw: big, status: 413 },
+		{ name: 'apply 415', method: 'POST', path: '/v1/apply', raw: '{}', headers: { 'Content-Type': 'text/plain' }, status: 415 },
+		{ name: 'apply 422 notation', method: 'POST', path: '/v1/apply', body: { size: 3, moves: 'R Q' }, status: 422 },
+		{ name: 'apply 422 invalid cube', method: 'POST', path: '/v1/apply', body: { facelets: 'UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB', format: 'cubie' }, status: 422 },
+		{ name: 'apply preflight', method: 'OPTIONS', path: '/v1/apply', status: 204 },
+		{ name: 'alg', method: 'POST', path: '/v1/alg', body: { moves: '[R, U] (R U)2' }, status: 200 },
+		{ name: 'alg 422', method: 'POST', path: '/v1/alg', body: { moves: 'R', extra: 1 }, status: 422 },
+		{ name: 'alg preflight', method: 'OPTIONS', path: '/v1/alg', status: 204 },
+		{ name: 'convert', method: 'POST', path: '/v1/convert', body: { size: 3, index: '5771278630723606528', include: ['faces', 'features', 'render'] }, status: 200 },
+		{ name: 'convert 422', method: 'POST', path: '/v1/convert', body: { size: 3 }, status: 422 },
+		{ name: 'convert preflight', method: 'OPTIONS', path: '/v1/convert', status: 204 },
+		{ name: 'validate', method: 'POST', path: '/v1/validate', body: { facelets: 'UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB' }, status: 200 },
+		{ name: 'validate big', method: 'POST', path: '/v1/validate', body: { facelets: 'U'.repeat(16) + 'R'.repeat(16) + 'F'.repeat(16) + 'D'.repeat(16) + 'L'.repeat(16) + 'B'.repeat(16) }, status: 200 },
+		{ name: 'validate 422', method: 'POST', path: '/v1/validate', body: {}, status: 422 },
+		{ name: 'validate preflight', method: 'OPTIONS', path: '/v1/validate', status: 204 },
+	];
+	for (const c of stateless) await run(c, srv);
+
+	// sessions
+	const s = '/v1/sessions';
+	const created = (await run({ name: 'create', method: 'POST', path: s, body: { size: 3, title: 'contract' }, status: 201,
+		check: (j, res) => {
+			expect(j.facelets === SOLVED3 && j.version === 0, 'not a solved version 0');
+			expect(res.headers.get('location') === `${s}/${j.id}`, 'Location is not the session path');
+			expect(res.headers.get('etag') === '"v0"', 'ETag is not "v0"');
+		} }, srv)).json;
+	if (!created) throw new Error(`cannot create a session; failures so far:\n${failures.join('\n')}`);
+	const id = created.id;
+	const auth = { Authorization: `Bearer ${created.write_token}` };
+	const path = `${s}/${id}`;
+	const seeded = [
+		{ name: 'create seeded', method: 'POST', path: s, body: { size: 3, scramble: true, seed: 42 }, status: 201,
+			check: (j) => expect(j.seed === 42 && typeof j.scramble === 'string', 'no seed/scramble') },
+		{ name: 'create random', method: 'POST', path: s, body: { size: 4, scramble: true }, status: 201 },
+		{ name: 'create given', method: 'POST', path: s, body: { facelets: AFTER_R, scramble: "R'", visibility: 'private' }, status: 201,
+			check: (j) => expect(j.facelets === SOLVED3, 'scramble not applied') },
+		{ name: 'create 400', method: 'POST', path: s, raw: '[', status: 400 },
+		{ name: 'create 405', method: 'GET', path: s, status: 405 },
+		{ name: 'create 413', method: 'POST', path: s, raw: big, status: 413 },
+		{ name: 'create 415', method: 'POST', path: s, raw: '{}', headers: { 'Content-Type': 'text/csv' }, status: 415 },
+		{ name: 'create 422 missing', method: 'POST', path: s, body: {}, status: 422 },
+		{ name: 'create 422 size', method: 'POST', path: s, body: { size: 200 }, status: 422,
+			check: (j) => expect(j.code === 'size_out_of_range' && j.limit === 128, 'not size_out_of_range 128') },
+		{ name: 'create 422 seed', method: 'POST', path: s, body: { size: 3, seed: 1 }, status: 422 },
+		{ name: 'create 422 visibility', method: 'POST', path: s, body: { size: 3, visibility: 'secret' }, status: 422 },
+		{ name: 'create 422 title', method: 'POST', path: s, body: { size: 3, title: 'x'.repeat(201) }, status: 422 },
+		{ name: 'create 422 scramble', method: 'POST', path: s, body: { size: 3, scramble: 'R Q' }, status: 422,
+			check: (j) => expect(j.field === 'scramble' && j.offset === 2, 'not field scramble, offset 2') },
+		{ name: 'create 422 facelets', method: 'POST', path: s, body: { facelets: 'UUUUUX' }, status: 422 },
+		{ name: 'create preflight', method: 'OPTIONS', path: s, status: 204 },
+	];
+	for (const c of seeded) await run(c, srv);
+	const priv = (await run({ name: 'create private', method: 'POST', path: s, body: { size: 2, visibility: 'private', title: 'p' }, status: 201 }, srv)).json;
+
+	const cases = [
+		{ name: 'get', method: 'GET', path, status: 200 },
+		{ name: 'get head', method: 'HEAD', path, status: 200 },
+		{ name: 'get 304', method: 'GET', path, headers: { 'If-None-Match': '"v0"' }, status: 304 },
+		{ name: 'get head 304', method: 'HEAD', path, headers: { 'If-None-Match': '*' }, status: 304 },
+		{ name: 'get formats', method: 'GET', path: `${path}?format=cubie&include=index,orientation,features,render,faces,facelets`, status: 200 },
+		{ name: 'get index', method: 'GET', path: `${path}?format=index&version=0`, status: 200 },
+		{ name: 'get faces', method: 'GET', path: `${path}?format=faces`, status: 200 },
+		{ name: 'get 404', method: 'GET', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA`, status: 404 },
+		{ name: 'get 404 bad id', method: 'GET', path: `${s}/no.such`, status: 404 },
+		{ name: 'get 404 long id', method: 'GET', path: `${s}/${'A'.repeat(60)}`, status: 404 },
+		{ name: 'get 404 version', method: 'GET', path: `${path}?version=5`, status: 404 },
+		{ name: 'get head 404', method: 'HEAD', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA`, status: 404 },
+		{ name: 'get 405', method: 'PUT', path, raw: '{}', status: 405 },
+		{ name: 'get 422 parameter', method: 'GET', path: `${path}?foo=1`, status: 422 },
+		{ name: 'get 422 version', method: 'GET', path: `${path}?version=-1`, status: 422 },
+		{ name: 'get 422 format', method: 'GET', path: `${path}?format=render`, status: 422 },
+		{ name: 'get 422 include', method: 'GET', path: `${path}?include=animation`, status: 422 },
+		{ name: 'get private 404', method: 'GET', path: `${s}/${priv.id}`, status: 404 },
+		{ name: 'get private', method: 'GET', path: `${s}/${priv.id}`, headers: { Authorization: `Bearer ${priv.write_token}` }, status: 200,
+			check: (j) => expect(j.visibility === 'private', 'not private') },
+		{ name: 'session preflight', method: 'OPTIONS', path, status: 204 },
+
+		{ name: 'moves', method: 'POST', path: `${path}/moves`, headers: auth, body: { moves: 'R' }, status: 200,
+			check: (j, res) => expect(j.facelets === AFTER_R && res.headers.get('etag') === '"v1"', 'not v1 after R') },
+		{ name: 'moves if-match', method: 'POST', path: `${path}/moves`, headers: { ...auth, 'If-Match': '"v1"' }, body: { moves: "R'" }, status: 200 },
+		{ name: 'moves 400', method: 'POST', path: `${path}/moves`, headers: auth, raw: '{"moves": "R", "moves": "U"}', status: 400 },
+		{ name: 'moves 401', method: 'POST', path: `${path}/moves`, body: { moves: 'R' }, status: 401 },
+		{ name: 'moves 401 scheme', method: 'POST', path: `${path}/moves`, headers: { Authorization: 'Basic eDp5' }, body: { moves: 'R' }, status: 401 },
+		{ name: 'moves 403', method: 'POST', path: `${path}/moves`, headers: { Authorization: `Bearer ${priv.write_token}` }, body: { moves: 'R' }, status: 403 },
+		{ name: 'moves 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/moves`, headers: auth, body: { moves: 'R' }, status: 404 },
+		{ name: 'moves 405', method: 'GET', path: `${path}/moves`, status: 405 },
+		{ name: 'moves 412', method: 'POST', path: `${path}/moves`, headers: { ...auth, 'If-Match': '"v0"' }, body: { moves: 'R' }, status: 412,
+			check: (j, res) => expect(j.current_version === 2 && res.headers.get('etag') === '"v2"', 'not current_version 2') },
+		{ name: 'moves 412 junk', method: 'POST', path: `${path}/moves`, headers: { ...auth, 'If-Match': 'junk' }, body: { moves: 'R' }, status: 412 },
+		{ name: 'moves 413', method: 'POST', path: `${path}/moves`, headers: auth, raw: big, status: 413 },
+		{ name: 'moves 415', method: 'POST', path: `${path}/moves`, headers: { ...auth, 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
+		{ name: 'moves 422 field', method: 'POST', path: `${path}/moves`, headers: auth, body: { move: 'R' }, status: 422 },
+		{ name: 'moves 422 notation', method: 'POST', path: `${path}/moves`, headers: auth, body: { moves: 'R 4R' }, status: 422 },
+		{ name: 'moves 422 limit', method: 'POST', path: `${path}/moves`, headers: auth, body: { moves: '(R)100001' }, status: 422 },
+		{ name: 'moves preflight', method: 'OPTIONS', path: `${path}/moves`, status: 204 },
+
+		{ name: 'undo', method: 'POST', path: `${path}/undo`, headers: auth, status: 200,
+			check: (j) => expect(j.event.type === 'undo' && j.facelets === AFTER_R, 'undo did not revert R\'') },
+		{ name: 'undo empty body', method: 'POST', path: `${path}/undo`, headers: auth, body: {}, status: 200 },
+		{ name: 'undo 409', method: 'POST', path: `${path}/undo`, headers: auth, status: 409 },
+		{ name: 'undo 400', method: 'POST', path: `${path}/undo`, headers: auth, raw: '{', status: 400 },
+		{ name: 'undo 401', method: 'POST', path: `${path}/undo`, status: 401 },
+		{ name: 'undo 403', method: 'POST', path: `${path}/undo`, headers: { Authorization: 'Bearer ct_x' }, status: 403 },
+		{ name: 'undo 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/undo`, headers: auth, status: 404 },
+		{ name: 'undo 405', method: 'DELETE', path: `${path}/undo`, status: 405 },
+		{ name: 'undo 412', method: 'POST', path: `${path}/undo`, headers: { ...auth, 'If-Match': '"v1"' }, status: 412 },
+		{ name: 'undo 413', method: 'POST', path: `${path}/undo`, headers: auth, raw: big, status: 413 },
+		{ name: 'undo 415', method: 'POST', path: `${path}/undo`, headers: { ...auth, 'Content-Type': 'text/plain' }, raw: 'x', status: 415 },
+		{ name: 'undo 422', method: 'POST', path: `${path}/undo`, headers: auth, body: { steps: 2 }, status: 422 },
+		{ name: 'undo preflight', method: 'OPTIONS', path: `${path}/undo`, status: 204 },
+
+		{ name: 'redo', method: 'POST', path: `${path}/redo`, headers: auth, status: 200 },
+		{ name: 'redo if-match', method: 'POST', path: `${path}/redo`, headers: { ...auth, 'If-Match': '"v5"' }, status: 200 },
+		{ name: 'redo 409', method: 'POST', path: `${path}/redo`, headers: auth, status: 409 },
+		{ name: 'redo 400', method: 'POST', path: `${path}/redo`, headers: auth, raw: 'nope', status: 400 },
+		{ name: 'redo 401', method: 'POST', path: `${path}/redo`, status: 401 },
+		{ name: 'redo 403', method: 'POST', path: `${path}/redo`, headers: { Authorization: 'Bearer ct_x' }, status: 403 },
+		{ name: 'redo 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/redo`, headers: auth, status: 404 },
+		{ name: 'redo 405', method: 'GET', path: `${path}/redo`, status: 405 },
+		{ name: 'redo 412', method: 'POST', path: `${path}/redo`, headers: { ...auth, 'If-Match': '"v0"' }, status: 412 },
+		{ name: 'redo 413', method: 'POST', path: `${path}/redo`, headers: auth, raw: big, status: 413 },
+		{ name: 'redo 415', method: 'POST', path: `${path}/redo`, headers: { ...auth, 'Content-Type': 'text/plain' }, raw: 'x', status: 415 },
+		{ name: 'redo 422', method: 'POST', path: `${path}/redo`, headers: auth, body: { x: 1 }, status: 422 },
+		{ name: 'redo preflight', method: 'OPTIONS', path: `${path}/redo`, status: 204 },
+
+		{ name: 'history', method: 'GET', path: `${path}/history`, status: 200,
+			check: (j) => expect(j.events.length === 7 && j.next === null, `7 events, next null: ${JSON.stringify(j).slice(0, 200)}`) },
+		{ name: 'history page', method: 'GET', path: `${path}/history?after=1&limit=2`, status: 200,
+			check: (j) => expect(j.events.length === 2 && j.next === 3, 'not 2 events, next 3') },
+		{ name: 'history head', method: 'HEAD', path: `${path}/history?limit=1000`, status: 200 },
+		{ name: 'history head 404', method: 'HEAD', path: `${s}/${priv.id}/history`, status: 404 },
+		{ name: 'history 404', method: 'GET', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/history`, status: 404 },
+		{ name: 'history private 404', method: 'GET', path: `${s}/${priv.id}/history`, status: 404 },
+		{ name: 'history private', method: 'GET', path: `${s}/${priv.id}/history`, headers: { Authorization: `Bearer ${priv.write_token}` }, status: 200 },
+		{ name: 'history 405', method: 'POST', path: `${path}/history`, raw: '', status: 405 },
+		{ name: 'history 422 limit', method: 'GET', path: `${path}/history?limit=1001`, status: 422 },
+		{ name: 'history 422 after', method: 'GET', path: `${path}/history?after=x`, status: 422 },
+		{ name: 'history 422 parameter', method: 'GET', path: `${path}/history?page=2`, status: 422 },
+		{ name: 'history preflight', method: 'OPTIONS', path: `${path}/history`, status: 204 },
+
+		{ name: 'fork', method: 'POST', path: `${path}/fork`, status: 201,
+			check: (j) => expect(j.forked_from.id === id && j.forked_from.version === null, 'forked_from') },
+		{ name: 'fork version', method: 'POST', path: `${path}/fork`, body: { version: 1 }, status: 201,
+			check: (j) => expect(j.facelets === AFTER_R && j.forked_from.version === 1, 'fork at 1 is not R') },
+		{ name: 'fork private', method: 'POST', path: `${s}/${priv.id}/fork`, headers: { Authorization: `Bearer ${priv.write_token}` }, body: {}, status: 201 },
+		{ name: 'fork private 404', method: 'POST', path: `${s}/${priv.id}/fork`, status: 404 },
+		{ name: 'fork 404 version', method: 'POST', path: `${path}/fork`, body: { version: 99 }, status: 404 },
+		{ name: 'fork 400', method: 'POST', path: `${path}/fork`, raw: '{"version": }', status: 400 },
+		{ name: 'fork 405', method: 'GET', path: `${path}/fork`, status: 405 },
+		{ name: 'fork 413', method: 'POST', path: `${path}/fork`, raw: big, status: 413 },
+		{ name: 'fork 415', method: 'POST', path: `${path}/fork`, headers: { 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
+		{ name: 'fork 422', method: 'POST', path: `${path}/fork`, body: { version: -1 }, status: 422 },
+		{ name: 'fork 422 type', method: 'POST', path: `${path}/fork`, body: { version: '1' }, status: 422 },
+		{ name: 'fork preflight', method: 'OPTIONS', path: `${path}/fork`, status: 204 },
+
+		{ name: 'reset', method: 'POST', path: `${path}/reset`, headers: auth, status: 200,
+			check: (j) => expect(j.facelets === SOLVED3 && !j.can_undo && !j.can_redo, 'reset') },
+		{ name: 'reset if-match', method: 'POST', path: `${path}/reset`, headers: { ...auth, 'If-Match': 'W/"v7"' }, body: {}, status: 200 },
+		{ name: 'reset 400', method: 'POST', path: `${path}/reset`, headers: auth, raw: '{"a":1}x', status: 400 },
+		{ name: 'reset 401', method: 'POST', path: `${path}/reset`, status: 401 },
+		{ name: 'reset 403', method: 'POST', path: `${path}/reset`, headers: { Authorization: 'Bearer ct_x' }, status: 403 },
+		{ name: 'reset 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/reset`, headers: auth, status: 404 },
+		{ name: 'reset 405', method: 'GET', path: `${path}/reset`, status: 405 },
+		{ name: 'reset 412', method: 'POST', path: `${path}/reset`, headers: { ...auth, 'If-Match': '"v1"' }, status: 412 },
+		{ name: 'reset 413', method: 'POST', path: `${path}/reset`, headers: auth, raw: big, status: 413 },
+		{ name: 'reset 415', method: 'POST', path: `${path}/reset`, headers: { ...auth, 'Content-Type': 'text/plain' }, raw: 'x', status: 415 },
+		{ name: 'reset 422', method: 'POST', path: `${path}/reset`, headers: auth, body: { to: 0 }, status: 422 },
+		{ name: 'reset preflight', method: 'OPTIONS', path: `${path}/reset`, status: 204 },
+
+		{ name: 'metrics', method: 'GET', path: '/metrics', status: 200,
+			check: (j, res, text) => {
+				expect(text.includes('cubed_http_requests_total{route="/v1/sessions/{id}/moves",status="200"}'), 'no moves 200 count');
+				expect(text.includes('cubed_commit_batch_size_bucket{le="+Inf"}'), 'no commit batch histogram');
+			} },
+
+		{ name: 'delete 401', method: 'DELETE', path, status: 401 },
+		{ name: 'delete 403', method: 'DELETE', path, headers: { Authorization: `Bearer ${priv.write_token}` }, status: 403 },
+		{ name: 'delete', method: 'DELETE', path, headers: auth, status: 204 },
+		{ name: 'delete 404', method: 'DELETE', path, headers: auth, status: 404 },
+		{ name: 'deleted 404', method: 'GET', path, status: 404 },
+	];
+	for (const c of cases) await run(c, srv);
+
+	// 503: a server that may hold one session
+	const small = await startServer(['--max-sessions', '1']);
+	await run({ name: 'create one', method: 'POST', path: s, body: { size: 2 }, status: 201 }, small);
+	await run({ name: 'create 503', method: 'POST', path: s, body: { size: 2 }, status: 503,
+		check: (j) => expect(j.code === 'too_many_sessions', 'not too_many_sessions') }, small);
+}
+
+let crashed = null;
+try {
+	await main();
+} catch (e) {
+	crashed = e;
+}
+await stopServers();
+const missing = operations.filter((o) => !exercised.has(o.key)).map((o) => o.key);
+if (crashed) failures.push(`the check stopped: ${crashed.stack || crashed}`);
+for (const m of missing) failures.push(`${m}: no case exercises this operation of the contract`);
+if (failures.length) {
+	console.error(`contract: ${failures.length} mismatch(es) in ${checked} exchanges:\n`);
+	for (const f of failures) console.error(`✗ ${f}\n`);
+	process.exit(1);
+}
+console.log(`contract: ${checked} exchanges, ${exercised.size} operations, all match ${specPath}`);

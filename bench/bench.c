@@ -4,13 +4,19 @@
  * (the workload bench/cubing.mjs runs through cubing.js); 3×3 index rank and
  * unrank against a textbook O(n²) Lehmer-code rank, cubie composition
  * against plain loops, and a compiled 3×3 pattern tried in all 24
- * orientations against the brute force (turn the state, compare stickers).
+ * orientations against the brute force (turn the state, compare stickers);
+ * the solvers: two-phase table set-up and load, 3×3 solve time and length
+ * over random states (the same states bench/cubejs.cjs gives cubejs), and
+ * optimal 2×2 solves.
  *
  *   build/bench/bench [ALGS_FILE]
+ *   build/bench/bench --solve [STATES_FILE]    (the solver figures only)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so
- * the cubing.js side can time the same work and check it agrees.
+ * the cubing.js side can time the same work and check it agrees; and the
+ * random 3×3 states solved here to ALGS_FILE.cubes3 (facelets, one a line).
+ * CUBED_BENCH_SOLVE_N sets how many states (default 500).
  *
  * The machine is shared and noisy, so absolute times drift between runs;
  * every figure is printed beside the reference it should be read against,
@@ -31,6 +37,7 @@
 #include "cubie.h"
 #include "pattern.h"
 #include "pattern_internal.h"
+#include "solve.h"
 
 #define RUNS 5
 #define TARGET_NS 100000000.0 /* 0.1 s per timed run */
@@ -1291,16 +1298,183 @@ static void bench_match3(void)
 	free(p);
 }
 
+/* ------------------------------------------------------------- solvers */
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* cube_move → the cubie face turn it is (solutions are face turns only). */
+static int apply_face_move(cubie3 *c, cube_move m)
+{
+	static const int face[3][2] = {{1, 4}, {0, 3}, {2, 5}}; /* x y z */
+	cubie3 t;
+	if (m.axis > 2 || m.lo != m.hi || (m.lo != 0 && m.lo != 2))
+		return -1;
+	int far = m.lo == 2;
+	cubie3_face_turn(face[m.axis][far], far ? 4 - m.qt : m.qt, &t);
+	cubie3_compose(c, &t, c);
+	return 0;
+}
+
+/* Median, mean, 99th percentile and maximum of n solve times (ms, sorted
+ * in place) and lengths. */
+static void solve_figures(const char *name, double *ms, int *moves, int n)
+{
+	char k[64];
+	double sum = 0, msum = 0;
+	for (int i = 0; i < n; i++)
+		sum += ms[i], msum += moves[i];
+	qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+	qsort(moves, (size_t)n, sizeof *moves, cmp_int);
+	snprintf(k, sizeof k, "%s.ms", name);
+	fig(k, ms[n / 2], "ms");
+	snprintf(k, sizeof k, "%s.ms.mean", name);
+	fig(k, sum / n, "ms");
+	snprintf(k, sizeof k, "%s.ms.p99", name);
+	fig(k, ms[n * 99 / 100], "ms");
+	snprintf(k, sizeof k, "%s.ms.max", name);
+	fig(k, ms[n - 1], "ms");
+	snprintf(k, sizeof k, "%s.moves", name);
+	figi(k, (uint64_t)moves[n / 2], "moves");
+	snprintf(k, sizeof k, "%s.moves.mean", name);
+	fig(k, msum / n, "moves");
+	snprintf(k, sizeof k, "%s.moves.max", name);
+	figi(k, (uint64_t)moves[n - 1], "moves");
+}
+
+/* Solve every state with the given target; each solution is checked by
+ * composing its moves onto the state. */
+static void solve_run(const void *tables, const cubie3 *st, int n, int target,
+		      const char *name)
+{
+	double *ms = xmalloc((size_t)n * sizeof *ms);
+	int *moves = xmalloc((size_t)n * sizeof *moves);
+	solve_limits lim = {0, target, NULL, NULL};
+	for (int i = 0; i < n; i++) {
+		cube_move m[32];
+		uint64_t t0 = now_ns();
+		int k = twophase_solve(tables, &st[i], &lim, m, 32);
+		ms[i] = (double)(now_ns() - t0) / 1e6;
+		if (k < 0)
+			die("twophase_solve", k);
+		cubie3 c = st[i], id;
+		for (int j = 0; j < k; j++)
+			if (apply_face_move(&c, m[j]) < 0)
+				die("twophase_solve: not a face turn", CUBE_EINVAL);
+		cubie3_solved(&id);
+		if (!cubie3_equal(&c, &id)) {
+			fprintf(stderr, "bench: a solution of state %d does not solve it\n", i);
+			exit(1);
+		}
+		moves[i] = k;
+		sink += (uint64_t)k;
+	}
+	solve_figures(name, ms, moves, n);
+	free(ms);
+	free(moves);
+}
+
+static void bench_solve(const char *states_path)
+{
+	const char *env = getenv("CUBED_BENCH_SOLVE_N");
+	int n = env && atoi(env) > 0 ? atoi(env) : 500;
+
+	size_t size = twophase_table_size();
+	unsigned char *t = xmalloc(size), *u = xmalloc(size);
+	uint64_t t0 = now_ns();
+	int rc = twophase_table_init(t, size, NULL, NULL);
+	if (rc < 0)
+		die("twophase_table_init", rc);
+	fig("tables3.s", (double)(now_ns() - t0) / 1e9, "s");
+	fig("tables3.mb", (double)size / 1e6, "MB");
+	/* what a restart pays: read the cached file back, check it */
+	FILE *f = tmpfile();
+	if (!f || fwrite(t, 1, size, f) != size || fflush(f) != 0) {
+		fprintf(stderr, "bench: cannot write the tables to a temporary file\n");
+		exit(1);
+	}
+	rewind(f);
+	t0 = now_ns();
+	if (fread(u, 1, size, f) != size)
+		die("reading the tables back", CUBE_EINVAL);
+	rc = twophase_table_check(u, size);
+	if (rc < 0)
+		die("twophase_table_check", rc);
+	fig("tables3.load.ms", (double)(now_ns() - t0) / 1e6, "ms");
+	fclose(f);
+	free(u);
+
+	cube_rng r;
+	cube_rng_seed(&r, 20240501);
+	cubie3 *st = xmalloc((size_t)n * sizeof *st);
+	FILE *out = states_path ? fopen(states_path, "w") : NULL;
+	if (states_path && !out) {
+		fprintf(stderr, "bench: cannot write %s\n", states_path);
+		exit(1);
+	}
+	for (int i = 0; i < n; i++) {
+		char fl[54];
+		cubie3_random(&r, &st[i]);
+		cube3_to_facelets(&st[i], fl);
+		if (out)
+			fprintf(out, "%.54s\n", fl);
+	}
+	if (out && fclose(out) != 0) {
+		fprintf(stderr, "bench: cannot write %s\n", states_path);
+		exit(1);
+	}
+	figi("solve3.states", (uint64_t)n, "states");
+	solve_run(t, st, n, 20, "solve3");     /* the default target */
+	solve_run(t, st, n, 21, "solve3.t21"); /* min2phase's setting */
+	free(st);
+	free(t);
+
+	size = solve2_table_size();
+	t = xmalloc(size);
+	t0 = now_ns();
+	rc = solve2_table_init(t, size, NULL, NULL);
+	if (rc < 0)
+		die("solve2_table_init", rc);
+	fig("tables2.s", (double)(now_ns() - t0) / 1e9, "s");
+	enum { N2 = 10000 };
+	cubie2 *s2 = xmalloc(N2 * sizeof *s2);
+	double *us = xmalloc(N2 * sizeof *us);
+	for (int i = 0; i < N2; i++)
+		cubie2_random(&r, &s2[i]);
+	for (int i = 0; i < N2; i++) {
+		cube_move m[16];
+		t0 = now_ns();
+		int k = solve2_optimal(t, &s2[i], m, 16);
+		us[i] = (double)(now_ns() - t0) / 1e3;
+		if (k < 0)
+			die("solve2_optimal", k);
+		sink += (uint64_t)k;
+	}
+	qsort(us, N2, sizeof *us, cmp_double);
+	fig("solve2.us", us[N2 / 2], "us");
+	fig("solve2.us.max", us[N2 - 1], "us");
+	free(us);
+	free(s2);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {
 		bench_algs(NULL, argv[2]);
 		return 0;
 	}
+	if (argc <= 3 && argc >= 2 && strcmp(argv[1], "--solve") == 0) {
+		bench_solve(argc == 3 ? argv[2] : NULL);
+		return 0;
+	}
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr, "usage: %s [ALGS_FILE]\n"
-				"       %s --parse-apply ALGS_FILE\n",
-			argv[0], argv[0]);
+				"       %s --parse-apply ALGS_FILE\n"
+				"       %s --solve [STATES_FILE]\n",
+			argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	bench_turn3();
@@ -1308,6 +1482,10 @@ int main(int argc, char **argv)
 	bench_index3();
 	bench_match3();
 	bench_algs(argc > 1 ? argv[1] : NULL, NULL);
+	char states[4096];
+	if (argc > 1)
+		snprintf(states, sizeof states, "%s.cubes3", argv[1]);
+	bench_solve(argc > 1 ? states : NULL);
 	printf("checksum: %llu hash\n", (unsigned long long)(sink & 0xffff));
 	return 0;
 }

@@ -11,7 +11,12 @@
 #    reaches the same states; then rounds of cubed and cubing.js timed back
 #    to back: parse_apply3.ratio = cubed / cubing.js, the median over rounds.
 #    cubing is installed once with npm into a cache outside the repository.
-# 3. HTTP throughput of BUILD/cubed on 127.0.0.1 with wrk, if wrk is here.
+# 3. cubejs (a JavaScript two-phase solver) on the random 3×3 states that
+#    bench solved (ALGS_FILE.cubes3), via bench/cubejs.cjs:
+#    solve3.ratio = cubejs's median solve time / cubed's, and how many
+#    moves shorter cubed's solutions are on average. cubejs is installed
+#    with npm into the same cache.
+# 4. HTTP throughput of BUILD/cubed on 127.0.0.1 with wrk, if wrk is here.
 #
 # The machine is noisy: read each figure against its reference from the
 # same run (printed beside it), not against numbers from another run.
@@ -21,6 +26,7 @@ set -u
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 cubing_version=${CUBING_VERSION:-0.56.0}
+cubejs_version=${CUBEJS_VERSION:-1.3.2}
 node=${NODE:-node}
 http_secs=${CUBED_BENCH_HTTP_SECS:-5}
 
@@ -111,7 +117,48 @@ else
 	echo "parse_apply3.ratio: unavailable"
 fi
 
-# ---- 3. HTTP --------------------------------------------------------------------
+# ---- 3. cubejs ------------------------------------------------------------------
+cubejs_setup() {
+	if ! command -v "$node" >/dev/null || ! command -v npm >/dev/null; then
+		note "node or npm not found"
+		return 1
+	fi
+	local cache=${XDG_CACHE_HOME:-$HOME/.cache}/cubed-bench/node
+	local pkg=$cache/node_modules/cubejs/package.json
+	if ! grep -q "\"version\": \"$cubejs_version\"" "$pkg" 2>/dev/null; then
+		note "installing cubejs@$cubejs_version into $cache"
+		mkdir -p "$cache" || return 1
+		[ -f "$cache/package.json" ] || echo '{ "private": true }' >"$cache/package.json"
+		(cd "$cache" && timeout 180 npm install --no-audit --no-fund \
+			--loglevel=error "cubejs@$cubejs_version") >&2 || return 1
+	fi
+	note "cubejs $cubejs_version, node $("$node" --version)"
+	# require() resolves packages from the script's own directory upward
+	# (section 2 may have linked them already).
+	[ -e "$tmp/node_modules" ] || ln -s "$cache/node_modules" "$tmp/node_modules" || return 1
+	cp "$here/cubejs.cjs" "$tmp/cubejs.cjs"
+}
+
+states=$algs.cubes3
+if [ -s "$states" ] && cubejs_setup &&
+	timeout 1800 "$node" "$tmp/cubejs.cjs" "$states" >"$tmp/cubejs.out"; then
+	cat "$tmp/cubejs.out"
+	c=$(value solve3.ms "$tmp/c.out")
+	js=$(value solve3.cubejs.ms "$tmp/cubejs.out")
+	cm=$(value solve3.moves.mean "$tmp/c.out")
+	jm=$(value solve3.cubejs.moves.mean "$tmp/cubejs.out")
+	if [ -n "$c" ] && [ -n "$js" ] && [ -n "$cm" ] && [ -n "$jm" ]; then
+		awk -v c="$c" -v js="$js" 'BEGIN { printf "solve3.ratio: %.0f x\n", js / c }'
+		awk -v c="$cm" -v js="$jm" 'BEGIN { printf "solve3.moves.shorter: %.2f moves\n", js - c }'
+	else
+		echo "solve3.ratio: unavailable"
+	fi
+else
+	echo "solve3.cubejs.ms: unavailable"
+	echo "solve3.ratio: unavailable"
+fi
+
+# ---- 4. HTTP --------------------------------------------------------------------
 http_figures="healthz.c32 healthz.c128 healthz.c256 apply3.c32 apply3.c128"
 
 http_unavailable() {

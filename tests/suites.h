@@ -16,5 +16,6 @@ Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute
 Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
 Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */
+Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes, restarts */
 
 #endif

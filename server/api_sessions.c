@@ -724,6 +724,7 @@ void api__session_history(const struct api_config *cfg,
 		return;
 	}
 	int hidden = may_read(cfg, rq, id, cur.is_private, rp) < 0;
+	int64_t version = cur.version;
 	session_view_free(&cur);
 	if (hidden)
 		return;
@@ -753,9 +754,15 @@ void api__session_history(const struct api_config *cfg,
 	}
 	json_t *next = k > limit ? json_integer(ev[shown - 1].version)
 				 : json_null();
+	/* the session's version as of this read (a write that landed between
+	 * the two reads shows in the page) */
+	if (k > 0 && ev[k - 1].version > version)
+		version = ev[k - 1].version;
 	for (int i = 0; i < k; i++)
 		store_event_free(&ev[i]);
 	free(ev);
 	api_reply_json(rp, 200, json_pack("{s:o, s:o}", "events", arr, "next",
 					  next));
+	if (rp->status == 200)
+		set_etag(rp, version);
 }

@@ -1265,15 +1265,19 @@ START_TEST(history_pages)
 	char p[192];
 	/* the default page is 100 */
 	snprintf(p, sizeof p, "%s/history", s.path);
-	json_t *j = expect_json(srv.port, "GET", p, NULL, NULL, NULL, 200,
-				NULL);
+	http_response r;
+	json_t *j = expect_json(srv.port, "GET", p, NULL, NULL, NULL, 200, &r);
+	expect_etag(&r, 40, p); /* the session's version, not the page's */
+	http_response_free(&r);
 	ck_assert(json_equal(json_object_get(j, "events"), all));
 	ck_assert(json_is_null(json_object_get(j, "next")));
 	ck_assert_int_eq(json_object_size(j), 2);
 	json_decref(j);
 	/* a page: after=5&limit=3 → 6, 7, 8, next 8 */
 	snprintf(p, sizeof p, "%s/history?after=5&limit=3", s.path);
-	j = expect_json(srv.port, "GET", p, NULL, NULL, NULL, 200, NULL);
+	j = expect_json(srv.port, "GET", p, NULL, NULL, NULL, 200, &r);
+	expect_etag(&r, 40, p);
+	http_response_free(&r);
 	json_t *ev = json_object_get(j, "events");
 	ck_assert_int_eq(json_array_size(ev), 3);
 	ck_assert_int_eq(iget(json_array_get(ev, 0), "version"), 6);

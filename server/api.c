@@ -1,10 +1,12 @@
 /* api.c — routing, replies and the request checks every route shares, for
  * cubed's HTTP API on plain structs (no libmicrohttpd here), so everything
  * a client can observe except the socket is testable without a server.
- * The routes' handlers live in api_moves.c (/v1/apply, /v1/alg) and
- * api_convert.c (/v1/convert, /v1/validate); what they share — strict
- * body fields, size, start state, moves, include lists, representations
- * and the problems each answers — is here, declared in api_internal.h. */
+ * The routes' handlers live in api_moves.c (/v1/apply, /v1/alg),
+ * api_convert.c (/v1/convert, /v1/validate), api_patterns.c (/v1/match,
+ * /v1/patterns, /v1/pieces) and api_sessions.c; what they share — strict
+ * body fields, query strings, size, start state, moves, include lists,
+ * representations and the problems each answers — is here, declared in
+ * api_internal.h. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -99,6 +101,8 @@ static const char *field_type_name(enum api__field_type t)
 		return "an object";
 	case FIELD_STRING_OR_TRUE:
 		return "a string or true";
+	case FIELD_BOOL:
+		return "true or false";
 	}
 	return "?";
 }
@@ -116,6 +120,8 @@ static int field_type_ok(enum api__field_type t, const json_t *v)
 		return json_is_object(v);
 	case FIELD_STRING_OR_TRUE:
 		return json_is_string(v) || json_is_true(v);
+	case FIELD_BOOL:
+		return json_is_boolean(v);
 	}
 	return 0;
 }
@@ -880,6 +886,11 @@ static const struct route {
 	 0},
 	{"/v1/validate", "POST", "POST, OPTIONS", NULL, api__post_validate,
 	 NULL, 0},
+	{"/v1/match", "POST", "POST, OPTIONS", NULL, api__post_match, NULL, 0},
+	{"/v1/patterns", "GET", "GET, HEAD, OPTIONS", api__get_patterns, NULL,
+	 NULL, 0},
+	{"/v1/pieces", "POST", "POST, OPTIONS", NULL, api__post_pieces, NULL,
+	 0},
 	{"/v1/sessions", "POST", "POST, OPTIONS", NULL, NULL,
 	 api__session_create, BODY_REQUIRED},
 	{"/v1/sessions/{id}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,

@@ -26,6 +26,15 @@ api__post_handler api__post_apply;    /* api_moves.c */
 api__post_handler api__post_alg;      /* api_moves.c */
 api__post_handler api__post_convert;  /* api_convert.c */
 api__post_handler api__post_validate; /* api_convert.c */
+api__post_handler api__post_match;    /* api_patterns.c */
+api__post_handler api__post_pieces;   /* api_patterns.c */
+
+/* GET routes: the query string is rq->query (see api__query_parse). */
+typedef void api__get_handler(const struct api_config *cfg,
+			      const struct api_request *rq,
+			      struct api_reply *rp);
+
+api__get_handler api__get_patterns; /* api_patterns.c */
 
 /* Session routes: id from the path (NULL for /v1/sessions), body NULL when
  * the route takes none or none was sent. */
@@ -51,6 +60,7 @@ enum api__field_type {
 	FIELD_ARRAY,
 	FIELD_OBJECT,
 	FIELD_STRING_OR_TRUE,
+	FIELD_BOOL,
 };
 
 struct api__field {

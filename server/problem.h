@@ -29,6 +29,7 @@
 	X(PROBLEM_INVALID_NOTATION, "invalid_notation", 422,                   \
 	  "Invalid Notation")                                                  \
 	X(PROBLEM_INVALID_CUBE, "invalid_cube", 422, "Invalid Cube")           \
+	X(PROBLEM_INVALID_PATTERN, "invalid_pattern", 422, "Invalid Pattern")  \
 	X(PROBLEM_LIMIT_EXCEEDED, "limit_exceeded", 422, "Limit Exceeded")     \
 	X(PROBLEM_INTERNAL_ERROR, "internal_error", 500,                       \
 	  "Internal Server Error")                                             \

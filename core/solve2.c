@@ -14,6 +14,7 @@
  * so two small move tables drive everything.
  */
 #include "solve.h"
+#include "solve_internal.h"
 
 #include <string.h>
 
@@ -27,7 +28,7 @@ enum {
 #define NSTATES CUBE2_STATES
 
 /* Layout: header, move tables, then two entries a byte (low nibble even). */
-#define SZ_HEADER 64
+#define SZ_HEADER SOLVE__HEADER
 #define OFF_CP_MOVE SZ_HEADER
 #define OFF_TW_MOVE (OFF_CP_MOVE + NCP * NMOVE * 2)
 #define OFF_DIST (OFF_TW_MOVE + NTW * NMOVE * 2)
@@ -35,11 +36,6 @@ enum {
 
 static const char MAGIC[8] = "cubed2x2";
 #define VERSION 1u
-#define BOM 0x01020304u
-#define H_VERSION 8
-#define H_BOM 12
-#define H_SIZE 16
-#define H_SUM 24
 
 /* faces 0 1 2 = U R F, the same numbers as cube.h's faces */
 static const uint8_t axis_of[3] = {CUBE_Y, CUBE_X, CUBE_Z};
@@ -71,26 +67,6 @@ static inline uint32_t move(const struct tables *t, uint32_t i, int m)
 {
 	return (uint32_t)t->cp_move[i / NTW * NMOVE + m] * NTW +
 	       t->tw_move[i % NTW * NMOVE + m];
-}
-
-/* Same hash as twophase.c: four lanes of (h ^ word) · odd. */
-static uint64_t checksum(const unsigned char *p, uint64_t n)
-{
-	const uint64_t K = 0x9e3779b97f4a7c15u;
-	uint64_t h[4] = {1, 2, 3, 4};
-	uint64_t i = 0;
-	for (; i + 32 <= n; i += 32)
-		for (int k = 0; k < 4; k++) {
-			uint64_t w;
-			memcpy(&w, p + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * K;
-		}
-	for (; i < n; i++)
-		h[0] = (h[0] ^ p[i]) * K;
-	uint64_t s = n;
-	for (int k = 0; k < 4; k++)
-		s = (s ^ h[k]) * 0xbf58476d1ce4e5b9u, s ^= s >> 31;
-	return s + h[0] + 3 * h[1] + 5 * h[2] + 7 * h[3];
 }
 
 size_t solve2_table_size(void)
@@ -160,39 +136,20 @@ int solve2_table_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
 	}
 	if (done != NSTATES)
 		return SOLVE_ETABLES;
-	uint32_t version = VERSION, bom = BOM;
-	uint64_t total = SZ_TOTAL;
-	memcpy(b, MAGIC, 8);
-	memcpy(b + H_VERSION, &version, 4);
-	memcpy(b + H_BOM, &bom, 4);
-	memcpy(b + H_SIZE, &total, 8);
-	uint64_t sum = checksum(b + SZ_HEADER, SZ_TOTAL - SZ_HEADER);
-	memcpy(b + H_SUM, &sum, 8);
+	solve__seal(b, SZ_TOTAL, MAGIC, VERSION);
 	if (poll)
 		poll(ctx, done, NSTATES);
 	return CUBE_OK;
 }
 
-static int header_ok(const unsigned char *b)
+static int header_ok(const void *b)
 {
-	uint32_t version, bom;
-	uint64_t total;
-	memcpy(&version, b + H_VERSION, 4);
-	memcpy(&bom, b + H_BOM, 4);
-	memcpy(&total, b + H_SIZE, 8);
-	return memcmp(b, MAGIC, 8) == 0 && version == VERSION && bom == BOM &&
-	       total == SZ_TOTAL;
+	return solve__header_ok(b, SZ_TOTAL, MAGIC, VERSION);
 }
 
 int solve2_table_check(const void *buf, size_t size)
 {
-	if (!buf || size != SZ_TOTAL || !header_ok(buf))
-		return SOLVE_ETABLES;
-	const unsigned char *b = buf;
-	uint64_t sum;
-	memcpy(&sum, b + H_SUM, 8);
-	return checksum(b + SZ_HEADER, SZ_TOTAL - SZ_HEADER) == sum ? CUBE_OK
-								     : SOLVE_ETABLES;
+	return solve__check(buf, size, SZ_TOTAL, MAGIC, VERSION);
 }
 
 int solve2_table_histogram(const void *tables, uint64_t counts[12])

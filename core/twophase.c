@@ -44,6 +44,7 @@
  * the caller's buffer, a search lives on the stack.
  */
 #include "solve.h"
+#include "solve_internal.h"
 
 #include <string.h>
 
@@ -85,7 +86,7 @@ static const uint8_t g1_moves[NMOVE2] = {0, 1, 2, 9, 10, 11, 4, 13, 7, 16};
 
 /* One buffer: a header, then each table at a 64-byte boundary. */
 #define AL(x) (((uint64_t)(x) + 63) & ~(uint64_t)63)
-#define SZ_HEADER 64
+#define SZ_HEADER SOLVE__HEADER
 #define SZ_TWIST_MOVE AL(NTWIST * NMOVE * 2)
 #define SZ_FLIP_MOVE AL(NFLIP * NMOVE * 2)
 #define SZ_SLICE_MOVE AL(NSLICE * NMOVE * 2)
@@ -125,16 +126,8 @@ static const uint8_t g1_moves[NMOVE2] = {0, 1, 2, 9, 10, 11, 4, 13, 7, 16};
 #define OFF_PRUN2 (OFF_PRUN1 + SZ_PRUN1)
 #define SZ_TOTAL (OFF_PRUN2 + SZ_PRUN2)
 
-/* The header: magic, format version, a byte-order mark (the tables hold
- * native 16- and 32-bit integers, so a file is only good on machines of the
- * byte order that wrote it), total size, checksum of everything after it. */
 static const char MAGIC[8] = "cubed2ph";
 #define VERSION 1u
-#define BOM 0x01020304u
-#define H_VERSION 8
-#define H_BOM 12
-#define H_SIZE 16
-#define H_SUM 24
 
 struct tables {
 	uint16_t *twist_move;  /* [NTWIST][NMOVE] */
@@ -190,28 +183,6 @@ static inline void set2(uint8_t *p, uint64_t i, int v)
 {
 	int sh = (int)(i & 3) << 1;
 	p[i >> 2] = (uint8_t)((p[i >> 2] & ~(3 << sh)) | v << sh);
-}
-
-/* A 64-bit hash with four independent lanes, each (h ^ word) · odd, a
- * bijection of h for a given word: changing any one word changes its lane
- * and so the sum, which makes a flipped byte always detected. */
-static uint64_t checksum(const unsigned char *p, uint64_t n)
-{
-	const uint64_t K = 0x9e3779b97f4a7c15u;
-	uint64_t h[4] = {1, 2, 3, 4};
-	uint64_t i = 0;
-	for (; i + 32 <= n; i += 32)
-		for (int k = 0; k < 4; k++) {
-			uint64_t w;
-			memcpy(&w, p + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * K;
-		}
-	for (; i < n; i++)
-		h[0] = (h[0] ^ p[i]) * K;
-	uint64_t s = n;
-	for (int k = 0; k < 4; k++)
-		s = (s ^ h[k]) * 0xbf58476d1ce4e5b9u, s ^= s >> 31;
-	return s + h[0] + 3 * h[1] + 5 * h[2] + 7 * h[3];
 }
 
 /* ------------------------------------------------------ cubie arithmetic */
@@ -835,39 +806,19 @@ int twophase_table_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
 		rc = fill_symprun(&t, &p2, &pr);
 	if (rc != CUBE_OK)
 		return rc;
-	uint32_t version = VERSION, bom = BOM;
-	uint64_t total = SZ_TOTAL;
-	memcpy(b, MAGIC, 8);
-	memcpy(b + H_VERSION, &version, 4);
-	memcpy(b + H_BOM, &bom, 4);
-	memcpy(b + H_SIZE, &total, 8);
-	uint64_t sum = checksum(b + SZ_HEADER, SZ_TOTAL - SZ_HEADER);
-	memcpy(b + H_SUM, &sum, 8);
+	solve__seal(b, SZ_TOTAL, MAGIC, VERSION);
 	report(&pr, 0);
 	return CUBE_OK;
 }
 
-/* The header alone: cheap enough for every solve. */
-static int header_ok(const unsigned char *b)
+static int header_ok(const void *b)
 {
-	uint32_t version, bom;
-	uint64_t total;
-	memcpy(&version, b + H_VERSION, 4);
-	memcpy(&bom, b + H_BOM, 4);
-	memcpy(&total, b + H_SIZE, 8);
-	return memcmp(b, MAGIC, 8) == 0 && version == VERSION && bom == BOM &&
-	       total == SZ_TOTAL;
+	return solve__header_ok(b, SZ_TOTAL, MAGIC, VERSION);
 }
 
 int twophase_table_check(const void *buf, size_t size)
 {
-	if (!buf || size != SZ_TOTAL || !header_ok(buf))
-		return SOLVE_ETABLES;
-	const unsigned char *b = buf;
-	uint64_t sum;
-	memcpy(&sum, b + H_SUM, 8);
-	return checksum(b + SZ_HEADER, SZ_TOTAL - SZ_HEADER) == sum ? CUBE_OK
-								     : SOLVE_ETABLES;
+	return solve__check(buf, size, SZ_TOTAL, MAGIC, VERSION);
 }
 
 /* ----------------------------------------------------------------- search */

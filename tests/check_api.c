@@ -62,11 +62,136 @@ static const char *str(const json_t *j, const char *key)
 	return s;
 }
 
+/* GET path?query; the reply's status and parsed JSON body. */
+static json_t *get(const char *path, const char *query, int *status)
+{
+	struct api_request rq = {
+		.method = "GET",
+		.path = path,
+		.query = query,
+	};
+	struct api_reply rp;
+	api_reply_init(&rp);
+	api_handle(&cfg, &rq, &rp);
+	*status = rp.status;
+	ck_assert_msg(rp.json != NULL, "GET %s?%s: no JSON body (status %d)",
+		      path, query ? query : "", rp.status);
+	json_t *j = json_incref(rp.json);
+	api_reply_free(&rp);
+	return j;
+}
+
 START_TEST(routes_allow)
 {
 	ck_assert_str_eq(api_allow("/v1/convert"), "POST, OPTIONS");
 	ck_assert_str_eq(api_allow("/v1/validate"), "POST, OPTIONS");
+	ck_assert_str_eq(api_allow("/v1/match"), "POST, OPTIONS");
+	ck_assert_str_eq(api_allow("/v1/pieces"), "POST, OPTIONS");
+	ck_assert_str_eq(api_allow("/v1/patterns"), "GET, HEAD, OPTIONS");
 	ck_assert_ptr_null(api_allow("/v1/convert/"));
+	ck_assert_ptr_null(api_allow("/v1/patterns/3"));
+}
+END_TEST
+
+/* The query string of GET /v1/patterns, strictly: every way a query can
+ * be wrong has its code and names its parameter. */
+START_TEST(patterns_query)
+{
+	char long_value[300];
+	snprintf(long_value, sizeof long_value, "size=%0280d", 3);
+	const struct {
+		const char *query;
+		int status;
+		const char *code, *field; /* for a 422 */
+		int size;                 /* for a 200 */
+	} cases[] = {
+		{"size=3", 200, NULL, NULL, 3},
+		{"size=03", 200, NULL, NULL, 3},
+		{"&size=2&", 200, NULL, NULL, 2},
+		{"size=%36%34", 200, NULL, NULL, 64},
+		{"size=1", 200, NULL, NULL, 1},
+		{NULL, 422, "missing_parameter", "size", 0},
+		{"", 422, "missing_parameter", "size", 0},
+		{"&&", 422, "missing_parameter", "size", 0},
+		{"size=65", 422, "too_large_for_representation", "size", 0},
+		{"size=0", 422, "size_out_of_range", "size", 0},
+		{"size=1025", 422, "size_out_of_range", "size", 0},
+		{"size=3.0", 422, "wrong_type", "size", 0},
+		{"size=+3", 422, "wrong_type", "size", 0},
+		{"size= 3", 422, "wrong_type", "size", 0},
+		{"size=3&size=4", 422, "duplicate_parameter", "size", 0},
+		{"%73ize=3", 422, "unknown_parameter", "%73ize", 0},
+		{"size=3&format=facelets", 422, "unknown_parameter", "format", 0},
+		{"size=%003", 422, "bad_parameter", "size", 0},
+		{long_value, 422, "bad_parameter", "size", 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int status;
+		json_t *j = get("/v1/patterns", cases[i].query, &status);
+		const char *q = cases[i].query ? cases[i].query : "(none)";
+		ck_assert_msg(status == cases[i].status, "?%.40s: status %d", q,
+			      status);
+		if (status == 200) {
+			ck_assert_int_eq(
+				json_integer_value(json_object_get(j, "size")),
+				cases[i].size);
+		} else {
+			ck_assert_msg(strcmp(str(j, "code"), cases[i].code) == 0,
+				      "?%.40s: code %s", q, str(j, "code"));
+			ck_assert_str_eq(str(j, "field"), cases[i].field);
+		}
+		json_decref(j);
+	}
+}
+END_TEST
+
+/* A solved cube fits every named pattern of its size in all 24
+ * orientations, up to the sizes a body can carry (n = 64: 24576 letters
+ * and a 13-part "reduced"). */
+START_TEST(match_named_on_solved)
+{
+	static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 64};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		int n = sizes[s];
+		int status;
+		char q[32];
+		snprintf(q, sizeof q, "size=%d", n);
+		json_t *list = get("/v1/patterns", q, &status);
+		ck_assert_int_eq(status, 200);
+		size_t nn = (size_t)n * (size_t)n;
+		char *f = malloc(6 * nn + 1);
+		ck_assert_ptr_nonnull(f);
+		for (size_t k = 0; k < 6 * nn; k++)
+			f[k] = "URFDLB"[k / nn];
+		f[6 * nn] = '\0';
+		size_t k;
+		json_t *e;
+		json_array_foreach(json_object_get(list, "patterns"), k, e) {
+			json_t *m = post_ok("/v1/match",
+					    json_pack("{s:s, s:s}", "facelets", f,
+						      "name", str(e, "name")));
+			ck_assert_msg(json_array_size(json_object_get(
+					      m, "orientations")) == 24,
+				      "size %d: %s does not fit 24 ways", n,
+				      str(e, "name"));
+			/* each part alone, as a text, fits too */
+			size_t i;
+			json_t *part;
+			json_array_foreach(json_object_get(e, "parts"), i, part) {
+				json_t *mp = post_ok(
+					"/v1/match",
+					json_pack("{s:s, s:O, s:b}", "facelets",
+						  f, "pattern", part, "first",
+						  1));
+				ck_assert(json_is_true(
+					json_object_get(mp, "matched")));
+				json_decref(mp);
+			}
+			json_decref(m);
+		}
+		free(f);
+		json_decref(list);
+	}
 }
 END_TEST
 
@@ -222,6 +347,8 @@ Suite *api_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, routes_allow);
+	tcase_add_test(tc, patterns_query);
+	tcase_add_test(tc, match_named_on_solved);
 	tcase_add_test(tc, include_matrix);
 	tcase_add_test(tc, every_orientation);
 	tcase_add_test(tc, invalid_cube_problem);

@@ -28,8 +28,10 @@
 
 #include <jansson.h>
 
+#include "cube.h"
 #include "golden.h"
 #include "http_client.h"
+#include "pattern.h"
 #include "suites.h"
 
 /* ------------------------------------------------------------------ */
@@ -478,6 +480,35 @@ static void check_problem(const http_response *r, const char *what,
 #define INDEX_R "5771278630723606528"
 #define STANDARD "{\"up\": \"U\", \"front\": \"F\", \"moves\": \"\"}"
 #define LAST3 "43252003274489855999"
+/* Seed 000's 2×2 first layer (A = U; A.up = B, A.right = R, A.left = L,
+ * A.down = F: each side's strip next to U is its top row). */
+#define SEED2 "1111" "33**" "55**" "****" "44**" "22**"
+/* 3×3 patterns: U's center the U colour and L one colour (not U's);
+ * U and D each one colour (different); R and L each one colour */
+#define PAT_UL "****U****" "*********" "*********" "*********" "111111111" \
+	       "*********"
+#define PAT_UD "111111111" "*********" "*********" "222222222" "*********" \
+	       "*********"
+#define PAT_RL "*********" "111111111" "*********" "*********" "222222222" \
+	       "*********"
+/* Orientations as /v1/match lists them (pattern.h's order and moves). */
+#define O_U0 "{\"face\": \"U\", \"rotation\": 0, \"moves\": \"\"}"
+#define O_U180 "{\"face\": \"U\", \"rotation\": 180, \"moves\": \"y2\"}"
+#define O_L_ALL                                                                \
+	"{\"face\": \"L\", \"rotation\": 0, \"moves\": \"z\"}, "              \
+	"{\"face\": \"L\", \"rotation\": 90, \"moves\": \"y' x\"}, "          \
+	"{\"face\": \"L\", \"rotation\": 180, \"moves\": \"z' x2\"}, "        \
+	"{\"face\": \"L\", \"rotation\": 270, \"moves\": \"y x'\"}"
+#define O_R_ALL                                                                \
+	"{\"face\": \"R\", \"rotation\": 0, \"moves\": \"z'\"}, "             \
+	"{\"face\": \"R\", \"rotation\": 90, \"moves\": \"y' x'\"}, "         \
+	"{\"face\": \"R\", \"rotation\": 180, \"moves\": \"z x2\"}, "         \
+	"{\"face\": \"R\", \"rotation\": 270, \"moves\": \"y x\"}"
+/* One piece, as /v1/pieces answers it. */
+#define PIECE(name, pos, ori, placed, oriented)                                \
+	"{\"piece\": \"" name "\", \"position\": \"" pos                      \
+	"\", \"orientation\": " #ori ", \"placed\": " #placed                  \
+	", \"oriented\": " #oriented "}"
 
 typedef struct ok_case {
 	const char *path;
@@ -722,6 +753,102 @@ static const ok_case ok_cases[] = {
 	 "\"R0\", \"axis\": \"x\", \"layers\": [4, 4], \"angle\": 0}]}"},
 	{"/v1/apply", "{\"size\": 3, \"include\": [\"animation\"]}",
 	 "{\"animation\": []}"},
+
+	/* match: named patterns, texts with letters and digits, first */
+	{"/v1/match",
+	 "{\"facelets\": \"" SOLVED3 "\", \"name\": \"solved\", "
+	 "\"first\": true}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 "]}"},
+	{"/v1/match",
+	 "{\"facelets\": \"" SOLVED3 "\", \"name\": \"cross\", "
+	 "\"first\": false}",
+	 "{\"matched\": true}"},
+	/* R leaves the L face alone: its cross, on L in four rotations */
+	{"/v1/match", "{\"facelets\": \"" AFTER_R "\", \"name\": \"cross\"}",
+	 "{\"matched\": true, \"orientations\": [" O_L_ALL "]}"},
+	{"/v1/match",
+	 "{\"facelets\": \"" AFTER_R "\", \"name\": \"first_layer\"}",
+	 "{\"matched\": true, \"orientations\": [" O_L_ALL "]}"},
+	/* and L's two layers, with R one colour: L's F2L and OLL */
+	{"/v1/match", "{\"facelets\": \"" AFTER_R "\", \"name\": \"oll\"}",
+	 "{\"matched\": true, \"orientations\": [" O_L_ALL "]}"},
+	{"/v1/match", "{\"facelets\": \"" AFTER_R "\", \"name\": \"pll\"}",
+	 "{\"matched\": false, \"orientations\": []}"},
+	{"/v1/match",
+	 "{\"facelets\": \"" AFTER_R "\", \"name\": \"solved\", "
+	 "\"first\": true}",
+	 "{\"matched\": false, \"orientations\": []}"},
+	/* U center U, L one colour: only U up, L on L (0) or on R (180) */
+	{"/v1/match", "{\"facelets\": \"" AFTER_R "\", \"pattern\": \"" PAT_UL
+	 "\"}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 ", " O_U180 "]}"},
+	/* two opposite faces one colour each: after R, R and L */
+	{"/v1/match", "{\"facelets\": \"" AFTER_R "\", \"pattern\": \"" PAT_UD
+	 "\"}",
+	 "{\"matched\": true, \"orientations\": [" O_R_ALL ", " O_L_ALL "]}"},
+	{"/v1/match",
+	 "{\"facelets\": \"" AFTER_R "\", \"pattern\": \"" PAT_RL
+	 "\", \"first\": true}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 "]}"},
+	/* a digit's colour differs from every lettered colour */
+	{"/v1/match",
+	 "{\"facelets\": \"" SOLVED3 "\", \"pattern\": \""
+	 "U1*******" "*********" "*********" "*********" "*********" "*********"
+	 "\"}",
+	 "{\"matched\": false, \"orientations\": []}"},
+	{"/v1/match",
+	 "{\"facelets\": \"" SOLVED3 "\", \"pattern\": \""
+	 "U*******U" "*********" "*********" "*********" "*********" "*********"
+	 "\", \"first\": true}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 "]}"},
+	/* n = 1: six generic colours fit all 24 ways; a letter fixes one */
+	{"/v1/match", "{\"facelets\": \"URFDLB\", \"pattern\": \"U*****\"}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 ", "
+	 "{\"face\": \"U\", \"rotation\": 90, \"moves\": \"y'\"}, " O_U180 ", "
+	 "{\"face\": \"U\", \"rotation\": 270, \"moves\": \"y\"}]}"},
+	/* a pattern query does not need a legal cube */
+	{"/v1/match",
+	 "{\"facelets\": \"" TWISTED3 "\", \"name\": \"cross\", "
+	 "\"first\": true}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 "]}"},
+	{"/v1/match",
+	 "{\"facelets\": \"UUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUU\", "
+	 "\"pattern\": \"" PAT_UL "\", \"first\": true}",
+	 "{\"matched\": false}"},
+	/* seed 000's 2×2 example on the solved 2×2 */
+	{"/v1/match",
+	 "{\"facelets\": \"" SOLVED2 "\", \"pattern\": \"" SEED2 "\", "
+	 "\"first\": true}",
+	 "{\"matched\": true, \"orientations\": [" O_U0 "]}"},
+
+	/* pieces: R's cubies (cp [4,1,2,0,7,5,6,3], co [2,0,0,1,1,0,0,2],
+	 * ep [8,1,2,3,11,5,6,7,4,9,10,0]) */
+	{"/v1/pieces", "{\"facelets\": \"" AFTER_R "\", \"piece\": \"URF\"}",
+	 "{\"piece\": " PIECE("URF", "UBR", 1, false, false) "}"},
+	{"/v1/pieces", "{\"facelets\": \"" AFTER_R "\", \"piece\": \"FUR\"}",
+	 "{\"piece\": " PIECE("URF", "UBR", 1, false, false) "}"},
+	{"/v1/pieces", "{\"facelets\": \"" AFTER_R "\", \"piece\": \"UR\"}",
+	 "{\"piece\": " PIECE("UR", "BR", 0, false, true) "}"},
+	{"/v1/pieces", "{\"facelets\": \"" AFTER_R "\", \"piece\": \"LU\"}",
+	 "{\"piece\": " PIECE("UL", "UL", 0, true, true) "}"},
+	{"/v1/pieces", "{\"facelets\": \"" AFTER_R "\", \"piece\": \"DRB\"}",
+	 "{\"piece\": " PIECE("DRB", "DFR", 1, false, false) "}"},
+	/* held another way: the same cubies (positions named by centers) */
+	{"/v1/pieces",
+	 "{\"facelets\": \"" AFTER_R_XY "\", \"piece\": \"URF\"}",
+	 "{\"piece\": " PIECE("URF", "UBR", 1, false, false) "}"},
+	{"/v1/pieces",
+	 "{\"facelets\": \"" AFTER_R2X2 "\", \"piece\": \"UBR\"}",
+	 "{\"piece\": " PIECE("UBR", "DRB", 2, false, false) "}"},
+	{"/v1/pieces", "{\"facelets\": \"" SOLVED2 "\"}",
+	 "{\"pieces\": [" PIECE("URF", "URF", 0, true, true) ", "
+	 PIECE("UFL", "UFL", 0, true, true) ", "
+	 PIECE("ULB", "ULB", 0, true, true) ", "
+	 PIECE("UBR", "UBR", 0, true, true) ", "
+	 PIECE("DFR", "DFR", 0, true, true) ", "
+	 PIECE("DLF", "DLF", 0, true, true) ", "
+	 PIECE("DBL", "DBL", 0, true, true) ", "
+	 PIECE("DRB", "DRB", 0, true, true) "]}"},
 };
 
 START_TEST(success_cases)
@@ -1449,6 +1576,405 @@ START_TEST(animation_limit)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Patterns: /v1/match, /v1/patterns, /v1/pieces.                      */
+
+/* GET path; the reply, which must be 200, parsed. */
+static json_t *get_ok(const char *path)
+{
+	http_response r;
+	req(&r, "GET", path, NULL, NULL);
+	check_json_reply(&r, path, 200, "{}");
+	json_t *j = body_json(&r, path);
+	http_response_free(&r);
+	return j;
+}
+
+/* Core's answer for the patterns texts[0..np) on facelets (pattern.h):
+ * the orientations pattern_match finds, listed as /v1/match lists them;
+ * *mask (if not NULL) gets its mask. */
+static json_t *core_orientations(const char *const *texts, int np,
+				 const char *facelets, int first,
+				 uint32_t *mask_out)
+{
+	size_t len = strlen(facelets);
+	int n = cube_size_from_length(len);
+	ck_assert_int_gt(n, 0);
+	cube_t *c = malloc(cube_sizeof(n));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(cube_from_facelets(c, n, facelets, len, NULL),
+			 CUBE_OK);
+	pattern_t *p[16];
+	ck_assert_int_le(np, 16);
+	for (int i = 0; i < np; i++) {
+		size_t tl = strlen(texts[i]);
+		p[i] = malloc(pattern_sizeof(n, texts[i], tl));
+		ck_assert_ptr_nonnull(p[i]);
+		pattern_error e;
+		ck_assert_int_eq(pattern_compile(p[i], n, texts[i], tl, &e),
+				 CUBE_OK);
+	}
+	uint32_t mask = 0;
+	int count = pattern_match((const pattern_t *const *)p, (size_t)np, c,
+				  first, &mask);
+	ck_assert_int_ge(count, 0);
+	json_t *list = json_array();
+	for (int k = 0; k < 24; k++) {
+		if (!(mask >> k & 1))
+			continue;
+		pattern_orientation o;
+		pattern_orientation_of(k, &o);
+		char face[2] = {o.face, '\0'};
+		json_array_append_new(list, json_pack("{s:s, s:i, s:s}", "face",
+						      face, "rotation",
+						      (int)o.rotation, "moves",
+						      o.moves));
+	}
+	ck_assert_uint_eq(json_array_size(list), (size_t)count);
+	for (int i = 0; i < np; i++)
+		free(p[i]);
+	free(c);
+	if (mask_out)
+		*mask_out = mask;
+	return list;
+}
+
+/* Core's texts of the named pattern (NUL-terminated; the caller frees
+ * each). Returns the number of parts. */
+static int core_named_texts(int n, const char *name, char **texts)
+{
+	const pattern_named *pn = pattern_named_find(n, name);
+	ck_assert_msg(pn != NULL, "core has no %s for size %d", name, n);
+	ck_assert_int_le(pn->nparts, 16);
+	size_t places = 6 * (size_t)n * (size_t)n;
+	for (int i = 0; i < pn->nparts; i++) {
+		texts[i] = malloc(places + 1);
+		ck_assert_ptr_nonnull(texts[i]);
+		ck_assert_int_eq(pattern_named_text(pn, n, i, texts[i]),
+				 CUBE_OK);
+		texts[i][places] = '\0';
+	}
+	return pn->nparts;
+}
+
+static void free_texts(char **texts, int np)
+{
+	for (int i = 0; i < np; i++)
+		free(texts[i]);
+}
+
+/* /v1/match of a named pattern: its orientations, checked against
+ * core's, with and without first. */
+static json_t *match_named(const char *facelets, const char *name)
+{
+	int n = cube_size_from_length(strlen(facelets));
+	char *texts[16];
+	int np = core_named_texts(n, name, texts);
+	json_t *want = core_orientations((const char *const *)texts, np,
+					 facelets, 0, NULL);
+	json_t *m = post_ok("/v1/match", json_pack("{s:s, s:s}", "facelets",
+						   facelets, "name", name));
+	json_t *got = json_object_get(m, "orientations");
+	if (!json_equal(got, want)) {
+		char *g = json_dumps(got, JSON_COMPACT);
+		char *w = json_dumps(want, JSON_COMPACT);
+		ck_abort_msg("%s on %s: /v1/match says %s, core %s", name,
+			     facelets, g, w);
+	}
+	ck_assert(json_is_boolean(json_object_get(m, "matched")));
+	ck_assert_int_eq(json_is_true(json_object_get(m, "matched")),
+			 json_array_size(want) > 0);
+	/* first: the first of them, or none */
+	json_t *m1 = post_ok("/v1/match",
+			     json_pack("{s:s, s:s, s:b}", "facelets", facelets,
+				       "name", name, "first", 1));
+	json_t *o1 = json_object_get(m1, "orientations");
+	ck_assert_uint_eq(json_array_size(o1), json_array_size(want) ? 1 : 0);
+	if (json_array_size(want))
+		ck_assert(json_equal(json_array_get(o1, 0),
+				     json_array_get(want, 0)));
+	json_decref(m1);
+	json_decref(want);
+	free_texts(texts, np);
+	json_t *out = json_incref(got);
+	json_decref(m);
+	return out;
+}
+
+/* The solved cube fits "solved" in all 24 orientations, listed in
+ * pattern_orientation_of's order: face U R F D L B, rotation 0…270. */
+START_TEST(match_solved_every_orientation)
+{
+	json_t *o = match_named(SOLVED3, "solved");
+	ck_assert_uint_eq(json_array_size(o), 24);
+	for (int k = 0; k < 24; k++) {
+		pattern_orientation po;
+		pattern_orientation_of(k, &po);
+		json_t *e = json_array_get(o, (size_t)k);
+		ck_assert_int_eq(str_member(e, "face")[0], "URFDLB"[k / 4]);
+		ck_assert_int_eq(json_integer_value(json_object_get(e, "rotation")),
+				 90 * (k % 4));
+		ck_assert_str_eq(str_member(e, "moves"), po.moves);
+		ck_assert_uint_eq(json_object_size(e), 3);
+	}
+	json_decref(o);
+}
+END_TEST
+
+/* R U R' keeps the D cross and no other: exactly the four orientations
+ * on D. Each orientation's moves turn the state so that the pattern fits
+ * as written (the cross then on U, rotation 0 first). */
+START_TEST(match_cross_after_r_u_ri)
+{
+	json_t *a = post_ok("/v1/apply", json_pack("{s:i, s:s}", "size", 3,
+						   "moves", "R U R'"));
+	const char *f = str_member(a, "facelets");
+	char *texts[16];
+	int np = core_named_texts(3, "cross", texts);
+	uint32_t mask = 0;
+	json_decref(core_orientations((const char *const *)texts, np, f, 0,
+				      &mask));
+	free_texts(texts, np);
+	ck_assert_uint_eq(mask, 0xfu << 12); /* face D, 0 90 180 270 */
+	json_t *o = match_named(f, "cross");
+	ck_assert_uint_eq(json_array_size(o), 4);
+	size_t i;
+	json_t *e;
+	json_array_foreach(o, i, e) {
+		ck_assert_str_eq(str_member(e, "face"), "D");
+		ck_assert_int_eq(json_integer_value(json_object_get(e, "rotation")),
+				 90 * (int)i);
+		json_t *t = post_ok("/v1/apply",
+				    json_pack("{s:s, s:s}", "facelets", f,
+					      "moves", str_member(e, "moves")));
+		json_t *back = match_named(str_member(t, "facelets"), "cross");
+		json_t *first = json_array_get(back, 0);
+		ck_assert_msg(first &&
+				      strcmp(str_member(first, "face"), "U") == 0 &&
+				      json_integer_value(json_object_get(
+					      first, "rotation")) == 0,
+			      "after \"%s\" the cross is not on U",
+			      str_member(e, "moves"));
+		json_decref(back);
+		json_decref(t);
+	}
+	json_decref(o);
+	json_decref(a);
+}
+END_TEST
+
+/* Seed 000's 2×2 example: Sune keeps the D layer, x2 brings it up. The
+ * text, the name first_layer and /v1/patterns all agree with core. */
+START_TEST(match_seed_2x2)
+{
+	json_t *a = post_ok("/v1/apply",
+			    json_pack("{s:i, s:s}", "size", 2, "moves",
+				      "R U R' U R U2 R' x2"));
+	const char *f = str_member(a, "facelets");
+	json_t *m = post_ok("/v1/match", json_pack("{s:s, s:s}", "facelets", f,
+						   "pattern", SEED2));
+	const char *const seed[] = {SEED2};
+	json_t *want = core_orientations(seed, 1, f, 0, NULL);
+	ck_assert(json_equal(json_object_get(m, "orientations"), want));
+	ck_assert_uint_eq(json_array_size(want), 4);
+	size_t i;
+	json_t *e;
+	json_array_foreach(want, i, e) {
+		ck_assert_str_eq(str_member(e, "face"), "U");
+		ck_assert_int_eq(json_integer_value(json_object_get(e, "rotation")),
+				 90 * (int)i);
+	}
+	json_t *named = match_named(f, "first_layer");
+	ck_assert(json_equal(named, want));
+	json_decref(named);
+	json_decref(want);
+	json_decref(m);
+	json_decref(a);
+
+	json_t *list = get_ok("/v1/patterns?size=2");
+	json_t *fl = json_array_get(json_object_get(list, "patterns"), 0);
+	ck_assert_str_eq(str_member(fl, "name"), "first_layer");
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(fl, "parts"), 0)),
+			 SEED2);
+	json_decref(list);
+
+	/* a scramble has no first layer anywhere */
+	a = post_ok("/v1/apply", json_pack("{s:i, s:s}", "size", 2, "moves",
+					   "R U F' R2 U' F R' U2 F2 U' R"));
+	m = post_ok("/v1/match", json_pack("{s:s, s:s}", "facelets",
+					   str_member(a, "facelets"),
+					   "pattern", SEED2));
+	ck_assert(json_is_false(json_object_get(m, "matched")));
+	ck_assert_uint_eq(json_array_size(json_object_get(m, "orientations")),
+			  0);
+	json_decref(m);
+	json_decref(a);
+}
+END_TEST
+
+/* Every named pattern of sizes 1 to 5 on several states: the same
+ * orientations as core, in order, with and without first. */
+START_TEST(match_named_against_core)
+{
+	static const char *const scrambles[] = {
+		"", "R", "R U R'", "x2 R U R' U'", "(R U R' U')3 F2",
+		"R U F' D2 L B' U2 R' F", "Rw U2 Fw' 3Dw L2",
+	};
+	for (int n = 1; n <= 5; n++)
+		for (size_t s = 0; s < sizeof scrambles / sizeof *scrambles;
+		     s++) {
+			if (n < 3 && strchr(scrambles[s], 'w'))
+				continue; /* 3Dw needs three layers */
+			json_t *a = post_ok("/v1/apply",
+					    json_pack("{s:i, s:s}", "size", n,
+						      "moves", scrambles[s]));
+			const char *f = str_member(a, "facelets");
+			for (int k = 0; k < pattern_named_count(n); k++)
+				json_decref(match_named(
+					f, pattern_named_at(n, k)->name));
+			json_decref(a);
+		}
+}
+END_TEST
+
+/* GET /v1/patterns: core's library, names in order, every part's text. */
+START_TEST(patterns_list)
+{
+	static const int sizes[] = {1, 2, 3, 4, 5, 64};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		int n = sizes[s];
+		char path[64];
+		snprintf(path, sizeof path, "/v1/patterns?size=%d", n);
+		json_t *j = get_ok(path);
+		ck_assert_uint_eq(json_object_size(j), 2);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "size")),
+				 n);
+		json_t *list = json_object_get(j, "patterns");
+		ck_assert_uint_eq(json_array_size(list),
+				  (size_t)pattern_named_count(n));
+		size_t k;
+		json_t *e;
+		json_array_foreach(list, k, e) {
+			const pattern_named *pn = pattern_named_at(n, (int)k);
+			ck_assert_uint_eq(json_object_size(e), 3);
+			ck_assert_str_eq(str_member(e, "name"), pn->name);
+			ck_assert_str_eq(str_member(e, "description"),
+					 pn->description);
+			char *texts[16];
+			int np = core_named_texts(n, pn->name, texts);
+			json_t *parts = json_object_get(e, "parts");
+			ck_assert_uint_eq(json_array_size(parts), (size_t)np);
+			for (int i = 0; i < np; i++)
+				ck_assert_msg(
+					strcmp(json_string_value(json_array_get(
+						       parts, (size_t)i)),
+					       texts[i]) == 0,
+					"size %d %s part %d differs", n,
+					pn->name, i);
+			free_texts(texts, np);
+		}
+		json_decref(j);
+	}
+
+	/* 3×3 names in order, and the cross text as seed 000 numbers it */
+	json_t *j = get_ok("/v1/patterns?size=3");
+	static const char *const names[] = {"solved", "cross", "first_layer",
+					    "f2l", "eo", "oll", "pll"};
+	json_t *list = json_object_get(j, "patterns");
+	ck_assert_uint_eq(json_array_size(list), 7);
+	for (size_t k = 0; k < 7; k++)
+		ck_assert_str_eq(str_member(json_array_get(list, k), "name"),
+				 names[k]);
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_array_get(list, 1), "parts"),
+				 0)),
+			 "*1*111*1*" "*3**3****" "*5**5****" "*********"
+			 "*4**4****" "*2**2****");
+	json_decref(j);
+	/* 4×4: parts per pattern */
+	j = get_ok("/v1/patterns?size=4&");
+	static const int parts4[] = {1, 12, 13, 1};
+	list = json_object_get(j, "patterns");
+	for (size_t k = 0; k < 4; k++)
+		ck_assert_uint_eq(json_array_size(json_object_get(
+					  json_array_get(list, k), "parts")),
+				  (size_t)parts4[k]);
+	json_decref(j);
+	/* percent-encoded digits are digits */
+	j = get_ok("/v1/patterns?size=%32");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "size")), 2);
+	json_decref(j);
+
+	/* HEAD: the GET's headers, no body; OPTIONS: the GET preflight */
+	http_response r;
+	req(&r, "HEAD", "/v1/patterns?size=3", NULL, NULL);
+	ck_assert_msg(r.status == 200, "HEAD /v1/patterns: status %d",
+		      r.status);
+	ck_assert_uint_eq(r.body_len, 0);
+	check_cors(&r, "HEAD /v1/patterns");
+	http_response_free(&r);
+	req(&r, "OPTIONS", "/v1/patterns", NULL, NULL);
+	ck_assert_msg(r.status == 204, "OPTIONS /v1/patterns: status %d",
+		      r.status);
+	const char *m = http_header(&r, "Access-Control-Allow-Methods");
+	ck_assert_msg(m && strcmp(m, "GET, HEAD, OPTIONS") == 0,
+		      "OPTIONS /v1/patterns: Access-Control-Allow-Methods %s",
+		      m);
+	http_response_free(&r);
+}
+END_TEST
+
+/* Every piece after R, from Kociemba's R: cp[i] is the corner at
+ * position i, co[i] its twist; ep likewise (no flips). One piece asked
+ * for alone is the same object. */
+START_TEST(pieces_after_r)
+{
+	static const int cp[8] = {4, 1, 2, 0, 7, 5, 6, 3};
+	static const int co[8] = {2, 0, 0, 1, 1, 0, 0, 2};
+	static const int ep[12] = {8, 1, 2, 3, 11, 5, 6, 7, 4, 9, 10, 0};
+	static const char *const corners[8] = {"URF", "UFL", "ULB", "UBR",
+					       "DFR", "DLF", "DBL", "DRB"};
+	static const char *const edges[12] = {"UR", "UF", "UL", "UB",
+					      "DR", "DF", "DL", "DB",
+					      "FR", "FL", "BL", "BR"};
+	static const char *const states[] = {AFTER_R, AFTER_R2X2};
+	for (int s = 0; s < 2; s++) {
+		int n = s ? 2 : 3;
+		json_t *j = post_ok("/v1/pieces",
+				    json_pack("{s:s}", "facelets", states[s]));
+		ck_assert_uint_eq(json_object_size(j), 1);
+		json_t *list = json_object_get(j, "pieces");
+		ck_assert_uint_eq(json_array_size(list), n == 3 ? 20 : 8);
+		for (int p = 0; p < (n == 3 ? 20 : 8); p++) {
+			int edge = p >= 8, id = edge ? p - 8 : p, at = 0;
+			const int *perm = edge ? ep : cp;
+			while (perm[at] != id)
+				at++;
+			int ori = edge ? 0 : co[at];
+			const char *const *names = edge ? edges : corners;
+			json_t *want = json_pack(
+				"{s:s, s:s, s:i, s:b, s:b}", "piece", names[id],
+				"position", names[at], "orientation", ori,
+				"placed", at == id, "oriented", ori == 0);
+			json_t *got = json_array_get(list, (size_t)p);
+			ck_assert_msg(json_equal(got, want),
+				      "%d×%d after R: piece %s differs", n, n,
+				      names[id]);
+			json_t *one = post_ok("/v1/pieces",
+					      json_pack("{s:s, s:s}",
+							"facelets", states[s],
+							"piece", names[id]));
+			ck_assert(json_equal(json_object_get(one, "piece"),
+					     want));
+			json_decref(one);
+			json_decref(want);
+		}
+		json_decref(j);
+	}
+}
+END_TEST
+
 /* The same request body twice on one connection (keep-alive). */
 START_TEST(keep_alive)
 {
@@ -1520,6 +2046,20 @@ typedef struct err_case {
 #define TOO_LARGE(route, body, field, limit)                                   \
 	{route, body, 422, "limit_exceeded", "too_large_for_representation",   \
 	 -1, field, limit, NULL}
+
+#define MATCH "POST", "/v1/match", NULL
+#define PIECES "POST", "/v1/pieces", NULL
+#define MREQ(body, code, field)                                                \
+	{MATCH, body, 422, "invalid_request", code, -1, field, -1, NULL}
+#define PREQ(body, code, field)                                                \
+	{PIECES, body, 422, "invalid_request", code, -1, field, -1, NULL}
+#define BAD_PATTERN(pattern, code, off)                                        \
+	{MATCH, "{\"facelets\": \"" SOLVED3 "\", \"pattern\": \"" pattern "\"}", \
+	 422, "invalid_pattern", code, off, "pattern", -1, NULL}
+#define PATTERNS_Q(query, code, field)                                         \
+	{"GET", "/v1/patterns" query, NO_CT, NULL, 422, "invalid_request",     \
+	 code, -1, field, -1, NULL}
+#define WITH_F3(rest) "{\"facelets\": \"" SOLVED3 "\", " rest "}"
 
 #define F_U "UUUUUUUUU"
 #define F_FDLB "FFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -1779,6 +2319,109 @@ static const err_case err_cases[] = {
 	      "method_not_allowed"),
 	ROUTE("DELETE", "/v1/apply", NO_CT, NULL, 405, "method_not_allowed"),
 	ROUTE("POST", "/healthz", NULL, "{}", 405, "method_not_allowed"),
+
+	/* match: the pattern's first bad place */
+	BAD_PATTERN("UUUUUUUUURRRRRRRRRFFxFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB",
+		    "bad_pattern_char", 20),
+	BAD_PATTERN("?UUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB",
+		    "bad_pattern_char", 0),
+	BAD_PATTERN("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBB\u00e9",
+		    "bad_pattern_char", 53),
+	BAD_PATTERN("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBB7",
+		    "bad_pattern_digit", 53),
+	BAD_PATTERN("12345601*RRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB",
+		    "bad_pattern_digit", 6),
+	BAD_PATTERN("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBB",
+		    "facelets_length", 53),
+	BAD_PATTERN("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB*",
+		    "facelets_length", 54),
+	BAD_PATTERN("", "facelets_length", 0),
+	/* a bad character before the length is the first bad place */
+	BAD_PATTERN("UUUx", "bad_pattern_char", 3),
+	BAD_PATTERN("UUU8", "bad_pattern_digit", 3),
+	/* a pattern of another size */
+	MREQ(WITH_F3("\"pattern\": \"" SOLVED2 "\""), "size_mismatch",
+	     "pattern"),
+	MREQ(WITH_F3("\"pattern\": \"URFDLB\""), "size_mismatch", "pattern"),
+	/* names: for the size, exact spelling */
+	MREQ(WITH_F3("\"name\": \"crosss\""), "unknown_pattern", "name"),
+	MREQ(WITH_F3("\"name\": \"Cross\""), "unknown_pattern", "name"),
+	MREQ(WITH_F3("\"name\": \"centers_solved\""), "unknown_pattern", "name"),
+	MREQ("{\"facelets\": \"" SOLVED2 "\", \"name\": \"cross\"}",
+	     "unknown_pattern", "name"),
+	MREQ(WITH_F3("\"name\": \"\""), "unknown_pattern", "name"),
+	/* exactly one of pattern and name; strict fields */
+	MREQ(WITH_F3("\"name\": \"cross\", \"pattern\": \"" SOLVED3 "\""),
+	     "one_source", NULL),
+	MREQ("{\"facelets\": \"" SOLVED3 "\"}", "one_source", NULL),
+	MREQ("{\"name\": \"cross\"}", "missing_field", "facelets"),
+	MREQ(WITH_F3("\"name\": \"cross\", \"first\": 1"), "wrong_type",
+	     "first"),
+	MREQ(WITH_F3("\"name\": \"cross\", \"first\": \"yes\""), "wrong_type",
+	     "first"),
+	MREQ(WITH_F3("\"name\": 3"), "wrong_type", "name"),
+	MREQ(WITH_F3("\"pattern\": null"), "wrong_type", "pattern"),
+	MREQ(WITH_F3("\"name\": \"cross\", \"size\": 3"), "unknown_field",
+	     "size"),
+	MREQ("[]", "not_an_object", NULL),
+	/* facelets: length and letters only */
+	{MATCH, "{\"facelets\": \"UUUUUUUUURRXRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\", "
+		"\"name\": \"cross\"}",
+	 422, "invalid_facelets", "facelets_letter", 11, "facelets", -1, NULL},
+	{MATCH, "{\"facelets\": \"UUUUU\", \"name\": \"cross\"}", 422,
+	 "invalid_facelets", "facelets_length", -1, "facelets", -1, NULL},
+	MALFORMED(MATCH, ""),
+	ROUTE("GET", "/v1/match", NO_CT, NULL, 405, "method_not_allowed"),
+
+	/* patterns: size, strictly */
+	{"GET", "/v1/patterns?size=65", NO_CT, NULL, 422, "limit_exceeded",
+	 "too_large_for_representation", -1, "size", 64, NULL},
+	{"GET", "/v1/patterns?size=1024", NO_CT, NULL, 422, "limit_exceeded",
+	 "too_large_for_representation", -1, "size", 64, NULL},
+	PATTERNS_Q("", "missing_parameter", "size"),
+	PATTERNS_Q("?", "missing_parameter", "size"),
+	PATTERNS_Q("?size=0", "size_out_of_range", "size"),
+	PATTERNS_Q("?size=1025", "size_out_of_range", "size"),
+	PATTERNS_Q("?size=99999999999999999999", "size_out_of_range", "size"),
+	PATTERNS_Q("?size=", "wrong_type", "size"),
+	PATTERNS_Q("?size", "wrong_type", "size"),
+	PATTERNS_Q("?size=3x", "wrong_type", "size"),
+	PATTERNS_Q("?size=-3", "wrong_type", "size"),
+	PATTERNS_Q("?size=%2B3", "wrong_type", "size"),
+	PATTERNS_Q("?size=3&n=3", "unknown_parameter", "n"),
+	PATTERNS_Q("?Size=3", "unknown_parameter", "Size"),
+	PATTERNS_Q("?size=3&size=3", "duplicate_parameter", "size"),
+	PATTERNS_Q("?size=3%00", "bad_parameter", "size"),
+	ROUTE("POST", "/v1/patterns", NULL, "{}", 405, "method_not_allowed"),
+	ROUTE("DELETE", "/v1/patterns?size=3", NO_CT, NULL, 405,
+	      "method_not_allowed"),
+
+	/* pieces */
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"piece\": \"UD\"}",
+	     "unknown_piece", "piece"),
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"piece\": \"URFD\"}",
+	     "unknown_piece", "piece"),
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"piece\": \"UUR\"}",
+	     "unknown_piece", "piece"),
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"piece\": \"urf\"}",
+	     "unknown_piece", "piece"),
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"piece\": \"\"}",
+	     "unknown_piece", "piece"),
+	PREQ("{\"facelets\": \"" AFTER_R2X2 "\", \"piece\": \"UR\"}",
+	     "not_applicable", "piece"),
+	PREQ("{\"facelets\": \"URFDLB\"}", "not_applicable", "facelets"),
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"piece\": 0}", "wrong_type",
+	     "piece"),
+	PREQ("{\"piece\": \"URF\"}", "missing_field", "facelets"),
+	PREQ("{\"facelets\": \"" AFTER_R "\", \"name\": \"URF\"}",
+	     "unknown_field", "name"),
+	{PIECES, "{\"facelets\": \"" TWISTED3 "\", \"piece\": \"URF\"}", 422,
+	 "invalid_cube", "invalid_cube", -1, "facelets", -1, NULL},
+	{PIECES, "{\"facelets\": \"" TWISTED3 "\"}", 422, "invalid_cube",
+	 "invalid_cube", -1, "facelets", -1, NULL},
+	{PIECES, "{\"facelets\": \"UUUURRRRFFFFDDDDLLLLBBBX\"}", 422,
+	 "invalid_facelets", "facelets_letter", 23, "facelets", -1, NULL},
+	ROUTE("GET", "/v1/pieces", NO_CT, NULL, 405, "method_not_allowed"),
 };
 
 static void run_err_case(const err_case *c)
@@ -1806,7 +2449,9 @@ static void run_err_case(const err_case *c)
 	}
 	if (c->status == 405) {
 		const char *allow = http_header(&r, "Allow");
-		const char *want = strcmp(c->path, "/healthz") == 0
+		const char *want = strcmp(c->path, "/healthz") == 0 ||
+						   strncmp(c->path, "/v1/patterns",
+							   12) == 0
 					   ? "GET, HEAD, OPTIONS"
 					   : "POST, OPTIONS";
 		ck_assert_msg(allow && strcmp(allow, want) == 0,
@@ -1989,8 +2634,9 @@ START_TEST(cors_preflight)
 		"Origin: http://example.test",
 		"Access-Control-Request-Method: POST",
 		"Access-Control-Request-Headers: content-type", NULL};
-	static const char *paths[] = {"/v1/apply", "/v1/alg", "/v1/convert",
-				      "/v1/validate"};
+	static const char *paths[] = {"/v1/apply",    "/v1/alg",
+				      "/v1/convert",  "/v1/validate",
+				      "/v1/match",    "/v1/pieces"};
 	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
 		http_response r;
 		req(&r, "OPTIONS", paths[i], pre, NULL);
@@ -2208,6 +2854,12 @@ Suite *http_suite(void)
 	tcase_add_test(tc, apply_format_keys);
 	tcase_add_test(tc, animation_limit);
 	tcase_add_test(tc, apply_size_1024);
+	tcase_add_test(tc, match_solved_every_orientation);
+	tcase_add_test(tc, match_cross_after_r_u_ri);
+	tcase_add_test(tc, match_seed_2x2);
+	tcase_add_test(tc, match_named_against_core);
+	tcase_add_test(tc, patterns_list);
+	tcase_add_test(tc, pieces_after_r);
 	tcase_add_test(tc, keep_alive);
 	tcase_add_test(tc, body_size_limit);
 	tcase_add_test(tc, expect_100_continue);

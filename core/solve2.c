@@ -34,6 +34,9 @@ enum {
 #define OFF_DIST (OFF_TW_MOVE + NTW * NMOVE * 2)
 #define SZ_TOTAL (OFF_DIST + (NSTATES + 1) / 2)
 
+/* The header's magic and format version (solve_internal.h): any change
+ * to what the tables hold must bump VERSION, or old cache files would
+ * still pass the check. */
 static const char MAGIC[8] = "cubed2x2";
 #define VERSION 1u
 

@@ -126,6 +126,9 @@ static const uint8_t g1_moves[NMOVE2] = {0, 1, 2, 9, 10, 11, 4, 13, 7, 16};
 #define OFF_PRUN2 (OFF_PRUN1 + SZ_PRUN1)
 #define SZ_TOTAL (OFF_PRUN2 + SZ_PRUN2)
 
+/* The header's magic and format version (solve_internal.h): any change
+ * to what the tables hold must bump VERSION, or old cache files would
+ * still pass the check. */
 static const char MAGIC[8] = "cubed2ph";
 #define VERSION 1u
 

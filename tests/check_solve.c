@@ -111,7 +111,7 @@ static int sample_size(void)
  * of y, counted clockwise from U) against the engine's. */
 static int solves3(const cubie3 *x, const cube_move *m, int n)
 {
-	static unsigned char buf[512];
+	static _Alignas(16) unsigned char buf[512];
 	cube_t *c = (cube_t *)(void *)buf;
 	char f[54];
 	if (cube_sizeof(3) > sizeof buf)
@@ -126,7 +126,7 @@ static int solves3(const cubie3 *x, const cube_move *m, int n)
 
 static int solves2(const cubie2 *x, const cube_move *m, int n)
 {
-	static unsigned char buf[512];
+	static _Alignas(16) unsigned char buf[512];
 	cube_t *c = (cube_t *)(void *)buf;
 	char f[24];
 	cube2_to_facelets(x, f);
@@ -680,7 +680,7 @@ START_TEST(random_state_scrambles)
 		ck_assert_int_gt(ka, 0);
 		ck_assert_int_eq(ka, kb);
 		ck_assert(memcmp(a, b, (size_t)ka * sizeof a[0]) == 0);
-		unsigned char buf[512];
+		_Alignas(16) unsigned char buf[512];
 		cube_t *c = (cube_t *)(void *)buf;
 		char want[54], got[54];
 		cube_init(c, 3);

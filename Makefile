@@ -31,6 +31,9 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_OBJ  := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 PORT ?= 8080
+# Solver tables (72 MB, deterministic bytes) cached once for every server
+# the tests start, whatever the build flags.
+TABLES ?= build/tables
 
 .PHONY: all run test contract sanitize bench clean deps
 
@@ -61,7 +64,8 @@ run: deps
 	$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
 
 test: $(BUILD)/cubed $(BUILD)/run_tests
-	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 
 # npm ci fails (and so does the target) if the packages cannot be had: the
 # check never skips itself.

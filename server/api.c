@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "problem.h"
 #include "sessions.h"
+#include "solver.h"
 #include "store.h"
 #include "token.h"
 
@@ -760,13 +761,39 @@ static void get_openapi(const struct api_config *cfg,
 	rp->raw_len = cfg->openapi_len;
 }
 
+/* The solver tables' state, for /readyz. */
+static json_t *solver_json(const struct api_config *cfg)
+{
+	json_t *o = json_object();
+	static const char *const names[] = {"3x3", "2x2"};
+	for (int t = 0; t < SOLVER_NTABLES; t++) {
+		const char *state, *reason;
+		int percent;
+		solver_status(cfg->solver, (enum solver_table)t, &state,
+			      &percent, &reason);
+		if (!cfg->solver)
+			state = "off";
+		json_t *e = json_pack("{s:s}", "tables", state);
+		if (strcmp(state, "building") == 0)
+			json_object_set_new(e, "percent", json_integer(percent));
+		if (reason && cfg->solver)
+			json_object_set_new(e, "reason", json_string(reason));
+		json_object_set_new(o, names[t], e);
+	}
+	return o;
+}
+
+/* Ready = the database answers. The solver's tables are reported but do
+ * not gate readiness: only solving waits for them (503 + Retry-After). */
 static void get_readyz(const struct api_config *cfg,
 		       const struct api_request *rq, struct api_reply *rp)
 {
 	(void)rq;
 	if (!cfg->store) {
-		api_reply_json(rp, 200, json_pack("{s:s, s:s}", "status",
-						  "ready", "database", "none"));
+		api_reply_json(rp, 200,
+			       json_pack("{s:s, s:s, s:o}", "status", "ready",
+					 "database", "none", "solver",
+					 solver_json(cfg)));
 		return;
 	}
 	if (store_ping(cfg->store) != STORE_OK) {
@@ -779,9 +806,10 @@ static void get_readyz(const struct api_config *cfg,
 		return;
 	}
 	api_reply_json(rp, 200,
-		       json_pack("{s:s, s:s, s:i}", "status", "ready",
+		       json_pack("{s:s, s:s, s:i, s:o}", "status", "ready",
 				 "database", "ok", "schema_version",
-				 store_schema_version(cfg->store)));
+				 store_schema_version(cfg->store), "solver",
+				 solver_json(cfg)));
 }
 
 static void get_metrics(const struct api_config *cfg,
@@ -907,6 +935,13 @@ static const struct route {
 	 api__session_reset, BODY_OPTIONAL},
 	{"/v1/sessions/{id}/fork", "POST", "POST, OPTIONS", NULL, NULL,
 	 api__session_fork, BODY_OPTIONAL},
+	{"/v1/solve", "POST", "POST, OPTIONS", NULL, api__post_solve, NULL, 0},
+	{"/v1/scramble", "GET", "GET, HEAD, OPTIONS", api__get_scramble, NULL,
+	 NULL, 0},
+	{"/v1/sessions/{id}/solve", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_solve, BODY_OPTIONAL},
+	{"/v1/sessions/{id}/solves", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
+	 api__session_solves, BODY_NONE},
 	{"/v1/sessions/{id}/history", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
 	 api__session_history, BODY_NONE},
 };

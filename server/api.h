@@ -14,6 +14,7 @@
 struct sessions;
 struct store;
 struct metrics;
+struct solver;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -24,6 +25,8 @@ struct api_config {
 	struct store *store;
 	struct metrics *metrics;   /* NULL: /metrics answers 503 */
 	int max_session_size;      /* largest n of a session */
+	struct solver *solver;     /* NULL: solving answers 503 */
+	uint64_t max_solve_ms;     /* largest time budget of one solve */
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */

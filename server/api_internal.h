@@ -35,6 +35,7 @@ typedef void api__get_handler(const struct api_config *cfg,
 			      struct api_reply *rp);
 
 api__get_handler api__get_patterns; /* api_patterns.c */
+api__get_handler api__get_scramble; /* api_solve.c */
 
 /* Session routes: id from the path (NULL for /v1/sessions), body NULL when
  * the route takes none or none was sent. */
@@ -51,6 +52,9 @@ api__session_handler api__session_redo;
 api__session_handler api__session_reset;
 api__session_handler api__session_fork;
 api__session_handler api__session_history;
+api__session_handler api__session_solve;   /* api_solve.c */
+api__session_handler api__session_solves;
+api__post_handler api__post_solve;          /* api_solve.c */
 
 /* ---- body fields ------------------------------------------------------ */
 

@@ -58,7 +58,13 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "1000000", 0, UINT64_MAX, "N",                                       \
 	  "sessions the database may hold (0 = no limit)")                     \
 	X("session-cache", "CUBED_SESSION_CACHE", OPT_UINT, session_cache,     \
-	  "1024", 1, 10000000, "N", "sessions kept in memory (LRU)")
+	  "1024", 1, 10000000, "N", "sessions kept in memory (LRU)")          \
+	X("tables", "CUBED_TABLES", OPT_STR, tables, "", 0, 0, "DIR",          \
+	  "where solver tables are cached (default: the --db directory)")      \
+	X("max-solve-ms", "CUBED_MAX_SOLVE_MS", OPT_UINT, max_solve_ms,        \
+	  "10000", 1, 600000, "MS", "largest time budget of one solve")        \
+	X("solver", "CUBED_SOLVER", OPT_UINT, solver, "1", 0, 1, "0|1",        \
+	  "build or load solver tables at start-up (0: solving answers 503)")
 
 static const struct opt {
 	const char *name;
@@ -131,7 +137,8 @@ static int set_value(struct config *cfg, const struct opt *o, const char *v,
 				return -1;
 			}
 		if (v[0] == '\0' && strcmp(o->name, "openapi") != 0 &&
-		    strcmp(o->name, "schema") != 0) {
+		    strcmp(o->name, "schema") != 0 &&
+		    strcmp(o->name, "tables") != 0) {
 			fprintf(err, "cubed: %s: must not be empty\n", where);
 			return -1;
 		}

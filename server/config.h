@@ -27,6 +27,9 @@ struct config {
 	uint64_t max_session_size;    /* largest n of a session */
 	uint64_t max_sessions;        /* 0 = no limit */
 	uint64_t session_cache;       /* sessions kept in memory */
+	const char *tables;           /* solver table cache dir, NULL = db's */
+	uint64_t max_solve_ms;        /* longest time budget of one solve */
+	uint64_t solver;              /* 0 = no solver tables (no solving) */
 };
 
 enum config_result {

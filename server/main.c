@@ -17,6 +17,7 @@
 #include "config.h"
 #include "metrics.h"
 #include "sessions.h"
+#include "solver.h"
 #include "store.h"
 #include "http.h"
 
@@ -142,6 +143,7 @@ int main(int argc, char **argv)
 		.max_moves = cfg.max_moves,
 		.max_work = cfg.max_work,
 		.max_session_size = (int)cfg.max_session_size,
+		.max_solve_ms = cfg.max_solve_ms,
 	};
 
 	/* The database: migrations from --schema, else ./schema, else the
@@ -186,6 +188,23 @@ int main(int argc, char **argv)
 	const char *patterns[64];
 	int npat = api_route_patterns(patterns, 64);
 	api.metrics = metrics_new(patterns, npat);
+
+	/* Solver tables: loaded from (or built and saved to) --tables, by
+	 * default the database's directory, in a background thread. */
+	if (cfg.solver) {
+		char tdir[PATH_MAX];
+		if (cfg.tables) {
+			snprintf(tdir, sizeof tdir, "%s", cfg.tables);
+		} else {
+			snprintf(tdir, sizeof tdir, "%s", cfg.db);
+			char *slash = strrchr(tdir, '/');
+			if (slash)
+				*slash = '\0';
+			else
+				snprintf(tdir, sizeof tdir, ".");
+		}
+		api.solver = solver_start(tdir);
+	}
 	char used[PATH_MAX + 32];
 	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
 				     &api.openapi_len, used, sizeof used);
@@ -212,6 +231,7 @@ int main(int argc, char **argv)
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
 		fprintf(stderr, "cubed: %s\n", err);
+		solver_stop(api.solver);
 		sessions_close(api.sessions);
 		store_close(api.store);
 		metrics_free(api.metrics);
@@ -229,6 +249,7 @@ int main(int argc, char **argv)
 	http_stop(srv);
 	/* every request has been answered: let the writer finish, then close
 	 * the database */
+	solver_stop(api.solver); /* cancels a table build in progress */
 	sessions_close(api.sessions);
 	store_close(api.store);
 	metrics_free(api.metrics);

@@ -169,7 +169,7 @@ static void cache_remove(struct cache *c, const char *id)
 
 /* ------------------------------------------------------------ the writer */
 
-enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE };
+enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE, OP_SOLVE };
 
 struct op {
 	enum op_kind kind;
@@ -178,6 +178,7 @@ struct op {
 	const struct session_write *write;
 	const char *id;          /* OP_DELETE */
 	const char *token;       /* OP_DELETE */
+	struct store_solve *solve; /* OP_SOLVE */
 	/* outputs */
 	int rc;
 	struct session_view view;
@@ -589,10 +590,19 @@ static void *writer_main(void *arg)
 			case OP_DELETE:
 				op->rc = do_delete(s, op);
 				break;
+			case OP_SOLVE:
+				op->rc = store_add_solve(s->store, op->id,
+							 op->solve,
+							 &op->solve->id) ==
+						 STORE_OK
+						 ? SES_OK
+						 : SES_STORE;
+				break;
 			}
 			if (op->rc == SES_OK) {
 				store_release(s->store);
-				events += op->kind != OP_DELETE;
+				events += op->kind == OP_CREATE ||
+					  op->kind == OP_WRITE;
 			} else {
 				store_rollback_to(s->store);
 			}
@@ -610,7 +620,7 @@ static void *writer_main(void *arg)
 			}
 			if (op->rc == SES_OK && op->kind == OP_DELETE)
 				cache_remove(&s->cache, op->id);
-			else if (op->rc == SES_OK)
+			else if (op->rc == SES_OK && op->kind != OP_SOLVE)
 				cache_put(&s->cache, &op->view);
 		}
 
@@ -861,6 +871,17 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 	store_session_free(&row);
 	rc = store_history(s->store, id, after, out, cap);
 	return rc < 0 ? SES_STORE : rc;
+}
+
+int sessions_add_solve(struct sessions *s, const char *id,
+		       struct store_solve *sv)
+{
+	struct op op;
+	memset(&op, 0, sizeof op);
+	op.kind = OP_SOLVE;
+	op.id = id;
+	op.solve = sv;
+	return submit(s, &op);
 }
 
 int sessions_check_token(struct sessions *s, const char *id,

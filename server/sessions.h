@@ -125,6 +125,11 @@ int sessions_fork(struct sessions *s, const char *id, int64_t version,
 int sessions_history(struct sessions *s, const char *id, int64_t after,
 		     struct store_event *out, int cap);
 
+/* Record a solve of session id (through the writer, like every write);
+ * sv->id receives its id. */
+int sessions_add_solve(struct sessions *s, const char *id,
+		       struct store_solve *sv);
+
 /* SES_OK if token is a write token of session id, else SES_UNAUTHORIZED
  * (no token), SES_FORBIDDEN or SES_NOT_FOUND. */
 int sessions_check_token(struct sessions *s, const char *id,

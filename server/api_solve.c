@@ -1,0 +1,530 @@
+/* api_solve.c — solving and scrambling over HTTP: POST /v1/solve, GET
+ * /v1/scramble, and the stored solves of a session (POST/GET
+ * /v1/sessions/{id}/solve(s)). The tables come from the background solver
+ * (solver.h); until they are ready these routes answer 503 with
+ * Retry-After. A cube given in any whole-cube orientation is solved in the
+ * frame it was given in: the moves name the faces as the client holds the
+ * cube, so applying the solution to the given facelets solves it. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api_internal.h"
+#include "problem.h"
+#include "sessions.h"
+#include "solve.h"
+#include "solver.h"
+#include "store.h"
+#include "token.h"
+
+#define SOLVE_MAX_MOVES 64
+
+struct solved {
+	int n;
+	const char *method;
+	cube_move moves[SOLVE_MAX_MOVES];
+	int count;
+	double elapsed_ms;
+	cube_orientation orient;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct deadline {
+	double until;
+};
+
+static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)done;
+	(void)total;
+	return now_ms() > ((struct deadline *)ctx)->until;
+}
+
+static int tables_or_503(const struct api_config *cfg, enum solver_table t,
+			 const void **out, struct api_reply *rp)
+{
+	*out = solver_table(cfg->solver, t);
+	if (*out)
+		return 0;
+	const char *state, *reason;
+	int percent;
+	solver_status(cfg->solver, t, &state, &percent, &reason);
+	json_t *p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+				  "the %s solver tables are %s%s; try again "
+				  "shortly",
+				  t == SOLVER_3X3 ? "3×3" : "2×2", state,
+				  reason ? " (the build failed)" : "");
+	if (p) {
+		json_object_set_new(p, "tables", json_string(state));
+		json_object_set_new(p, "percent", json_integer(percent));
+	}
+	api_reply_header(rp, "Retry-After", "%d", 5);
+	return -1;
+}
+
+/* Where each face of the standard frame sits on the cube as given: turn a
+ * solved cube by the inverse of the orientation's moves and read its
+ * centers. */
+static void frame_map(const cube_orientation *o, int map[6])
+{
+	for (int f = 0; f < 6; f++)
+		map[f] = f;
+	if (!o->moves[0])
+		return;
+	alg_node nodes[32];
+	alg_t a;
+	unsigned char buf[256];
+	cube_t *c = (cube_t *)buf;
+	if (cube_sizeof(3) > sizeof buf ||
+	    alg_parse(&a, nodes, 32, 3, o->moves, strlen(o->moves), NULL,
+		      NULL) < 0)
+		return;
+	cube_init(c, 3);
+	alg_apply(&a, c, 1);
+	for (int g = 0; g < 6; g++)
+		map[cube_get(c, g, 1, 1)] = g;
+}
+
+static const int face_axis[6] = {CUBE_Y, CUBE_X, CUBE_Z, CUBE_Y, CUBE_X,
+				 CUBE_Z};
+
+/* A standard-frame face turn of size n, renamed into the given frame. */
+static cube_move rename_move(cube_move m, int n, const int map[6])
+{
+	int positive = m.lo == 0;
+	static const int pos_face[3] = {CUBE_R, CUBE_U, CUBE_F};
+	static const int neg_face[3] = {CUBE_L, CUBE_D, CUBE_B};
+	int f = positive ? pos_face[m.axis] : neg_face[m.axis];
+	int qt_face = positive ? m.qt : (4 - m.qt) & 3; /* seen from f */
+	int g = map[f];
+	cube_move out;
+	out.axis = (uint8_t)face_axis[g];
+	int g_positive = g == CUBE_R || g == CUBE_U || g == CUBE_F;
+	out.lo = out.hi = (uint16_t)(g_positive ? 0 : n - 1);
+	out.qt = (uint8_t)(g_positive ? qt_face : (4 - qt_face) & 3);
+	return out;
+}
+
+/* Solve a 2×2/3×3 cube c. method NULL = the size's default. */
+static int solve_cube(const struct api_config *cfg, const cube_t *c,
+		      const char *method, int max_length, int timeout_ms,
+		      const char *field, struct solved *out,
+		      struct api_reply *rp)
+{
+	int n = c->n;
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	if (n != 2 && n != 3) {
+		api__bad_field(rp, "not_applicable", field,
+			       "this server solves 2×2 and 3×3 cubes; bigger "
+			       "cubes need the reduction solver (not yet "
+			       "available)");
+		return -1;
+	}
+	const char *def = n == 2 ? "optimal" : "twophase";
+	if (!method)
+		method = def;
+	if (strcmp(method, def) != 0) {
+		json_t *p = api__bad_field(
+			rp, "method_unavailable", "method",
+			"method \"%.20s\" is not available for a %d×%d cube; "
+			"use \"%s\"",
+			method, n, n, def);
+		(void)p;
+		return -1;
+	}
+	out->method = def;
+	struct repr_cubies rc;
+	if (api__cubies_of(c, field, &rc, rp) < 0)
+		return -1;
+	out->orient = rc.orient;
+	const void *tables;
+	if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2, &tables,
+			  rp) < 0)
+		return -1;
+	double t0 = now_ms();
+	int k;
+	if (n == 3) {
+		struct deadline d = {t0 + timeout_ms};
+		solve_limits lim = {
+			.max_length = max_length,
+			.target_length = max_length < 20 ? max_length : 20,
+			.poll = poll_deadline, .ctx = &d,
+		};
+		k = twophase_solve(tables, &rc.c3, &lim, out->moves,
+				   SOLVE_MAX_MOVES);
+	} else {
+		k = solve2_optimal(tables, &rc.c2, out->moves,
+				   SOLVE_MAX_MOVES);
+		if (k > max_length)
+			k = SOLVE_ENOTFOUND;
+	}
+	out->elapsed_ms = now_ms() - t0;
+	if (k == SOLVE_ENOTFOUND) {
+		json_t *p = problem_reply(
+			rp, PROBLEM_INVALID_REQUEST, "no_solution_found",
+			"no solution of at most %d moves was found in %d ms",
+			max_length, timeout_ms);
+		if (p)
+			json_object_set_new(p, "field", json_string("max_length"));
+		return -1;
+	}
+	if (k < 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
+			      "the solver failed: %s", solve_strerror(k));
+		return -1;
+	}
+	int map[6];
+	frame_map(&out->orient, map);
+	for (int i = 0; i < k; i++)
+		out->moves[i] = rename_move(out->moves[i], n, map);
+	out->count = k;
+	return 0;
+}
+
+static json_t *moves_text(const cube_move *m, int count, int n)
+{
+	char buf[512];
+	size_t need = moves_print(m, (size_t)count, n, buf, sizeof buf);
+	return need < sizeof buf ? json_stringn(buf, need) : NULL;
+}
+
+void api__post_solve(const struct api_config *cfg, const json_t *body,
+		     struct api_reply *rp)
+{
+	static const struct api__field fields[] = {
+		{"facelets", FIELD_STRING, 1}, {"method", FIELD_STRING, 0},
+		{"max_length", FIELD_INT, 0},  {"timeout_ms", FIELD_INT, 0},
+		{"target", FIELD_STRING, 0},
+	};
+	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
+		return;
+	const json_t *jm = json_object_get(body, "method");
+	const json_t *jl = json_object_get(body, "max_length");
+	const json_t *jt = json_object_get(body, "timeout_ms");
+	if (json_object_get(body, "target")) {
+		api__bad_field(rp, "method_unavailable", "target",
+			       "solving to a pattern is not available yet");
+		return;
+	}
+	int max_length = 21, timeout_ms = 1000;
+	if (jl) {
+		json_int_t v = json_integer_value(jl);
+		if (v < 0 || v > 30) {
+			json_t *p = api__bad_field(rp, "value_out_of_range",
+						   "max_length",
+						   "max_length is from 0 to 30");
+			if (p)
+				json_object_set_new(p, "limit", json_integer(30));
+			return;
+		}
+		max_length = (int)v;
+	}
+	if (jt) {
+		json_int_t v = json_integer_value(jt);
+		if (v < 1 || v > (json_int_t)cfg->max_solve_ms) {
+			json_t *p = api__bad_field(
+				rp, "value_out_of_range", "timeout_ms",
+				"timeout_ms is from 1 to %" PRIu64
+				" (--max-solve-ms)",
+				cfg->max_solve_ms);
+			if (p)
+				json_object_set_new(
+					p, "limit",
+					json_integer((json_int_t)cfg->max_solve_ms));
+			return;
+		}
+		timeout_ms = (int)v;
+	}
+	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
+	if (!c)
+		return;
+	struct solved s;
+	int rc = solve_cube(cfg, c, jm ? json_string_value(jm) : NULL,
+			    max_length, timeout_ms, "facelets", &s, rp);
+	free(c);
+	if (rc < 0)
+		return;
+	api_reply_json(rp, 200,
+		       json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s.n,
+				 "method", s.method, "solution",
+				 moves_text(s.moves, s.count, s.n), "length",
+				 s.count, "elapsed_ms", s.elapsed_ms,
+				 "orientation", repr_orientation(&s.orient)));
+}
+
+void api__get_scramble(const struct api_config *cfg,
+		       const struct api_request *rq, struct api_reply *rp)
+{
+	static const char *const allowed[] = {"size", "seed", NULL};
+	struct api__query q;
+	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
+		return;
+	int64_t n = 0, seed = 0;
+	int has_n = api__query_int(&q, "size", &n, rp);
+	if (has_n < 0)
+		return;
+	int has_seed = api__query_int(&q, "seed", &seed, rp);
+	if (has_seed < 0)
+		return;
+	if (!has_n) {
+		api__bad_field(rp, "missing_field", "size",
+			       "give the cube size: /v1/scramble?size=3");
+		return;
+	}
+	if (n < 2 || n > CUBE_MAX_N) {
+		json_t *p = api__bad_field(rp, "size_out_of_range", "size",
+					   "size must be from 2 to %d",
+					   CUBE_MAX_N);
+		(void)p;
+		return;
+	}
+	if (has_seed && seed > ((int64_t)1 << 53) - 1) {
+		api__bad_field(rp, "value_out_of_range", "seed",
+			       "seed is from 0 to 2^53-1");
+		return;
+	}
+	if (!has_seed) {
+		uint8_t h[TOKEN_HASH_LEN];
+		char raw[23];
+		token_new_id(raw);
+		token_sha256(raw, strlen(raw), h);
+		memcpy(&seed, h, sizeof seed);
+		seed &= ((int64_t)1 << 53) - 1;
+	}
+	cube_rng r;
+	cube_rng_seed(&r, (uint64_t)seed);
+	cube_move *m = NULL;
+	int count = 0;
+	const char *kind;
+	if (n == 2 || n == 3) {
+		/* random state: a uniform state, then its solution inverted */
+		kind = "random-state";
+		const void *tables;
+		if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
+				  &tables, rp) < 0)
+			return;
+		m = malloc(SOLVE_MAX_MOVES * sizeof *m);
+		if (n == 3) {
+			cubie3 c;
+			cubie3_random(&r, &c);
+			solve_limits lim = {.max_length = 21, .target_length = 20};
+			count = twophase_solve(tables, &c, &lim, m,
+					       SOLVE_MAX_MOVES);
+		} else {
+			cubie2 c;
+			cubie2_random(&r, &c);
+			count = solve2_optimal(tables, &c, m, SOLVE_MAX_MOVES);
+		}
+		if (count < 0) {
+			free(m);
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
+				      "the solver failed: %s",
+				      solve_strerror(count));
+			return;
+		}
+		/* invert: reverse, each quarter-turn count negated */
+		for (int i = 0; i < count / 2; i++) {
+			cube_move t = m[i];
+			m[i] = m[count - 1 - i];
+			m[count - 1 - i] = t;
+		}
+		for (int i = 0; i < count; i++)
+			m[i].qt = (uint8_t)((4 - m[i].qt) & 3);
+	} else {
+		kind = "random-move";
+		int len = scramble_length((int)n);
+		m = malloc((size_t)len * sizeof *m);
+		count = m ? scramble_moves(&r, (int)n, m, len) : -1;
+		if (count < 0) {
+			free(m);
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+				      "out of memory");
+			return;
+		}
+	}
+	size_t need = moves_print(m, (size_t)count, (int)n, NULL, 0);
+	char *text = malloc(need + 1);
+	cube_t *c = malloc(cube_sizeof((int)n));
+	if (!text || !c) {
+		free(text);
+		free(c);
+		free(m);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	moves_print(m, (size_t)count, (int)n, text, need + 1);
+	cube_init(c, (int)n);
+	cube_apply_moves(c, m, (size_t)count);
+	json_t *o = json_pack("{s:I, s:s, s:I, s:s#, s:i, s:o}", "size",
+			      (json_int_t)n, "kind", kind, "seed",
+			      (json_int_t)seed, "moves", text, (int)need,
+			      "length", count, "facelets", repr_facelets(c));
+	free(text);
+	free(c);
+	free(m);
+	api_reply_json(rp, 200, o);
+}
+
+/* ---- session solves --------------------------------------------------- */
+
+static json_t *iso_time(int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	char buf[40];
+	size_t k = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + k, sizeof buf - k, ".%03dZ", (int)(ms % 1000));
+	return json_string(buf);
+}
+
+static json_t *solve_json(const char *sid, const struct store_solve *s)
+{
+	return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:f, s:o}", "id",
+			 (json_int_t)s->id, "session_id", sid, "version",
+			 (json_int_t)s->version, "method", s->method,
+			 "solution", s->solution, "length", s->length,
+			 "elapsed_ms", s->elapsed_ms, "created_at",
+			 iso_time(s->created_at));
+}
+
+/* The session, or a problem (404 also for a private one without its
+ * token). */
+static int session_for(const struct api_config *cfg,
+		       const struct api_request *rq, const char *id,
+		       struct session_view *v, struct api_reply *rp)
+{
+	if (!cfg->sessions) {
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_database",
+			      "this server runs without a session database");
+		return -1;
+	}
+	int rc = sessions_get(cfg->sessions, id, -1, v);
+	if (rc == SES_OK && v->is_private) {
+		const char *h = rq->header ? rq->header(rq->header_cls,
+							"Authorization")
+					   : NULL;
+		const char *tok = h && strncmp(h, "Bearer ", 7) == 0 ? h + 7
+								     : NULL;
+		if (sessions_check_token(cfg->sessions, id, tok) != SES_OK) {
+			session_view_free(v);
+			rc = SES_NOT_FOUND;
+		}
+	}
+	if (rc != SES_OK) {
+		problem_reply(rp, rc == SES_NOT_FOUND ? PROBLEM_NOT_FOUND
+						      : PROBLEM_INTERNAL_ERROR,
+			      rc == SES_NOT_FOUND ? "no_such_session" : "database",
+			      "%s", sessions_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+void api__session_solve(const struct api_config *cfg,
+			const struct api_request *rq, const char *id,
+			const json_t *body, struct api_reply *rp)
+{
+	const char *method = NULL;
+	if (body) {
+		static const struct api__field fields[] = {
+			{"method", FIELD_STRING, 0},
+		};
+		if (api__check_fields(body, NULL, fields, 1, rp) < 0)
+			return;
+		const json_t *jm = json_object_get(body, "method");
+		method = jm ? json_string_value(jm) : NULL;
+	}
+	struct session_view v;
+	if (session_for(cfg, rq, id, &v, rp) < 0)
+		return;
+	cube_t *c = malloc(cube_sizeof(v.size));
+	if (!c || cube_from_facelets(c, v.size, v.facelets, strlen(v.facelets),
+				     NULL) < 0) {
+		free(c);
+		session_view_free(&v);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "a stored state could not be read");
+		return;
+	}
+	struct solved s;
+	int rc = solve_cube(cfg, c, method, 21, (int)cfg->max_solve_ms,
+			    "session", &s, rp);
+	free(c);
+	if (rc < 0) {
+		session_view_free(&v);
+		return;
+	}
+	char text[512];
+	moves_print(s.moves, (size_t)s.count, s.n, text, sizeof text);
+	struct store_solve sv = {
+		.version = v.version, .solution = text, .length = s.count,
+		.elapsed_ms = s.elapsed_ms,
+	};
+	snprintf(sv.method, sizeof sv.method, "%s", s.method);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (sessions_add_solve(cfg->sessions, id, &sv) != SES_OK) {
+		session_view_free(&v);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+			      "the solve could not be stored");
+		return;
+	}
+	api_reply_json(rp, 201, solve_json(id, &sv));
+	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v.version);
+	session_view_free(&v);
+}
+
+void api__session_solves(const struct api_config *cfg,
+			 const struct api_request *rq, const char *id,
+			 const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	static const char *const allowed[] = {"after", "limit", NULL};
+	struct api__query q;
+	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
+		return;
+	int64_t after = 0, limit = 100;
+	if (api__query_int(&q, "after", &after, rp) < 0 ||
+	    api__query_int(&q, "limit", &limit, rp) < 0)
+		return;
+	if (limit < 1 || limit > 1000) {
+		api__bad_field(rp, "value_out_of_range", "limit",
+			       "limit is from 1 to 1000");
+		return;
+	}
+	struct session_view v;
+	if (session_for(cfg, rq, id, &v, rp) < 0)
+		return;
+	session_view_free(&v);
+	struct store_solve *sv = malloc((size_t)(limit + 1) * sizeof *sv);
+	int k = sv ? store_list_solves(cfg->store, id, after, sv,
+				       (int)limit + 1)
+		   : -1;
+	if (k < 0) {
+		free(sv);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+			      "the solves could not be read");
+		return;
+	}
+	json_t *arr = json_array();
+	int shown = k > limit ? (int)limit : k;
+	for (int i = 0; i < shown; i++)
+		json_array_append_new(arr, solve_json(id, &sv[i]));
+	json_t *next = k > limit ? json_integer(sv[shown - 1].id) : json_null();
+	for (int i = 0; i < k; i++)
+		store_solve_free(&sv[i]);
+	free(sv);
+	api_reply_json(rp, 200, json_pack("{s:o, s:o}", "solves", arr, "next",
+					  next));
+}

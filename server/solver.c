@@ -1,0 +1,194 @@
+/* solver.c — builds or loads the solver tables in a background thread
+ * (see solver.h). A cache file is written to a temporary name and renamed,
+ * so a crash mid-write never leaves a truncated table under the real name;
+ * every loaded file is checked (size and checksum) before use. */
+#include "solver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "solve.h"
+
+struct table {
+	const char *file;
+	size_t (*size)(void);
+	int (*init)(void *, size_t, solve_poll_fn, void *);
+	int (*check)(const void *, size_t);
+	void *buf;
+	_Atomic int state; /* 0 loading, 1 building, 2 ready, 3 failed */
+	_Atomic int percent;
+	char reason[160];
+};
+
+struct solver {
+	char dir[1024];
+	pthread_t thread;
+	int started;
+	_Atomic int stop;
+	struct table t[SOLVER_NTABLES];
+};
+
+struct build {
+	struct table *t;
+	struct solver *s;
+};
+
+static int poll_cb(void *ctx, uint64_t done, uint64_t total)
+{
+	struct table *t = ((struct build *)ctx)->t;
+	struct solver *s = ((struct build *)ctx)->s;
+	if (total)
+		atomic_store(&t->percent, (int)(done * 100 / total));
+	return atomic_load(&s->stop);
+}
+
+static int read_all(const char *path, void *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size != size) {
+		close(fd);
+		return -1;
+	}
+	size_t got = 0;
+	while (got < size) {
+		ssize_t k = read(fd, (char *)buf + got, size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			close(fd);
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	close(fd);
+	return 0;
+}
+
+static int write_all(const char *path, const void *buf, size_t size)
+{
+	char tmp[1200];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	size_t put = 0;
+	while (put < size) {
+		ssize_t k = write(fd, (const char *)buf + put, size - put);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+		put += (size_t)k;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void *main_loop(void *arg)
+{
+	struct solver *s = arg;
+	/* the small 2×2 table first: it is ready in a fraction of a second */
+	static const enum solver_table order[] = {SOLVER_2X2, SOLVER_3X3};
+	for (int i = 0; i < SOLVER_NTABLES && !atomic_load(&s->stop); i++) {
+		struct table *t = &s->t[order[i]];
+		size_t size = t->size();
+		t->buf = malloc(size);
+		if (!t->buf) {
+			snprintf(t->reason, sizeof t->reason, "out of memory");
+			atomic_store(&t->state, 3);
+			continue;
+		}
+		char path[1100];
+		snprintf(path, sizeof path, "%s/%s", s->dir, t->file);
+		if (read_all(path, t->buf, size) == 0 &&
+		    t->check(t->buf, size) == 0) {
+			atomic_store(&t->state, 2);
+			continue;
+		}
+		atomic_store(&t->state, 1);
+		struct build ctx = {t, s};
+		int rc = t->init(t->buf, size, poll_cb, &ctx);
+		if (rc < 0) {
+			snprintf(t->reason, sizeof t->reason, "%s",
+				 rc == SOLVE_ECANCELLED ? "cancelled"
+							: solve_strerror(rc));
+			atomic_store(&t->state, 3);
+			continue;
+		}
+		atomic_store(&t->state, 2);
+		if (write_all(path, t->buf, size) < 0)
+			fprintf(stderr,
+				"cubed: warning: cannot cache solver tables "
+				"in %s: %s (they will be rebuilt next start)\n",
+				path, strerror(errno));
+	}
+	return NULL;
+}
+
+struct solver *solver_start(const char *dir)
+{
+	struct solver *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	snprintf(s->dir, sizeof s->dir, "%s", dir);
+	mkdir(dir, 0755);
+	s->t[SOLVER_3X3] = (struct table){
+		.file = "cubed-tables-3x3.bin", .size = twophase_table_size,
+		.init = twophase_table_init, .check = twophase_table_check};
+	s->t[SOLVER_2X2] = (struct table){
+		.file = "cubed-tables-2x2.bin", .size = solve2_table_size,
+		.init = solve2_table_init, .check = solve2_table_check};
+	if (pthread_create(&s->thread, NULL, main_loop, s) != 0) {
+		free(s);
+		return NULL;
+	}
+	s->started = 1;
+	return s;
+}
+
+void solver_stop(struct solver *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stop, 1);
+	if (s->started)
+		pthread_join(s->thread, NULL);
+	for (int i = 0; i < SOLVER_NTABLES; i++)
+		free(s->t[i].buf);
+	free(s);
+}
+
+const void *solver_table(struct solver *s, enum solver_table t)
+{
+	if (!s || atomic_load(&s->t[t].state) != 2)
+		return NULL;
+	return s->t[t].buf;
+}
+
+void solver_status(struct solver *s, enum solver_table t, const char **state,
+		   int *percent, const char **reason)
+{
+	static const char *const names[] = {"loading", "building", "ready",
+					    "failed"};
+	int st = s ? atomic_load(&s->t[t].state) : 3;
+	*state = names[st];
+	*percent = s ? atomic_load(&s->t[t].percent) : 0;
+	*reason = s && st == 3 ? s->t[t].reason : NULL;
+}

@@ -1,0 +1,29 @@
+/* solver.h — the solver tables of a running server: built (or loaded from
+ * a cache file beside the database) by a background thread at start-up,
+ * so no request ever waits on seconds of set-up or sees a half-built
+ * table. Until a table is ready, requests that need it get 503 with
+ * Retry-After. */
+#ifndef CUBED_SOLVER_H
+#define CUBED_SOLVER_H
+
+#include <stddef.h>
+
+struct solver;
+
+enum solver_table { SOLVER_3X3, SOLVER_2X2, SOLVER_NTABLES };
+
+/* Start the background thread. Tables are cached as files in dir (created
+ * if missing); a file that fails its checksum is rebuilt. */
+struct solver *solver_start(const char *dir);
+/* Cancel a build in progress, wait for the thread, free the tables. */
+void solver_stop(struct solver *s);
+
+/* The table, or NULL while it is not ready (or failed). */
+const void *solver_table(struct solver *s, enum solver_table t);
+
+/* "ready", "loading", "building", "failed" (and a percentage while
+ * building; a reason when failed), for /readyz. */
+void solver_status(struct solver *s, enum solver_table t, const char **state,
+		   int *percent, const char **reason);
+
+#endif

@@ -276,8 +276,9 @@ void api__get_scramble(const struct api_config *cfg,
 	if (has_seed < 0)
 		return;
 	if (!has_n) {
-		api__bad_field(rp, "missing_field", "size",
-			       "give the cube size: /v1/scramble?size=3");
+		api__bad_field(rp, "missing_parameter", "size",
+			       "query parameter \"size\" is required: "
+			       "/v1/scramble?size=3");
 		return;
 	}
 	if (n < 2 || n > CUBE_MAX_N) {

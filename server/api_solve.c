@@ -57,11 +57,20 @@ static int tables_or_503(const struct api_config *cfg, enum solver_table t,
 	const char *state, *reason;
 	int percent;
 	solver_status(cfg->solver, t, &state, &percent, &reason);
-	json_t *p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+	json_t *p;
+	if (!cfg->solver) {
+		/* the name /readyz gives this state */
+		state = "off";
+		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+				  "this server runs without solver tables "
+				  "(--solver 0)");
+	} else {
+		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
 				  "the %s solver tables are %s%s; try again "
 				  "shortly",
 				  t == SOLVER_3X3 ? "3×3" : "2×2", state,
 				  reason ? " (the build failed)" : "");
+	}
 	if (p) {
 		json_object_set_new(p, "tables", json_string(state));
 		json_object_set_new(p, "percent", json_integer(percent));

@@ -161,7 +161,13 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 		return -1;
 	double t0 = now_ms();
 	int k;
-	if (n == 3) {
+	if (n == 3 && max_length == 0) {
+		/* core reads a 0 limit as its default (21): only a solved cube
+		 * has a 0-move solution */
+		cubie3 id;
+		cubie3_solved(&id);
+		k = memcmp(&id, &rc.c3, sizeof id) == 0 ? 0 : SOLVE_ENOTFOUND;
+	} else if (n == 3) {
 		struct deadline d = {t0 + timeout_ms};
 		solve_limits lim = {
 			.max_length = max_length,

@@ -515,8 +515,10 @@ void api__session_solves(const struct api_config *cfg,
 	    api__query_int(&q, "limit", &limit, rp) < 0)
 		return;
 	if (limit < 1 || limit > 1000) {
-		api__bad_field(rp, "value_out_of_range", "limit",
-			       "limit is from 1 to 1000");
+		json_t *p = api__bad_field(rp, "value_out_of_range", "limit",
+					   "limit is from 1 to 1000");
+		if (p)
+			json_object_set_new(p, "limit", json_integer(1000));
 		return;
 	}
 	struct session_view v;

@@ -71,7 +71,8 @@ test: $(BUILD)/cubed $(BUILD)/run_tests
 # check never skips itself.
 contract: $(BUILD)/cubed
 	npm ci --prefix tests/contract --no-audit --no-fund
-	node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(TABLES) node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema
 
 sanitize:
 	$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test

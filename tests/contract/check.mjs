@@ -17,6 +17,11 @@
 // Finally every operation of the contract must have been exercised, so a
 // route added to openapi.yaml without a case here fails too.
 //
+// The solving routes need the solver tables: the main server uses
+// $CUBED_TABLES when set (make contract passes the shared cache, as make
+// test does), else builds them in its own directory; the check waits (at
+// most 120 s) until /readyz says both are ready before sending them.
+//
 // Usage: node check.mjs <cubed binary> <openapi.yaml> [schema dir]
 // Exit status 0 when everything matches, 1 with a report otherwise.
 
@@ -91,16 +96,45 @@ async function startServer(extra = []) {
 	srv.base = `http://127.0.0.1:${srv.port}`;
 	return srv;
 }
+// Poll /readyz (outside the checked exchanges) until both sizes' solver
+// tables are ready; throw after `seconds`, saying what they were.
+async function waitTables(srv, seconds = 120) {
+	const until = Date.now() + seconds * 1000;
+	let last = '(no answer)';
+	while (Date.now() < until) {
+		try {
+			const r = await fetch(srv.base + '/readyz');
+			const j = await r.json();
+			last = JSON.stringify(j.solver);
+			if (j.solver?.['3x3']?.tables === 'ready' && j.solver?.['2x2']?.tables === 'ready') return;
+			if (['failed', 'off'].includes(j.solver?.['3x3']?.tables) || ['failed', 'off'].includes(j.solver?.['2x2']?.tables))
+				break;
+		} catch (e) {
+			last = e.message;
+		}
+		await new Promise((ok) => setTimeout(ok, 200));
+	}
+	throw new Error(`the solver tables were not ready within ${seconds} s: /readyz solver ${last}`);
+}
+
+const tableDirs = [];
+async function stopServer(s) {
+	if (s.child.exitCode === null && s.child.signalCode === null) {
+		const done = new Promise((ok) => s.child.on('exit', ok));
+		s.child.kill('SIGTERM');
+		// a pending timer would keep node alive for its 10 s
+		let timer;
+		await Promise.race([done, new Promise((ok) => { timer = setTimeout(ok, 10000); })]);
+		clearTimeout(timer);
+		if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+	}
+}
 async function stopServers() {
 	for (const s of servers) {
-		if (s.child.exitCode === null) {
-			const done = new Promise((ok) => s.child.on('exit', ok));
-			s.child.kill('SIGTERM');
-			await Promise.race([done, new Promise((ok) => setTimeout(ok, 10000))]);
-			if (s.child.exitCode === null) s.child.kill('SIGKILL');
-		}
+		await stopServer(s);
 		rmSync(s.dir, { recursive: true, force: true });
 	}
+	for (const d of tableDirs) rmSync(d, { recursive: true, force: true });
 }
 
 // ---- matching a request to its operation --------------------------------
@@ -307,7 +341,7 @@ async function main() {
 		{ name: 'contract head', method: 'HEAD', path: '/openapi.yaml', status: 200 },
 		{ name: 'contract preflight', method: 'OPTIONS', path: '/openapi.yaml', status: 204 },
 		{ name: 'ready', method: 'GET', path: '/readyz', status: 200,
-			check: (j) => expect(j.database === 'ok', 'database is not ok') },
+			check: (j) => expect(j.database === 'ok' && j.solver && j.solver['3x3'] && j.solver['2x2'], 'database is not ok, or no solver member') },
 		{ name: 'ready head', method: 'HEAD', path: '/readyz', status: 200 },
 		{ name: 'ready preflight', method: 'OPTIONS', path: '/readyz', status: 204 },
 		{ name: 'ready 405', method: 'DELETE', path: '/readyz', status: 405 },
@@ -376,6 +410,75 @@ async function main() {
 	];
 	for (const c of stateless) await run(c, srv);
 
+	// solving: once the tables are ready
+	await waitTables(srv);
+	const SCRAMBLED = 'LBURUDLLDBFFLRURDDBULBFFDBBRRULDLDFRUDUFLDFBBRUFRBUFRL'; // seed 42
+	const TURNED = 'LFBUFBBBDRRULDLDFRUDBDLBUFFFULUBRRRFDLLDURUBLRLBDRFDUF'; // that, then x y'
+	const SOLVED2 = 'UUUURRRRFFFFDDDDLLLLBBBB';
+	const SOLVED4 = 'U'.repeat(16) + 'R'.repeat(16) + 'F'.repeat(16) + 'D'.repeat(16) + 'L'.repeat(16) + 'B'.repeat(16);
+	const TWISTED = 'UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB';
+	const problem = (code, field) => (j) => expect(j.code === code && (field === undefined || j.field === field),
+		`not ${code}${field ? ' on ' + field : ''}: ${JSON.stringify(j)}`);
+	const solving = [
+		{ name: 'ready solver', method: 'GET', path: '/readyz', status: 200,
+			check: (j) => expect(j.solver['3x3'].tables === 'ready' && j.solver['2x2'].tables === 'ready', 'tables not ready') },
+		{ name: 'solve', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R }, status: 200,
+			check: (j) => expect(j.solution === "R'" && j.length === 1 && j.method === 'twophase' && j.size === 3, `not R': ${JSON.stringify(j)}`) },
+		{ name: 'solve limits', method: 'POST', path: '/v1/solve', body: { facelets: SCRAMBLED, method: 'twophase', max_length: 21, timeout_ms: 2000 }, status: 200,
+			check: (j) => expect(j.length <= 21 && j.solution.split(' ').length === j.length, 'length') },
+		{ name: 'solve turned', method: 'POST', path: '/v1/solve', body: { facelets: TURNED }, status: 200,
+			check: (j) => expect(j.orientation.up === 'F' && j.orientation.front === 'L', `orientation ${JSON.stringify(j.orientation)}`) },
+		{ name: 'solve solved', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED3, max_length: 0 }, status: 200,
+			check: (j) => expect(j.solution === '' && j.length === 0, 'not empty') },
+		{ name: 'solve 2x2', method: 'POST', path: '/v1/solve', body: { facelets: 'RUBDLFUFDFDBFLDUURLRRBLB', method: 'optimal', max_length: 11 }, status: 200,
+			check: (j) => expect(j.size === 2 && j.method === 'optimal' && j.length <= 8, `2×2: ${JSON.stringify(j)}`) },
+		{ name: 'solve 2x2 solved', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED2 }, status: 200,
+			check: (j) => expect(j.length === 0, 'not empty') },
+		{ name: 'solve 400', method: 'POST', path: '/v1/solve', raw: '{"facelets": "', status: 400 },
+		{ name: 'solve 405', method: 'GET', path: '/v1/solve', status: 405 },
+		{ name: 'solve 413', method: 'POST', path: '/v1/solve', raw: big, status: 413 },
+		{ name: 'solve 415', method: 'POST', path: '/v1/solve', raw: '{}', headers: { 'Content-Type': 'text/plain' }, status: 415 },
+		{ name: 'solve 422 missing', method: 'POST', path: '/v1/solve', body: {}, status: 422, check: problem('missing_field', 'facelets') },
+		{ name: 'solve 422 field', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, size: 3 }, status: 422, check: problem('unknown_field', 'size') },
+		{ name: 'solve 422 type', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, max_length: '5' }, status: 422, check: problem('wrong_type', 'max_length') },
+		{ name: 'solve 422 facelets', method: 'POST', path: '/v1/solve', body: { facelets: 'UUUUUUX' }, status: 422 },
+		{ name: 'solve 422 invalid cube', method: 'POST', path: '/v1/solve', body: { facelets: TWISTED }, status: 422,
+			check: (j) => expect(j.type === 'urn:cubed:problem:invalid_cube' && j.errors[0].code === 'twist', 'not invalid_cube twist') },
+		{ name: 'solve 422 size', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED4 }, status: 422, check: problem('not_applicable', 'facelets') },
+		{ name: 'solve 422 method', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED2, method: 'twophase' }, status: 422, check: problem('method_unavailable', 'method') },
+		{ name: 'solve 422 target', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, target: 'cross' }, status: 422, check: problem('method_unavailable', 'target') },
+		{ name: 'solve 422 max_length', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, max_length: 31 }, status: 422,
+			check: (j) => expect(j.code === 'value_out_of_range' && j.field === 'max_length' && j.limit === 30, 'not out of range, limit 30') },
+		{ name: 'solve 422 timeout', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, timeout_ms: 0 }, status: 422,
+			check: (j) => expect(j.code === 'value_out_of_range' && j.field === 'timeout_ms' && j.limit === 10000, 'not out of range, limit 10000') },
+		{ name: 'solve 422 no solution', method: 'POST', path: '/v1/solve', body: { facelets: SCRAMBLED, max_length: 5 }, status: 422, check: problem('no_solution_found', 'max_length') },
+		{ name: 'solve 422 no solution at 0', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, max_length: 0 }, status: 422, check: problem('no_solution_found', 'max_length') },
+		{ name: 'solve preflight', method: 'OPTIONS', path: '/v1/solve', status: 204 },
+
+		{ name: 'scramble', method: 'GET', path: '/v1/scramble?size=3&seed=42', status: 200,
+			check: (j) => expect(j.kind === 'random-state' && j.seed === 42 && j.facelets === SCRAMBLED && j.length <= 21, `not seed 42's: ${JSON.stringify(j)}`) },
+		{ name: 'scramble 2x2', method: 'GET', path: '/v1/scramble?size=2&seed=7', status: 200,
+			check: (j) => expect(j.kind === 'random-state' && j.length <= 11, 'not random-state ≤ 11') },
+		{ name: 'scramble 4x4', method: 'GET', path: '/v1/scramble?size=4', status: 200,
+			check: (j) => expect(j.kind === 'random-move' && j.length === 40 && Number.isSafeInteger(j.seed), 'not random-move 40 with a seed') },
+		{ name: 'scramble big seed', method: 'GET', path: '/v1/scramble?size=5&seed=9007199254740991', status: 200,
+			check: (j) => expect(j.length === 60 && j.seed === 9007199254740991, 'not 60 moves from the largest seed') },
+		{ name: 'scramble head', method: 'HEAD', path: '/v1/scramble?size=3&seed=1', status: 200 },
+		{ name: 'scramble head 422', method: 'HEAD', path: '/v1/scramble?size=1', status: 422 },
+		{ name: 'scramble 405', method: 'POST', path: '/v1/scramble', raw: '', status: 405 },
+		{ name: 'scramble 422 size', method: 'GET', path: '/v1/scramble?size=1025', status: 422, check: problem('size_out_of_range', 'size') },
+		{ name: 'scramble 422 missing', method: 'GET', path: '/v1/scramble', status: 422, check: problem('missing_parameter', 'size') },
+		{ name: 'scramble 422 seed', method: 'GET', path: '/v1/scramble?size=3&seed=9007199254740992', status: 422, check: problem('value_out_of_range', 'seed') },
+		{ name: 'scramble 422 parameter', method: 'GET', path: '/v1/scramble?size=3&n=1', status: 422, check: problem('unknown_parameter', 'n') },
+		{ name: 'scramble preflight', method: 'OPTIONS', path: '/v1/scramble', status: 204 },
+	];
+	for (const c of solving) await run(c, srv);
+	// the same seed, the same scramble
+	const again = await run({ name: 'scramble again', method: 'GET', path: '/v1/scramble?size=3&seed=42', status: 200 }, srv);
+	const once = await run({ name: 'scramble once more', method: 'GET', path: '/v1/scramble?size=3&seed=42', status: 200 }, srv);
+	if (again.json && once.json && JSON.stringify(again.json) !== JSON.stringify(once.json))
+		failures.push(`scramble seed 42 twice differs:\n    ${JSON.stringify(again.json)}\n    ${JSON.stringify(once.json)}`);
+
 	// sessions
 	const s = '/v1/sessions';
 	const created = (await run({ name: 'create', method: 'POST', path: s, body: { size: 3, title: 'contract' }, status: 201,
@@ -411,6 +514,11 @@ async function main() {
 	];
 	for (const c of seeded) await run(c, srv);
 	const priv = (await run({ name: 'create private', method: 'POST', path: s, body: { size: 2, visibility: 'private', title: 'p' }, status: 201 }, srv)).json;
+	const solveSes = (await run({ name: 'create to solve', method: 'POST', path: s, body: { size: 3, scramble: true, seed: 42 }, status: 201 }, srv)).json;
+	const bigSes = (await run({ name: 'create 4x4', method: 'POST', path: s, body: { size: 4 }, status: 201 }, srv)).json;
+	if (!priv || !solveSes || !bigSes) throw new Error(`cannot create sessions; failures so far:\n${failures.join('\n')}`);
+	const solvePath = `${s}/${solveSes.id}`;
+	await run({ name: 'moves to solve', method: 'POST', path: `${solvePath}/moves`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, body: { moves: "x y'" }, status: 200 }, srv);
 
 	const cases = [
 		{ name: 'get', method: 'GET', path, status: 200 },
@@ -527,6 +635,38 @@ async function main() {
 		{ name: 'reset 422', method: 'POST', path: `${path}/reset`, headers: auth, body: { to: 0 }, status: 422 },
 		{ name: 'reset preflight', method: 'OPTIONS', path: `${path}/reset`, status: 204 },
 
+		{ name: 'session solve', method: 'POST', path: `${solvePath}/solve`, status: 201,
+			check: (j, res) => expect(j.session_id === solveSes.id && j.version === 1 && j.length > 0 && res.headers.get('etag') === '"v1"', `not a solve of v1: ${JSON.stringify(j)}`) },
+		{ name: 'session solve method', method: 'POST', path: `${solvePath}/solve`, body: { method: 'twophase' }, status: 201 },
+		{ name: 'session solve private', method: 'POST', path: `${s}/${priv.id}/solve`, headers: { Authorization: `Bearer ${priv.write_token}` }, body: {}, status: 201,
+			check: (j) => expect(j.method === 'optimal' && j.length === 0, 'the private 2×2 is solved: optimal, 0 moves') },
+		{ name: 'session solve private 404', method: 'POST', path: `${s}/${priv.id}/solve`, status: 404 },
+		{ name: 'session solve 400', method: 'POST', path: `${solvePath}/solve`, raw: '{"method"', status: 400 },
+		{ name: 'session solve 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/solve`, status: 404 },
+		{ name: 'session solve 405', method: 'GET', path: `${solvePath}/solve`, status: 405 },
+		{ name: 'session solve 413', method: 'POST', path: `${solvePath}/solve`, raw: big, status: 413 },
+		{ name: 'session solve 415', method: 'POST', path: `${solvePath}/solve`, headers: { 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
+		{ name: 'session solve 422 field', method: 'POST', path: `${solvePath}/solve`, body: { max_length: 3 }, status: 422, check: problem('unknown_field', 'max_length') },
+		{ name: 'session solve 422 method', method: 'POST', path: `${solvePath}/solve`, body: { method: 'optimal' }, status: 422, check: problem('method_unavailable', 'method') },
+		{ name: 'session solve 422 size', method: 'POST', path: `${s}/${bigSes.id}/solve`, status: 422, check: problem('not_applicable', 'session') },
+		{ name: 'session solve preflight', method: 'OPTIONS', path: `${solvePath}/solve`, status: 204 },
+		{ name: 'solves', method: 'GET', path: `${solvePath}/solves`, status: 200,
+			check: (j) => expect(j.solves.length === 2 && j.solves[0].id < j.solves[1].id && j.next === null, `2 solves, increasing: ${JSON.stringify(j).slice(0, 300)}`) },
+		{ name: 'solves page', method: 'GET', path: `${solvePath}/solves?limit=1`, status: 200,
+			check: (j) => expect(j.solves.length === 1 && j.next === j.solves[0].id, 'next is not the last id') },
+		{ name: 'solves after', method: 'GET', path: `${solvePath}/solves?after=0&limit=1000`, status: 200 },
+		{ name: 'solves head', method: 'HEAD', path: `${solvePath}/solves`, status: 200 },
+		{ name: 'solves head 404', method: 'HEAD', path: `${s}/${priv.id}/solves`, status: 404 },
+		{ name: 'solves private 404', method: 'GET', path: `${s}/${priv.id}/solves`, status: 404 },
+		{ name: 'solves private', method: 'GET', path: `${s}/${priv.id}/solves`, headers: { Authorization: `Bearer ${priv.write_token}` }, status: 200,
+			check: (j) => expect(j.solves.length === 1, 'the private session has one solve') },
+		{ name: 'solves 404', method: 'GET', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/solves`, status: 404 },
+		{ name: 'solves 405', method: 'POST', path: `${solvePath}/solves`, raw: '', status: 405 },
+		{ name: 'solves 422 limit', method: 'GET', path: `${solvePath}/solves?limit=0`, status: 422,
+			check: (j) => expect(j.code === 'value_out_of_range' && j.limit === 1000, 'not out of range, limit 1000') },
+		{ name: 'solves 422 parameter', method: 'GET', path: `${solvePath}/solves?version=1`, status: 422, check: problem('unknown_parameter', 'version') },
+		{ name: 'solves preflight', method: 'OPTIONS', path: `${solvePath}/solves`, status: 204 },
+
 		{ name: 'metrics', method: 'GET', path: '/metrics', status: 200,
 			check: (j, res, text) => {
 				expect(text.includes('cubed_http_requests_total{route="/v1/sessions/{id}/moves",status="200"}'), 'no moves 200 count');
@@ -540,6 +680,28 @@ async function main() {
 		{ name: 'deleted 404', method: 'GET', path, status: 404 },
 	];
 	for (const c of cases) await run(c, srv);
+
+	// 503 tables_not_ready: a server building its tables in an empty
+	// directory, asked at once (the 3×3 tables take seconds), and one
+	// run with --solver 0 (tables off for good)
+	const fresh = mkdtempSync(join(tmpdir(), 'cubed-contract-tables-'));
+	tableDirs.push(fresh);
+	const building = await startServer(['--tables', fresh]);
+	await run({ name: 'solve 503', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R }, status: 503,
+		check: (j, res) => expect(j.code === 'tables_not_ready' && ['loading', 'building'].includes(j.tables) && res.headers.get('retry-after') !== null,
+			`not tables_not_ready loading/building with Retry-After: ${JSON.stringify(j)}`) }, building);
+	await stopServer(building);
+	const off = await startServer(['--solver', '0']);
+	await run({ name: 'ready off', method: 'GET', path: '/readyz', status: 200,
+		check: (j) => expect(j.solver['3x3'].tables === 'off' && j.solver['2x2'].tables === 'off', 'tables not off') }, off);
+	await run({ name: 'solve 503 off', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED2 }, status: 503,
+		check: (j) => expect(j.code === 'tables_not_ready' && j.tables === 'off', 'not tables off') }, off);
+	await run({ name: 'scramble 503', method: 'GET', path: '/v1/scramble?size=3', status: 503 }, off);
+	await run({ name: 'scramble head 503', method: 'HEAD', path: '/v1/scramble?size=2', status: 503 }, off);
+	const offSes = (await run({ name: 'create off', method: 'POST', path: s, body: { size: 3 }, status: 201 }, off)).json;
+	if (offSes)
+		await run({ name: 'session solve 503', method: 'POST', path: `${s}/${offSes.id}/solve`, status: 503,
+			check: (j) => expect(j.code === 'tables_not_ready', 'not tables_not_ready') }, off);
 
 	// 503: a server that may hold one session
 	const small = await startServer(['--max-sessions', '1']);

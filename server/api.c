@@ -862,6 +862,7 @@ static void get_metrics(const struct api_config *cfg,
 				       le[i], (unsigned long long)cum);
 		}
 		metrics_printf(&b,
+			       "cubed_commit_batch_size_sum %llu\n"
 			       "cubed_commit_batch_size_count %llu\n"
 			       "# HELP cubed_session_cache_hits_total Reads "
 			       "served from the session cache.\n"
@@ -871,6 +872,7 @@ static void get_metrics(const struct api_config *cfg,
 			       "that went to the database.\n"
 			       "# TYPE cubed_session_cache_misses_total counter\n"
 			       "cubed_session_cache_misses_total %llu\n",
+			       (unsigned long long)st.writes,
 			       (unsigned long long)cum,
 			       (unsigned long long)st.cache_hits,
 			       (unsigned long long)st.cache_misses);

@@ -669,6 +669,9 @@ void api__session_fork(const struct api_config *cfg,
 		return;
 	}
 	int hidden = may_read(cfg, rq, id, src.is_private, rp) < 0;
+	/* no version: the one read now, so the reply can name it */
+	if (version < 0)
+		version = src.version;
 	session_view_free(&src);
 	if (hidden)
 		return;
@@ -683,9 +686,8 @@ void api__session_fork(const struct api_config *cfg,
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
 		json_object_set_new(o, "forked_from",
-				    json_pack("{s:s, s:o}", "id", id, "version",
-					      version >= 0 ? json_integer(version)
-							   : json_null()));
+				    json_pack("{s:s, s:I}", "id", id, "version",
+					      (json_int_t)version));
 		api_reply_json(rp, 201, o);
 		set_etag(rp, v.version);
 		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);

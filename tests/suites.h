@@ -17,5 +17,6 @@ Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
 Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */
 Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes, restarts */
+Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */
 
 #endif

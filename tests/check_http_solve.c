@@ -1,0 +1,1452 @@
+/* check_http_solve.c — black-box tests of the solving routes of the real
+ * server binary over HTTP: POST /v1/solve, GET /v1/scramble, the session
+ * solves (POST /v1/sessions/{id}/solve, GET …/solves), /readyz's solver
+ * member and the 503 tables_not_ready a request gets while tables load.
+ *
+ * A fixture spawns $CUBED_BIN (default build/cubed) on 127.0.0.1 port 0
+ * with a database in a fresh temporary directory; the server inherits
+ * $CUBED_TABLES (make test points every spawned server at one table
+ * cache), so its tables load in well under a second once built. Every
+ * test that solves first waits, bounded, until /readyz says both sizes'
+ * tables are ready.
+ *
+ * No solution is checked against a hand-written answer: each one is
+ * applied back with POST /v1/apply (pinned to DESIGN.md's conventions by
+ * the "http" suite) and the result must have every face one colour, in
+ * the frame the cube was given in. Scrambles are checked the same way:
+ * their moves applied to the solved cube must give their facelets.
+ *
+ * Every check names the request that failed and shows the reply. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "http_client.h"
+#include "suites.h"
+
+#define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+#define AFTER_R "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"
+#define SOLVED2 "UUUURRRRFFFFDDDDLLLLBBBB"
+/* a solved 3×3 with one corner twisted in place (URF) */
+#define TWISTED3 "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+/* a solved 3×3 with the UF and UR edges swapped (a permutation parity) */
+#define SWAPPED3 "UUUUUUUUURFRRRRRRRFRFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+/* a solved 2×2 with the URF corner twisted */
+#define TWISTED2 "UUUFURRRFRFFDDDDLLLLBBBB"
+
+#define RANDOM_SOLVES 50
+#define TABLES_WAIT_S 120.0
+
+/* ------------------------------------------------------------------ */
+/* Spawning and stopping servers.                                      */
+
+typedef struct server {
+	pid_t pid;
+	int port;
+	char dir[64];
+	char log[96];
+} server;
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *log_tail(const server *s, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	FILE *f = fopen(s->log, "r");
+	if (!f)
+		return buf;
+	fseek(f, 0, SEEK_END);
+	long end = ftell(f);
+	long start = end > (long)cap - 1 ? end - (long)cap + 1 : 0;
+	fseek(f, start, SEEK_SET);
+	size_t k = fread(buf, 1, cap - 1, f);
+	buf[k] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Remove a directory and everything in it, one level of subdirectories
+ * included (a --tables directory inside a server's directory). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		char p[400];
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+				remove_dir(p);
+			else
+				unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Start a server with a database in a new temporary directory and extra
+ * arguments (NULL-terminated, may be NULL). Returns 0, or -1 with a
+ * reason in err (and nothing left running). */
+static int server_start(server *s, const char *const *extra, char *err,
+			size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	const char *bin = getenv("CUBED_BIN");
+	if (!bin || !*bin)
+		bin = "build/cubed";
+	if (access(bin, X_OK) != 0) {
+		snprintf(err, errlen, "server binary %s: %s", bin,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(s->dir, sizeof s->dir, "/tmp/cubed-solve-XXXXXX");
+	if (!mkdtemp(s->dir)) {
+		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+	char db[96];
+	snprintf(db, sizeof db, "%s/cubed.db", s->dir);
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = bin;
+	argv[argc++] = "--port";
+	argv[argc++] = "0";
+	argv[argc++] = "--bind";
+	argv[argc++] = "127.0.0.1";
+	argv[argc++] = "--db";
+	argv[argc++] = db;
+	for (const char *const *e = extra; e && *e && argc < 31; e++)
+		argv[argc++] = *e;
+	argv[argc] = NULL;
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		remove_dir(s->dir);
+		return -1;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd < 0 || nul < 0)
+			_exit(127);
+		dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	s->pid = pid;
+	static const char marker[] = "cubed: listening on http://127.0.0.1:";
+	double deadline = now_s() + 10.0;
+	char buf[1536];
+	while (now_s() < deadline) {
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			s->pid = 0;
+			snprintf(err, errlen,
+				 "server exited before listening (status "
+				 "0x%x); its log:\n%s",
+				 st, log_tail(s, buf, sizeof buf));
+			remove_dir(s->dir);
+			return -1;
+		}
+		FILE *f = fopen(s->log, "r");
+		if (f) {
+			char line[512];
+			while (fgets(line, sizeof line, f)) {
+				char *m = strstr(line, marker);
+				if (m && strchr(line, '\n')) {
+					s->port = atoi(m + sizeof marker - 1);
+					break;
+				}
+			}
+			fclose(f);
+		}
+		if (s->port > 0)
+			return 0;
+		sleep_ms(10);
+	}
+	snprintf(err, errlen, "server did not listen within 10 s; its log:\n%s",
+		 log_tail(s, buf, sizeof buf));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	s->pid = 0;
+	remove_dir(s->dir);
+	return -1;
+}
+
+/* SIGTERM and wait up to 10 s (then SIGKILL); remove its directory. */
+static int server_stop(server *s)
+{
+	int status = -1;
+	if (s->pid > 0) {
+		kill(s->pid, SIGTERM);
+		double deadline = now_s() + 10.0;
+		int done = 0;
+		while (now_s() < deadline) {
+			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+				done = 1;
+				break;
+			}
+			sleep_ms(10);
+		}
+		if (!done) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, NULL, 0);
+			status = -1;
+		}
+		s->pid = 0;
+	}
+	if (s->dir[0] && !getenv("CUBED_KEEP_TMP"))
+		remove_dir(s->dir);
+	return status;
+}
+
+static server srv;
+static char start_error[2048];
+
+static void start_or_abort(server *s, const char *const *extra)
+{
+	if (server_start(s, extra, start_error, sizeof start_error) < 0)
+		ck_abort_msg("cannot start the server: %s", start_error);
+}
+
+static void fixture_setup(void)
+{
+	start_or_abort(&srv, NULL);
+}
+
+static void fixture_teardown(void)
+{
+	server_stop(&srv);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests.                                                           */
+
+static void call(http_response *r, int port, const char *method,
+		 const char *path, const char *token, const char *body)
+{
+	char auth[128];
+	const char *headers[3];
+	int k = 0;
+	if (body)
+		headers[k++] = "Content-Type: application/json";
+	if (token) {
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+		headers[k++] = auth;
+	}
+	headers[k] = NULL;
+	int rc = http_request(port, method, path, headers, body,
+			      body ? strlen(body) : 0, r);
+	ck_assert_msg(rc == 0, "%s %s: %s", method, path, r->error);
+}
+
+static json_t *parse(const http_response *r, const char *what)
+{
+	json_error_t e;
+	json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
+			       &e);
+	ck_assert_msg(j != NULL, "%s: reply is not JSON (%s): %.300s", what,
+		      e.text, r->body);
+	return j;
+}
+
+static int media_type_is(const char *ct, const char *want)
+{
+	if (!ct)
+		return 0;
+	size_t k = strlen(want);
+	return strncasecmp(ct, want, k) == 0 &&
+	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
+}
+
+/* A request whose reply must be status with a JSON body (returned). */
+static json_t *expect_json(int port, const char *method, const char *path,
+			   const char *token, const char *body, int status,
+			   http_response *keep)
+{
+	http_response r;
+	call(&r, port, method, path, token, body);
+	char what[256];
+	snprintf(what, sizeof what, "%s %s %.120s", method, path,
+		 body ? body : "");
+	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
+		      what, r.status, status, r.body);
+	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
+				    "application/json"),
+		      "%s: Content-Type %s", what,
+		      http_header(&r, "Content-Type"));
+	json_t *j = parse(&r, what);
+	if (keep)
+		*keep = r;
+	else
+		http_response_free(&r);
+	return j;
+}
+
+/* A request whose reply must be a problem of this status, kind and code
+ * (field NULL: not checked). Returns the problem. */
+static json_t *expect_problem(int port, const char *method, const char *path,
+			      const char *token, const char *body, int status,
+			      const char *kind, const char *code,
+			      const char *field, http_response *keep)
+{
+	http_response r;
+	call(&r, port, method, path, token, body);
+	char what[256];
+	snprintf(what, sizeof what, "%s %s %.120s", method, path,
+		 body ? body : "");
+	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
+		      what, r.status, status, r.body);
+	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
+				    "application/problem+json"),
+		      "%s: Content-Type %s", what,
+		      http_header(&r, "Content-Type"));
+	json_t *j = parse(&r, what);
+	char type[96];
+	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
+	const char *t = json_string_value(json_object_get(j, "type"));
+	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s: %s",
+		      what, t, type, r.body);
+	ck_assert_msg(json_integer_value(json_object_get(j, "status")) ==
+			      status,
+		      "%s: status member: %s", what, r.body);
+	const char *c = json_string_value(json_object_get(j, "code"));
+	ck_assert_msg(c && strcmp(c, code) == 0, "%s: code %s, expected %s: %s",
+		      what, c, code, r.body);
+	ck_assert_msg(json_is_string(json_object_get(j, "detail")) &&
+			      json_is_string(json_object_get(j, "title")),
+		      "%s: no detail or title: %s", what, r.body);
+	if (field) {
+		const char *f = json_string_value(json_object_get(j, "field"));
+		ck_assert_msg(f && strcmp(f, field) == 0,
+			      "%s: field %s, expected %s: %s", what, f, field,
+			      r.body);
+	}
+	if (keep)
+		*keep = r;
+	else
+		http_response_free(&r);
+	return j;
+}
+
+static const char *sget(const json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+	ck_assert_msg(s != NULL, "member %s is not a string in %s", key,
+		      json_dumps(j, JSON_COMPACT));
+	return s;
+}
+
+static long long iget(const json_t *j, const char *key)
+{
+	json_t *v = json_object_get(j, key);
+	ck_assert_msg(json_is_integer(v), "member %s is not an integer in %s",
+		      key, json_dumps(j, JSON_COMPACT));
+	return json_integer_value(v);
+}
+
+static char *dump(const json_t *j)
+{
+	return json_dumps(j, JSON_COMPACT);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cube helpers, all through the server's stateless routes.            */
+
+/* The size n of a facelets string (6·n² letters), or 0. */
+static int size_of(const char *facelets)
+{
+	size_t len = strlen(facelets);
+	for (int n = 1; n <= 1024; n++)
+		if ((size_t)6 * n * n == len)
+			return n;
+	return 0;
+}
+
+/* Every face one colour (in any arrangement: a cube held turned is
+ * solved in its own frame). */
+static int every_face_one_colour(const char *f)
+{
+	int n = size_of(f);
+	if (n == 0)
+		return 0;
+	size_t nn = (size_t)n * n;
+	for (int face = 0; face < 6; face++)
+		for (size_t i = 1; i < nn; i++)
+			if (f[face * nn + i] != f[face * nn])
+				return 0;
+	return 1;
+}
+
+/* The centre letters of a 3×3 (six letters) into out[7]. */
+static void centres3(const char *f, char out[7])
+{
+	for (int face = 0; face < 6; face++)
+		out[face] = f[face * 9 + 4];
+	out[6] = '\0';
+}
+
+/* POST /v1/apply: facelets (or, when NULL, the solved cube of size n)
+ * after moves; malloc'd. */
+static char *apply(const char *facelets, int n, const char *moves)
+{
+	json_t *b = facelets ? json_pack("{s:s, s:s}", "facelets", facelets,
+					 "moves", moves)
+			     : json_pack("{s:i, s:s}", "size", n, "moves", moves);
+	char *body = dump(b);
+	json_decref(b);
+	json_t *j = expect_json(srv.port, "POST", "/v1/apply", NULL, body, 200,
+				NULL);
+	free(body);
+	char *f = strdup(sget(j, "facelets"));
+	json_decref(j);
+	return f;
+}
+
+/* How many moves a canonical move text has (0 for ""). */
+static int count_moves(const char *text)
+{
+	int k = 0;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		k++;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return k;
+}
+
+/* The body {"facelets": f} plus extra members (a JSON object text without
+ * braces, or NULL). malloc'd. */
+static char *solve_body(const char *facelets, const char *extra)
+{
+	size_t cap = strlen(facelets) + (extra ? strlen(extra) : 0) + 32;
+	char *b = malloc(cap);
+	snprintf(b, cap, "{\"facelets\": \"%s\"%s%s}", facelets,
+		 extra ? ", " : "", extra ? extra : "");
+	return b;
+}
+
+/* POST /v1/solve that must succeed: checks the reply's shape, that the
+ * solution applied to the facelets leaves every face one colour, and the
+ * length bound. Returns the reply. */
+static json_t *solve_ok(const char *facelets, const char *extra,
+			int max_len)
+{
+	char *body = solve_body(facelets, extra);
+	json_t *j = expect_json(srv.port, "POST", "/v1/solve", NULL, body, 200,
+				NULL);
+	int n = size_of(facelets);
+	char *txt = dump(j);
+	ck_assert_msg(iget(j, "size") == n, "solve %s: size: %s", facelets,
+		      txt);
+	ck_assert_str_eq(sget(j, "method"), n == 2 ? "optimal" : "twophase");
+	const char *sol = sget(j, "solution");
+	long long len = iget(j, "length");
+	ck_assert_msg(len == count_moves(sol),
+		      "solve %s: length %lld, but the solution has %d moves: "
+		      "%s",
+		      facelets, len, count_moves(sol), txt);
+	ck_assert_msg(len <= max_len,
+		      "solve %s: %lld moves, more than %d: %s", facelets, len,
+		      max_len, txt);
+	json_t *ms = json_object_get(j, "elapsed_ms");
+	ck_assert_msg(json_is_number(ms) && json_number_value(ms) >= 0,
+		      "solve %s: elapsed_ms: %s", facelets, txt);
+	json_t *o = json_object_get(j, "orientation");
+	ck_assert_msg(json_is_object(o) &&
+			      json_is_string(json_object_get(o, "up")) &&
+			      json_is_string(json_object_get(o, "front")) &&
+			      json_is_string(json_object_get(o, "moves")),
+		      "solve %s: orientation: %s", facelets, txt);
+	/* solutions are outer-face turns only */
+	for (const char *p = sol; *p; p++)
+		ck_assert_msg(strchr("URFDLB'2 ", *p) != NULL,
+			      "solve %s: \"%s\" is not face turns", facelets,
+			      sol);
+	char *after = apply(facelets, n, sol);
+	ck_assert_msg(every_face_one_colour(after),
+		      "solve %s: the solution \"%s\" leaves %s", facelets, sol,
+		      after);
+	if (n == 3) {
+		/* solved in the frame it was given in: centres stay */
+		char c0[7], c1[7];
+		centres3(facelets, c0);
+		centres3(after, c1);
+		ck_assert_msg(strcmp(c0, c1) == 0,
+			      "solve %s: the centres moved (%s to %s)",
+			      facelets, c0, c1);
+	}
+	free(after);
+	free(txt);
+	free(body);
+	return j;
+}
+
+/* GET /v1/scramble?<query> that must succeed; checks the reply against
+ * itself (moves applied to the solved cube give facelets; length) and
+ * returns it. */
+static json_t *scramble_ok(const char *query, int n, int check_apply)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/v1/scramble?%s", query);
+	json_t *j = expect_json(srv.port, "GET", path, NULL, NULL, 200, NULL);
+	ck_assert_msg(iget(j, "size") == n, "GET %s: size %lld", path,
+		      iget(j, "size"));
+	const char *kind = sget(j, "kind");
+	ck_assert_msg(strcmp(kind, n <= 3 ? "random-state" : "random-move") ==
+			      0,
+		      "GET %s: kind %s", path, kind);
+	long long seed = iget(j, "seed");
+	ck_assert_msg(seed >= 0 && seed <= 9007199254740991LL,
+		      "GET %s: seed %lld", path, seed);
+	const char *moves = sget(j, "moves");
+	long long len = iget(j, "length");
+	ck_assert_msg(len == count_moves(moves),
+		      "GET %s: length %lld, the moves have %d", path, len,
+		      count_moves(moves));
+	if (n == 2)
+		ck_assert_msg(len <= 11, "GET %s: %lld moves", path, len);
+	else if (n == 3)
+		ck_assert_msg(len <= 21, "GET %s: %lld moves", path, len);
+	else
+		ck_assert_msg(len == 20 * (n - 2),
+			      "GET %s: %lld moves, not the WCA length", path,
+			      len);
+	const char *f = sget(j, "facelets");
+	ck_assert_msg(strlen(f) == (size_t)6 * n * n,
+		      "GET %s: %zu facelets", path, strlen(f));
+	if (check_apply) {
+		char *want = apply(NULL, n, moves);
+		ck_assert_msg(strcmp(want, f) == 0,
+			      "GET %s: the moves \"%s\" give %s, not %s", path,
+			      moves, want, f);
+		free(want);
+	}
+	return j;
+}
+
+/* Wait (at most TABLES_WAIT_S) until /readyz says both sizes' tables are
+ * ready; fail saying what they were. */
+static void need_tables(void)
+{
+	double deadline = now_s() + TABLES_WAIT_S;
+	char last[512] = "(no reply)";
+	for (;;) {
+		http_response r;
+		if (http_request(srv.port, "GET", "/readyz", NULL, NULL, 0,
+				 &r) == 0 &&
+		    r.status == 200) {
+			json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+			json_t *sv = json_object_get(j, "solver");
+			const char *t3 = json_string_value(json_object_get(
+				json_object_get(sv, "3x3"), "tables"));
+			const char *t2 = json_string_value(json_object_get(
+				json_object_get(sv, "2x2"), "tables"));
+			char *s = sv ? dump(sv) : NULL;
+			snprintf(last, sizeof last, "%s",
+				 s ? s : "(no solver member)");
+			free(s);
+			int ready = t3 && t2 && strcmp(t3, "ready") == 0 &&
+				    strcmp(t2, "ready") == 0;
+			int failed = (t3 && (strcmp(t3, "failed") == 0 ||
+					     strcmp(t3, "off") == 0)) ||
+				     (t2 && (strcmp(t2, "failed") == 0 ||
+					     strcmp(t2, "off") == 0));
+			json_decref(j);
+			http_response_free(&r);
+			if (ready)
+				return;
+			ck_assert_msg(!failed,
+				      "the solver tables will not be ready: "
+				      "/readyz solver %s",
+				      last);
+		} else {
+			snprintf(last, sizeof last, "status %d %s", r.status,
+				 r.error);
+			http_response_free(&r);
+		}
+		ck_assert_msg(now_s() < deadline,
+			      "the solver tables were not ready within %.0f s "
+			      "(CUBED_TABLES=%s): /readyz solver %s",
+			      TABLES_WAIT_S,
+			      getenv("CUBED_TABLES") ? getenv("CUBED_TABLES")
+						     : "(unset)",
+			      last);
+		sleep_ms(100);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* /readyz and /v1/solve.                                              */
+
+START_TEST(tables_ready)
+{
+	need_tables();
+	json_t *j = expect_json(srv.port, "GET", "/readyz", NULL, NULL, 200,
+				NULL);
+	ck_assert_str_eq(sget(j, "status"), "ready");
+	json_t *sv = json_object_get(j, "solver");
+	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 2,
+		      "solver: %s", dump(j));
+	static const char *const sizes[] = {"3x3", "2x2"};
+	for (int i = 0; i < 2; i++) {
+		json_t *t = json_object_get(sv, sizes[i]);
+		ck_assert_msg(json_is_object(t) && json_object_size(t) == 1,
+			      "solver %s: %s (ready has no percent or reason)",
+			      sizes[i], dump(sv));
+		ck_assert_str_eq(sget(t, "tables"), "ready");
+	}
+	json_decref(j);
+}
+END_TEST
+
+/* Many random states per size, from /v1/scramble: each scramble is
+ * valid, each solution solves, within the bound. _i: 0 = 3×3, 1 = 2×2. */
+START_TEST(random_solves)
+{
+	need_tables();
+	int n = _i == 0 ? 3 : 2;
+	int bound = n == 3 ? 21 : 11;
+	int longest = 0;
+	for (int k = 0; k < RANDOM_SOLVES; k++) {
+		char q[64];
+		snprintf(q, sizeof q, "size=%d&seed=%d", n, 1000 + 7 * k);
+		json_t *sc = scramble_ok(q, n, 1);
+		json_t *j = solve_ok(sget(sc, "facelets"), NULL, bound);
+		/* the cube came from the solved cube in the standard frame */
+		json_t *o = json_object_get(j, "orientation");
+		ck_assert_msg(strcmp(sget(o, "moves"), "") == 0,
+			      "a scramble's state is held turned: %s",
+			      dump(j));
+		if (iget(j, "length") > longest)
+			longest = (int)iget(j, "length");
+		json_decref(j);
+		json_decref(sc);
+	}
+	ck_assert_msg(longest > (n == 3 ? 15 : 6),
+		      "%d random %d×%d states, all solved in at most %d moves",
+		      RANDOM_SOLVES, n, n, longest);
+}
+END_TEST
+
+/* The same cubes held turned (x y' first) are solved in their own frame:
+ * the solution names faces as held, and the centres do not move. */
+START_TEST(turned_cubes)
+{
+	need_tables();
+	for (int k = 0; k < 20; k++) {
+		int n = k % 2 ? 2 : 3;
+		char q[64];
+		snprintf(q, sizeof q, "size=%d&seed=%d", n, 77 + k);
+		json_t *sc = scramble_ok(q, n, 0);
+		char *turned = apply(sget(sc, "facelets"), n, "x y'");
+		json_t *j = solve_ok(turned, NULL, n == 3 ? 21 : 11);
+		json_t *o = json_object_get(j, "orientation");
+		ck_assert_msg(strcmp(sget(o, "moves"), "") != 0,
+			      "a cube turned by x y' is reported as held "
+			      "in the standard orientation: %s",
+			      dump(j));
+		if (n == 3) {
+			/* x y' puts F's colour up and L's in front */
+			ck_assert_str_eq(sget(o, "up"), "F");
+			ck_assert_str_eq(sget(o, "front"), "L");
+		}
+		/* the frame matters: the solution of the state as scrambled
+		 * does not solve it turned */
+		json_t *plain = solve_ok(sget(sc, "facelets"), NULL,
+					 n == 3 ? 21 : 11);
+		if (iget(plain, "length") > 0) {
+			char *wrong = apply(turned, n, sget(plain, "solution"));
+			ck_assert_msg(!every_face_one_colour(wrong),
+				      "the standard-frame solution %s also "
+				      "solves the cube turned by x y'",
+				      sget(plain, "solution"));
+			free(wrong);
+		}
+		json_decref(plain);
+		json_decref(j);
+		free(turned);
+		json_decref(sc);
+	}
+}
+END_TEST
+
+START_TEST(solved_cubes)
+{
+	need_tables();
+	char *turned3 = apply(SOLVED3, 3, "x y'");
+	char *turned2 = apply(SOLVED2, 2, "z2 y");
+	const char *cubes[] = {SOLVED3, SOLVED2, turned3, turned2};
+	const char *extras[] = {NULL, "\"max_length\": 0",
+				"\"max_length\": 0, \"timeout_ms\": 1"};
+	for (int c = 0; c < 4; c++)
+		for (int e = 0; e < 3; e++) {
+			json_t *j = solve_ok(cubes[c], extras[e], 0);
+			ck_assert_str_eq(sget(j, "solution"), "");
+			ck_assert_int_eq(iget(j, "length"), 0);
+			json_decref(j);
+		}
+	free(turned3);
+	free(turned2);
+	/* one move from solved: one move back */
+	json_t *j = solve_ok(AFTER_R, NULL, 1);
+	ck_assert_str_eq(sget(j, "solution"), "R'");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(illegal_cubes)
+{
+	need_tables();
+	static const struct {
+		const char *facelets;
+		const char *reason;
+	} bad[] = {
+		{TWISTED3, "twist"},
+		{SWAPPED3, "parity"},
+		{TWISTED2, "twist"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *body = solve_body(bad[i].facelets, NULL);
+		json_t *p = expect_problem(srv.port, "POST", "/v1/solve", NULL,
+					   body, 422, "invalid_cube",
+					   "invalid_cube", "facelets", NULL);
+		json_t *errs = json_object_get(p, "errors");
+		ck_assert_msg(json_is_array(errs) && json_array_size(errs) > 0,
+			      "%s: no errors: %s", body, dump(p));
+		int found = 0;
+		for (size_t k = 0; k < json_array_size(errs); k++) {
+			json_t *e = json_array_get(errs, k);
+			ck_assert_msg(json_is_string(json_object_get(e,
+								     "detail")),
+				      "%s: an error without detail", body);
+			if (strcmp(sget(e, "code"), bad[i].reason) == 0)
+				found = 1;
+		}
+		ck_assert_msg(found, "%s: no %s among %s", body, bad[i].reason,
+			      dump(errs));
+		json_decref(p);
+		free(body);
+	}
+}
+END_TEST
+
+START_TEST(other_sizes)
+{
+	/* no tables needed: the size is refused first */
+	char *four = apply(NULL, 4, "R U 2F");
+	char *five = apply(NULL, 5, "");
+	char *one = apply(NULL, 1, "x");
+	const char *cubes[] = {four, five, one};
+	for (int i = 0; i < 3; i++) {
+		char *body = solve_body(cubes[i], NULL);
+		json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL,
+					   body, 422, "invalid_request",
+					   "not_applicable", "facelets", NULL));
+		free(body);
+	}
+	free(four);
+	free(five);
+	free(one);
+}
+END_TEST
+
+START_TEST(no_solution_found)
+{
+	need_tables();
+	/* a deep 3×3 (a random state needs 16+ moves) in 5 */
+	json_t *sc = scramble_ok("size=3&seed=42", 3, 0);
+	ck_assert_int_ge(iget(sc, "length"), 16);
+	char *body = solve_body(sget(sc, "facelets"), "\"max_length\": 5");
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "no_solution_found",
+				   "max_length", NULL));
+	free(body);
+	/* a budget too short for 14 moves */
+	body = solve_body(sget(sc, "facelets"),
+			  "\"max_length\": 14, \"timeout_ms\": 1");
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "no_solution_found",
+				   "max_length", NULL));
+	free(body);
+	json_decref(sc);
+	/* 0 moves for an unsolved 3×3 (core reads a 0 limit as 21) */
+	body = solve_body(AFTER_R, "\"max_length\": 0");
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "no_solution_found",
+				   "max_length", NULL));
+	free(body);
+	/* a 2×2 at its optimal length answers, one shorter does not */
+	sc = scramble_ok("size=2&seed=3", 2, 0);
+	json_t *j = solve_ok(sget(sc, "facelets"), NULL, 11);
+	long long opt = iget(j, "length");
+	ck_assert_int_gt(opt, 0);
+	char extra[64];
+	snprintf(extra, sizeof extra, "\"max_length\": %lld", opt);
+	json_decref(solve_ok(sget(sc, "facelets"), extra, (int)opt));
+	snprintf(extra, sizeof extra, "\"max_length\": %lld", opt - 1);
+	body = solve_body(sget(sc, "facelets"), extra);
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "no_solution_found",
+				   "max_length", NULL));
+	free(body);
+	json_decref(j);
+	json_decref(sc);
+}
+END_TEST
+
+/* Bad requests to /v1/solve: (body, kind, code, field, limit or -1). */
+static const struct bad_solve {
+	const char *body;
+	const char *kind, *code, *field;
+	long long limit;
+} bad_solves[] = {
+	{"{}", "invalid_request", "missing_field", "facelets", -1},
+	{"[]", "invalid_request", "not_an_object", NULL, -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"size\": 3}", "invalid_request",
+	 "unknown_field", "size", -1},
+	{"{\"facelets\": 54}", "invalid_request", "wrong_type", "facelets", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"method\": 1}", "invalid_request",
+	 "wrong_type", "method", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"method\": null}", "invalid_request",
+	 "wrong_type", "method", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"max_length\": \"5\"}",
+	 "invalid_request", "wrong_type", "max_length", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"max_length\": 1.5}",
+	 "invalid_request", "wrong_type", "max_length", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"timeout_ms\": true}",
+	 "invalid_request", "wrong_type", "timeout_ms", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"target\": 5}", "invalid_request",
+	 "wrong_type", "target", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"max_length\": -1}",
+	 "invalid_request", "value_out_of_range", "max_length", 30},
+	{"{\"facelets\": \"" AFTER_R "\", \"max_length\": 31}",
+	 "invalid_request", "value_out_of_range", "max_length", 30},
+	{"{\"facelets\": \"" AFTER_R "\", \"timeout_ms\": 0}",
+	 "invalid_request", "value_out_of_range", "timeout_ms", 10000},
+	{"{\"facelets\": \"" AFTER_R "\", \"timeout_ms\": 10001}",
+	 "invalid_request", "value_out_of_range", "timeout_ms", 10000},
+	{"{\"facelets\": \"" AFTER_R "\", \"method\": \"optimal\"}",
+	 "invalid_request", "method_unavailable", "method", -1},
+	{"{\"facelets\": \"" SOLVED2 "\", \"method\": \"twophase\"}",
+	 "invalid_request", "method_unavailable", "method", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"method\": \"kociemba\"}",
+	 "invalid_request", "method_unavailable", "method", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"target\": \"cross\"}",
+	 "invalid_request", "method_unavailable", "target", -1},
+	{"{\"facelets\": \"UUUUUUUX\"}", "invalid_facelets", "facelets_length",
+	 "facelets", -1},
+	{"{\"facelets\": \"UUUURRRRFFFFDDDDLLLLBBBX\"}", "invalid_facelets",
+	 "facelets_letter", "facelets", -1},
+};
+
+START_TEST(bad_fields)
+{
+	const struct bad_solve *b = &bad_solves[_i];
+	json_t *p = expect_problem(srv.port, "POST", "/v1/solve", NULL, b->body,
+				   422, b->kind, b->code, b->field, NULL);
+	if (b->limit >= 0)
+		ck_assert_msg(iget(p, "limit") == b->limit,
+			      "%s: limit %lld, expected %lld", b->body,
+			      iget(p, "limit"), b->limit);
+	json_decref(p);
+}
+END_TEST
+
+START_TEST(solve_http_errors)
+{
+	http_response r;
+	call(&r, srv.port, "POST", "/v1/solve", NULL, "{\"facelets\": ");
+	ck_assert_msg(r.status == 400, "malformed JSON: %d %s", r.status,
+		      r.body);
+	http_response_free(&r);
+	call(&r, srv.port, "GET", "/v1/solve", NULL, NULL);
+	ck_assert_msg(r.status == 405, "GET /v1/solve: %d", r.status);
+	const char *allow = http_header(&r, "Allow");
+	ck_assert_msg(allow && strcmp(allow, "POST, OPTIONS") == 0,
+		      "Allow: %s", allow);
+	http_response_free(&r);
+	const char *h[] = {"Content-Type: text/plain", NULL};
+	ck_assert_int_eq(http_request(srv.port, "POST", "/v1/solve", h, "{}",
+				      2, &r),
+			 0);
+	ck_assert_msg(r.status == 415, "text/plain: %d", r.status);
+	http_response_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* /v1/scramble.                                                       */
+
+START_TEST(scramble_reproducible)
+{
+	need_tables();
+	static const int sizes[] = {2, 3, 4, 5, 7};
+	static const char *const seeds[] = {"0", "1", "42",
+					    "9007199254740991"};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		int n = sizes[s];
+		json_t *first[4];
+		for (size_t k = 0; k < 4; k++) {
+			char q[96];
+			snprintf(q, sizeof q, "size=%d&seed=%s", n, seeds[k]);
+			first[k] = scramble_ok(q, n, 1);
+			char want[32];
+			snprintf(want, sizeof want, "%lld",
+				 iget(first[k], "seed"));
+			ck_assert_str_eq(want, seeds[k]);
+			json_t *again = scramble_ok(q, n, 0);
+			ck_assert_msg(json_equal(first[k], again),
+				      "size %d seed %s twice: %s then %s", n,
+				      seeds[k], dump(first[k]), dump(again));
+			json_decref(again);
+			for (size_t m = 0; m < k; m++)
+				ck_assert_msg(strcmp(sget(first[m], "moves"),
+						     sget(first[k], "moves")) !=
+						      0,
+					      "size %d: seeds %s and %s give "
+					      "the same scramble %s",
+					      n, seeds[m], seeds[k],
+					      sget(first[k], "moves"));
+		}
+		for (size_t k = 0; k < 4; k++)
+			json_decref(first[k]);
+		/* without a seed: a fresh one, which replays */
+		char q[64];
+		snprintf(q, sizeof q, "size=%d", n);
+		json_t *a = scramble_ok(q, n, 0);
+		json_t *b = scramble_ok(q, n, 0);
+		ck_assert_msg(iget(a, "seed") != iget(b, "seed"),
+			      "two unseeded scrambles got seed %lld",
+			      iget(a, "seed"));
+		snprintf(q, sizeof q, "size=%d&seed=%lld", n, iget(a, "seed"));
+		json_t *replay = scramble_ok(q, n, 0);
+		ck_assert_msg(json_equal(a, replay),
+			      "size %d: seed %lld does not replay: %s then %s",
+			      n, iget(a, "seed"), dump(a), dump(replay));
+		json_decref(a);
+		json_decref(b);
+		json_decref(replay);
+	}
+	/* the largest size: its length, without applying 20440 moves */
+	json_t *big = scramble_ok("size=1024&seed=9", 1024, 0);
+	json_decref(big);
+}
+END_TEST
+
+/* Bad scramble queries: (query, kind, code, field). */
+static const struct bad_scramble {
+	const char *query, *code, *field;
+} bad_scrambles[] = {
+	{"", "missing_parameter", "size"},
+	{"?seed=1", "missing_parameter", "size"},
+	{"?size=1", "size_out_of_range", "size"},
+	{"?size=0", "size_out_of_range", "size"},
+	{"?size=1025", "size_out_of_range", "size"},
+	{"?size=x", "wrong_type", "size"},
+	{"?size=-3", "wrong_type", "size"},
+	{"?size=3&seed=9007199254740992", "value_out_of_range", "seed"},
+	{"?size=3&seed=-1", "wrong_type", "seed"},
+	{"?size=3&seed=1.5", "wrong_type", "seed"},
+	{"?size=3&n=3", "unknown_parameter", "n"},
+	{"?size=3&size=3", "duplicate_parameter", "size"},
+};
+
+START_TEST(scramble_errors)
+{
+	const struct bad_scramble *b = &bad_scrambles[_i];
+	char path[128];
+	snprintf(path, sizeof path, "/v1/scramble%s", b->query);
+	json_decref(expect_problem(srv.port, "GET", path, NULL, NULL, 422,
+				   "invalid_request", b->code, b->field, NULL));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Session solves.                                                     */
+
+typedef struct ses {
+	char id[48];
+	char token[48];
+	char path[96];
+} ses;
+
+static void create(const char *body, ses *out, json_t **view)
+{
+	json_t *j = expect_json(srv.port, "POST", "/v1/sessions", NULL, body,
+				201, NULL);
+	snprintf(out->id, sizeof out->id, "%s", sget(j, "id"));
+	snprintf(out->token, sizeof out->token, "%s", sget(j, "write_token"));
+	snprintf(out->path, sizeof out->path, "/v1/sessions/%s", out->id);
+	if (view)
+		*view = j;
+	else
+		json_decref(j);
+}
+
+/* POST …/solve that must succeed; the solution must solve facelets (the
+ * session's state at want_version). */
+static json_t *session_solve_ok(const ses *s, const char *token,
+				const char *body, const char *facelets,
+				long long want_version)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/solve", s->path);
+	http_response r;
+	json_t *j = expect_json(srv.port, "POST", path, token, body, 201, &r);
+	char want[32];
+	snprintf(want, sizeof want, "\"v%lld\"", want_version);
+	const char *etag = http_header(&r, "ETag");
+	ck_assert_msg(etag && strcmp(etag, want) == 0,
+		      "POST %s: ETag %s, expected %s", path, etag, want);
+	http_response_free(&r);
+	ck_assert_msg(iget(j, "id") > 0, "POST %s: id: %s", path, dump(j));
+	ck_assert_str_eq(sget(j, "session_id"), s->id);
+	ck_assert_int_eq(iget(j, "version"), want_version);
+	int n = size_of(facelets);
+	ck_assert_str_eq(sget(j, "method"), n == 2 ? "optimal" : "twophase");
+	const char *sol = sget(j, "solution");
+	ck_assert_int_eq(iget(j, "length"), count_moves(sol));
+	ck_assert_int_le(iget(j, "length"), n == 2 ? 11 : 21);
+	ck_assert_msg(json_is_number(json_object_get(j, "elapsed_ms")),
+		      "no elapsed_ms: %s", dump(j));
+	ck_assert_msg(strlen(sget(j, "created_at")) == 24,
+		      "created_at: %s", dump(j));
+	char *after = apply(facelets, n, sol);
+	ck_assert_msg(every_face_one_colour(after),
+		      "session solve \"%s\" of %s leaves %s", sol, facelets,
+		      after);
+	free(after);
+	return j;
+}
+
+static json_t *moves_write(const ses *s, const char *moves)
+{
+	char path[160], body[160];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
+	return expect_json(srv.port, "POST", path, s->token, body, 200, NULL);
+}
+
+/* Every solve of a session, page by page. */
+static json_t *solves_all(const ses *s, const char *token, int limit)
+{
+	json_t *all = json_array();
+	long long after = -1;
+	for (int pages = 0; pages < 1000; pages++) {
+		char path[192];
+		if (after < 0)
+			snprintf(path, sizeof path, "%s/solves?limit=%d",
+				 s->path, limit);
+		else
+			snprintf(path, sizeof path,
+				 "%s/solves?after=%lld&limit=%d", s->path,
+				 after, limit);
+		json_t *j = expect_json(srv.port, "GET", path, token, NULL, 200,
+					NULL);
+		json_t *sv = json_object_get(j, "solves");
+		ck_assert_msg(json_is_array(sv) &&
+				      json_array_size(sv) <= (size_t)limit,
+			      "GET %s: %s", path, dump(j));
+		json_array_extend(all, sv);
+		json_t *next = json_object_get(j, "next");
+		if (json_is_null(next)) {
+			json_decref(j);
+			return all;
+		}
+		ck_assert_msg(json_is_integer(next) &&
+				      json_array_size(sv) == (size_t)limit &&
+				      json_integer_value(next) ==
+					      iget(json_array_get(sv, limit - 1),
+						   "id"),
+			      "GET %s: next: %s", path, dump(j));
+		after = json_integer_value(next);
+		json_decref(j);
+	}
+	ck_abort_msg("solves of %s: too many pages", s->id);
+	return NULL;
+}
+
+START_TEST(session_solves)
+{
+	need_tables();
+	ses s;
+	json_t *v0;
+	create("{\"size\": 3, \"scramble\": true, \"seed\": 5}", &s, &v0);
+	char *f0 = strdup(sget(v0, "facelets"));
+	json_decref(v0);
+	json_t *sv[4];
+	sv[0] = session_solve_ok(&s, NULL, NULL, f0, 0);
+	json_t *w = moves_write(&s, "R U");
+	char *f1 = strdup(sget(w, "facelets"));
+	json_decref(w);
+	sv[1] = session_solve_ok(&s, NULL, "{\"method\": \"twophase\"}", f1, 1);
+	/* turned: solved in the session's own frame */
+	w = moves_write(&s, "x y'");
+	char *f2 = strdup(sget(w, "facelets"));
+	json_decref(w);
+	sv[2] = session_solve_ok(&s, NULL, "{}", f2, 2);
+	char c0[7], c1[7];
+	char *after = apply(f2, 3, sget(sv[2], "solution"));
+	centres3(f2, c0);
+	centres3(after, c1);
+	ck_assert_msg(strcmp(c0, c1) == 0, "the session solve turned the cube");
+	free(after);
+	/* the session did not change */
+	json_t *g = expect_json(srv.port, "GET", s.path, NULL, NULL, 200, NULL);
+	ck_assert_int_eq(iget(g, "version"), 2);
+	ck_assert_str_eq(sget(g, "facelets"), f2);
+	json_decref(g);
+	/* solve the same version twice: two solves */
+	sv[3] = session_solve_ok(&s, s.token, NULL, f2, 2);
+	for (int i = 1; i < 4; i++)
+		ck_assert_msg(iget(sv[i], "id") > iget(sv[i - 1], "id"),
+			      "solve ids do not increase: %lld then %lld",
+			      iget(sv[i - 1], "id"), iget(sv[i], "id"));
+	/* listed, oldest first, as stored, on every page size */
+	for (int limit = 1; limit <= 5; limit += 2) {
+		json_t *all = solves_all(&s, NULL, limit);
+		ck_assert_msg(json_array_size(all) == 4,
+			      "limit %d: %zu solves listed", limit,
+			      json_array_size(all));
+		for (int i = 0; i < 4; i++)
+			ck_assert_msg(json_equal(json_array_get(all, (size_t)i),
+						 sv[i]),
+				      "limit %d: solve %d listed as %s, "
+				      "stored as %s",
+				      limit, i,
+				      dump(json_array_get(all, (size_t)i)),
+				      dump(sv[i]));
+		json_decref(all);
+	}
+	/* after the last id: empty */
+	char path[192];
+	snprintf(path, sizeof path, "%s/solves?after=%lld", s.path,
+		 iget(sv[3], "id"));
+	json_t *j = expect_json(srv.port, "GET", path, NULL, NULL, 200, NULL);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "solves")), 0);
+	ck_assert(json_is_null(json_object_get(j, "next")));
+	json_decref(j);
+	/* another session's list does not show them */
+	ses other;
+	create("{\"size\": 2}", &other, NULL);
+	json_t *none = solves_all(&other, NULL, 100);
+	ck_assert_int_eq(json_array_size(none), 0);
+	json_decref(none);
+	json_t *o = session_solve_ok(&other, NULL, NULL, SOLVED2, 0);
+	ck_assert_str_eq(sget(o, "solution"), "");
+	json_decref(o);
+	/* a deleted session's solves are gone */
+	http_response r;
+	call(&r, srv.port, "DELETE", s.path, s.token, NULL);
+	ck_assert_int_eq(r.status, 204);
+	http_response_free(&r);
+	snprintf(path, sizeof path, "%s/solves", s.path);
+	json_decref(expect_problem(srv.port, "GET", path, NULL, NULL, 404,
+				   "not_found", "no_such_session", NULL, NULL));
+	snprintf(path, sizeof path, "%s/solve", s.path);
+	json_decref(expect_problem(srv.port, "POST", path, NULL, NULL, 404,
+				   "not_found", "no_such_session", NULL, NULL));
+	for (int i = 0; i < 4; i++)
+		json_decref(sv[i]);
+	free(f0);
+	free(f1);
+	free(f2);
+}
+END_TEST
+
+START_TEST(private_session_solves)
+{
+	need_tables();
+	ses p;
+	json_t *v;
+	create("{\"size\": 2, \"scramble\": true, \"seed\": 11, "
+	       "\"visibility\": \"private\"}",
+	       &p, &v);
+	char *f = strdup(sget(v, "facelets"));
+	json_decref(v);
+	char solve[160], solves[160];
+	snprintf(solve, sizeof solve, "%s/solve", p.path);
+	snprintf(solves, sizeof solves, "%s/solves", p.path);
+	/* without the token, or with another's, it does not exist */
+	ses q;
+	create("{\"size\": 2, \"visibility\": \"private\"}", &q, NULL);
+	const char *wrong[] = {NULL, q.token, "ct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"};
+	for (int i = 0; i < 3; i++) {
+		json_decref(expect_problem(srv.port, "POST", solve, wrong[i],
+					   NULL, 404, "not_found",
+					   "no_such_session", NULL, NULL));
+		json_decref(expect_problem(srv.port, "GET", solves, wrong[i],
+					   NULL, 404, "not_found",
+					   "no_such_session", NULL, NULL));
+	}
+	json_t *a = session_solve_ok(&p, p.token, NULL, f, 0);
+	json_t *all = solves_all(&p, p.token, 10);
+	ck_assert_int_eq(json_array_size(all), 1);
+	ck_assert(json_equal(json_array_get(all, 0), a));
+	json_decref(all);
+	/* still hidden after a solve */
+	json_decref(expect_problem(srv.port, "GET", solves, NULL, NULL, 404,
+				   "not_found", "no_such_session", NULL, NULL));
+	json_decref(a);
+	free(f);
+}
+END_TEST
+
+START_TEST(session_solve_errors)
+{
+	ses s3, s4, bad;
+	create("{\"size\": 3}", &s3, NULL);
+	create("{\"size\": 4, \"scramble\": true, \"seed\": 1}", &s4, NULL);
+	create("{\"facelets\": \"" TWISTED3 "\"}", &bad, NULL);
+	char p[192];
+	snprintf(p, sizeof p, "%s/solve", s4.path);
+	json_decref(expect_problem(srv.port, "POST", p, NULL, NULL, 422,
+				   "invalid_request", "not_applicable",
+				   "session", NULL));
+	snprintf(p, sizeof p, "%s/solve", s3.path);
+	json_decref(expect_problem(srv.port, "POST", p, NULL,
+				   "{\"method\": \"optimal\"}", 422,
+				   "invalid_request", "method_unavailable",
+				   "method", NULL));
+	json_decref(expect_problem(srv.port, "POST", p, NULL,
+				   "{\"max_length\": 5}", 422,
+				   "invalid_request", "unknown_field",
+				   "max_length", NULL));
+	json_decref(expect_problem(srv.port, "POST", p, NULL,
+				   "{\"method\": 3}", 422, "invalid_request",
+				   "wrong_type", "method", NULL));
+	json_decref(expect_problem(srv.port, "POST",
+				   "/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/solve",
+				   NULL, NULL, 404, "not_found",
+				   "no_such_session", NULL, NULL));
+	/* a session may start from any facelets: a twisted corner (told
+	 * before the tables are needed) */
+	snprintf(p, sizeof p, "%s/solve", bad.path);
+	json_t *j = expect_problem(srv.port, "POST", p, NULL, NULL, 422,
+				   "invalid_cube", "invalid_cube", "session",
+				   NULL);
+	ck_assert_msg(json_array_size(json_object_get(j, "errors")) > 0,
+		      "no errors: %s", dump(j));
+	json_decref(j);
+	/* nothing was stored by the failures */
+	json_t *none = solves_all(&s3, NULL, 100);
+	ck_assert_int_eq(json_array_size(none), 0);
+	json_decref(none);
+	/* listing errors */
+	static const struct {
+		const char *query, *code, *field;
+		long long limit;
+	} q[] = {
+		{"?limit=0", "value_out_of_range", "limit", 1000},
+		{"?limit=1001", "value_out_of_range", "limit", 1000},
+		{"?limit=x", "wrong_type", "limit", -1},
+		{"?after=-1", "wrong_type", "after", -1},
+		{"?version=1", "unknown_parameter", "version", -1},
+		{"?limit=1&limit=2", "duplicate_parameter", "limit", -1},
+	};
+	for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
+		snprintf(p, sizeof p, "%s/solves%s", s3.path, q[i].query);
+		j = expect_problem(srv.port, "GET", p, NULL, NULL, 422,
+				   "invalid_request", q[i].code, q[i].field,
+				   NULL);
+		if (q[i].limit >= 0)
+			ck_assert_msg(iget(j, "limit") == q[i].limit,
+				      "GET %s: limit %lld", p, iget(j, "limit"));
+		json_decref(j);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Tables not ready: servers of their own.                             */
+
+/* A server building its tables in a fresh, empty directory answers a
+ * 3×3 solve at once with 503 tables_not_ready and Retry-After; it is
+ * stopped without waiting for the tables. */
+START_TEST(tables_not_ready)
+{
+	char tdir[64];
+	snprintf(tdir, sizeof tdir, "/tmp/cubed-solve-tables-XXXXXX");
+	ck_assert_msg(mkdtemp(tdir) != NULL, "mkdtemp: %s", strerror(errno));
+	server b;
+	const char *const extra[] = {"--tables", tdir, NULL};
+	if (server_start(&b, extra, start_error, sizeof start_error) < 0) {
+		remove_dir(tdir);
+		ck_abort_msg("cannot start the server: %s", start_error);
+	}
+	http_response r;
+	char *body = solve_body(AFTER_R, NULL);
+	call(&r, b.port, "POST", "/v1/solve", NULL, body);
+	free(body);
+	int status = r.status;
+	char reply[600];
+	snprintf(reply, sizeof reply, "%.500s", r.body ? r.body : "");
+	const char *ra = http_header(&r, "Retry-After");
+	char retry[32];
+	snprintf(retry, sizeof retry, "%s", ra ? ra : "");
+	json_t *p = status == 503 ? parse(&r, "503 tables_not_ready") : NULL;
+	http_response_free(&r);
+	/* /readyz is ready (tables do not gate it) and says they are not */
+	json_t *rz = NULL;
+	http_response rr;
+	if (http_request(b.port, "GET", "/readyz", NULL, NULL, 0, &rr) == 0 &&
+	    rr.status == 200)
+		rz = json_loadb(rr.body, rr.body_len, 0, NULL);
+	http_response_free(&rr);
+	double t0 = now_s();
+	server_stop(&b);
+	double stop_s = now_s() - t0;
+	remove_dir(tdir);
+
+	ck_assert_msg(status == 503,
+		      "a 3×3 solve on a server building its tables: status "
+		      "%d: %s",
+		      status, reply);
+	ck_assert_str_eq(sget(p, "type"), "urn:cubed:problem:unavailable");
+	ck_assert_str_eq(sget(p, "code"), "tables_not_ready");
+	const char *t = sget(p, "tables");
+	ck_assert_msg(strcmp(t, "loading") == 0 || strcmp(t, "building") == 0,
+		      "tables %s: %s", t, reply);
+	long long pc = iget(p, "percent");
+	ck_assert_msg(pc >= 0 && pc <= 100, "percent %lld", pc);
+	ck_assert_msg(retry[0] && strspn(retry, "0123456789") == strlen(retry),
+		      "Retry-After \"%s\"", retry);
+	json_decref(p);
+	ck_assert_msg(rz != NULL, "/readyz did not answer 200");
+	json_t *t3 = json_object_get(json_object_get(rz, "solver"), "3x3");
+	ck_assert_msg(t3 && strcmp(sget(t3, "tables"), "ready") != 0,
+		      "/readyz: 3×3 tables ready at once: %s", dump(rz));
+	json_decref(rz);
+	ck_assert_msg(stop_s < 10.0,
+		      "the server took %.1f s to stop while building tables",
+		      stop_s);
+}
+END_TEST
+
+/* --solver 0: every solve and 2×2/3×3 scramble is 503 with tables off;
+ * larger scrambles need no tables. */
+START_TEST(solver_off)
+{
+	server o;
+	const char *const extra[] = {"--solver", "0", NULL};
+	if (server_start(&o, extra, start_error, sizeof start_error) < 0)
+		ck_abort_msg("cannot start the server: %s", start_error);
+	int port = o.port;
+	json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL, 200, NULL);
+	json_t *sv = json_object_get(rz, "solver");
+	ck_assert_str_eq(sget(json_object_get(sv, "3x3"), "tables"), "off");
+	ck_assert_str_eq(sget(json_object_get(sv, "2x2"), "tables"), "off");
+	json_decref(rz);
+	const char *cubes[] = {AFTER_R, SOLVED2};
+	for (int i = 0; i < 2; i++) {
+		char *body = solve_body(cubes[i], NULL);
+		http_response r;
+		json_t *p = expect_problem(port, "POST", "/v1/solve", NULL, body,
+					   503, "unavailable",
+					   "tables_not_ready", NULL, &r);
+		ck_assert_str_eq(sget(p, "tables"), "off");
+		ck_assert_msg(http_header(&r, "Retry-After") != NULL,
+			      "no Retry-After");
+		http_response_free(&r);
+		json_decref(p);
+		free(body);
+	}
+	json_decref(expect_problem(port, "GET", "/v1/scramble?size=3", NULL,
+				   NULL, 503, "unavailable", "tables_not_ready",
+				   NULL, NULL));
+	json_decref(expect_problem(port, "GET", "/v1/scramble?size=2&seed=1",
+				   NULL, NULL, 503, "unavailable",
+				   "tables_not_ready", NULL, NULL));
+	json_t *four = expect_json(port, "GET", "/v1/scramble?size=4&seed=1",
+				   NULL, NULL, 200, NULL);
+	ck_assert_str_eq(sget(four, "kind"), "random-move");
+	json_decref(four);
+	/* an illegal cube is still told so: validation needs no tables */
+	char *body = solve_body(TWISTED3, NULL);
+	json_decref(expect_problem(port, "POST", "/v1/solve", NULL, body, 422,
+				   "invalid_cube", "invalid_cube", "facelets",
+				   NULL));
+	free(body);
+	ses s;
+	json_t *j = expect_json(port, "POST", "/v1/sessions", NULL,
+				"{\"size\": 3}", 201, NULL);
+	snprintf(s.path, sizeof s.path, "/v1/sessions/%s/solve", sget(j, "id"));
+	json_decref(j);
+	json_decref(expect_problem(port, "POST", s.path, NULL, NULL, 503,
+				   "unavailable", "tables_not_ready", NULL,
+				   NULL));
+	ck_assert_int_eq(server_stop(&o), 0);
+}
+END_TEST
+
+Suite *http_solve_suite(void)
+{
+	Suite *s = suite_create("http_solve");
+	TCase *tc = tcase_create("solve");
+	/* the first test may wait TABLES_WAIT_S for the tables */
+	tcase_set_timeout(tc, TABLES_WAIT_S + 120);
+	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+	tcase_add_test(tc, tables_ready);
+	tcase_add_loop_test(tc, random_solves, 0, 2);
+	tcase_add_test(tc, turned_cubes);
+	tcase_add_test(tc, solved_cubes);
+	tcase_add_test(tc, illegal_cubes);
+	tcase_add_test(tc, other_sizes);
+	tcase_add_test(tc, no_solution_found);
+	tcase_add_loop_test(tc, bad_fields, 0,
+			    (int)(sizeof bad_solves / sizeof *bad_solves));
+	tcase_add_test(tc, solve_http_errors);
+	tcase_add_test(tc, scramble_reproducible);
+	tcase_add_loop_test(tc, scramble_errors, 0,
+			    (int)(sizeof bad_scrambles / sizeof *bad_scrambles));
+	tcase_add_test(tc, session_solves);
+	tcase_add_test(tc, private_session_solves);
+	tcase_add_test(tc, session_solve_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("tables");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, tables_not_ready);
+	tcase_add_test(tc, solver_off);
+	suite_add_tcase(s, tc);
+	return s;
+}

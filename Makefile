@@ -83,4 +83,21 @@ bench: $(BUILD)/bench/bench $(BUILD)/cubed
 clean:
 	rm -rf build build-san
 
+# Containers. docker-smoke builds docker/Dockerfile with podman on a
+# debootstrap'd bookworm base (no Docker engine or registry needed), runs
+# it on a loopback port and curls it: minutes, and root (or sudo) for
+# apt-get and podman, so it is not part of test or CI. docker-lint is what
+# CI runs on the two files (npx, pinned versions).
+DOCKERFILELINT ?= dockerfilelint@1.8.0
+DCLINT         ?= dclint@3.1.0
+
+.PHONY: docker-smoke docker-lint
+
+docker-smoke:
+	bash docker/smoke.sh
+
+docker-lint:
+	npx -y $(DOCKERFILELINT) docker/Dockerfile
+	npx -y $(DCLINT) docker/compose.yaml
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -17,6 +17,9 @@
 #    moves shorter cubed's solutions are on average. cubejs is installed
 #    with npm into the same cache.
 # 4. HTTP throughput of BUILD/cubed on 127.0.0.1 with wrk, if wrk is here.
+# 5. bench/sessions.sh: GET /v1/sessions/{id} and POST …/moves over 32 and
+#    1 sessions against /healthz (targets 0.70 x and 0.30 x), and the
+#    server's RSS with 10,000 sessions.
 #
 # The machine is noisy: read each figure against its reference from the
 # same run (printed beside it), not against numbers from another run.
@@ -262,4 +265,6 @@ http() {
 }
 
 http
+# 5. sessions (its own servers)
+bash "$here/sessions.sh" "$build"
 exit 0

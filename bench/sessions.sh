@@ -5,28 +5,33 @@
 #
 # 1. A fresh BUILD/cubed on 127.0.0.1 (no solver tables: their 5 s build
 #    would eat the CPU the load runs on), 32 sessions created with curl.
-#    Then wrk -t2 -c32, back to back on that server:
-#      http.sess.healthz   GET /healthz — the ceiling, the reference: run
-#                          before, between and after the others (median
-#                          printed; each ratio is against the two around it)
+#    Then wrk -t2 -c32 on that server, in rounds (3 by default), each round
+#    one run of each, back to back:
+#      http.sess.healthz   GET /healthz — the ceiling, the reference
 #      http.session_get    GET /v1/sessions/{id}          (session_get.lua)
 #      http.session_moves  POST /v1/sessions/{id}/moves   (session_moves.lua)
 #                          {"moves": "R U"}, Authorization: Bearer <token>
 #    the last two with the 32 connections spread over the 32 sessions (.s32)
-#    and all on one session (.s1). Each prints rps, p99.ms, errors (non-2xx
-#    and socket errors) and vs_healthz = its rps / the /healthz rps.
+#    and all on one session (.s1). Each prints rps and p99.ms (medians over
+#    the rounds), errors (non-2xx and socket errors, all rounds) and
+#    vs_healthz: the median over the rounds of its rps / that round's
+#    /healthz rps. The machine is shared and its load moves within seconds
+#    (/healthz alone went from 48k to 141k req/s in one run): rounds of
+#    short runs put a burst on both sides of a ratio.
 #    Targets (issue 6): GET ≥ 0.70 x, POST ≥ 0.30 x.
 # 2. Another fresh server: VmRSS (/proc/PID/status) idle, then after
 #    creating 10,000 sessions (curl --parallel, 16 at a time, one process):
 #    sessions10k.rss.mb, and how fast they were created.
 #
-# CUBED_BENCH_HTTP_SECS (default 5) is the length of each wrk run.
+# CUBED_BENCH_SESSION_SECS (default 3) is the length of each wrk run,
+# CUBED_BENCH_SESSION_ROUNDS (default 3) the number of rounds.
 set -u
 
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-secs=${CUBED_BENCH_HTTP_SECS:-5}
+secs=${CUBED_BENCH_SESSION_SECS:-3}
+rounds=${CUBED_BENCH_SESSION_ROUNDS:-3}
 conns=32
 nbig=${CUBED_BENCH_SESSIONS:-10000}
 
@@ -75,7 +80,7 @@ start_server() {
 	local port= i
 	for i in $(seq 100); do
 		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
-			"$1/server.err" | head -n 1)
+			"$1/server.err" 2>/dev/null | head -n 1)
 		[ -n "$port" ] && break
 		kill -0 "$server_pid" 2>/dev/null || break
 		sleep 0.1
@@ -105,34 +110,25 @@ create_sessions() {
 	done
 }
 
-# wrk_figures NAME OUT [REF_RPS]: figures from one wrk run's output
-wrk_figures() {
-	local name=$1 out=$2 ref=${3:-}
-	local rps errs p99
-	rps=$(awk '$1 == "Requests/sec:" { print $2 }' "$out")
-	errs=$(awk '/Non-2xx or 3xx responses:/ { n += $NF }
-		/Socket errors:/ { for (i = 3; i <= NF; i++) { gsub(",", "", $i); if ($i ~ /^[0-9]+$/) n += $i } }
-		END { print n + 0 }' "$out")
-	p99=$(awk '$1 == "99%" { v = $2; u = v; sub(/[a-z]+$/, "", v); sub(/^[0-9.]+/, "", u);
+# wrk_rate OUT, wrk_p99 OUT (ms), wrk_errors OUT: from one wrk run's output
+wrk_rate() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
+wrk_p99() {
+	# --latency prints "99%  1.23ms"; units are us, ms or s
+	awk '$1 == "99%" { v = $2; u = v; sub(/[a-z]+$/, "", v); sub(/^[0-9.]+/, "", u);
 		if (u == "us") v /= 1000; else if (u == "s") v *= 1000; else if (u == "m") v *= 60000;
-		printf "%.3f", v; exit }' "$out")
-	if [ -z "$rps" ]; then
-		note "wrk gave no rate for $name:"
-		cat "$out" >&2
-		echo "$name.rps: unavailable"
-		return
-	fi
-	echo "$name.rps: $rps req/s"
-	[ -n "$p99" ] && echo "$name.p99.ms: $p99 ms"
-	echo "$name.errors: $errs responses"
-	if [ -n "$ref" ]; then
-		awk -v r="$rps" -v h="$ref" 'BEGIN { printf "'"$name"'.vs_healthz: %.2f x\n", r / h }'
-	fi
+		printf "%.3f\n", v; exit }' "$1"
 }
+wrk_errors() {
+	awk '/Non-2xx or 3xx responses:/ { n += $NF }
+		/Socket errors:/ { for (i = 3; i <= NF; i++) { gsub(",", "", $i); if ($i ~ /^[0-9]+$/) n += $i } }
+		END { print n + 0 }' "$1"
+}
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 
 # ---- 1. throughput ------------------------------------------------------------------
 start_server "$tmp/a"
-note "server $url (pid $server_pid), $conns connections, ${secs}s per run"
+note "server $url (pid $server_pid), $conns connections, $rounds rounds of ${secs}s runs"
 create_sessions "$conns" "$tmp/s32" || unavailable "could not create sessions"
 head -n 1 "$tmp/s32" >"$tmp/s1"
 
@@ -151,35 +147,47 @@ run_wrk() { # OUT [wrk args...]
 	shift
 	timeout $((secs + 30)) wrk -t2 -c"$conns" -d"${secs}s" --latency "$@" >"$out" 2>&1
 }
-# /healthz before, between and after the session runs (H G32 G1 H M32 M1 H):
-# the machine is shared, and its load moves within seconds, so each ratio is
-# taken against the mean of the two /healthz runs around it, and the
-# /healthz figure printed is the median of the three.
-rate() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
-run_wrk "$tmp/wrk.healthz.1" "$url/healthz"
-for kind in get moves; do
-	for s in s32 s1; do
-		CUBED_SESSIONS=$tmp/$s run_wrk "$tmp/wrk.$kind.$s" \
-			-s "$here/session_$kind.lua" "$url"
+runs="sess.healthz session_get.s32 session_get.s1 session_moves.s32 session_moves.s1"
+for r in $(seq "$rounds"); do
+	for w in $runs; do
+		case $w in
+		sess.healthz) run_wrk "$tmp/wrk.$w.$r" "$url/healthz" ;;
+		*) CUBED_SESSIONS=$tmp/${w##*.} run_wrk "$tmp/wrk.$w.$r" \
+			-s "$here/${w%.*}.lua" "$url" ;;
+		esac
 	done
-	[ $kind = get ] && n=2 || n=3
-	run_wrk "$tmp/wrk.healthz.$n" "$url/healthz"
 done
-h=()
-for n in 1 2 3; do h[n]=$(rate "$tmp/wrk.healthz.$n"); done
-mid=$(printf '%s\n' "${h[@]}" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-cp "$tmp/wrk.healthz.1" "$tmp/wrk.healthz"
-for n in 1 2 3; do [ "${h[n]}" = "$mid" ] && cp "$tmp/wrk.healthz.$n" "$tmp/wrk.healthz"; done
-wrk_figures http.sess.healthz.c32 "$tmp/wrk.healthz"
-note "/healthz runs: ${h[1]:-?} ${h[2]:-?} ${h[3]:-?} req/s"
-for kind in get moves; do
-	[ $kind = get ] && n=1 || n=2
-	ref=
-	[ -n "${h[n]}" ] && [ -n "${h[n + 1]}" ] &&
-		ref=$(awk -v a="${h[n]}" -v b="${h[n + 1]}" 'BEGIN { print (a + b) / 2 }')
-	for s in s32 s1; do
-		wrk_figures "http.session_$kind.$s.c$conns" "$tmp/wrk.$kind.$s" "$ref"
+for w in $runs; do
+	name=http.$w.c$conns
+	: >"$tmp/rates"
+	: >"$tmp/p99s"
+	: >"$tmp/ratios"
+	errs=0
+	for r in $(seq "$rounds"); do
+		out=$tmp/wrk.$w.$r
+		rate=$(wrk_rate "$out")
+		h=$(wrk_rate "$tmp/wrk.sess.healthz.$r")
+		if [ -z "$rate" ]; then
+			note "wrk gave no rate for $name in round $r:"
+			cat "$out" >&2
+			continue
+		fi
+		echo "$rate" >>"$tmp/rates"
+		wrk_p99 "$out" >>"$tmp/p99s"
+		errs=$((errs + $(wrk_errors "$out")))
+		[ -z "$h" ] || awk -v a="$rate" -v b="$h" 'BEGIN { print a / b }' >>"$tmp/ratios"
 	done
+	if ! [ -s "$tmp/rates" ]; then
+		echo "$name.rps: unavailable"
+		continue
+	fi
+	note "$name: $(tr '\n' ' ' <"$tmp/rates")req/s over the rounds"
+	echo "$name.rps: $(median <"$tmp/rates") req/s"
+	[ -s "$tmp/p99s" ] && echo "$name.p99.ms: $(median <"$tmp/p99s") ms"
+	echo "$name.errors: $errs responses"
+	if [ "$w" != sess.healthz ] && [ -s "$tmp/ratios" ]; then
+		awk -v r="$(median <"$tmp/ratios")" 'BEGIN { printf "'"$name"'.vs_healthz: %.2f x\n", r }'
+	fi
 done
 # the writes really landed: the version of the one-session run's session
 v=$(curl -s "$url/v1/sessions/$id" | sed -n 's/.*"version":\([0-9]*\).*/\1/p')

@@ -366,6 +366,28 @@ void api__get_scramble(const struct api_config *cfg,
 				      "out of memory");
 			return;
 		}
+		/* Applying a big cube's scramble to get its facelets costs
+		 * like any other request's moves: the same work limit. */
+		uint64_t work = 0;
+		for (int i = 0; i < count; i++)
+			work += move_work(&m[i], (int)n);
+		if (cfg->max_work && work > cfg->max_work) {
+			free(m);
+			json_t *p = problem_reply(
+				rp, PROBLEM_LIMIT_EXCEEDED, "too_much_work",
+				"a %" PRId64 "×%" PRId64 " scramble moves %" PRIu64
+				" stickers, more than the server's limit of "
+				"%" PRIu64 " per request (--max-work)",
+				n, n, work, cfg->max_work);
+			if (p) {
+				json_object_set_new(
+					p, "limit",
+					json_integer((json_int_t)cfg->max_work));
+				json_object_set_new(p, "field",
+						    json_string("size"));
+			}
+			return;
+		}
 	}
 	size_t need = moves_print(m, (size_t)count, (int)n, NULL, 0);
 	char *text = malloc(need + 1);

@@ -967,10 +967,16 @@ START_TEST(scramble_reproducible)
 		json_decref(replay);
 	}
 	/* a big cube: the WCA length rule, without applying its 5080
-	 * moves (size 1024 is left out: its 20440 block turns take the
-	 * server about 17 s) */
+	 * moves */
 	json_t *big = scramble_ok("size=256&seed=9", 256, 0);
 	json_decref(big);
+	/* a 1024 scramble would move ~2·10¹⁰ stickers (17 s of CPU): it is
+	 * refused by the per-request work limit, like any moves */
+	json_t *p = expect_problem(srv.port, "GET", "/v1/scramble?size=1024&seed=1",
+				   NULL, NULL, 422, "limit_exceeded",
+				   "too_much_work", "size", NULL);
+	ck_assert_int_eq(iget(p, "limit"), 1000000000);
+	json_decref(p);
 }
 END_TEST
 

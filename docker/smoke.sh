@@ -16,7 +16,8 @@
 #    /readyz, one /v1/apply, a session and a move; restart the container and
 #    read the session back from the volume; run the image's HEALTHCHECK.
 # 5. Stop and remove the container and its volume (the image stays, so the
-#    next run reuses its layers).
+#    next run reuses its layers; `podman image prune` reclaims the layers
+#    of earlier builds, which podman keeps in /var/lib/containers).
 #
 # Environment: CUBED_DEBIAN_MIRROR (default: from /etc/apt/sources.list*),
 # CUBED_SMOKE_TAG (default localhost/cubed:smoke).
@@ -86,12 +87,13 @@ if [ -z "$mirror" ]; then
 fi
 security=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null |
+	grep -v '^[[:space:]]*#' |
 	grep -oE '[a-z]+://[^ ]*/debian-security/?' | head -n 1 || true)
 
 # Our base images carry a label with this recipe's revision: a change below
 # bumps it and the next run makes them again. An image of that name without
 # the label (the real one, pulled from Docker Hub) is used as it is.
-base_rev=2
+base_rev=3
 base_ok() {
 	podman image exists "$1" || return 1
 	local rev

@@ -19,6 +19,8 @@ const char *solve_errname(int err)
 		return "cancelled";
 	case SOLVE_ETABLES:
 		return "bad_tables";
+	case SOLVE_ESTAGE:
+		return "stage_failed";
 	}
 	return cube_errname(err);
 }
@@ -34,6 +36,8 @@ const char *solve_strerror(int err)
 	case SOLVE_ETABLES:
 		return "the solver tables are missing or corrupt (wrong size "
 		       "or checksum)";
+	case SOLVE_ESTAGE:
+		return "a stage of the beginner method could not be completed";
 	}
 	return cube_strerror(err);
 }

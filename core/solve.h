@@ -26,6 +26,8 @@ enum {
 	SOLVE_ENOTFOUND = -50, /* "no_solution_found" */
 	SOLVE_ECANCELLED = -51, /* "cancelled": table init stopped by poll */
 	SOLVE_ETABLES = -52,    /* "bad_tables": check failed (size, checksum) */
+	SOLVE_ESTAGE = -53,     /* "stage_failed": a beginner stage (beginner.h)
+				 * could not be completed */
 };
 const char *solve_errname(int err);
 const char *solve_strerror(int err);

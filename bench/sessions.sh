@@ -77,8 +77,8 @@ start_server() {
 		"$build/cubed" --bind 127.0.0.1 --port 0 --db "$1/cubed.db" \
 		--schema "$repo/schema" 2>"$1/server.err" >/dev/null &
 	server_pid=$!
-	local port= i
-	for i in $(seq 100); do
+	local port=''
+	for _ in $(seq 100); do
 		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
 			"$1/server.err" 2>/dev/null | head -n 1)
 		[ -n "$port" ] && break

@@ -47,17 +47,17 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- 1. tools -------------------------------------------------------------------
-need=
+need=()
 for t in podman:podman buildah:buildah debootstrap:debootstrap runc:runc curl:curl; do
-	command -v "${t%%:*}" >/dev/null || need="$need ${t#*:}"
+	command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
 done
-if [ -n "$need" ]; then
-	say "installing$need"
+if [ ${#need[@]} -gt 0 ]; then
+	say "installing ${need[*]}"
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends $need uidmap >&2 ||
+		--no-install-recommends "${need[@]}" uidmap >&2 ||
 		{ $sudo apt-get update >&2 &&
 			$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-				--no-install-recommends $need uidmap >&2; }
+				--no-install-recommends "${need[@]}" uidmap >&2; }
 fi
 
 # runc as the runtime (crun is not in bookworm's podman dependencies, and

@@ -4,7 +4,10 @@
  * (solver.h); until they are ready these routes answer 503 with
  * Retry-After. A cube given in any whole-cube orientation is solved in the
  * frame it was given in: the moves name the faces as the client holds the
- * cube, so applying the solution to the given facelets solves it. */
+ * cube, so applying the solution to the given facelets solves it. The
+ * beginner method (beginner.h) also lists its stages, each with the state
+ * after it in that frame; a "target" (a pattern or a pattern name) is
+ * reached by the fewest moves the search finds in the time budget. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,8 @@
 #include <time.h>
 
 #include "api_internal.h"
+#include "beginner.h"
+#include "pattern.h"
 #include "problem.h"
 #include "sessions.h"
 #include "solve.h"
@@ -19,7 +24,19 @@
 #include "store.h"
 #include "token.h"
 
-#define SOLVE_MAX_MOVES 64
+/* The longest answer: a beginner solution (a search's is at most 30). */
+#define SOLVE_MAX_MOVES BEGINNER_MAX_MOVES
+
+/* What a solve is asked for. */
+struct solve_args {
+	const char *method;  /* NULL = the size's default */
+	int max_length;
+	int max_given;       /* max_length was in the request */
+	int timeout_ms;
+	const char *target;  /* NULL = solve; else target_len bytes */
+	size_t target_len;
+	const char *field;   /* the request field that holds the state */
+};
 
 struct solved {
 	int n;
@@ -28,6 +45,9 @@ struct solved {
 	int count;
 	double elapsed_ms;
 	cube_orientation orient;
+	int nstages; /* the beginner method's stages (moves index moves[]) */
+	beginner_stage stages[BEGINNER_STAGES];
+	int optimal; /* a target: the search proved no shorter answer */
 };
 
 static double now_ms(void)
@@ -122,94 +142,263 @@ static cube_move rename_move(cube_move m, int n, const int map[6])
 	return out;
 }
 
-/* Solve a 2×2/3×3 cube c. method NULL = the size's default. */
+/* The beginner tables, or a 503 like tables_or_503's (they are built when
+ * the solver starts, so only a server without one, or out of memory,
+ * lacks them). */
+static int beginner_or_503(const struct api_config *cfg, const void **out,
+			   struct api_reply *rp)
+{
+	*out = solver_beginner(cfg->solver);
+	if (*out)
+		return 0;
+	json_t *p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+				  cfg->solver ? "the beginner method's tables "
+						"could not be built"
+					      : "this server runs without "
+						"solver tables (--solver 0)");
+	if (p) {
+		json_object_set_new(p, "tables",
+				    json_string(cfg->solver ? "failed" : "off"));
+		json_object_set_new(p, "percent", json_integer(0));
+	}
+	api_reply_header(rp, "Retry-After", "%d", 5);
+	return -1;
+}
+
+/* The target of a 3×3 solve: one of the 3×3 pattern names, or a pattern
+ * text of 54 places (one that spells a named pattern gets its tables).
+ * *owned is the compiled text (the caller frees it), one the array of one
+ * part that t points into. */
+static int target_arg(const char *s, size_t len, target_spec *t,
+		      pattern_t **owned, const pattern_t **one,
+		      struct api_reply *rp)
+{
+	memset(t, 0, sizeof *t);
+	*owned = NULL;
+	const pattern_named *pn =
+		strlen(s) == len ? pattern_named_find(3, s) : NULL;
+	if (pn && pn->nparts == 1) {
+		t->name = pn->name;
+		return 0;
+	}
+	if (len != 54) {
+		char shown[72];
+		problem_utf8_clean(shown, sizeof shown, s, len);
+		api__bad_field(rp, "unknown_pattern", "target",
+			       "target \"%s\" is neither a pattern of 54 "
+			       "places nor a 3×3 pattern name (solved, cross, "
+			       "first_layer, f2l, eo, oll, pll)",
+			       shown);
+		return -1;
+	}
+	t->name = target_name_of_text(s, len);
+	if (t->name)
+		return 0;
+	*owned = malloc(pattern_sizeof(3, s, len));
+	if (!*owned) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "out of memory for the target");
+		return -1;
+	}
+	pattern_error e = {0};
+	if (pattern_compile(*owned, 3, s, len, &e) < 0) {
+		free(*owned);
+		*owned = NULL;
+		/* every byte before the offset is an ASCII place */
+		unsigned char ch = (unsigned char)s[e.offset];
+		json_t *p = problem_reply(
+			rp, PROBLEM_INVALID_PATTERN, pattern_errname(e.code),
+			ch >= 0x20 && ch < 0x7f
+				? "target has \"%c\" at offset %zu; a place is "
+				  "one of U R F D L B, a digit 1 to 6 or *"
+				: "target has the byte 0x%02x at offset %zu; a "
+				  "place is one of U R F D L B, a digit 1 to 6 "
+				  "or *",
+			ch, e.offset);
+		if (p) {
+			json_object_set_new(p, "field", json_string("target"));
+			json_object_set_new(p, "offset",
+					    json_integer((json_int_t)e.offset));
+		}
+		return -1;
+	}
+	*one = *owned;
+	t->parts = one;
+	t->nparts = 1;
+	return 0;
+}
+
+/* Solve a 2×2/3×3 cube c as a asks. */
 static int solve_cube(const struct api_config *cfg, const cube_t *c,
-		      const char *method, int max_length, int timeout_ms,
-		      const char *field, struct solved *out,
+		      const struct solve_args *a, struct solved *out,
 		      struct api_reply *rp)
 {
 	int n = c->n;
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	if (n != 2 && n != 3) {
-		api__bad_field(rp, "not_applicable", field,
+		api__bad_field(rp, "not_applicable", a->field,
 			       "this server solves 2×2 and 3×3 cubes; bigger "
 			       "cubes need the reduction solver (not yet "
 			       "available)");
 		return -1;
 	}
 	const char *def = n == 2 ? "optimal" : "twophase";
-	if (!method)
-		method = def;
-	if (strcmp(method, def) != 0) {
-		json_t *p = api__bad_field(
-			rp, "method_unavailable", "method",
-			"method \"%.20s\" is not available for a %d×%d cube; "
-			"use \"%s\"",
-			method, n, n, def);
-		(void)p;
+	const char *method = a->method ? a->method : def;
+	int beginner = n == 3 && strcmp(method, "beginner") == 0;
+	if (strcmp(method, def) != 0 && !beginner) {
+		api__bad_field(rp, "method_unavailable", "method",
+			       "method \"%.20s\" is not available for a %d×%d "
+			       "cube; use %s",
+			       method, n, n,
+			       n == 2 ? "\"optimal\""
+				      : "\"twophase\" or \"beginner\"");
 		return -1;
 	}
-	out->method = def;
-	struct repr_cubies rc;
-	if (api__cubies_of(c, field, &rc, rp) < 0)
+	out->method = beginner ? "beginner" : def;
+	if (a->target && n != 3) {
+		api__bad_field(rp, "not_applicable", "target",
+			       "solving to a pattern is for 3×3 cubes");
 		return -1;
-	out->orient = rc.orient;
-	const void *tables;
-	if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2, &tables,
-			  rp) < 0)
+	}
+	target_spec ts;
+	pattern_t *owned = NULL;
+	const pattern_t *one[1];
+	if (a->target &&
+	    target_arg(a->target, a->target_len, &ts, &owned, one, rp) < 0)
 		return -1;
+	int rc = -1, k = 0;
+	struct repr_cubies cub;
+	const void *tables = NULL, *btables = NULL;
+	if (api__cubies_of(c, a->field, &cub, rp) < 0)
+		goto done;
+	out->orient = cub.orient;
+	if (beginner || a->target) {
+		if (beginner_or_503(cfg, &btables, rp) < 0)
+			goto done;
+		/* a target search falls back on two-phase prefixes when
+		 * those tables are ready, and needs them not */
+		if (!beginner)
+			tables = solver_table(cfg->solver, SOLVER_3X3);
+	} else if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
+				 &tables, rp) < 0) {
+		goto done;
+	}
 	double t0 = now_ms();
-	int k;
-	if (n == 3 && max_length == 0) {
+	struct deadline d = {t0 + a->timeout_ms};
+	if (a->target) {
+		target_limits lim = {
+			.max_length = a->max_given ? a->max_length : 0,
+			.poll = poll_deadline, .ctx = &d,
+			.twophase = tables, .beginner_only = beginner,
+		};
+		target_result res;
+		k = target_solve(btables, &ts, &cub.c3, &lim, out->moves,
+				 SOLVE_MAX_MOVES, &res);
+		if (a->max_given && k > a->max_length)
+			k = SOLVE_ENOTFOUND;
+		if (k >= 0 && beginner) {
+			out->nstages = res.stages;
+			memcpy(out->stages, res.stage, sizeof res.stage);
+		}
+		out->optimal = k >= 0 && res.optimal;
+	} else if (beginner) {
+		/* max_length bounds searches; this is not one */
+		k = beginner_solve(btables, &cub.c3, out->moves,
+				   SOLVE_MAX_MOVES, out->stages);
+		out->nstages = BEGINNER_STAGES;
+	} else if (n == 3 && a->max_length == 0) {
 		/* core reads a 0 limit as its default (21): only a solved cube
 		 * has a 0-move solution */
 		cubie3 id;
 		cubie3_solved(&id);
-		k = memcmp(&id, &rc.c3, sizeof id) == 0 ? 0 : SOLVE_ENOTFOUND;
+		k = memcmp(&id, &cub.c3, sizeof id) == 0 ? 0 : SOLVE_ENOTFOUND;
 	} else if (n == 3) {
-		struct deadline d = {t0 + timeout_ms};
 		solve_limits lim = {
-			.max_length = max_length,
-			.target_length = max_length < 20 ? max_length : 20,
+			.max_length = a->max_length,
+			.target_length = a->max_length < 20 ? a->max_length : 20,
 			.poll = poll_deadline, .ctx = &d,
 		};
-		k = twophase_solve(tables, &rc.c3, &lim, out->moves,
+		k = twophase_solve(tables, &cub.c3, &lim, out->moves,
 				   SOLVE_MAX_MOVES);
 	} else {
-		k = solve2_optimal(tables, &rc.c2, out->moves,
+		k = solve2_optimal(tables, &cub.c2, out->moves,
 				   SOLVE_MAX_MOVES);
-		if (k > max_length)
+		if (k > a->max_length)
 			k = SOLVE_ENOTFOUND;
 	}
 	out->elapsed_ms = now_ms() - t0;
 	if (k == SOLVE_ENOTFOUND) {
-		json_t *p = problem_reply(
-			rp, PROBLEM_INVALID_REQUEST, "no_solution_found",
-			"no solution of at most %d moves was found in %d ms",
-			max_length, timeout_ms);
+		json_t *p = a->target && !a->max_given
+			? problem_reply(rp, PROBLEM_INVALID_REQUEST,
+					"no_solution_found",
+					"no moves reaching the target were "
+					"found in %d ms",
+					a->timeout_ms)
+			: problem_reply(rp, PROBLEM_INVALID_REQUEST,
+					"no_solution_found",
+					"no solution of at most %d moves was "
+					"found in %d ms",
+					a->max_length, a->timeout_ms);
 		if (p)
-			json_object_set_new(p, "field", json_string("max_length"));
-		return -1;
+			json_object_set_new(p, "field",
+					    json_string(a->target && !a->max_given
+							? "target"
+							: "max_length"));
+		goto done;
 	}
 	if (k < 0) {
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
 			      "the solver failed: %s", solve_strerror(k));
-		return -1;
+		goto done;
 	}
 	int map[6];
 	frame_map(&out->orient, map);
 	for (int i = 0; i < k; i++)
 		out->moves[i] = rename_move(out->moves[i], n, map);
 	out->count = k;
-	return 0;
+	rc = 0;
+done:
+	free(owned);
+	return rc;
 }
 
 static json_t *moves_text(const cube_move *m, int count, int n)
 {
-	char buf[512];
+	char buf[4 * SOLVE_MAX_MOVES];
 	size_t need = moves_print(m, (size_t)count, n, buf, sizeof buf);
 	return need < sizeof buf ? json_stringn(buf, need) : NULL;
+}
+
+/* The beginner stages: name, moves, their count, and the state after
+ * them, all in the frame the cube was given in (c, as given). */
+static json_t *stages_json(const struct solved *s, const cube_t *c)
+{
+	json_t *arr = json_array();
+	cube_t *k = malloc(cube_sizeof(c->n));
+	char f[54];
+	if (!arr || !k || c->n != 3) {
+		free(k);
+		json_decref(arr);
+		return NULL;
+	}
+	cube_copy(k, c);
+	for (int i = 0; i < s->nstages; i++) {
+		const beginner_stage *st = &s->stages[i];
+		cube_apply_moves(k, s->moves + st->start, (size_t)st->count);
+		cube_to_facelets(k, f);
+		json_t *e = json_pack(
+			"{s:s, s:o, s:i, s:s#}", "name", st->name, "moves",
+			moves_text(s->moves + st->start, st->count, s->n),
+			"length", st->count, "facelets", f, (int)sizeof f);
+		if (!e || json_array_append_new(arr, e) < 0) {
+			json_decref(arr);
+			arr = NULL;
+			break;
+		}
+	}
+	free(k);
+	return arr;
 }
 
 void api__post_solve(const struct api_config *cfg, const json_t *body,
@@ -225,11 +414,7 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	const json_t *jm = json_object_get(body, "method");
 	const json_t *jl = json_object_get(body, "max_length");
 	const json_t *jt = json_object_get(body, "timeout_ms");
-	if (json_object_get(body, "target")) {
-		api__bad_field(rp, "method_unavailable", "target",
-			       "solving to a pattern is not available yet");
-		return;
-	}
+	const json_t *jg = json_object_get(body, "target");
 	int max_length = 21, timeout_ms = 1000;
 	if (jl) {
 		json_int_t v = json_integer_value(jl);
@@ -262,18 +447,40 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
 	if (!c)
 		return;
-	struct solved s;
-	int rc = solve_cube(cfg, c, jm ? json_string_value(jm) : NULL,
-			    max_length, timeout_ms, "facelets", &s, rp);
-	free(c);
-	if (rc < 0)
+	struct solve_args a = {
+		.method = jm ? json_string_value(jm) : NULL,
+		.max_length = max_length, .max_given = jl != NULL,
+		.timeout_ms = timeout_ms,
+		.target = jg ? json_string_value(jg) : NULL,
+		.target_len = jg ? json_string_length(jg) : 0,
+		.field = "facelets",
+	};
+	struct solved *s = malloc(sizeof *s);
+	if (!s) {
+		free(c);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
 		return;
-	api_reply_json(rp, 200,
-		       json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s.n,
-				 "method", s.method, "solution",
-				 moves_text(s.moves, s.count, s.n), "length",
-				 s.count, "elapsed_ms", s.elapsed_ms,
-				 "orientation", repr_orientation(&s.orient)));
+	}
+	if (solve_cube(cfg, c, &a, s, rp) < 0) {
+		free(s);
+		free(c);
+		return;
+	}
+	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
+			      "method", s->method, "solution",
+			      moves_text(s->moves, s->count, s->n), "length",
+			      s->count, "elapsed_ms", s->elapsed_ms,
+			      "orientation", repr_orientation(&s->orient));
+	if (o && a.target) {
+		json_object_set_new(o, "target",
+				    json_stringn(a.target, a.target_len));
+		json_object_set_new(o, "optimal", json_boolean(s->optimal));
+	}
+	if (o && strcmp(s->method, "beginner") == 0)
+		json_object_set_new(o, "stages", stages_json(s, c));
+	free(s);
+	free(c);
+	api_reply_json(rp, 200, o);
 }
 
 void api__get_scramble(const struct api_config *cfg,
@@ -494,21 +701,29 @@ void api__session_solve(const struct api_config *cfg,
 			      "a stored state could not be read");
 		return;
 	}
-	struct solved s;
-	int rc = solve_cube(cfg, c, method, 21, (int)cfg->max_solve_ms,
-			    "session", &s, rp);
+	struct solve_args a = {
+		.method = method, .max_length = 21,
+		.timeout_ms = (int)cfg->max_solve_ms, .field = "session",
+	};
+	struct solved *s = malloc(sizeof *s);
+	int rc = s ? solve_cube(cfg, c, &a, s, rp) : -1;
 	free(c);
 	if (rc < 0) {
+		if (!s)
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+				      "out of memory");
+		free(s);
 		session_view_free(&v);
 		return;
 	}
-	char text[512];
-	moves_print(s.moves, (size_t)s.count, s.n, text, sizeof text);
+	char text[4 * SOLVE_MAX_MOVES];
+	moves_print(s->moves, (size_t)s->count, s->n, text, sizeof text);
 	struct store_solve sv = {
-		.version = v.version, .solution = text, .length = s.count,
-		.elapsed_ms = s.elapsed_ms,
+		.version = v.version, .solution = text, .length = s->count,
+		.elapsed_ms = s->elapsed_ms,
 	};
-	snprintf(sv.method, sizeof sv.method, "%s", s.method);
+	snprintf(sv.method, sizeof sv.method, "%s", s->method);
+	free(s);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;

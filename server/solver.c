@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beginner.h"
 #include "solve.h"
 
 struct table {
@@ -34,6 +35,7 @@ struct solver {
 	int started;
 	_Atomic int stop;
 	struct table t[SOLVER_NTABLES];
+	void *beginner; /* built by solver_start, read-only after */
 };
 
 struct build {
@@ -149,6 +151,12 @@ struct solver *solver_start(const char *dir)
 		return NULL;
 	snprintf(s->dir, sizeof s->dir, "%s", dir);
 	mkdir(dir, 0755);
+	s->beginner = malloc(beginner_table_size());
+	if (s->beginner &&
+	    beginner_table_init(s->beginner, beginner_table_size()) < 0) {
+		free(s->beginner);
+		s->beginner = NULL;
+	}
 	s->t[SOLVER_3X3] = (struct table){
 		.file = "cubed-tables-3x3.bin", .size = twophase_table_size,
 		.init = twophase_table_init, .check = twophase_table_check};
@@ -156,6 +164,7 @@ struct solver *solver_start(const char *dir)
 		.file = "cubed-tables-2x2.bin", .size = solve2_table_size,
 		.init = solve2_table_init, .check = solve2_table_check};
 	if (pthread_create(&s->thread, NULL, main_loop, s) != 0) {
+		free(s->beginner);
 		free(s);
 		return NULL;
 	}
@@ -172,6 +181,7 @@ void solver_stop(struct solver *s)
 		pthread_join(s->thread, NULL);
 	for (int i = 0; i < SOLVER_NTABLES; i++)
 		free(s->t[i].buf);
+	free(s->beginner);
 	free(s);
 }
 
@@ -180,6 +190,11 @@ const void *solver_table(struct solver *s, enum solver_table t)
 	if (!s || atomic_load(&s->t[t].state) != 2)
 		return NULL;
 	return s->t[t].buf;
+}
+
+const void *solver_beginner(struct solver *s)
+{
+	return s ? s->beginner : NULL;
 }
 
 void solver_status(struct solver *s, enum solver_table t, const char **state,

@@ -21,6 +21,11 @@ void solver_stop(struct solver *s);
 /* The table, or NULL while it is not ready (or failed). */
 const void *solver_table(struct solver *s, enum solver_table t);
 
+/* The beginner method's tables (beginner.h): small and built in tens of
+ * milliseconds, so solver_start builds them before it returns and they
+ * are never in a loading state; NULL only if that failed. */
+const void *solver_beginner(struct solver *s);
+
 /* "ready", "loading", "building", "failed" (and a percentage while
  * building; a reason when failed), for /readyz. */
 void solver_status(struct solver *s, enum solver_table t, const char **state,

@@ -6,8 +6,9 @@
  * against plain loops, and a compiled 3×3 pattern tried in all 24
  * orientations against the brute force (turn the state, compare stickers);
  * the solvers: two-phase table set-up and load, 3×3 solve time and length
- * over random states (the same states bench/cubejs.cjs gives cubejs), and
- * optimal 2×2 solves.
+ * over random states (the same states bench/cubejs.cjs gives cubejs), the
+ * beginner method and solving to a cross / first layer on those states,
+ * and optimal 2×2 solves.
  *
  *   build/bench/bench [ALGS_FILE]
  *   build/bench/bench --solve [STATES_FILE]    (the solver figures only)
@@ -33,6 +34,7 @@
 #include <time.h>
 
 #include "alg.h"
+#include "beginner.h"
 #include "cube.h"
 #include "cubie.h"
 #include "pattern.h"
@@ -1376,6 +1378,70 @@ static void solve_run(const void *tables, const cubie3 *st, int n, int target,
 	free(moves);
 }
 
+/* The beginner method on the same states (every answer checked), and
+ * solving to the cross (every state) and the first layer (the first 50:
+ * tens of ms each) with no budget, so each answer is a proven shortest. */
+static void bench_beginner(const cubie3 *st, int n)
+{
+	size_t size = beginner_table_size();
+	unsigned char *t = xmalloc(size);
+	uint64_t t0 = now_ns();
+	int rc = beginner_table_init(t, size);
+	if (rc < 0)
+		die("beginner_table_init", rc);
+	fig("tables_beginner.ms", (double)(now_ns() - t0) / 1e6, "ms");
+	double *ms = xmalloc((size_t)n * sizeof *ms);
+	int *moves = xmalloc((size_t)n * sizeof *moves);
+	cube_move m[BEGINNER_MAX_MOVES];
+	for (int i = 0; i < n; i++) {
+		beginner_stage stages[BEGINNER_STAGES];
+		t0 = now_ns();
+		int k = beginner_solve(t, &st[i], m, BEGINNER_MAX_MOVES, stages);
+		ms[i] = (double)(now_ns() - t0) / 1e6;
+		if (k < 0)
+			die("beginner_solve", k);
+		cubie3 c = st[i], id;
+		for (int j = 0; j < k; j++)
+			if (apply_face_move(&c, m[j]) < 0)
+				die("beginner_solve: not a face turn", CUBE_EINVAL);
+		cubie3_solved(&id);
+		if (!cubie3_equal(&c, &id)) {
+			fprintf(stderr, "bench: a beginner solution of state %d "
+					"does not solve it\n", i);
+			exit(1);
+		}
+		moves[i] = k;
+		sink += (uint64_t)k;
+	}
+	solve_figures("beginner", ms, moves, n);
+	static const struct {
+		const char *name;
+		int count;
+	} targets[] = {{"cross", 1 << 30}, {"first_layer", 50}};
+	for (int w = 0; w < 2; w++) {
+		int cnt = n < targets[w].count ? n : targets[w].count;
+		for (int i = 0; i < cnt; i++) {
+			target_spec ts = {.name = targets[w].name};
+			target_limits lim = {.max_nodes = (uint64_t)1 << 40};
+			target_result res;
+			t0 = now_ns();
+			int k = target_solve(t, &ts, &st[i], &lim, m,
+					     BEGINNER_MAX_MOVES, &res);
+			ms[i] = (double)(now_ns() - t0) / 1e6;
+			if (k < 0 || !res.optimal)
+				die("target_solve", k < 0 ? k : SOLVE_ENOTFOUND);
+			moves[i] = k;
+			sink += (uint64_t)k;
+		}
+		char name[32];
+		snprintf(name, sizeof name, "target_%s", targets[w].name);
+		solve_figures(name, ms, moves, cnt);
+	}
+	free(ms);
+	free(moves);
+	free(t);
+}
+
 static void bench_solve(const char *states_path)
 {
 	const char *env = getenv("CUBED_BENCH_SOLVE_N");
@@ -1428,6 +1494,7 @@ static void bench_solve(const char *states_path)
 	figi("solve3.states", (uint64_t)n, "states");
 	solve_run(t, st, n, 20, "solve3");     /* the default target */
 	solve_run(t, st, n, 21, "solve3.t21"); /* min2phase's setting */
+	bench_beginner(st, n);
 	free(st);
 	free(t);
 

@@ -135,6 +135,8 @@ typedef struct target_result {
 /* Find moves taking c (a valid 3×3, standard orientation) to a state that
  * fits the target in some orientation. Writes them to out (cap moves; a
  * fallback may need BEGINNER_MAX_MOVES) and fills *res; returns the count.
+ * *res is filled also when no answer was found (how deep the search got,
+ * its nodes), but not for argument errors; out only on success.
  * SOLVE_ENOTFOUND if neither the search nor a fallback reached the target
  * within max_length (a pattern no state fits, or one solved does not fit
  * and the search ran out), PATTERN_ENAME for an unknown name, CUBE_EINVAL

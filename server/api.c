@@ -455,7 +455,8 @@ int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
 	/* "the facelets are not a legal cube: twist, parity" */
 	char detail[256];
 	size_t k = (size_t)snprintf(detail, sizeof detail,
-				    "the %s are not a legal cube:", field);
+				    "the %s %s not a legal cube:", field,
+				    strcmp(field, "facelets") == 0 ? "are" : "is");
 	size_t i;
 	json_t *e;
 	json_array_foreach(errors, i, e) {

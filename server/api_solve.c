@@ -237,10 +237,16 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	if (n != 2 && n != 3) {
-		api__bad_field(rp, "not_applicable", a->field,
-			       "this server solves 2×2 and 3×3 cubes; bigger "
-			       "cubes need the reduction solver (not yet "
-			       "available)");
+		if (n == 1)
+			api__bad_field(rp, "not_applicable", a->field,
+				       "this server solves 2×2 and 3×3 cubes, "
+				       "not 1×1 (a 1×1 only needs turning to "
+				       "face the right way)");
+		else
+			api__bad_field(rp, "not_applicable", a->field,
+				       "this server solves 2×2 and 3×3 cubes; "
+				       "bigger cubes need the reduction solver "
+				       "(not yet available)");
 		return -1;
 	}
 	const char *def = n == 2 ? "optimal" : "twophase";

@@ -16,6 +16,8 @@
 #include <strings.h>
 
 #include "api_internal.h"
+#include "events.h"
+#include "idempotency.h"
 #include "metrics.h"
 #include "problem.h"
 #include "sessions.h"
@@ -37,6 +39,8 @@ void api_reply_free(struct api_reply *rp)
 	rp->json = NULL;
 	free(rp->owned);
 	rp->owned = NULL;
+	events_detach(rp->stream);
+	rp->stream = NULL;
 }
 
 int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
@@ -947,6 +951,14 @@ static const struct route {
 	 api__session_solves, BODY_NONE},
 	{"/v1/sessions/{id}/history", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
 	 api__session_history, BODY_NONE},
+	{"/v1/sessions/{id}/events", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
+	 api__session_events, BODY_NONE},
+	{"/v1/sessions/{id}/tokens", "POST", "GET, HEAD, POST, OPTIONS", NULL,
+	 NULL, api__session_token_add, BODY_REQUIRED},
+	{"/v1/sessions/{id}/tokens", "GET", "GET, HEAD, POST, OPTIONS", NULL,
+	 NULL, api__session_tokens, BODY_NONE},
+	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
+	 NULL, api__session_token_revoke, BODY_NONE},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -966,10 +978,19 @@ int api_route_patterns(const char **out, int cap)
 }
 
 /* Does path fit pattern? "{id}" takes one non-empty segment (copied to id,
- * which holds STORE_ID_MAX bytes; longer segments do not fit). */
+ * which holds STORE_ID_MAX bytes; longer segments do not fit); "{tid}"
+ * takes 1 to 18 digits (the handler reads them from the path). */
 static int match(const char *pattern, const char *path, char *id)
 {
 	while (*pattern) {
+		if (strncmp(pattern, "{tid}", 5) == 0) {
+			size_t len = strspn(path, "0123456789");
+			if (len == 0 || len > 18)
+				return 0;
+			path += len;
+			pattern += 5;
+			continue;
+		}
 		if (strncmp(pattern, "{id}", 4) == 0) {
 			size_t len = strcspn(path, "/");
 			if (len == 0 || len >= STORE_ID_MAX)
@@ -1045,6 +1066,84 @@ static int json_body(const struct api_request *rq, enum body_rule rule,
 	return 0;
 }
 
+/* SHA-256 over the parts, each followed by a NUL (so no two lists of parts
+ * give the same bytes). */
+static void hash_parts(uint8_t out[32], const char *const *parts, int n,
+		       const char *body, size_t body_len)
+{
+	size_t len = body_len + 1;
+	for (int i = 0; i < n; i++)
+		len += (parts[i] ? strlen(parts[i]) : 0) + 1;
+	char *buf = malloc(len), *p = buf;
+	if (!buf) {
+		memset(out, 0, 32);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t k = parts[i] ? strlen(parts[i]) : 0;
+		memcpy(p, parts[i] ? parts[i] : "", k);
+		p[k] = '\0';
+		p += k + 1;
+	}
+	if (body_len)
+		memcpy(p, body, body_len);
+	p[body_len] = '\0';
+	token_sha256(buf, len, out);
+	free(buf);
+}
+
+/* Idempotency-Key on a POST that changes state: 0 when there is none (or
+ * keys are off), 1 when the request is to run and its answer be kept
+ * under scope, -1 when rp is already the answer (a replay, or why not). */
+static int idem_start(const struct api_config *cfg,
+		      const struct api_request *rq, const char *pattern,
+		      uint8_t scope[32], struct api_reply *rp)
+{
+	const char *key = rq->header ? rq->header(rq->header_cls,
+						  "Idempotency-Key")
+				     : NULL;
+	if (!key || !cfg->idem)
+		return 0;
+	size_t len = strlen(key);
+	int ok = len >= 1 && len <= 255;
+	for (size_t i = 0; ok && i < len; i++)
+		ok = key[i] >= 0x21 && key[i] <= 0x7e;
+	if (!ok) {
+		api__bad_field(rp, "bad_idempotency_key", "Idempotency-Key",
+			       "Idempotency-Key is 1 to 255 visible ASCII "
+			       "characters");
+		return -1;
+	}
+	const char *auth = rq->header(rq->header_cls, "Authorization");
+	const char *sp[] = {pattern, rq->path, auth, key};
+	hash_parts(scope, sp, 4, NULL, 0);
+	const char *pp[] = {rq->method, rq->path, rq->query};
+	uint8_t print[32];
+	hash_parts(print, pp, 3, rq->body, rq->body_len);
+	switch (idem_begin(cfg->idem, scope, print, rp)) {
+	case IDEM_NEW:
+		return 1;
+	case IDEM_REPLAY:
+		api_reply_header(rp, "Idempotent-Replayed", "true");
+		return -1;
+	case IDEM_MISMATCH:
+		api__bad_field(rp, "idempotency_key_reused", "Idempotency-Key",
+			       "this Idempotency-Key was used for a different "
+			       "request; use a new key for a new request");
+		return -1;
+	case IDEM_IN_FLIGHT:
+		problem_reply(rp, PROBLEM_CONFLICT, "idempotency_in_flight",
+			      "a request with this Idempotency-Key is still "
+			      "running; retry when it has finished");
+		api_reply_header(rp, "Retry-After", "1");
+		return -1;
+	case IDEM_NOMEM:
+		break;
+	}
+	problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+	return -1;
+}
+
 void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		struct api_reply *rp)
 {
@@ -1094,10 +1193,24 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	json_t *body;
 	if (json_body(rq, m->post ? BODY_REQUIRED : m->body, &body, rp) < 0)
 		return;
+	uint8_t scope[32];
+	int idem = m->ses && strcmp(m->method, "POST") == 0 ?
+			   idem_start(cfg, rq, m->pattern, scope, rp) : 0;
+	if (idem < 0) {
+		json_decref(body);
+		return;
+	}
 	if (m->post)
 		m->post(cfg, body, rp);
 	else
 		m->ses(cfg, rq, strstr(m->pattern, "{id}") ? id : NULL, body,
 		       rp);
 	json_decref(body);
+	if (idem) {
+		/* keep final answers; a retry may fix a 5xx, 409 or 429 */
+		if (rp->status < 500 && rp->status != 409 && rp->status != 429)
+			idem_finish(cfg->idem, scope, rp);
+		else
+			idem_abort(cfg->idem, scope);
+	}
 }

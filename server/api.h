@@ -15,6 +15,9 @@ struct sessions;
 struct store;
 struct metrics;
 struct solver;
+struct events;
+struct watcher;
+struct idem;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -27,6 +30,8 @@ struct api_config {
 	int max_session_size;      /* largest n of a session */
 	struct solver *solver;     /* NULL: solving answers 503 */
 	uint64_t max_solve_ms;     /* largest time budget of one solve */
+	struct events *events;     /* NULL: no live event streams (503) */
+	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */
@@ -63,6 +68,10 @@ struct api_reply {
 	int nheaders;
 	struct api_header headers[API_MAX_HEADERS];
 	const char *route; /* the matched route pattern (static), for metrics */
+	/* A live event stream (text/event-stream) instead of a body: the HTTP
+	 * layer takes it over (and sets this NULL); else api_reply_free lets
+	 * it go. */
+	struct watcher *stream;
 };
 
 void api_reply_init(struct api_reply *rp);
@@ -97,7 +106,8 @@ const char *api_allow(const char *path);
 #define API_CORS_ALLOW_HEADERS                                                 \
 	"Content-Type, Authorization, If-Match, If-None-Match, "               \
 	"Idempotency-Key, Last-Event-ID"
-#define API_CORS_EXPOSE_HEADERS "ETag, Location, Retry-After"
+#define API_CORS_EXPOSE_HEADERS                                                \
+	"ETag, Location, Retry-After, Idempotent-Replayed"
 #define API_CORS_MAX_AGE "86400"
 
 #endif

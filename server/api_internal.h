@@ -52,6 +52,10 @@ api__session_handler api__session_redo;
 api__session_handler api__session_reset;
 api__session_handler api__session_fork;
 api__session_handler api__session_history;
+api__session_handler api__session_events;
+api__session_handler api__session_token_add;
+api__session_handler api__session_tokens;
+api__session_handler api__session_token_revoke;
 api__session_handler api__session_solve;   /* api_solve.c */
 api__session_handler api__session_solves;
 api__post_handler api__post_solve;          /* api_solve.c */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api_internal.h"
+#include "events.h"
 #include "problem.h"
 #include "sessions.h"
 #include "solve.h"
@@ -135,7 +136,21 @@ static void session_problem(struct api_reply *rp, int rc,
 		return;
 	case SES_FORBIDDEN:
 		problem_reply(rp, PROBLEM_FORBIDDEN, "wrong_token",
-			      "the token is not a write token of this session");
+			      "the token is not a live token of this session "
+			      "(wrong, or revoked)");
+		return;
+	case SES_READ_ONLY:
+		problem_reply(rp, PROBLEM_FORBIDDEN, "read_only_token",
+			      "a read token cannot change the session; writes "
+			      "need a write token");
+		return;
+	case SES_NOT_OWNER:
+		problem_reply(rp, PROBLEM_FORBIDDEN, "owner_only",
+			      "only the session owner's token may do this");
+		return;
+	case SES_NAME_TAKEN:
+		problem_reply(rp, PROBLEM_CONFLICT, "name_taken",
+			      "another token of this session has that name");
 		return;
 	case SES_STALE:
 		p = problem_reply(rp, PROBLEM_PRECONDITION_FAILED,
@@ -177,17 +192,22 @@ static void session_problem(struct api_reply *rp, int rc,
 }
 
 /* The session as JSON, its state in the representations asked for. */
-static json_t *session_json(const struct session_view *v, unsigned want,
+static json_t *session_json(const struct api_config *cfg,
+			    const struct session_view *v, unsigned want,
 			    const char *field, struct api_reply *rp)
 {
-	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:s, s:b, s:b}",
+	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:s, s:b, s:b, "
+			      "s:i}",
 			      "id", v->id, "size", v->size, "version",
 			      (json_int_t)v->version, "title",
 			      v->title ? json_string(v->title) : json_null(),
 			      "created_at", iso_time(v->created_at),
 			      "updated_at", iso_time(v->updated_at),
 			      "visibility", v->is_private ? "private" : "public",
-			      "can_undo", v->can_undo, "can_redo", v->can_redo);
+			      "can_undo", v->can_undo, "can_redo", v->can_redo,
+			      "watchers",
+			      cfg->events ? events_watchers(cfg->events, v->id)
+					  : 0);
 	if (!o) {
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
 		return NULL;
@@ -214,20 +234,30 @@ static json_t *session_json(const struct session_view *v, unsigned want,
 	return o;
 }
 
-/* A private session is read with its write token; to anyone else it does
- * not exist. Returns 0 if this request may read a session that is_private
- * says is (or is not) private, else -1 with rp the 404. */
-static int may_read(const struct api_config *cfg, const struct api_request *rq,
-		    const char *id, int is_private, struct api_reply *rp)
+/* A private session is read with one of its tokens (the owner's, a
+ * write token or a read token); to anyone else it does not exist. token
+ * is the one the request presents. Returns 0 if this request may read a
+ * session that is_private says is (or is not) private, else -1 with rp
+ * the 404. */
+static int may_read_token(const struct api_config *cfg, const char *id,
+			  int is_private, const char *token,
+			  struct api_reply *rp)
 {
 	if (!is_private)
 		return 0;
-	int bad;
-	const char *token = bearer(rq, &bad);
-	if (sessions_check_token(cfg->sessions, id, token) == SES_OK)
+	enum ses_role role;
+	if (sessions_auth(cfg->sessions, id, token, &role, NULL) == SES_OK &&
+	    role != SES_ROLE_NONE)
 		return 0;
 	session_problem(rp, SES_NOT_FOUND, NULL);
 	return -1;
+}
+
+static int may_read(const struct api_config *cfg, const struct api_request *rq,
+		    const char *id, int is_private, struct api_reply *rp)
+{
+	int bad;
+	return may_read_token(cfg, id, is_private, bearer(rq, &bad), rp);
 }
 
 static int need_sessions(const struct api_config *cfg, struct api_reply *rp)
@@ -432,16 +462,20 @@ void api__session_create(const struct api_config *cfg,
 		.actor = "owner",
 	};
 	struct session_view v;
-	char token[36];
-	int rc = sessions_create(cfg->sessions, &c, &v, token, NULL);
+	char token[36], read_token[36] = "";
+	int rc = sessions_create(cfg->sessions, &c, &v, token, read_token,
+				 NULL);
 	if (rc != SES_OK) {
 		free(scramble);
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	json_t *o = session_json(&v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	json_t *o = session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
+		if (read_token[0])
+			json_object_set_new(o, "read_token",
+					    json_string(read_token));
 		if (scramble)
 			json_object_set_new(o, "scramble",
 					    json_stringn(scramble, scramble_len));
@@ -493,7 +527,7 @@ void api__session_get(const struct api_config *cfg,
 		session_view_free(&v);
 		return;
 	}
-	json_t *o = session_json(&v, want, "facelets", rp);
+	json_t *o = session_json(cfg, &v, want, "facelets", rp);
 	if (o) {
 		api_reply_json(rp, 200, o);
 		set_etag(rp, v.version);
@@ -569,7 +603,10 @@ static void session_write(const struct api_config *cfg,
 			free(pa.nodes);
 	}
 	if (refuse) {
-		rc = sessions_check_token(cfg->sessions, id, token);
+		enum ses_role role;
+		rc = sessions_auth(cfg->sessions, id, token, &role, NULL);
+		if (rc == SES_OK && role == SES_ROLE_READ)
+			rc = SES_READ_ONLY;
 		if (rc != SES_OK)
 			session_problem(rp, rc, NULL);
 		else if (if_match == -2)
@@ -582,7 +619,7 @@ static void session_write(const struct api_config *cfg,
 
 	struct session_write w = {
 		.kind = kind, .id = id, .token = token, .if_match = if_match,
-		.moves = moves, .moves_len = moves_len, .actor = "owner",
+		.moves = moves, .moves_len = moves_len,
 	};
 	struct session_view v;
 	memset(&v, 0, sizeof v);
@@ -595,13 +632,13 @@ static void session_write(const struct api_config *cfg,
 		return;
 	}
 	static const char *const names[] = {"moves", "undo", "redo", "reset"};
-	json_t *o = session_json(&v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	json_t *o = session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(
 			o, "event",
 			json_pack("{s:I, s:s, s:s, s:s, s:o}", "version",
 				  (json_int_t)v.version, "type", names[kind],
-				  "moves", text ? text : "", "actor", "owner",
+				  "moves", text ? text : "", "actor", v.actor,
 				  "created_at", iso_time(v.updated_at)));
 		api_reply_json(rp, 200, o);
 		set_etag(rp, v.version);
@@ -682,7 +719,7 @@ void api__session_fork(const struct api_config *cfg,
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	json_t *o = session_json(&v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	json_t *o = session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
 		json_object_set_new(o, "forked_from",
@@ -767,4 +804,239 @@ void api__session_history(const struct api_config *cfg,
 					  next));
 	if (rp->status == 200)
 		set_etag(rp, version);
+}
+
+/* GET /v1/sessions/{id}/events: a Server-Sent Events stream. The version
+ * to replay after is Last-Event-ID (what a reconnecting browser sends) or
+ * ?after=; without either the stream starts with the current state.
+ * Browsers' EventSource cannot send headers, so a private session's token
+ * may also come as ?token=. */
+void api__session_events(const struct api_config *cfg,
+			 const struct api_request *rq, const char *id,
+			 const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	if (!cfg->events) {
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_events",
+			      "live events are off on this server");
+		return;
+	}
+	static const char *const allowed[] = {"after", "token", NULL};
+	struct api__query q;
+	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
+		return;
+	int64_t after = -1;
+	int has_after = api__query_int(&q, "after", &after, rp);
+	if (has_after < 0)
+		return;
+	const char *field = "after";
+	const char *lei = header(rq, "Last-Event-ID");
+	if (lei) {
+		/* the browser's own bookmark wins over the URL's */
+		size_t digits = strspn(lei, "0123456789");
+		if (digits == 0 || digits > 18 || lei[digits] != '\0') {
+			api__bad_field(rp, "wrong_type", "Last-Event-ID",
+				       "Last-Event-ID must be a version (a "
+				       "whole number from 0)");
+			return;
+		}
+		after = strtoll(lei, NULL, 10);
+		has_after = 1;
+		field = "Last-Event-ID";
+	}
+	if (!has_after)
+		after = -1;
+	struct session_view v;
+	int rc = sessions_get(cfg->sessions, id, -1, &v);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	int bad;
+	const char *token = bearer(rq, &bad);
+	if (!token)
+		token = api__query_get(&q, "token");
+	int hidden = may_read_token(cfg, id, v.is_private, token, rp) < 0;
+	int64_t version = v.version;
+	int n = v.size;
+	session_view_free(&v);
+	if (hidden)
+		return;
+	if (after > version) {
+		json_t *p = api__bad_field(rp, "value_out_of_range", field,
+					   "%s is %" PRId64 ", past the "
+					   "session's version %" PRId64,
+					   field, after, version);
+		if (p)
+			json_object_set_new(p, "current_version",
+					    json_integer(version));
+		return;
+	}
+	rp->status = 200;
+	rp->content_type = "text/event-stream";
+	api_reply_header(rp, "Cache-Control", "no-store");
+	api_reply_header(rp, "X-Accel-Buffering", "no");
+	set_etag(rp, version);
+	if (strcmp(rq->method, "HEAD") == 0)
+		return;
+	struct watcher *w;
+	rc = events_subscribe(cfg->events, cfg->sessions, id, n, after, &w);
+	if (rc == EVENTS_OK) {
+		rp->stream = w;
+		return;
+	}
+	rp->status = 500;
+	rp->content_type = NULL;
+	rp->nheaders = 0;
+	if (rc == EVENTS_FULL) {
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_watchers",
+			      "the server has as many live streams open as it "
+			      "may (--max-watchers); try again later");
+		api_reply_header(rp, "Retry-After", "5");
+	} else if (rc == EVENTS_CLOSING) {
+		session_problem(rp, SES_SHUTDOWN, NULL);
+	} else if (rc == EVENTS_GONE) {
+		session_problem(rp, SES_NOT_FOUND, NULL);
+	} else {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+	}
+}
+
+/* ---- tokens ----------------------------------------------------------- */
+
+static json_t *token_json(const struct store_token *t)
+{
+	return json_pack("{s:I, s:s, s:s, s:o, s:o}", "id", (json_int_t)t->id,
+			 "role", t->role, "name", t->name, "created_at",
+			 iso_time(t->created_at), "revoked_at",
+			 t->revoked_at ? iso_time(t->revoked_at) : json_null());
+}
+
+/* A token name: 1 to 40 of letters, digits, '-', '_', '.', not "owner". */
+static int name_ok(const char *s, size_t len)
+{
+	if (len == 0 || len > 40 || strcmp(s, "owner") == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		      c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* POST /v1/sessions/{id}/tokens {"role": "write"|"read", "name"?}: the
+ * owner mints a token for a co-player (write) or a watcher (read). */
+void api__session_token_add(const struct api_config *cfg,
+			    const struct api_request *rq, const char *id,
+			    const json_t *body, struct api_reply *rp)
+{
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	static const struct api__field fields[] = {
+		{"role", FIELD_STRING, 1},
+		{"name", FIELD_STRING, 0},
+	};
+	if (api__check_fields(body, NULL, fields, 2, rp) < 0)
+		return;
+	const char *r = json_string_value(json_object_get(body, "role"));
+	enum ses_role role;
+	if (strcmp(r, "write") == 0)
+		role = SES_ROLE_WRITE;
+	else if (strcmp(r, "read") == 0)
+		role = SES_ROLE_READ;
+	else {
+		api__bad_field(rp, "bad_role", "role",
+			       "role must be \"write\" or \"read\"");
+		return;
+	}
+	const json_t *jn = json_object_get(body, "name");
+	if (jn && !name_ok(json_string_value(jn), json_string_length(jn))) {
+		api__bad_field(rp, "bad_name", "name",
+			       "name is 1 to 40 letters, digits, '-', '_' or "
+			       "'.', and not \"owner\"");
+		return;
+	}
+	int bad;
+	const char *token = bearer(rq, &bad);
+	struct store_token t;
+	char secret[36];
+	int rc = sessions_add_token(cfg->sessions, id, token, role,
+				    jn ? json_string_value(jn) : NULL, &t,
+				    secret);
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	json_t *o = token_json(&t);
+	if (o)
+		json_object_set_new(o, "token", json_string(secret));
+	api_reply_json(rp, 201, o);
+	if (rp->status == 201)
+		api_reply_header(rp, "Location", "/v1/sessions/%s/tokens/%" PRId64,
+				 id, t.id);
+}
+
+#define TOKENS_MAX 1000
+
+/* GET /v1/sessions/{id}/tokens: the owner's list (never the secrets). */
+void api__session_tokens(const struct api_config *cfg,
+			 const struct api_request *rq, const char *id,
+			 const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	struct api__query q;
+	static const char *const none[] = {NULL};
+	if (api__query_parse(rq->query, none, &q, rp) < 0)
+		return;
+	struct store_token *t = malloc(TOKENS_MAX * sizeof *t);
+	if (!t) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	int bad;
+	int k = sessions_list_tokens(cfg->sessions, id, bearer(rq, &bad), t,
+				     TOKENS_MAX);
+	if (k < 0) {
+		free(t);
+		session_problem(rp, k, NULL);
+		return;
+	}
+	json_t *arr = json_array();
+	for (int i = 0; i < k; i++)
+		json_array_append_new(arr, token_json(&t[i]));
+	free(t);
+	api_reply_json(rp, 200, json_pack("{s:o}", "tokens", arr));
+}
+
+/* DELETE /v1/sessions/{id}/tokens/{tid}: the owner revokes a token; its
+ * next request is refused (403), its past writes keep its name. */
+void api__session_token_revoke(const struct api_config *cfg,
+			       const struct api_request *rq, const char *id,
+			       const json_t *body, struct api_reply *rp)
+{
+	(void)body;
+	if (need_sessions(cfg, rp) < 0)
+		return;
+	const char *slash = strrchr(rq->path, '/');
+	int64_t tid = slash ? strtoll(slash + 1, NULL, 10) : 0;
+	int bad;
+	int rc = sessions_revoke_token(cfg->sessions, id, bearer(rq, &bad),
+				       tid);
+	if (rc == SES_NO_SUCH_TOKEN) {
+		problem_reply(rp, PROBLEM_NOT_FOUND, "no_such_token",
+			      "this session has no live token %" PRId64, tid);
+		return;
+	}
+	if (rc != SES_OK) {
+		session_problem(rp, rc, NULL);
+		return;
+	}
+	rp->status = 204;
 }

@@ -666,7 +666,9 @@ static int session_for(const struct api_config *cfg,
 					   : NULL;
 		const char *tok = h && strncmp(h, "Bearer ", 7) == 0 ? h + 7
 								     : NULL;
-		if (sessions_check_token(cfg->sessions, id, tok) != SES_OK) {
+		enum ses_role role;
+		if (sessions_auth(cfg->sessions, id, tok, &role, NULL) !=
+		    SES_OK) {
 			session_view_free(v);
 			rc = SES_NOT_FOUND;
 		}
@@ -733,7 +735,7 @@ void api__session_solve(const struct api_config *cfg,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (sessions_add_solve(cfg->sessions, id, &sv) != SES_OK) {
+	if (sessions_add_solve(cfg->sessions, id, &sv, v.facelets) != SES_OK) {
 		session_view_free(&v);
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
 			      "the solve could not be stored");

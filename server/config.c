@@ -64,7 +64,20 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("max-solve-ms", "CUBED_MAX_SOLVE_MS", OPT_UINT, max_solve_ms,        \
 	  "10000", 1, 600000, "MS", "largest time budget of one solve")        \
 	X("solver", "CUBED_SOLVER", OPT_UINT, solver, "1", 0, 1, "0|1",        \
-	  "build or load solver tables at start-up (0: solving answers 503)")
+	  "build or load solver tables at start-up (0: solving answers 503)")                                                 \
+	X("max-watchers", "CUBED_MAX_WATCHERS", OPT_UINT, max_watchers,        \
+	  "4096", 1, 1000000, "N", "live event streams open at once")          \
+	X("watcher-buffer", "CUBED_WATCHER_BUFFER", OPT_UINT, watcher_buffer,  \
+	  "1048576", 4096, 1073741824, "BYTES",                                \
+	  "unread event bytes after which a watcher is cut off")               \
+	X("heartbeat", "CUBED_HEARTBEAT", OPT_UINT, heartbeat, "20", 1, 3600,  \
+	  "S", "seconds of silence before a stream gets a ': ping'")                      \
+	X("idempotency-keys", "CUBED_IDEMPOTENCY_KEYS", OPT_UINT,              \
+	  idempotency_keys, "10000", 0, 10000000, "N",                         \
+	  "Idempotency-Key answers kept in memory (0 = ignore the header)")    \
+	X("idempotency-ttl", "CUBED_IDEMPOTENCY_TTL", OPT_UINT,                \
+	  idempotency_ttl, "86400", 1, 31536000, "S",                          \
+	  "seconds an Idempotency-Key answer is kept")
 
 static const struct opt {
 	const char *name;

@@ -30,6 +30,11 @@ struct config {
 	const char *tables;           /* solver table cache dir, NULL = db's */
 	uint64_t max_solve_ms;        /* longest time budget of one solve */
 	uint64_t solver;              /* 0 = no solver tables (no solving) */
+	uint64_t max_watchers;        /* live event streams at once */
+	uint64_t watcher_buffer;      /* unread bytes before a cut-off */
+	uint64_t heartbeat;           /* seconds between pings on a quiet stream */
+	uint64_t idempotency_keys;    /* answers kept, 0 = header ignored */
+	uint64_t idempotency_ttl;     /* seconds an answer is kept */
 };
 
 enum config_result {

@@ -18,6 +18,7 @@
 
 #include <microhttpd.h>
 
+#include "events.h"
 #include "http.h"
 #include "metrics.h"
 #include "problem.h"
@@ -186,6 +187,59 @@ static void log_request(struct MHD_Connection *con, const struct request *rq,
 		status, bytes, us);
 }
 
+/* A live event stream: libmicrohttpd pulls bytes with sse_read; when there
+ * are none the watcher parks the connection (suspends it) and wakes it
+ * (resumes it) when an event arrives (events.h). */
+struct sse {
+	struct watcher *w;
+	struct MHD_Connection *con;
+};
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct sse *s = cls;
+	ssize_t n = events_read(s->w, buf, max);
+	return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void sse_park(void *ctx)
+{
+	MHD_suspend_connection(((struct sse *)ctx)->con);
+}
+
+static void sse_wake(void *ctx)
+{
+	MHD_resume_connection(((struct sse *)ctx)->con);
+}
+
+static void sse_free(void *cls)
+{
+	struct sse *s = cls;
+	events_detach(s->w);
+	free(s);
+}
+
+/* The stream's response, which owns rp->stream from here on. */
+static struct MHD_Response *sse_response(struct MHD_Connection *con,
+					 struct api_reply *rp)
+{
+	struct sse *s = malloc(sizeof *s);
+	if (s == NULL)
+		return NULL;
+	s->w = rp->stream;
+	s->con = con;
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, 4096, sse_read, s, sse_free);
+	if (resp == NULL) {
+		free(s);
+		return NULL;
+	}
+	rp->stream = NULL;
+	events_attach(s->w, sse_park, sse_wake, s);
+	return resp;
+}
+
 /* Build the MHD response for rp, add every header, queue it, log it. */
 static enum MHD_Result send_reply(const struct http_server *srv,
 				  struct MHD_Connection *con,
@@ -194,7 +248,18 @@ static enum MHD_Result send_reply(const struct http_server *srv,
 {
 	struct MHD_Response *resp = NULL;
 	size_t bytes = 0;
-	if (rp->json) {
+	if (rp->stream) {
+		resp = sse_response(con, rp);
+		if (resp == NULL) {
+			rp->status = 500;
+			rp->content_type = PROBLEM_CONTENT_TYPE;
+			rp->nheaders = 0;
+			bytes = strlen(problem_internal_fallback);
+			resp = MHD_create_response_from_buffer(
+				bytes, (void *)problem_internal_fallback,
+				MHD_RESPMEM_PERSISTENT);
+		}
+	} else if (rp->json) {
 		char *text = json_dumps(rp->json, JSON_COMPACT);
 		if (text) {
 			bytes = strlen(text);
@@ -404,6 +469,12 @@ struct http_server *http_start(const struct config *cfg,
 unsigned http_port(const struct http_server *srv)
 {
 	return srv->port;
+}
+
+void http_quiesce(struct http_server *srv)
+{
+	if (srv)
+		MHD_quiesce_daemon(srv->daemon);
 }
 
 void http_stop(struct http_server *srv)

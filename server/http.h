@@ -20,6 +20,8 @@ struct http_server *http_start(const struct config *cfg,
 unsigned http_port(const struct http_server *srv);
 
 /* Stop accepting, finish or close every connection, free srv. */
+/* Stop accepting connections (those open go on). */
+void http_quiesce(struct http_server *srv);
 void http_stop(struct http_server *srv);
 
 #endif

@@ -15,10 +15,13 @@
 #include "alg.h"
 #include "api.h"
 #include "config.h"
+#include "events.h"
+#include "http.h"
+#include "idempotency.h"
 #include "metrics.h"
 #include "sessions.h"
 #include "solver.h"
-#include "store.h"
+#include "events.h"
 #include "http.h"
 
 /* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
@@ -172,8 +175,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cubed: database: %s\n", serr);
 		return 2;
 	}
+	struct events_config ecfg = {
+		.max_watchers = (size_t)cfg.max_watchers,
+		.watcher_buffer = (size_t)cfg.watcher_buffer,
+		.heartbeat_ms = (unsigned)cfg.heartbeat * 1000u,
+	};
+	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
+		fprintf(stderr, "cubed: cannot start live events\n");
+		store_close(api.store);
+		return 2;
+	}
 	struct sessions_config sescfg = {
 		.store = api.store,
+		.on_event = events_publish,
+		.on_event_ctx = api.events,
 		.cache_max = (size_t)cfg.session_cache,
 		.max_sessions = (int64_t)cfg.max_sessions,
 	};
@@ -185,6 +200,9 @@ int main(int argc, char **argv)
 		store_close(api.store);
 		return 2;
 	}
+	if (cfg.idempotency_keys)
+		api.idem = idem_new((size_t)cfg.idempotency_keys,
+				    (int64_t)cfg.idempotency_ttl * 1000);
 	const char *patterns[64];
 	int npat = api_route_patterns(patterns, 64);
 	api.metrics = metrics_new(patterns, npat);
@@ -233,6 +251,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cubed: %s\n", err);
 		solver_stop(api.solver);
 		sessions_close(api.sessions);
+		events_close(api.events);
 		store_close(api.store);
 		metrics_free(api.metrics);
 		free(openapi);
@@ -246,11 +265,17 @@ int main(int argc, char **argv)
 	int sig = 0;
 	while (sigwait(&stop, &sig) != 0)
 		;
+	/* stop taking connections, end every live stream cleanly, then stop
+	 * serving */
+	http_quiesce(srv);
+	events_shutdown(api.events, 2000);
 	http_stop(srv);
 	/* every request has been answered: let the writer finish, then close
 	 * the database */
 	solver_stop(api.solver); /* cancels a table build in progress */
 	sessions_close(api.sessions);
+	events_close(api.events);
+	idem_free(api.idem);
 	store_close(api.store);
 	metrics_free(api.metrics);
 	free(openapi);

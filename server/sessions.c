@@ -169,20 +169,28 @@ static void cache_remove(struct cache *c, const char *id)
 
 /* ------------------------------------------------------------ the writer */
 
-enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE, OP_SOLVE };
+enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE, OP_SOLVE, OP_TOKEN,
+	       OP_REVOKE };
 
 struct op {
 	enum op_kind kind;
 	/* inputs */
 	const struct session_create *create;
 	const struct session_write *write;
-	const char *id;          /* OP_DELETE */
-	const char *token;       /* OP_DELETE */
+	const char *id;          /* OP_DELETE, OP_SOLVE, OP_TOKEN, OP_REVOKE */
+	const char *token;       /* OP_DELETE, OP_TOKEN, OP_REVOKE: the owner's */
 	struct store_solve *solve; /* OP_SOLVE */
+	const char *facelets;    /* OP_SOLVE: the state solved, for watchers */
+	enum ses_role role;      /* OP_TOKEN */
+	const char *name;        /* OP_TOKEN, or NULL */
+	int64_t tid;             /* OP_REVOKE */
 	/* outputs */
 	int rc;
 	struct session_view view;
 	char token_out[36];
+	char read_token_out[36]; /* OP_CREATE of a private session */
+	struct store_token tok;  /* OP_TOKEN */
+	char event_type[8];      /* OP_WRITE: the event's type */
 	char *moves_out;
 	alg_error err;
 	int done;
@@ -195,6 +203,8 @@ struct sessions {
 	int64_t max_sessions;
 	int max_batch;
 	struct cache cache;
+	session_event_fn *on_event;
+	void *on_event_ctx;
 
 	pthread_t writer;
 	pthread_mutex_t lock;     /* queue, stop, stats */
@@ -288,6 +298,34 @@ static int store_rc(int rc)
 	return rc == STORE_NOT_FOUND ? SES_NOT_FOUND : SES_STORE;
 }
 
+/* The role token has in the session whose row is row (the owner's hash is
+ * compared in constant time; other tokens are found by their hash). */
+static int auth_row(struct sessions *s, const struct store_session *row,
+		    const char *token, enum ses_role *role, char *actor)
+{
+	*role = SES_ROLE_NONE;
+	if (!token)
+		return SES_UNAUTHORIZED;
+	uint8_t h[TOKEN_HASH_LEN];
+	token_sha256(token, strlen(token), h);
+	if (token_hash_equal(h, row->token_hash)) {
+		*role = SES_ROLE_OWNER;
+		if (actor)
+			snprintf(actor, STORE_NAME_MAX, "owner");
+		return SES_OK;
+	}
+	struct store_token t;
+	int rc = store_find_token(s->store, row->id, h, &t);
+	if (rc == STORE_NOT_FOUND)
+		return SES_FORBIDDEN;
+	if (rc != STORE_OK)
+		return SES_STORE;
+	*role = strcmp(t.role, "write") == 0 ? SES_ROLE_WRITE : SES_ROLE_READ;
+	if (actor)
+		snprintf(actor, STORE_NAME_MAX, "%s", t.name);
+	return SES_OK;
+}
+
 /* Apply one write inside the writer's transaction. */
 static int do_write(struct sessions *s, struct op *op)
 {
@@ -304,16 +342,12 @@ static int do_write(struct sessions *s, struct op *op)
 	char *moves = NULL;
 	int64_t undo_top = row.undo_top, redo_top = row.redo_top;
 
-	if (!w->token) {
-		rc = SES_UNAUTHORIZED;
+	enum ses_role role;
+	rc = auth_row(s, &row, w->token, &role, op->view.actor);
+	if (rc == SES_OK && role == SES_ROLE_READ)
+		rc = SES_READ_ONLY;
+	if (rc != SES_OK)
 		goto out;
-	}
-	uint8_t h[TOKEN_HASH_LEN];
-	token_sha256(w->token, strlen(w->token), h);
-	if (!token_hash_equal(h, row.token_hash)) {
-		rc = SES_FORBIDDEN;
-		goto out;
-	}
 	if (w->if_match >= 0 && w->if_match != row.version) {
 		view_from_row(&op->view, &row);
 		rc = SES_STALE;
@@ -321,7 +355,7 @@ static int do_write(struct sessions *s, struct op *op)
 	}
 	ev.version = row.version + 1;
 	ev.created_at = now_ms();
-	ev.actor = (char *)w->actor;
+	ev.actor = op->view.actor;
 
 	switch (w->kind) {
 	case SES_MOVES: {
@@ -411,7 +445,11 @@ static int do_write(struct sessions *s, struct op *op)
 	row.updated_at = ev.created_at;
 	row.undo_top = undo_top;
 	row.redo_top = redo_top;
+	char actor[STORE_NAME_MAX];
+	memcpy(actor, op->view.actor, sizeof actor);
 	view_from_row(&op->view, &row);
+	memcpy(op->view.actor, actor, sizeof actor);
+	memcpy(op->event_type, ev.type, sizeof op->event_type);
 	op->view.facelets = row.state;
 	row.state = NULL;
 	op->view.title = row.title;
@@ -502,7 +540,23 @@ static int do_create(struct sessions *s, struct op *op)
 		rc = SES_STORE;
 		goto out;
 	}
+	if (c->is_private) {
+		struct store_token t = {.created_at = row.created_at};
+		snprintf(t.role, sizeof t.role, "read");
+		uint8_t h[TOKEN_HASH_LEN];
+		if (token_new_secret(op->read_token_out) < 0) {
+			rc = SES_STORE;
+			goto out;
+		}
+		token_sha256(op->read_token_out, strlen(op->read_token_out), h);
+		if (store_add_token(s->store, row.id, &t, h) != STORE_OK) {
+			rc = SES_STORE;
+			goto out;
+		}
+	}
 	view_from_row(&op->view, &row);
+	snprintf(op->view.actor, sizeof op->view.actor, "%s",
+		 c->actor ? c->actor : "");
 	op->view.facelets = row.state;
 	row.state = NULL;
 	op->view.title = c->title ? strdup(c->title) : NULL;
@@ -512,25 +566,97 @@ out:
 	return rc;
 }
 
-static int do_delete(struct sessions *s, struct op *op)
+/* SES_OK if op->token is the owner's token of session op->id. */
+static int check_owner(struct sessions *s, struct op *op)
 {
 	struct store_session row;
 	int rc = store_get_session(s->store, op->id, 0, &row);
 	if (rc != STORE_OK)
 		return store_rc(rc);
-	uint8_t h[TOKEN_HASH_LEN];
-	if (!op->token) {
-		rc = SES_UNAUTHORIZED;
-	} else {
-		token_sha256(op->token, strlen(op->token), h);
-		rc = token_hash_equal(h, row.token_hash) ? SES_OK
-							 : SES_FORBIDDEN;
-	}
+	enum ses_role role;
+	rc = auth_row(s, &row, op->token, &role, NULL);
 	store_session_free(&row);
+	if (rc == SES_OK && role != SES_ROLE_OWNER)
+		rc = SES_NOT_OWNER;
+	return rc;
+}
+
+static int do_delete(struct sessions *s, struct op *op)
+{
+	int rc = check_owner(s, op);
 	if (rc != SES_OK)
 		return rc;
 	rc = store_delete_session(s->store, op->id);
 	return rc == STORE_OK ? SES_OK : store_rc(rc);
+}
+
+static int do_token(struct sessions *s, struct op *op)
+{
+	int rc = check_owner(s, op);
+	if (rc != SES_OK)
+		return rc;
+	memset(&op->tok, 0, sizeof op->tok);
+	snprintf(op->tok.role, sizeof op->tok.role, "%s",
+		 op->role == SES_ROLE_WRITE ? "write" : "read");
+	if (op->name)
+		snprintf(op->tok.name, sizeof op->tok.name, "%s", op->name);
+	op->tok.created_at = now_ms();
+	if (token_new_secret(op->token_out) < 0)
+		return SES_STORE;
+	uint8_t h[TOKEN_HASH_LEN];
+	token_sha256(op->token_out, strlen(op->token_out), h);
+	rc = store_add_token(s->store, op->id, &op->tok, h);
+	if (rc == STORE_CONFLICT)
+		return SES_NAME_TAKEN;
+	return rc == STORE_OK ? SES_OK : SES_STORE;
+}
+
+static int do_revoke(struct sessions *s, struct op *op)
+{
+	int rc = check_owner(s, op);
+	if (rc != SES_OK)
+		return rc;
+	rc = store_revoke_token(s->store, op->id, op->tid, now_ms());
+	if (rc == STORE_NOT_FOUND)
+		return SES_NO_SUCH_TOKEN;
+	return rc == STORE_OK ? SES_OK : SES_STORE;
+}
+
+/* Tell the watchers of one committed op (writer thread, after commit). */
+static void publish(struct sessions *s, const struct op *op)
+{
+	struct session_event e = {0};
+	switch (op->kind) {
+	case OP_WRITE:
+		e.id = op->write->id;
+		e.type = op->event_type;
+		e.version = op->view.version;
+		e.size = op->view.size;
+		e.moves = op->moves_out ? op->moves_out : "";
+		e.actor = op->view.actor;
+		e.facelets = op->view.facelets;
+		e.created_at = op->view.updated_at;
+		break;
+	case OP_DELETE:
+		e.id = op->id;
+		e.type = "delete";
+		e.moves = "";
+		e.version = -1;
+		e.created_at = now_ms();
+		break;
+	case OP_SOLVE:
+		e.id = op->id;
+		e.type = "solve";
+		e.version = op->solve->version;
+		e.moves = op->solve->solution ? op->solve->solution : "";
+		e.facelets = op->facelets;
+		e.created_at = op->solve->created_at;
+		e.method = op->solve->method;
+		break;
+	default:
+		return;
+	}
+	s->on_event(s->on_event_ctx, &e);
 }
 
 static void stats_batch(struct sessions_stats *st, uint64_t n)
@@ -598,6 +724,12 @@ static void *writer_main(void *arg)
 						 ? SES_OK
 						 : SES_STORE;
 				break;
+			case OP_TOKEN:
+				op->rc = do_token(s, op);
+				break;
+			case OP_REVOKE:
+				op->rc = do_revoke(s, op);
+				break;
 			}
 			if (op->rc == SES_OK) {
 				store_release(s->store);
@@ -620,8 +752,11 @@ static void *writer_main(void *arg)
 			}
 			if (op->rc == SES_OK && op->kind == OP_DELETE)
 				cache_remove(&s->cache, op->id);
-			else if (op->rc == SES_OK && op->kind != OP_SOLVE)
+			else if (op->rc == SES_OK &&
+				 (op->kind == OP_CREATE || op->kind == OP_WRITE))
 				cache_put(&s->cache, &op->view);
+			if (op->rc == SES_OK && s->on_event)
+				publish(s, op);
 		}
 
 		pthread_mutex_lock(&s->lock);
@@ -674,6 +809,8 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->limits = cfg->limits;
 	s->max_sessions = cfg->max_sessions;
 	s->max_batch = cfg->max_batch > 0 ? cfg->max_batch : 256;
+	s->on_event = cfg->on_event;
+	s->on_event_ctx = cfg->on_event_ctx;
 	s->cache.max = cfg->cache_max ? cfg->cache_max : 1024;
 	s->cache.nbuckets = s->cache.max * 2 + 1;
 	s->cache.buckets = calloc(s->cache.nbuckets, sizeof *s->cache.buckets);
@@ -714,7 +851,8 @@ void sessions_close(struct sessions *s)
 }
 
 int sessions_create(struct sessions *s, const struct session_create *c,
-		    struct session_view *out, char token[36], alg_error *err)
+		    struct session_view *out, char token[36], char *read_token,
+		    alg_error *err)
 {
 	struct op op;
 	memset(&op, 0, sizeof op);
@@ -726,6 +864,8 @@ int sessions_create(struct sessions *s, const struct session_create *c,
 	if (rc == SES_OK) {
 		*out = op.view;
 		memcpy(token, op.token_out, 36);
+		if (read_token)
+			memcpy(read_token, op.read_token_out, 36);
 	}
 	return rc;
 }
@@ -856,7 +996,7 @@ int sessions_fork(struct sessions *s, const char *id, int64_t version,
 		.is_private = src.is_private,
 		.actor = actor,
 	};
-	rc = sessions_create(s, &c, out, token, NULL);
+	rc = sessions_create(s, &c, out, token, NULL, NULL);
 	session_view_free(&src);
 	return rc;
 }
@@ -874,32 +1014,74 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 }
 
 int sessions_add_solve(struct sessions *s, const char *id,
-		       struct store_solve *sv)
+		       struct store_solve *sv, const char *facelets)
 {
 	struct op op;
 	memset(&op, 0, sizeof op);
 	op.kind = OP_SOLVE;
 	op.id = id;
 	op.solve = sv;
+	op.facelets = facelets;
 	return submit(s, &op);
 }
 
-int sessions_check_token(struct sessions *s, const char *id,
-			 const char *token)
+int sessions_auth(struct sessions *s, const char *id, const char *token,
+		  enum ses_role *role, char *actor)
 {
+	*role = SES_ROLE_NONE;
 	struct store_session row;
 	int rc = store_get_session(s->store, id, 0, &row);
 	if (rc != STORE_OK)
 		return store_rc(rc);
-	rc = SES_UNAUTHORIZED;
-	if (token) {
-		uint8_t h[TOKEN_HASH_LEN];
-		token_sha256(token, strlen(token), h);
-		rc = token_hash_equal(h, row.token_hash) ? SES_OK
-							 : SES_FORBIDDEN;
-	}
+	rc = auth_row(s, &row, token, role, actor);
 	store_session_free(&row);
 	return rc;
+}
+
+int sessions_add_token(struct sessions *s, const char *id,
+		       const char *owner_token, enum ses_role role,
+		       const char *name, struct store_token *out,
+		       char secret[36])
+{
+	struct op op;
+	memset(&op, 0, sizeof op);
+	op.kind = OP_TOKEN;
+	op.id = id;
+	op.token = owner_token;
+	op.role = role;
+	op.name = name;
+	int rc = submit(s, &op);
+	if (rc == SES_OK) {
+		*out = op.tok;
+		memcpy(secret, op.token_out, 36);
+	}
+	return rc;
+}
+
+int sessions_revoke_token(struct sessions *s, const char *id,
+			  const char *owner_token, int64_t tid)
+{
+	struct op op;
+	memset(&op, 0, sizeof op);
+	op.kind = OP_REVOKE;
+	op.id = id;
+	op.token = owner_token;
+	op.tid = tid;
+	return submit(s, &op);
+}
+
+int sessions_list_tokens(struct sessions *s, const char *id,
+			 const char *owner_token, struct store_token *out,
+			 int cap)
+{
+	enum ses_role role;
+	int rc = sessions_auth(s, id, owner_token, &role, NULL);
+	if (rc != SES_OK)
+		return rc;
+	if (role != SES_ROLE_OWNER)
+		return SES_NOT_OWNER;
+	rc = store_list_tokens(s->store, id, out, cap);
+	return rc < 0 ? SES_STORE : rc;
 }
 
 void sessions_stats(struct sessions *s, struct sessions_stats *out)
@@ -928,6 +1110,10 @@ const char *sessions_strerror(int err)
 	case SES_LIMIT: return "the server holds the maximum number of sessions";
 	case SES_STORE: return "the database failed";
 	case SES_SHUTDOWN: return "the server is shutting down";
+	case SES_READ_ONLY: return "a read token cannot write";
+	case SES_NOT_OWNER: return "only the owner's token may do this";
+	case SES_NAME_TAKEN: return "a token of this session already has that name";
+	case SES_NO_SUCH_TOKEN: return "the session has no live token with that id";
 	}
 	return "unknown error";
 }

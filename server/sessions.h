@@ -42,7 +42,29 @@ enum ses_err {
 	SES_LIMIT = -9,          /* too many sessions */
 	SES_STORE = -10,         /* the database failed */
 	SES_SHUTDOWN = -11,      /* the writer is stopping */
+	SES_READ_ONLY = -12,     /* a write with a read token */
+	SES_NOT_OWNER = -13,     /* an owner-only request with another token */
+	SES_NAME_TAKEN = -14,    /* a token name already used in the session */
+	SES_NO_SUCH_TOKEN = -15, /* revoking a token that is not live */
 };
+
+/* What a token may do in a session. */
+enum ses_role { SES_ROLE_NONE, SES_ROLE_READ, SES_ROLE_WRITE, SES_ROLE_OWNER };
+
+/* One committed change, as live watchers hear of it (events.h). Strings
+ * are borrowed for the duration of the call. */
+struct session_event {
+	const char *id;
+	const char *type;     /* moves, undo, redo, reset, solve, delete */
+	int64_t version;      /* the session's version after it */
+	int size;
+	const char *moves;    /* moves text ("" if none); the solution for solve */
+	const char *actor;    /* NULL if none */
+	const char *facelets; /* the state at version; NULL for delete */
+	int64_t created_at;
+	const char *method;   /* solve only */
+};
+typedef void session_event_fn(void *ctx, const struct session_event *e);
 
 struct sessions_config {
 	struct store *store;
@@ -50,6 +72,10 @@ struct sessions_config {
 	alg_limits limits;       /* for moves in writes */
 	int64_t max_sessions;    /* 0 = no limit */
 	int max_batch;           /* writes per transaction, 0 = 256 */
+	/* Called by the writer after each commit, once per committed change,
+	 * in commit order (so in version order per session). May be NULL. */
+	session_event_fn *on_event;
+	void *on_event_ctx;
 };
 
 struct sessions;
@@ -67,12 +93,15 @@ struct session_view {
 	char *title;
 	char *facelets;
 	int can_undo, can_redo;
+	char actor[STORE_NAME_MAX]; /* who made a write (sessions_write) */
 };
 void session_view_free(struct session_view *v);
 
 /* Create a session of size n: solved, or from initial facelets (checked
  * for length/letters), then scrambled by the moves in scramble (may be
- * NULL) as version 0. token receives the write token (shown once). */
+ * NULL) as version 0. token receives the owner's write token (shown
+ * once); a private session also gets a read token in read_token (when
+ * read_token is not NULL; "" for a public one). */
 struct session_create {
 	int size;
 	const char *initial;  /* facelets or NULL */
@@ -84,7 +113,7 @@ struct session_create {
 	const char *actor;    /* recorded on the create event, or NULL */
 };
 int sessions_create(struct sessions *s, const struct session_create *c,
-		    struct session_view *out, char token[36],
+		    struct session_view *out, char token[36], char *read_token,
 		    alg_error *err);
 
 /* Read a session at its current version (version < 0) or any earlier one
@@ -101,17 +130,18 @@ struct session_write {
 	int64_t if_match;        /* < 0 = no precondition */
 	const char *moves;       /* SES_MOVES */
 	size_t moves_len;
-	const char *actor;
 };
 
-/* Apply a write through the writer; returns after it committed. On
+/* Apply a write through the writer; returns after it committed. The
+ * owner's token and co-players' write tokens may write; out->actor names
+ * who did (SES_READ_ONLY for a read token). On
  * SES_STALE, out->version holds the current version. On SES_BAD_MOVES,
  * *err says where. The new event's moves text (canonical) is in
  * out_moves (malloc'd, may be NULL). */
 int sessions_write(struct sessions *s, const struct session_write *w,
 		   struct session_view *out, char **out_moves, alg_error *err);
 
-/* Delete (token required). */
+/* Delete (the owner's token required: SES_NOT_OWNER for another). */
 int sessions_delete(struct sessions *s, const char *id, const char *token);
 
 /* Fork: a new session whose initial state is id's state at version (< 0 =
@@ -126,14 +156,32 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 		     struct store_event *out, int cap);
 
 /* Record a solve of session id (through the writer, like every write);
- * sv->id receives its id. */
+ * sv->id receives its id. facelets (the state solved, or NULL) goes to
+ * live watchers with the solve. */
 int sessions_add_solve(struct sessions *s, const char *id,
-		       struct store_solve *sv);
+		       struct store_solve *sv, const char *facelets);
 
-/* SES_OK if token is a write token of session id, else SES_UNAUTHORIZED
- * (no token), SES_FORBIDDEN or SES_NOT_FOUND. */
-int sessions_check_token(struct sessions *s, const char *id,
-			 const char *token);
+/* What token may do in session id: SES_OK with *role (and the actor its
+ * writes record in actor, STORE_NAME_MAX bytes, when not NULL), else
+ * SES_UNAUTHORIZED (no token), SES_FORBIDDEN (not a live token of this
+ * session) or SES_NOT_FOUND. */
+int sessions_auth(struct sessions *s, const char *id, const char *token,
+		  enum ses_role *role, char *actor);
+
+/* Tokens the owner hands out. Mint one of role SES_ROLE_WRITE or
+ * SES_ROLE_READ (name: its actor name, or NULL for "player-<n>" /
+ * "reader-<n>"): *out describes it, secret receives it (shown once). */
+int sessions_add_token(struct sessions *s, const char *id,
+		       const char *owner_token, enum ses_role role,
+		       const char *name, struct store_token *out,
+		       char secret[36]);
+/* Revoke token tid (owner only); SES_NO_SUCH_TOKEN if none is live. */
+int sessions_revoke_token(struct sessions *s, const char *id,
+			  const char *owner_token, int64_t tid);
+/* List tokens (owner only): the count, or an error. */
+int sessions_list_tokens(struct sessions *s, const char *id,
+			 const char *owner_token, struct store_token *out,
+			 int cap);
 
 /* Counters for /metrics. */
 struct sessions_stats {

@@ -146,4 +146,29 @@ int store_add_solve(struct store *st, const char *session_id,
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap);
 
+/* Tokens the owner hands out (the owner's own is sessions' token_hash). */
+#define STORE_NAME_MAX 48
+struct store_token {
+	int64_t id;                 /* 1, 2, … within the session */
+	char role[8];               /* "write" or "read" */
+	char name[STORE_NAME_MAX];  /* the actor its writes record */
+	int64_t created_at;
+	int64_t revoked_at;         /* 0 = live */
+};
+
+/* Add a token (t->role, t->created_at, t->name or "" for the default
+ * "player-<id>" / "reader-<id>"); fills t->id and t->name. STORE_CONFLICT
+ * if the name is taken in this session. */
+int store_add_token(struct store *st, const char *session_id,
+		    struct store_token *t, const unsigned char *hash);
+/* The live (not revoked) token with this hash, or STORE_NOT_FOUND. */
+int store_find_token(struct store *st, const char *session_id,
+		     const unsigned char *hash, struct store_token *out);
+/* A session's tokens, oldest first, at most cap: returns the count. */
+int store_list_tokens(struct store *st, const char *session_id,
+		      struct store_token *out, int cap);
+/* Revoke token id; STORE_NOT_FOUND if there is none live. */
+int store_revoke_token(struct store *st, const char *session_id, int64_t id,
+		       int64_t when);
+
 #endif

@@ -62,7 +62,22 @@
 	X(S_LIST_SOLVES,                                                       \
 	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
 	  "created_at FROM solves WHERE session_id = ?1 AND id > ?2 "          \
-	  "ORDER BY id LIMIT ?3")
+	  "ORDER BY id LIMIT ?3")                                             \
+	X(S_INSERT_TOKEN,                                                      \
+	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
+	  "created_at) SELECT ?1, coalesce(max(id), 0) + 1, ?2, "              \
+	  "coalesce(?3, CASE ?2 WHEN 'write' THEN 'player-' "                  \
+	  "ELSE 'reader-' END || (coalesce(max(id), 0) + 1)), ?4, ?5 "         \
+	  "FROM tokens WHERE session_id = ?1 RETURNING id, name")              \
+	X(S_FIND_TOKEN,                                                        \
+	  "SELECT id, role, name, created_at, revoked_at FROM tokens "         \
+	  "WHERE session_id = ?1 AND token_hash = ?2 AND revoked_at IS NULL")  \
+	X(S_LIST_TOKENS,                                                       \
+	  "SELECT id, role, name, created_at, revoked_at FROM tokens "         \
+	  "WHERE session_id = ?1 ORDER BY id LIMIT ?2")                        \
+	X(S_REVOKE_TOKEN,                                                      \
+	  "UPDATE tokens SET revoked_at = ?3 WHERE session_id = ?1 AND "       \
+	  "id = ?2 AND revoked_at IS NULL")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) name,
@@ -812,4 +827,102 @@ int store_list_solves(struct store *st, const char *session_id, int64_t after,
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return k;
+}
+
+/* ----------------------------------------------------------------- tokens */
+
+/* Columns id, role, name, created_at, revoked_at. */
+static void read_token(sqlite3_stmt *s, struct store_token *t)
+{
+	memset(t, 0, sizeof *t);
+	t->id = sqlite3_column_int64(s, 0);
+	const unsigned char *role = sqlite3_column_text(s, 1);
+	const unsigned char *name = sqlite3_column_text(s, 2);
+	snprintf(t->role, sizeof t->role, "%s", role ? (const char *)role : "");
+	snprintf(t->name, sizeof t->name, "%s", name ? (const char *)name : "");
+	t->created_at = sqlite3_column_int64(s, 3);
+	t->revoked_at = sqlite3_column_int64(s, 4);
+}
+
+int store_add_token(struct store *st, const char *session_id,
+		    struct store_token *t, const unsigned char *hash)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_INSERT_TOKEN);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, t->role, -1, SQLITE_STATIC);
+	if (t->name[0])
+		sqlite3_bind_text(s, 3, t->name, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 4, hash, STORE_HASH_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, t->created_at);
+	if (sqlite3_step(s) != SQLITE_ROW)
+		return fail(c, s);
+	t->id = sqlite3_column_int64(s, 0);
+	const unsigned char *name = sqlite3_column_text(s, 1);
+	snprintf(t->name, sizeof t->name, "%s", name ? (const char *)name : "");
+	if (sqlite3_step(s) != SQLITE_DONE)
+		return fail(c, s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return STORE_OK;
+}
+
+int store_find_token(struct store *st, const char *session_id,
+		     const unsigned char *hash, struct store_token *out)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_FIND_TOKEN);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 2, hash, STORE_HASH_LEN, SQLITE_STATIC);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		return STORE_NOT_FOUND;
+	}
+	if (rc != SQLITE_ROW)
+		return fail(c, s);
+	read_token(s, out);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return STORE_OK;
+}
+
+int store_list_tokens(struct store *st, const char *session_id,
+		      struct store_token *out, int cap)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_LIST_TOKENS);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, cap);
+	int k = 0, rc;
+	while (k < cap && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		read_token(s, &out[k++]);
+	if (k < cap && rc != SQLITE_DONE)
+		return fail(c, s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return k;
+}
+
+int store_revoke_token(struct store *st, const char *session_id, int64_t id,
+		       int64_t when)
+{
+	CONN_OR_FAIL(c, st);
+	sqlite3_stmt *s = stmt(c, S_REVOKE_TOKEN);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, id);
+	sqlite3_bind_int64(s, 3, when);
+	int rc = run(c, s);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1)
+		return STORE_NOT_FOUND;
+	return rc;
 }

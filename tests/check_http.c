@@ -333,7 +333,7 @@ static void check_cors(const http_response *r, const char *what)
 		      "%s: Access-Control-Allow-Origin is %s, expected *", what,
 		      o ? o : "(missing)");
 	const char *e = http_header(r, "Access-Control-Expose-Headers");
-	ck_assert_msg(e && strcmp(e, "ETag, Location, Retry-After") == 0,
+	ck_assert_msg(e && strcmp(e, "ETag, Location, Retry-After, Idempotent-Replayed") == 0,
 		      "%s: Access-Control-Expose-Headers is %s", what,
 		      e ? e : "(missing)");
 }

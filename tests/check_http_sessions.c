@@ -602,8 +602,10 @@ START_TEST(create_and_read)
 			      sget(j, "created_at")[23] == 'Z',
 		      "created_at %s", sget(j, "created_at"));
 	ck_assert(json_object_get(j, "scramble") == NULL &&
-		  json_object_get(j, "seed") == NULL);
-	ck_assert_int_eq(json_object_size(j), 11);
+		  json_object_get(j, "seed") == NULL &&
+		  json_object_get(j, "read_token") == NULL);
+	ck_assert_int_eq(iget(j, "watchers"), 0);
+	ck_assert_int_eq(json_object_size(j), 12);
 
 	/* read back: the same without the token */
 	json_t *g = get_session(srv.port, s.path, NULL, 0);
@@ -1672,7 +1674,7 @@ START_TEST(readyz)
 				200, NULL);
 	ck_assert_str_eq(sget(j, "status"), "ready");
 	ck_assert_str_eq(sget(j, "database"), "ok");
-	ck_assert_int_eq(iget(j, "schema_version"), 1);
+	ck_assert_int_eq(iget(j, "schema_version"), 2);
 	json_decref(j);
 }
 END_TEST

@@ -93,7 +93,7 @@ static char *replay(int n, const char *moves)
 static void create3(struct session_view *v, char token[36])
 {
 	struct session_create c = {.size = 3, .title = "t", .actor = "owner"};
-	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL), SES_OK);
+	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL, NULL), SES_OK);
 }
 
 static int write_moves(const char *id, const char *token, const char *moves,
@@ -102,7 +102,7 @@ static int write_moves(const char *id, const char *token, const char *moves,
 	struct session_write w = {
 		.kind = SES_MOVES, .id = id, .token = token,
 		.if_match = if_match, .moves = moves,
-		.moves_len = strlen(moves), .actor = "owner",
+		.moves_len = strlen(moves),
 	};
 	memset(out, 0, sizeof *out);
 	return sessions_write(ses, &w, out, NULL, NULL);
@@ -112,7 +112,7 @@ static int write_kind(const char *id, const char *token,
 		      enum ses_write_kind kind, struct session_view *out)
 {
 	struct session_write w = {.kind = kind, .id = id, .token = token,
-				  .if_match = -1, .actor = "owner"};
+				  .if_match = -1};
 	memset(out, 0, sizeof *out);
 	return sessions_write(ses, &w, out, NULL, NULL);
 }
@@ -254,7 +254,7 @@ START_TEST(time_travel_every_version)
 	struct session_view v, w;
 	char token[36];
 	struct session_create c = {.size = 4};
-	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL), SES_OK);
+	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL, NULL), SES_OK);
 	static const char *moves[] = {"R", "U'", "Fw2", "3L", "x", "D B'",
 				      "2-3Rw", "L2 U"};
 	char history[4096] = "";

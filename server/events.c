@@ -1,0 +1,749 @@
+/* events.c — live session events (see events.h). Locks: the hub's lock
+ * (channel table, totals) is taken before a channel's lock, never after. */
+#include "events.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "alg.h"
+#include "cube.h"
+
+#define RING 256                   /* events a channel keeps */
+#define RING_BYTES ((size_t)8 << 20) /* and at most this many bytes */
+#define REPLAY_PAGE 64             /* events read from the store at once */
+#define PRESENCE_MS 200            /* presence changes are sent this often */
+
+struct entry {
+	int64_t version;   /* -1: an event without an id (presence, solve) */
+	char *buf;
+	size_t len;
+	uint64_t start;    /* channel bytes before this entry */
+};
+
+struct channel {
+	char id[STORE_ID_MAX];
+	pthread_mutex_t lock;
+	struct entry ring[RING];
+	uint64_t head, tail;      /* next seq to write; oldest kept */
+	uint64_t bytes;           /* total bytes ever appended */
+	size_t kept;              /* bytes in the ring now */
+	int64_t last_version;     /* newest version published, -1 = none */
+	int nwatchers, presence_sent;
+	int deleted;              /* the session is gone: end after draining */
+	struct watcher *watchers;
+	struct channel *next;     /* hub list */
+};
+
+enum wmode { W_REPLAY, W_LIVE };
+
+struct watcher {
+	struct events *hub;
+	struct sessions *ses;
+	struct channel *ch;
+	struct watcher *prev, *next;
+	char id[STORE_ID_MAX];
+	int size;
+	enum wmode mode;
+	int64_t last_sent;        /* newest version sent (or skipped as known) */
+	uint64_t next_seq;        /* W_LIVE: next ring entry */
+	size_t off;               /* bytes of it already sent */
+	char *pend;               /* private bytes sent before the ring */
+	size_t pend_len, pend_off;
+	int parked, cut, ping_due;
+	int64_t last_io_ms;
+	events_park_fn *park, *wake;
+	void *ctx;
+	char *state;              /* W_REPLAY: facelets at last_sent, or NULL */
+};
+
+struct events {
+	struct events_config cfg;
+	pthread_mutex_t lock;
+	struct channel *channels;
+	size_t nwatchers;
+	int closing, stop;
+	pthread_t ticker;
+	pthread_cond_t tick;
+	struct events_stats stats;
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static json_t *iso_time(int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	char buf[40];
+	size_t k = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + k, sizeof buf - k, ".%03dZ", (int)(ms % 1000));
+	return json_string(buf);
+}
+
+/* "id: V\nevent: type\ndata: {json}\n\n" (no id line when version < 0);
+ * malloc'd, *len its length, NULL if memory ran out. */
+static char *sse_format(int64_t version, const char *type, json_t *data,
+			size_t *len)
+{
+	char *json = data ? json_dumps(data, JSON_COMPACT) : NULL;
+	json_decref(data);
+	if (!json)
+		return NULL;
+	size_t jl = strlen(json), cap = jl + 96;
+	char *out = malloc(cap);
+	if (out) {
+		int k = version >= 0
+				? snprintf(out, cap, "id: %lld\nevent: %s\ndata: ",
+					   (long long)version, type)
+				: snprintf(out, cap, "event: %s\ndata: ", type);
+		memcpy(out + k, json, jl);
+		memcpy(out + k + jl, "\n\n", 3);
+		*len = (size_t)k + jl + 2;
+	}
+	free(json);
+	return out;
+}
+
+/* The data object of a session event. */
+static json_t *event_json(const struct events *ev, const struct session_event *e)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:o, s:o}", "version",
+			      (json_int_t)e->version, "type", e->type, "moves",
+			      e->moves ? e->moves : "", "actor",
+			      e->actor && e->actor[0] ? json_string(e->actor)
+						      : json_null(),
+			      "created_at", iso_time(e->created_at));
+	if (o && e->facelets && e->size <= ev->cfg.facelets_max_n)
+		json_object_set_new(o, "facelets", json_string(e->facelets));
+	if (o && e->method)
+		json_object_set_new(o, "method", json_string(e->method));
+	return o;
+}
+
+/* ------------------------------------------------------------- channels */
+
+static struct channel *find(struct events *ev, const char *id)
+{
+	for (struct channel *c = ev->channels; c; c = c->next)
+		if (strcmp(c->id, id) == 0)
+			return c;
+	return NULL;
+}
+
+static void wake_locked(struct watcher *w)
+{
+	if (w->parked && w->wake) {
+		w->parked = 0;
+		w->wake(w->ctx);
+	}
+}
+
+static uint64_t watcher_pos(const struct channel *c, const struct watcher *w)
+{
+	if (w->next_seq >= c->head)
+		return c->bytes;
+	return c->ring[w->next_seq % RING].start + w->off;
+}
+
+/* Append an entry (buf stolen) and wake the watchers; cut off those that
+ * fell too far behind. Channel locked. */
+static void append_locked(struct events *ev, struct channel *c,
+			  int64_t version, char *buf, size_t len)
+{
+	if (c->head - c->tail == RING || (c->kept + len > RING_BYTES &&
+					  c->head > c->tail)) {
+		do {
+			struct entry *old = &c->ring[c->tail % RING];
+			c->kept -= old->len;
+			free(old->buf);
+			old->buf = NULL;
+			c->tail++;
+		} while (c->head > c->tail &&
+			 (c->head - c->tail == RING ||
+			  c->kept + len > RING_BYTES));
+	}
+	struct entry *e = &c->ring[c->head % RING];
+	e->version = version;
+	e->buf = buf;
+	e->len = len;
+	e->start = c->bytes;
+	c->bytes += len;
+	c->kept += len;
+	c->head++;
+	if (version > c->last_version)
+		c->last_version = version;
+	for (struct watcher *w = c->watchers; w; w = w->next) {
+		if (w->mode == W_LIVE && !w->cut &&
+		    (w->next_seq < c->tail ||
+		     c->bytes - watcher_pos(c, w) > ev->cfg.watcher_buffer)) {
+			w->cut = 1;
+			ev->stats.cut_off++;
+		}
+		wake_locked(w);
+	}
+}
+
+void events_publish(void *ctx, const struct session_event *e)
+{
+	struct events *ev = ctx;
+	pthread_mutex_lock(&ev->lock);
+	int watched = find(ev, e->id) != NULL;
+	pthread_mutex_unlock(&ev->lock);
+	if (!watched)
+		return;
+	size_t len = 0;
+	char *buf = NULL;
+	if (strcmp(e->type, "delete") == 0) {
+		buf = sse_format(-1, "delete",
+				 json_pack("{s:s, s:o}", "type", "delete",
+					   "created_at", iso_time(e->created_at)),
+				 &len);
+	} else {
+		/* a solve changes no version: no id, so Last-Event-ID stays */
+		int solve = strcmp(e->type, "solve") == 0;
+		buf = sse_format(solve ? -1 : e->version, e->type,
+				 event_json(ev, e), &len);
+	}
+	pthread_mutex_lock(&ev->lock);
+	struct channel *c = find(ev, e->id);
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		ev->stats.published++;
+		pthread_mutex_unlock(&ev->lock);
+		if (strcmp(e->type, "delete") == 0)
+			c->deleted = 1;
+		if (buf)
+			append_locked(ev, c, strcmp(e->type, "solve") == 0 ||
+						     strcmp(e->type, "delete") == 0
+					     ? -1
+					     : e->version,
+				      buf, len);
+		else /* out of memory: end the streams rather than skip */
+			for (struct watcher *w = c->watchers; w; w = w->next) {
+				w->cut = 1;
+				wake_locked(w);
+			}
+		buf = NULL;
+		pthread_mutex_unlock(&c->lock);
+	} else {
+		pthread_mutex_unlock(&ev->lock);
+	}
+	free(buf);
+}
+
+int events_watchers(struct events *ev, const char *id)
+{
+	pthread_mutex_lock(&ev->lock);
+	struct channel *c = find(ev, id);
+	int n = c ? c->nwatchers : 0;
+	pthread_mutex_unlock(&ev->lock);
+	return n;
+}
+
+/* ------------------------------------------------------------- watchers */
+
+/* Append bytes to w's private buffer. */
+static int pend_add(struct watcher *w, const char *s, size_t len)
+{
+	char *p = realloc(w->pend, w->pend_len + len);
+	if (!p)
+		return -1;
+	memcpy(p + w->pend_len, s, len);
+	w->pend = p;
+	w->pend_len += len;
+	return 0;
+}
+
+int events_subscribe(struct events *ev, struct sessions *s, const char *id,
+		     int n, int64_t after, struct watcher **out)
+{
+	struct watcher *w = calloc(1, sizeof *w);
+	if (!w)
+		return EVENTS_NOMEM;
+	w->hub = ev;
+	w->ses = s;
+	snprintf(w->id, sizeof w->id, "%s", id);
+	w->size = n;
+	w->mode = W_REPLAY;
+	w->last_io_ms = mono_ms();
+	/* the reconnection delay browsers use, and bytes to send at once so
+	 * the headers go out before the first event */
+	static const char hello[] = "retry: 2000\n\n";
+	if (pend_add(w, hello, sizeof hello - 1) < 0) {
+		free(w);
+		return EVENTS_NOMEM;
+	}
+
+	pthread_mutex_lock(&ev->lock);
+	if (ev->closing || ev->nwatchers >= ev->cfg.max_watchers) {
+		int rc = ev->closing ? EVENTS_CLOSING : EVENTS_FULL;
+		pthread_mutex_unlock(&ev->lock);
+		free(w->pend);
+		free(w);
+		return rc;
+	}
+	struct channel *c = find(ev, id);
+	if (!c) {
+		c = calloc(1, sizeof *c);
+		if (!c) {
+			pthread_mutex_unlock(&ev->lock);
+			free(w->pend);
+			free(w);
+			return EVENTS_NOMEM;
+		}
+		snprintf(c->id, sizeof c->id, "%s", id);
+		pthread_mutex_init(&c->lock, NULL);
+		c->last_version = -1;
+		c->next = ev->channels;
+		ev->channels = c;
+	}
+	pthread_mutex_lock(&c->lock);
+	w->ch = c;
+	w->next = c->watchers;
+	if (c->watchers)
+		c->watchers->prev = w;
+	c->watchers = w;
+	c->nwatchers++;
+	ev->nwatchers++;
+	ev->stats.watchers = ev->nwatchers;
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&ev->lock);
+
+	/* Registered: everything committed from now on reaches the ring.
+	 * Read the store only now, so nothing falls between the two. */
+	if (after < 0) {
+		struct session_view v;
+		if (sessions_get(w->ses, id, -1, &v) != SES_OK) {
+			events_detach(w);
+			return EVENTS_GONE;
+		}
+		struct session_event e = {
+			.id = id, .type = "state", .version = v.version,
+			.size = v.size, .moves = "", .facelets = v.facelets,
+			.created_at = v.updated_at,
+		};
+		json_t *data = event_json(ev, &e);
+		if (data)
+			json_object_set_new(data, "watchers",
+					    json_integer(events_watchers(ev, id)));
+		size_t len;
+		char *buf = sse_format(v.version, "state", data, &len);
+		w->last_sent = v.version;
+		session_view_free(&v);
+		if (!buf || pend_add(w, buf, len) < 0) {
+			free(buf);
+			events_detach(w);
+			return EVENTS_NOMEM;
+		}
+		free(buf);
+	} else {
+		w->last_sent = after;
+	}
+	*out = w;
+	return EVENTS_OK;
+}
+
+void events_attach(struct watcher *w, events_park_fn *park,
+		   events_park_fn *wake, void *ctx)
+{
+	pthread_mutex_lock(&w->ch->lock);
+	w->park = park;
+	w->wake = wake;
+	w->ctx = ctx;
+	pthread_mutex_unlock(&w->ch->lock);
+}
+
+void events_detach(struct watcher *w)
+{
+	if (!w)
+		return;
+	struct events *ev = w->hub;
+	struct channel *c = w->ch, *dead = NULL;
+	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&c->lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		c->watchers = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	c->nwatchers--;
+	ev->nwatchers--;
+	ev->stats.watchers = ev->nwatchers;
+	if (c->nwatchers == 0) {
+		struct channel **p = &ev->channels;
+		while (*p != c)
+			p = &(*p)->next;
+		*p = c->next;
+		dead = c;
+	}
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&ev->lock);
+	if (dead) {
+		for (uint64_t s = dead->tail; s < dead->head; s++)
+			free(dead->ring[s % RING].buf);
+		pthread_mutex_destroy(&dead->lock);
+		free(dead);
+	}
+	free(w->pend);
+	free(w->state);
+	free(w);
+}
+
+/* ---------------------------------------------------------------- replay */
+
+/* Apply moves (trusted: they were checked when written) to the facelets
+ * of size n, in place. */
+static int apply_moves(int n, char *facelets, const char *moves)
+{
+	size_t len = strlen(moves);
+	if (len == 0)
+		return 0;
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = UINT32_MAX;
+	lim.max_work = 0;
+	size_t cap = alg_nodes_needed(len);
+	alg_node *nodes = malloc(cap * sizeof *nodes);
+	cube_t *c = malloc(cube_sizeof(n));
+	alg_t a;
+	int rc = -1;
+	if (nodes && c &&
+	    alg_parse(&a, nodes, cap, n, moves, len, &lim, NULL) >= 0 &&
+	    cube_from_facelets(c, n, facelets, 6u * (size_t)n * (size_t)n,
+			       NULL) >= 0) {
+		alg_apply(&a, c, 0);
+		cube_to_facelets(c, facelets);
+		rc = 0;
+	}
+	free(nodes);
+	free(c);
+	return rc;
+}
+
+/* Try to join the ring: it must hold every version after last_sent (or
+ * none was published). Channel locked. */
+static int try_live_locked(struct watcher *w)
+{
+	struct channel *c = w->ch;
+	uint64_t start = c->tail;
+	for (uint64_t s = c->tail; s < c->head; s++) {
+		int64_t v = c->ring[s % RING].version;
+		if (v >= 0 && v <= w->last_sent)
+			start = s + 1;
+	}
+	for (uint64_t s = start; s < c->head; s++) {
+		int64_t v = c->ring[s % RING].version;
+		if (v >= 0) {
+			if (v != w->last_sent + 1)
+				return 0;
+			goto live;
+		}
+	}
+	if (c->last_version > w->last_sent)
+		return 0;
+live:
+	w->mode = W_LIVE;
+	w->next_seq = start;
+	w->off = 0;
+	free(w->state);
+	w->state = NULL;
+	return 1;
+}
+
+/* Read the next page of the store into pend (no lock held). Returns the
+ * number of events, 0 if the store has none after last_sent, -1 when the
+ * stream must end. */
+static int replay_page(struct watcher *w)
+{
+	struct events *ev = w->hub;
+	int want_facelets = w->size <= ev->cfg.facelets_max_n;
+	if (want_facelets && !w->state) {
+		struct session_view v;
+		if (sessions_get(w->ses, w->id, w->last_sent, &v) !=
+		    SES_OK)
+			return -1;
+		w->state = v.facelets;
+		v.facelets = NULL;
+		session_view_free(&v);
+	}
+	struct store_event page[REPLAY_PAGE];
+	int k = sessions_history(w->ses, w->id, w->last_sent, page,
+				 REPLAY_PAGE);
+	if (k < 0)
+		return -1;
+	int rc = k;
+	for (int i = 0; i < k && rc >= 0; i++) {
+		struct store_event *e = &page[i];
+		if (want_facelets) {
+			if (strcmp(e->type, "reset") == 0) {
+				struct session_view v;
+				if (sessions_get(w->ses, w->id, 0,
+						 &v) != SES_OK) {
+					rc = -1;
+					break;
+				}
+				free(w->state);
+				w->state = v.facelets;
+				v.facelets = NULL;
+				session_view_free(&v);
+			} else if (apply_moves(w->size, w->state, e->moves) < 0) {
+				rc = -1;
+				break;
+			}
+		}
+		struct session_event se = {
+			.id = w->id, .type = e->type, .version = e->version,
+			.size = w->size, .moves = e->moves, .actor = e->actor,
+			.facelets = want_facelets ? w->state : NULL,
+			.created_at = e->created_at,
+		};
+		size_t len;
+		char *buf = sse_format(e->version, e->type, event_json(ev, &se),
+				       &len);
+		if (!buf || pend_add(w, buf, len) < 0)
+			rc = -1;
+		free(buf);
+		w->last_sent = e->version;
+	}
+	for (int i = 0; i < k; i++)
+		store_event_free(&page[i]);
+	if (rc > 0) {
+		pthread_mutex_lock(&ev->lock);
+		ev->stats.replayed += (uint64_t)rc;
+		pthread_mutex_unlock(&ev->lock);
+	}
+	return rc;
+}
+
+/* --------------------------------------------------------------- reading */
+
+static size_t take(char *dst, size_t max, const char *src, size_t len,
+		   size_t *off)
+{
+	size_t n = len - *off < max ? len - *off : max;
+	memcpy(dst, src + *off, n);
+	*off += n;
+	return n;
+}
+
+ssize_t events_read(struct watcher *w, char *buf, size_t max)
+{
+	struct channel *c = w->ch;
+	struct events *ev = w->hub;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		if (w->pend_off < w->pend_len) {
+			size_t n = take(buf, max, w->pend, w->pend_len,
+					&w->pend_off);
+			if (w->pend_off == w->pend_len) {
+				free(w->pend);
+				w->pend = NULL;
+				w->pend_len = w->pend_off = 0;
+			}
+			w->last_io_ms = mono_ms();
+			pthread_mutex_unlock(&c->lock);
+			return (ssize_t)n;
+		}
+		if (w->cut || ev->closing) {
+			pthread_mutex_unlock(&c->lock);
+			return -1;
+		}
+		if (w->mode == W_REPLAY) {
+			if (try_live_locked(w))
+				continue;
+			pthread_mutex_unlock(&c->lock);
+			int k = replay_page(w);
+			pthread_mutex_lock(&c->lock);
+			if (k < 0)
+				w->cut = 1;
+			continue;
+		}
+		/* live: the ring from next_seq */
+		if (w->next_seq < c->tail) {
+			w->cut = 1;
+			continue;
+		}
+		if (w->next_seq < c->head) {
+			struct entry *e = &c->ring[w->next_seq % RING];
+			if (w->off == 0 && e->version >= 0 &&
+			    e->version <= w->last_sent) {
+				w->next_seq++;
+				continue;
+			}
+			size_t n = take(buf, max, e->buf, e->len, &w->off);
+			if (w->off == e->len) {
+				w->next_seq++;
+				w->off = 0;
+				if (e->version > w->last_sent)
+					w->last_sent = e->version;
+			}
+			w->last_io_ms = mono_ms();
+			pthread_mutex_unlock(&c->lock);
+			return (ssize_t)n;
+		}
+		if (c->deleted) {
+			pthread_mutex_unlock(&c->lock);
+			return -1;
+		}
+		if (w->ping_due) {
+			w->ping_due = 0;
+			static const char ping[] = ": ping\n\n";
+			if (pend_add(w, ping, sizeof ping - 1) == 0)
+				continue;
+		}
+		w->parked = 1;
+		if (w->park)
+			w->park(w->ctx);
+		pthread_mutex_unlock(&c->lock);
+		return 0;
+	}
+}
+
+/* ---------------------------------------------------------------- ticker */
+
+/* Presence changes (coalesced) and heartbeats, a few times a second. */
+static void *ticker_main(void *arg)
+{
+	struct events *ev = arg;
+	pthread_mutex_lock(&ev->lock);
+	while (!ev->stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += PRESENCE_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&ev->tick, &ev->lock, &ts);
+		if (ev->stop)
+			break;
+		int64_t now = mono_ms();
+		for (struct channel *c = ev->channels; c; c = c->next) {
+			pthread_mutex_lock(&c->lock);
+			if (c->nwatchers != c->presence_sent) {
+				size_t len;
+				char *buf = sse_format(
+					-1, "presence",
+					json_pack("{s:s, s:i}", "type",
+						  "presence", "watchers",
+						  c->nwatchers),
+					&len);
+				if (buf) {
+					c->presence_sent = c->nwatchers;
+					append_locked(ev, c, -1, buf, len);
+				}
+			}
+			for (struct watcher *w = c->watchers; w; w = w->next)
+				if (now - w->last_io_ms >=
+				    (int64_t)ev->cfg.heartbeat_ms) {
+					w->ping_due = 1;
+					w->last_io_ms = now;
+					wake_locked(w);
+				}
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	pthread_mutex_unlock(&ev->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+int events_open(const struct events_config *cfg, struct events **out)
+{
+	struct events *ev = calloc(1, sizeof *ev);
+	if (!ev)
+		return EVENTS_NOMEM;
+	ev->cfg = *cfg;
+	if (!ev->cfg.max_watchers)
+		ev->cfg.max_watchers = 4096;
+	if (!ev->cfg.watcher_buffer)
+		ev->cfg.watcher_buffer = (size_t)1 << 20;
+	if (!ev->cfg.heartbeat_ms)
+		ev->cfg.heartbeat_ms = 20000;
+	if (!ev->cfg.facelets_max_n)
+		ev->cfg.facelets_max_n = 16;
+	pthread_mutex_init(&ev->lock, NULL);
+	pthread_cond_init(&ev->tick, NULL);
+	if (pthread_create(&ev->ticker, NULL, ticker_main, ev) != 0) {
+		pthread_mutex_destroy(&ev->lock);
+		pthread_cond_destroy(&ev->tick);
+		free(ev);
+		return EVENTS_NOMEM;
+	}
+	*out = ev;
+	return EVENTS_OK;
+}
+
+void events_shutdown(struct events *ev, unsigned wait_ms)
+{
+	pthread_mutex_lock(&ev->lock);
+	ev->closing = 1;
+	for (struct channel *c = ev->channels; c; c = c->next) {
+		pthread_mutex_lock(&c->lock);
+		for (struct watcher *w = c->watchers; w; w = w->next)
+			wake_locked(w);
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&ev->lock);
+	int64_t until = mono_ms() + wait_ms;
+	for (;;) {
+		pthread_mutex_lock(&ev->lock);
+		size_t left = ev->nwatchers;
+		pthread_mutex_unlock(&ev->lock);
+		if (left == 0 || mono_ms() >= until)
+			break;
+		struct timespec ts = {0, 10 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+void events_close(struct events *ev)
+{
+	if (!ev)
+		return;
+	pthread_mutex_lock(&ev->lock);
+	ev->stop = 1;
+	pthread_cond_signal(&ev->tick);
+	pthread_mutex_unlock(&ev->lock);
+	pthread_join(ev->ticker, NULL);
+	/* streams still attached belong to connections the HTTP server has
+	 * closed by now; their watchers were detached with them */
+	while (ev->channels) {
+		struct channel *c = ev->channels;
+		ev->channels = c->next;
+		while (c->watchers) {
+			struct watcher *w = c->watchers;
+			c->watchers = w->next;
+			free(w->pend);
+			free(w->state);
+			free(w);
+		}
+		for (uint64_t s = c->tail; s < c->head; s++)
+			free(c->ring[s % RING].buf);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+	pthread_mutex_destroy(&ev->lock);
+	pthread_cond_destroy(&ev->tick);
+	free(ev);
+}
+
+void events_stats(struct events *ev, struct events_stats *out)
+{
+	pthread_mutex_lock(&ev->lock);
+	*out = ev->stats;
+	pthread_mutex_unlock(&ev->lock);
+}

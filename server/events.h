@@ -1,0 +1,84 @@
+/* events.h — live session events for Server-Sent Events watchers.
+ *
+ * The session writer calls events_publish after every commit, in commit
+ * order; each session with watchers has a channel: a ring of the latest
+ * formatted events (shared by every watcher of the session, so a watcher
+ * costs a small struct, not a copy of the stream) and the list of its
+ * watchers, each with a cursor into the ring.
+ *
+ * A watcher that subscribes with a version to start after (Last-Event-ID)
+ * first replays the events after it from the store, page by page, then
+ * joins the ring where the replay ended: it registers before it reads the
+ * store, and a version it already sent is skipped, so there is no gap and
+ * no duplicate. A watcher whose unread bytes pass the buffer limit (one
+ * that does not read) is cut off; the others never wait for it.
+ *
+ * The HTTP layer drives a watcher with events_read from libmicrohttpd's
+ * content callback: when nothing is ready it gets 0 after events_read has
+ * called park (suspend the connection) under the channel's lock, and wake
+ * (resume it) is called exactly once when something is. A background
+ * thread sends heartbeats and coalesced presence events. */
+#ifndef CUBED_EVENTS_H
+#define CUBED_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sessions.h"
+
+struct events_config {
+	size_t max_watchers;       /* streams in total, 0 = 4096 */
+	size_t watcher_buffer;     /* unread bytes before a cut-off, 0 = 1 MiB */
+	unsigned heartbeat_ms;     /* ": ping" after this much silence, 0 = 20000 */
+	int facelets_max_n;        /* events carry facelets up to this n, 0 = 16 */
+};
+
+struct events;
+struct watcher;
+
+int events_open(const struct events_config *cfg, struct events **out);
+/* Free everything; call after the HTTP server and the writer stopped. */
+void events_close(struct events *ev);
+
+/* End every stream (each gets a clean end of stream) and refuse new
+ * ones; waits up to wait_ms for the streams to be let go. */
+void events_shutdown(struct events *ev, unsigned wait_ms);
+
+/* session_event_fn for sessions_config.on_event (ctx is the events). */
+void events_publish(void *ctx, const struct session_event *e);
+
+/* Watchers of session id now. */
+int events_watchers(struct events *ev, const char *id);
+
+enum {
+	EVENTS_OK = 0,
+	EVENTS_FULL = -1,    /* --max-watchers streams are open */
+	EVENTS_CLOSING = -2, /* the server is shutting down */
+	EVENTS_NOMEM = -3,
+	EVENTS_GONE = -4,    /* the session went away */
+};
+
+/* Watch session id (of size n) of s: replay every event after version
+ * `after` (-1: start with a "state" event of the current version
+ * instead). */
+int events_subscribe(struct events *ev, struct sessions *s, const char *id,
+		     int n, int64_t after, struct watcher **out);
+
+typedef void events_park_fn(void *ctx);
+void events_attach(struct watcher *w, events_park_fn *park,
+		   events_park_fn *wake, void *ctx);
+
+/* Up to max bytes of the stream into buf: the count, 0 if nothing is
+ * ready (park was called), -1 at the end of the stream. */
+ssize_t events_read(struct watcher *w, char *buf, size_t max);
+
+/* The stream is over (the connection went away): forget w. */
+void events_detach(struct watcher *w);
+
+struct events_stats {
+	uint64_t watchers, published, cut_off, replayed;
+};
+void events_stats(struct events *ev, struct events_stats *out);
+
+#endif

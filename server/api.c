@@ -882,6 +882,38 @@ static void get_metrics(const struct api_config *cfg,
 			       (unsigned long long)st.cache_hits,
 			       (unsigned long long)st.cache_misses);
 	}
+	if (cfg->events) {
+		struct events_stats es;
+		events_stats(cfg->events, &es);
+		metrics_printf(&b,
+			       "# HELP cubed_watchers Live event streams open.\n"
+			       "# TYPE cubed_watchers gauge\n"
+			       "cubed_watchers %llu\n"
+			       "# HELP cubed_events_published_total Events "
+			       "sent to sessions with watchers.\n"
+			       "# TYPE cubed_events_published_total counter\n"
+			       "cubed_events_published_total %llu\n"
+			       "# HELP cubed_events_replayed_total Events "
+			       "replayed from the store after Last-Event-ID.\n"
+			       "# TYPE cubed_events_replayed_total counter\n"
+			       "cubed_events_replayed_total %llu\n"
+			       "# HELP cubed_watchers_cut_off_total Streams "
+			       "ended because their watcher fell too far "
+			       "behind.\n"
+			       "# TYPE cubed_watchers_cut_off_total counter\n"
+			       "cubed_watchers_cut_off_total %llu\n",
+			       (unsigned long long)es.watchers,
+			       (unsigned long long)es.published,
+			       (unsigned long long)es.replayed,
+			       (unsigned long long)es.cut_off);
+	}
+	if (cfg->idem)
+		metrics_printf(&b,
+			       "# HELP cubed_idempotency_keys Idempotency-Key "
+			       "answers kept.\n"
+			       "# TYPE cubed_idempotency_keys gauge\n"
+			       "cubed_idempotency_keys %zu\n",
+			       idem_count(cfg->idem));
 	if (b.failed || !b.data) {
 		free(b.data);
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");

@@ -51,11 +51,14 @@ struct watcher {
 	int size;
 	enum wmode mode;
 	int64_t last_sent;        /* newest version sent (or skipped as known) */
+	int64_t target;           /* the session's version when it subscribed:
+				   * replay reaches it before going live */
 	uint64_t next_seq;        /* W_LIVE: next ring entry */
 	size_t off;               /* bytes of it already sent */
 	char *pend;               /* private bytes sent before the ring */
 	size_t pend_len, pend_off;
 	int parked, cut, ping_due;
+	int counted;              /* in the channel's watcher count */
 	int64_t last_io_ms;
 	events_park_fn *park, *wake;
 	void *ctx;
@@ -187,7 +190,11 @@ static void append_locked(struct events *ev, struct channel *c,
 		if (w->mode == W_LIVE && !w->cut &&
 		    (w->next_seq < c->tail ||
 		     c->bytes - watcher_pos(c, w) > ev->cfg.watcher_buffer)) {
+			/* its connection ends when it reads again or idles
+			 * out (--timeout); it no longer counts as watching */
 			w->cut = 1;
+			w->counted = 0;
+			c->nwatchers--;
 			ev->stats.cut_off++;
 		}
 		wake_locked(w);
@@ -231,6 +238,10 @@ void events_publish(void *ctx, const struct session_event *e)
 				      buf, len);
 		else /* out of memory: end the streams rather than skip */
 			for (struct watcher *w = c->watchers; w; w = w->next) {
+				if (w->counted) {
+					w->counted = 0;
+					c->nwatchers--;
+				}
 				w->cut = 1;
 				wake_locked(w);
 			}
@@ -315,19 +326,23 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		c->watchers->prev = w;
 	c->watchers = w;
 	c->nwatchers++;
+	w->counted = 1;
 	ev->nwatchers++;
 	ev->stats.watchers = ev->nwatchers;
 	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_unlock(&ev->lock);
 
 	/* Registered: everything committed from now on reaches the ring.
-	 * Read the store only now, so nothing falls between the two. */
+	 * Read the store only now, so nothing falls between the two: every
+	 * version up to the one read is in the store, every later one will
+	 * be published to the ring. */
+	struct session_view v;
+	if (sessions_get(w->ses, id, -1, &v) != SES_OK) {
+		events_detach(w);
+		return EVENTS_GONE;
+	}
+	w->target = v.version;
 	if (after < 0) {
-		struct session_view v;
-		if (sessions_get(w->ses, id, -1, &v) != SES_OK) {
-			events_detach(w);
-			return EVENTS_GONE;
-		}
 		struct session_event e = {
 			.id = id, .type = "state", .version = v.version,
 			.size = v.size, .moves = "", .facelets = v.facelets,
@@ -348,6 +363,7 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		}
 		free(buf);
 	} else {
+		session_view_free(&v);
 		w->last_sent = after;
 	}
 	*out = w;
@@ -378,10 +394,11 @@ void events_detach(struct watcher *w)
 		c->watchers = w->next;
 	if (w->next)
 		w->next->prev = w->prev;
-	c->nwatchers--;
+	if (w->counted)
+		c->nwatchers--;
 	ev->nwatchers--;
 	ev->stats.watchers = ev->nwatchers;
-	if (c->nwatchers == 0) {
+	if (c->watchers == NULL) {
 		struct channel **p = &ev->channels;
 		while (*p != c)
 			p = &(*p)->next;
@@ -432,11 +449,14 @@ static int apply_moves(int n, char *facelets, const char *moves)
 	return rc;
 }
 
-/* Try to join the ring: it must hold every version after last_sent (or
- * none was published). Channel locked. */
+/* Try to join the ring: the store's part (up to target) must be sent, and
+ * the ring must hold every version after last_sent (or none was
+ * published). Channel locked. */
 static int try_live_locked(struct watcher *w)
 {
 	struct channel *c = w->ch;
+	if (w->last_sent < w->target)
+		return 0;
 	uint64_t start = c->tail;
 	for (uint64_t s = c->tail; s < c->head; s++) {
 		int64_t v = c->ring[s % RING].version;

@@ -129,6 +129,15 @@ static char *load_openapi(const struct config *cfg, const char *argv0,
 int main(int argc, char **argv)
 {
 	struct config cfg;
+	/* Block the stop signals before any thread starts (the session
+	 * writer, live events, the solver, MHD's), so they all inherit the
+	 * mask and only sigwait below ever sees the signals. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+
 	enum config_result cr = config_load(&cfg, argc, argv, stdout, stderr);
 	if (cr == CONFIG_EXIT)
 		return 0;
@@ -236,13 +245,6 @@ int main(int argc, char **argv)
 				"GET /openapi.yaml will answer 404\n");
 	api.openapi = openapi;
 
-	/* Block the stop signals before MHD starts its threads, so they
-	 * inherit the mask and only sigwait below ever sees the signals. */
-	sigset_t stop;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	char err[256];

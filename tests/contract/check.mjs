@@ -207,6 +207,31 @@ async function exchange(c, srv) {
 	else if (c.body !== undefined) body = JSON.stringify(c.body);
 	if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
 		headers['Content-Type'] = 'application/json';
+	if (c.stream) {
+		// a live stream never ends: read until it holds `until`, then hang up
+		const ac = new AbortController();
+		const timer = setTimeout(() => ac.abort(), 5000);
+		const res = await fetch(url, { method: c.method, headers, redirect: 'manual', signal: ac.signal });
+		let text = '';
+		if (res.status === 200) {
+			const reader = res.body.getReader();
+			const dec = new TextDecoder();
+			try {
+				while (!text.includes(c.stream)) {
+					const { value, done } = await reader.read();
+					if (done) break;
+					text += dec.decode(value, { stream: true });
+				}
+			} catch (e) {
+				text += `\n(aborted: ${e.message})`;
+			}
+			ac.abort();
+		} else {
+			text = await res.text();
+		}
+		clearTimeout(timer);
+		return { res, text };
+	}
 	const res = await fetch(url, { method: c.method, headers, body, redirect: 'manual' });
 	const text = c.method === 'HEAD' ? '' : await res.text();
 	return { res, text };
@@ -690,6 +715,70 @@ async function main() {
 		{ name: 'deleted 404', method: 'GET', path, status: 404 },
 	];
 	for (const c of cases) await run(c, srv);
+
+	// multiplayer: tokens, idempotent retries, live streams
+	const live = (await run({ name: 'create live', method: 'POST', path: s, body: { size: 3 }, status: 201 }, srv)).json;
+	const lp = `${s}/${live.id}`;
+	const owner = { Authorization: `Bearer ${live.write_token}` };
+	const alice = (await run({ name: 'token add', method: 'POST', path: `${lp}/tokens`, headers: owner, body: { role: 'write', name: 'alice' }, status: 201,
+		check: (j, res) => expect(j.id === 1 && j.name === 'alice' && j.token.startsWith('ct_') && res.headers.get('location') === `${lp}/tokens/1`, 'not token 1 alice') }, srv)).json;
+	const reader = (await run({ name: 'token add read', method: 'POST', path: `${lp}/tokens`, headers: owner, body: { role: 'read' }, status: 201 }, srv)).json;
+	const liveCases = [
+		{ name: 'token 401', method: 'POST', path: `${lp}/tokens`, body: { role: 'read' }, status: 401 },
+		{ name: 'token 403', method: 'POST', path: `${lp}/tokens`, headers: { Authorization: `Bearer ${alice.token}` }, body: { role: 'read' }, status: 403,
+			check: (j) => expect(j.code === 'owner_only', 'not owner_only') },
+		{ name: 'token 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/tokens`, headers: owner, body: { role: 'read' }, status: 404 },
+		{ name: 'token 409', method: 'POST', path: `${lp}/tokens`, headers: owner, body: { role: 'read', name: 'alice' }, status: 409 },
+		{ name: 'token 400', method: 'POST', path: `${lp}/tokens`, headers: owner, raw: '{', status: 400 },
+		{ name: 'token 413', method: 'POST', path: `${lp}/tokens`, headers: owner, raw: big, status: 413 },
+		{ name: 'token 415', method: 'POST', path: `${lp}/tokens`, headers: { ...owner, 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
+		{ name: 'token 422', method: 'POST', path: `${lp}/tokens`, headers: owner, body: { role: 'admin' }, status: 422 },
+		{ name: 'token 405', method: 'PUT', path: `${lp}/tokens`, raw: '{}', status: 405 },
+		{ name: 'tokens', method: 'GET', path: `${lp}/tokens`, headers: owner, status: 200,
+			check: (j) => expect(j.tokens.length === 2 && !JSON.stringify(j).includes('ct_'), 'not two tokens without secrets') },
+		{ name: 'tokens head', method: 'HEAD', path: `${lp}/tokens`, headers: owner, status: 200 },
+		{ name: 'tokens head 401', method: 'HEAD', path: `${lp}/tokens`, status: 401 },
+		{ name: 'tokens head 403', method: 'HEAD', path: `${lp}/tokens`, headers: { Authorization: `Bearer ${alice.token}` }, status: 403 },
+		{ name: 'tokens 401', method: 'GET', path: `${lp}/tokens`, status: 401 },
+		{ name: 'tokens 403', method: 'GET', path: `${lp}/tokens`, headers: { Authorization: `Bearer ${reader.token}` }, status: 403 },
+		{ name: 'tokens 404', method: 'GET', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/tokens`, headers: owner, status: 404 },
+		{ name: 'tokens 422', method: 'GET', path: `${lp}/tokens?x=1`, headers: owner, status: 422 },
+		{ name: 'tokens preflight', method: 'OPTIONS', path: `${lp}/tokens`, status: 204 },
+		{ name: 'moves co-player', method: 'POST', path: `${lp}/moves`, headers: { Authorization: `Bearer ${alice.token}`, 'Idempotency-Key': 'a-1' }, body: { moves: 'R' }, status: 200,
+			check: (j) => expect(j.event.actor === 'alice' && j.version === 1, 'not alice at v1') },
+		{ name: 'moves replayed', method: 'POST', path: `${lp}/moves`, headers: { Authorization: `Bearer ${alice.token}`, 'Idempotency-Key': 'a-1' }, body: { moves: 'R' }, status: 200,
+			check: (j, res) => expect(j.version === 1 && res.headers.get('idempotent-replayed') === 'true', 'not a replay of v1') },
+		{ name: 'moves key reused', method: 'POST', path: `${lp}/moves`, headers: { Authorization: `Bearer ${alice.token}`, 'Idempotency-Key': 'a-1' }, body: { moves: 'U' }, status: 422,
+			check: (j) => expect(j.code === 'idempotency_key_reused', 'not idempotency_key_reused') },
+		{ name: 'moves read token 403', method: 'POST', path: `${lp}/moves`, headers: { Authorization: `Bearer ${reader.token}` }, body: { moves: 'R' }, status: 403,
+			check: (j) => expect(j.code === 'read_only_token', 'not read_only_token') },
+		{ name: 'watch', method: 'GET', path: `${lp}/events`, stream: 'event: state', status: 200,
+			check: (j, res, text) => expect(res.headers.get('content-type') === 'text/event-stream' && text.includes('id: 1\nevent: state'), `not a state event at 1: ${text}`) },
+		{ name: 'watch replay', method: 'GET', path: `${lp}/events?after=0`, stream: 'event: moves', status: 200,
+			check: (j, res, text) => expect(text.includes('id: 1\nevent: moves\ndata: {"version":1,"type":"moves","moves":"R","actor":"alice"'), `no replay of v1: ${text}`) },
+		{ name: 'watch last-event-id', method: 'GET', path: `${lp}/events`, headers: { 'Last-Event-ID': '0' }, stream: 'event: moves', status: 200 },
+		{ name: 'watch head', method: 'HEAD', path: `${lp}/events`, status: 200 },
+		{ name: 'watch head 404', method: 'HEAD', path: `${s}/${priv.id}/events`, status: 404 },
+		{ name: 'watch head 422', method: 'HEAD', path: `${lp}/events?after=9`, status: 422 },
+		{ name: 'watch 404', method: 'GET', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/events`, status: 404 },
+		{ name: 'watch private 404', method: 'GET', path: `${s}/${priv.id}/events`, status: 404 },
+		{ name: 'watch private', method: 'GET', path: `${s}/${priv.id}/events?token=${priv.read_token}`, stream: 'event: state', status: 200 },
+		{ name: 'watch 405', method: 'POST', path: `${lp}/events`, raw: '', status: 405 },
+		{ name: 'watch 422', method: 'GET', path: `${lp}/events?after=9`, status: 422,
+			check: (j) => expect(j.code === 'value_out_of_range' && j.current_version === 1, 'not value_out_of_range at 1') },
+		{ name: 'watch 422 header', method: 'GET', path: `${lp}/events`, headers: { 'Last-Event-ID': 'x' }, status: 422 },
+		{ name: 'watch preflight', method: 'OPTIONS', path: `${lp}/events`, status: 204 },
+		{ name: 'revoke 403', method: 'DELETE', path: `${lp}/tokens/1`, headers: { Authorization: `Bearer ${alice.token}` }, status: 403 },
+		{ name: 'revoke 401', method: 'DELETE', path: `${lp}/tokens/1`, status: 401 },
+		{ name: 'revoke', method: 'DELETE', path: `${lp}/tokens/1`, headers: owner, status: 204 },
+		{ name: 'revoke 404', method: 'DELETE', path: `${lp}/tokens/1`, headers: owner, status: 404,
+			check: (j) => expect(j.code === 'no_such_token', 'not no_such_token') },
+		{ name: 'revoke 405', method: 'GET', path: `${lp}/tokens/1`, status: 405 },
+		{ name: 'revoke preflight', method: 'OPTIONS', path: `${lp}/tokens/1`, status: 204 },
+		{ name: 'moves revoked 403', method: 'POST', path: `${lp}/moves`, headers: { Authorization: `Bearer ${alice.token}` }, body: { moves: 'R' }, status: 403,
+			check: (j) => expect(j.code === 'wrong_token', 'not wrong_token') },
+	];
+	for (const c of liveCases) await run(c, srv);
 
 	// 503 tables_not_ready: a server building its tables in an empty
 	// directory, asked at once (the 3×3 tables take seconds), and one

@@ -77,7 +77,11 @@ contract: $(BUILD)/cubed
 sanitize:
 	$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
 
-bench: $(BUILD)/bench/bench $(BUILD)/cubed
+$(BUILD)/bench/watch: bench/live/watch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -lpthread
+
+bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
 	bash bench/run.sh $(BUILD)
 
 clean:

@@ -20,6 +20,10 @@
 # 5. bench/sessions.sh: GET /v1/sessions/{id} and POST …/moves over 32 and
 #    1 sessions against /healthz (targets 0.70 x and 0.30 x), and the
 #    server's RSS with 10,000 sessions.
+# 6. BUILD/bench/watch (bench/live/watch.c): live events, one writer and
+#    500 watchers of one session: delivery latency p50/p99 from write
+#    acknowledged to event received (target p99 <= 50 ms), next to the
+#    writer's own round trip, and the server's memory per watcher.
 #
 # The machine is noisy: read each figure against its reference from the
 # same run (printed beside it), not against numbers from another run.
@@ -269,4 +273,30 @@ http() {
 http
 # 5. sessions (its own servers)
 bash "$here/sessions.sh" "$build"
+
+# 6. live events (its own server)
+live() {
+	local port log
+	log=$tmp/live.log
+	mkdir -p "$tmp/live"
+	"$build/cubed" --port 0 --db "$tmp/live/cubed.db" --solver 0 --quiet \
+		--max-connections 4096 --per-ip-connections 4096 2>"$log" &
+	server_pid=$!
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log")
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	if [ -z "$port" ]; then
+		note "live: the server did not start"
+		echo "live_delivery_p99: unavailable"
+	else
+		timeout 120 "$build/bench/watch" "$port" "$server_pid" 500 200 20 ||
+			note "live: the benchmark failed"
+	fi
+	kill "$server_pid" 2>/dev/null
+	wait "$server_pid" 2>/dev/null
+	server_pid=
+}
+live
 exit 0

@@ -198,8 +198,13 @@ static int fail(struct conn *c, sqlite3_stmt *s)
 {
 	int rc = sqlite3_extended_errcode(c->db);
 	snprintf(c->error, sizeof c->error, "%s", sqlite3_errmsg(c->db));
-	if (s)
+	if (s) {
+		/* bindings left behind would point at the failed call's
+		 * (SQLITE_STATIC) data when a later call leaves a parameter
+		 * unbound */
 		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
 	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
 		return STORE_CONFLICT;
 	return STORE_ERROR;
@@ -855,6 +860,8 @@ int store_add_token(struct store *st, const char *session_id,
 	sqlite3_bind_text(s, 2, t->role, -1, SQLITE_STATIC);
 	if (t->name[0])
 		sqlite3_bind_text(s, 3, t->name, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 3);
 	sqlite3_bind_blob(s, 4, hash, STORE_HASH_LEN, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 5, t->created_at);
 	if (sqlite3_step(s) != SQLITE_ROW)

@@ -152,6 +152,12 @@ START_TEST(co_players)
 	ck_assert_str_eq(sget(json_array_get(list, 0), "name"), "alice");
 	ck_assert_str_eq(sget(json_array_get(list, 2), "role"), "read");
 	json_decref(j);
+	/* after a refused name, an unnamed token gets its default name (a
+	 * refused insert once left its name bound for the next one) */
+	char carol[48];
+	j = mint(&s, "write", NULL, carol);
+	ck_assert_str_eq(sget(j, "name"), "player-4");
+	json_decref(j);
 
 	/* revoked: refused from its next request on, its past stays */
 	snprintf(path, sizeof path, "%s/tokens/1", s.path);

@@ -12,6 +12,7 @@
  *
  *   build/bench/bench [ALGS_FILE]
  *   build/bench/bench --solve [STATES_FILE]    (the solver figures only)
+ *   build/bench/bench --reduce [COUNT]         (big cubes by reduction only)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so
@@ -39,6 +40,7 @@
 #include "cubie.h"
 #include "pattern.h"
 #include "pattern_internal.h"
+#include "reduce.h"
 #include "solve.h"
 
 #define RUNS 5
@@ -1527,6 +1529,111 @@ static void bench_solve(const char *states_path)
 	free(t);
 }
 
+/* ---- big cubes by reduction --------------------------------------------- */
+
+
+/* The two-phase tables: $CUBED_TABLES/cubed-tables-3x3.bin when a server
+ * cached them there, else built. */
+static void *reduce_tables(void)
+{
+	size_t size = twophase_table_size();
+	unsigned char *t = xmalloc(size);
+	const char *dir = getenv("CUBED_TABLES");
+	if (dir && *dir) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/cubed-tables-3x3.bin", dir);
+		FILE *f = fopen(path, "rb");
+		if (f) {
+			size_t got = fread(t, 1, size, f);
+			fclose(f);
+			if (got == size && twophase_table_check(t, size) == 0)
+				return t;
+		}
+	}
+	int rc = twophase_table_init(t, size, NULL, NULL);
+	if (rc < 0)
+		die("twophase_table_init", rc);
+	return t;
+}
+
+/* Random-move states (two WCA-length scrambles from seeded generators)
+ * of n = 4, 5, 6, 7, 10, 17 solved by reduce_solve: every answer checked
+ * by applying it; median moves (each turn of one layer counts 1), median
+ * and largest time per solve, beside the published averages of the
+ * best-known open big-cube solver where there is one. count states per
+ * size (17×17: half as many). */
+static void bench_reduce(int count)
+{
+	static const int sizes[] = {4, 5, 6, 7, 10, 17};
+	static const int published[] = {72, 99, 0, 214, 0, 0};
+	void *tables = reduce_tables();
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		int n = sizes[si], k = n >= 17 ? (count + 1) / 2 : count;
+		size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
+		void *work = xmalloc(ws);
+		cube_move *out = xmalloc(cap * sizeof *out);
+		int len = scramble_length(n), solved = 0;
+		cube_move *sc = xmalloc((size_t)len * sizeof *sc);
+		cube_t *c = new_cube(n), *d = new_cube(n);
+		int *moves = xmalloc((size_t)k * sizeof *moves);
+		double *ms = xmalloc((size_t)k * sizeof *ms), worst = 0;
+		for (int i = 0; i < k; i++) {
+			cube_rng r;
+			cube_rng_seed(&r, 9100u * (unsigned)n + (unsigned)i);
+			cube_init(c, n);
+			for (int rep = 0; rep < 2; rep++) {
+				if (scramble_moves(&r, n, sc, len) != len)
+					die("scramble_moves", CUBE_EINVAL);
+				cube_apply_moves(c, sc, (size_t)len);
+			}
+			reduce_result res;
+			uint64_t t0 = now_ns();
+			int m = reduce_solve(tables, c, NULL, work, ws, out, cap,
+					     &res);
+			ms[i] = (double)(now_ns() - t0) / 1e6;
+			if (ms[i] > worst)
+				worst = ms[i];
+			moves[i] = m;
+			if (m < 0)
+				continue;
+			cube_copy(d, c);
+			cube_apply_moves(d, out, (size_t)m);
+			int ok = 1;
+			for (int f = 0; f < 6 && ok; f++)
+				for (int row = 0; row < n && ok; row++)
+					for (int col = 0; col < n && ok; col++)
+						ok = cube_get(d, f, row, col) ==
+						     cube_get(d, f, 0, 0);
+			solved += ok;
+			sink += (uint64_t)m;
+		}
+		qsort(moves, (size_t)k, sizeof *moves, cmp_int);
+		char name[64];
+		snprintf(name, sizeof name, "reduce_%dx%d_solved", n, n);
+		printf("%s: %d/%d states\n", name, solved, k);
+		snprintf(name, sizeof name, "reduce_%dx%d_moves_median", n, n);
+		figi(name, (uint64_t)(moves[k / 2] < 0 ? 0 : moves[k / 2]),
+		     "moves");
+		if (published[si]) {
+			snprintf(name, sizeof name,
+				 "reduce_%dx%d_moves_published", n, n);
+			figi(name, (uint64_t)published[si], "moves");
+		}
+		snprintf(name, sizeof name, "reduce_%dx%d_ms_median", n, n);
+		fig(name, median(ms, k), "ms");
+		snprintf(name, sizeof name, "reduce_%dx%d_ms_max", n, n);
+		fig(name, worst, "ms");
+		free(ms);
+		free(moves);
+		free(d);
+		free(c);
+		free(sc);
+		free(out);
+		free(work);
+	}
+	free(tables);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {
@@ -1537,11 +1644,16 @@ int main(int argc, char **argv)
 		bench_solve(argc == 3 ? argv[2] : NULL);
 		return 0;
 	}
+	if (argc <= 3 && argc >= 2 && strcmp(argv[1], "--reduce") == 0) {
+		bench_reduce(argc == 3 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 20);
+		return 0;
+	}
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr, "usage: %s [ALGS_FILE]\n"
 				"       %s --parse-apply ALGS_FILE\n"
-				"       %s --solve [STATES_FILE]\n",
-			argv[0], argv[0], argv[0]);
+				"       %s --solve [STATES_FILE]\n"
+				"       %s --reduce [COUNT]\n",
+			argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	bench_turn3();

@@ -5,7 +5,8 @@
 #   bash bench/run.sh BUILD        (BUILD is the build directory, "build")
 #
 # 1. BUILD/bench/bench: core micro-benchmarks; it also writes the 3×3
-#    algorithms it times (and cubed's move count and final state for each).
+#    algorithms it times (and cubed's move count and final state for each);
+#    then --reduce: big cubes solved by reduction, moves and time per size.
 # 2. The same parse + apply workload through cubing.js in node
 #    (bench/cubing.mjs), which first checks that it counts the same moves and
 #    reaches the same states; then rounds of cubed and cubing.js timed back
@@ -60,6 +61,12 @@ note "$(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) cores, $(uname -srm)"
 algs=$tmp/algs3.txt
 if ! "$build/bench/bench" "$algs" | tee "$tmp/c.out"; then
 	note "$build/bench/bench failed"
+	exit 1
+fi
+# big cubes by reduction (issue 9): n = 4, 5, 6, 7, 10 over 20 states,
+# 17 over 10, beside the published averages
+if ! "$build/bench/bench" --reduce 20; then
+	note "$build/bench/bench --reduce failed"
 	exit 1
 fi
 

@@ -7,7 +7,10 @@
  * cube, so applying the solution to the given facelets solves it. The
  * beginner method (beginner.h) also lists its stages, each with the state
  * after it in that frame; a "target" (a pattern or a pattern name) is
- * reached by the fewest moves the search finds in the time budget. */
+ * reached by the fewest moves the search finds in the time budget. Cubes
+ * of 4 to REDUCE_MAX_N layers are solved by reduction (reduce.h): no
+ * rotations, so the answer is already in the frame given, and its stages
+ * are listed with their moves. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include "beginner.h"
 #include "pattern.h"
 #include "problem.h"
+#include "reduce.h"
 #include "sessions.h"
 #include "solve.h"
 #include "solver.h"
@@ -33,6 +37,7 @@ struct solve_args {
 	int max_length;
 	int max_given;       /* max_length was in the request */
 	int timeout_ms;
+	int timeout_given;   /* timeout_ms was in the request */
 	const char *target;  /* NULL = solve; else target_len bytes */
 	size_t target_len;
 	const char *field;   /* the request field that holds the state */
@@ -48,7 +53,19 @@ struct solved {
 	int nstages; /* the beginner method's stages (moves index moves[]) */
 	beginner_stage stages[BEGINNER_STAGES];
 	int optimal; /* a target: the search proved no shorter answer */
+	cube_move *big;       /* reduction: the moves (malloc'd), else NULL */
+	reduce_result reduced;
 };
+
+/* The moves of a solve, wherever they live. */
+static const cube_move *solved_moves(const struct solved *s)
+{
+	return s->big ? s->big : s->moves;
+}
+
+/* The default time budget of a reduction: a few seconds, within the
+ * server's maximum. */
+#define REDUCE_DEFAULT_MS 3000
 
 static double now_ms(void)
 {
@@ -228,6 +245,119 @@ static int target_arg(const char *s, size_t len, target_spec *t,
 	return 0;
 }
 
+/* Solve a cube of 4 or more layers by reduction. */
+static int solve_big(const struct api_config *cfg, const cube_t *c,
+		     const struct solve_args *a, struct solved *out,
+		     struct api_reply *rp)
+{
+	int n = c->n;
+	const char *method = a->method ? a->method : "reduction";
+	if (strcmp(method, "reduction") != 0) {
+		api__bad_field(rp, "method_unavailable", "method",
+			       "method \"%.20s\" is not available for a %d×%d "
+			       "cube; use \"reduction\"",
+			       method, n, n);
+		return -1;
+	}
+	out->method = "reduction";
+	if (a->target) {
+		api__bad_field(rp, "not_applicable", "target",
+			       "solving to a pattern is for 3×3 cubes");
+		return -1;
+	}
+	if (n > REDUCE_MAX_N) {
+		api__bad_field(rp, "not_applicable", a->field,
+			       "this server solves cubes up to %d×%d; this one "
+			       "is %d×%d",
+			       REDUCE_MAX_N, REDUCE_MAX_N, n, n);
+		return -1;
+	}
+	size_t len = 6 * (size_t)n * (size_t)n;
+	char *s = malloc(len);
+	if (!s) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return -1;
+	}
+	cube_to_facelets(c, s);
+	cube_validation_result vr;
+	json_t *errors = repr_validation_errors(s, len, REPR_MAX_ERRORS, &vr);
+	free(s);
+	if (errors && vr.count > 0) {
+		char detail[256];
+		size_t k = (size_t)snprintf(detail, sizeof detail,
+					    "the %s %s not a legal cube:",
+					    a->field,
+					    strcmp(a->field, "facelets") == 0
+						    ? "are" : "is");
+		size_t i;
+		json_t *e;
+		json_array_foreach(errors, i, e) {
+			if (k < sizeof detail)
+				k += (size_t)snprintf(
+					detail + k, sizeof detail - k, "%s %s",
+					i ? "," : "",
+					json_string_value(
+						json_object_get(e, "code")));
+		}
+		api__invalid_cube(rp, a->field, errors, detail);
+		return -1;
+	}
+	json_decref(errors);
+	const void *tables;
+	if (tables_or_503(cfg, SOLVER_3X3, &tables, rp) < 0)
+		return -1;
+	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
+	void *work = malloc(ws);
+	out->big = malloc(cap * sizeof *out->big);
+	if (!work || !out->big) {
+		free(work);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return -1;
+	}
+	double t0 = now_ms();
+	struct deadline d = {t0 + a->timeout_ms};
+	reduce_limits lim = {poll_deadline, &d};
+	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
+			     &out->reduced);
+	out->elapsed_ms = now_ms() - t0;
+	free(work);
+	if (k == SOLVE_ENOTFOUND) {
+		json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
+					  "no_solution_found",
+					  "the reduction did not finish in %d "
+					  "ms",
+					  a->timeout_ms);
+		if (p)
+			json_object_set_new(p, "field",
+					    json_string("timeout_ms"));
+		return -1;
+	}
+	if (k == CUBE_EINVALID) {
+		/* validation reads no wings: the solver found one that is
+		 * not a real piece, or one twice */
+		json_t *p = problem_reply(
+			rp, PROBLEM_INVALID_CUBE, NULL,
+			"the %s %s not a legal cube: the stickers of an edge "
+			"do not form each wing piece once (a wing flipped in "
+			"place, or one twice)",
+			a->field,
+			strcmp(a->field, "facelets") == 0 ? "are" : "is");
+		if (p) {
+			json_object_set_new(p, "field", json_string(a->field));
+			json_object_set_new(p, "errors", json_array());
+		}
+		return -1;
+	}
+	if (k < 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
+			      "the solver failed: %s", solve_strerror(k));
+		return -1;
+	}
+	out->count = k;
+	out->orient = out->reduced.orient;
+	return 0;
+}
+
 /* Solve a 2×2/3×3 cube c as a asks. */
 static int solve_cube(const struct api_config *cfg, const cube_t *c,
 		      const struct solve_args *a, struct solved *out,
@@ -236,19 +366,15 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	int n = c->n;
 	memset(out, 0, sizeof *out);
 	out->n = n;
-	if (n != 2 && n != 3) {
-		if (n == 1)
-			api__bad_field(rp, "not_applicable", a->field,
-				       "this server solves 2×2 and 3×3 cubes, "
-				       "not 1×1 (a 1×1 only needs turning to "
-				       "face the right way)");
-		else
-			api__bad_field(rp, "not_applicable", a->field,
-				       "this server solves 2×2 and 3×3 cubes; "
-				       "bigger cubes need the reduction solver "
-				       "(not yet available)");
+	if (n == 1) {
+		api__bad_field(rp, "not_applicable", a->field,
+			       "this server solves cubes of 2 or more layers, "
+			       "not 1×1 (a 1×1 only needs turning to face the "
+			       "right way)");
 		return -1;
 	}
+	if (n >= REDUCE_MIN_N)
+		return solve_big(cfg, c, a, out, rp);
 	const char *def = n == 2 ? "optimal" : "twophase";
 	const char *method = a->method ? a->method : def;
 	int beginner = n == 3 && strcmp(method, "beginner") == 0;
@@ -371,9 +497,33 @@ done:
 
 static json_t *moves_text(const cube_move *m, int count, int n)
 {
-	char buf[4 * SOLVE_MAX_MOVES];
-	size_t need = moves_print(m, (size_t)count, n, buf, sizeof buf);
-	return need < sizeof buf ? json_stringn(buf, need) : NULL;
+	size_t need = moves_print(m, (size_t)count, n, NULL, 0);
+	char *buf = malloc(need + 1);
+	if (!buf)
+		return NULL;
+	moves_print(m, (size_t)count, n, buf, need + 1);
+	json_t *j = json_stringn(buf, need);
+	free(buf);
+	return j;
+}
+
+/* The reduction's stages: name, moves, their count. */
+static json_t *reduce_stages_json(const struct solved *s)
+{
+	json_t *arr = json_array();
+	for (int i = 0; arr && i < REDUCE_STAGES; i++) {
+		const reduce_stage *st = &s->reduced.stage[i];
+		json_t *e = json_pack("{s:s, s:o, s:i}", "name", st->name,
+				      "moves",
+				      moves_text(s->big + st->start, st->count,
+						 s->n),
+				      "length", st->count);
+		if (!e || json_array_append_new(arr, e) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
 }
 
 /* The beginner stages: name, moves, their count, and the state after
@@ -456,11 +606,15 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	struct solve_args a = {
 		.method = jm ? json_string_value(jm) : NULL,
 		.max_length = max_length, .max_given = jl != NULL,
-		.timeout_ms = timeout_ms,
+		.timeout_ms = timeout_ms, .timeout_given = jt != NULL,
 		.target = jg ? json_string_value(jg) : NULL,
 		.target_len = jg ? json_string_length(jg) : 0,
 		.field = "facelets",
 	};
+	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
+		a.timeout_ms = cfg->max_solve_ms < REDUCE_DEFAULT_MS
+				       ? (int)cfg->max_solve_ms
+				       : REDUCE_DEFAULT_MS;
 	struct solved *s = malloc(sizeof *s);
 	if (!s) {
 		free(c);
@@ -468,15 +622,23 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		return;
 	}
 	if (solve_cube(cfg, c, &a, s, rp) < 0) {
+		free(s->big);
 		free(s);
 		free(c);
 		return;
 	}
 	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
 			      "method", s->method, "solution",
-			      moves_text(s->moves, s->count, s->n), "length",
-			      s->count, "elapsed_ms", s->elapsed_ms,
+			      moves_text(solved_moves(s), s->count, s->n),
+			      "length", s->count, "elapsed_ms", s->elapsed_ms,
 			      "orientation", repr_orientation(&s->orient));
+	if (o && s->big) {
+		json_object_set_new(o, "stages", reduce_stages_json(s));
+		json_object_set_new(o, "oll_parity",
+				    json_integer(s->reduced.oll_parity));
+		json_object_set_new(o, "pll_parity",
+				    json_boolean(s->reduced.pll_parity));
+	}
 	if (o && a.target) {
 		json_object_set_new(o, "target",
 				    json_stringn(a.target, a.target_len));
@@ -484,6 +646,7 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	}
 	if (o && strcmp(s->method, "beginner") == 0)
 		json_object_set_new(o, "stages", stages_json(s, c));
+	free(s->big);
 	free(s);
 	free(c);
 	api_reply_json(rp, 200, o);
@@ -720,28 +883,42 @@ void api__session_solve(const struct api_config *cfg,
 		if (!s)
 			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
 				      "out of memory");
+		else
+			free(s->big);
 		free(s);
 		session_view_free(&v);
 		return;
 	}
-	char text[4 * SOLVE_MAX_MOVES];
-	moves_print(s->moves, (size_t)s->count, s->n, text, sizeof text);
+	size_t need = moves_print(solved_moves(s), (size_t)s->count, s->n,
+				  NULL, 0);
+	char *text = malloc(need + 1);
+	if (!text) {
+		free(s->big);
+		free(s);
+		session_view_free(&v);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
 	struct store_solve sv = {
 		.version = v.version, .solution = text, .length = s->count,
 		.elapsed_ms = s->elapsed_ms,
 	};
 	snprintf(sv.method, sizeof sv.method, "%s", s->method);
+	free(s->big);
 	free(s);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (sessions_add_solve(cfg->sessions, id, &sv, v.facelets) != SES_OK) {
+		free(text);
 		session_view_free(&v);
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
 			      "the solve could not be stored");
 		return;
 	}
 	api_reply_json(rp, 201, solve_json(id, &sv));
+	free(text);
 	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v.version);
 	session_view_free(&v);
 }

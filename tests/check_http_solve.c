@@ -772,20 +772,144 @@ END_TEST
 START_TEST(other_sizes)
 {
 	/* no tables needed: the size is refused first */
-	char *four = apply(NULL, 4, "R U 2F");
-	char *five = apply(NULL, 5, "");
 	char *one = apply(NULL, 1, "x");
-	const char *cubes[] = {four, five, one};
-	for (int i = 0; i < 3; i++) {
-		char *body = solve_body(cubes[i], NULL);
-		json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL,
-					   body, 422, "invalid_request",
-					   "not_applicable", "facelets", NULL));
-		free(body);
-	}
-	free(four);
-	free(five);
+	char *body = solve_body(one, NULL);
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "not_applicable",
+				   "facelets", NULL));
+	free(body);
 	free(one);
+}
+END_TEST
+
+/* POST /v1/solve of a cube of 4 or more layers that must succeed: the
+ * method is reduction, the five stages lie end to end in order, the
+ * solution applied leaves every face one colour (odd n: its own centers
+ * where they were). Returns the reply. */
+static json_t *big_solve_ok(const char *facelets, const char *extra)
+{
+	static const char *const names[] = {"oll_parity", "centers", "edges",
+					    "pll_parity", "3x3"};
+	char *body = solve_body(facelets, extra);
+	json_t *j = expect_json(srv.port, "POST", "/v1/solve", NULL, body, 200,
+				NULL);
+	int n = size_of(facelets);
+	char *txt = dump(j);
+	ck_assert_msg(iget(j, "size") == n, "size: %.300s", txt);
+	ck_assert_str_eq(sget(j, "method"), "reduction");
+	const char *sol = sget(j, "solution");
+	long long len = iget(j, "length");
+	ck_assert_msg(len == count_moves(sol), "length %lld for %d moves", len,
+		      count_moves(sol));
+	json_t *st = json_object_get(j, "stages");
+	ck_assert_msg(json_array_size(st) == 5, "stages: %.300s", txt);
+	long long sum = 0;
+	for (size_t i = 0; i < 5; i++) {
+		json_t *e = json_array_get(st, i);
+		ck_assert_str_eq(sget(e, "name"), names[i]);
+		ck_assert_int_eq(iget(e, "length"), count_moves(sget(e, "moves")));
+		sum += iget(e, "length");
+	}
+	ck_assert_int_eq(sum, len);
+	ck_assert_msg(json_is_integer(json_object_get(j, "oll_parity")) &&
+			      json_is_boolean(json_object_get(j, "pll_parity")),
+		      "parity members: %.300s", txt);
+	char *after = apply(facelets, n, sol);
+	ck_assert_msg(every_face_one_colour(after), "n=%d: not solved", n);
+	size_t nn = (size_t)n * n;
+	for (int f = 0; f < 6 && n % 2; f++)
+		ck_assert_int_eq(after[f * nn + nn / 2], facelets[f * nn + nn / 2]);
+	free(after);
+	free(txt);
+	free(body);
+	return j;
+}
+
+/* Big cubes by reduction: scrambles of several sizes, a PLL parity built
+ * by hand, and the refusals. */
+START_TEST(big_cubes)
+{
+	need_tables();
+	static const int sizes[] = {4, 5, 6, 7, 10, 17};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		char q[64];
+		snprintf(q, sizeof q, "size=%d&seed=%zu", sizes[i], 40 + i);
+		json_t *sc = scramble_ok(q, sizes[i], 0);
+		json_decref(big_solve_ok(sget(sc, "facelets"),
+					 i == 0 ? "\"method\": \"reduction\", "
+						  "\"timeout_ms\": 5000"
+						: NULL));
+		json_decref(sc);
+	}
+
+	/* a solved 4×4 with the UF and UB dedges swapped: PLL parity */
+	char *f = apply(NULL, 4, "");
+	for (int k = 1; k <= 2; k++) {
+		f[2 * 16 + k] = 'B'; /* F's top row */
+		f[5 * 16 + k] = 'F'; /* B's top row */
+	}
+	json_t *j = big_solve_ok(f, NULL);
+	ck_assert(json_is_true(json_object_get(j, "pll_parity")));
+	ck_assert_int_eq(iget(j, "oll_parity"), 0);
+	ck_assert_int_gt(iget(json_array_get(json_object_get(j, "stages"), 3),
+			      "length"),
+			 0);
+	json_decref(j);
+
+	/* a lone flipped dedge: OLL parity */
+	free(f);
+	f = apply(NULL, 4, "");
+	for (int k = 1; k <= 2; k++) {
+		f[0 * 16 + 12 + k] = 'F'; /* U's bottom row */
+		f[2 * 16 + k] = 'U';      /* F's top row */
+	}
+	j = big_solve_ok(f, NULL);
+	ck_assert_int_eq(iget(j, "oll_parity"), 1);
+	json_decref(j);
+
+	/* one wing flipped in place: a legal-looking count, no such cube */
+	f[0 * 16 + 12 + 1] = 'U';
+	f[2 * 16 + 1] = 'F';
+	char *body = solve_body(f, NULL);
+	j = expect_problem(srv.port, "POST", "/v1/solve", NULL, body, 422,
+			   "invalid_cube", "invalid_cube", "facelets", NULL);
+	ck_assert(json_is_array(json_object_get(j, "errors")));
+	json_decref(j);
+	free(body);
+
+	/* a twisted corner: the validation reasons */
+	free(f);
+	f = apply(NULL, 5, "");
+	f[24] = 'R'; /* U's URF sticker */
+	f[25 + 0] = 'F'; /* R's */
+	f[50 + 4] = 'U'; /* F's */
+	body = solve_body(f, NULL);
+	j = expect_problem(srv.port, "POST", "/v1/solve", NULL, body, 422,
+			   "invalid_cube", "invalid_cube", "facelets", NULL);
+	json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
+	ck_assert_str_eq(sget(e0, "code"), "twist");
+	json_decref(j);
+	free(body);
+
+	/* other methods, a target, a budget too small */
+	free(f);
+	f = apply(NULL, 6, "R 2U 3F'");
+	body = solve_body(f, "\"method\": \"twophase\"");
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request",
+				   "method_unavailable", "method", NULL));
+	free(body);
+	body = solve_body(f, "\"target\": \"cross\"");
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "not_applicable",
+				   "target", NULL));
+	free(body);
+	body = solve_body(f, "\"timeout_ms\": 1");
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
+				   422, "invalid_request", "no_solution_found",
+				   "timeout_ms", NULL));
+	free(body);
+	free(f);
 }
 END_TEST
 
@@ -1050,10 +1174,13 @@ static json_t *session_solve_ok(const ses *s, const char *token,
 	ck_assert_str_eq(sget(j, "session_id"), s->id);
 	ck_assert_int_eq(iget(j, "version"), want_version);
 	int n = size_of(facelets);
-	ck_assert_str_eq(sget(j, "method"), n == 2 ? "optimal" : "twophase");
+	ck_assert_str_eq(sget(j, "method"), n == 2   ? "optimal"
+					    : n == 3 ? "twophase"
+						     : "reduction");
 	const char *sol = sget(j, "solution");
 	ck_assert_int_eq(iget(j, "length"), count_moves(sol));
-	ck_assert_int_le(iget(j, "length"), n == 2 ? 11 : 21);
+	if (n <= 3)
+		ck_assert_int_le(iget(j, "length"), n == 2 ? 11 : 21);
 	ck_assert_msg(json_is_number(json_object_get(j, "elapsed_ms")),
 		      "no elapsed_ms: %s", dump(j));
 	ck_assert_msg(strlen(sget(j, "created_at")) == 24,
@@ -1112,6 +1239,26 @@ static json_t *solves_all(const ses *s, const char *token, int limit)
 	ck_abort_msg("solves of %s: too many pages", s->id);
 	return NULL;
 }
+
+/* A 5×5 session is solved by reduction, stored and listed like any. */
+START_TEST(session_big_solve)
+{
+	need_tables();
+	ses s;
+	json_t *v0;
+	create("{\"size\": 5, \"scramble\": true, \"seed\": 9}", &s, &v0);
+	char *f0 = strdup(sget(v0, "facelets"));
+	json_decref(v0);
+	json_t *a = session_solve_ok(&s, NULL, "{\"method\": \"reduction\"}",
+				     f0, 0);
+	json_t *all = solves_all(&s, NULL, 10);
+	ck_assert_int_eq(json_array_size(all), 1);
+	ck_assert(json_equal(json_array_get(all, 0), a));
+	json_decref(all);
+	json_decref(a);
+	free(f0);
+}
+END_TEST
 
 START_TEST(session_solves)
 {
@@ -1247,9 +1394,10 @@ START_TEST(session_solve_errors)
 	create("{\"facelets\": \"" TWISTED3 "\"}", &bad, NULL);
 	char p[192];
 	snprintf(p, sizeof p, "%s/solve", s4.path);
-	json_decref(expect_problem(srv.port, "POST", p, NULL, NULL, 422,
-				   "invalid_request", "not_applicable",
-				   "session", NULL));
+	json_decref(expect_problem(srv.port, "POST", p, NULL,
+				   "{\"method\": \"twophase\"}", 422,
+				   "invalid_request", "method_unavailable",
+				   "method", NULL));
 	snprintf(p, sizeof p, "%s/solve", s3.path);
 	json_decref(expect_problem(srv.port, "POST", p, NULL,
 				   "{\"method\": \"optimal\"}", 422,
@@ -1439,6 +1587,7 @@ Suite *http_solve_suite(void)
 	tcase_add_test(tc, solved_cubes);
 	tcase_add_test(tc, illegal_cubes);
 	tcase_add_test(tc, other_sizes);
+	tcase_add_test(tc, big_cubes);
 	tcase_add_test(tc, no_solution_found);
 	tcase_add_loop_test(tc, bad_fields, 0,
 			    (int)(sizeof bad_solves / sizeof *bad_solves));
@@ -1447,6 +1596,7 @@ Suite *http_solve_suite(void)
 	tcase_add_loop_test(tc, scramble_errors, 0,
 			    (int)(sizeof bad_scrambles / sizeof *bad_scrambles));
 	tcase_add_test(tc, session_solves);
+	tcase_add_test(tc, session_big_solve);
 	tcase_add_test(tc, private_session_solves);
 	tcase_add_test(tc, session_solve_errors);
 	suite_add_tcase(s, tc);

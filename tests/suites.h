@@ -15,6 +15,7 @@ Suite *sessions_suite(void); /* tests/check_sessions.c: store and session rules 
 Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute-force matcher */
 Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *beginner_suite(void); /* tests/check_beginner.c: beginner stages, solving to a pattern */
+Suite *reduce_suite(void); /* tests/check_reduce.c: big cubes by reduction, parities */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
 Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */
 Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes, restarts */

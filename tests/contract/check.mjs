@@ -441,6 +441,10 @@ async function main() {
 	const TURNED = 'LFBUFBBBDRRULDLDFRUDBDLBUFFFULUBRRRFDLLDURUBLRLBDRFDUF'; // that, then x y'
 	const SOLVED2 = 'UUUURRRRFFFFDDDDLLLLBBBB';
 	const SOLVED4 = 'U'.repeat(16) + 'R'.repeat(16) + 'F'.repeat(16) + 'D'.repeat(16) + 'L'.repeat(16) + 'B'.repeat(16);
+	// a solved 4×4 with the UF and UB dedges swapped (PLL parity), and
+	// one with a single wing flipped in place (no such cube)
+	const PLL4 = 'U'.repeat(16) + 'R'.repeat(16) + 'FBBF' + 'F'.repeat(12) + 'D'.repeat(16) + 'L'.repeat(16) + 'BFFB' + 'B'.repeat(12);
+	const WING4 = 'U'.repeat(13) + 'FUU' + 'R'.repeat(16) + 'FUFF' + 'F'.repeat(12) + 'D'.repeat(16) + 'L'.repeat(16) + 'B'.repeat(16);
 	const TWISTED = 'UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB';
 	const problem = (code, field) => (j) => expect(j.code === code && (field === undefined || j.field === field),
 		`not ${code}${field ? ' on ' + field : ''}: ${JSON.stringify(j)}`);
@@ -476,7 +480,15 @@ async function main() {
 		{ name: 'solve 422 facelets', method: 'POST', path: '/v1/solve', body: { facelets: 'UUUUUUX' }, status: 422 },
 		{ name: 'solve 422 invalid cube', method: 'POST', path: '/v1/solve', body: { facelets: TWISTED }, status: 422,
 			check: (j) => expect(j.type === 'urn:cubed:problem:invalid_cube' && j.errors[0].code === 'twist', 'not invalid_cube twist') },
-		{ name: 'solve 422 size', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED4 }, status: 422, check: problem('not_applicable', 'facelets') },
+		{ name: 'solve 4x4 solved', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED4 }, status: 200,
+			check: (j) => expect(j.method === 'reduction' && j.length === 0 && j.stages.length === 5 && j.oll_parity === 0 && j.pll_parity === false, `4×4: ${JSON.stringify(j)}`) },
+		{ name: 'solve 4x4 pll parity', method: 'POST', path: '/v1/solve', body: { facelets: PLL4, method: 'reduction', timeout_ms: 5000 }, status: 200,
+			check: (j) => expect(j.method === 'reduction' && j.pll_parity === true && j.stages[3].name === 'pll_parity' && j.stages[3].length > 0 &&
+				j.stages.reduce((a, st) => a + st.length, 0) === j.length, `4×4 PLL parity: ${JSON.stringify(j)}`) },
+		{ name: 'solve 422 size', method: 'POST', path: '/v1/solve', body: { facelets: 'URFDLB' }, status: 422, check: problem('not_applicable', 'facelets') },
+		{ name: 'solve 422 method 4x4', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED4, method: 'twophase' }, status: 422, check: problem('method_unavailable', 'method') },
+		{ name: 'solve 422 wing', method: 'POST', path: '/v1/solve', body: { facelets: WING4 }, status: 422,
+			check: (j) => expect(j.type === 'urn:cubed:problem:invalid_cube' && j.errors.length === 0, `not invalid_cube: ${JSON.stringify(j)}`) },
 		{ name: 'solve 422 method', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED2, method: 'twophase' }, status: 422, check: problem('method_unavailable', 'method') },
 		{ name: 'solve 422 target', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, target: 'crosss' }, status: 422, check: problem('unknown_pattern', 'target') },
 		{ name: 'solve 422 target place', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, target: 'X' + '*'.repeat(53) }, status: 422,
@@ -683,7 +695,9 @@ async function main() {
 		{ name: 'session solve 415', method: 'POST', path: `${solvePath}/solve`, headers: { 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
 		{ name: 'session solve 422 field', method: 'POST', path: `${solvePath}/solve`, body: { max_length: 3 }, status: 422, check: problem('unknown_field', 'max_length') },
 		{ name: 'session solve 422 method', method: 'POST', path: `${solvePath}/solve`, body: { method: 'optimal' }, status: 422, check: problem('method_unavailable', 'method') },
-		{ name: 'session solve 422 size', method: 'POST', path: `${s}/${bigSes.id}/solve`, status: 422, check: problem('not_applicable', 'session') },
+		{ name: 'session solve big', method: 'POST', path: `${s}/${bigSes.id}/solve`, status: 201,
+			check: (j) => expect(j.method === 'reduction' && j.length === j.solution.split(' ').filter((m) => m).length, `big session solve: ${JSON.stringify(j)}`) },
+		{ name: 'session solve 422 method big', method: 'POST', path: `${s}/${bigSes.id}/solve`, body: { method: 'twophase' }, status: 422, check: problem('method_unavailable', 'method') },
 		{ name: 'session solve preflight', method: 'OPTIONS', path: `${solvePath}/solve`, status: 204 },
 		{ name: 'solves', method: 'GET', path: `${solvePath}/solves`, status: 200,
 			check: (j) => expect(j.solves.length === 2 && j.solves[0].id < j.solves[1].id && j.next === null, `2 solves, increasing: ${JSON.stringify(j).slice(0, 300)}`) },

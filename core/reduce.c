@@ -1,0 +1,1202 @@
+/* reduce.c — the reduction solver for n×n×n cubes, 4 <= n <= REDUCE_MAX_N
+ * (reduce.h gives the stages).
+ *
+ * Orbits. A center sticker at (r, c) of a face can only ever reach the
+ * places (r, c), (c, m-r), (m-r, m-c), (m-c, r) of the six faces (m =
+ * n-1): 24 places, an orbit. A wing (an edge piece off the middle) at
+ * index k along an edge reaches index k and m-k of the twelve edges: 24
+ * places too. Every orbit of one kind behaves alike, whatever n: which
+ * layers move which of its places depends only on which of its
+ * coordinates are equal or complementary. So each kind of orbit is worked
+ * out once, on a small model cube, with symbolic layers: the X-centers
+ * (r = c) on a 4×4, the +-centers (c the middle) on a 5×5, the obliques
+ * on a 7×7, the wings on a 4×4. Model layer L stands for one of 0, p, q,
+ * m-q, m-p, m, with p and q the orbit's own coordinates.
+ *
+ * 3-cycles. A commutator [X, Y] = X Y X' Y' whose two arguments move
+ * exactly one piece in common is a 3-cycle of pieces and touches nothing
+ * else. Centers: X = iR jU iR' (a ring of slice j with one sticker lifted
+ * onto U and one onto D) and Y = a U face turn: their supports share one
+ * U center. Wings: X = the slice iR and Y = U R U' (the R layer with its
+ * UR edge swung onto UB): they share one wing. Every such commutator on
+ * the model (all axes, layers, amounts, both orders) that cycles three
+ * places of the orbit becomes a "base"; a breadth-first search over the
+ * 24·24·24 ordered triples then finds, for every triple, the shortest
+ * set-up S (any moves: S C S' restores whatever S disturbs) that carries
+ * it onto a base's triple. An orbit is solved greedily: each step applies
+ * the 3-cycle with the most stickers fixed per move, until every place
+ * holds its target. Identical center colours make any arrangement
+ * reachable this way; wings are all different, so a wing orbit must be an
+ * even permutation of its target, which the parity stage ensures.
+ *
+ * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
+ * orbit (even); an inner slice quarter turn of layer k or m-k one (odd);
+ * 3-cycles are even. Pairing a wing orbit with a legal 3×3 edge set (the
+ * midges on odd n) is an odd permutation exactly when the orbit is odd
+ * against the solved cube (legal edge sets differ by face turns, which
+ * carry wings and targets alike, or by an even number of flips, each one
+ * swap of two targets). So the parity stage looks at each orbit against
+ * the solved cube, once, and turns slice k where it is odd.
+ *
+ * Pure C11, no allocation, no globals but const tables.
+ */
+#include "reduce.h"
+
+#include <string.h>
+
+#include "alg.h"
+#include "cube_internal.h"
+#include "cubie_internal.h"
+
+#define NPOS 24
+#define NTRI (NPOS * NPOS * NPOS)
+#define MAX_GEN 54
+#define MAX_BASE 1536
+#define BASE_LEN 8
+/* Longest set-up the search keeps; deeper triples would be left unused
+ * (the greedy step always has a shallow choice). As built, every ordered
+ * triple of an orbit is reached within 3 set-up moves (X-centers and
+ * wings) or 2 (+-centers and obliques), so the cap never bites. */
+#define MAX_SETUP 4
+#define STEP_MOVES (BASE_LEN + 2 * MAX_SETUP)
+#define UNSEEN 255
+
+static const char *const stage_names[REDUCE_STAGES] = {
+	"oll_parity", "centers", "edges", "pll_parity", "3x3",
+};
+
+const char *reduce_stage_name(int k)
+{
+	return k >= 0 && k < REDUCE_STAGES ? stage_names[k] : NULL;
+}
+
+/* Symbolic layers and coordinates of a model. */
+enum { K_0, K_P, K_Q, K_MQ, K_MP, K_M, K_NONE = 255 };
+
+struct smove {
+	uint8_t axis, kind, qt;
+};
+
+enum { M_X, M_PLUS, M_OBL, M_WING, M_COUNT };
+
+struct model {
+	int nm;             /* model size */
+	int wing;           /* positions are wings (two stickers) */
+	uint8_t kind_of[8]; /* model layer / coordinate → kind */
+	uint8_t st[NPOS][2][3]; /* each place's (face, row, col); for wings
+				 * [0] is its first sticker: every move
+				 * carries first stickers to first stickers */
+	int ngen;
+	struct smove gen[MAX_GEN];
+	uint8_t perm[MAX_GEN][NPOS]; /* place p goes to perm[g][p] */
+	uint8_t inv[MAX_GEN];
+	int nbase;
+	struct smove base[MAX_BASE][BASE_LEN];
+	uint8_t dist[NTRI];     /* set-up length, UNSEEN */
+	uint8_t how[NTRI];      /* dist > 0: the set-up's first generator */
+	uint16_t base_of[NTRI]; /* dist == 0: the base */
+	int max_dist;
+};
+
+struct rwork {
+	struct model model[M_COUNT];
+	uint16_t queue[NTRI];
+	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7) */
+};
+
+/* Bytes from the start of the work buffer to the cube and the facelets. */
+static size_t cube_offset(void)
+{
+	return (sizeof(struct rwork) + 63) & ~(size_t)63;
+}
+
+size_t reduce_work_size(int n)
+{
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return 0;
+	return cube_offset() + ((cube_sizeof(n) + 63) & ~(size_t)63) +
+	       6u * (size_t)n * (size_t)n + 64;
+}
+
+static int center_orbits(int n)
+{
+	int m = n - 1, k = 0;
+	for (int r = 1; r < m - r; r++)
+		k += m - 2 * r;
+	return k;
+}
+
+static int wing_orbits(int n)
+{
+	return (n - 2) / 2;
+}
+
+/* Each greedy step fixes at least one of 24 places. */
+size_t reduce_max_moves(int n)
+{
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return 0;
+	size_t per_orbit = (size_t)NPOS * STEP_MOVES;
+	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
+	       (size_t)center_orbits(n) * per_orbit + 64;
+}
+
+/* --------------------------------------------------------------- models */
+
+/* Where sticker (f, r, c) of a size-n cube sits: x from L to R, y from D
+ * to U, z from B to F (the net of DESIGN.md). */
+static void where3d(int n, int f, int r, int c, int xyz[3])
+{
+	int m = n - 1;
+	switch (f) {
+	case CUBE_U: xyz[0] = c, xyz[1] = m, xyz[2] = r; break;
+	case CUBE_R: xyz[0] = m, xyz[1] = m - r, xyz[2] = m - c; break;
+	case CUBE_F: xyz[0] = c, xyz[1] = m - r, xyz[2] = m; break;
+	case CUBE_D: xyz[0] = c, xyz[1] = 0, xyz[2] = m - r; break;
+	case CUBE_L: xyz[0] = 0, xyz[1] = m - r, xyz[2] = c; break;
+	default:     xyz[0] = m - c, xyz[1] = m - r, xyz[2] = 0; break;
+	}
+}
+
+/* Labels of tracked stickers start here (untracked ones show 0..5). */
+#define LABEL0 16
+
+/* Sticker permutation of moves on the model: tracked sticker t (of nt,
+ * coordinates tr[t]) goes to slot sp[t]. Returns 0, or -1 if a tracked
+ * sticker left the tracked set (a model error). */
+static int simulate(const struct model *M, cube_t *sim, uint8_t tr[][3],
+		    int nt, const struct smove *mv, int count, uint8_t *sp)
+{
+	cube_init(sim, M->nm);
+	for (int t = 0; t < nt; t++)
+		cube__set(sim, tr[t][0], tr[t][1], tr[t][2], LABEL0 + t);
+	for (int k = 0; k < count; k++)
+		cube_turn(sim, mv[k].axis, mv[k].kind, mv[k].kind, mv[k].qt);
+	for (int t = 0; t < nt; t++) {
+		int v = cube_get(sim, tr[t][0], tr[t][1], tr[t][2]) - LABEL0;
+		if (v < 0 || v >= nt)
+			return -1;
+		sp[v] = (uint8_t)t;
+	}
+	return 0;
+}
+
+/* Model moves carry model layers in .kind while simulating. */
+static struct smove mk(int axis, int layer, int qt)
+{
+	struct smove s = {(uint8_t)axis, (uint8_t)layer, (uint8_t)(qt & 3)};
+	return s;
+}
+
+static int tri(int a, int b, int c)
+{
+	return (a * NPOS + b) * NPOS + c;
+}
+
+/* Positions of a model permutation given by sticker slots. */
+static void place_perm(const struct model *M, const uint8_t *sp,
+		       const int *pos_of_slot, uint8_t *perm)
+{
+	for (int p = 0; p < NPOS; p++)
+		perm[p] = (uint8_t)pos_of_slot[sp[M->wing ? 2 * p : p]];
+}
+
+/* Add a base if its permutation of the places is a 3-cycle not seen yet
+ * (marks live in dist[], cleared before the search). */
+static void try_base(struct model *M, cube_t *sim, uint8_t tr[][3],
+		     int nt, const int *pos_of_slot, const struct smove *seq)
+{
+	if (M->nbase >= MAX_BASE)
+		return;
+	uint8_t sp[2 * NPOS], perm[NPOS];
+	if (simulate(M, sim, tr, nt, seq, BASE_LEN, sp) < 0)
+		return;
+	place_perm(M, sp, pos_of_slot, perm);
+	int moved[NPOS], k = 0;
+	for (int p = 0; p < NPOS; p++)
+		if (perm[p] != p) {
+			if (k == 3)
+				return;
+			moved[k++] = p;
+		}
+	if (k != 3)
+		return;
+	int a = moved[0], b = perm[a], c = perm[b];
+	if (perm[c] != a)
+		return;
+	int t = tri(a, b, c);
+	if (M->dist[t] == 0)
+		return;
+	M->dist[t] = 0;
+	M->dist[tri(b, c, a)] = 0;
+	M->dist[tri(c, a, b)] = 0;
+	memcpy(M->base[M->nbase++], seq, sizeof(struct smove) * BASE_LEN);
+}
+
+static void build_bases(struct model *M, cube_t *sim, uint8_t tr[][3],
+			int nt, const int *pos_of_slot)
+{
+	int inner[4], ni = 0, nm = M->nm;
+	for (int L = 1; L < nm - 1; L++)
+		if (M->kind_of[L] != K_NONE)
+			inner[ni++] = L;
+	struct smove s[BASE_LEN];
+	for (int A = 0; A < 3; A++)
+	for (int B = 0; B < 3; B++) {
+		if (A == B)
+			continue;
+		for (int ii = 0; ii < ni; ii++)
+		for (int xa = 1; xa <= 3; xa += M->wing ? 1 : 2)
+		for (int fb = 0; fb < nm; fb += nm - 1)
+		for (int b1 = 1; b1 <= 3; b1++)
+		for (int form = 0; form < 2; form++) {
+			int i = inner[ii];
+			if (M->wing) {
+				for (int fa = 0; fa < nm; fa += nm - 1)
+				for (int a2 = 1; a2 <= 3; a2++) {
+					/* X = slice, Y = B A B' */
+					struct smove X[1] = {mk(A, i, xa)};
+					struct smove Y[3] = {mk(B, fb, b1),
+							     mk(A, fa, a2),
+							     mk(B, fb, 4 - b1)};
+					struct smove Xi[1] = {mk(A, i, 4 - xa)};
+					struct smove Yi[3] = {mk(B, fb, b1),
+							      mk(A, fa, 4 - a2),
+							      mk(B, fb, 4 - b1)};
+					int k = 0;
+					const struct smove *p1 = form ? Y : X,
+							   *p2 = form ? X : Y,
+							   *p3 = form ? Yi : Xi,
+							   *p4 = form ? Xi : Yi;
+					int l1 = form ? 3 : 1, l2 = form ? 1 : 3;
+					for (int q = 0; q < l1; q++)
+						s[k++] = p1[q];
+					for (int q = 0; q < l2; q++)
+						s[k++] = p2[q];
+					for (int q = 0; q < l1; q++)
+						s[k++] = p3[q];
+					for (int q = 0; q < l2; q++)
+						s[k++] = p4[q];
+					try_base(M, sim, tr, nt, pos_of_slot, s);
+				}
+				continue;
+			}
+			for (int jj = 0; jj < ni; jj++) {
+				int j = inner[jj];
+				/* X = iA jB iA', Y = the B face fb */
+				for (int a1 = 1; a1 <= 3; a1++) {
+					struct smove X[3] = {mk(A, i, xa),
+							     mk(B, j, a1),
+							     mk(A, i, 4 - xa)};
+					struct smove Xi[3] = {mk(A, i, xa),
+							      mk(B, j, 4 - a1),
+							      mk(A, i, 4 - xa)};
+					struct smove Y[1] = {mk(B, fb, b1)};
+					struct smove Yi[1] = {mk(B, fb, 4 - b1)};
+					int k = 0;
+					const struct smove *p1 = form ? Y : X,
+							   *p2 = form ? X : Y,
+							   *p3 = form ? Yi : Xi,
+							   *p4 = form ? Xi : Yi;
+					int l1 = form ? 1 : 3, l2 = form ? 3 : 1;
+					for (int q = 0; q < l1; q++)
+						s[k++] = p1[q];
+					for (int q = 0; q < l2; q++)
+						s[k++] = p2[q];
+					for (int q = 0; q < l1; q++)
+						s[k++] = p3[q];
+					for (int q = 0; q < l2; q++)
+						s[k++] = p4[q];
+					try_base(M, sim, tr, nt, pos_of_slot, s);
+				}
+			}
+		}
+	}
+}
+
+/* Breadth-first over ordered triples from the bases' triples. */
+static void search_setups(struct model *M, uint16_t *queue)
+{
+	int head = 0, tail = 0;
+	for (int a = 0; a < NPOS; a++)
+	for (int b = 0; b < NPOS; b++)
+	for (int c = 0; c < NPOS; c++) {
+		int t = tri(a, b, c);
+		if (M->dist[t] == 0)
+			queue[tail++] = (uint16_t)t;
+	}
+	M->max_dist = 0;
+	while (head < tail) {
+		int t = queue[head++];
+		int d = M->dist[t];
+		if (d >= MAX_SETUP)
+			continue;
+		int a = t / (NPOS * NPOS), b = t / NPOS % NPOS, c = t % NPOS;
+		for (int g = 0; g < M->ngen; g++) {
+			const uint8_t *pi = M->perm[M->inv[g]];
+			int v = tri(pi[a], pi[b], pi[c]);
+			if (M->dist[v] != UNSEEN)
+				continue;
+			M->dist[v] = (uint8_t)(d + 1);
+			M->how[v] = (uint8_t)g;
+			if (d + 1 > M->max_dist)
+				M->max_dist = d + 1;
+			queue[tail++] = (uint16_t)v;
+		}
+	}
+}
+
+/* Which base each depth-0 triple is: found again by simulating (cheap:
+ * bases are few). */
+static int index_bases(struct model *M, cube_t *sim, uint8_t tr[][3],
+		       int nt, const int *pos_of_slot)
+{
+	for (int k = 0; k < M->nbase; k++) {
+		uint8_t sp[2 * NPOS], perm[NPOS];
+		if (simulate(M, sim, tr, nt, M->base[k], BASE_LEN, sp) < 0)
+			return -1;
+		place_perm(M, sp, pos_of_slot, perm);
+		int a = 0;
+		while (perm[a] == a)
+			a++;
+		int b = perm[a], c = perm[b];
+		M->base_of[tri(a, b, c)] = (uint16_t)k;
+		M->base_of[tri(b, c, a)] = (uint16_t)k;
+		M->base_of[tri(c, a, b)] = (uint16_t)k;
+	}
+	return 0;
+}
+
+static int build_model(struct model *M, int id, cube_t *sim, uint16_t *queue)
+{
+	static const uint8_t kinds[M_COUNT][8] = {
+		[M_X] = {K_0, K_P, K_MP, K_M},
+		[M_PLUS] = {K_0, K_P, K_Q, K_MP, K_M},
+		[M_OBL] = {K_0, K_P, K_Q, K_NONE, K_MQ, K_MP, K_M},
+		[M_WING] = {K_0, K_P, K_MP, K_M},
+	};
+	static const int sizes[M_COUNT] = {4, 5, 7, 4};
+	memset(M, 0, offsetof(struct model, base));
+	M->nm = sizes[id];
+	M->wing = id == M_WING;
+	memcpy(M->kind_of, kinds[id], 8);
+	int nm = M->nm, m = nm - 1;
+
+	/* tracked stickers: slot t; for wings slots 2p and 2p+1 */
+	uint8_t tr[2 * NPOS][3];
+	int nt = 0, pos_of_slot[2 * NPOS], partner[48];
+	if (!M->wing) {
+		int r = 1, c = id == M_X ? 1 : 2;
+		for (int f = 0; f < 6; f++) {
+			int rr = r, cc = c;
+			for (int k = 0; k < 4; k++) {
+				tr[nt][0] = (uint8_t)f;
+				tr[nt][1] = (uint8_t)rr;
+				tr[nt][2] = (uint8_t)cc;
+				pos_of_slot[nt] = nt;
+				nt++;
+				int t = rr;
+				rr = cc;
+				cc = m - t;
+			}
+		}
+	} else {
+		/* the 48 border stickers off the corners, paired by where
+		 * they sit */
+		uint8_t all[48][3];
+		int na = 0;
+		for (int f = 0; f < 6; f++)
+			for (int r = 0; r < nm; r++)
+				for (int c = 0; c < nm; c++) {
+					int border = r == 0 || r == m || c == 0 ||
+						     c == m;
+					int corner = (r == 0 || r == m) &&
+						     (c == 0 || c == m);
+					if (!border || corner)
+						continue;
+					all[na][0] = (uint8_t)f;
+					all[na][1] = (uint8_t)r;
+					all[na][2] = (uint8_t)c;
+					na++;
+				}
+		for (int i = 0; i < na; i++) {
+			int a[3], b[3];
+			partner[i] = -1;
+			where3d(nm, all[i][0], all[i][1], all[i][2], a);
+			for (int j = 0; j < na; j++) {
+				where3d(nm, all[j][0], all[j][1], all[j][2], b);
+				if (j != i && a[0] == b[0] && a[1] == b[1] &&
+				    a[2] == b[2])
+					partner[i] = j;
+			}
+			if (partner[i] < 0)
+				return -1;
+		}
+		/* generators' permutations of the 48, to orient the places */
+		for (int t = 0; t < na; t++)
+			memcpy(tr[t], all[t], 3);
+		nt = na;
+	}
+
+	/* generators */
+	for (int axis = 0; axis < 3; axis++)
+		for (int L = 0; L < nm; L++) {
+			if (M->kind_of[L] == K_NONE)
+				continue;
+			for (int qt = 1; qt <= 3; qt++) {
+				M->gen[M->ngen] = mk(axis, L, qt);
+				M->inv[M->ngen] = (uint8_t)(M->ngen + 4 - 2 * qt);
+				M->ngen++;
+			}
+		}
+
+	if (M->wing) {
+		/* first stickers: spread from sticker 0 along every
+		 * generator; a wing cannot flip in place, so this never
+		 * contradicts itself */
+		uint8_t gsp[MAX_GEN][48];
+		for (int g = 0; g < M->ngen; g++)
+			if (simulate(M, sim, tr, nt, &M->gen[g], 1, gsp[g]) < 0)
+				return -1;
+		int first[48], stack[48], sp = 0, npos = 0;
+		for (int t = 0; t < 48; t++)
+			first[t] = -1; /* 1 first, 0 second, -1 unknown */
+		first[0] = 1;
+		first[partner[0]] = 0;
+		stack[sp++] = 0;
+		while (sp) {
+			int s = stack[--sp];
+			for (int g = 0; g < M->ngen; g++) {
+				int u = gsp[g][s];
+				if (first[u] == 0)
+					return -1;
+				if (first[u] == 1)
+					continue;
+				first[u] = 1;
+				first[partner[u]] = 0;
+				stack[sp++] = u;
+			}
+		}
+		uint8_t ord[48][3];
+		for (int t = 0; t < 48; t++) {
+			if (first[t] < 0)
+				return -1;
+			if (first[t] != 1)
+				continue;
+			memcpy(M->st[npos][0], tr[t], 3);
+			memcpy(M->st[npos][1], tr[partner[t]], 3);
+			memcpy(ord[2 * npos], tr[t], 3);
+			memcpy(ord[2 * npos + 1], tr[partner[t]], 3);
+			npos++;
+		}
+		if (npos != NPOS)
+			return -1;
+		memcpy(tr, ord, sizeof ord);
+		for (int t = 0; t < 48; t++)
+			pos_of_slot[t] = t / 2;
+	} else {
+		for (int p = 0; p < NPOS; p++)
+			memcpy(M->st[p][0], tr[p], 3);
+	}
+	for (int g = 0; g < M->ngen; g++) {
+		uint8_t sp[2 * NPOS];
+		if (simulate(M, sim, tr, nt, &M->gen[g], 1, sp) < 0)
+			return -1;
+		place_perm(M, sp, pos_of_slot, M->perm[g]);
+		if (M->wing)
+			for (int p = 0; p < NPOS; p++)
+				if (sp[2 * p + 1] != 2 * M->perm[g][p] + 1)
+					return -1;
+	}
+
+	memset(M->dist, UNSEEN, sizeof M->dist);
+	M->nbase = 0;
+	build_bases(M, sim, tr, nt, pos_of_slot);
+	if (M->nbase == 0 || index_bases(M, sim, tr, nt, pos_of_slot) < 0)
+		return -1;
+	search_setups(M, queue);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- solve */
+
+struct orbit {
+	const struct model *M;
+	int p, q;
+	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
+};
+
+struct ctx {
+	struct rwork *w;
+	cube_t *c;
+	int n, m;
+	cube_move *out;
+	size_t cap, count;
+	const reduce_limits *lim;
+	int tcol[6];   /* colour each face ends with */
+	int face_of[6]; /* inverse: colour → face */
+	uint64_t ticks;
+};
+
+static int kind_val(int kind, int p, int q, int m)
+{
+	switch (kind) {
+	case K_0: return 0;
+	case K_P: return p;
+	case K_Q: return q;
+	case K_MQ: return m - q;
+	case K_MP: return m - p;
+	default: return m;
+	}
+}
+
+static void orbit_init(struct orbit *o, const struct model *M, int p, int q,
+		       int m)
+{
+	o->M = M;
+	o->p = p;
+	o->q = q;
+	for (int i = 0; i < NPOS; i++)
+		for (int s = 0; s < 1 + M->wing; s++) {
+			o->st[i][s][0] = M->st[i][s][0];
+			o->st[i][s][1] = (uint16_t)kind_val(
+				M->kind_of[M->st[i][s][1]], p, q, m);
+			o->st[i][s][2] = (uint16_t)kind_val(
+				M->kind_of[M->st[i][s][2]], p, q, m);
+		}
+}
+
+static int poll_now(struct ctx *x)
+{
+	return x->lim && x->lim->poll && x->lim->poll(x->lim->ctx, 0, 0);
+}
+
+static int emit(struct ctx *x, int axis, int layer, int qt)
+{
+	if (x->count >= x->cap)
+		return CUBE_ESPACE;
+	cube_move mv = {(uint8_t)axis, (uint8_t)(qt & 3), (uint16_t)layer,
+			(uint16_t)layer};
+	x->out[x->count++] = mv;
+	cube__turn_generic(x->c, axis, layer, layer, qt & 3);
+	return 0;
+}
+
+static int emit_s(struct ctx *x, const struct orbit *o, struct smove s,
+		  int inverse)
+{
+	return emit(x, s.axis,
+		    kind_val(o->M->kind_of[s.kind], o->p, o->q, x->m),
+		    inverse ? 4 - s.qt : s.qt);
+}
+
+/* A place's token: its colour, or for wings first·6 + second. */
+static void read_orbit(const struct ctx *x, const struct orbit *o,
+		       uint8_t *cur)
+{
+	for (int i = 0; i < NPOS; i++) {
+		const uint16_t *a = o->st[i][0];
+		int v = cube_get(x->c, a[0], a[1], a[2]);
+		if (o->M->wing) {
+			const uint16_t *b = o->st[i][1];
+			v = v * 6 + cube_get(x->c, b[0], b[1], b[2]);
+		}
+		cur[i] = (uint8_t)v;
+	}
+}
+
+/* Apply the 3-cycle a → b → c (the piece at a goes to b …) as set-up,
+ * base, set-up undone. */
+static int apply_cycle(struct ctx *x, const struct orbit *o, int a, int b,
+		       int c)
+{
+	const struct model *M = o->M;
+	int t = tri(a, b, c), setup[MAX_SETUP], ns = 0, rc;
+	while (M->dist[t] > 0 && M->dist[t] != UNSEEN) {
+		int g = M->how[t];
+		setup[ns++] = g;
+		if ((rc = emit_s(x, o, M->gen[g], 0)) < 0)
+			return rc;
+		a = M->perm[g][a], b = M->perm[g][b], c = M->perm[g][c];
+		t = tri(a, b, c);
+	}
+	const struct smove *bs = M->base[M->base_of[t]];
+	for (int k = 0; k < BASE_LEN; k++)
+		if ((rc = emit_s(x, o, bs[k], 0)) < 0)
+			return rc;
+	while (ns > 0)
+		if ((rc = emit_s(x, o, M->gen[setup[--ns]], 1)) < 0)
+			return rc;
+	return 0;
+}
+
+/* Greedy: the 3-cycle with the best places-fixed per move, until cur is
+ * tgt. emit 0: work on cur alone and return the moves it would take.
+ * Returns the moves, or an error. */
+static long solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
+			const uint8_t *tgt, int do_emit)
+{
+	const struct model *M = o->M;
+	long moves = 0;
+	for (int step = 0; step <= NPOS; step++) {
+		int wrong = 0;
+		for (int i = 0; i < NPOS; i++)
+			wrong += cur[i] != tgt[i];
+		if (!wrong)
+			return moves;
+		int bg = 0, bc = 1, ba = -1, bb = -1, bz = -1;
+		for (int y = 0; y < NPOS; y++) {
+			if (cur[y] == tgt[y])
+				continue;
+			for (int a = 0; a < NPOS; a++) {
+				if (a == y || cur[a] != tgt[y])
+					continue;
+				int base_gain = 1 - (cur[a] == tgt[a]);
+				for (int z = 0; z < NPOS; z++) {
+					if (z == a || z == y)
+						continue;
+					int d = M->dist[tri(a, y, z)];
+					if (d == UNSEEN)
+						continue;
+					int g = base_gain + (cur[y] == tgt[z]) +
+						(cur[z] == tgt[a]) -
+						(cur[z] == tgt[z]);
+					int cost = BASE_LEN + 2 * d;
+					if (g > 0 && g * bc > bg * cost) {
+						bg = g, bc = cost;
+						ba = a, bb = y, bz = z;
+					}
+				}
+			}
+		}
+		if (ba < 0)
+			return SOLVE_ESTAGE;
+		uint8_t t = cur[bz];
+		cur[bz] = cur[bb];
+		cur[bb] = cur[ba];
+		cur[ba] = t;
+		moves += bc;
+		if (do_emit) {
+			int rc = apply_cycle(x, o, ba, bb, bz);
+			if (rc < 0)
+				return rc;
+			uint8_t now[NPOS];
+			read_orbit(x, o, now);
+			if (memcmp(now, cur, NPOS) != 0)
+				return SOLVE_ESTAGE;
+		}
+	}
+	return SOLVE_ESTAGE;
+}
+
+/* ------------------------------------------------------------ the 3×3 */
+
+/* 3×3 facelet index of a border sticker of the big cube. */
+static int idx3(int m, int f, int r, int c)
+{
+	int r3 = r == 0 ? 0 : r == m ? 2 : 1, c3 = c == 0 ? 0 : c == m ? 2 : 1;
+	return f * 9 + r3 * 3 + c3;
+}
+
+/* 3×3 coordinate 0..2 → the big cube's (1 → the middle on odd n, else 1:
+ * any wing does once edges are paired). */
+static int big_of3(int n, int v)
+{
+	return v == 0 ? 0 : v == 2 ? n - 1 : n % 2 ? n / 2 : 1;
+}
+
+/* The reduced cube as 54 letters in the frame: corners read from the
+ * cube, edges from ecol[e][side] (colours on edge e's two facelets). */
+static void reduced3(const struct ctx *x, uint8_t ecol[12][2],
+		     char s[54])
+{
+	for (int i = 0; i < 54; i++) {
+		int f = i / 9, r = i % 9 / 3, c = i % 3;
+		int col = cube_get(x->c, f, big_of3(x->n, r), big_of3(x->n, c));
+		if (r == 1 && c == 1)
+			col = x->tcol[f];
+		s[i] = cube_face_letters[x->face_of[col]];
+	}
+	for (int e = 0; e < 12; e++)
+		for (int k = 0; k < 2; k++)
+			s[cubie__edge_facelet[e][k]] =
+				cube_face_letters[x->face_of[ecol[e][k]]];
+}
+
+static int face_index(char l)
+{
+	return (int)(strchr(cube_face_letters, l) - cube_face_letters);
+}
+
+static int perm_parity(const int *p, int k)
+{
+	int odd = 0;
+	unsigned seen = 0;
+	for (int i = 0; i < k; i++) {
+		if (seen & 1u << i)
+			continue;
+		for (int j = p[i]; j != i; j = p[j]) {
+			seen |= 1u << j;
+			odd ^= 1;
+		}
+		seen |= 1u << i;
+	}
+	return odd;
+}
+
+/* Corner and edge permutation parities and the flip sum of a 3×3 in
+ * standard orientation; -1 if a piece is not real or repeats. */
+static int parities3(const char s[54], int *cpar, int *epar, int *flip)
+{
+	int cp[8], ep[12];
+	unsigned seen = 0;
+	*flip = 0;
+	for (int i = 0; i < 8; i++) {
+		const unsigned char *f = cubie__corner_facelet[i];
+		int v = cubie__corner_of(face_index(s[f[0]]), face_index(s[f[1]]),
+					 face_index(s[f[2]]));
+		if (v < 0 || seen & 1u << (v / 3))
+			return -1;
+		seen |= 1u << (v / 3);
+		cp[i] = v / 3;
+	}
+	seen = 0;
+	for (int e = 0; e < 12; e++) {
+		const unsigned char *f = cubie__edge_facelet[e];
+		int v = cubie__edge_of(face_index(s[f[0]]), face_index(s[f[1]]));
+		if (v < 0 || seen & 1u << (v / 2))
+			return -1;
+		seen |= 1u << (v / 2);
+		ep[e] = v / 2;
+		*flip ^= v & 1;
+	}
+	*cpar = perm_parity(cp, 8);
+	*epar = perm_parity(ep, 12);
+	return 0;
+}
+
+/* ----------------------------------------------------------- the stages */
+
+static void wing_orbit(struct ctx *x, struct orbit *o, int k)
+{
+	orbit_init(o, &x->w->model[M_WING], k, 0, x->m);
+}
+
+/* Targets of a wing orbit for the edge colours ecol. */
+static void wing_targets(const struct ctx *x, const struct orbit *o,
+			 const int8_t *e_of3, uint8_t ecol[12][2],
+			 uint8_t *tgt)
+{
+	for (int i = 0; i < NPOS; i++) {
+		int v = 0;
+		for (int s = 0; s < 2; s++) {
+			const uint16_t *a = o->st[i][s];
+			int es = e_of3[idx3(x->m, a[0], a[1], a[2])];
+			v = v * 6 + ecol[es / 2][es % 2];
+		}
+		tgt[i] = (uint8_t)v;
+	}
+}
+
+/* Parity of the permutation taking cur to tgt (tokens all different). */
+static int orbit_parity(const uint8_t *cur, const uint8_t *tgt)
+{
+	int where[36], dest[NPOS];
+	for (int i = 0; i < 36; i++)
+		where[i] = -1;
+	for (int i = 0; i < NPOS; i++)
+		where[tgt[i]] = i;
+	for (int i = 0; i < NPOS; i++)
+		dest[i] = where[cur[i]];
+	return perm_parity(dest, NPOS);
+}
+
+/* Every wing of every orbit a real piece, each once. */
+static int wings_legal(struct ctx *x)
+{
+	for (int k = 1; k <= wing_orbits(x->n); k++) {
+		struct orbit o;
+		uint8_t cur[NPOS];
+		wing_orbit(x, &o, k);
+		read_orbit(x, &o, cur);
+		uint64_t seen = 0;
+		for (int i = 0; i < NPOS; i++) {
+			int a = cur[i] / 6, b = cur[i] % 6;
+			if (a == b || a == (b + 3) % 6 || seen >> cur[i] & 1)
+				return 0;
+			seen |= 1ull << cur[i];
+		}
+	}
+	return 1;
+}
+
+static void stage_begin(struct ctx *x, reduce_result *res, int k)
+{
+	res->stage[k].name = stage_names[k];
+	res->stage[k].start = (int)x->count;
+	res->stage[k].count = 0;
+}
+
+static void stage_end(struct ctx *x, reduce_result *res, int k)
+{
+	size_t start = (size_t)res->stage[k].start;
+	x->count = start + moves_simplify(x->out + start, x->count - start);
+	res->stage[k].count = (int)(x->count - start);
+}
+
+/* The frame on even n: of the 24 orientations, the one with most center
+ * stickers already on their face. */
+static void choose_frame(struct ctx *x)
+{
+	int n = x->n, m = x->m;
+	if (n % 2) {
+		for (int f = 0; f < 6; f++)
+			x->tcol[f] = cube_get(x->c, f, n / 2, n / 2);
+	} else {
+		long count[6][6] = {{0}};
+		for (int f = 0; f < 6; f++)
+			for (int r = 1; r < m; r++)
+				for (int c = 1; c < m; c++)
+					count[f][cube_get(x->c, f, r, c)]++;
+		/* the 24 colour maps: the centers of a 3×3 with each face
+		 * brought up (x, x2, x', z, z'), then turned by y */
+		static const int pre[6][2] = {{0, 0}, {0, 1}, {0, 2},
+					      {0, 3}, {2, 1}, {2, 3}};
+		_Alignas(64) unsigned char buf[512];
+		cube_t *t = (cube_t *)(void *)buf;
+		long best = -1;
+		for (int a = 0; a < 6; a++) {
+			cube_init(t, 3);
+			cube_turn(t, pre[a][0], 0, 2, pre[a][1]);
+			for (int b = 0; b < 4; b++) {
+				long s = 0;
+				for (int f = 0; f < 6; f++)
+					s += count[f][cube_get(t, f, 1, 1)];
+				if (s > best) {
+					best = s;
+					for (int f = 0; f < 6; f++)
+						x->tcol[f] = cube_get(t, f, 1, 1);
+				}
+				cube_turn(t, 1, 0, 2, 1);
+			}
+		}
+	}
+	for (int f = 0; f < 6; f++)
+		x->face_of[x->tcol[f]] = f;
+}
+
+static int stage_oll(struct ctx *x, const int8_t *e_of3, reduce_result *res)
+{
+	uint8_t home[12][2];
+	for (int e = 0; e < 12; e++)
+		for (int s = 0; s < 2; s++)
+			home[e][s] = (uint8_t)x->tcol[cubie__edge_facelet[e][s] / 9];
+	for (int k = 1; k <= wing_orbits(x->n); k++) {
+		struct orbit o;
+		uint8_t cur[NPOS], tgt[NPOS];
+		wing_orbit(x, &o, k);
+		read_orbit(x, &o, cur);
+		wing_targets(x, &o, e_of3, home, tgt);
+		if (!orbit_parity(cur, tgt))
+			continue;
+		res->oll_parity++;
+		int rc = emit(x, CUBE_X, k, 1);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int stage_centers(struct ctx *x)
+{
+	int m = x->m;
+	for (int r = 1; r < m - r; r++)
+		for (int c = r; c < m - r; c++) {
+			int id = c == r ? M_X : 2 * c == m ? M_PLUS : M_OBL;
+			struct orbit o;
+			uint8_t cur[NPOS], tgt[NPOS];
+			orbit_init(&o, &x->w->model[id], r, c, m);
+			for (int i = 0; i < NPOS; i++)
+				tgt[i] = (uint8_t)x->tcol[o.st[i][0][0]];
+			read_orbit(x, &o, cur);
+			if (poll_now(x))
+				return SOLVE_ENOTFOUND;
+			long rc = solve_orbit(x, &o, cur, tgt, 1);
+			if (rc < 0)
+				return (int)rc;
+		}
+	return 0;
+}
+
+/* Even n: the edge set the wings vote for (each wing votes for the
+ * colours it shows on its edge), made legal (an even flip sum). */
+static void choose_edges(struct ctx *x, const int8_t *e_of3,
+			 uint8_t ecol[12][2])
+{
+	int score[12][6][6];
+	memset(score, 0, sizeof score);
+	for (int k = 1; k <= wing_orbits(x->n); k++) {
+		struct orbit o;
+		wing_orbit(x, &o, k);
+		for (int i = 0; i < NPOS; i++) {
+			int col[2] = {0, 0}, e = 0;
+			for (int s = 0; s < 2; s++) {
+				const uint16_t *a = o.st[i][s];
+				int es = e_of3[idx3(x->m, a[0], a[1], a[2])];
+				e = es / 2;
+				col[es % 2] = cube_get(x->c, a[0], a[1], a[2]);
+			}
+			score[e][col[0]][col[1]]++;
+		}
+	}
+	int used_e = 0;
+	uint64_t used_pair = 0; /* bit 6·min + max */
+	for (int round = 0; round < 12; round++) {
+		int be = -1, b0 = 0, b1 = 0, bs = -1;
+		for (int e = 0; e < 12; e++) {
+			if (used_e >> e & 1)
+				continue;
+			for (int a = 0; a < 6; a++)
+				for (int b = 0; b < 6; b++) {
+					int lo = a < b ? a : b, hi = a ^ b ^ lo;
+					if (a == b || a == (b + 3) % 6 ||
+					    used_pair >> (6 * lo + hi) & 1)
+						continue;
+					if (score[e][a][b] > bs) {
+						bs = score[e][a][b];
+						be = e, b0 = a, b1 = b;
+					}
+				}
+		}
+		int lo = b0 < b1 ? b0 : b1, hi = b0 ^ b1 ^ lo;
+		used_e |= 1 << be;
+		used_pair |= 1ull << (6 * lo + hi);
+		ecol[be][0] = (uint8_t)b0;
+		ecol[be][1] = (uint8_t)b1;
+	}
+	char s[54];
+	int cpar, epar, flip;
+	reduced3(x, ecol, s);
+	if (parities3(s, &cpar, &epar, &flip) == 0 && flip) {
+		int be = 0, bl = 1 << 30;
+		for (int e = 0; e < 12; e++) {
+			int l = score[e][ecol[e][0]][ecol[e][1]] -
+				score[e][ecol[e][1]][ecol[e][0]];
+			if (l < bl)
+				bl = l, be = e;
+		}
+		uint8_t t = ecol[be][0];
+		ecol[be][0] = ecol[be][1];
+		ecol[be][1] = t;
+	}
+}
+
+static int pair_all(struct ctx *x, const int8_t *e_of3,
+		    uint8_t ecol[12][2])
+{
+	for (int k = 1; k <= wing_orbits(x->n); k++) {
+		struct orbit o;
+		uint8_t cur[NPOS], tgt[NPOS];
+		wing_orbit(x, &o, k);
+		read_orbit(x, &o, cur);
+		wing_targets(x, &o, e_of3, ecol, tgt);
+		if (poll_now(x))
+			return SOLVE_ENOTFOUND;
+		long rc = solve_orbit(x, &o, cur, tgt, 1);
+		if (rc < 0)
+			return (int)rc;
+	}
+	return 0;
+}
+
+/* PLL parity: swap the two edges of the edge set that the first wing
+ * orbit re-pairs with the fewest moves, keeping the flip sum even. */
+static int stage_pll(struct ctx *x, const int8_t *e_of3, uint8_t ecol[12][2])
+{
+	struct orbit o;
+	uint8_t cur0[NPOS], best[12][2];
+	wing_orbit(x, &o, 1);
+	read_orbit(x, &o, cur0);
+	long bm = -1;
+	for (int e1 = 0; e1 < 12; e1++)
+		for (int e2 = e1 + 1; e2 < 12; e2++)
+			for (int fl = 0; fl < 2; fl++) {
+				uint8_t ec[12][2], cur[NPOS], tgt[NPOS];
+				memcpy(ec, ecol, sizeof ec);
+				memcpy(ec[e1], ecol[e2], 2);
+				memcpy(ec[e2], ecol[e1], 2);
+				if (fl) {
+					ec[e1][0] = ecol[e2][1];
+					ec[e1][1] = ecol[e2][0];
+					ec[e2][0] = ecol[e1][1];
+					ec[e2][1] = ecol[e1][0];
+				}
+				char s[54];
+				int cpar, epar, flip;
+				reduced3(x, ec, s);
+				if (parities3(s, &cpar, &epar, &flip) < 0 ||
+				    flip || cpar != epar)
+					continue;
+				memcpy(cur, cur0, NPOS);
+				wing_targets(x, &o, e_of3, ec, tgt);
+				long mv = solve_orbit(x, &o, cur, tgt, 0);
+				if (mv >= 0 && (bm < 0 || mv < bm)) {
+					bm = mv;
+					memcpy(best, ec, sizeof best);
+				}
+			}
+	if (bm < 0)
+		return SOLVE_ESTAGE;
+	memcpy(ecol, best, sizeof best);
+	return pair_all(x, e_of3, ecol);
+}
+
+static int stage_3x3(struct ctx *x, const void *tables)
+{
+	uint8_t ecol[12][2];
+	for (int e = 0; e < 12; e++)
+		for (int s = 0; s < 2; s++) {
+			int i = cubie__edge_facelet[e][s];
+			ecol[e][s] = (uint8_t)cube_get(x->c, i / 9,
+						       big_of3(x->n, i % 9 / 3),
+						       big_of3(x->n, i % 3));
+		}
+	char s[54];
+	reduced3(x, ecol, s);
+	cubie3 cc;
+	cube_orientation or3;
+	if (cube3_from_facelets(s, 54, &cc, &or3) < 0 || or3.moves[0])
+		return SOLVE_ESTAGE;
+	solve_limits lim = {.max_length = 24, .target_length = 21,
+			    .poll = x->lim ? x->lim->poll : NULL,
+			    .ctx = x->lim ? x->lim->ctx : NULL};
+	cube_move mv[32];
+	int k = twophase_solve(tables, &cc, &lim, mv, 32);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		int rc = emit(x, mv[i].axis, mv[i].lo == 0 ? 0 : x->m, mv[i].qt);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int all_solved(const struct ctx *x)
+{
+	for (int f = 0; f < 6; f++)
+		for (int r = 0; r < x->n; r++)
+			for (int c = 0; c < x->n; c++)
+				if (cube_get(x->c, f, r, c) != x->tcol[f])
+					return 0;
+	return 1;
+}
+
+int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
+		 void *work, size_t work_size, cube_move *out, size_t cap,
+		 reduce_result *res)
+{
+	if (!tables || !c || !work || !out || !res)
+		return CUBE_EINVAL;
+	int n = c->n;
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return CUBE_ESIZE;
+	if (work_size < reduce_work_size(n))
+		return CUBE_EINVAL;
+
+	struct ctx x;
+	memset(&x, 0, sizeof x);
+	x.w = (struct rwork *)work;
+	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
+	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
+	x.n = n;
+	x.m = n - 1;
+	x.out = out;
+	x.cap = cap;
+	x.lim = lim;
+
+	/* legal? the cube's own checks, then the wings */
+	size_t len = 6u * (size_t)n * (size_t)n;
+	cube_to_facelets(c, fl);
+	cube_problem pr[1];
+	cube_validation_result vr;
+	if (cube_validate(fl, len, pr, 1, &vr) != 0)
+		return CUBE_EINVALID;
+	cube_copy(x.c, c);
+	for (int id = 0; id < M_COUNT; id++) {
+		if (build_model(&x.w->model[id], id,
+				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)
+			return SOLVE_ESTAGE;
+	}
+	if (!wings_legal(&x))
+		return CUBE_EINVALID;
+
+	reduce_result r;
+	memset(&r, 0, sizeof r);
+	choose_frame(&x);
+	char centers[6];
+	for (int f = 0; f < 6; f++)
+		centers[f] = cube_face_letters[x.tcol[f]];
+	int rot = cubie__rotation_of_centers(centers);
+	if (rot < 0)
+		return SOLVE_ESTAGE;
+	cubie__orientation(rot, &r.orient);
+
+	int8_t e_of3[54];
+	memset(e_of3, -1, sizeof e_of3);
+	for (int e = 0; e < 12; e++)
+		for (int s = 0; s < 2; s++)
+			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
+
+	int rc;
+	stage_begin(&x, &r, REDUCE_OLL_PARITY);
+	if ((rc = stage_oll(&x, e_of3, &r)) < 0)
+		return rc;
+	stage_end(&x, &r, REDUCE_OLL_PARITY);
+
+	stage_begin(&x, &r, REDUCE_CENTERS);
+	if ((rc = stage_centers(&x)) < 0)
+		return rc;
+	stage_end(&x, &r, REDUCE_CENTERS);
+
+	uint8_t ecol[12][2];
+	if (n % 2) {
+		for (int e = 0; e < 12; e++)
+			for (int s = 0; s < 2; s++) {
+				int i = cubie__edge_facelet[e][s];
+				ecol[e][s] = (uint8_t)cube_get(
+					x.c, i / 9, big_of3(n, i % 9 / 3),
+					big_of3(n, i % 3));
+			}
+	} else {
+		choose_edges(&x, e_of3, ecol);
+	}
+	stage_begin(&x, &r, REDUCE_EDGES);
+	if ((rc = pair_all(&x, e_of3, ecol)) < 0)
+		return rc;
+	stage_end(&x, &r, REDUCE_EDGES);
+
+	stage_begin(&x, &r, REDUCE_PLL_PARITY);
+	char s3[54];
+	int cpar, epar, flip;
+	reduced3(&x, ecol, s3);
+	if (parities3(s3, &cpar, &epar, &flip) < 0 || flip)
+		return SOLVE_ESTAGE;
+	if (cpar != epar) {
+		r.pll_parity = 1;
+		if ((rc = stage_pll(&x, e_of3, ecol)) < 0)
+			return rc;
+	}
+	stage_end(&x, &r, REDUCE_PLL_PARITY);
+
+	stage_begin(&x, &r, REDUCE_3X3);
+	if ((rc = stage_3x3(&x, tables)) < 0)
+		return rc;
+	stage_end(&x, &r, REDUCE_3X3);
+
+	if (!all_solved(&x))
+		return SOLVE_ESTAGE;
+	r.count = (int)x.count;
+	*res = r;
+	return r.count;
+}

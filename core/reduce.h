@@ -1,0 +1,105 @@
+/* reduce.h — solving any n×n×n cube, 4 <= n <= REDUCE_MAX_N, by reduction
+ * to a 3×3: the centers, then the edges paired, then the 3×3 two-phase
+ * solver (solve.h), with the parities of big cubes found and fixed on the
+ * way.
+ *
+ * How (reduce.c says more):
+ *   - every piece type of a big cube falls into orbits of 24 places (the
+ *     places one piece can reach): center orbits (four per face) and wing
+ *     orbits (two per edge); each orbit is solved on its own with pure
+ *     3-cycles (commutators such as [3R 2U 3R', U] for centers and
+ *     [2R, U R U'] for wings) conjugated by short set-up moves, which touch
+ *     nothing outside their three places;
+ *   - oll_parity: a wing orbit whose permutation is odd cannot be solved by
+ *     3-cycles; one inner slice quarter turn of that orbit's layer, made
+ *     before the centers (which then absorb it), makes it even. On even n
+ *     this is OLL parity (a lone flipped dedge), on odd n the "last two
+ *     edges" parity;
+ *   - centers: every center orbit to the frame's colours (odd n: the fixed
+ *     middle centers; even n: the one of the 24 whole-cube orientations
+ *     that already has most center stickers right);
+ *   - edges: every wing orbit paired with its edge: with the midge on odd
+ *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
+ *     own votes (a legal 3×3 with the corners: even flip sum);
+ *   - pll_parity (even n): when that edge set's permutation parity differs
+ *     from the corners', two dedges are swapped (PLL parity);
+ *   - 3x3: the corners and paired edges read as a 3×3 and solved by
+ *     twophase_solve with face turns (which keep centers and pairs).
+ * Everything runs in a caller-owned work buffer (reduce_work_size), and
+ * nothing allocates. Time: tens of milliseconds for n <= 7, well under a
+ * second for n = 33; the poll callback can stop it (a time budget, a
+ * cancelled request).
+ *
+ * Same error contract as cube.h and solve.h.
+ */
+#ifndef CUBED_REDUCE_H
+#define CUBED_REDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cube.h"
+#include "cubie.h"
+#include "solve.h"
+
+#define REDUCE_MIN_N 4
+/* Largest size the work buffer and move bound are defined for. */
+#define REDUCE_MAX_N 128
+
+enum reduce_stage_id {
+	REDUCE_OLL_PARITY, /* "oll_parity": inner slice turns, one per odd
+			    * wing orbit */
+	REDUCE_CENTERS,    /* "centers" */
+	REDUCE_EDGES,      /* "edges": wings paired */
+	REDUCE_PLL_PARITY, /* "pll_parity": two dedges swapped (even n) */
+	REDUCE_3X3,        /* "3x3": two-phase on the reduced cube */
+	REDUCE_STAGES
+};
+
+/* Stage k's name as above, NULL past the end. */
+const char *reduce_stage_name(int k);
+
+typedef struct reduce_stage {
+	const char *name;
+	int start, count; /* its moves: out[start .. start + count) */
+} reduce_stage;
+
+typedef struct reduce_result {
+	int count;                          /* moves written */
+	reduce_stage stage[REDUCE_STAGES];  /* in the order they run */
+	int oll_parity;   /* wing orbits whose permutation was odd */
+	int pll_parity;   /* 1 if two dedges had to be swapped (even n) */
+	cube_orientation orient; /* the frame solved to: the colours that end
+				  * on U and F, and the rotation that turns
+				  * the solved result to standard */
+} reduce_result;
+
+typedef struct reduce_limits {
+	solve_poll_fn poll; /* called often (every orbit, every few
+			     * thousand candidates); non-zero stops */
+	void *ctx;
+} reduce_limits;
+
+/* Bytes of work buffer a size-n solve needs (any alignment malloc
+ * gives); 0 if n is outside [REDUCE_MIN_N, REDUCE_MAX_N]. */
+size_t reduce_work_size(int n);
+
+/* Moves out[] may need for size n: a bound no answer exceeds (answers
+ * are far shorter: about a tenth of it). 0 outside the sizes. */
+size_t reduce_max_moves(int n);
+
+/* Solve c (any legal state, 4 <= n <= REDUCE_MAX_N) with the two-phase
+ * tables (solve.h). Writes single-layer and face turns to out (cap moves;
+ * reduce_max_moves(n) is always enough) and fills *res; returns the count.
+ * The moves applied to c give a cube whose every face shows one colour
+ * (in the frame res->orient names; on odd n that is c's own centers).
+ * Errors: CUBE_ESIZE (n out of range), CUBE_EINVAL (a NULL, or work too
+ * small), CUBE_EINVALID (c is not a legal cube: cube_validate says why),
+ * SOLVE_ETABLES (bad tables), CUBE_ESPACE (cap too small),
+ * SOLVE_ENOTFOUND (poll stopped it), SOLVE_ESTAGE (an internal failure:
+ * a stage did not reach its goal; never for a legal cube). */
+int reduce_solve(const void *twophase_tables, const cube_t *c,
+		 const reduce_limits *lim, void *work, size_t work_size,
+		 cube_move *out, size_t cap, reduce_result *res);
+
+#endif

@@ -1,0 +1,458 @@
+/* check_reduce.c — the reduction solver (core/reduce.c): random states of
+ * every size from 4 to 12, and 17 and 33, solved and checked by applying
+ * the answer twice, once as moves and once as the printed text read back
+ * by the notation parser; the stages laid end to end; the parities forced
+ * on purpose (a flipped dedge = OLL parity, two swapped dedges = PLL
+ * parity, on 4×4 and 6×6; a lone flipped wing pair on 5×5); illegal
+ * states refused with the reason validation gives; poll, a small buffer
+ * and bad arguments.
+ *
+ * The two-phase tables are read from $CUBED_TABLES/cubed-tables-3x3.bin
+ * when a server has cached them there, else built (about 5 s), once, in
+ * an unchecked fixture in the runner's process. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg.h"
+#include "cube.h"
+#include "cube_internal.h"
+#include "cubie.h"
+#include "reduce.h"
+#include "solve.h"
+#include "suites.h"
+
+#define REQUIRE(expr)                                                          \
+	do {                                                                   \
+		if (!(expr))                                                   \
+			ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #expr);  \
+	} while (0)
+
+static void *tables;
+
+static void load_tables(void)
+{
+	if (tables)
+		return;
+	size_t size = twophase_table_size();
+	tables = malloc(size);
+	if (!tables) {
+		fprintf(stderr, "check_reduce: out of memory for tables\n");
+		exit(1);
+	}
+	const char *dir = getenv("CUBED_TABLES");
+	if (dir && *dir) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/cubed-tables-3x3.bin", dir);
+		FILE *f = fopen(path, "rb");
+		if (f) {
+			size_t got = fread(tables, 1, size, f);
+			fclose(f);
+			if (got == size && twophase_table_check(tables, size) == 0)
+				return;
+		}
+	}
+	if (twophase_table_init(tables, size, NULL, NULL) != CUBE_OK) {
+		fprintf(stderr, "check_reduce: table init failed\n");
+		exit(1);
+	}
+}
+
+static cube_t *new_cube(int n)
+{
+	cube_t *c = malloc(cube_sizeof(n));
+	REQUIRE(c && cube_init(c, n) == CUBE_OK);
+	return c;
+}
+
+/* A random state: two seeded random-move scrambles. */
+static cube_t *random_cube(int n, uint64_t seed)
+{
+	cube_t *c = new_cube(n);
+	cube_rng r;
+	cube_rng_seed(&r, seed);
+	int len = scramble_length(n);
+	cube_move *m = malloc((size_t)len * sizeof *m);
+	REQUIRE(m);
+	for (int k = 0; k < 2; k++) {
+		REQUIRE(scramble_moves(&r, n, m, len) == len);
+		REQUIRE(cube_apply_moves(c, m, (size_t)len) == CUBE_OK);
+	}
+	free(m);
+	return c;
+}
+
+/* Every face one colour; returns 1 if so, with the colours in col[]. */
+static int faces_uniform(const cube_t *c, int col[6])
+{
+	for (int f = 0; f < 6; f++) {
+		col[f] = cube_get(c, f, 0, 0);
+		for (int r = 0; r < c->n; r++)
+			for (int k = 0; k < c->n; k++)
+				if (cube_get(c, f, r, k) != col[f])
+					return 0;
+	}
+	return 1;
+}
+
+struct solved {
+	int count;
+	reduce_result res;
+	cube_move *moves;
+};
+
+/* Solve c and check everything about the answer. */
+static struct solved solve_checked(const cube_t *c)
+{
+	int n = c->n;
+	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
+	void *work = malloc(ws);
+	struct solved s;
+	s.moves = malloc(cap * sizeof *s.moves);
+	REQUIRE(ws > 0 && cap > 0 && work && s.moves);
+	s.count = reduce_solve(tables, c, NULL, work, ws, s.moves, cap, &s.res);
+	free(work);
+	ck_assert_msg(s.count >= 0, "n=%d: %s", n, solve_errname(s.count));
+	ck_assert_int_eq(s.res.count, s.count);
+
+	/* the stages in order, end to end */
+	int at = 0;
+	for (int k = 0; k < REDUCE_STAGES; k++) {
+		ck_assert_str_eq(s.res.stage[k].name, reduce_stage_name(k));
+		ck_assert_int_eq(s.res.stage[k].start, at);
+		ck_assert_int_ge(s.res.stage[k].count, 0);
+		at += s.res.stage[k].count;
+	}
+	ck_assert_int_eq(at, s.count);
+	ck_assert_int_le(s.res.stage[REDUCE_3X3].count, 24);
+	if (n % 2)
+		ck_assert_int_eq(s.res.pll_parity, 0);
+
+	/* applied as moves */
+	cube_t *d = new_cube(n);
+	cube_copy(d, c);
+	for (int i = 0; i < s.count; i++)
+		REQUIRE(s.moves[i].lo == s.moves[i].hi && s.moves[i].qt >= 1 &&
+			s.moves[i].qt <= 3);
+	REQUIRE(cube_apply_moves(d, s.moves, (size_t)s.count) == CUBE_OK);
+	int col[6];
+	ck_assert_msg(faces_uniform(d, col), "n=%d: not solved", n);
+	/* the frame: odd n keeps its centers; res->orient names U and F */
+	for (int f = 0; f < 6 && n % 2; f++)
+		ck_assert_int_eq(col[f], cube_get(c, f, n / 2, n / 2));
+	ck_assert_int_eq(s.res.orient.up, cube_face_letters[col[CUBE_U]]);
+	ck_assert_int_eq(s.res.orient.front, cube_face_letters[col[CUBE_F]]);
+
+	/* applied as the printed text, read back by the parser */
+	size_t need = moves_print(s.moves, (size_t)s.count, n, NULL, 0);
+	char *text = malloc(need + 1);
+	REQUIRE(text);
+	moves_print(s.moves, (size_t)s.count, n, text, need + 1);
+	size_t nc = alg_nodes_needed(need);
+	alg_node *nodes = malloc(nc * sizeof *nodes);
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = 1000000;
+	alg_t a;
+	REQUIRE(nodes);
+	ck_assert_int_eq(alg_parse(&a, nodes, nc, n, text, need, &lim, NULL),
+			 CUBE_OK);
+	ck_assert_uint_eq(a.length, (uint64_t)s.count);
+	cube_copy(d, c);
+	ck_assert_int_eq(alg_apply(&a, d, 0), CUBE_OK);
+	ck_assert_msg(faces_uniform(d, col), "n=%d: the text does not solve", n);
+	free(nodes);
+	free(text);
+	free(d);
+	return s;
+}
+
+static void random_states(int n, int count)
+{
+	for (int k = 0; k < count; k++) {
+		cube_t *c = random_cube(n, 9000u + 100u * (unsigned)n + (unsigned)k);
+		struct solved s = solve_checked(c);
+		free(s.moves);
+		free(c);
+	}
+}
+
+START_TEST(random_4_to_12)
+{
+	for (int n = 4; n <= 12; n++)
+		random_states(n, 4);
+}
+END_TEST
+
+START_TEST(random_17_and_33)
+{
+	random_states(17, 2);
+	random_states(33, 1);
+}
+END_TEST
+
+START_TEST(solved_needs_nothing)
+{
+	for (int n = 4; n <= 9; n++) {
+		cube_t *c = new_cube(n);
+		struct solved s = solve_checked(c);
+		ck_assert_int_eq(s.count, 0);
+		ck_assert_int_eq(s.res.oll_parity, 0);
+		ck_assert_int_eq(s.res.pll_parity, 0);
+		free(s.moves);
+		free(c);
+	}
+}
+END_TEST
+
+/* Flip the dedge between U and F (all its wings, or only orbit 1's): its
+ * U stickers are U's last row, its F stickers F's first row, column by
+ * column. */
+static void flip_uf(cube_t *c, int all)
+{
+	int n = c->n;
+	for (int k = 1; k < n - 1; k++) {
+		if (!all && k != 1 && k != n - 2)
+			continue;
+		int u = cube_get(c, CUBE_U, n - 1, k);
+		cube__set(c, CUBE_U, n - 1, k, cube_get(c, CUBE_F, 0, k));
+		cube__set(c, CUBE_F, 0, k, u);
+	}
+}
+
+/* Swap the dedges UF and UB of a solved cube (their U stickers match). */
+static void swap_uf_ub(cube_t *c)
+{
+	int n = c->n;
+	for (int k = 1; k < n - 1; k++) {
+		cube__set(c, CUBE_F, 0, k, CUBE_B);
+		cube__set(c, CUBE_B, 0, k, CUBE_F);
+	}
+}
+
+START_TEST(oll_parity_even)
+{
+	for (int n = 4; n <= 6; n += 2) {
+		cube_t *c = new_cube(n);
+		flip_uf(c, 1);
+		struct solved s = solve_checked(c);
+		ck_assert_int_eq(s.res.oll_parity, (n - 2) / 2);
+		ck_assert_int_gt(s.res.stage[REDUCE_OLL_PARITY].count, 0);
+		free(s.moves);
+		/* the same flipped cube scrambled: every orbit's parity is
+		 * the scramble's own, reversed */
+		cube_t *t = new_cube(n);
+		cube_rng g;
+		cube_rng_seed(&g, 77);
+		int len = scramble_length(n);
+		cube_move *m = malloc((size_t)len * sizeof *m);
+		REQUIRE(m && scramble_moves(&g, n, m, len) == len);
+		REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+		s = solve_checked(t);
+		int plain = s.res.oll_parity;
+		free(s.moves);
+		cube_copy(t, c);
+		REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+		s = solve_checked(t);
+		ck_assert_int_eq(s.res.oll_parity, (n - 2) / 2 - plain);
+		free(s.moves);
+		free(m);
+		free(t);
+		free(c);
+	}
+}
+END_TEST
+
+START_TEST(pll_parity_even)
+{
+	for (int n = 4; n <= 6; n += 2) {
+		cube_t *c = new_cube(n);
+		swap_uf_ub(c);
+		struct solved s = solve_checked(c);
+		ck_assert_int_eq(s.res.pll_parity, 1);
+		ck_assert_int_eq(s.res.oll_parity, 0);
+		ck_assert_int_gt(s.res.stage[REDUCE_PLL_PARITY].count, 0);
+		ck_assert_int_eq(s.res.stage[REDUCE_OLL_PARITY].count, 0);
+		free(s.moves);
+		free(c);
+	}
+}
+END_TEST
+
+START_TEST(both_parities_even)
+{
+	for (int n = 4; n <= 6; n += 2) {
+		cube_t *c = new_cube(n);
+		swap_uf_ub(c);
+		flip_uf(c, 1);
+		struct solved s = solve_checked(c);
+		ck_assert_int_eq(s.res.oll_parity, (n - 2) / 2);
+		ck_assert_int_gt(s.res.stage[REDUCE_OLL_PARITY].count, 0);
+		free(s.moves);
+		free(c);
+	}
+}
+END_TEST
+
+/* Odd n: one wing orbit's pair flipped against its midge (the "last two
+ * edges" parity) in one orbit only. */
+START_TEST(lone_flip_odd)
+{
+	for (int n = 5; n <= 7; n += 2) {
+		cube_t *c = new_cube(n);
+		flip_uf(c, 0);
+		struct solved s = solve_checked(c);
+		ck_assert_int_eq(s.res.oll_parity, 1);
+		ck_assert_int_eq(s.res.stage[REDUCE_OLL_PARITY].count, 1);
+		ck_assert_int_eq(s.res.pll_parity, 0);
+		free(s.moves);
+		free(c);
+	}
+}
+END_TEST
+
+/* An illegal state: reduce_solve refuses it, validation says why (when
+ * want is not NULL: some wing states are caught by the solver alone). */
+static void refused(cube_t *c, const char *want)
+{
+	int n = c->n;
+	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
+	void *work = malloc(ws);
+	cube_move *m = malloc(cap * sizeof *m);
+	reduce_result res;
+	REQUIRE(work && m);
+	ck_assert_int_eq(reduce_solve(tables, c, NULL, work, ws, m, cap, &res),
+			 CUBE_EINVALID);
+	size_t len = 6u * (size_t)n * (size_t)n;
+	char *s = malloc(len);
+	REQUIRE(s);
+	cube_to_facelets(c, s);
+	cube_problem p[4];
+	cube_validation_result vr;
+	int count = cube_validate(s, len, p, 4, &vr);
+	if (want) {
+		ck_assert_int_ge(count, 1);
+		ck_assert_str_eq(cube_validation_code(p[0].reason), want);
+	}
+	free(s);
+	free(m);
+	free(work);
+}
+
+START_TEST(illegal_states)
+{
+	for (int n = 4; n <= 5; n++) {
+		/* a sticker of the wrong colour */
+		cube_t *c = random_cube(n, 5);
+		cube__set(c, CUBE_U, 1, 1, (cube_get(c, CUBE_U, 1, 1) + 1) % 6);
+		refused(c, "color_count");
+		free(c);
+
+		/* a corner twisted in place */
+		c = random_cube(n, 6);
+		int m = n - 1;
+		int a = cube_get(c, CUBE_U, m, m), b = cube_get(c, CUBE_R, 0, 0),
+		    d = cube_get(c, CUBE_F, 0, m);
+		cube__set(c, CUBE_U, m, m, b);
+		cube__set(c, CUBE_R, 0, 0, d);
+		cube__set(c, CUBE_F, 0, m, a);
+		refused(c, "twist");
+		free(c);
+
+		/* a center sticker swapped with an edge sticker of another
+		 * colour: every colour still n² times, an orbit broken */
+		c = new_cube(n);
+		cube__set(c, CUBE_U, 1, 1, CUBE_F);
+		cube__set(c, CUBE_F, 0, 1, CUBE_U);
+		refused(c, "center_orbit");
+		free(c);
+
+		/* one wing flipped in place: counts and orbits fine */
+		c = new_cube(n);
+		cube__set(c, CUBE_U, n - 1, 1, CUBE_F);
+		cube__set(c, CUBE_F, 0, 1, CUBE_U);
+		refused(c, NULL);
+		free(c);
+	}
+}
+END_TEST
+
+static int stop_at_once(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)done;
+	(void)total;
+	++*(int *)ctx;
+	return 1;
+}
+
+START_TEST(poll_cap_and_arguments)
+{
+	cube_t *c = random_cube(6, 3);
+	size_t ws = reduce_work_size(6), cap = reduce_max_moves(6);
+	void *work = malloc(ws);
+	cube_move *m = malloc(cap * sizeof *m);
+	reduce_result res;
+	REQUIRE(work && m);
+	int calls = 0;
+	reduce_limits lim = {stop_at_once, &calls};
+	ck_assert_int_eq(reduce_solve(tables, c, &lim, work, ws, m, cap, &res),
+			 SOLVE_ENOTFOUND);
+	ck_assert_int_eq(calls, 1);
+	ck_assert_int_eq(reduce_solve(tables, c, NULL, work, ws, m, 10, &res),
+			 CUBE_ESPACE);
+	ck_assert_int_eq(reduce_solve(tables, c, NULL, work, ws - 1, m, cap,
+				      &res),
+			 CUBE_EINVAL);
+	ck_assert_int_eq(reduce_solve(NULL, c, NULL, work, ws, m, cap, &res),
+			 CUBE_EINVAL);
+	ck_assert_uint_eq(reduce_work_size(3), 0);
+	ck_assert_uint_eq(reduce_max_moves(REDUCE_MAX_N + 1), 0);
+	cube_t *small = new_cube(3);
+	ck_assert_int_eq(reduce_solve(tables, small, NULL, work, ws, m, cap,
+				      &res),
+			 CUBE_ESIZE);
+	ck_assert_ptr_null(reduce_stage_name(REDUCE_STAGES));
+	ck_assert_str_eq(reduce_stage_name(REDUCE_3X3), "3x3");
+	free(small);
+	free(m);
+	free(work);
+	free(c);
+}
+END_TEST
+
+/* The same state gives the same answer (no hidden state between calls). */
+START_TEST(deterministic)
+{
+	cube_t *c = random_cube(7, 11);
+	struct solved a = solve_checked(c), b = solve_checked(c);
+	ck_assert_int_eq(a.count, b.count);
+	ck_assert_int_eq(memcmp(a.moves, b.moves,
+				(size_t)a.count * sizeof *a.moves),
+			 0);
+	free(a.moves);
+	free(b.moves);
+	free(c);
+}
+END_TEST
+
+Suite *reduce_suite(void)
+{
+	Suite *s = suite_create("reduce");
+	TCase *t = tcase_create("reduce");
+	tcase_add_unchecked_fixture(t, load_tables, NULL);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, random_4_to_12);
+	tcase_add_test(t, random_17_and_33);
+	tcase_add_test(t, solved_needs_nothing);
+	tcase_add_test(t, oll_parity_even);
+	tcase_add_test(t, pll_parity_even);
+	tcase_add_test(t, both_parities_even);
+	tcase_add_test(t, lone_flip_odd);
+	tcase_add_test(t, illegal_states);
+	tcase_add_test(t, poll_cap_and_arguments);
+	tcase_add_test(t, deterministic);
+	suite_add_tcase(s, t);
+	return s;
+}

@@ -8,6 +8,7 @@
  * representations and the problems each answers — is here, declared in
  * api_internal.h. */
 #include <ctype.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,7 +30,12 @@
 
 void api_reply_init(struct api_reply *rp)
 {
-	memset(rp, 0, sizeof *rp);
+	/* every member but the header values, which only count up to
+	 * nheaders (4 KiB of zeroes per request otherwise) */
+	memset(rp, 0, offsetof(struct api_reply, headers));
+	rp->route = NULL;
+	rp->stream = NULL;
+	rp->pending = NULL;
 	rp->status = 500;
 }
 
@@ -41,6 +47,10 @@ void api_reply_free(struct api_reply *rp)
 	rp->owned = NULL;
 	events_detach(rp->stream);
 	rp->stream = NULL;
+	/* a pending write nobody will answer: wait is not possible here, so
+	 * the caller must only free replies whose done was called */
+	api_pending_free(rp->pending);
+	rp->pending = NULL;
 }
 
 int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
@@ -1015,6 +1025,13 @@ int api_route_patterns(const char **out, int cap)
 static int match(const char *pattern, const char *path, char *id)
 {
 	while (*pattern) {
+		if (*pattern != '{') {
+			if (*pattern != *path)
+				return 0;
+			pattern++;
+			path++;
+			continue;
+		}
 		if (strncmp(pattern, "{tid}", 5) == 0) {
 			size_t len = strspn(path, "0123456789");
 			if (len == 0 || len > 18)
@@ -1122,6 +1139,17 @@ static void hash_parts(uint8_t out[32], const char *const *parts, int n,
 	p[body_len] = '\0';
 	token_sha256(buf, len, out);
 	free(buf);
+}
+
+/* Keep rp as the answer under scope if it is final; a retry may fix a
+ * 5xx, a 409 or a 429. */
+static void idem_keep(const struct api_config *cfg, const uint8_t scope[32],
+		      const struct api_reply *rp)
+{
+	if (rp->status < 500 && rp->status != 409 && rp->status != 429)
+		idem_finish(cfg->idem, scope, rp);
+	else
+		idem_abort(cfg->idem, scope);
 }
 
 /* Idempotency-Key on a POST that changes state: 0 when there is none (or
@@ -1238,11 +1266,33 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		m->ses(cfg, rq, strstr(m->pattern, "{id}") ? id : NULL, body,
 		       rp);
 	json_decref(body);
-	if (idem) {
-		/* keep final answers; a retry may fix a 5xx, 409 or 429 */
-		if (rp->status < 500 && rp->status != 409 && rp->status != 429)
-			idem_finish(cfg->idem, scope, rp);
-		else
-			idem_abort(cfg->idem, scope);
+	if (rp->pending) {
+		/* answered by api_finish, which keeps the answer then */
+		rp->pending->idem = idem;
+		memcpy(rp->pending->scope, scope, sizeof scope);
+		return;
 	}
+	if (idem)
+		idem_keep(cfg, scope, rp);
+}
+
+void api_finish(const struct api_config *cfg, struct api_reply *rp)
+{
+	struct api_pending *p = rp->pending;
+	rp->pending = NULL;
+	if (!p)
+		return;
+	api__session_write_finish(cfg, p, rp);
+	if (p->idem)
+		idem_keep(cfg, p->scope, rp);
+	free(p);
+}
+
+void api_pending_free(struct api_pending *p)
+{
+	if (!p)
+		return;
+	if (p->sp)
+		sessions_write_abandon(p->sp);
+	free(p);
 }

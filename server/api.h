@@ -18,6 +18,7 @@ struct solver;
 struct events;
 struct watcher;
 struct idem;
+struct api_pending;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -46,6 +47,12 @@ struct api_request {
 	 * header itself may be NULL (no other headers available). */
 	const char *(*header)(void *cls, const char *name);
 	void *header_cls;
+	/* Set by a caller that can wait without blocking a thread: a session
+	 * write then returns at once with rp->pending, and done(done_ctx) is
+	 * called (from another thread) when api_finish can build its reply.
+	 * NULL: every request is answered before api_handle returns. */
+	void (*done)(void *ctx);
+	void *done_ctx;
 };
 
 #define API_MAX_HEADERS 8
@@ -72,6 +79,9 @@ struct api_reply {
 	 * layer takes it over (and sets this NULL); else api_reply_free lets
 	 * it go. */
 	struct watcher *stream;
+	/* Not answered yet (only with rq->done): call api_finish once done
+	 * was called, or api_pending_free if the answer is not wanted. */
+	struct api_pending *pending;
 };
 
 void api_reply_init(struct api_reply *rp);
@@ -93,6 +103,11 @@ void api_reply_json(struct api_reply *rp, int status, json_t *body);
  * every error becomes a problem reply. Safe to call from many threads. */
 void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		struct api_reply *rp);
+
+/* Build the reply of rp->pending (after its done call) into rp. */
+void api_finish(const struct api_config *cfg, struct api_reply *rp);
+/* Forget a pending request whose done was called. */
+void api_pending_free(struct api_pending *p);
 
 /* The distinct route patterns ("/v1/sessions/{id}"), for metrics labels:
  * fills out (up to cap) and returns the count. */

@@ -60,6 +60,20 @@ api__session_handler api__session_solve;   /* api_solve.c */
 api__session_handler api__session_solves;
 api__post_handler api__post_solve;          /* api_solve.c */
 
+/* A request answered later (api.h: rq->done): a session write in the
+ * writer's queue, and the Idempotency-Key scope its answer is kept under. */
+struct session_pending;
+struct api_pending {
+	struct session_pending *sp;
+	int kind;          /* enum ses_write_kind */
+	int idem;          /* keep the answer under scope */
+	unsigned char scope[32];
+};
+
+/* The reply of a finished pending session write. */
+void api__session_write_finish(const struct api_config *cfg,
+			       struct api_pending *p, struct api_reply *rp);
+
 /* ---- body fields ------------------------------------------------------ */
 
 enum api__field_type {

@@ -12,6 +12,7 @@
 
 #include "api_internal.h"
 #include "events.h"
+#include "timefmt.h"
 #include "problem.h"
 #include "sessions.h"
 #include "solve.h"
@@ -104,13 +105,9 @@ static int64_t if_match_version(const struct api_request *rq)
 
 static json_t *iso_time(int64_t ms)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	char buf[40];
-	size_t k = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + k, sizeof buf - k, ".%03dZ", (int)(ms % 1000));
-	return json_string(buf);
+	char buf[TIMEFMT_LEN + 1];
+	timefmt_iso_ms(ms, buf);
+	return json_stringn(buf, TIMEFMT_LEN);
 }
 
 static void set_etag(struct api_reply *rp, int64_t version)
@@ -552,6 +549,11 @@ void api__session_delete(const struct api_config *cfg,
 	rp->status = 204;
 }
 
+static void written_reply(const struct api_config *cfg,
+			  enum ses_write_kind kind, int rc,
+			  struct session_view *v, char *text,
+			  struct api_reply *rp);
+
 /* moves / undo / redo / reset */
 static void session_write(const struct api_config *cfg,
 			  const struct api_request *rq, const char *id,
@@ -621,30 +623,66 @@ static void session_write(const struct api_config *cfg,
 		.kind = kind, .id = id, .token = token, .if_match = if_match,
 		.moves = moves, .moves_len = moves_len,
 	};
+	if (rq->done) {
+		/* answered when the writer is done (api_finish) */
+		struct api_pending *p = calloc(1, sizeof *p);
+		if (p)
+			p->sp = sessions_write_begin(cfg->sessions, &w, rq->done,
+						     rq->done_ctx);
+		if (!p || !p->sp) {
+			free(p);
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+				      "out of memory");
+			return;
+		}
+		p->kind = kind;
+		rp->pending = p;
+		return;
+	}
 	struct session_view v;
 	memset(&v, 0, sizeof v);
 	char *text = NULL;
 	rc = sessions_write(cfg->sessions, &w, &v, &text, NULL);
+	written_reply(cfg, kind, rc, &v, text, rp);
+}
+
+void api__session_write_finish(const struct api_config *cfg,
+			       struct api_pending *p, struct api_reply *rp)
+{
+	struct session_view v;
+	memset(&v, 0, sizeof v);
+	char *text = NULL;
+	int rc = sessions_write_end(p->sp, &v, &text, NULL);
+	p->sp = NULL;
+	written_reply(cfg, (enum ses_write_kind)p->kind, rc, &v, text, rp);
+}
+
+/* The reply to a write that ended with rc (v and text are released). */
+static void written_reply(const struct api_config *cfg,
+			  enum ses_write_kind kind, int rc,
+			  struct session_view *v, char *text,
+			  struct api_reply *rp)
+{
 	if (rc != SES_OK) {
-		session_problem(rp, rc, &v);
-		session_view_free(&v);
+		session_problem(rp, rc, v);
+		session_view_free(v);
 		free(text);
 		return;
 	}
 	static const char *const names[] = {"moves", "undo", "redo", "reset"};
-	json_t *o = session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	json_t *o = session_json(cfg, v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(
 			o, "event",
 			json_pack("{s:I, s:s, s:s, s:s, s:o}", "version",
-				  (json_int_t)v.version, "type", names[kind],
-				  "moves", text ? text : "", "actor", v.actor,
-				  "created_at", iso_time(v.updated_at)));
+				  (json_int_t)v->version, "type", names[kind],
+				  "moves", text ? text : "", "actor", v->actor,
+				  "created_at", iso_time(v->updated_at)));
 		api_reply_json(rp, 200, o);
-		set_etag(rp, v.version);
+		set_etag(rp, v->version);
 	}
 	free(text);
-	session_view_free(&v);
+	session_view_free(v);
 }
 
 void api__session_moves(const struct api_config *cfg,

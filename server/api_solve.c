@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "api_internal.h"
+#include "timefmt.h"
 #include "beginner.h"
 #include "pattern.h"
 #include "problem.h"
@@ -792,13 +793,9 @@ void api__get_scramble(const struct api_config *cfg,
 
 static json_t *iso_time(int64_t ms)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	char buf[40];
-	size_t k = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + k, sizeof buf - k, ".%03dZ", (int)(ms % 1000));
-	return json_string(buf);
+	char buf[TIMEFMT_LEN + 1];
+	timefmt_iso_ms(ms, buf);
+	return json_stringn(buf, TIMEFMT_LEN);
 }
 
 static json_t *solve_json(const char *sid, const struct store_solve *s)

@@ -13,6 +13,7 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "timefmt.h"
 
 #define RING 256                   /* events a channel keeps */
 #define RING_BYTES ((size_t)8 << 20) /* and at most this many bytes */
@@ -85,13 +86,9 @@ static int64_t mono_ms(void)
 
 static json_t *iso_time(int64_t ms)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	char buf[40];
-	size_t k = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + k, sizeof buf - k, ".%03dZ", (int)(ms % 1000));
-	return json_string(buf);
+	char buf[TIMEFMT_LEN + 1];
+	timefmt_iso_ms(ms, buf);
+	return json_stringn(buf, TIMEFMT_LEN);
 }
 
 /* "id: V\nevent: type\ndata: {json}\n\n" (no id line when version < 0);

@@ -8,6 +8,7 @@
  * under the --max-body cap; the last call (no upload data) answers. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,25 @@ struct request {
 	char *body;
 	size_t len, cap;
 	uint64_t discarded; /* bytes dropped since the cap was passed */
+	/* a session write waiting for the writer (api.h: rq->done): the
+	 * connection is suspended until it is done */
+	struct api_pending *pending;
+	const char *route;
+	struct MHD_Connection *con;
+	atomic_int wstate;  /* W_SUBMITTED, W_SUSPENDED, W_DONE */
 };
+
+enum { W_SUBMITTED, W_SUSPENDED, W_DONE };
+
+/* The writer finished a pending write (writer thread): resume the
+ * connection if it is suspended already; if not, the access handler sees
+ * W_DONE when it is about to suspend and resumes it itself. */
+static void write_done(void *ctx)
+{
+	struct request *rq = ctx;
+	if (atomic_exchange(&rq->wstate, W_DONE) == W_SUSPENDED)
+		MHD_resume_connection(rq->con);
+}
 
 /* MHD strips the query from the URL it hands the access handler; this
  * callback sees the raw URI first, so it creates the request context. */
@@ -70,6 +89,15 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 	struct request *rq = *con_cls;
 	if (rq == NULL)
 		return;
+	if (rq->pending) {
+		/* a connection closed with its write still queued (only at
+		 * shutdown): the writer will call write_done on rq, so wait */
+		while (atomic_load(&rq->wstate) != W_DONE) {
+			struct timespec ts = {0, 1000000L};
+			nanosleep(&ts, NULL);
+		}
+		api_pending_free(rq->pending);
+	}
 	free(rq->query);
 	free(rq->body);
 	free(rq);
@@ -355,7 +383,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 
 	struct api_reply rp;
 	api_reply_init(&rp);
-	if (rq->too_large) {
+	if (rq->pending) {
+		/* resumed: the write is done */
+		rp.pending = rq->pending;
+		rp.route = rq->route;
+		rq->pending = NULL;
+		api_finish(srv->api, &rp);
+	} else if (rq->too_large) {
 		json_t *p = problem_reply(&rp, PROBLEM_BODY_TOO_LARGE, NULL,
 					  "the request body is larger than "
 					  "%llu bytes, the server's limit",
@@ -374,8 +408,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 				MHD_HTTP_HEADER_CONTENT_TYPE),
 			.header = header_of,
 			.header_cls = con,
+			.done = write_done,
+			.done_ctx = rq,
 		};
+		rq->con = con;
+		atomic_store(&rq->wstate, W_SUBMITTED);
 		api_handle(srv->api, &req, &rp);
+		if (rp.pending) {
+			rq->pending = rp.pending;
+			rq->route = rp.route;
+			rp.pending = NULL;
+			api_reply_free(&rp);
+			MHD_suspend_connection(con);
+			if (atomic_exchange(&rq->wstate, W_SUSPENDED) == W_DONE)
+				MHD_resume_connection(con);
+			return MHD_YES;
+		}
 	}
 	enum MHD_Result ok = send_reply(srv, con, rq, method, url, &rp);
 	if (srv->api->metrics) {

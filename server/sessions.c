@@ -191,6 +191,12 @@ struct op {
 	char read_token_out[36]; /* OP_CREATE of a private session */
 	struct store_token tok;  /* OP_TOKEN */
 	char event_type[8];      /* OP_WRITE: the event's type */
+	/* asynchronous writes (sessions_write_begin): called by the writer
+	 * once the op is done, instead of waking a waiting caller */
+	void (*done_cb)(void *ctx);
+	void *done_ctx;
+	struct session_write wcopy; /* the write, its strings in text */
+	char *text;
 	char *moves_out;
 	alg_error err;
 	int done;
@@ -766,11 +772,30 @@ static void *writer_main(void *arg)
 			stats_batch(&s->stats, (uint64_t)count);
 		}
 		s->stats.writes += (uint64_t)count;
+		struct op *async = NULL;
+		int waiting = 0;
 		for (struct op *op = batch, *next; op; op = next) {
 			next = op->next;
-			op->done = 1;
+			if (op->done_cb) {
+				op->next = async;
+				async = op;
+			} else {
+				waiting = 1;
+				op->done = 1;
+			}
 		}
-		pthread_cond_broadcast(&s->done);
+		if (waiting)
+			pthread_cond_broadcast(&s->done);
+		if (async) {
+			/* a callback may free its op: read next first */
+			pthread_mutex_unlock(&s->lock);
+			for (struct op *op = async, *next; op; op = next) {
+				next = op->next;
+				op->done = 1;
+				op->done_cb(op->done_ctx);
+			}
+			pthread_mutex_lock(&s->lock);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -796,6 +821,27 @@ static int submit(struct sessions *s, struct op *op)
 		pthread_cond_wait(&s->done, &s->lock);
 	pthread_mutex_unlock(&s->lock);
 	return op->rc;
+}
+
+/* Queue op without waiting (its done_cb is called when it is done);
+ * SES_SHUTDOWN at once if the writer is stopping. */
+static int submit_async(struct sessions *s, struct op *op)
+{
+	op->done = 0;
+	op->next = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (s->stop) {
+		pthread_mutex_unlock(&s->lock);
+		return SES_SHUTDOWN;
+	}
+	if (s->tail)
+		s->tail->next = op;
+	else
+		s->head = op;
+	s->tail = op;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	return SES_OK;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -887,6 +933,72 @@ int sessions_write(struct sessions *s, const struct session_write *w,
 	else
 		free(op.moves_out);
 	return rc;
+}
+
+struct session_pending *sessions_write_begin(struct sessions *s,
+					     const struct session_write *w,
+					     void (*done)(void *ctx), void *ctx)
+{
+	size_t idl = strlen(w->id) + 1, tl = w->token ? strlen(w->token) + 1 : 0;
+	struct op *op = calloc(1, sizeof *op);
+	char *text = malloc(idl + tl + w->moves_len + 1);
+	if (!op || !text) {
+		free(op);
+		free(text);
+		return NULL;
+	}
+	op->kind = OP_WRITE;
+	op->wcopy = *w;
+	op->text = text;
+	memcpy(text, w->id, idl);
+	op->wcopy.id = text;
+	if (w->token) {
+		memcpy(text + idl, w->token, tl);
+		op->wcopy.token = text + idl;
+	}
+	if (w->moves) {
+		memcpy(text + idl + tl, w->moves, w->moves_len);
+		op->wcopy.moves = text + idl + tl;
+	}
+	text[idl + tl + w->moves_len] = '\0';
+	op->write = &op->wcopy;
+	op->done_cb = done;
+	op->done_ctx = ctx;
+	if (submit_async(s, op) != SES_OK) {
+		op->rc = SES_SHUTDOWN;
+		op->done = 1;
+		done(ctx);
+	}
+	return (struct session_pending *)op;
+}
+
+int sessions_write_end(struct session_pending *p, struct session_view *out,
+		       char **out_moves, alg_error *err)
+{
+	struct op *op = (struct op *)p;
+	int rc = op->rc;
+	if (err)
+		*err = op->err;
+	if (rc == SES_OK || rc == SES_STALE)
+		*out = op->view;
+	else
+		session_view_free(&op->view);
+	if (out_moves)
+		*out_moves = op->moves_out;
+	else
+		free(op->moves_out);
+	free(op->text);
+	free(op);
+	return rc;
+}
+
+void sessions_write_abandon(struct session_pending *p)
+{
+	struct op *op = (struct op *)p;
+	session_view_free(&op->view);
+	free(op->moves_out);
+	free(op->text);
+	free(op);
 }
 
 int sessions_delete(struct sessions *s, const char *id, const char *token)

@@ -141,6 +141,20 @@ struct session_write {
 int sessions_write(struct sessions *s, const struct session_write *w,
 		   struct session_view *out, char **out_moves, alg_error *err);
 
+/* The same write without waiting: returns at once (NULL if memory ran
+ * out; w's strings are copied) and done(ctx) is called, from the writer
+ * thread, when it has committed or failed (at once, from this call, if
+ * the writer is stopping). Only then sessions_write_end gives what
+ * sessions_write would have, and frees p; sessions_write_abandon frees a
+ * finished p whose result nobody wants. */
+struct session_pending;
+struct session_pending *sessions_write_begin(struct sessions *s,
+					     const struct session_write *w,
+					     void (*done)(void *ctx), void *ctx);
+int sessions_write_end(struct session_pending *p, struct session_view *out,
+		       char **out_moves, alg_error *err);
+void sessions_write_abandon(struct session_pending *p);
+
 /* Delete (the owner's token required: SES_NOT_OWNER for another). */
 int sessions_delete(struct sessions *s, const char *id, const char *token);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alg.h"
@@ -17,6 +18,7 @@
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
+#include "timefmt.h"
 
 static const char SOLVED3[] =
 	"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
@@ -416,6 +418,30 @@ START_TEST(newer_schema_refused)
 }
 END_TEST
 
+/* The session replies' timestamps agree with gmtime_r + strftime on dates
+ * across four centuries (leap days, century years, the end of 9999). */
+START_TEST(timestamps)
+{
+	static const int64_t fixed[] = {0, 951782400000LL, 951868799999LL,
+					4107542400000LL, 1700000000123LL,
+					253402300799999LL};
+	int64_t step = 86399937LL * 7, end = 253402300799999LL;
+	int n = 6 + (int)(end / step);
+	for (int i = 0; i < n; i++) {
+		int64_t t = i < 6 ? fixed[i] : (int64_t)(i - 6) * step;
+		char got[TIMEFMT_LEN + 1], want[40];
+		timefmt_iso_ms(t, got);
+		time_t secs = (time_t)(t / 1000);
+		struct tm tm;
+		gmtime_r(&secs, &tm);
+		size_t k = strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(want + k, sizeof want - k, ".%03dZ", (int)(t % 1000));
+		ck_assert_msg(strcmp(got, want) == 0, "%lld ms: %s, expected %s",
+			      (long long)t, got, want);
+	}
+}
+END_TEST
+
 Suite *sessions_suite(void)
 {
 	Suite *s = suite_create("sessions");
@@ -429,6 +455,7 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, persistence_and_fork_delete);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, newer_schema_refused);
+	tcase_add_test(tc, timestamps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,7 +8,7 @@
  * under the --max-body cap; the last call (no upload data) answers. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,19 +49,28 @@ struct request {
 	struct api_pending *pending;
 	const char *route;
 	struct MHD_Connection *con;
-	atomic_int wstate;  /* W_SUBMITTED, W_SUSPENDED, W_DONE */
+	pthread_mutex_t wlock; /* guards wdone and suspended */
+	int wdone;             /* the writer is done with the write */
+	int suspended;         /* the connection waits for it */
 };
 
-enum { W_SUBMITTED, W_SUSPENDED, W_DONE };
-
 /* The writer finished a pending write (writer thread): resume the
- * connection if it is suspended already; if not, the access handler sees
- * W_DONE when it is about to suspend and resumes it itself. */
+ * connection if the access handler suspended it. If it has not yet, it
+ * sees wdone and answers at once instead: a connection is never resumed
+ * from inside the access call that suspended it (libmicrohttpd 0.9.75
+ * then left it suspended for good, in a measurement here). */
 static void write_done(void *ctx)
 {
 	struct request *rq = ctx;
-	if (atomic_exchange(&rq->wstate, W_DONE) == W_SUSPENDED)
-		MHD_resume_connection(rq->con);
+	pthread_mutex_lock(&rq->wlock);
+	rq->wdone = 1;
+	struct MHD_Connection *con = rq->suspended ? rq->con : NULL;
+	rq->suspended = 0;
+	pthread_mutex_unlock(&rq->wlock);
+	/* not under the lock: once resumed, the request may complete and
+	 * free rq (and its lock) at any moment */
+	if (con)
+		MHD_resume_connection(con);
 }
 
 /* MHD strips the query from the URL it hands the access handler; this
@@ -74,6 +83,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	if (rq == NULL)
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &rq->t0);
+	pthread_mutex_init(&rq->wlock, NULL);
 	const char *q = uri ? strchr(uri, '?') : NULL;
 	if (q)
 		rq->query = strdup(q + 1);
@@ -92,12 +102,18 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 	if (rq->pending) {
 		/* a connection closed with its write still queued (only at
 		 * shutdown): the writer will call write_done on rq, so wait */
-		while (atomic_load(&rq->wstate) != W_DONE) {
+		for (;;) {
+			pthread_mutex_lock(&rq->wlock);
+			int done = rq->wdone;
+			pthread_mutex_unlock(&rq->wlock);
+			if (done)
+				break;
 			struct timespec ts = {0, 1000000L};
 			nanosleep(&ts, NULL);
 		}
 		api_pending_free(rq->pending);
 	}
+	pthread_mutex_destroy(&rq->wlock);
 	free(rq->query);
 	free(rq->body);
 	free(rq);
@@ -412,17 +428,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			.done_ctx = rq,
 		};
 		rq->con = con;
-		atomic_store(&rq->wstate, W_SUBMITTED);
+		rq->wdone = rq->suspended = 0;
 		api_handle(srv->api, &req, &rp);
 		if (rp.pending) {
-			rq->pending = rp.pending;
-			rq->route = rp.route;
-			rp.pending = NULL;
-			api_reply_free(&rp);
-			MHD_suspend_connection(con);
-			if (atomic_exchange(&rq->wstate, W_SUSPENDED) == W_DONE)
-				MHD_resume_connection(con);
-			return MHD_YES;
+			pthread_mutex_lock(&rq->wlock);
+			if (!rq->wdone) {
+				/* wait for write_done */
+				rq->pending = rp.pending;
+				rq->route = rp.route;
+				rp.pending = NULL;
+				rq->suspended = 1;
+				MHD_suspend_connection(con);
+				pthread_mutex_unlock(&rq->wlock);
+				api_reply_free(&rp);
+				return MHD_YES;
+			}
+			pthread_mutex_unlock(&rq->wlock);
+			api_finish(srv->api, &rp); /* done already */
 		}
 	}
 	enum MHD_Result ok = send_reply(srv, con, rq, method, url, &rp);

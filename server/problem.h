@@ -31,6 +31,10 @@
 	X(PROBLEM_INVALID_CUBE, "invalid_cube", 422, "Invalid Cube")           \
 	X(PROBLEM_INVALID_PATTERN, "invalid_pattern", 422, "Invalid Pattern")  \
 	X(PROBLEM_LIMIT_EXCEEDED, "limit_exceeded", 422, "Limit Exceeded")     \
+	X(PROBLEM_TOO_MANY_REQUESTS, "too_many_requests", 429,                 \
+	  "Too Many Requests")                                                 \
+	X(PROBLEM_HEADERS_TOO_LARGE, "headers_too_large", 431,                 \
+	  "Request Header Fields Too Large")                                   \
 	X(PROBLEM_INTERNAL_ERROR, "internal_error", 500,                       \
 	  "Internal Server Error")                                             \
 	X(PROBLEM_UNAVAILABLE, "unavailable", 503, "Service Unavailable")

@@ -20,5 +20,6 @@ Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/c
 Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes, restarts */
 Suite *http_beginner_suite(void); /* tests/check_http_beginner.c: /v1/solve's beginner method and target */
 Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */
+Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header limits, security headers */
 
 #endif

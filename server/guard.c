@@ -124,6 +124,7 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 
 struct head_size {
 	size_t bytes;
+	int content_length, transfer_encoding; /* how many of each */
 };
 
 static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
@@ -133,6 +134,10 @@ static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
 	struct head_size *hs = cls;
 	/* "Name: value\r\n" */
 	hs->bytes += strlen(key) + 2 + (value ? strlen(value) : 0) + 2;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		hs->content_length++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		hs->transfer_encoding++;
 	return MHD_YES;
 }
 
@@ -167,11 +172,14 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 	}
 
 	/* "METHOD URI HTTP/1.1\r\n" + headers + "\r\n" */
-	struct head_size hs = {strlen(method) + 1 + uri_len + 11};
+	struct head_size hs = {strlen(method) + 1 + uri_len + 11, 0, 0};
 	MHD_get_connection_values(con, MHD_HEADER_KIND, add_header_size, &hs);
 	hs.bytes += 2;
 	if (hs.bytes > g->cfg->max_header)
 		return GUARD_HEADERS;
+	if (hs.content_length > 1 ||
+	    (hs.content_length && hs.transfer_encoding))
+		return GUARD_FRAMING;
 
 	if (g->cfg->rate_limit && !is_ops_path(url)) {
 		struct limits_key key;
@@ -227,13 +235,22 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "than %llu bytes, the server's limit",
 				  limit);
 		break;
+	case GUARD_FRAMING:
+		problem_reply(rp, PROBLEM_MALFORMED_REQUEST, "ambiguous_length",
+			      "the request gives its body length twice "
+			      "(Content-Length more than once, or with "
+			      "Transfer-Encoding); send one");
+		break;
 	}
 	if (p)
 		json_object_set_new(p, "limit", json_integer((json_int_t)limit));
 	if (retry_after)
 		api_reply_header(rp, "Retry-After", "%u", retry_after);
-	/* a connection past the limits is not kept for another request */
-	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP)
+	/* a connection past the limits is not kept for another request, nor
+	 * one whose next request would start where MHD guessed this body
+	 * ended */
+	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP ||
+	    r == GUARD_FRAMING)
 		api_reply_header(rp, "Connection", "close");
 }
 

@@ -7,6 +7,11 @@
  *     Retry-After, and the connection is closed;
  *   - the request head (request line and headers) past --max-header bytes:
  *     431 `headers_too_large`;
+ *   - a body whose length is ambiguous (Content-Length given twice, or
+ *     with Transfer-Encoding): the shape of request smuggling, which MHD
+ *     would read one way and a proxy in front of it maybe another. 400
+ *     `malformed_request` code `ambiguous_length`, and the connection is
+ *     closed (RFC 9112 section 6.3);
  *   - requests per second per client address past --rate-limit (with
  *     --rate-burst at once): 429 `too_many_requests` with Retry-After. The
  *     liveness, readiness and metrics routes are not counted, so a monitor
@@ -33,6 +38,7 @@ enum guard_refusal {
 	GUARD_CONN_PER_IP, /* past --max-connections-per-ip */
 	GUARD_RATE,        /* past --rate-limit */
 	GUARD_HEADERS,     /* past --max-header */
+	GUARD_FRAMING,     /* ambiguous body length */
 };
 
 struct guard;

@@ -12,6 +12,7 @@
  * the type URI ("urn:cubed:problem:<kind>") and the default "code". */
 #define PROBLEM_KINDS(X)                                                       \
 	X(PROBLEM_MALFORMED_JSON, "malformed_json", 400, "Malformed JSON")     \
+	X(PROBLEM_MALFORMED_REQUEST, "malformed_request", 400, "Bad Request")  \
 	X(PROBLEM_UNAUTHORIZED, "unauthorized", 401, "Unauthorized")           \
 	X(PROBLEM_FORBIDDEN, "forbidden", 403, "Forbidden")                    \
 	X(PROBLEM_NOT_FOUND, "not_found", 404, "Not Found")                    \

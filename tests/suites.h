@@ -22,5 +22,6 @@ Suite *http_beginner_suite(void); /* tests/check_http_beginner.c: /v1/solve's be
 Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */
 Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header limits, security headers */
 Suite *crash_suite(void);  /* tests/check_crash.c: acknowledged writes survive SIGKILL */
+Suite *barrage_suite(void); /* tests/check_barrage.c: malformed requests to every route change nothing */
 
 #endif

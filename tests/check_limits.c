@@ -12,7 +12,8 @@
  *   - the open-file limit is raised to its hard value at start-up;
  *   - X-Content-Type-Options, Content-Security-Policy, Referrer-Policy and
  *     Cache-Control on every kind of reply (200, 201, 204, 304, 4xx, 5xx,
- *     YAML, Prometheus text, HEAD).
+ *     YAML, Prometheus text, HEAD);
+ *   - no token in the request log; --bind defaults to loopback.
  *
  * Each case starts its own server (no solver tables, so it starts in
  * milliseconds) with the options it tests. */
@@ -524,6 +525,65 @@ START_TEST(connection_refusal_headers)
 }
 END_TEST
 
+/* Secrets stay out of the log: a server that logs every request sees a
+ * session created, written with its token (also in a query string, as a
+ * careless client might send it) and refused a wrong one; no "ct_" token
+ * text reaches its log. And the default address is loopback. */
+START_TEST(no_secret_in_logs)
+{
+	char err[2048];
+	static const char *const extra[] = {"--solver", "0", NULL};
+	ck_assert_msg(test_server_start(&srv, NULL, extra, err, sizeof err) == 0,
+		      "%s", err);
+	http_response r;
+	req(&r, "POST", "/v1/sessions", JSON_CT, "{\"size\": 3}");
+	ck_assert_int_eq(r.status, 201);
+	json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+	char id[64], tok[64], auth[128], path[256];
+	snprintf(id, sizeof id, "%.40s",
+		 json_string_value(json_object_get(j, "id")));
+	snprintf(tok, sizeof tok, "%.60s",
+		 json_string_value(json_object_get(j, "write_token")));
+	json_decref(j);
+	http_response_free(&r);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
+	const char *h[] = {"Content-Type: application/json", auth, NULL};
+	snprintf(path, sizeof path, "/v1/sessions/%s/moves?token=%s", id, tok);
+	req(&r, "POST", path, h, "{\"moves\": \"R\"}");
+	http_response_free(&r);
+	snprintf(path, sizeof path, "/v1/sessions/%s/moves", id);
+	req(&r, "POST", path, h, "{\"moves\": \"R\"}");
+	ck_assert_int_eq(r.status, 200);
+	http_response_free(&r);
+	const char *bad[] = {"Content-Type: application/json",
+			     "Authorization: Bearer ct_notthetoken", NULL};
+	req(&r, "POST", path, bad, "{\"moves\": \"R\"}");
+	ck_assert_int_eq(r.status, 403);
+	http_response_free(&r);
+	char buf[16384];
+	test_server_log_tail(&srv, buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "/moves") != NULL, "no request lines: %s",
+		      buf);
+	ck_assert_msg(strstr(buf, "ct_") == NULL && strstr(buf, tok + 3) == NULL,
+		      "a token in the log:\n%s", buf);
+
+	FILE *p = popen("${CUBED_BIN:-build/cubed} --help", "r");
+	ck_assert(p != NULL);
+	char line[256];
+	int loopback = 0, in_bind = 0;
+	while (fgets(line, sizeof line, p)) {
+		if (strstr(line, "--bind"))
+			in_bind = 1;
+		else if (in_bind && strstr(line, "default 127.0.0.1"))
+			loopback = 1, in_bind = 0;
+		else
+			in_bind = 0;
+	}
+	pclose(p);
+	ck_assert_msg(loopback, "--bind does not default to 127.0.0.1");
+}
+END_TEST
+
 Suite *limits_suite(void)
 {
 	Suite *s = suite_create("limits");
@@ -538,6 +598,7 @@ Suite *limits_suite(void)
 	tcase_add_test(tc, open_file_limit_raised);
 	tcase_add_test(tc, security_headers_everywhere);
 	tcase_add_test(tc, connection_refusal_headers);
+	tcase_add_test(tc, no_secret_in_logs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -23,7 +23,7 @@
 # 5. VmRSS of the server after the warm-up (rss.start) and at the end
 #    (rss.end), sampled every 5 s in between (rss.max).
 #
-# Figures: soak.requests, soak.rps, soak.errors (non-2xx answers, socket
+# Figures: soak.rss.idle.mb (ready, before any load), soak.requests, soak.rps, soak.errors (non-2xx answers, socket
 # errors and timeouts of both wrk runs, plus failed watchers), soak.p99.ms
 # (the measured run), soak.rss.start.mb, soak.rss.end.mb, soak.rss.max.mb,
 # soak.rss.growth.pct, soak.watchers, soak.watcher_events, soak.sessions.
@@ -79,7 +79,6 @@ done
 [ -n "$port" ] || { cat "$tmp/server.err" >&2; fail "the server did not start"; }
 url=http://127.0.0.1:$port
 rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$server_pid/status"; }
-rss_idle=$(rss_kb)
 
 # the solver tables (session solves need them)
 for _ in $(seq 600); do
@@ -88,6 +87,7 @@ for _ in $(seq 600); do
 done
 curl -s "$url/readyz" | grep -q '"3x3":{"tables":"ready"' ||
 	fail "the 3x3 solver tables were not ready within 120 s"
+rss_idle=$(rss_kb) # ready, tables in memory, no load yet
 
 # ---- 2. sessions -----------------------------------------------------------
 : >"$tmp/sessions"

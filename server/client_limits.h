@@ -1,9 +1,10 @@
 /* client_limits.h — per-client limits the HTTP layer applies before a
  * request reaches a handler: requests per second per client address (a
- * token bucket), and open connections in total and per address. Both tables are
- * keyed by the client's IP address and bounded, so no number of clients can
- * make them grow past what start-up allocated (plus one small node per
- * open connection, which the connection limits themselves bound).
+ * token bucket), and open connections in total and per address. Both
+ * tables are keyed by the client's IP address and bounded, so no number of
+ * clients can make them grow past what start-up allocated (plus one small
+ * node per open connection, which the connection limits themselves
+ * bound).
  *
  * Everything here is thread-safe: MHD's pool threads call it at once. */
 #ifndef CUBED_CLIENT_LIMITS_H

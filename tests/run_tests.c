@@ -24,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, http_sessions_suite());
 	srunner_add_suite(sr, http_solve_suite());
 	srunner_add_suite(sr, http_beginner_suite());
+	srunner_add_suite(sr, client_limits_suite());
 	srunner_add_suite(sr, limits_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());

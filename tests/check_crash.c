@@ -261,12 +261,12 @@ START_TEST(sigkill_under_load)
 				 0);
 		ck_assert_int_eq(r.status, 201);
 		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
-		snprintf(ss[i].id, sizeof ss[i].id, "%s",
-			 json_string_value(json_object_get(j, "id")));
+		const char *id = json_string_value(json_object_get(j, "id"));
+		snprintf(ss[i].id, sizeof ss[i].id, "%s", id);
 		snprintf(ss[i].token, sizeof ss[i].token, "%s",
 			 json_string_value(json_object_get(j, "write_token")));
 		snprintf(ss[i].path, sizeof ss[i].path, "/v1/sessions/%.40s",
-			 ss[i].id);
+			 id);
 		json_decref(j);
 		http_response_free(&r);
 	}

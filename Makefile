@@ -7,6 +7,8 @@
 #   make contract   live responses of build/cubed checked against openapi.yaml
 #                   (node + npm: installs tests/contract's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
+#   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
+#                   p99 latency, RSS at start and end (growth < 10 %)
 
 CC      ?= cc
 BUILD   ?= build
@@ -35,7 +37,7 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test contract sanitize bench clean deps
+.PHONY: all run test contract sanitize bench soak clean deps
 
 all: $(BUILD)/cubed
 
@@ -83,6 +85,11 @@ $(BUILD)/bench/watch: bench/live/watch.c
 
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
 	bash bench/run.sh $(BUILD)
+
+SOAK_S ?= 60
+soak: $(BUILD)/cubed
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(TABLES) SOAK_S=$(SOAK_S) bash bench/soak.sh $(BUILD)
 
 clean:
 	rm -rf build build-san

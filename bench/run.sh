@@ -216,7 +216,7 @@ http() {
 	# without one of them still starts: no per-request log lines (they
 	# would be the benchmark), and no per-address cap below wrk's 256
 	# connections (libmicrohttpd closes extra ones without a reply).
-	CUBED_QUIET=1 CUBED_PER_IP_CONNECTIONS=0 \
+	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 \
 		# --solver 0: no 5 s table build in the background while the
 		# ceiling is measured
 		"$build/cubed" --port 0 --db "$tmp/cubed.db" --solver 0 2>"$tmp/server.err" >/dev/null &
@@ -286,8 +286,8 @@ live() {
 	local port log
 	log=$tmp/live.log
 	mkdir -p "$tmp/live"
-	"$build/cubed" --port 0 --db "$tmp/live/cubed.db" --solver 0 --quiet \
-		--max-connections 4096 --per-ip-connections 4096 2>"$log" &
+	CUBED_RATE_LIMIT=0 "$build/cubed" --port 0 --db "$tmp/live/cubed.db" --solver 0 --quiet \
+		--max-connections 4096 --max-connections-per-ip 4096 2>"$log" &
 	server_pid=$!
 	for _ in $(seq 100); do
 		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log")

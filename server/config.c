@@ -32,12 +32,20 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "stickers moved allowed per request (0 = no limit)")                 \
 	X("cors-origin", "CUBED_CORS_ORIGIN", OPT_STR, cors_origin, "*", 0, 0, \
 	  "ORIGIN", "Access-Control-Allow-Origin value")                       \
+	X("max-header", "CUBED_MAX_HEADER", OPT_UINT, max_header, "16384",    \
+	  1024, 1048576, "BYTES",                                              \
+	  "largest request line plus headers accepted (431 past it)")          \
 	X("max-connections", "CUBED_MAX_CONNECTIONS", OPT_UINT,                \
-	  max_connections, "1024", 1, 1000000, "N",                            \
-	  "concurrent connections in total")                                   \
-	X("per-ip-connections", "CUBED_PER_IP_CONNECTIONS", OPT_UINT,          \
-	  per_ip_connections, "256", 0, 1000000, "N",                          \
-	  "concurrent connections per client address (0 = no limit)")          \
+	  max_connections, "4096", 1, 1000000, "N",                            \
+	  "concurrent connections in total (503 past it)")                     \
+	X("max-connections-per-ip", "CUBED_MAX_CONNECTIONS_PER_IP", OPT_UINT,  \
+	  max_connections_per_ip, "2048", 0, 1000000, "N",                     \
+	  "concurrent connections per client address (0 = no limit)")         \
+	X("rate-limit", "CUBED_RATE_LIMIT", OPT_UINT, rate_limit, "1000", 0,   \
+	  1000000, "N",                                                        \
+	  "requests per second per client address (429 past it; 0 = off)")     \
+	X("rate-burst", "CUBED_RATE_BURST", OPT_UINT, rate_burst, "2000", 1,   \
+	  10000000, "N", "requests a client address may send at once")         \
 	X("timeout", "CUBED_TIMEOUT", OPT_UINT, timeout, "30", 1, 86400, "S",  \
 	  "seconds an idle connection is kept open")                           \
 	X("openapi", "CUBED_OPENAPI", OPT_STR, openapi, "", 0, 0, "PATH",      \

@@ -17,8 +17,11 @@ struct config {
 	uint64_t max_moves;
 	uint64_t max_work;            /* 0 = no limit */
 	const char *cors_origin;
+	uint64_t max_header;          /* request line + headers, bytes */
 	uint64_t max_connections;
-	uint64_t per_ip_connections;  /* 0 = no limit */
+	uint64_t max_connections_per_ip; /* 0 = no limit */
+	uint64_t rate_limit;          /* requests/s per address, 0 = off */
+	uint64_t rate_burst;
 	uint64_t timeout;             /* idle connection timeout, seconds */
 	const char *openapi;          /* NULL = look next to the binary */
 	uint64_t quiet;               /* 1 = no per-request log lines */

@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "events.h"
+#include "guard.h"
 #include "http.h"
 #include "metrics.h"
 #include "problem.h"
@@ -28,6 +29,7 @@ struct http_server {
 	struct MHD_Daemon *daemon;
 	const struct config *cfg;
 	const struct api_config *api;
+	struct guard *guard; /* limits and security headers (guard.h) */
 	unsigned port;
 };
 
@@ -40,6 +42,9 @@ struct request {
 	struct timespec t0;
 	int started;        /* the access handler has seen this request */
 	int too_large;      /* body went past --max-body: answer 413 */
+	enum guard_refusal refused; /* answer the guard's refusal */
+	unsigned retry_after;
+	size_t uri_len;     /* raw request URI, query included */
 	char *query;        /* raw query string (after '?'), or NULL */
 	char *body;
 	size_t len, cap;
@@ -84,6 +89,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &rq->t0);
 	pthread_mutex_init(&rq->wlock, NULL);
+	rq->uri_len = uri ? strlen(uri) : 0;
 	const char *q = uri ? strchr(uri, '?') : NULL;
 	if (q)
 		rq->query = strdup(q + 1);
@@ -126,6 +132,10 @@ static int take_body(const struct http_server *srv, struct request *rq,
 		     const char *data, size_t size)
 {
 	uint64_t max = srv->cfg->max_body;
+	if (rq->refused) {
+		rq->discarded += size;
+		return rq->discarded > DISCARD_MAX ? -1 : 0;
+	}
 	if (rq->too_large || size > max - rq->len) {
 		if (!rq->too_large) {
 			rq->too_large = 1;
@@ -358,6 +368,7 @@ static enum MHD_Result send_reply(const struct http_server *srv,
 		MHD_add_response_header(resp, "Vary", "Origin");
 	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 				API_CORS_EXPOSE_HEADERS);
+	guard_security_headers(resp, rp);
 
 	enum MHD_Result ok =
 		MHD_queue_response(con, (unsigned)rp->status, resp);
@@ -385,6 +396,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 	}
 	if (!rq->started) {
 		rq->started = 1;
+		rq->refused = guard_check(srv->guard, con, method, url,
+					  rq->uri_len, &rq->retry_after);
+		if (rq->refused)
+			return MHD_YES; /* answered below, body discarded */
 		/* The one exception to answering on the second call: a client
 		 * that announced a too-large body and waits for "100 Continue"
 		 * gets its 413 now instead of uploading the body first. */
@@ -405,6 +420,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		rp.route = rq->route;
 		rq->pending = NULL;
 		api_finish(srv->api, &rp);
+	} else if (rq->refused) {
+		guard_refusal_reply(srv->guard, rq->refused, rq->retry_after,
+				    &rp);
 	} else if (rq->too_large) {
 		json_t *p = problem_reply(&rp, PROBLEM_BODY_TOO_LARGE, NULL,
 					  "the request body is larger than "
@@ -501,6 +519,12 @@ struct http_server *http_start(const struct config *cfg,
 	}
 	srv->cfg = cfg;
 	srv->api = api;
+	srv->guard = guard_new(cfg);
+	if (srv->guard == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(srv);
+		return NULL;
+	}
 
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
@@ -516,9 +540,11 @@ struct http_server *http_start(const struct config *cfg,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, (void *)srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)srv,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned)cfg->per_ip_connections,
+		MHD_OPTION_NOTIFY_CONNECTION, guard_on_connection,
+		(void *)srv->guard,
+		MHD_OPTION_CONNECTION_LIMIT, guard_mhd_connection_limit(cfg),
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, guard_mhd_per_ip_limit(cfg),
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, guard_mhd_memory_limit(cfg),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout,
 		/* A pool of one thread is the plain internal thread. */
 		MHD_OPTION_ARRAY, cfg->threads > 1 ? pool : pool + 1,
@@ -527,6 +553,7 @@ struct http_server *http_start(const struct config *cfg,
 		snprintf(err, errlen, "could not listen on %s port %u%s%s",
 			 cfg->bind, (unsigned)cfg->port, errno ? ": " : "",
 			 errno ? strerror(errno) : "");
+		guard_free(srv->guard);
 		free(srv);
 		return NULL;
 	}
@@ -552,5 +579,6 @@ void http_stop(struct http_server *srv)
 	if (srv == NULL)
 		return;
 	MHD_stop_daemon(srv->daemon);
+	guard_free(srv->guard);
 	free(srv);
 }

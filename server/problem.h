@@ -12,6 +12,7 @@
  * the type URI ("urn:cubed:problem:<kind>") and the default "code". */
 #define PROBLEM_KINDS(X)                                                       \
 	X(PROBLEM_MALFORMED_JSON, "malformed_json", 400, "Malformed JSON")     \
+	X(PROBLEM_MALFORMED_REQUEST, "malformed_request", 400, "Bad Request")  \
 	X(PROBLEM_UNAUTHORIZED, "unauthorized", 401, "Unauthorized")           \
 	X(PROBLEM_FORBIDDEN, "forbidden", 403, "Forbidden")                    \
 	X(PROBLEM_NOT_FOUND, "not_found", 404, "Not Found")                    \
@@ -31,6 +32,10 @@
 	X(PROBLEM_INVALID_CUBE, "invalid_cube", 422, "Invalid Cube")           \
 	X(PROBLEM_INVALID_PATTERN, "invalid_pattern", 422, "Invalid Pattern")  \
 	X(PROBLEM_LIMIT_EXCEEDED, "limit_exceeded", 422, "Limit Exceeded")     \
+	X(PROBLEM_TOO_MANY_REQUESTS, "too_many_requests", 429,                 \
+	  "Too Many Requests")                                                 \
+	X(PROBLEM_HEADERS_TOO_LARGE, "headers_too_large", 431,                 \
+	  "Request Header Fields Too Large")                                   \
 	X(PROBLEM_INTERNAL_ERROR, "internal_error", 500,                       \
 	  "Internal Server Error")                                             \
 	X(PROBLEM_UNAVAILABLE, "unavailable", 503, "Service Unavailable")

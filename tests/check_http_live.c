@@ -14,7 +14,7 @@
 
 #include "sse_client.h"
 #include "suites.h"
-#include "test_server.h"
+#include "session_helpers.h"
 
 static server srv;
 static char start_error[2048];

@@ -30,7 +30,7 @@
 
 #include "http_client.h"
 #include "suites.h"
-#include "test_server.h"
+#include "session_helpers.h"
 
 #define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 #define AFTER_R "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"

@@ -26,6 +26,10 @@ int main(void)
 	srunner_add_suite(sr, http_solve_suite());
 	srunner_add_suite(sr, http_beginner_suite());
 	srunner_add_suite(sr, http_live_suite());
+	srunner_add_suite(sr, client_limits_suite());
+	srunner_add_suite(sr, limits_suite());
+	srunner_add_suite(sr, barrage_suite());
+	srunner_add_suite(sr, crash_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -1,82 +1,52 @@
-/* test_server.h — what the black-box session suites share: spawning
- * build/cubed on a free loopback port with a database in a temporary
- * directory (and stopping it), one-exchange requests whose status, media
- * type and problem details are asserted, and small JSON accessors. The
- * assertions are Check's: call these from inside tests. */
+/* test_server.h — the black-box suites' server fixture: spawn $CUBED_BIN
+ * (default build/cubed) on 127.0.0.1 port 0 with a database in a
+ * directory of its own, learn the port from its "listening" line, and stop
+ * it by pid (SIGTERM, or SIGKILL for crash tests).
+ *
+ * The suites written before this file each carry a copy of the same code;
+ * new suites use this one. Nothing here prints or exits: failures come
+ * back as -1 with a reason the test can show. */
 #ifndef CUBED_TEST_SERVER_H
 #define CUBED_TEST_SERVER_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
-#include <check.h>
-#include <jansson.h>
-
-#include "http_client.h"
-
-typedef struct server {
-	pid_t pid;
+typedef struct test_server {
+	pid_t pid;     /* 0 when not running */
 	int port;
-	char dir[64];
+	char dir[64];  /* holds cubed.db and server.log */
+	char db[96];
 	char log[96];
-} server;
+} test_server;
 
+/* Start a server on the database in dir (a new temporary directory when
+ * dir is NULL; an existing one is reused, and its log appended to), with
+ * --openapi openapi.yaml when the file is here, --tables $CUBED_TABLES
+ * when that is set, then extra (NULL-terminated, may be NULL; later
+ * options win). Returns 0, or -1 with a reason in err and nothing left
+ * running. */
+int test_server_start(test_server *s, const char *dir,
+		      const char *const *extra, char *err, size_t errlen);
 
-typedef struct ses {
-	char id[48];
-	char token[48];
-	char path[96];
-} ses;
+/* SIGTERM and wait up to 10 s (then SIGKILL). Returns the wait status, or
+ * -1 if it had to be killed. remove: delete the directory afterwards
+ * (unless $CUBED_KEEP_TMP is set). */
+int test_server_stop(test_server *s, int remove);
 
-void sleep_ms(int ms);
+/* SIGKILL and reap: a crash, the directory stays. */
+void test_server_kill(test_server *s);
 
-double now_s(void);
+/* Remove the directory of a stopped server. */
+void test_server_remove(test_server *s);
 
-const char *log_tail(const server *s, char *buf, size_t cap);
+/* The last cap-1 bytes of the server's log. */
+const char *test_server_log_tail(const test_server *s, char *buf, size_t cap);
 
-void remove_dir(const char *dir);
+/* The server's VmRSS in KiB, or -1. */
+long test_server_rss_kb(const test_server *s);
 
-int listening_lines(const char *path, const char *marker, int *port);
-
-int server_start(server *s, const char *dir, const char *const *extra,
-			char *err, size_t errlen);
-
-int server_stop(server *s, int remove);
-
-void call(http_response *r, int port, const char *method,
-		 const char *path, const char *token, const char *hdr,
-		 const char *body);
-
-json_t *parse(const http_response *r, const char *what);
-
-int media_type_is(const char *ct, const char *want);
-
-json_t *expect_json(int port, const char *method, const char *path,
-			   const char *token, const char *hdr,
-			   const char *body, int status, http_response *keep);
-
-json_t *expect_problem(int port, const char *method, const char *path,
-			      const char *token, const char *hdr,
-			      const char *body, int status, const char *kind,
-			      const char *code, const char *field,
-			      http_response *keep);
-
-const char *sget(const json_t *j, const char *key);
-
-long long iget(const json_t *j, const char *key);
-
-int bget(const json_t *j, const char *key);
-
-void expect_etag(const http_response *r, long long version,
-			const char *what);
-
-json_t *create(int port, const char *body, ses *out);
-
-char *apply(int port, const char *facelets, const char *moves);
-
-json_t *get_session(int port, const char *path, const char *token,
-			   long long want_version);
-
-json_t *history_all(int port, const ses *s, const char *token,
-			   int limit);
+double test_now(void);
+void test_sleep_ms(int ms);
 
 #endif

@@ -821,6 +821,33 @@ async function main() {
 	await run({ name: 'create one', method: 'POST', path: s, body: { size: 2 }, status: 201 }, small);
 	await run({ name: 'create 503', method: 'POST', path: s, body: { size: 2 }, status: 503,
 		check: (j) => expect(j.code === 'too_many_sessions', 'not too_many_sessions') }, small);
+
+	// the HTTP layer's limits (server/guard.c): 429 past the rate (never
+	// on the ops routes), 431 past --max-header, 503 on a connection past
+	// --max-connections-per-ip
+	const tight = await startServer(['--rate-limit', '1', '--rate-burst', '2', '--max-header', '1024', '--solver', '0']);
+	await run({ name: 'patterns burst 1', method: 'GET', path: '/v1/patterns?size=3', status: 200 }, tight);
+	await run({ name: 'patterns burst 2', method: 'GET', path: '/v1/patterns?size=2', status: 200 }, tight);
+	await run({ name: 'patterns 429', method: 'GET', path: '/v1/patterns?size=3', status: 429,
+		check: (j, res) => expect(j.code === 'too_many_requests' && j.limit === 1 && res.headers.get('retry-after') === '1',
+			`not too_many_requests, limit 1, Retry-After 1: ${JSON.stringify(j)}`) }, tight);
+	await run({ name: 'apply 429', method: 'POST', path: '/v1/apply', body: { size: 3 }, status: 429 }, tight);
+	await run({ name: 'create 429', method: 'POST', path: s, body: { size: 3 }, status: 429 }, tight);
+	await run({ name: 'health past the rate', method: 'GET', path: '/healthz', status: 200,
+		check: (j, res) => expect(res.headers.get('x-content-type-options') === 'nosniff' &&
+			res.headers.get('content-security-policy') === "default-src 'none'; frame-ancestors 'none'",
+			'no security headers') }, tight);
+	await run({ name: 'health 431', method: 'GET', path: '/healthz', headers: { 'X-Pad': 'p'.repeat(1100) }, status: 431,
+		check: (j) => expect(j.code === 'headers_too_large' && j.limit === 1024, 'not headers_too_large, limit 1024') }, tight);
+	const one = await startServer(['--max-connections-per-ip', '1', '--solver', '0']);
+	const { connect } = await import('node:net');
+	const hold = connect(one.port, '127.0.0.1');
+	await new Promise((ok, fail) => { hold.on('connect', ok); hold.on('error', fail); });
+	await new Promise((ok) => setTimeout(ok, 100));
+	await run({ name: 'health 503 connections', method: 'GET', path: '/healthz', status: 503,
+		check: (j, res) => expect(j.code === 'too_many_connections' && j.limit === 1 && res.headers.get('retry-after') === '1',
+			`not too_many_connections, limit 1: ${JSON.stringify(j)}`) }, one);
+	hold.destroy();
 }
 
 let crashed = null;

@@ -1,0 +1,69 @@
+/* client_limits.h — per-client limits the HTTP layer applies before a
+ * request reaches a handler: requests per second per client address (a
+ * token bucket), and open connections in total and per address. Both
+ * tables are keyed by the client's IP address and bounded, so no number of
+ * clients can make them grow past what start-up allocated (plus one small
+ * node per open connection, which the connection limits themselves
+ * bound).
+ *
+ * Everything here is thread-safe: MHD's pool threads call it at once. */
+#ifndef CUBED_CLIENT_LIMITS_H
+#define CUBED_CLIENT_LIMITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct limits_config {
+	double rate;           /* requests per second per address; 0 = off */
+	double burst;          /* bucket size (requests); < 1 counts as 1 */
+	uint64_t max_conns;    /* open connections in total; 0 = no limit */
+	uint64_t max_conns_ip; /* open connections per address; 0 = none */
+};
+
+/* A client address reduced to what the tables key on: the IPv4 address
+ * (IPv4-mapped IPv6 included) or the whole IPv6 address. */
+struct limits_key {
+	uint8_t family; /* 4, 6, or 0 for an address of no known family */
+	uint8_t addr[16];
+};
+
+struct limits;
+
+/* NULL if memory ran out. */
+struct limits *limits_new(const struct limits_config *cfg);
+void limits_free(struct limits *l);
+
+/* The key of sa (NULL or an unknown family gives family 0; all such
+ * clients share one entry). */
+void limits_key_of(const struct sockaddr *sa, struct limits_key *key);
+
+/* Take one request from key's bucket at monotonic time now (seconds).
+ * Returns 0 if the request may go ahead, else the whole seconds until the
+ * bucket holds a request again (at least 1). Always 0 with rate off. */
+unsigned limits_rate_take(struct limits *l, const struct limits_key *key,
+			  double now);
+
+enum limits_conn {
+	LIMITS_CONN_OK = 0,
+	LIMITS_CONN_TOTAL = 1, /* past max_conns */
+	LIMITS_CONN_PER_IP = 2, /* past max_conns_ip for this address */
+};
+
+/* Count a connection from key as open, and say whether it is within the
+ * limits. It counts even when it is not (it is open until the caller
+ * closes it); every call must be paired with one limits_conn_close. */
+enum limits_conn limits_conn_open(struct limits *l,
+				  const struct limits_key *key);
+void limits_conn_close(struct limits *l, const struct limits_key *key);
+
+/* Open connections now: in total, and from key. */
+void limits_conn_count(struct limits *l, const struct limits_key *key,
+		       uint64_t *total, uint64_t *from_key);
+
+/* Raise this process's open-file limit (RLIMIT_NOFILE) from its soft value
+ * to its hard one: every connection is a descriptor. Returns the soft limit
+ * in force afterwards (UINT64_MAX for unlimited, 0 if unknown). */
+uint64_t limits_raise_nofile(void);
+
+#endif

@@ -1,0 +1,273 @@
+/* guard.c — the checks http.c makes before a request reaches the API (the
+ * connection, header-size and rate limits), the problem replies of their
+ * refusals, and the security headers on every reply (see guard.h). The
+ * tables behind the limits are in client_limits.c; this file is the glue between
+ * them, libmicrohttpd and the one table of problem kinds. */
+#include "guard.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "client_limits.h"
+#include "problem.h"
+
+struct guard {
+	const struct config *cfg;
+	struct limits *limits;
+};
+
+/* What MHD keeps for us per connection (its socket context). */
+struct guard_conn {
+	struct limits_key key;
+	enum limits_conn verdict;
+};
+
+/* Headroom above a configured connection limit before MHD itself closes
+ * connections without a reply. */
+static uint64_t headroom(uint64_t limit)
+{
+	uint64_t h = limit / 8;
+	return h < 16 ? 16 : h;
+}
+
+unsigned guard_mhd_connection_limit(const struct config *cfg)
+{
+	uint64_t n = cfg->max_connections + headroom(cfg->max_connections);
+	return n > 1000000 ? 1000000 : (unsigned)n;
+}
+
+unsigned guard_mhd_per_ip_limit(const struct config *cfg)
+{
+	uint64_t k = cfg->max_connections_per_ip;
+	if (k == 0)
+		return 0;
+	k += headroom(k);
+	return k > 1000000 ? 1000000 : (unsigned)k;
+}
+
+size_t guard_mhd_memory_limit(const struct config *cfg)
+{
+	uint64_t m = 2 * cfg->max_header + 16384;
+	return m < 32768 ? 32768 : (size_t)m;
+}
+
+struct guard *guard_new(const struct config *cfg)
+{
+	struct guard *g = calloc(1, sizeof *g);
+	if (g == NULL)
+		return NULL;
+	g->cfg = cfg;
+	struct limits_config lc = {
+		.rate = (double)cfg->rate_limit,
+		.burst = (double)cfg->rate_burst,
+		.max_conns = cfg->max_connections,
+		.max_conns_ip = cfg->max_connections_per_ip,
+	};
+	g->limits = limits_new(&lc);
+	if (g->limits == NULL) {
+		free(g);
+		return NULL;
+	}
+	/* the listening socket, the database, the log and the solver's
+	 * files need a few descriptors beyond the connections */
+	uint64_t need = (uint64_t)guard_mhd_connection_limit(cfg) + 64;
+	uint64_t have = limits_raise_nofile();
+	if (have && have < need)
+		fprintf(stderr,
+			"cubed: warning: the open-file limit is %llu, below "
+			"the %llu that --max-connections %llu needs; raise "
+			"it (ulimit -n) or lower --max-connections\n",
+			(unsigned long long)have, (unsigned long long)need,
+			(unsigned long long)cfg->max_connections);
+	return g;
+}
+
+void guard_free(struct guard *g)
+{
+	if (g == NULL)
+		return;
+	limits_free(g->limits);
+	free(g);
+}
+
+static void client_key(struct MHD_Connection *con, struct limits_key *key)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	limits_key_of(ci ? ci->client_addr : NULL, key);
+}
+
+void guard_on_connection(void *cls, struct MHD_Connection *con,
+			 void **socket_context,
+			 enum MHD_ConnectionNotificationCode code)
+{
+	struct guard *g = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		struct guard_conn *gc = calloc(1, sizeof *gc);
+		if (gc == NULL)
+			return; /* uncounted, and not refused: see guard_check */
+		client_key(con, &gc->key);
+		gc->verdict = limits_conn_open(g->limits, &gc->key);
+		*socket_context = gc;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		struct guard_conn *gc = *socket_context;
+		if (gc == NULL)
+			return;
+		limits_conn_close(g->limits, &gc->key);
+		free(gc);
+		*socket_context = NULL;
+	}
+}
+
+struct head_size {
+	size_t bytes;
+	int content_length, transfer_encoding; /* how many of each */
+};
+
+static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
+				       const char *key, const char *value)
+{
+	(void)kind;
+	struct head_size *hs = cls;
+	/* "Name: value\r\n" */
+	hs->bytes += strlen(key) + 2 + (value ? strlen(value) : 0) + 2;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		hs->content_length++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		hs->transfer_encoding++;
+	return MHD_YES;
+}
+
+/* The routes a monitor polls: never rate limited. */
+static int is_ops_path(const char *url)
+{
+	return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
+	       strcmp(url, "/metrics") == 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
+			       const char *method, const char *url,
+			       size_t uri_len, unsigned *retry_after)
+{
+	*retry_after = 0;
+	if (g == NULL)
+		return GUARD_OK;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const struct guard_conn *gc = ci ? ci->socket_context : NULL;
+	if (gc && gc->verdict != LIMITS_CONN_OK) {
+		*retry_after = 1;
+		return gc->verdict == LIMITS_CONN_TOTAL ? GUARD_CONN_TOTAL
+							: GUARD_CONN_PER_IP;
+	}
+
+	/* "METHOD URI HTTP/1.1\r\n" + headers + "\r\n" */
+	struct head_size hs = {strlen(method) + 1 + uri_len + 11, 0, 0};
+	MHD_get_connection_values(con, MHD_HEADER_KIND, add_header_size, &hs);
+	hs.bytes += 2;
+	if (hs.bytes > g->cfg->max_header)
+		return GUARD_HEADERS;
+	if (hs.content_length > 1 ||
+	    (hs.content_length && hs.transfer_encoding))
+		return GUARD_FRAMING;
+
+	if (g->cfg->rate_limit && !is_ops_path(url)) {
+		struct limits_key key;
+		if (gc)
+			key = gc->key;
+		else
+			client_key(con, &key);
+		unsigned wait = limits_rate_take(g->limits, &key, now_s());
+		if (wait) {
+			*retry_after = wait;
+			return GUARD_RATE;
+		}
+	}
+	return GUARD_OK;
+}
+
+void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
+			 unsigned retry_after, struct api_reply *rp)
+{
+	const struct config *cfg = g->cfg;
+	json_t *p = NULL;
+	unsigned long long limit = 0;
+	switch (r) {
+	case GUARD_OK:
+		return;
+	case GUARD_CONN_TOTAL:
+		limit = cfg->max_connections;
+		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_connections",
+				  "the server has %llu connections open, its "
+				  "limit; try again shortly",
+				  limit);
+		break;
+	case GUARD_CONN_PER_IP:
+		limit = cfg->max_connections_per_ip;
+		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_connections",
+				  "your address has %llu connections open, the "
+				  "server's limit per address; reuse them or "
+				  "close some",
+				  limit);
+		break;
+	case GUARD_RATE:
+		limit = cfg->rate_limit;
+		p = problem_reply(rp, PROBLEM_TOO_MANY_REQUESTS, NULL,
+				  "more than %llu requests per second (%llu at "
+				  "once) from your address; try again in %u s",
+				  limit, (unsigned long long)cfg->rate_burst,
+				  retry_after);
+		break;
+	case GUARD_HEADERS:
+		limit = cfg->max_header;
+		p = problem_reply(rp, PROBLEM_HEADERS_TOO_LARGE, NULL,
+				  "the request line and headers are larger "
+				  "than %llu bytes, the server's limit",
+				  limit);
+		break;
+	case GUARD_FRAMING:
+		problem_reply(rp, PROBLEM_MALFORMED_REQUEST, "ambiguous_length",
+			      "the request gives its body length twice "
+			      "(Content-Length more than once, or with "
+			      "Transfer-Encoding); send one");
+		break;
+	}
+	if (p)
+		json_object_set_new(p, "limit", json_integer((json_int_t)limit));
+	if (retry_after)
+		api_reply_header(rp, "Retry-After", "%u", retry_after);
+	/* a connection past the limits is not kept for another request, nor
+	 * one whose next request would start where MHD guessed this body
+	 * ended */
+	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP ||
+	    r == GUARD_FRAMING)
+		api_reply_header(rp, "Connection", "close");
+}
+
+void guard_security_headers(struct MHD_Response *resp,
+			    const struct api_reply *rp)
+{
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	/* nothing cubed sends is a page: whatever a browser renders from it
+	 * may load, run and frame nothing */
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	for (int i = 0; i < rp->nheaders; i++)
+		if (strcasecmp(rp->headers[i].name, "Cache-Control") == 0)
+			return;
+	/* errors are never worth keeping; anything else may be kept but is
+	 * checked again first (session replies carry ETags for that) */
+	MHD_add_response_header(resp, "Cache-Control",
+				rp->status >= 400 ? "no-store" : "no-cache");
+}

@@ -1,0 +1,88 @@
+/* guard.h — what the HTTP layer checks before a request reaches the API,
+ * and the headers it adds to every reply for the browser's safety:
+ *
+ *   - connections: --max-connections in total, --max-connections-per-ip
+ *     per client address; a request on a connection past either is
+ *     answered 503 `unavailable` code `too_many_connections` with
+ *     Retry-After, and the connection is closed;
+ *   - the request head (request line and headers) past --max-header bytes:
+ *     431 `headers_too_large`;
+ *   - a body whose length is ambiguous (Content-Length given twice, or
+ *     with Transfer-Encoding): the shape of request smuggling, which MHD
+ *     would read one way and a proxy in front of it maybe another. 400
+ *     `malformed_request` code `ambiguous_length`, and the connection is
+ *     closed (RFC 9112 section 6.3);
+ *   - requests per second per client address past --rate-limit (with
+ *     --rate-burst at once): 429 `too_many_requests` with Retry-After. The
+ *     liveness, readiness and metrics routes are not counted, so a monitor
+ *     can still see a server that is being flooded;
+ *   - every reply: X-Content-Type-Options: nosniff, a Content-Security-
+ *     Policy that allows nothing, Referrer-Policy: no-referrer, and
+ *     Cache-Control (no-store on errors, no-cache otherwise) unless the
+ *     handler chose one.
+ *
+ * http.c calls these at fixed points; all the policy is here. */
+#ifndef CUBED_GUARD_H
+#define CUBED_GUARD_H
+
+#include <stddef.h>
+
+#include <microhttpd.h>
+
+#include "api.h"
+#include "config.h"
+
+enum guard_refusal {
+	GUARD_OK = 0,
+	GUARD_CONN_TOTAL,  /* past --max-connections */
+	GUARD_CONN_PER_IP, /* past --max-connections-per-ip */
+	GUARD_RATE,        /* past --rate-limit */
+	GUARD_HEADERS,     /* past --max-header */
+	GUARD_FRAMING,     /* ambiguous body length */
+};
+
+struct guard;
+
+/* The guard for cfg (which must outlive it). Raises the open-file limit
+ * (each connection is a descriptor) and warns on stderr if it is still
+ * below the connection limit. NULL if memory ran out. */
+struct guard *guard_new(const struct config *cfg);
+void guard_free(struct guard *g);
+
+/* The connection limits to give MHD (MHD_OPTION_CONNECTION_LIMIT and
+ * MHD_OPTION_PER_IP_CONNECTION_LIMIT): above the configured ones, so that
+ * the guard answers extra connections with a 503 instead of MHD closing
+ * them without a word, yet bounded, so idle extra connections that never
+ * send a request cannot pile up. */
+unsigned guard_mhd_connection_limit(const struct config *cfg);
+unsigned guard_mhd_per_ip_limit(const struct config *cfg);
+
+/* MHD_OPTION_CONNECTION_MEMORY_LIMIT: each connection's buffer, which
+ * holds the request head. Twice --max-header and more, so that a head past
+ * --max-header fits and gets the guard's 431 problem; only a head past
+ * this (at least 32 KiB) gets MHD's own bare 431 (or 414 for a long URI). */
+size_t guard_mhd_memory_limit(const struct config *cfg);
+
+/* MHD_OPTION_NOTIFY_CONNECTION callback (cls: the guard): counts
+ * connections as they open and close. */
+void guard_on_connection(void *cls, struct MHD_Connection *con,
+			 void **socket_context,
+			 enum MHD_ConnectionNotificationCode code);
+
+/* At the first access-handler call of a request: may it go ahead?
+ * uri_len is the length of the raw request URI (query included). On a
+ * refusal, *retry_after is the Retry-After seconds (0: none). */
+enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
+			       const char *method, const char *url,
+			       size_t uri_len, unsigned *retry_after);
+
+/* Make rp the problem reply of a refusal. */
+void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
+			 unsigned retry_after, struct api_reply *rp);
+
+/* Add the security headers (and a default Cache-Control) to resp, which
+ * answers rp. */
+void guard_security_headers(struct MHD_Response *resp,
+			    const struct api_reply *rp);
+
+#endif

@@ -1,0 +1,349 @@
+/* check_crash.c — crash safety: an acknowledged write survives SIGKILL.
+ *
+ * DESIGN.md promises that a reply saying a write succeeded means it is
+ * committed: a crash right after loses nothing acknowledged. The database
+ * runs WAL with synchronous=NORMAL by default, which is durable against a
+ * crash of the process (only a power cut can lose NORMAL commits), so this
+ * test runs the default settings.
+ *
+ * Each round: writer threads (one per session) post single moves as fast
+ * as the server answers, recording every 200 with its version; at a random
+ * moment (0-230 ms after the round's first acknowledged write) the server
+ * gets SIGKILL. With the server down, the database
+ * file passes PRAGMA integrity_check (opened read-only with SQLite, so the
+ * server's own recovery still runs at the next start). The server restarts
+ * on the same file, and for every session:
+ *
+ *   - every acknowledged version is in the history, with the moves that
+ *     were sent for it, and versions run 1..V with no gap;
+ *   - at most one more event is there: the write that was in flight when
+ *     the server died (committed but not answered), and it is that write;
+ *   - the session's state equals the stateless replay of its history
+ *     (POST /v1/apply).
+ *
+ * The seed of the random delays is printed on failure (CUBED_CRASH_SEED
+ * replays a run); CUBED_CRASH_ROUNDS changes the number of rounds (25). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "http_client.h"
+#include "suites.h"
+#include "test_server.h"
+
+#define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+#define NSES 3
+
+/* What the test knows about one session. */
+typedef struct ses {
+	char id[48], token[48], path[64];
+	char **moves; /* moves[v-1]: the moves of version v */
+	size_t n, cap;
+	/* this round's writer */
+	int port;
+	volatile int *stop;
+	char pending[8];  /* the write in flight when the server died */
+	int acked;        /* writes answered 200 this round */
+	char error[600];  /* an answer that was neither 200 nor a lost
+			   * connection */
+} ses;
+
+static const char *const MOVES[] = {"R", "U", "F", "D", "L", "B",
+				    "R'", "U'", "F'", "D'", "L'", "B'",
+				    "R2", "U2", "F2", "D2", "L2", "B2"};
+
+static void push_move(ses *s, const char *m)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->moves = realloc(s->moves, s->cap * sizeof *s->moves);
+		ck_assert(s->moves != NULL);
+	}
+	s->moves[s->n++] = strdup(m);
+}
+
+static void *writer(void *arg)
+{
+	ses *s = arg;
+	unsigned seed = (unsigned)(size_t)s ^ (unsigned)time(NULL);
+	char path[160], body[64], auth[96];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	const char *headers[] = {"Content-Type: application/json", auth,
+				 NULL};
+	while (!*s->stop) {
+		const char *m = MOVES[rand_r(&seed) % 18];
+		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", m);
+		http_response r;
+		snprintf(s->pending, sizeof s->pending, "%s", m);
+		int rc = http_request(s->port, "POST", path, headers, body,
+				      strlen(body), &r);
+		if (rc != 0) {
+			/* the server is gone: this write's fate is unknown */
+			http_response_free(&r);
+			return NULL;
+		}
+		if (r.status != 200) {
+			snprintf(s->error, sizeof s->error,
+				 "POST %s %s: %d %.200s", path, body,
+				 r.status, r.body);
+			s->pending[0] = '\0';
+			http_response_free(&r);
+			return NULL;
+		}
+		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+		long long v = json_integer_value(json_object_get(j, "version"));
+		json_decref(j);
+		http_response_free(&r);
+		if (v != (long long)s->n + 1) {
+			snprintf(s->error, sizeof s->error,
+				 "POST %s answered version %lld after %zu "
+				 "acknowledged writes",
+				 path, v, s->n);
+			s->pending[0] = '\0';
+			return NULL;
+		}
+		push_move(s, m);
+		s->pending[0] = '\0';
+		__atomic_add_fetch(&s->acked, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static json_t *get_json(int port, const char *path, int want)
+{
+	http_response r;
+	int rc = http_request(port, "GET", path, NULL, NULL, 0, &r);
+	ck_assert_msg(rc == 0, "GET %s: %s", path, r.error);
+	ck_assert_msg(r.status == want, "GET %s: status %d: %.300s", path,
+		      r.status, r.body);
+	json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+	ck_assert_msg(j != NULL, "GET %s: not JSON", path);
+	http_response_free(&r);
+	return j;
+}
+
+/* PRAGMA integrity_check of the database at path, with the server down. */
+static void check_integrity(const char *path, int round)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	ck_assert_msg(rc == SQLITE_OK, "round %d: open %s: %s", round, path,
+		      db ? sqlite3_errmsg(db) : "out of memory");
+	sqlite3_stmt *st = NULL;
+	rc = sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL);
+	ck_assert_msg(rc == SQLITE_OK, "round %d: prepare: %s", round,
+		      sqlite3_errmsg(db));
+	rc = sqlite3_step(st);
+	const unsigned char *t = sqlite3_column_text(st, 0);
+	ck_assert_msg(rc == SQLITE_ROW && t && strcmp((const char *)t, "ok") == 0,
+		      "round %d: integrity_check says %s", round,
+		      t ? (const char *)t : sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* After a restart: the history and state of s agree with what was
+ * acknowledged (see the top of the file); the in-flight write, if it was
+ * committed, joins the expected history. */
+static void check_session(int port, ses *s, int round, unsigned seed)
+{
+	char path[192];
+	json_t *all = json_array();
+	long long after = 0;
+	for (;;) {
+		snprintf(path, sizeof path, "%s/history?after=%lld&limit=1000",
+			 s->path, after);
+		json_t *j = get_json(port, path, 200);
+		json_array_extend(all, json_object_get(j, "events"));
+		json_t *next = json_object_get(j, "next");
+		int more = json_is_integer(next);
+		if (more)
+			after = json_integer_value(next);
+		json_decref(j);
+		if (!more)
+			break;
+	}
+	size_t n = json_array_size(all);
+	ck_assert_msg(n == s->n || (n == s->n + 1 && s->pending[0]),
+		      "round %d (seed %u): session %s has %zu events; %zu "
+		      "writes were acknowledged%s",
+		      round, seed, s->id, n, s->n,
+		      s->pending[0] ? " and one was in flight" : "");
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(all, i);
+		long long v = json_integer_value(json_object_get(e, "version"));
+		const char *m = json_string_value(json_object_get(e, "moves"));
+		const char *want = i < s->n ? s->moves[i] : s->pending;
+		ck_assert_msg(v == (long long)i + 1,
+			      "round %d (seed %u): session %s: event %zu has "
+			      "version %lld",
+			      round, seed, s->id, i + 1, v);
+		ck_assert_msg(m && strcmp(m, want) == 0,
+			      "round %d (seed %u): session %s version %lld: "
+			      "moves \"%s\", acknowledged \"%s\"",
+			      round, seed, s->id, v, m ? m : "(none)", want);
+	}
+	if (n > s->n)
+		push_move(s, s->pending);
+	s->pending[0] = '\0';
+	json_decref(all);
+
+	/* the state is the replay of the history */
+	json_t *got = get_json(port, s->path, 200);
+	ck_assert_msg(json_integer_value(json_object_get(got, "version")) ==
+			      (long long)s->n,
+		      "round %d: session %s: version %lld, history has %zu",
+		      round, s->id,
+		      json_integer_value(json_object_get(got, "version")),
+		      s->n);
+	size_t len = 1;
+	for (size_t i = 0; i < s->n; i++)
+		len += strlen(s->moves[i]) + 1;
+	char *moves = malloc(len);
+	moves[0] = '\0';
+	for (size_t i = 0, k = 0; i < s->n; i++)
+		k += (size_t)sprintf(moves + k, "%s%s", i ? " " : "",
+				     s->moves[i]);
+	json_t *b = json_pack("{s:i, s:s}", "size", 3, "moves", moves);
+	char *body = json_dumps(b, JSON_COMPACT);
+	json_decref(b);
+	free(moves);
+	http_response r;
+	const char *ct[] = {"Content-Type: application/json", NULL};
+	ck_assert_int_eq(http_request(port, "POST", "/v1/apply", ct, body,
+				      strlen(body), &r),
+			 0);
+	free(body);
+	ck_assert_msg(r.status == 200, "replay: %d %.200s", r.status, r.body);
+	json_t *want = json_loadb(r.body, r.body_len, 0, NULL);
+	http_response_free(&r);
+	const char *f1 = json_string_value(json_object_get(got, "facelets"));
+	const char *f2 = json_string_value(json_object_get(want, "facelets"));
+	ck_assert_msg(f1 && f2 && strcmp(f1, f2) == 0,
+		      "round %d: session %s at version %zu is %s; its history "
+		      "replays to %s",
+		      round, s->id, s->n, f1, f2);
+	json_decref(got);
+	json_decref(want);
+}
+
+START_TEST(sigkill_under_load)
+{
+	const char *e = getenv("CUBED_CRASH_ROUNDS");
+	int rounds = e && atoi(e) > 0 ? atoi(e) : 25;
+	e = getenv("CUBED_CRASH_SEED");
+	unsigned seed = e ? (unsigned)strtoul(e, NULL, 10)
+			  : (unsigned)time(NULL) ^ (unsigned)getpid();
+	srand(seed);
+	static const char *const extra[] = {"--solver", "0", "--quiet",
+					    "--rate-limit", "0", NULL};
+	test_server srv;
+	char err[2048];
+	ck_assert_msg(test_server_start(&srv, NULL, extra, err, sizeof err) == 0,
+		      "%s", err);
+	char dir[64];
+	snprintf(dir, sizeof dir, "%s", srv.dir);
+
+	static ses ss[NSES];
+	const char *ct[] = {"Content-Type: application/json", NULL};
+	for (int i = 0; i < NSES; i++) {
+		http_response r;
+		ck_assert_int_eq(http_request(srv.port, "POST", "/v1/sessions",
+					      ct, "{\"size\": 3}", 11, &r),
+				 0);
+		ck_assert_int_eq(r.status, 201);
+		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+		const char *id = json_string_value(json_object_get(j, "id"));
+		snprintf(ss[i].id, sizeof ss[i].id, "%s", id);
+		snprintf(ss[i].token, sizeof ss[i].token, "%s",
+			 json_string_value(json_object_get(j, "write_token")));
+		snprintf(ss[i].path, sizeof ss[i].path, "/v1/sessions/%.40s",
+			 id);
+		json_decref(j);
+		http_response_free(&r);
+	}
+
+	long total_acked = 0, in_flight_committed = 0;
+	for (int round = 1; round <= rounds; round++) {
+		volatile int stop = 0;
+		pthread_t th[NSES];
+		for (int i = 0; i < NSES; i++) {
+			ss[i].port = srv.port;
+			ss[i].stop = &stop;
+			ss[i].acked = 0;
+			ss[i].error[0] = '\0';
+			ss[i].pending[0] = '\0';
+			pthread_create(&th[i], NULL, writer, &ss[i]);
+		}
+		/* a random moment, 0 to 230 ms after the first acknowledged
+		 * write of the round (so every round tests something, however
+		 * slow the machine is today) */
+		double until = test_now() + 10;
+		int any = 0;
+		while (!any && test_now() < until) {
+			for (int i = 0; i < NSES; i++)
+				any |= __atomic_load_n(&ss[i].acked,
+						       __ATOMIC_ACQUIRE) > 0;
+			if (!any)
+				test_sleep_ms(1);
+		}
+		ck_assert_msg(any, "round %d: no write was acknowledged within "
+				   "10 s",
+			      round);
+		test_sleep_ms(rand() % 231);
+		test_server_kill(&srv);
+		stop = 1;
+		for (int i = 0; i < NSES; i++)
+			pthread_join(th[i], NULL);
+		int acked = 0;
+		for (int i = 0; i < NSES; i++) {
+			ck_assert_msg(ss[i].error[0] == '\0',
+				      "round %d: %s", round, ss[i].error);
+			acked += ss[i].acked;
+		}
+		total_acked += acked;
+
+		check_integrity(srv.db, round);
+
+		ck_assert_msg(test_server_start(&srv, dir, extra, err,
+						sizeof err) == 0,
+			      "round %d: restart: %s", round, err);
+		for (int i = 0; i < NSES; i++) {
+			size_t before = ss[i].n;
+			check_session(srv.port, &ss[i], round, seed);
+			in_flight_committed += ss[i].n - before;
+		}
+	}
+	int st = test_server_stop(&srv, 0);
+	check_integrity(srv.db, rounds + 1);
+	test_server_remove(&srv);
+	ck_assert_msg(st == 0, "the last server did not stop cleanly (%d)", st);
+	fprintf(stderr,
+		"crash: %d SIGKILL rounds, %ld acknowledged writes all "
+		"present, %ld in-flight writes committed (seed %u)\n",
+		rounds, total_acked, in_flight_committed, seed);
+	for (int i = 0; i < NSES; i++) {
+		for (size_t k = 0; k < ss[i].n; k++)
+			free(ss[i].moves[k]);
+		free(ss[i].moves);
+	}
+}
+END_TEST
+
+Suite *crash_suite(void)
+{
+	Suite *s = suite_create("crash");
+	TCase *tc = tcase_create("sigkill");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, sigkill_under_load);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -214,11 +214,11 @@ http() {
 	fi
 	# Environment rather than flags for the settings, so that a server
 	# without one of them still starts: no per-request log lines (they
-	# would be the benchmark), and no per-address cap below wrk's 256
-	# connections (libmicrohttpd closes extra ones without a reply).
+	# would be the benchmark), no per-address cap below wrk's 256
+	# connections, no rate limit (wrk is one address sending far more
+	# than one client's share). --solver 0: no 5 s table build in the
+	# background while the ceiling is measured.
 	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 \
-		# --solver 0: no 5 s table build in the background while the
-		# ceiling is measured
 		"$build/cubed" --port 0 --db "$tmp/cubed.db" --solver 0 2>"$tmp/server.err" >/dev/null &
 	server_pid=$!
 	local port= i

@@ -1,215 +1,29 @@
 /* session_helpers.c — see session_helpers.h. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "session_helpers.h"
 
 /* ------------------------------------------------------------------ */
-/* Spawning and stopping servers.                                      */
-
-
-void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
+/* Servers: test_server.c's fixture.                                   */
 
 double now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return test_now();
 }
 
-const char *log_tail(const server *s, char *buf, size_t cap)
-{
-	buf[0] = '\0';
-	FILE *f = fopen(s->log, "r");
-	if (!f)
-		return buf;
-	fseek(f, 0, SEEK_END);
-	long end = ftell(f);
-	long start = end > (long)cap - 1 ? end - (long)cap + 1 : 0;
-	fseek(f, start, SEEK_SET);
-	size_t k = fread(buf, 1, cap - 1, f);
-	buf[k] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* Remove the server's directory: the database, its log, and whatever
- * else the server keeps next to its database. */
-void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		char p[400];
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 ||
-			    strcmp(e->d_name, "..") == 0)
-				continue;
-			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
-/* How many lines of the log at path contain marker followed by a port
- * (the last port goes to *port if not NULL). */
-int listening_lines(const char *path, const char *marker, int *port)
-{
-	FILE *f = fopen(path, "r");
-	int seen = 0;
-	if (!f)
-		return 0;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
-		char *m = strstr(line, marker);
-		if (m && strchr(line, '\n')) {
-			seen++;
-			if (port)
-				*port = atoi(m + strlen(marker));
-		}
-	}
-	fclose(f);
-	return seen;
-}
-
-/* Start a server on the database in dir (a new temporary directory when
- * dir is NULL), with extra arguments (NULL-terminated, may be NULL).
- * Returns 0, or -1 with a reason in err. */
 int server_start(server *s, const char *dir, const char *const *extra,
-			char *err, size_t errlen)
+		 char *err, size_t errlen)
 {
-	memset(s, 0, sizeof *s);
-	const char *bin = getenv("CUBED_BIN");
-	if (!bin || !*bin)
-		bin = "build/cubed";
-	if (access(bin, X_OK) != 0) {
-		snprintf(err, errlen, "server binary %s: %s", bin,
-			 strerror(errno));
-		return -1;
-	}
-	if (dir) {
-		snprintf(s->dir, sizeof s->dir, "%s", dir);
-	} else {
-		snprintf(s->dir, sizeof s->dir, "/tmp/cubed-ses-XXXXXX");
-		if (!mkdtemp(s->dir)) {
-			snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
-			return -1;
-		}
-	}
-	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-	char db[96];
-	snprintf(db, sizeof db, "%s/cubed.db", s->dir);
-	const char *argv[32];
-	int argc = 0;
-	argv[argc++] = bin;
-	argv[argc++] = "--port";
-	argv[argc++] = "0";
-	argv[argc++] = "--bind";
-	argv[argc++] = "127.0.0.1";
-	argv[argc++] = "--db";
-	argv[argc++] = db;
-	for (const char *const *e = extra; e && *e && argc < 31; e++)
-		argv[argc++] = *e;
-	argv[argc] = NULL;
-
-	/* The log is appended to across restarts on one directory: count the
-	 * listening lines already there, then wait for one more. */
-	static const char marker[] = "cubed: listening on http://127.0.0.1:";
-	int before = listening_lines(s->log, marker, NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	s->pid = pid;
-	double deadline = now_s() + 10.0;
-	char buf[1536];
-	while (now_s() < deadline) {
-		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			s->pid = 0;
-			snprintf(err, errlen,
-				 "server exited before listening (status "
-				 "0x%x); its log:\n%s",
-				 st, log_tail(s, buf, sizeof buf));
-			return -1;
-		}
-		int port = 0;
-		if (listening_lines(s->log, marker, &port) > before) {
-			s->port = port;
-			return 0;
-		}
-		sleep_ms(20);
-	}
-	snprintf(err, errlen, "server did not listen within 10 s; its log:\n%s",
-		 log_tail(s, buf, sizeof buf));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	s->pid = 0;
-	return -1;
+	return test_server_start(s, dir, extra, err, errlen);
 }
 
-/* SIGTERM and wait up to 10 s: the wait status, or -1 if it had to be
- * killed. The directory (and database) stay unless remove is set. */
 int server_stop(server *s, int remove)
 {
-	int status = -1;
-	if (s->pid > 0) {
-		kill(s->pid, SIGTERM);
-		double deadline = now_s() + 10.0;
-		int done = 0;
-		while (now_s() < deadline) {
-			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-				done = 1;
-				break;
-			}
-			sleep_ms(10);
-		}
-		if (!done) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-		}
-		s->pid = 0;
-	}
-	if (remove && s->dir[0] && !getenv("CUBED_KEEP_TMP"))
-		remove_dir(s->dir);
-	return status;
+	return test_server_stop(s, remove);
 }
-
-
-
-
 
 /* ------------------------------------------------------------------ */
 /* Requests.                                                           */

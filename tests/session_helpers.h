@@ -1,82 +1,69 @@
-/* session_helpers.h — what the black-box session suites share: spawning
- * build/cubed on a free loopback port with a database in a temporary
- * directory (and stopping it), one-exchange requests whose status, media
- * type and problem details are asserted, and small JSON accessors. The
- * assertions are Check's: call these from inside tests. */
+/* session_helpers.h — what the black-box session suites share: the server
+ * fixture (test_server.h under the names these suites use), one-exchange
+ * requests whose status, media type and problem details are asserted,
+ * small JSON accessors, and session shortcuts. The assertions are
+ * Check's: call these from inside tests. */
 #ifndef CUBED_TEST_SESSION_HELPERS_H
 #define CUBED_TEST_SESSION_HELPERS_H
-
-#include <sys/types.h>
 
 #include <check.h>
 #include <jansson.h>
 
 #include "http_client.h"
+#include "test_server.h"
 
-typedef struct server {
-	pid_t pid;
-	int port;
-	char dir[64];
-	char log[96];
-} server;
+/* The server under test (test_server.h). */
+typedef test_server server;
 
-
+/* A session as created: id and token copied out, and its path. */
 typedef struct ses {
 	char id[48];
 	char token[48];
 	char path[96];
 } ses;
 
-void sleep_ms(int ms);
-
 double now_s(void);
-
-const char *log_tail(const server *s, char *buf, size_t cap);
-
-void remove_dir(const char *dir);
-
-int listening_lines(const char *path, const char *marker, int *port);
-
 int server_start(server *s, const char *dir, const char *const *extra,
-			char *err, size_t errlen);
-
+		 char *err, size_t errlen);
 int server_stop(server *s, int remove);
 
-void call(http_response *r, int port, const char *method,
-		 const char *path, const char *token, const char *hdr,
-		 const char *body);
+/* One exchange on a fresh connection. token (may be NULL) becomes
+ * "Authorization: Bearer <token>"; hdr (may be NULL) is one more full
+ * header line. A body is sent as application/json. */
+void call(http_response *r, int port, const char *method, const char *path,
+	  const char *token, const char *hdr, const char *body);
 
+/* The reply body as JSON (asserted). */
 json_t *parse(const http_response *r, const char *what);
-
 int media_type_is(const char *ct, const char *want);
 
+/* A request whose reply must be status with a JSON body (returned; the
+ * response itself kept in *keep when not NULL). */
 json_t *expect_json(int port, const char *method, const char *path,
-			   const char *token, const char *hdr,
-			   const char *body, int status, http_response *keep);
+		    const char *token, const char *hdr, const char *body,
+		    int status, http_response *keep);
 
+/* A request whose reply must be a problem of this status, kind and code
+ * (field NULL: not checked). Returns the problem. */
 json_t *expect_problem(int port, const char *method, const char *path,
-			      const char *token, const char *hdr,
-			      const char *body, int status, const char *kind,
-			      const char *code, const char *field,
-			      http_response *keep);
+		       const char *token, const char *hdr, const char *body,
+		       int status, const char *kind, const char *code,
+		       const char *field, http_response *keep);
 
+/* Members that must be there with this type. */
 const char *sget(const json_t *j, const char *key);
-
 long long iget(const json_t *j, const char *key);
-
 int bget(const json_t *j, const char *key);
+void expect_etag(const http_response *r, long long version, const char *what);
 
-void expect_etag(const http_response *r, long long version,
-			const char *what);
-
+/* POST /v1/sessions body → 201 (asserted, with Location and ETag "v0"). */
 json_t *create(int port, const char *body, ses *out);
-
+/* POST /v1/apply {facelets, moves} → the facelets after (malloc'd). */
 char *apply(int port, const char *facelets, const char *moves);
-
+/* GET a session (want_version >= 0: asserted, with its ETag). */
 json_t *get_session(int port, const char *path, const char *token,
-			   long long want_version);
-
-json_t *history_all(int port, const ses *s, const char *token,
-			   int limit);
+		    long long want_version);
+/* The whole history, page by page (limit per page). */
+json_t *history_all(int port, const ses *s, const char *token, int limit);
 
 #endif

@@ -147,7 +147,8 @@ typedef struct cube_problem {
 
 /* What validation of a size-n cube could not check (n >= 4), as bit flags:
  * e.g. edge permutation parity, which reduction solvers discover later. */
-#define CV_UNCHECKED_EDGE_PAIRING 1u  /* wings may not pair into edges */
+#define CV_UNCHECKED_EDGE_PAIRING 1u  /* wings may not pair into edges:
+					* no longer set (wings are read) */
 #define CV_UNCHECKED_PARITY 2u        /* permutation parity of wings/centers */
 #define CV_UNCHECKED_CENTER_PLACEMENT 4u /* which orbit positions hold what;
 					  * never set: four of each colour per

@@ -14,7 +14,13 @@
  *     3×3 turn or nothing), so they get the whole 3×3 check: real pieces,
  *     no duplicates, twist sum, flip sum, and corner parity = edge parity;
  *   - n >= 4: each orbit of 24 center stickers (the places one sticker can
- *     reach) holds four of each colour.
+ *     reach) holds four of each colour;
+ *   - n >= 4: each orbit of 24 wings (the pieces at distance j and n-1-j
+ *     from the corners along the twelve edges) holds each of its 24 pieces
+ *     once: two stickers of a wing must be an edge's two colours, and a
+ *     wing cannot be flipped in place, so its colours, the faces showing
+ *     them and the end of the edge it sits at name the piece
+ *     (no_such_edge, duplicate_edge with detail "wing <j> <letters>").
  * Twist and flip sums do not depend on the orientation the cube is held in,
  * but the parity test does (a whole-cube quarter turn is an odd permutation
  * of the edges and an even one of the corners), so it runs on the facelets
@@ -24,11 +30,10 @@
  * when it is legal) is the one that puts the DBL corner home.
  *
  * What n >= 4 leaves unchecked (res->unchecked):
- *   - CV_UNCHECKED_EDGE_PAIRING: wing stickers are not read at all, so
- *     nothing says they form real wing pieces, each once, that pair up
- *     into edges;
- *   - CV_UNCHECKED_PARITY: and so no permutation-parity constraint
- *     involving wings is checked either.
+ *   - CV_UNCHECKED_PARITY: no permutation-parity constraint involving
+ *     wings or centers is checked. (CV_UNCHECKED_EDGE_PAIRING, set before
+ *     wings were read, is no longer: every wing orbit with each piece once
+ *     pairs up.)
  * CV_UNCHECKED_CENTER_PLACEMENT is never set: within an orbit the four
  * centers of a colour are interchangeable, so any arrangement with four of
  * each can be reached (an odd permutation becomes even by swapping two
@@ -286,6 +291,118 @@ static void check_orbits(const char *s, int n, struct report *rep)
 	}
 }
 
+/* ----------------------------------------------------------------- wings */
+
+/* Where the sticker at row r, column c of face f of a size-n cube sits in
+ * space: the cubie (x, y, z), each 0..n-1, x from L to R, y from D to U,
+ * z from B to F, for the facelet order of cube.h (U with B at its top
+ * edge, D with F at its top edge, the side faces with U at their top). */
+static void cubie_xyz(int f, int r, int c, int n, int p[3])
+{
+	int m = n - 1;
+	switch (f) {
+	case 0: p[0] = c; p[1] = m; p[2] = r; break;          /* U */
+	case 1: p[0] = m; p[1] = m - r; p[2] = m - c; break;  /* R */
+	case 2: p[0] = c; p[1] = m - r; p[2] = m; break;      /* F */
+	case 3: p[0] = c; p[1] = 0; p[2] = m - r; break;      /* D */
+	case 4: p[0] = 0; p[1] = m - r; p[2] = c; break;      /* L */
+	default: p[0] = m - c; p[1] = m - r; p[2] = 0; break; /* B */
+	}
+}
+
+/* The inverse on face f: the facelet of cubie p there. */
+static size_t facelet_xyz(int f, const int p[3], int n)
+{
+	int m = n - 1, r, c;
+	switch (f) {
+	case 0: r = p[2]; c = p[0]; break;
+	case 1: r = m - p[1]; c = m - p[2]; break;
+	case 2: r = m - p[1]; c = p[0]; break;
+	case 3: r = m - p[2]; c = p[0]; break;
+	case 4: r = m - p[1]; c = p[2]; break;
+	default: r = m - p[1]; c = m - p[0]; break;
+	}
+	return (size_t)f * n * n + (size_t)r * n + c;
+}
+
+/* Outward normals of U R F D L B as (axis, sign). */
+static const signed char normal_axis[6] = {1, 0, 2, 1, 0, 2};
+static const signed char normal_sign[6] = {1, 1, 1, -1, -1, -1};
+
+/* The face other than f whose boundary cubie p touches, or -1. */
+static int other_face(int f, const int p[3], int n)
+{
+	static const int low[3] = {4, 3, 5}, high[3] = {1, 0, 2};
+	for (int a = 0; a < 3; a++) {
+		if (a == normal_axis[f])
+			continue;
+		if (p[a] == 0)
+			return low[a];
+		if (p[a] == n - 1)
+			return high[a];
+	}
+	return -1;
+}
+
+/* Sign of det(u, v, w) for unit axis vectors given as (axis, sign). */
+static int det_sign(int au, int su, int av, int sv, int aw, int sw)
+{
+	/* a permutation of the axes: even (cyclic) +1, odd -1 */
+	int perm = ((au + 1) % 3 == av && (av + 1) % 3 == aw) ? 1 : -1;
+	return perm * su * sv * sw;
+}
+
+#define WING_ORBITS_MAX (CUBE_MAX_N / 2)
+
+static void check_wings(const char *s, int n, struct report *rep)
+{
+	unsigned char count[WING_ORBITS_MAX][24];
+	int orbits = (n - 2) / 2;
+	memset(count, 0, (size_t)orbits * sizeof count[0]);
+	char d[16];
+	for (int f1 = 0; f1 < 6; f1++) {
+		for (int i = 0; i < 4 * (n - 2); i++) {
+			/* the border cells of f1 without its corners */
+			int side = i / (n - 2), t = 1 + i % (n - 2);
+			int r = side == 0 ? 0 : side == 1 ? n - 1 : t;
+			int c = side == 0 || side == 1 ? t : side == 2 ? 0
+								   : n - 1;
+			int p[3];
+			cubie_xyz(f1, r, c, n, p);
+			int f2 = other_face(f1, p, n);
+			if (f2 < 0 || f2 < f1)
+				continue; /* each wing once, from its lower face */
+			int axis = 3 - normal_axis[f1] - normal_axis[f2];
+			int along = p[axis];
+			if (2 * along == n - 1)
+				continue; /* a midge: checked with the small cube */
+			int j = along < n - 1 - along ? along : n - 1 - along;
+			size_t k1 = (size_t)f1 * n * n + (size_t)r * n + c;
+			size_t k2 = facelet_xyz(f2, p, n);
+			int a = face_of(s[k1]), b = face_of(s[k2]);
+			int e = cubie__edge_of(a, b);
+			if (e < 0) {
+				snprintf(d, sizeof d, "wing %d %c%c", j, s[k1],
+					 s[k2]);
+				add(rep, CV_NO_SUCH_EDGE, (int)k1, d);
+				continue;
+			}
+			/* the piece: its colours in order, the faces showing
+			 * them, and which end of the edge it is at */
+			int fa = a < b ? f1 : f2, fb = a < b ? f2 : f1;
+			int chi = det_sign(normal_axis[fa], normal_sign[fa],
+					   normal_axis[fb], normal_sign[fb], axis,
+					   2 * along < n - 1 ? -1 : 1);
+			int piece = (e / 2) * 2 + (chi > 0);
+			if (count[j - 1][piece]++ == 1) {
+				snprintf(d, sizeof d, "wing %d %c%c", j, s[k1],
+					 s[k2]);
+				add(rep, CV_DUPLICATE_EDGE, (int)k1, d);
+			}
+		}
+	}
+}
+
 int cube_validate(const char *s, size_t len, cube_problem *out, size_t cap,
 		  cube_validation_result *res)
 {
@@ -370,7 +487,8 @@ int cube_validate(const char *s, size_t len, cube_problem *out, size_t cap,
 	}
 	if (n >= 4) {
 		check_orbits(s, n, &rep);
-		r.unchecked = CV_UNCHECKED_EDGE_PAIRING | CV_UNCHECKED_PARITY;
+		check_wings(s, n, &rep);
+		r.unchecked = CV_UNCHECKED_PARITY;
 	}
 	if (rep.count == 0 && rot >= 0)
 		cubie__orientation(rot, &r.orient);

@@ -358,6 +358,28 @@ static void describe(const cube_problem *p, int n, char *out, size_t cap)
 	const char *d = p->detail;
 	int w = p->where;
 	int corner = w >= 0 && w < 8, edge = w >= 0 && w < 12;
+	int orbit;
+	char c1, c2;
+	if ((p->reason == CV_NO_SUCH_EDGE || p->reason == CV_DUPLICATE_EDGE) &&
+	    sscanf(d, "wing %d %c%c", &orbit, &c1, &c2) == 3 && n > 0 &&
+	    w >= 0) {
+		/* a wing of a big cube: where is the facelet of its sticker
+		 * on the first of its two faces in U R F D L B order */
+		long nn = (long)n * n;
+		char face = w / nn < 6 ? cube_face_letters[w / nn] : '?';
+		int row = (int)(w % nn / n), col = (int)(w % nn % n);
+		if (p->reason == CV_NO_SUCH_EDGE)
+			snprintf(out, cap,
+				 "%s: the wing of orbit %d at %c row %d, "
+				 "column %d shows %c%c",
+				 sentence, orbit, face, row, col, c1, c2);
+		else
+			snprintf(out, cap,
+				 "%s: the %c%c wing of orbit %d again (or "
+				 "flipped in place), at %c row %d, column %d",
+				 sentence, c1, c2, orbit, face, row, col);
+		return;
+	}
 	switch (p->reason) {
 	case CV_LENGTH:
 		snprintf(out, cap, "%s: it has %s", sentence, d);

@@ -303,9 +303,9 @@ static const unsigned char family_v[128] = {
 
 static int lookup_family(const char *s, size_t len)
 {
-	unsigned char c0 = (unsigned char)s[0];
-	if (len == 0 || len > 2 || c0 >= 128)
+	if (len == 0 || len > 2 || (unsigned char)s[0] >= 128)
 		return -1;
+	unsigned char c0 = (unsigned char)s[0];
 	if (len == 1)
 		return family_one[c0] - 1;
 	if (s[1] == 'w')

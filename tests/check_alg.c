@@ -349,6 +349,38 @@ START_TEST(token_reports)
 }
 END_TEST
 
+/* Found by fuzz_alg: a layer prefix ending the input ("2", "R 3") made
+ * the family lookup read one byte past it. The text sits in a buffer of
+ * exactly its length so that ASan can see such a read; gcc happens to
+ * move the load below the length check, so the clang build of `make
+ * fuzz` (which replays tests/fuzz/regress/alg) is the one that caught
+ * it. */
+START_TEST(prefix_at_end)
+{
+	static const struct {
+		const char *s;
+		size_t offset, token_len;
+	} cases[] = {
+		{"2", 0, 1}, {"R 3", 2, 1}, {"2-4", 0, 3}, {"R2 3-", 3, 2},
+		{"x 12", 2, 2},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		size_t len = strlen(cases[k].s);
+		char *exact = malloc(len);
+		ck_assert_ptr_nonnull(exact);
+		memcpy(exact, cases[k].s, len);
+		alg_node nodes[8];
+		alg_t a;
+		alg_error e;
+		ck_assert_int_eq(alg_parse(&a, nodes, 8, 5, exact, len, NULL, &e),
+				 ALG_ETOKEN);
+		ck_assert_uint_eq(e.offset, cases[k].offset);
+		ck_assert_uint_eq(e.token_len, cases[k].token_len);
+		free(exact);
+	}
+}
+END_TEST
+
 START_TEST(group_laws)
 {
 	const char *identities[][2] = {
@@ -392,6 +424,7 @@ Suite *alg_suite(void)
 	tcase_add_test(tc, buffers);
 	tcase_add_test(tc, token_reports);
 	tcase_add_test(tc, group_laws);
+	tcase_add_test(tc, prefix_at_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -381,6 +381,44 @@ START_TEST(prefix_at_end)
 }
 END_TEST
 
+/* Found by fuzz_alg (a timeout): brackets without moves, repeated, were
+ * accepted (no moves to count against the limit) and then walked
+ * repetition by repetition — "((()1000000)1000000)" ran for hours in
+ * alg_apply. The walk is now bounded like the moves; real algorithms,
+ * however deeply nested, are not affected. */
+START_TEST(empty_brackets_repeated)
+{
+	static const char *const refused[] = {
+		"((()1000000)1000000)",
+		"((.)1000000)1000000",
+		"[[., .]1000000: ()]1000000",
+		"R ((. .)1000000)1000000 U",
+	};
+	for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+		struct parsed p;
+		parse(&p, 3, refused[k], NULL);
+		ck_assert_msg(p.rc == ALG_ELONG, "%s: %s", refused[k],
+			      cube_errname(p.rc));
+		free(p.nodes);
+	}
+	static const char *const accepted[] = {
+		"(()1000000)",
+		"((((((((((R))))))))))100000",
+		"(R . . . . . . . . . . . . . . . . . . . .)100000",
+		"[R, U]25000",
+	};
+	for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
+		struct parsed p;
+		parse_ok(&p, 3, accepted[k]);
+		cube_t *c = malloc(cube_sizeof(3));
+		cube_init(c, 3);
+		ck_assert_int_eq(alg_apply(&p.a, c, 0), CUBE_OK);
+		free(c);
+		free(p.nodes);
+	}
+}
+END_TEST
+
 START_TEST(group_laws)
 {
 	const char *identities[][2] = {
@@ -425,6 +463,7 @@ Suite *alg_suite(void)
 	tcase_add_test(tc, token_reports);
 	tcase_add_test(tc, group_laws);
 	tcase_add_test(tc, prefix_at_end);
+	tcase_add_test(tc, empty_brackets_repeated);
 	suite_add_tcase(s, tc);
 	return s;
 }

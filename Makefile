@@ -140,8 +140,31 @@ fuzz: fuzz-build
 		bash tests/fuzz/run.sh $(FUZZ_BUILD) $$t $(FUZZ_S) || exit 1; \
 	done
 
+# The core Check suites under valgrind memcheck, one suite at a time in
+# one process each (CK_FORK=no, so memcheck sees every test): any error
+# or definite leak fails. Built without optimisation beyond -O1 and with
+# the suites' reduced loop counts for slow tools (SANITIZED=1, as under
+# ASan), fewer random states where the suites take a count from the
+# environment; about 15 minutes on 2 cores.
+MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern \
+		   solve beginner
+VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect
+
+memcheck:
+	$(MAKE) --no-print-directory BUILD=build-vg OPT="-O1 -DSANITIZED=1" \
+		build-vg/run_tests
+	@mkdir -p $(TABLES)
+	@for s in $(MEMCHECK_SUITES); do \
+		echo "memcheck: $$s"; \
+		CK_FORK=no CK_RUN_SUITE=$$s CUBED_GOLDEN=tests/golden \
+		CUBED_TABLES=$(TABLES) CUBED_MODEL_ITERS=100 \
+		CUBED_SOLVE_N=50 CUBED_BEGINNER_N=50 \
+		$(VALGRIND) build-vg/run_tests || exit 1; \
+	done
+
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-vg
 
 # Containers. docker-smoke builds docker/Dockerfile with podman on a
 # debootstrap'd bookworm base (no Docker engine or registry needed), runs

@@ -9,6 +9,9 @@
 #   make bench      benchmarks, one "name: value unit" line per figure
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
 #                   p99 latency, RSS at start and end (growth < 10 %)
+#   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
+#                   (clang, ASan + UBSan, separate build dir build-fuzz/)
+#   make memcheck   the core Check suites under valgrind memcheck
 
 CC      ?= cc
 BUILD   ?= build
@@ -25,6 +28,8 @@ LDLIBS  += -lpthread -lm
 CORE_SRC   := $(wildcard core/*.c)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC   := $(wildcard tests/*.c)
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 BENCH_SRC  := $(wildcard bench/*.c)
 
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -37,7 +42,8 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test contract sanitize bench soak clean deps
+.PHONY: all run test contract sanitize bench soak clean deps fuzz \
+	fuzz-build fuzz-replay memcheck
 
 all: $(BUILD)/cubed
 
@@ -65,9 +71,33 @@ run: deps
 	@mkdir -p data
 	$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
 
-test: $(BUILD)/cubed $(BUILD)/run_tests
+test: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+
+# The fuzz targets linked with a plain main (tests/fuzz/replay.c) instead
+# of libFuzzer: every committed corpus input and crash regression runs
+# through the target's laws with the ordinary compiler (and under the
+# sanitizers in `make sanitize`).
+FUZZ_CORE_NAMES := $(filter-out api,$(FUZZ_NAMES))
+
+$(BUILD)/fuzz-replay/fuzz_api: $(BUILD)/tests/fuzz/fuzz_api.o \
+		$(BUILD)/tests/fuzz/replay.o $(SERVER_OBJ) $(BUILD)/libcubecore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(FUZZ_CORE_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%): $(BUILD)/fuzz-replay/fuzz_%: \
+		$(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o \
+		$(BUILD)/libcubecore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz-replay: $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
+	@for t in $(FUZZ_NAMES); do \
+		dirs=tests/fuzz/corpus/$$t; \
+		[ -d tests/fuzz/regress/$$t ] && dirs="$$dirs tests/fuzz/regress/$$t"; \
+		$(BUILD)/fuzz-replay/fuzz_$$t $$dirs || exit 1; \
+	done
 
 # npm ci fails (and so does the target) if the packages cannot be had: the
 # check never skips itself.
@@ -90,9 +120,61 @@ SOAK_S ?= 60
 soak: $(BUILD)/cubed
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) SOAK_S=$(SOAK_S) bash bench/soak.sh $(BUILD)
+# libFuzzer: clang only. Core and server objects get the sanitizers and
+# libFuzzer's coverage instrumentation (fuzzer-no-link); each target is
+# linked with -fsanitize=fuzzer. tests/fuzz/run.sh runs one target for
+# FUZZ_S seconds over a scratch copy of its corpus and fails on any crash,
+# broken law, leak or timeout (the input is left in build-fuzz/artifacts/).
+FUZZ_S     ?= 30
+FUZZ_CC    ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SAN    = -fsanitize=address,undefined -fno-sanitize-recover=all
+
+fuzz-build:
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+		OPT="-O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		$(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/fuzz_api: $(BUILD)/tests/fuzz/fuzz_api.o $(SERVER_OBJ) \
+		$(BUILD)/libcubecore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(FUZZ_CORE_NAMES:%=$(BUILD)/fuzz/fuzz_%): $(BUILD)/fuzz/fuzz_%: \
+		$(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libcubecore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_NAMES); do \
+		bash tests/fuzz/run.sh $(FUZZ_BUILD) $$t $(FUZZ_S) || exit 1; \
+	done
+
+# The core Check suites under valgrind memcheck, one suite at a time in
+# one process each (CK_FORK=no, so memcheck sees every test): any error
+# or definite leak fails. Built without optimisation beyond -O1 and with
+# the suites' reduced loop counts for slow tools (SANITIZED=1, as under
+# ASan), fewer random states where the suites take a count from the
+# environment; about 15 minutes on 2 cores.
+MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern \
+		   solve beginner
+VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect
+
+memcheck:
+	$(MAKE) --no-print-directory BUILD=build-vg OPT="-O1 -DSANITIZED=1" \
+		build-vg/run_tests
+	@mkdir -p $(TABLES)
+	@for s in $(MEMCHECK_SUITES); do \
+		echo "memcheck: $$s"; \
+		CK_FORK=no CK_RUN_SUITE=$$s CUBED_GOLDEN=tests/golden \
+		CUBED_TABLES=$(TABLES) CUBED_MODEL_ITERS=100 \
+		CUBED_SOLVE_N=50 CUBED_BEGINNER_N=50 \
+		$(VALGRIND) build-vg/run_tests || exit 1; \
+	done
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz build-vg
 
 # Containers. docker-smoke builds docker/Dockerfile with podman on a
 # debootstrap'd bookworm base (no Docker engine or registry needed), runs

@@ -84,8 +84,12 @@ static uint64_t abs_amount(int32_t v)
 
 /* Expanded length and stickers moved, accumulated while parsing so the
  * limits are checked as each bracket closes. */
+/* What a unit costs: moves and stickers moved in its expansion, and the
+ * steps walking that expansion takes (alg_iter visits every move, pause
+ * and bracket of every repetition, so "((.)1000000)1000000" has no moves
+ * but 10¹² steps). */
 struct size {
-	uint64_t moves, work;
+	uint64_t moves, work, steps;
 };
 
 /* Layers of a family written without a prefix, for the parser's n:
@@ -303,9 +307,9 @@ static const unsigned char family_v[128] = {
 
 static int lookup_family(const char *s, size_t len)
 {
-	unsigned char c0 = (unsigned char)s[0];
-	if (len == 0 || len > 2 || c0 >= 128)
+	if (len == 0 || len > 2 || (unsigned char)s[0] >= 128)
 		return -1;
+	unsigned char c0 = (unsigned char)s[0];
 	if (len == 1)
 		return family_one[c0] - 1;
 	if (s[1] == 'w')
@@ -367,6 +371,7 @@ static int parse_plain_move(struct parser *p, int32_t *out, struct size *sz)
 		return 0;
 	p->pos = pos;
 	sz->moves = 1;
+	sz->steps = 1;
 	sz->work = nd.qt ? (uint64_t)(pl->hi - pl->lo + 1) * 4u * (uint64_t)p->n
 			 : 0;
 	*out = id;
@@ -452,6 +457,7 @@ static int parse_move(struct parser *p, int32_t *out, struct size *sz)
 	if (id < 0)
 		return fail(p, CUBE_ESPACE, start, 0);
 	sz->moves = 1;
+	sz->steps = 1;
 	sz->work = nd.qt ? (uint64_t)(b - a + 1) * 4u * (uint64_t)n : 0;
 	*out = id;
 	return CUBE_OK;
@@ -507,8 +513,19 @@ enum closer { CLOSE_EOF, CLOSE_PAREN, CLOSE_SEP, CLOSE_BRACKET };
 static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 		     enum closer until, size_t open_at, struct size *sz);
 
+/* Steps a walk may take: linear in the text, plus (max_depth + 1) per
+ * allowed move — every repetition of a bracket that holds a move yields
+ * one, and a move is at most max_depth brackets deep, so only pauses and
+ * brackets without moves, repeated, can need more. */
+static uint64_t max_steps(const struct parser *p)
+{
+	return sat_add(sat_mul(p->lim.max_moves, (uint64_t)p->lim.max_depth + 1),
+		       p->len);
+}
+
 /* A bracketed unit's size from its operands', checked against the move
- * limit: the innermost unit to pass the limit is the one reported. */
+ * limit (and the walk's, reported the same way): the innermost unit to
+ * pass the limit is the one reported. */
 static int bracket_size(struct parser *p, const alg_node *nd, struct size sa,
 			struct size sb, struct size *sz)
 {
@@ -523,7 +540,12 @@ static int bracket_size(struct parser *p, const alg_node *nd, struct size sa,
 			    times);
 	sz->work = sat_mul(sat_add(sat_mul(sa.work, wa), sat_mul(sb.work, wb)),
 			   times);
-	if (sz->moves > p->lim.max_moves)
+	sz->steps = sat_add(sat_mul(sat_add(sat_add(sat_mul(sa.steps, wa),
+						     sat_mul(sb.steps, wb)),
+					    1),
+				    times),
+			    1);
+	if (sz->moves > p->lim.max_moves || sz->steps > max_steps(p))
 		return fail(p, ALG_ELONG, nd->offset, 0);
 	return CUBE_OK;
 }
@@ -541,6 +563,7 @@ static int parse_unit(struct parser *p, int32_t *out, struct size *sz)
 		if (id < 0)
 			return fail(p, CUBE_ESPACE, start, 0);
 		sz->moves = sz->work = 0;
+		sz->steps = 1;
 		*out = id;
 		return CUBE_OK;
 	}
@@ -553,7 +576,7 @@ static int parse_unit(struct parser *p, int32_t *out, struct size *sz)
 	if (p->depth >= p->lim.max_depth)
 		return fail(p, ALG_EDEEP, start, 1);
 	alg_node nd = blank_node(c == '(' ? ALG_GROUP : ALG_COMM, start);
-	struct size sa = {0, 0}, sb = {0, 0};
+	struct size sa = {0, 0, 0}, sb = {0, 0, 0};
 	p->pos++;
 	p->depth++;
 	if (c == '(') {
@@ -591,7 +614,7 @@ static int parse_unit(struct parser *p, int32_t *out, struct size *sz)
 static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 		     enum closer until, size_t open_at, struct size *sz)
 {
-	struct size total = {0, 0};
+	struct size total = {0, 0, 0};
 	for (;;) {
 		skip_blank(p);
 		if (p->pos >= p->len) {
@@ -619,13 +642,14 @@ static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 			return fail(p, ALG_ESYNTAX, p->pos, 1);
 		}
 		int32_t id = -1;
-		struct size u = {0, 0};
+		struct size u = {0, 0, 0};
 		int rc = parse_unit(p, &id, &u);
 		if (rc < 0)
 			return rc;
 		append_child(p, first, last, id);
 		total.moves = sat_add(total.moves, u.moves);
 		total.work = sat_add(total.work, u.work);
+		total.steps = sat_add(total.steps, u.steps);
 		rc = check_separated(p);
 		if (rc < 0)
 			return rc;
@@ -785,7 +809,7 @@ int alg_parse(alg_t *a, alg_node *nodes, size_t cap, int n, const char *s,
 	nodes[rid].a_last = l;
 	a->length = t.moves;
 	a->work = t.work;
-	if (a->length > p.lim.max_moves)
+	if (a->length > p.lim.max_moves || t.steps > max_steps(&p))
 		return fail(&p, ALG_ELONG, 0, 0);
 	if (p.lim.max_work && a->work > p.lim.max_work)
 		return fail(&p, ALG_EWORK, 0, 0);

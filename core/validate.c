@@ -85,18 +85,30 @@ struct report {
 	int count;
 };
 
+/* Record a problem. out[] stays in the order of the reasons (and of
+ * discovery within one reason) whatever order the checks run in: the
+ * wings are read after the small cube's twist and parity, but their
+ * edge problems come before those. A full out[] keeps the first cap in
+ * that order. */
 static void add(struct report *r, int reason, int where, const char *detail)
 {
-	if ((size_t)r->count < r->cap) {
-		cube_problem *p = &r->out[r->count];
-		p->reason = reason;
-		p->where = where;
-		size_t k = 0;
-		for (; k + 1 < sizeof p->detail && detail[k]; k++)
-			p->detail[k] = detail[k];
-		p->detail[k] = '\0';
-	}
+	size_t held = (size_t)r->count < r->cap ? (size_t)r->count : r->cap;
+	size_t at = held;
+	while (at > 0 && r->out[at - 1].reason > reason)
+		at--;
 	r->count++;
+	if (at >= r->cap)
+		return;
+	size_t last = held < r->cap ? held : r->cap - 1;
+	for (size_t i = last; i > at; i--)
+		r->out[i] = r->out[i - 1];
+	cube_problem *p = &r->out[at];
+	p->reason = reason;
+	p->where = where;
+	size_t k = 0;
+	for (; k + 1 < sizeof p->detail && detail[k]; k++)
+		p->detail[k] = detail[k];
+	p->detail[k] = '\0';
 }
 
 /* ---------------------------------------------------------------- pieces */

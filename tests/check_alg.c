@@ -349,6 +349,76 @@ START_TEST(token_reports)
 }
 END_TEST
 
+/* Found by fuzz_alg: a layer prefix ending the input ("2", "R 3") made
+ * the family lookup read one byte past it. The text sits in a buffer of
+ * exactly its length so that ASan can see such a read; gcc happens to
+ * move the load below the length check, so the clang build of `make
+ * fuzz` (which replays tests/fuzz/regress/alg) is the one that caught
+ * it. */
+START_TEST(prefix_at_end)
+{
+	static const struct {
+		const char *s;
+		size_t offset, token_len;
+	} cases[] = {
+		{"2", 0, 1}, {"R 3", 2, 1}, {"2-4", 0, 3}, {"R2 3-", 3, 2},
+		{"x 12", 2, 2},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		size_t len = strlen(cases[k].s);
+		char *exact = malloc(len);
+		ck_assert_ptr_nonnull(exact);
+		memcpy(exact, cases[k].s, len);
+		alg_node nodes[8];
+		alg_t a;
+		alg_error e;
+		ck_assert_int_eq(alg_parse(&a, nodes, 8, 5, exact, len, NULL, &e),
+				 ALG_ETOKEN);
+		ck_assert_uint_eq(e.offset, cases[k].offset);
+		ck_assert_uint_eq(e.token_len, cases[k].token_len);
+		free(exact);
+	}
+}
+END_TEST
+
+/* Found by fuzz_alg (a timeout): brackets without moves, repeated, were
+ * accepted (no moves to count against the limit) and then walked
+ * repetition by repetition — "((()1000000)1000000)" ran for hours in
+ * alg_apply. The walk is now bounded like the moves; real algorithms,
+ * however deeply nested, are not affected. */
+START_TEST(empty_brackets_repeated)
+{
+	static const char *const refused[] = {
+		"((()1000000)1000000)",
+		"((.)1000000)1000000",
+		"[[., .]1000000: ()]1000000",
+		"R ((. .)1000000)1000000 U",
+	};
+	for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+		struct parsed p;
+		parse(&p, 3, refused[k], NULL);
+		ck_assert_msg(p.rc == ALG_ELONG, "%s: %s", refused[k],
+			      cube_errname(p.rc));
+		free(p.nodes);
+	}
+	static const char *const accepted[] = {
+		"(()1000000)",
+		"((((((((((R))))))))))100000",
+		"(R . . . . . . . . . . . . . . . . . . . .)100000",
+		"[R, U]25000",
+	};
+	for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
+		struct parsed p;
+		parse_ok(&p, 3, accepted[k]);
+		cube_t *c = malloc(cube_sizeof(3));
+		cube_init(c, 3);
+		ck_assert_int_eq(alg_apply(&p.a, c, 0), CUBE_OK);
+		free(c);
+		free(p.nodes);
+	}
+}
+END_TEST
+
 START_TEST(group_laws)
 {
 	const char *identities[][2] = {
@@ -392,6 +462,8 @@ Suite *alg_suite(void)
 	tcase_add_test(tc, buffers);
 	tcase_add_test(tc, token_reports);
 	tcase_add_test(tc, group_laws);
+	tcase_add_test(tc, prefix_at_end);
+	tcase_add_test(tc, empty_brackets_repeated);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -313,8 +313,8 @@ START_TEST(lone_flip_odd)
 }
 END_TEST
 
-/* An illegal state: reduce_solve refuses it, validation says why (when
- * want is not NULL: some wing states are caught by the solver alone). */
+/* An illegal state: reduce_solve refuses it, and validation says why
+ * (its first problem is want, when want is not NULL). */
 static void refused(cube_t *c, const char *want)
 {
 	int n = c->n;
@@ -361,19 +361,21 @@ START_TEST(illegal_states)
 		refused(c, "twist");
 		free(c);
 
-		/* a center sticker swapped with an edge sticker of another
-		 * colour: every colour still n² times, an orbit broken */
+		/* a center sticker swapped with a wing sticker of another
+		 * colour: every colour still n² times, an orbit broken and a
+		 * wing showing U twice (listed first: reasons in order) */
 		c = new_cube(n);
 		cube__set(c, CUBE_U, 1, 1, CUBE_F);
 		cube__set(c, CUBE_F, 0, 1, CUBE_U);
-		refused(c, "center_orbit");
+		refused(c, "no_such_edge");
 		free(c);
 
-		/* one wing flipped in place: counts and orbits fine */
+		/* one wing flipped in place: counts and orbits fine, the
+		 * wing orbit holds one piece twice */
 		c = new_cube(n);
 		cube__set(c, CUBE_U, n - 1, 1, CUBE_F);
 		cube__set(c, CUBE_F, 0, 1, CUBE_U);
-		refused(c, NULL);
+		refused(c, "duplicate_edge");
 		free(c);
 	}
 }

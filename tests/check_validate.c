@@ -358,13 +358,14 @@ START_TEST(problem_details)
 	char *f = facelets(c);
 	f[5] = 'F', f[2 * 16 + 1] = 'U'; /* U center ⇄ F's wing */
 	ck_assert_int_eq(cube_validate(f, 96, p, 16, &res), 2);
-	ck_assert_int_eq(p[0].reason, CV_CENTER_ORBIT);
-	ck_assert_int_eq(p[0].where, 5);
-	ck_assert_str_eq(p[0].detail, "U3R4F5D4L4B4");
-	/* the UF wing now shows U twice: named by its U sticker */
-	ck_assert_int_eq(p[1].reason, CV_NO_SUCH_EDGE);
-	ck_assert_int_eq(p[1].where, 13);
-	ck_assert_str_eq(p[1].detail, "wing 1 UU");
+	/* the UF wing now shows U twice: named by its U sticker; listed
+	 * first, in the order of the reasons */
+	ck_assert_int_eq(p[0].reason, CV_NO_SUCH_EDGE);
+	ck_assert_int_eq(p[0].where, 13);
+	ck_assert_str_eq(p[0].detail, "wing 1 UU");
+	ck_assert_int_eq(p[1].reason, CV_CENTER_ORBIT);
+	ck_assert_int_eq(p[1].where, 5);
+	ck_assert_str_eq(p[1].detail, "U3R4F5D4L4B4");
 	free(f);
 	free(c);
 }

@@ -155,7 +155,7 @@ fuzz: fuzz-build
 # or definite leak fails. Built without optimisation beyond -O1 and with
 # the suites' reduced loop counts for slow tools (SANITIZED=1, as under
 # ASan), fewer random states where the suites take a count from the
-# environment; about 15 minutes on 2 cores.
+# environment; about 10 minutes on 2 shared cores.
 MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern \
 		   solve beginner
 VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \

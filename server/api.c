@@ -555,7 +555,9 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 	if (code == ALG_ELONG) {
 		p = problem_reply(rp, PROBLEM_LIMIT_EXCEEDED, cube_errname(code),
 				  "the moves expand to more than %" PRIu64
-				  " moves, the server's limit per request",
+				  " moves, the server's limit per request (or "
+				  "repeat pauses or empty brackets past the walk "
+				  "that limit allows)",
 				  lim->max_moves);
 		json_object_set_new(p, "limit",
 				    json_integer(api__clamp_int(lim->max_moves)));

@@ -1271,6 +1271,7 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	if (rp->pending) {
 		/* answered by api_finish, which keeps the answer then */
 		rp->pending->idem = idem;
+		rp->pending->im = cfg->idem;
 		memcpy(rp->pending->scope, scope, sizeof scope);
 		return;
 	}
@@ -1296,5 +1297,7 @@ void api_pending_free(struct api_pending *p)
 		return;
 	if (p->sp)
 		sessions_write_abandon(p->sp);
+	if (p->idem && p->im) /* nobody got an answer: a retry may run */
+		idem_abort(p->im, p->scope);
 	free(p);
 }

@@ -68,6 +68,7 @@ struct api_pending {
 	int kind;          /* enum ses_write_kind */
 	int idem;          /* keep the answer under scope */
 	unsigned char scope[32];
+	struct idem *im;   /* where, so that an abandoned request lets go */
 };
 
 /* The reply of a finished pending session write. */

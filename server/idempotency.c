@@ -101,7 +101,9 @@ static void expire(struct idem *im, int64_t now)
 		int expired = now - r->created_ms >= im->ttl_ms;
 		if (!expired && im->count < im->max)
 			break;
-		if (r->done)
+		/* a request still running a whole TTL after it began is one
+		 * whose answer never came back: forget it too */
+		if (r->done || expired)
 			drop(im, r);
 		r = next;
 	}

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "idempotency.h"
 #include "suites.h"
 
 static const struct api_config cfg = {
@@ -341,6 +342,58 @@ START_TEST(invalid_cube_problem)
 }
 END_TEST
 
+/* Idempotency-Key records: a kept answer comes back, a different request
+ * with the key is refused, a running one is reported, an aborted one
+ * runs again, and the table keeps at most its maximum of answers. */
+START_TEST(idempotency_records)
+{
+	struct idem *im = idem_new(2, 3600 * 1000);
+	ck_assert_ptr_nonnull(im);
+	uint8_t k1[32] = {1}, k2[32] = {2}, k3[32] = {3}, pa[32] = {7},
+		pb[32] = {8};
+	struct api_reply rp;
+	api_reply_init(&rp);
+	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_IN_FLIGHT);
+	api_reply_json(&rp, 201, json_pack("{s:i}", "version", 3));
+	api_reply_header(&rp, "ETag", "\"v3\"");
+	idem_finish(im, k1, &rp);
+	api_reply_free(&rp);
+
+	api_reply_init(&rp);
+	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_REPLAY);
+	ck_assert_int_eq(rp.status, 201);
+	ck_assert_int_eq(rp.nheaders, 1);
+	ck_assert_str_eq(rp.headers[0].value, "\"v3\"");
+	ck_assert_int_eq((int)rp.raw_len, 13);
+	ck_assert(memcmp(rp.raw, "{\"version\":3}", 13) == 0);
+	api_reply_free(&rp);
+	api_reply_init(&rp);
+	ck_assert_int_eq(idem_begin(im, k1, pb, &rp), IDEM_MISMATCH);
+
+	ck_assert_int_eq(idem_begin(im, k2, pa, &rp), IDEM_NEW);
+	idem_abort(im, k2);
+	ck_assert_int_eq(idem_begin(im, k2, pa, &rp), IDEM_NEW);
+	api_reply_json(&rp, 200, json_object());
+	idem_finish(im, k2, &rp);
+	api_reply_free(&rp);
+	ck_assert_uint_eq(idem_count(im), 2);
+	/* a third answer: the oldest goes */
+	api_reply_init(&rp);
+	ck_assert_int_eq(idem_begin(im, k3, pa, &rp), IDEM_NEW);
+	ck_assert_uint_eq(idem_count(im), 2);
+	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
+	idem_free(im);
+
+	/* a request still running after the TTL is forgotten */
+	im = idem_new(10, 0);
+	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
+	idem_free(im);
+	api_reply_free(&rp);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -352,6 +405,7 @@ Suite *api_suite(void)
 	tcase_add_test(tc, include_matrix);
 	tcase_add_test(tc, every_orientation);
 	tcase_add_test(tc, invalid_cube_problem);
+	tcase_add_test(tc, idempotency_records);
 	suite_add_tcase(s, tc);
 	return s;
 }

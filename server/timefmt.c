@@ -41,3 +41,10 @@ void timefmt_iso_ms(int64_t ms, char *out)
 	out[23] = 'Z';
 	out[24] = '\0';
 }
+
+json_t *timefmt_json(int64_t ms)
+{
+	char buf[TIMEFMT_LEN + 1];
+	timefmt_iso_ms(ms, buf);
+	return json_stringn(buf, TIMEFMT_LEN);
+}

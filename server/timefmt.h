@@ -6,10 +6,15 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #define TIMEFMT_LEN 24 /* characters, without the NUL */
 
 /* Write the text and a NUL to out (at least TIMEFMT_LEN + 1 bytes) for
  * ms >= 0 (before 10000-01-01). */
 void timefmt_iso_ms(int64_t ms, char *out);
+
+/* The same text as a JSON string (NULL if memory ran out). */
+json_t *timefmt_json(int64_t ms);
 
 #endif

@@ -19,6 +19,7 @@
 #define RING_BYTES ((size_t)8 << 20) /* and at most this many bytes */
 #define REPLAY_PAGE 64             /* events read from the store at once */
 #define PRESENCE_MS 200            /* presence changes are sent this often */
+#define CHANNEL_BUCKETS 1024       /* hash buckets of the channel table */
 
 struct entry {
 	int64_t version;   /* -1: an event without an id (presence, solve) */
@@ -38,7 +39,7 @@ struct channel {
 	int nwatchers, presence_sent;
 	int deleted;              /* the session is gone: end after draining */
 	struct watcher *watchers;
-	struct channel *next;     /* hub list */
+	struct channel *next;     /* hash chain */
 };
 
 enum wmode { W_REPLAY, W_LIVE };
@@ -69,7 +70,9 @@ struct watcher {
 struct events {
 	struct events_config cfg;
 	pthread_mutex_t lock;
-	struct channel *channels;
+	/* channels by session id: every write and every session reply looks
+	 * its session up here */
+	struct channel *channels[CHANNEL_BUCKETS];
 	size_t nwatchers;
 	int closing, stop;
 	pthread_t ticker;
@@ -84,12 +87,6 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static json_t *iso_time(int64_t ms)
-{
-	char buf[TIMEFMT_LEN + 1];
-	timefmt_iso_ms(ms, buf);
-	return json_stringn(buf, TIMEFMT_LEN);
-}
 
 /* "id: V\nevent: type\ndata: {json}\n\n" (no id line when version < 0);
  * malloc'd, *len its length, NULL if memory ran out. */
@@ -123,7 +120,7 @@ static json_t *event_json(const struct events *ev, const struct session_event *e
 			      e->moves ? e->moves : "", "actor",
 			      e->actor && e->actor[0] ? json_string(e->actor)
 						      : json_null(),
-			      "created_at", iso_time(e->created_at));
+			      "created_at", timefmt_json(e->created_at));
 	if (o && e->facelets && e->size <= ev->cfg.facelets_max_n)
 		json_object_set_new(o, "facelets", json_string(e->facelets));
 	if (o && e->method)
@@ -133,9 +130,17 @@ static json_t *event_json(const struct events *ev, const struct session_event *e
 
 /* ------------------------------------------------------------- channels */
 
+static struct channel **bucket(struct events *ev, const char *id)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const char *p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return &ev->channels[h % CHANNEL_BUCKETS];
+}
+
 static struct channel *find(struct events *ev, const char *id)
 {
-	for (struct channel *c = ev->channels; c; c = c->next)
+	for (struct channel *c = *bucket(ev, id); c; c = c->next)
 		if (strcmp(c->id, id) == 0)
 			return c;
 	return NULL;
@@ -211,7 +216,7 @@ void events_publish(void *ctx, const struct session_event *e)
 	if (strcmp(e->type, "delete") == 0) {
 		buf = sse_format(-1, "delete",
 				 json_pack("{s:s, s:o}", "type", "delete",
-					   "created_at", iso_time(e->created_at)),
+					   "created_at", timefmt_json(e->created_at)),
 				 &len);
 	} else {
 		/* a solve changes no version: no id, so Last-Event-ID stays */
@@ -313,8 +318,9 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		snprintf(c->id, sizeof c->id, "%s", id);
 		pthread_mutex_init(&c->lock, NULL);
 		c->last_version = -1;
-		c->next = ev->channels;
-		ev->channels = c;
+		struct channel **b = bucket(ev, id);
+		c->next = *b;
+		*b = c;
 	}
 	pthread_mutex_lock(&c->lock);
 	w->ch = c;
@@ -396,7 +402,7 @@ void events_detach(struct watcher *w)
 	ev->nwatchers--;
 	ev->stats.watchers = ev->nwatchers;
 	if (c->watchers == NULL) {
-		struct channel **p = &ev->channels;
+		struct channel **p = bucket(ev, c->id);
 		while (*p != c)
 			p = &(*p)->next;
 		*p = c->next;
@@ -647,7 +653,8 @@ static void *ticker_main(void *arg)
 		if (ev->stop)
 			break;
 		int64_t now = mono_ms();
-		for (struct channel *c = ev->channels; c; c = c->next) {
+		for (int bi = 0; bi < CHANNEL_BUCKETS; bi++)
+		for (struct channel *c = ev->channels[bi]; c; c = c->next) {
 			pthread_mutex_lock(&c->lock);
 			if (c->nwatchers != c->presence_sent) {
 				size_t len;
@@ -708,7 +715,8 @@ void events_shutdown(struct events *ev, unsigned wait_ms)
 {
 	pthread_mutex_lock(&ev->lock);
 	ev->closing = 1;
-	for (struct channel *c = ev->channels; c; c = c->next) {
+	for (int bi = 0; bi < CHANNEL_BUCKETS; bi++)
+	for (struct channel *c = ev->channels[bi]; c; c = c->next) {
 		pthread_mutex_lock(&c->lock);
 		for (struct watcher *w = c->watchers; w; w = w->next)
 			wake_locked(w);
@@ -738,9 +746,10 @@ void events_close(struct events *ev)
 	pthread_join(ev->ticker, NULL);
 	/* streams still attached belong to connections the HTTP server has
 	 * closed by now; their watchers were detached with them */
-	while (ev->channels) {
-		struct channel *c = ev->channels;
-		ev->channels = c->next;
+	for (int bi = 0; bi < CHANNEL_BUCKETS; bi++)
+	while (ev->channels[bi]) {
+		struct channel *c = ev->channels[bi];
+		ev->channels[bi] = c->next;
 		while (c->watchers) {
 			struct watcher *w = c->watchers;
 			c->watchers = w->next;

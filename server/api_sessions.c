@@ -103,12 +103,6 @@ static int64_t if_match_version(const struct api_request *rq)
 
 /* ---- replies ---------------------------------------------------------- */
 
-static json_t *iso_time(int64_t ms)
-{
-	char buf[TIMEFMT_LEN + 1];
-	timefmt_iso_ms(ms, buf);
-	return json_stringn(buf, TIMEFMT_LEN);
-}
 
 static void set_etag(struct api_reply *rp, int64_t version)
 {
@@ -198,8 +192,8 @@ static json_t *session_json(const struct api_config *cfg,
 			      "id", v->id, "size", v->size, "version",
 			      (json_int_t)v->version, "title",
 			      v->title ? json_string(v->title) : json_null(),
-			      "created_at", iso_time(v->created_at),
-			      "updated_at", iso_time(v->updated_at),
+			      "created_at", timefmt_json(v->created_at),
+			      "updated_at", timefmt_json(v->updated_at),
 			      "visibility", v->is_private ? "private" : "public",
 			      "can_undo", v->can_undo, "can_redo", v->can_redo,
 			      "watchers",
@@ -677,7 +671,7 @@ static void written_reply(const struct api_config *cfg,
 			json_pack("{s:I, s:s, s:s, s:s, s:o}", "version",
 				  (json_int_t)v->version, "type", names[kind],
 				  "moves", text ? text : "", "actor", v->actor,
-				  "created_at", iso_time(v->updated_at)));
+				  "created_at", timefmt_json(v->updated_at)));
 		api_reply_json(rp, 200, o);
 		set_etag(rp, v->version);
 	}
@@ -827,7 +821,7 @@ void api__session_history(const struct api_config *cfg,
 				       "actor",
 				       ev[i].actor ? json_string(ev[i].actor)
 						   : json_null(),
-				       "created_at", iso_time(ev[i].created_at)));
+				       "created_at", timefmt_json(ev[i].created_at)));
 	}
 	json_t *next = k > limit ? json_integer(ev[shown - 1].version)
 				 : json_null();
@@ -948,8 +942,8 @@ static json_t *token_json(const struct store_token *t)
 {
 	return json_pack("{s:I, s:s, s:s, s:o, s:o}", "id", (json_int_t)t->id,
 			 "role", t->role, "name", t->name, "created_at",
-			 iso_time(t->created_at), "revoked_at",
-			 t->revoked_at ? iso_time(t->revoked_at) : json_null());
+			 timefmt_json(t->created_at), "revoked_at",
+			 t->revoked_at ? timefmt_json(t->revoked_at) : json_null());
 }
 
 /* A token name: 1 to 40 of letters, digits, '-', '_', '.', not "owner". */

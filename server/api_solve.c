@@ -791,12 +791,6 @@ void api__get_scramble(const struct api_config *cfg,
 
 /* ---- session solves --------------------------------------------------- */
 
-static json_t *iso_time(int64_t ms)
-{
-	char buf[TIMEFMT_LEN + 1];
-	timefmt_iso_ms(ms, buf);
-	return json_stringn(buf, TIMEFMT_LEN);
-}
 
 static json_t *solve_json(const char *sid, const struct store_solve *s)
 {
@@ -805,7 +799,7 @@ static json_t *solve_json(const char *sid, const struct store_solve *s)
 			 (json_int_t)s->version, "method", s->method,
 			 "solution", s->solution, "length", s->length,
 			 "elapsed_ms", s->elapsed_ms, "created_at",
-			 iso_time(s->created_at));
+			 timefmt_json(s->created_at));
 }
 
 /* The session, or a problem (404 also for a private one without its

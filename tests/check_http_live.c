@@ -555,12 +555,7 @@ START_TEST(state_presence_heartbeat_delete)
 	ck_assert_msg(e.comment && strcmp(e.data, " ping") == 0, "got %s %s",
 		      e.type, e.data);
 	sse_event_free(&e);
-	/* a solve is an event without an id: Last-Event-ID stays */
-	char solve[192];
-	snprintf(solve, sizeof solve, "%s/solve", s.path);
 	http_response r;
-	call(&r, srv.port, "POST", solve, s.token, NULL, NULL);
-	http_response_free(&r); /* 503 here: --solver 0 */
 	/* deleting the session ends its streams after a delete event */
 	call(&r, srv.port, "DELETE", s.path, s.token, NULL, NULL);
 	ck_assert_int_eq(r.status, 204);
@@ -571,6 +566,69 @@ START_TEST(state_presence_heartbeat_delete)
 	ck_assert_msg(sse_next(&a, &e, 5000) == 0, "stream not ended: %s",
 		      a.error);
 	sse_close(&a);
+}
+END_TEST
+
+/* A stored solve reaches watchers as a "solve" event without an id (it
+ * makes no version, so a browser's Last-Event-ID stays), with the method,
+ * the solution as moves, and the state solved. */
+START_TEST(solve_event)
+{
+	server own;
+	if (server_start(&own, NULL, NULL, start_error, sizeof start_error) < 0)
+		ck_abort_msg("cannot start the server: %s", start_error);
+	int port = srv.port;
+	srv.port = own.port;
+	/* the 2×2 table: loaded from $CUBED_TABLES, or built (a second) */
+	int ready = 0;
+	for (int i = 0; i < 1200 && !ready; i++) {
+		json_t *j = expect_json(own.port, "GET", "/readyz", NULL, NULL,
+					NULL, 200, NULL);
+		json_t *t = json_object_get(json_object_get(j, "solver"), "2x2");
+		const char *st = json_string_value(json_object_get(t, "tables"));
+		ready = st && strcmp(st, "ready") == 0;
+		json_decref(j);
+		if (!ready)
+			test_sleep_ms(100);
+	}
+	ck_assert_msg(ready, "the 2×2 solver tables never got ready");
+	ses s;
+	json_decref(create(own.port, "{\"size\": 2, \"scramble\": \"R U\"}",
+			   &s));
+	char path[192];
+	snprintf(path, sizeof path, "%s/events", s.path);
+	sse_client w;
+	ck_assert_msg(sse_open(&w, own.port, path, NULL, 5000, 0) == 0, "%s",
+		      w.error);
+	sse_event e;
+	next_event(&w, &e, "state");
+	ck_assert_str_eq(e.type, "state");
+	json_t *st = json_loads(e.data, 0, NULL);
+	char *before = strdup(sget(st, "facelets"));
+	json_decref(st);
+	sse_event_free(&e);
+	snprintf(path, sizeof path, "%s/solve", s.path);
+	json_t *sv = expect_json(own.port, "POST", path, s.token, NULL, NULL,
+				 201, NULL);
+	next_event(&w, &e, "solve");
+	ck_assert_str_eq(e.type, "solve");
+	ck_assert_str_eq(e.id, "");
+	json_t *d = json_loads(e.data, 0, NULL);
+	ck_assert_int_eq(iget(d, "version"), 0);
+	ck_assert_str_eq(sget(d, "method"), sget(sv, "method"));
+	ck_assert_str_eq(sget(d, "moves"), sget(sv, "solution"));
+	ck_assert_str_eq(sget(d, "facelets"), before);
+	/* and the solution does solve it */
+	char *after = apply(own.port, before, sget(d, "moves"));
+	ck_assert_str_eq(after, "UUUURRRRFFFFDDDDLLLLBBBB");
+	free(after);
+	free(before);
+	json_decref(d);
+	json_decref(sv);
+	sse_event_free(&e);
+	sse_close(&w);
+	srv.port = port;
+	server_stop(&own, 1);
 }
 END_TEST
 
@@ -679,6 +737,7 @@ Suite *http_live_suite(void)
 	tcase_add_test(tc, many_watchers_in_order);
 	tcase_add_test(tc, replay_after_last_event_id);
 	tcase_add_test(tc, state_presence_heartbeat_delete);
+	tcase_add_test(tc, solve_event);
 	tcase_add_test(tc, slow_watcher_cut_off);
 	tcase_add_test(tc, shutdown_ends_streams);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include "cube_internal.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 enum fam_kind { FAM_FACE, FAM_WIDE, FAM_SLICE, FAM_WSLICE, FAM_ROT };
@@ -98,6 +99,8 @@ struct plain_layers {
 	uint16_t lo, hi;
 	int16_t err;
 	int8_t qt_sign;
+	uint8_t axis;
+	uint32_t width; /* hi - lo + 1 */
 };
 
 struct parser {
@@ -114,12 +117,16 @@ struct parser {
 };
 
 /* Character classes, one table lookup per byte. */
-enum { C_SPACE = 1, C_DIGIT = 2, C_ALPHA = 4, C_DELIM = 8 };
+/* C_AFTER: may end a unit (what check_separated accepts, "//" aside). */
+enum { C_SPACE = 1, C_DIGIT = 2, C_ALPHA = 4, C_DELIM = 8, C_AFTER = 16 };
 static const unsigned char cclass[256] = {
-	[' '] = C_SPACE | C_DELIM, ['\t'] = C_SPACE | C_DELIM,
-	['\n'] = C_SPACE | C_DELIM, ['\r'] = C_SPACE | C_DELIM,
-	['('] = C_DELIM, [')'] = C_DELIM, ['['] = C_DELIM, [']'] = C_DELIM,
-	[','] = C_DELIM, [':'] = C_DELIM,
+	[' '] = C_SPACE | C_DELIM | C_AFTER,
+	['\t'] = C_SPACE | C_DELIM | C_AFTER,
+	['\n'] = C_SPACE | C_DELIM | C_AFTER,
+	['\r'] = C_SPACE | C_DELIM | C_AFTER,
+	['('] = C_DELIM, [')'] = C_DELIM | C_AFTER, ['['] = C_DELIM,
+	[']'] = C_DELIM | C_AFTER, [','] = C_DELIM | C_AFTER,
+	[':'] = C_DELIM | C_AFTER,
 	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT,
 	['4'] = C_DIGIT, ['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT,
 	['8'] = C_DIGIT, ['9'] = C_DIGIT,
@@ -220,6 +227,7 @@ static alg_node blank_node(int kind, size_t offset)
 		.lo = 0, .hi = 0, .outer = 0, .inner = 0, .amount = 1,
 		.offset = (uint32_t)offset, .next = -1, .prev = -1,
 		.a_first = -1, .a_last = -1, .b_first = -1, .b_last = -1,
+		.run = 0, .pad = 0,
 	};
 	return nd;
 }
@@ -317,65 +325,6 @@ static int lookup_family(const char *s, size_t len)
 	if (s[1] == 'v')
 		return family_v[c0] - 1;
 	return -1;
-}
-
-/* The usual move: one or two letters, an optional one-digit amount and an
- * optional prime, no layer prefix. Returns 1 with the node stored, 0 to let
- * parse_move handle it (prefixes, long amounts, unknown tokens, errors). */
-static int parse_plain_move(struct parser *p, int32_t *out, struct size *sz)
-{
-	const char *s = p->s;
-	size_t len = p->len, start = p->pos, pos = start;
-	unsigned char c0 = (unsigned char)s[pos];
-	if (c0 >= 128 || (!family_one[c0] && !family_w[c0]))
-		return 0;
-	unsigned char c1 = (unsigned char)at(p, pos + 1);
-	int fi;
-	if (c1 == 'w' && family_w[c0]) {
-		fi = family_w[c0] - 1;
-		pos += 2;
-	} else if (c1 == 'v' && family_v[c0]) {
-		fi = family_v[c0] - 1;
-		pos += 2;
-	} else {
-		fi = family_one[c0] - 1;
-		pos += 1;
-	}
-	if (fi < 0 || (pos < len && is_class(s[pos], C_ALPHA)))
-		return 0;
-	const struct plain_layers *pl = &p->plain[fi];
-	if (pl->err)
-		return 0;
-	/* amount: one digit or none, then maybe a prime, without branches */
-	unsigned d = (unsigned char)at(p, pos) - (unsigned)'0';
-	unsigned isd = (d < 10) & (pos < len);
-	pos += isd;
-	if (pos < len && is_class(s[pos], C_DIGIT))
-		return 0; /* two or more digits */
-	int32_t v = (int32_t)(isd * d + (1 - isd));
-	if ((uint32_t)v > p->lim.max_amount)
-		return 0;
-	unsigned isp = (at(p, pos) == '\'') & (pos < len);
-	pos += isp;
-	v = v * (1 - 2 * (int32_t)isp);
-
-	alg_node nd = blank_node(ALG_MOVE, start);
-	nd.family = (uint8_t)fi;
-	nd.axis = families[fi].axis;
-	nd.amount = v;
-	nd.lo = pl->lo;
-	nd.hi = pl->hi;
-	nd.qt = (uint8_t)((v * pl->qt_sign) & 3); /* two's complement: mod 4 */
-	int32_t id = add_node(p, &nd);
-	if (id < 0)
-		return 0;
-	p->pos = pos;
-	sz->moves = 1;
-	sz->steps = 1;
-	sz->work = nd.qt ? (uint64_t)(pl->hi - pl->lo + 1) * 4u * (uint64_t)p->n
-			 : 0;
-	*out = id;
-	return 1;
 }
 
 static int parse_move(struct parser *p, int32_t *out, struct size *sz)
@@ -495,14 +444,18 @@ static void plain_layers_init(struct plain_layers *pl, int n)
 		}
 		pl[k].err = (int16_t)err;
 		pl[k].qt_sign = fam->dir;
+		pl[k].axis = fam->axis;
+		pl[k].width = 1;
 		if (err) {
 			pl[k].lo = pl[k].hi = 0;
 		} else if (fam->dir > 0) {
 			pl[k].lo = (uint16_t)(a - 1);
 			pl[k].hi = (uint16_t)(b - 1);
+			pl[k].width = b - a + 1;
 		} else {
 			pl[k].lo = (uint16_t)((uint32_t)n - b);
 			pl[k].hi = (uint16_t)((uint32_t)n - a);
+			pl[k].width = b - a + 1;
 		}
 	}
 }
@@ -567,11 +520,8 @@ static int parse_unit(struct parser *p, int32_t *out, struct size *sz)
 		*out = id;
 		return CUBE_OK;
 	}
-	if (c != '(' && c != '[') {
-		if (parse_plain_move(p, out, sz))
-			return CUBE_OK;
+	if (c != '(' && c != '[')
 		return parse_move(p, out, sz);
-	}
 
 	if (p->depth >= p->lim.max_depth)
 		return fail(p, ALG_EDEEP, start, 1);
@@ -611,42 +561,190 @@ static int parse_unit(struct parser *p, int32_t *out, struct size *sz)
 	return CUBE_OK;
 }
 
+/* A run of sibling moves being built (see alg_node.run). */
+struct run {
+	int32_t first, len;
+};
+
+static void run_close(struct parser *p, struct run *r)
+{
+	if (r->len) {
+		p->nodes[r->first].run = (uint16_t)r->len;
+		p->nodes[r->first + r->len - 1].run = (uint16_t)r->len;
+	}
+	r->len = 0;
+}
+
+/* Sibling id was just appended: extend the run or start another. */
+static void run_add(struct parser *p, struct run *r, int32_t id)
+{
+	if (p->nodes[id].kind != ALG_MOVE) {
+		run_close(p, r);
+		return;
+	}
+	if (r->len && (id != r->first + r->len || r->len == UINT16_MAX))
+		run_close(p, r);
+	if (!r->len)
+		r->first = id;
+	r->len++;
+}
+
+/* Bytes the fast loop reads from a move's first byte: a token of at most
+ * four ("Rw2'"), its separator, the second '/' of a comment, and the rest
+ * of one 8-byte load. */
+#define FAST_SLACK 8
+
+/* Eight bytes from s, the first in the low byte (one load on common
+ * compilers, whatever the byte order). */
+static inline uint64_t load8(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	return (uint64_t)u[0] | (uint64_t)u[1] << 8 | (uint64_t)u[2] << 16 |
+	       (uint64_t)u[3] << 24 | (uint64_t)u[4] << 32 |
+	       (uint64_t)u[5] << 40 | (uint64_t)u[6] << 48 |
+	       (uint64_t)u[7] << 56;
+}
+
+/* The common case in bulk: plain moves (no prefix, no amount past 9)
+ * separated by spaces, at least FAST_SLACK bytes from the end. Parses as
+ * many as it can, appending them to the sequence and the run, and stops
+ * before anything else (or anything wrong), which the general path then
+ * reads: it never reports an error itself. Each move is read from one
+ * 8-byte load with shifts, and written whole, linked to its neighbours by
+ * position (the ends are mended after the loop), so that little but the
+ * position carries from one move to the next. */
+static void parse_fast(struct parser *p, int32_t *first, int32_t *last,
+		       struct run *r, struct size *total)
+{
+	const char *s = p->s;
+	size_t pos = p->pos, len = p->len;
+	alg_node *nodes = p->nodes;
+	const struct plain_layers *plain = p->plain;
+	int32_t count0 = p->count, count = count0, cap = p->cap;
+	uint64_t layers = 0; /* layers turned by moves that turn */
+	if (p->lim.max_amount < 9)
+		return; /* amounts need checking: the general path's job */
+	while (pos < len && s[pos] == ' ')
+		pos++;
+	while (pos + FAST_SLACK <= len && count < cap) {
+		uint64_t w = load8(s + pos);
+		unsigned c0 = (unsigned)(w & 0xff), c1 = (unsigned)(w >> 8 & 0xff);
+		if (c0 >= 128)
+			break;
+		int fi;
+		unsigned k = 1;
+		if (c1 == 'w' && family_w[c0]) {
+			fi = family_w[c0] - 1;
+			k = 2;
+		} else if (c1 == 'v' && family_v[c0]) {
+			fi = family_v[c0] - 1;
+			k = 2;
+		} else {
+			fi = family_one[c0] - 1;
+		}
+		if (fi < 0)
+			break;
+		const struct plain_layers *pl = &plain[fi];
+		/* amount: one digit or none, then maybe a prime, no branches */
+		uint64_t rest = w >> (8 * k);
+		unsigned d = (unsigned)(rest & 0xff) - (unsigned)'0';
+		unsigned isd = d < 10;
+		rest >>= 8 * isd;
+		int32_t v = (int32_t)(isd * d + (1 - isd));
+		unsigned isp = (rest & 0xff) == '\'';
+		rest >>= 8 * isp;
+		unsigned c = (unsigned)(rest & 0xff);
+		/* a separator must follow: blank, closer, ',' ':' or "//" */
+		if (pl->err || !(is_class((char)c, C_AFTER) ||
+				(c == '/' && (rest >> 8 & 0xff) == '/')))
+			break;
+		v = v * (1 - 2 * (int32_t)isp);
+		alg_node nd = blank_node(ALG_MOVE, pos);
+		nd.family = (uint8_t)fi;
+		nd.axis = pl->axis;
+		nd.amount = v;
+		nd.lo = pl->lo;
+		nd.hi = pl->hi;
+		nd.qt = (uint8_t)((v * pl->qt_sign) & 3);
+		nd.prev = count - 1;
+		nd.next = count + 1;
+		nodes[count++] = nd;
+		layers += pl->width & -(uint32_t)(nd.qt != 0);
+		/* past the token, and its separator if that is a space */
+		pos += k + isd + isp + (c == ' ');
+		while (pos < len && s[pos] == ' ')
+			pos++;
+	}
+	p->pos = pos;
+	p->count = count;
+	int32_t got = count - count0;
+	if (!got)
+		return;
+	/* mend the ends: the first links back to the sequence, the last
+	 * ends it */
+	nodes[count0].prev = *last;
+	if (*last >= 0)
+		nodes[*last].next = count0;
+	else
+		*first = count0;
+	nodes[count - 1].next = -1;
+	*last = count - 1;
+	/* the run: these moves continue the open one if it ends right
+	 * before them (a move parsed by the general path), in pieces of at
+	 * most UINT16_MAX */
+	if (r->len && r->first + r->len != count0)
+		run_close(p, r);
+	int32_t from = count0;
+	if (r->len) {
+		from = r->first;
+		r->len = 0;
+	}
+	while (count - from > UINT16_MAX) {
+		nodes[from].run = nodes[from + UINT16_MAX - 1].run = UINT16_MAX;
+		from += UINT16_MAX;
+	}
+	r->first = from;
+	r->len = count - from;
+	total->moves = sat_add(total->moves, (uint64_t)got);
+	total->steps = sat_add(total->steps, (uint64_t)got);
+	total->work = sat_add(total->work, layers * 4u * (uint64_t)p->n);
+}
+
 static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 		     enum closer until, size_t open_at, struct size *sz)
 {
 	struct size total = {0, 0, 0};
+	struct run r = {-1, 0};
+	int rc;
 	for (;;) {
+		parse_fast(p, first, last, &r, &total);
 		skip_blank(p);
 		if (p->pos >= p->len) {
 			if (until != CLOSE_EOF)
 				return fail(p, ALG_EBRACKET, open_at, 1);
-			*sz = total;
-			return CUBE_OK;
+			break;
 		}
 		char c = p->s[p->pos];
 		if (c == ')' || c == ']') {
 			if ((c == ')' && until == CLOSE_PAREN) ||
-			    (c == ']' && until == CLOSE_BRACKET)) {
-				*sz = total;
-				return CUBE_OK;
-			}
+			    (c == ']' && until == CLOSE_BRACKET))
+				break;
 			if (c == ']' && until == CLOSE_SEP)
 				return fail(p, ALG_ESYNTAX, p->pos, 1);
 			return fail(p, ALG_EBRACKET, p->pos, 1);
 		}
 		if (c == ',' || c == ':') {
-			if (until == CLOSE_SEP) {
-				*sz = total;
-				return CUBE_OK;
-			}
+			if (until == CLOSE_SEP)
+				break;
 			return fail(p, ALG_ESYNTAX, p->pos, 1);
 		}
 		int32_t id = -1;
 		struct size u = {0, 0, 0};
-		int rc = parse_unit(p, &id, &u);
+		rc = parse_unit(p, &id, &u);
 		if (rc < 0)
 			return rc;
 		append_child(p, first, last, id);
+		run_add(p, &r, id);
 		total.moves = sat_add(total.moves, u.moves);
 		total.work = sat_add(total.work, u.work);
 		total.steps = sat_add(total.steps, u.steps);
@@ -654,6 +752,9 @@ static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 		if (rc < 0)
 			return rc;
 	}
+	run_close(p, &r);
+	*sz = total;
+	return CUBE_OK;
 }
 
 /* ------------------------------------------------------ sizes and limits */
@@ -1118,53 +1219,87 @@ int alg_iter_next(alg_iter *it, int32_t *node, int *inverted)
 	return iter_step(it, node, inverted);
 }
 
+/* Walk on until the current child of the top frame is a move, without
+ * taking it: 1, or 0 at the end of the walk. A run of moves is always
+ * reached at one of its ends (the first going forward, the last going
+ * back), since runs are taken whole. */
+static inline int iter_to_move(alg_iter *it)
+{
+	const alg_node *nodes = it->a->nodes;
+	while (it->depth >= 0) {
+		struct alg_frame *fr = &it->stack[it->depth];
+		int32_t id = fr->cur;
+		if (id >= 0) {
+			const alg_node *cn = &nodes[id];
+			if (cn->kind == ALG_MOVE)
+				return 1;
+			fr->cur = fr->pinv ? cn->prev : cn->next;
+			if (cn->kind != ALG_PAUSE)
+				push_frame(it, id, fr->pinv);
+			continue;
+		}
+		if (++fr->part >= part_count[nodes[fr->node].kind]) {
+			fr->part = 0;
+			if (--fr->reps <= 0) {
+				it->depth--;
+				continue;
+			}
+		}
+		start_part(it->a, fr);
+	}
+	return 0;
+}
+
+_Static_assert(offsetof(alg_node, qt) == offsetof(alg_node, axis) + 1 &&
+		       offsetof(alg_node, lo) == offsetof(alg_node, axis) + 2 &&
+		       offsetof(alg_node, hi) == offsetof(alg_node, axis) + 4 &&
+		       offsetof(cube_move, qt) == 1 &&
+		       offsetof(cube_move, lo) == 2 &&
+		       offsetof(cube_move, hi) == 4 && sizeof(cube_move) == 6,
+	       "alg_node's move fields are laid out as a cube_move");
+
 int alg_apply(const alg_t *a, cube_t *c, int inverse)
 {
 	if (!a || !c || c->n != a->n)
 		return CUBE_EINVAL;
 	/* Moves go to the cube in batches so the 3×3 fast path can keep the
 	 * state in a register across a batch. The parser checked every move
-	 * against n, so the batch skips cube_apply_moves' checks. */
-	cube_move batch[256];
+	 * against n, so the batch skips cube_apply_moves' checks. A run of
+	 * sibling moves is read as an array: no chase from node to node. */
+	enum { BATCH = 256 };
+	cube_move batch[BATCH];
 	size_t k = 0;
 	alg_iter it;
-	int32_t id;
-	int inv;
 	alg_iter_init(&it, a, inverse);
 	const alg_node *nodes = a->nodes;
-	for (;;) {
-		/* A run of sibling moves, walked with the cursor in a register;
-		 * anything else goes through iter_step. */
-		if (it.depth >= 0) {
-			struct alg_frame *fr = &it.stack[it.depth];
-			int32_t cur = fr->cur;
-			int pinv = fr->pinv;
-			while (cur >= 0 && nodes[cur].kind == ALG_MOVE) {
-				const alg_node *nd = &nodes[cur];
-				cube_move *m = &batch[k++];
-				m->axis = nd->axis;
-				m->qt = (uint8_t)((pinv ? 4 - nd->qt : nd->qt) & 3);
-				m->lo = nd->lo;
-				m->hi = nd->hi;
-				cur = pinv ? nd->prev : nd->next;
-				if (k == sizeof batch / sizeof batch[0]) {
+	while (iter_to_move(&it)) {
+		struct alg_frame *fr = &it.stack[it.depth];
+		int32_t cur = fr->cur, len = nodes[cur].run;
+		if (!fr->pinv) {
+			const alg_node *nd = &nodes[cur];
+			for (int32_t i = 0; i < len; i++) {
+				/* the node holds a cube_move's fields in
+				 * its order (checked below) */
+				memcpy(&batch[k], &nd[i].axis, sizeof *batch);
+				if (++k == BATCH) {
 					cube__apply_trusted(c, batch, k);
 					k = 0;
 				}
 			}
-			fr->cur = cur;
-		}
-		if (!iter_step(&it, &id, &inv))
-			break;
-		const alg_node *nd = &nodes[id];
-		cube_move *m = &batch[k++];
-		m->axis = nd->axis;
-		m->qt = (uint8_t)((inv ? 4 - nd->qt : nd->qt) & 3);
-		m->lo = nd->lo;
-		m->hi = nd->hi;
-		if (k == sizeof batch / sizeof batch[0]) {
-			cube__apply_trusted(c, batch, k);
-			k = 0;
+			fr->cur = nd[len - 1].next;
+		} else {
+			const alg_node *nd = &nodes[cur];
+			for (int32_t i = 0; i < len; i++) {
+				batch[k].axis = nd[-i].axis;
+				batch[k].qt = (uint8_t)((4 - nd[-i].qt) & 3);
+				batch[k].lo = nd[-i].lo;
+				batch[k].hi = nd[-i].hi;
+				if (++k == BATCH) {
+					cube__apply_trusted(c, batch, k);
+					k = 0;
+				}
+			}
+			fr->cur = nd[1 - len].prev;
 		}
 	}
 	if (k)

@@ -42,6 +42,13 @@ typedef struct alg_node {
 	int32_t next, prev;       /* siblings in the enclosing sequence, -1 */
 	int32_t a_first, a_last;  /* group body / first operand, -1 if empty */
 	int32_t b_first, b_last;  /* second operand of [A, B] and [A: B] */
+	/* moves: sibling moves stored side by side (ids i, i+1, …, each the
+	 * next of the one before) form a run. The first and the last move of
+	 * a run hold its length (at most UINT16_MAX, longer runs are split),
+	 * the moves between hold 0. A walk enters a run at one of its ends
+	 * and can then read the run as an array. */
+	uint16_t run;
+	uint16_t pad;
 } alg_node;
 
 /* max_moves also bounds the walk over the expansion, which visits every

@@ -449,6 +449,169 @@ START_TEST(group_laws)
 }
 END_TEST
 
+/* alg_apply reads runs of sibling moves as arrays (alg_node.run); walking
+ * the tree move by move (alg_expand) must give the same state, forward and
+ * inverted. */
+static void apply_agrees_with_expand(const struct parsed *p, int n)
+{
+	cube_t *c = malloc(cube_sizeof(n)), *d = malloc(cube_sizeof(n));
+	cube_move *m = malloc((p->a.length + 1) * sizeof *m);
+	for (int inv = 0; inv < 2; inv++) {
+		cube_init(c, n);
+		cube_init(d, n);
+		ck_assert_int_eq(alg_apply(&p->a, c, inv), CUBE_OK);
+		int64_t k = alg_expand(&p->a, inv, m, p->a.length);
+		ck_assert_int_eq(k, (int64_t)p->a.length);
+		ck_assert_int_eq(cube_apply_moves(d, m, (size_t)k), CUBE_OK);
+		ck_assert_msg(cube_equal(c, d), "n=%d inverse=%d: alg_apply "
+			      "and alg_expand disagree", n, inv);
+	}
+	free(m);
+	free(d);
+	free(c);
+}
+
+/* Runs longer than a uint16 are split; both ends of each piece hold its
+ * length, and bracketed units between moves end a run. */
+START_TEST(long_runs)
+{
+	static const char *const tok[] = {"R", "U'", "F2", "Lw", "D3", "x",
+					  "B'", "M2'"};
+	enum { MOVES = 140000 };
+	char *s = malloc(MOVES * 4 + 64);
+	size_t len = 0;
+	uint32_t r = 12345;
+	for (int i = 0; i < MOVES; i++) {
+		r = r * 1103515245u + 12345u;
+		len += (size_t)sprintf(s + len, "%s ", tok[(r >> 16) % 8]);
+		if (i == 70000)
+			len += (size_t)sprintf(s + len, "(R U)2 ");
+	}
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = 1u << 20;
+	struct parsed p;
+	parse(&p, 3, s, &lim);
+	ck_assert_int_eq(p.rc, CUBE_OK);
+	ck_assert_uint_eq(p.a.length, MOVES + 4);
+	/* the top level: ids 1 .. 70001 are moves, 70002..70003 the group's
+	 * body, 70004 the group, then moves again */
+	const alg_node *nd = p.a.nodes;
+	ck_assert_int_eq(nd[1].run, UINT16_MAX);
+	ck_assert_int_eq(nd[UINT16_MAX].run, UINT16_MAX);
+	ck_assert_int_eq(nd[2].run, 0);
+	ck_assert_int_eq(nd[UINT16_MAX + 1].run, 70001 - UINT16_MAX);
+	ck_assert_int_eq(nd[70001].run, 70001 - UINT16_MAX);
+	ck_assert_int_eq(nd[70002].run, 2);
+	ck_assert_int_eq(nd[70003].run, 2);
+	ck_assert_int_eq(nd[70004].kind, ALG_GROUP);
+	ck_assert_int_eq(nd[70005].run, UINT16_MAX);
+	apply_agrees_with_expand(&p, 3);
+	free(p.nodes);
+	free(s);
+}
+END_TEST
+
+/* Plain moves far from the end take the parser's fast path, the last few
+ * bytes and anything after tabs, newlines or comments the general one:
+ * every token reads the same either way, and every separator is honoured. */
+START_TEST(fast_path_agrees)
+{
+	static const char *const tok[] = {
+		"R", "U2", "F'", "D2'", "L3", "B9'", "Rw", "Uw2", "Fw'", "r",
+		"l2'", "M", "E'", "S2", "x", "y'", "z2", "Rv", "Dv'", "R0",
+	};
+	for (size_t t = 0; t < sizeof tok / sizeof *tok; t++) {
+		char alone[16], padded[64];
+		snprintf(alone, sizeof alone, "%s", tok[t]);
+		snprintf(padded, sizeof padded, "%s                ", tok[t]);
+		struct parsed a, b;
+		parse_ok(&a, 5, alone);
+		parse_ok(&b, 5, padded);
+		ck_assert_int_eq(a.a.count, 2);
+		ck_assert_int_eq(b.a.count, 2);
+		const alg_node *x = &a.a.nodes[1], *y = &b.a.nodes[1];
+		ck_assert_msg(x->family == y->family && x->axis == y->axis &&
+			      x->qt == y->qt && x->lo == y->lo &&
+			      x->hi == y->hi && x->amount == y->amount &&
+			      x->offset == y->offset && x->run == 1 &&
+			      y->run == 1 && x->next == -1 && y->next == -1,
+			      "\"%s\" parses differently", tok[t]);
+		free(a.nodes);
+		free(b.nodes);
+	}
+	/* separators of every kind, tight brackets and comments */
+	const char *mixed = "R U\tF\nD2 // note\n  L' [R U, F'] [R: U2]2 "
+			    "(R U R' U')3' . R2' Uw  B  (F)2 x y";
+	struct parsed p;
+	parse_ok(&p, 3, mixed);
+	ck_assert_uint_eq(p.a.length, 4 + 1 + 6 + 6 + 12 + 3 + 2 + 2);
+	apply_agrees_with_expand(&p, 3);
+	cube_t *c = state_of(3, mixed, 0), *d = state_of(3,
+		"R U F D2 L' R U F' U' R' F R U2 R' R U2 R' "
+		"U R U' R' U R U' R' U R U' R' R2' Uw B F F x y", 0);
+	ck_assert(cube_equal(c, d));
+	free(c);
+	free(d);
+	free(p.nodes);
+	/* what the fast path must leave to the general one, with the
+	 * general one's error and offset */
+	static const struct {
+		const char *s;
+		int code;
+		size_t offset;
+	} bad[] = {
+		{"R U F R22 U F D L B R U F D L B", CUBE_OK, 0},
+		{"R U F RU F D L B R U F D L B", ALG_ETOKEN, 6},
+		{"R U F R(U) F D L B R U F D L B", ALG_ESPACE, 7},
+		{"R U F Mw F D L B R U F D L B", ALG_ETOKEN, 6},
+		{"R U F 3R F D L B R U F D L B", CUBE_OK, 0},
+		{"R U F R'2 F D L B R U F D L B", ALG_ESPACE, 8},
+		{"R U F R2'' F D L B R U F D L B", ALG_ESPACE, 9},
+		{"R U F R# F D L B R U F D L B", ALG_ESPACE, 7},
+		{"R U F R/ F D L B R U F D L B", ALG_ESPACE, 7},
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		struct parsed q;
+		parse(&q, 3, bad[k].s, NULL);
+		ck_assert_msg(q.rc == bad[k].code, "\"%s\": %s, want %s",
+			      bad[k].s, cube_errname(q.rc),
+			      cube_errname(bad[k].code));
+		if (bad[k].code)
+			ck_assert_msg(q.err.offset == bad[k].offset,
+				      "\"%s\": offset %zu, want %zu",
+				      bad[k].s, q.err.offset, bad[k].offset);
+		free(q.nodes);
+	}
+	/* trailing spaces to the very end of a buffer of its own (no NUL:
+	 * under ASan a read past it fails) */
+	static const char tail[] = " R2           ";
+	char *exact = malloc(sizeof tail - 1);
+	memcpy(exact, tail, sizeof tail - 1);
+	alg_node nodes[16];
+	alg_t t;
+	ck_assert_int_eq(alg_parse(&t, nodes, 16, 3, exact, sizeof tail - 1,
+				   NULL, NULL),
+			 CUBE_OK);
+	ck_assert_uint_eq(t.length, 1);
+	free(exact);
+	/* M on an even cube, and amounts past a low limit: refused where
+	 * they stand */
+	struct parsed q;
+	parse(&q, 4, "R U F R U F M R U F R U F R U F", NULL);
+	ck_assert_int_eq(q.rc, ALG_EEVEN);
+	ck_assert_uint_eq(q.err.offset, 12);
+	free(q.nodes);
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_amount = 2;
+	parse(&q, 3, "R U F R2 U F R3 U F R U F R U F", &lim);
+	ck_assert_int_eq(q.rc, ALG_EREPEAT);
+	ck_assert_uint_eq(q.err.offset, 14);
+	free(q.nodes);
+}
+END_TEST
+
 Suite *alg_suite(void)
 {
 	Suite *s = suite_create("alg");
@@ -464,6 +627,8 @@ Suite *alg_suite(void)
 	tcase_add_test(tc, group_laws);
 	tcase_add_test(tc, prefix_at_end);
 	tcase_add_test(tc, empty_brackets_repeated);
+	tcase_add_test(tc, long_runs);
+	tcase_add_test(tc, fast_path_agrees);
 	suite_add_tcase(s, tc);
 	return s;
 }

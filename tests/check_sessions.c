@@ -35,16 +35,21 @@ static const char *schema_dir(void)
 	return d && *d ? d : "schema";
 }
 
-static void open_all(void)
+static void open_with(const char *schema)
 {
 	char path[300], err[256];
 	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
+	struct store_config cfg = {.path = path, .schema_dir = schema};
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_msg(rc == STORE_OK, "store_open: %s", err);
 	struct sessions_config sc = {.store = st, .cache_max = 8};
 	alg_limits_default(&sc.limits);
 	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+}
+
+static void open_all(void)
+{
+	open_with(schema_dir());
 }
 
 static void close_all(void)
@@ -396,6 +401,90 @@ START_TEST(concurrent_writers)
 }
 END_TEST
 
+/* A database made by an older cubed (schema 2) keeps every session and
+ * event through migration 003, which rebuilds the events table, and the
+ * rebuilt table still refuses a type it does not know. */
+START_TEST(migration_keeps_history)
+{
+	close_all();
+	char old[300], cmd[700], path[300];
+	snprintf(old, sizeof old, "%s/schema2", dir);
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && cp '%s'/001_*.sql '%s'/002_*.sql '%s'/",
+		 old, schema_dir(), schema_dir(), old);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	unlink(path);
+	open_with(old);
+	ck_assert_int_eq(store_schema_version(st), 2);
+	struct session_view v, w;
+	char token[36];
+	create3(&v, token);
+	const char *moves[] = {"R", "U", "F2", "D'", "L B"};
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(write_moves(v.id, token, moves[i], -1, &w),
+				 SES_OK);
+		session_view_free(&w);
+	}
+	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w), SES_OK);
+	session_view_free(&w);
+	close_all();
+
+	open_all();
+	ck_assert_int_eq(store_schema_version(st), 3);
+	struct store_event ev[8];
+	int k = sessions_history(ses, v.id, -1, ev, 8);
+	ck_assert_int_eq(k, 7);
+	static const char *const types[] = {"create", "moves", "moves",
+					    "moves", "moves", "moves", "undo"};
+	for (int i = 0; i < k; i++) {
+		ck_assert_int_eq(ev[i].version, i);
+		ck_assert_str_eq(ev[i].type, types[i]);
+		store_event_free(&ev[i]);
+	}
+	struct session_view g;
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	char *want = replay(3, "R U F2 D'");
+	ck_assert_str_eq(g.facelets, want);
+	session_view_free(&g);
+	ck_assert_int_eq(sessions_get(ses, v.id, 3, &g), SES_OK);
+	free(want);
+	want = replay(3, "R U F2");
+	ck_assert_str_eq(g.facelets, want);
+	session_view_free(&g);
+	free(want);
+	/* writes go on after the migration */
+	ck_assert_int_eq(write_moves(v.id, token, "R'", 6, &w), SES_OK);
+	ck_assert_int_eq(w.version, 7);
+	session_view_free(&w);
+	session_view_free(&v);
+	close_all();
+
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO events (session_id, "
+				      "version, type, created_at) SELECT id, "
+				      "99, 'jump', 0 FROM sessions",
+				      NULL, NULL, &msg),
+			 SQLITE_CONSTRAINT);
+	ck_assert_ptr_nonnull(strstr(msg, "CHECK"));
+	sqlite3_free(msg);
+	sqlite3_stmt *s;
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
+					    &s, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
+	sqlite3_finalize(s);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1,
+					    &s, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(newer_schema_refused)
 {
 	close_all();
@@ -455,6 +544,7 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, persistence_and_fork_delete);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, newer_schema_refused);
+	tcase_add_test(tc, migration_keeps_history);
 	tcase_add_test(tc, timestamps);
 	suite_add_tcase(s, tc);
 	return s;

@@ -13,6 +13,7 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "jsonout.h"
 #include "timefmt.h"
 
 #define RING 256                   /* events a channel keeps */
@@ -93,11 +94,12 @@ static int64_t mono_ms(void)
 static char *sse_format(int64_t version, const char *type, json_t *data,
 			size_t *len)
 {
-	char *json = data ? json_dumps(data, JSON_COMPACT) : NULL;
+	size_t jl = 0;
+	char *json = data ? jsonout_dump(data, &jl) : NULL;
 	json_decref(data);
 	if (!json)
 		return NULL;
-	size_t jl = strlen(json), cap = jl + 96;
+	size_t cap = jl + 96;
 	char *out = malloc(cap);
 	if (out) {
 		int k = version >= 0

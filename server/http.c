@@ -22,6 +22,7 @@
 #include "events.h"
 #include "guard.h"
 #include "http.h"
+#include "jsonout.h"
 #include "metrics.h"
 #include "problem.h"
 
@@ -314,9 +315,8 @@ static enum MHD_Result send_reply(const struct http_server *srv,
 				MHD_RESPMEM_PERSISTENT);
 		}
 	} else if (rp->json) {
-		char *text = json_dumps(rp->json, JSON_COMPACT);
+		char *text = jsonout_dump(rp->json, &bytes);
 		if (text) {
-			bytes = strlen(text);
 			resp = MHD_create_response_from_buffer(
 				bytes, text, MHD_RESPMEM_MUST_FREE);
 			if (resp == NULL)

@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "jsonout.h"
+
 struct rec {
 	uint8_t scope[32], print[32];
 	int64_t created_ms;
@@ -166,8 +168,9 @@ void idem_finish(struct idem *im, const uint8_t scope[32],
 	char *body = NULL;
 	size_t len = 0;
 	if (rp->json) {
-		body = json_dumps(rp->json, JSON_COMPACT);
-		len = body ? strlen(body) : 0;
+		body = jsonout_dump(rp->json, &len);
+		if (!body)
+			len = 0;
 	} else if (rp->raw) {
 		body = malloc(rp->raw_len ? rp->raw_len : 1);
 		if (body)

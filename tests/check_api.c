@@ -3,6 +3,7 @@
  * every representation, every whole-cube orientation of several states),
  * cheap enough here to run in full under the sanitizers. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "api.h"
 #include "idempotency.h"
+#include "jsonout.h"
 #include "suites.h"
 
 static const struct api_config cfg = {
@@ -394,6 +396,122 @@ START_TEST(idempotency_records)
 }
 END_TEST
 
+/* jsonout_dump writes what json_dumps(JSON_COMPACT) writes, byte for byte:
+ * every byte in strings (escapes, NUL, UTF-8), integers to both ends,
+ * reals, nesting, empty containers, key order; random trees too. */
+static uint64_t jo_rng = 88172645463325252ull;
+
+static unsigned jo_rand(unsigned n)
+{
+	jo_rng ^= jo_rng << 13;
+	jo_rng ^= jo_rng >> 7;
+	jo_rng ^= jo_rng << 17;
+	return (unsigned)(jo_rng % n);
+}
+
+static json_t *jo_random(int depth)
+{
+	static const char *const pieces[] = {
+		"R U R'", "\"", "\\", "\n\t\r\b\f", "\x01\x1f", "é", "→",
+		"😀", "/", "\x7f", "", "key",
+	};
+	unsigned k = jo_rand(depth > 3 ? 6 : 8);
+	switch (k) {
+	case 0: {
+		char buf[64];
+		size_t n = 0;
+		for (unsigned i = jo_rand(4); i > 0; i--) {
+			const char *p = pieces[jo_rand(12)];
+			size_t m = strlen(p);
+			memcpy(buf + n, p, m);
+			n += m;
+		}
+		if (jo_rand(5) == 0)
+			buf[n++] = '\0';
+		return json_stringn(buf, n);
+	}
+	case 1:
+		return json_integer((json_int_t)jo_rand(2000000) - 1000000);
+	case 2:
+		return json_real((double)jo_rand(100000) / 7.0);
+	case 3:
+		return json_boolean(jo_rand(2));
+	case 4:
+		return json_null();
+	case 5:
+		return json_integer(jo_rand(2) ? INT64_MAX : INT64_MIN);
+	case 6: {
+		json_t *a = json_array();
+		for (unsigned i = jo_rand(5); i > 0; i--)
+			json_array_append_new(a, jo_random(depth + 1));
+		return a;
+	}
+	default: {
+		json_t *o = json_object();
+		for (unsigned i = jo_rand(5); i > 0; i--) {
+			char key[16];
+			snprintf(key, sizeof key, "%s%u",
+				 pieces[jo_rand(12)][0] ? "k\n\"" : "", i);
+			json_object_set_new(o, key, jo_random(depth + 1));
+		}
+		return o;
+	}
+	}
+}
+
+static void jo_same(const json_t *v)
+{
+	char *want = json_dumps(v, JSON_COMPACT);
+	size_t len = 0;
+	char *got = jsonout_dump(v, &len);
+	ck_assert_ptr_nonnull(want);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(len, strlen(want));
+	ck_assert_msg(strcmp(got, want) == 0, "jsonout %s\njansson %s", got,
+		      want);
+	free(got);
+	free(want);
+}
+
+START_TEST(jsonout_matches_jansson)
+{
+	/* every byte value 1..255 that makes valid UTF-8 alone (ASCII), and
+	 * NUL in the middle */
+	char all[130];
+	for (int i = 0; i < 128; i++)
+		all[i] = (char)i;
+	json_t *o = json_pack("{s:s%, s:s, s:I, s:I, s:I, s:f, s:f, s:[], "
+			      "s:{}, s:[b, b, n, [[{}]]]}",
+			      "bytes", all, (size_t)128, "utf8", "é → 😀",
+			      "max", (json_int_t)INT64_MAX, "min",
+			      (json_int_t)INT64_MIN, "zero", (json_int_t)0,
+			      "real", 1.5, "third", 1.0 / 3.0, "empty_a",
+			      "empty_o", "nest", 1, 0);
+	ck_assert_ptr_nonnull(o);
+	jo_same(o);
+	json_decref(o);
+	for (int i = 0; i < 2000; i++) {
+		json_t *v = json_object();
+		json_object_set_new(v, "v", jo_random(0));
+		jo_same(v);
+		json_decref(v);
+	}
+	/* not a container, or too deep: NULL, as json_dumps */
+	json_t *s = json_string("x");
+	ck_assert_ptr_null(jsonout_dump(s, NULL));
+	ck_assert_ptr_null(jsonout_dump(NULL, NULL));
+	json_decref(s);
+	json_t *deep = json_array(), *at = deep;
+	for (int i = 0; i < 3000; i++) {
+		json_t *next = json_array();
+		json_array_append_new(at, next);
+		at = next;
+	}
+	ck_assert_ptr_null(jsonout_dump(deep, NULL));
+	json_decref(deep);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -406,6 +524,7 @@ Suite *api_suite(void)
 	tcase_add_test(tc, every_orientation);
 	tcase_add_test(tc, invalid_cube_problem);
 	tcase_add_test(tc, idempotency_records);
+	tcase_add_test(tc, jsonout_matches_jansson);
 	suite_add_tcase(s, tc);
 	return s;
 }

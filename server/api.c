@@ -82,6 +82,24 @@ void api_reply_json(struct api_reply *rp, int status, json_t *body)
 	rp->content_type = "application/json";
 }
 
+void api_reply_json_text(struct api_reply *rp, int status, char *text,
+			 size_t len)
+{
+	if (text == NULL) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "the server ran out of memory building the reply");
+		return;
+	}
+	json_decref(rp->json);
+	rp->json = NULL;
+	free(rp->owned);
+	rp->owned = text;
+	rp->raw = text;
+	rp->raw_len = len;
+	rp->status = status;
+	rp->content_type = "application/json";
+}
+
 json_int_t api__clamp_int(uint64_t v)
 {
 	return v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v;

@@ -98,6 +98,10 @@ int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
 /* Make rp a 200 (or other status) JSON reply owning body (stolen, may be
  * NULL: then rp becomes a 500 problem). */
 void api_reply_json(struct api_reply *rp, int status, json_t *body);
+/* The same with the body already JSON text (malloc'd, taken over; NULL
+ * makes rp a 500 problem). */
+void api_reply_json_text(struct api_reply *rp, int status, char *text,
+			 size_t len);
 
 /* Route rq and answer it into rp (which must be initialised). Never fails:
  * every error becomes a problem reply. Safe to call from many threads. */

@@ -208,4 +208,18 @@ struct api__text_src {
 /* A printed algorithm as a JSON string, or NULL if memory ran out. */
 json_t *api__text_json(enum api__text_kind k, const struct api__text_src *src);
 
+struct session_view;
+
+/* A session as its JSON reply object with the representations in want
+ * (REPR_BIT mask; field names the one facelets go under), or NULL with rp
+ * a problem. */
+json_t *api__session_json(const struct api_config *cfg,
+			  const struct session_view *v, unsigned want,
+			  const char *field, struct api_reply *rp);
+/* The same for want = facelets alone, written straight as text (malloc'd,
+ * length in *len; NULL if memory ran out): the bytes jsonout_dump gives
+ * for api__session_json. */
+char *api__session_text(const struct api_config *cfg,
+			const struct session_view *v, size_t *len);
+
 #endif

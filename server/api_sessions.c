@@ -12,6 +12,7 @@
 
 #include "api_internal.h"
 #include "events.h"
+#include "jsonout.h"
 #include "timefmt.h"
 #include "problem.h"
 #include "sessions.h"
@@ -183,9 +184,9 @@ static void session_problem(struct api_reply *rp, int rc,
 }
 
 /* The session as JSON, its state in the representations asked for. */
-static json_t *session_json(const struct api_config *cfg,
-			    const struct session_view *v, unsigned want,
-			    const char *field, struct api_reply *rp)
+json_t *api__session_json(const struct api_config *cfg,
+			  const struct session_view *v, unsigned want,
+			  const char *field, struct api_reply *rp)
 {
 	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:s, s:b, s:b, "
 			      "s:i}",
@@ -223,6 +224,50 @@ static json_t *session_json(const struct api_config *cfg,
 		return NULL;
 	}
 	return o;
+}
+
+/* The default session reply (facelets only) written as text straight
+ * away: the same members, in the same order, as session_json gives for
+ * REPR_FACELETS. Leaves the object open for the caller's extra members. */
+static void session_text(jsonw *w, const struct api_config *cfg,
+			 const struct session_view *v)
+{
+	char created[TIMEFMT_LEN + 1], updated[TIMEFMT_LEN + 1];
+	timefmt_iso_ms(v->created_at, created);
+	timefmt_iso_ms(v->updated_at, updated);
+	jsonw_object(w);
+	jsonw_key(w, "id");
+	jsonw_string(w, v->id);
+	jsonw_key(w, "size");
+	jsonw_int(w, v->size);
+	jsonw_key(w, "version");
+	jsonw_int(w, v->version);
+	jsonw_key(w, "title");
+	jsonw_string(w, v->title);
+	jsonw_key(w, "created_at");
+	jsonw_stringn(w, created, TIMEFMT_LEN);
+	jsonw_key(w, "updated_at");
+	jsonw_stringn(w, updated, TIMEFMT_LEN);
+	jsonw_key(w, "visibility");
+	jsonw_string(w, v->is_private ? "private" : "public");
+	jsonw_key(w, "can_undo");
+	jsonw_bool(w, v->can_undo);
+	jsonw_key(w, "can_redo");
+	jsonw_bool(w, v->can_redo);
+	jsonw_key(w, "watchers");
+	jsonw_int(w, cfg->events ? events_watchers(cfg->events, v->id) : 0);
+	jsonw_key(w, "facelets");
+	jsonw_string(w, v->facelets);
+}
+
+char *api__session_text(const struct api_config *cfg,
+			const struct session_view *v, size_t *len)
+{
+	jsonw w;
+	jsonw_init(&w);
+	session_text(&w, cfg, v);
+	jsonw_end(&w);
+	return jsonw_finish(&w, len);
 }
 
 /* A private session is read with one of its tokens (the owner's, a
@@ -461,7 +506,7 @@ void api__session_create(const struct api_config *cfg,
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	json_t *o = session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
 		if (read_token[0])
@@ -518,7 +563,17 @@ void api__session_get(const struct api_config *cfg,
 		session_view_free(&v);
 		return;
 	}
-	json_t *o = session_json(cfg, &v, want, "facelets", rp);
+	if (want == REPR_BIT(REPR_FACELETS)) {
+		/* the common case, without a json_t */
+		size_t len = 0;
+		char *text = api__session_text(cfg, &v, &len);
+		api_reply_json_text(rp, 200, text, len);
+		if (text)
+			set_etag(rp, v.version);
+		session_view_free(&v);
+		return;
+	}
+	json_t *o = api__session_json(cfg, &v, want, "facelets", rp);
 	if (o) {
 		api_reply_json(rp, 200, o);
 		set_etag(rp, v.version);
@@ -664,17 +719,30 @@ static void written_reply(const struct api_config *cfg,
 		return;
 	}
 	static const char *const names[] = {"moves", "undo", "redo", "reset"};
-	json_t *o = session_json(cfg, v, REPR_BIT(REPR_FACELETS), "facelets", rp);
-	if (o) {
-		json_object_set_new(
-			o, "event",
-			json_pack("{s:I, s:s, s:s, s:s, s:o}", "version",
-				  (json_int_t)v->version, "type", names[kind],
-				  "moves", text ? text : "", "actor", v->actor,
-				  "created_at", timefmt_json(v->updated_at)));
-		api_reply_json(rp, 200, o);
+	char at[TIMEFMT_LEN + 1];
+	timefmt_iso_ms(v->updated_at, at);
+	jsonw w;
+	jsonw_init(&w);
+	session_text(&w, cfg, v);
+	jsonw_key(&w, "event");
+	jsonw_object(&w);
+	jsonw_key(&w, "version");
+	jsonw_int(&w, v->version);
+	jsonw_key(&w, "type");
+	jsonw_string(&w, names[kind]);
+	jsonw_key(&w, "moves");
+	jsonw_string(&w, text ? text : "");
+	jsonw_key(&w, "actor");
+	jsonw_string(&w, v->actor);
+	jsonw_key(&w, "created_at");
+	jsonw_stringn(&w, at, TIMEFMT_LEN);
+	jsonw_end(&w);
+	jsonw_end(&w);
+	size_t len = 0;
+	char *body = jsonw_finish(&w, &len);
+	api_reply_json_text(rp, 200, body, len);
+	if (body)
 		set_etag(rp, v->version);
-	}
 	free(text);
 	session_view_free(v);
 }
@@ -751,7 +819,7 @@ void api__session_fork(const struct api_config *cfg,
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	json_t *o = session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
+	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
 		json_object_set_new(o, "forked_from",

@@ -1,4 +1,5 @@
-/* jsonout.c — compact JSON text of a jansson value (jsonout.h).
+/* jsonout.c — compact JSON text of a jansson value, and a writer of
+ * such text without one (jsonout.h).
  *
  * One buffer, grown by doubling; strings copied in runs between the bytes
  * that need escaping (found with a table), integers written by hand. The
@@ -17,13 +18,8 @@
 /* Deeper than any reply we build; json_dumps has a limit too. */
 #define JSONOUT_MAX_DEPTH 2048
 
-struct out {
-	char *buf;
-	size_t len, cap;
-	int failed;
-};
 
-static int reserve(struct out *o, size_t more)
+static int reserve(jsonw *o, size_t more)
 {
 	if (o->failed)
 		return -1;
@@ -47,7 +43,7 @@ static int reserve(struct out *o, size_t more)
 	return 0;
 }
 
-static void put(struct out *o, const char *s, size_t n)
+static void put(jsonw *o, const char *s, size_t n)
 {
 	if (reserve(o, n) == 0) {
 		memcpy(o->buf + o->len, s, n);
@@ -55,7 +51,7 @@ static void put(struct out *o, const char *s, size_t n)
 	}
 }
 
-static void putc1(struct out *o, char c)
+static void putc1(jsonw *o, char c)
 {
 	if (reserve(o, 1) == 0)
 		o->buf[o->len++] = c;
@@ -73,7 +69,7 @@ static const char escape[256] = {
 	['\\'] = '\\',
 };
 
-static void put_string(struct out *o, const char *s, size_t n)
+static void put_string(jsonw *o, const char *s, size_t n)
 {
 	/* at most 6 bytes out per byte in, and the quotes */
 	if (n > (SIZE_MAX - 2) / 6 || reserve(o, 6 * n + 2) < 0) {
@@ -110,7 +106,7 @@ static void put_string(struct out *o, const char *s, size_t n)
 	o->len = (size_t)(w - o->buf);
 }
 
-static void put_integer(struct out *o, json_int_t v)
+static void put_integer(jsonw *o, long long v)
 {
 	char tmp[24];
 	size_t k = sizeof tmp;
@@ -126,7 +122,7 @@ static void put_integer(struct out *o, json_int_t v)
 	put(o, tmp + k, sizeof tmp - k);
 }
 
-static void put_value(struct out *o, const json_t *v, int depth)
+static void put_value(jsonw *o, const json_t *v, int depth)
 {
 	if (o->failed)
 		return;
@@ -197,7 +193,8 @@ char *jsonout_dump(const json_t *v, size_t *len)
 {
 	if (!v || !(json_is_object(v) || json_is_array(v)))
 		return NULL;
-	struct out o = {NULL, 0, 0, 0};
+	jsonw o;
+	jsonw_init(&o);
 	put_value(&o, v, 0);
 	putc1(&o, '\0');
 	if (o.failed) {
@@ -207,4 +204,119 @@ char *jsonout_dump(const json_t *v, size_t *len)
 	if (len)
 		*len = o.len - 1;
 	return o.buf;
+}
+
+/* ------------------------------------------------------------ jsonw */
+
+void jsonw_init(jsonw *w)
+{
+	memset(w, 0, sizeof *w);
+}
+
+/* Before a value: the comma between array members. */
+static void before_value(jsonw *w)
+{
+	if (w->depth && w->array[w->depth - 1]) {
+		if (!w->first[w->depth - 1])
+			putc1(w, ',');
+		w->first[w->depth - 1] = 0;
+	}
+}
+
+static void open_container(jsonw *w, char c, int array)
+{
+	before_value(w);
+	if (w->depth >= JSONW_MAX_DEPTH) {
+		w->failed = 1;
+		return;
+	}
+	putc1(w, c);
+	w->first[w->depth] = 1;
+	w->array[w->depth] = (unsigned char)array;
+	w->depth++;
+}
+
+void jsonw_object(jsonw *w)
+{
+	open_container(w, '{', 0);
+}
+
+void jsonw_array(jsonw *w)
+{
+	open_container(w, '[', 1);
+}
+
+void jsonw_end(jsonw *w)
+{
+	if (!w->depth) {
+		w->failed = 1;
+		return;
+	}
+	w->depth--;
+	putc1(w, w->array[w->depth] ? ']' : '}');
+}
+
+void jsonw_key(jsonw *w, const char *key)
+{
+	if (!w->depth || w->array[w->depth - 1]) {
+		w->failed = 1;
+		return;
+	}
+	if (!w->first[w->depth - 1])
+		putc1(w, ',');
+	w->first[w->depth - 1] = 0;
+	put_string(w, key, strlen(key));
+	putc1(w, ':');
+}
+
+void jsonw_stringn(jsonw *w, const char *s, size_t n)
+{
+	before_value(w);
+	put_string(w, s, n);
+}
+
+void jsonw_string(jsonw *w, const char *s)
+{
+	if (s)
+		jsonw_stringn(w, s, strlen(s));
+	else
+		jsonw_null(w);
+}
+
+void jsonw_int(jsonw *w, long long v)
+{
+	before_value(w);
+	put_integer(w, v);
+}
+
+void jsonw_bool(jsonw *w, int v)
+{
+	before_value(w);
+	if (v)
+		put(w, "true", 4);
+	else
+		put(w, "false", 5);
+}
+
+void jsonw_null(jsonw *w)
+{
+	before_value(w);
+	put(w, "null", 4);
+}
+
+char *jsonw_finish(jsonw *w, size_t *len)
+{
+	if (w->depth)
+		w->failed = 1;
+	putc1(w, '\0');
+	if (w->failed) {
+		free(w->buf);
+		jsonw_init(w);
+		return NULL;
+	}
+	char *text = w->buf;
+	if (len)
+		*len = w->len - 1;
+	jsonw_init(w);
+	return text;
 }

@@ -11,8 +11,10 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "api_internal.h"
 #include "idempotency.h"
 #include "jsonout.h"
+#include "sessions.h"
 #include "suites.h"
 
 static const struct api_config cfg = {
@@ -512,6 +514,97 @@ START_TEST(jsonout_matches_jansson)
 }
 END_TEST
 
+/* The session reply written as text is the reply built as a json_t and
+ * dumped, byte for byte, whatever the view holds. */
+START_TEST(session_text_matches_json)
+{
+	struct api_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	static const char *const titles[] = {NULL, "", "Team \"A\"\n→ 😀",
+					     "back\\slash\x01"};
+	for (int k = 0; k < 8; k++) {
+		struct session_view v;
+		memset(&v, 0, sizeof v);
+		snprintf(v.id, sizeof v.id, "AbC-_%d", k);
+		v.size = k % 2 ? 3 : 1;
+		v.version = k == 7 ? INT64_MAX : 17 * k;
+		v.created_at = 1700000000123LL + k;
+		v.updated_at = k == 6 ? 0 : 253402300799999LL;
+		v.is_private = k % 3 == 0;
+		v.can_undo = k % 2;
+		v.can_redo = k / 4;
+		v.title = (char *)titles[k % 4];
+		v.facelets = v.size == 3 ? "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDD"
+					   "LLLLLLLLLBBBBBBBBB"
+					 : "URFDLB";
+		struct api_reply rp;
+		api_reply_init(&rp);
+		json_t *o = api__session_json(&cfg, &v, REPR_BIT(REPR_FACELETS),
+					      "facelets", &rp);
+		ck_assert_ptr_nonnull(o);
+		char *want = jsonout_dump(o, NULL);
+		size_t len = 0;
+		char *got = api__session_text(&cfg, &v, &len);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_uint_eq(len, strlen(got));
+		ck_assert_msg(strcmp(got, want) == 0, "text %s\njson %s", got,
+			      want);
+		free(got);
+		free(want);
+		json_decref(o);
+		api_reply_free(&rp);
+	}
+}
+END_TEST
+
+/* The text writer places commas and refuses what is not JSON. */
+START_TEST(jsonw_writer)
+{
+	jsonw w;
+	jsonw_init(&w);
+	jsonw_object(&w);
+	jsonw_key(&w, "a");
+	jsonw_array(&w);
+	jsonw_int(&w, -5);
+	jsonw_string(&w, NULL);
+	jsonw_array(&w);
+	jsonw_end(&w);
+	jsonw_object(&w);
+	jsonw_end(&w);
+	jsonw_bool(&w, 0);
+	jsonw_end(&w);
+	jsonw_key(&w, "b\"");
+	jsonw_stringn(&w, "x\0y", 3);
+	jsonw_end(&w);
+	size_t len;
+	char *t = jsonw_finish(&w, &len);
+	ck_assert_str_eq(t, "{\"a\":[-5,null,[],{},false],\"b\\\"\":\"x\\u0000y\"}");
+	ck_assert_uint_eq(len, strlen(t));
+	free(t);
+	/* a key inside an array, a container left open, one closed too
+	 * many times, nesting past the limit: no text */
+	jsonw_init(&w);
+	jsonw_array(&w);
+	jsonw_key(&w, "k");
+	jsonw_end(&w);
+	ck_assert_ptr_null(jsonw_finish(&w, NULL));
+	jsonw_init(&w);
+	jsonw_object(&w);
+	ck_assert_ptr_null(jsonw_finish(&w, NULL));
+	jsonw_init(&w);
+	jsonw_array(&w);
+	jsonw_end(&w);
+	jsonw_end(&w);
+	ck_assert_ptr_null(jsonw_finish(&w, NULL));
+	jsonw_init(&w);
+	for (int i = 0; i <= JSONW_MAX_DEPTH; i++)
+		jsonw_array(&w);
+	for (int i = 0; i <= JSONW_MAX_DEPTH; i++)
+		jsonw_end(&w);
+	ck_assert_ptr_null(jsonw_finish(&w, NULL));
+}
+END_TEST
+
 Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -525,6 +618,8 @@ Suite *api_suite(void)
 	tcase_add_test(tc, invalid_cube_problem);
 	tcase_add_test(tc, idempotency_records);
 	tcase_add_test(tc, jsonout_matches_jansson);
+	tcase_add_test(tc, session_text_matches_json);
+	tcase_add_test(tc, jsonw_writer);
 	suite_add_tcase(s, tc);
 	return s;
 }

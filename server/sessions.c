@@ -679,6 +679,90 @@ static void stats_batch(struct sessions_stats *st, uint64_t n)
 		st->batch_max = n;
 }
 
+/* Run one op inside the writer's transaction. */
+static int do_op(struct sessions *s, struct op *op)
+{
+	switch (op->kind) {
+	case OP_CREATE:
+		return do_create(s, op);
+	case OP_WRITE:
+		return do_write(s, op);
+	case OP_DELETE:
+		return do_delete(s, op);
+	case OP_SOLVE:
+		return store_add_solve(s->store, op->id, op->solve,
+				       &op->solve->id) == STORE_OK
+			       ? SES_OK
+			       : SES_STORE;
+	case OP_TOKEN:
+		return do_token(s, op);
+	case OP_REVOKE:
+		return do_revoke(s, op);
+	}
+	return SES_STORE;
+}
+
+/* Forget what a run of op produced, before it runs again. */
+static void op_reset(struct op *op)
+{
+	session_view_free(&op->view);
+	memset(&op->view, 0, sizeof op->view);
+	free(op->moves_out);
+	op->moves_out = NULL;
+	memset(&op->err, 0, sizeof op->err);
+}
+
+/* The ops of a batch in one transaction: 1 if it committed (each op's rc
+ * says whether it is in it), 0 if not (the caller turns every SES_OK into
+ * SES_STORE). *events counts the events appended.
+ *
+ * No savepoint per op (a savepoint copies every page an op first touches
+ * into the statement journal, and costs two more statements per op).
+ * Every refusal an op can give (a wrong token, a stale If-Match, bad
+ * moves, a name taken, ...) is found before it writes anything, or is a
+ * single statement that failed (SQLite undoes a failed statement by
+ * itself). Only SES_STORE, a database error, can come after part of an op
+ * was written: then the whole transaction is rolled back and the batch
+ * runs again without that op, which keeps its SES_STORE. */
+static int run_batch(struct sessions *s, struct op *batch, uint64_t *events)
+{
+	for (struct op *op = batch; op; op = op->next)
+		op->rc = SES_OK;
+	for (;;) {
+		*events = 0;
+		if (store_begin(s->store) != STORE_OK) {
+			for (struct op *op = batch; op; op = op->next)
+				op->rc = SES_STORE;
+			return 0;
+		}
+		struct op *failed = NULL;
+		for (struct op *op = batch; op && !failed; op = op->next) {
+			if (op->rc == SES_STORE)
+				continue; /* left out after a failed run */
+			op->rc = do_op(s, op);
+			if (op->rc == SES_STORE)
+				failed = op;
+			else if (op->rc == SES_OK)
+				*events += op->kind == OP_CREATE ||
+					   op->kind == OP_WRITE;
+		}
+		if (!failed) {
+			if (store_commit(s->store) == STORE_OK)
+				return 1;
+			store_rollback(s->store);
+			return 0;
+		}
+		/* run again without it, from a clean slate */
+		store_rollback(s->store);
+		for (struct op *op = batch; op; op = op->next) {
+			if (op == failed || op->rc == SES_STORE)
+				continue;
+			op_reset(op);
+			op->rc = SES_OK;
+		}
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct sessions *s = arg;
@@ -701,54 +785,8 @@ static void *writer_main(void *arg)
 		last->next = NULL;
 		pthread_mutex_unlock(&s->lock);
 
-		int ok = store_begin(s->store) == STORE_OK;
 		uint64_t events = 0;
-		for (struct op *op = batch; op; op = op->next) {
-			if (!ok) {
-				op->rc = SES_STORE;
-				continue;
-			}
-			if (store_savepoint(s->store) != STORE_OK) {
-				op->rc = SES_STORE;
-				continue;
-			}
-			switch (op->kind) {
-			case OP_CREATE:
-				op->rc = do_create(s, op);
-				break;
-			case OP_WRITE:
-				op->rc = do_write(s, op);
-				break;
-			case OP_DELETE:
-				op->rc = do_delete(s, op);
-				break;
-			case OP_SOLVE:
-				op->rc = store_add_solve(s->store, op->id,
-							 op->solve,
-							 &op->solve->id) ==
-						 STORE_OK
-						 ? SES_OK
-						 : SES_STORE;
-				break;
-			case OP_TOKEN:
-				op->rc = do_token(s, op);
-				break;
-			case OP_REVOKE:
-				op->rc = do_revoke(s, op);
-				break;
-			}
-			if (op->rc == SES_OK) {
-				store_release(s->store);
-				events += op->kind == OP_CREATE ||
-					  op->kind == OP_WRITE;
-			} else {
-				store_rollback_to(s->store);
-			}
-		}
-		if (ok && store_commit(s->store) != STORE_OK) {
-			store_rollback(s->store);
-			ok = 0;
-		}
+		int ok = run_batch(s, batch, &events);
 		for (struct op *op = batch; op; op = op->next) {
 			if (!ok && op->rc == SES_OK) {
 				op->rc = SES_STORE;

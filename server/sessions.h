@@ -4,8 +4,9 @@
  *
  * Writes are serialised by one writer thread that commits them in groups:
  * every write request that arrives while a commit is running joins the next
- * transaction, each inside its own savepoint, and a caller is answered only
- * after the transaction holding its write has committed. Versions of a
+ * transaction (one that fails with a database error is left out and the
+ * rest run again, so it cannot leave half a write behind), and a caller is
+ * answered only after the transaction holding its write has committed. Versions of a
  * session are therefore consecutive, and a reply never acknowledges a write
  * that a crash could lose (beyond what synchronous=NORMAL allows: see
  * --durability).

@@ -52,14 +52,10 @@ int store_schema_version(struct store *st);
 /* Cheap liveness check for /readyz: a query on this thread's connection. */
 int store_ping(struct store *st);
 
-/* Write transactions: BEGIN IMMEDIATE / COMMIT / ROLLBACK, and savepoints
- * so one failed operation in a grouped commit rolls back alone. */
+/* Write transactions: BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
 int store_begin(struct store *st);
 int store_commit(struct store *st);
 int store_rollback(struct store *st);
-int store_savepoint(struct store *st);
-int store_release(struct store *st);
-int store_rollback_to(struct store *st);
 
 #define STORE_ID_MAX 48
 #define STORE_HASH_LEN 32

@@ -22,9 +22,6 @@
 	X(S_BEGIN, "BEGIN IMMEDIATE")                                          \
 	X(S_COMMIT, "COMMIT")                                                  \
 	X(S_ROLLBACK, "ROLLBACK")                                              \
-	X(S_SAVEPOINT, "SAVEPOINT op")                                         \
-	X(S_RELEASE, "RELEASE op")                                             \
-	X(S_ROLLBACK_TO, "ROLLBACK TO op")                                     \
 	X(S_PING, "SELECT 1")                                                  \
 	X(S_INSERT_SESSION,                                                    \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
@@ -481,22 +478,6 @@ int store_commit(struct store *st)
 int store_rollback(struct store *st)
 {
 	return simple(st, S_ROLLBACK);
-}
-
-int store_savepoint(struct store *st)
-{
-	return simple(st, S_SAVEPOINT);
-}
-
-int store_release(struct store *st)
-{
-	return simple(st, S_RELEASE);
-}
-
-int store_rollback_to(struct store *st)
-{
-	int rc = simple(st, S_ROLLBACK_TO);
-	return rc == STORE_OK ? simple(st, S_RELEASE) : rc;
 }
 
 /* -------------------------------------------------------------- sessions */

@@ -485,6 +485,140 @@ START_TEST(migration_keeps_history)
 }
 END_TEST
 
+/* A write that fails with a database error after part of it was written
+ * (its event inserted, then the session's row refused by a trigger the
+ * test installs) inside a grouped commit: the others of its batch commit,
+ * and nothing of it stays. The batch is formed by holding the database's
+ * write lock from another connection while the writes queue up; a solve
+ * of a missing session (a foreign key error) queues among them too. */
+static volatile int done_count;
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void count_done(void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&done_lock);
+	done_count++;
+	pthread_mutex_unlock(&done_lock);
+}
+
+static int solve_rc;
+
+static void *solve_missing(void *arg)
+{
+	(void)arg;
+	struct store_solve sv = {.version = 0, .length = 1,
+				 .created_at = 1};
+	snprintf(sv.method, sizeof sv.method, "two-phase");
+	sv.solution = "R";
+	solve_rc = sessions_add_solve(ses, "no-such-session", &sv, NULL);
+	return NULL;
+}
+
+START_TEST(failed_op_leaves_batch)
+{
+	struct session_view v[3];
+	char tok[3][36];
+	for (int i = 0; i < 3; i++)
+		create3(&v[i], tok[i]);
+	char path[300];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	sqlite3 *hold;
+	ck_assert_int_eq(sqlite3_open(path, &hold), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(hold, "BEGIN IMMEDIATE", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	char trig[300];
+	snprintf(trig, sizeof trig,
+		 "CREATE TRIGGER refuse BEFORE UPDATE ON sessions "
+		 "WHEN NEW.id = '%s' BEGIN SELECT RAISE(ABORT, 'refused'); "
+		 "END",
+		 v[1].id);
+	ck_assert_int_eq(sqlite3_exec(hold, trig, NULL, NULL, NULL),
+			 SQLITE_OK);
+	static const char *const moves[] = {"R", "U", "F"};
+	struct session_write w[3];
+	struct session_pending *p[3];
+	done_count = 0;
+	pthread_t t;
+	for (int i = 0; i < 3; i++) {
+		w[i] = (struct session_write){
+			.kind = SES_MOVES, .id = v[i].id, .token = tok[i],
+			.if_match = -1, .moves = moves[i], .moves_len = 1,
+		};
+		p[i] = sessions_write_begin(ses, &w[i], count_done, NULL);
+		ck_assert_ptr_nonnull(p[i]);
+		/* the first waits alone for the lock; the solve of a missing
+		 * session (a foreign key error) queues between the others */
+		usleep(60000);
+		if (i == 1) {
+			ck_assert_int_eq(pthread_create(&t, NULL, solve_missing,
+							NULL),
+					 0);
+			usleep(60000);
+		}
+	}
+	ck_assert_int_eq(sqlite3_exec(hold, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(hold);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(solve_rc, SES_STORE);
+	for (int k = 0; k < 500; k++) {
+		pthread_mutex_lock(&done_lock);
+		int d = done_count;
+		pthread_mutex_unlock(&done_lock);
+		if (d == 3)
+			break;
+		usleep(10000);
+	}
+	for (int i = 0; i < 3; i++) {
+		struct session_view out;
+		char *text = NULL;
+		alg_error err;
+		int rc = sessions_write_end(p[i], &out, &text, &err);
+		if (i == 1) {
+			/* refused, and not half written */
+			ck_assert_int_eq(rc, SES_STORE);
+			struct store_event ev[4];
+			ck_assert_int_eq(sessions_history(ses, v[1].id, -1, ev,
+							  4),
+					 1);
+			store_event_free(&ev[0]);
+			struct session_view g;
+			ck_assert_int_eq(sessions_get(ses, v[1].id, -1, &g),
+					 SES_OK);
+			ck_assert_int_eq(g.version, 0);
+			ck_assert_str_eq(g.facelets, v[1].facelets);
+			session_view_free(&g);
+			session_view_free(&v[1]);
+			continue;
+		}
+		ck_assert_int_eq(rc, SES_OK);
+		ck_assert_int_eq(out.version, 1);
+		char *want = replay(3, moves[i]);
+		ck_assert_str_eq(out.facelets, want);
+		session_view_free(&out);
+		free(text);
+		/* committed: the store has it, once */
+		struct store_event ev[4];
+		ck_assert_int_eq(sessions_history(ses, v[i].id, -1, ev, 4), 2);
+		ck_assert_str_eq(ev[1].moves, moves[i]);
+		store_event_free(&ev[0]);
+		store_event_free(&ev[1]);
+		struct session_view g;
+		ck_assert_int_eq(sessions_get(ses, v[i].id, -1, &g), SES_OK);
+		ck_assert_str_eq(g.facelets, want);
+		session_view_free(&g);
+		free(want);
+		session_view_free(&v[i]);
+	}
+	/* one commit held the batch of the later ops */
+	struct sessions_stats st1;
+	sessions_stats(ses, &st1);
+	ck_assert_uint_eq(st1.commits, 3 + 2);
+}
+END_TEST
+
 START_TEST(newer_schema_refused)
 {
 	close_all();
@@ -545,6 +679,7 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, migration_keeps_history);
+	tcase_add_test(tc, failed_op_leaves_batch);
 	tcase_add_test(tc, timestamps);
 	suite_add_tcase(s, tc);
 	return s;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cube.h"
+#include "rowcache.h"
 #include "token.h"
 
 /* ------------------------------------------------------------------ cache */
@@ -209,6 +210,7 @@ struct sessions {
 	int64_t max_sessions;
 	int max_batch;
 	struct cache cache;
+	struct rowcache *rows; /* the writer's copies of session rows */
 	session_event_fn *on_event;
 	void *on_event_ctx;
 
@@ -332,12 +334,25 @@ static int auth_row(struct sessions *s, const struct store_session *row,
 	return SES_OK;
 }
 
+/* Session id's row for the writer: its copy if it has one (never with
+ * the initial state), else the store's, then kept. */
+static int get_row(struct sessions *s, const char *id, int with_initial,
+		   struct store_session *row)
+{
+	if (!with_initial && rowcache_get(s->rows, id, row))
+		return STORE_OK;
+	int rc = store_get_session(s->store, id, with_initial, row);
+	if (rc == STORE_OK)
+		rowcache_put(s->rows, row);
+	return rc;
+}
+
 /* Apply one write inside the writer's transaction. */
 static int do_write(struct sessions *s, struct op *op)
 {
 	const struct session_write *w = op->write;
 	struct store_session row;
-	int rc = store_get_session(s->store, w->id, w->kind == SES_RESET, &row);
+	int rc = get_row(s, w->id, w->kind == SES_RESET, &row);
 	if (rc != STORE_OK)
 		return store_rc(rc);
 	struct store_event ev;
@@ -451,6 +466,7 @@ static int do_write(struct sessions *s, struct op *op)
 	row.updated_at = ev.created_at;
 	row.undo_top = undo_top;
 	row.redo_top = redo_top;
+	rowcache_put(s->rows, &row);
 	char actor[STORE_NAME_MAX];
 	memcpy(actor, op->view.actor, sizeof actor);
 	view_from_row(&op->view, &row);
@@ -560,6 +576,7 @@ static int do_create(struct sessions *s, struct op *op)
 			goto out;
 		}
 	}
+	rowcache_put(s->rows, &row);
 	view_from_row(&op->view, &row);
 	snprintf(op->view.actor, sizeof op->view.actor, "%s",
 		 c->actor ? c->actor : "");
@@ -576,7 +593,7 @@ out:
 static int check_owner(struct sessions *s, struct op *op)
 {
 	struct store_session row;
-	int rc = store_get_session(s->store, op->id, 0, &row);
+	int rc = get_row(s, op->id, 0, &row);
 	if (rc != STORE_OK)
 		return store_rc(rc);
 	enum ses_role role;
@@ -592,6 +609,7 @@ static int do_delete(struct sessions *s, struct op *op)
 	int rc = check_owner(s, op);
 	if (rc != SES_OK)
 		return rc;
+	rowcache_remove(s->rows, op->id);
 	rc = store_delete_session(s->store, op->id);
 	return rc == STORE_OK ? SES_OK : store_rc(rc);
 }
@@ -747,13 +765,17 @@ static int run_batch(struct sessions *s, struct op *batch, uint64_t *events)
 					   op->kind == OP_WRITE;
 		}
 		if (!failed) {
-			if (store_commit(s->store) == STORE_OK)
+			if (store_commit(s->store) == STORE_OK) {
+				rowcache_commit(s->rows);
 				return 1;
+			}
 			store_rollback(s->store);
+			rowcache_rollback(s->rows);
 			return 0;
 		}
 		/* run again without it, from a clean slate */
 		store_rollback(s->store);
+		rowcache_rollback(s->rows);
 		for (struct op *op = batch; op; op = op->next) {
 			if (op == failed || op->rc == SES_STORE)
 				continue;
@@ -898,7 +920,12 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->cache.max = cfg->cache_max ? cfg->cache_max : 1024;
 	s->cache.nbuckets = s->cache.max * 2 + 1;
 	s->cache.buckets = calloc(s->cache.nbuckets, sizeof *s->cache.buckets);
-	if (!s->cache.buckets) {
+	/* the writer's row copies: a few thousand sessions in play, at most
+	 * 32 MiB of states (past that, rows are read from the store) */
+	s->rows = rowcache_new(4096, (size_t)32 << 20);
+	if (!s->cache.buckets || !s->rows) {
+		rowcache_free(s->rows);
+		free(s->cache.buckets);
 		free(s);
 		return SES_STORE;
 	}
@@ -907,6 +934,7 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->done, NULL);
 	if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
+		rowcache_free(s->rows);
 		free(s->cache.buckets);
 		free(s);
 		return SES_STORE;
@@ -927,6 +955,7 @@ void sessions_close(struct sessions *s)
 	while (s->cache.head)
 		cache_drop_locked(&s->cache, cache_slot(&s->cache, s->cache.head->id));
 	free(s->cache.buckets);
+	rowcache_free(s->rows);
 	pthread_mutex_destroy(&s->cache.lock);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);

@@ -15,6 +15,7 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "rowcache.h"
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
@@ -619,6 +620,87 @@ START_TEST(failed_op_leaves_batch)
 }
 END_TEST
 
+/* The writer's row copies: a copy in, a copy out; a rollback forgets what
+ * the open transaction put, a commit keeps it; the bounds drop rows. */
+static struct store_session mkrow(const char *id, int64_t version,
+				  const char *state)
+{
+	struct store_session r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.id, sizeof r.id, "%s", id);
+	r.size = 3;
+	r.version = version;
+	r.undo_top = version;
+	r.state = (char *)state;
+	r.title = version % 2 ? "odd" : NULL;
+	r.token_hash[0] = (unsigned char)version;
+	return r;
+}
+
+START_TEST(rowcache_rules)
+{
+	struct rowcache *c = rowcache_new(4, 1 << 20);
+	ck_assert_ptr_nonnull(c);
+	struct store_session out;
+	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
+	struct store_session a = mkrow("a", 1, "UUU");
+	rowcache_put(c, &a);
+	ck_assert_int_eq(rowcache_get(c, "a", &out), 1);
+	ck_assert_str_eq(out.id, "a");
+	ck_assert_int_eq(out.version, 1);
+	ck_assert_int_eq(out.undo_top, 1);
+	ck_assert_str_eq(out.state, "UUU");
+	ck_assert_ptr_ne(out.state, a.state); /* a copy */
+	ck_assert_str_eq(out.title, "odd");
+	ck_assert_ptr_null(out.initial);
+	ck_assert_int_eq(out.token_hash[0], 1);
+	store_session_free(&out);
+	/* put in a transaction that rolls back: gone */
+	rowcache_rollback(c);
+	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
+	/* committed: stays through a later rollback, which forgets only the
+	 * newer put */
+	rowcache_put(c, &a);
+	rowcache_commit(c);
+	struct store_session b = mkrow("b", 2, "RRR");
+	rowcache_put(c, &b);
+	rowcache_rollback(c);
+	ck_assert_int_eq(rowcache_get(c, "a", &out), 1);
+	store_session_free(&out);
+	ck_assert_int_eq(rowcache_get(c, "b", &out), 0);
+	/* a put replaces; a remove forgets */
+	struct store_session a2 = mkrow("a", 2, "FFF");
+	rowcache_put(c, &a2);
+	ck_assert_int_eq(rowcache_get(c, "a", &out), 1);
+	ck_assert_int_eq(out.version, 2);
+	ck_assert_str_eq(out.state, "FFF");
+	ck_assert_ptr_null(out.title);
+	store_session_free(&out);
+	ck_assert_uint_eq(rowcache_count(c), 1);
+	rowcache_remove(c, "a");
+	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
+	ck_assert_uint_eq(rowcache_count(c), 0);
+	/* past 4 rows everything goes, and the new one is kept */
+	char id[8];
+	for (int i = 0; i < 5; i++) {
+		snprintf(id, sizeof id, "r%d", i);
+		struct store_session r = mkrow(id, i, "DDD");
+		rowcache_put(c, &r);
+	}
+	ck_assert_uint_eq(rowcache_count(c), 1);
+	ck_assert_int_eq(rowcache_get(c, "r4", &out), 1);
+	store_session_free(&out);
+	ck_assert_int_eq(rowcache_get(c, "r0", &out), 0);
+	rowcache_free(c);
+	/* a state past max_bytes / 64 is not kept */
+	c = rowcache_new(4, 64 * 8);
+	struct store_session big = mkrow("big", 0, "0123456789");
+	rowcache_put(c, &big);
+	ck_assert_int_eq(rowcache_get(c, "big", &out), 0);
+	rowcache_free(c);
+}
+END_TEST
+
 START_TEST(newer_schema_refused)
 {
 	close_all();
@@ -680,6 +762,7 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, migration_keeps_history);
 	tcase_add_test(tc, failed_op_leaves_batch);
+	tcase_add_test(tc, rowcache_rules);
 	tcase_add_test(tc, timestamps);
 	suite_add_tcase(s, tc);
 	return s;

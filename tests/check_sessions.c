@@ -681,7 +681,7 @@ START_TEST(rowcache_rules)
 	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
 	ck_assert_uint_eq(rowcache_count(c), 0);
 	/* past 4 rows everything goes, and the new one is kept */
-	char id[8];
+	char id[16];
 	for (int i = 0; i < 5; i++) {
 		snprintf(id, sizeof id, "r%d", i);
 		struct store_session r = mkrow(id, i, "DDD");

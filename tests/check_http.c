@@ -1,10 +1,9 @@
 /* check_http.c — black-box tests of the real server binary over HTTP.
  *
- * An unchecked fixture spawns $CUBED_BIN (default build/cubed) on
- * 127.0.0.1 with port 0 and a database in a fresh temporary directory,
- * learns the port from the "cubed: listening on http://127.0.0.1:PORT"
- * line the server writes to stderr, and at teardown sends SIGTERM and
- * records how the server exited; the "shutdown" case then asserts that
+ * An unchecked fixture spawns $CUBED_BIN (default build/cubed) through
+ * test_server.c (127.0.0.1, port 0, a database in a fresh temporary
+ * directory), and at teardown sends SIGTERM and records how the server
+ * exited; the "shutdown" case then asserts that
  * exit status was 0 (Check cannot fail a test from an unchecked teardown
  * without killing the whole runner).
  *
@@ -12,18 +11,13 @@
  * or field, or exact JSON values), so a reply that drifts from the
  * contract in any field fails with the request that shows it. */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -33,195 +27,21 @@
 #include "http_client.h"
 #include "pattern.h"
 #include "suites.h"
+#include "test_server.h"
 
 /* ------------------------------------------------------------------ */
-/* Spawning and stopping the server.                                   */
+/* Spawning and stopping the server: test_server.c.                    */
 
-typedef struct server {
-	pid_t pid;
-	int port;
-	char dir[64];
-	char log[96];
-} server;
+typedef test_server server;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The last part of the server's log, for failure messages. */
-static const char *log_tail(const server *s, char *buf, size_t cap)
-{
-	buf[0] = '\0';
-	FILE *f = fopen(s->log, "r");
-	if (!f)
-		return buf;
-	fseek(f, 0, SEEK_END);
-	long end = ftell(f);
-	long start = end > (long)cap - 1 ? end - (long)cap + 1 : 0;
-	fseek(f, start, SEEK_SET);
-	size_t k = fread(buf, 1, cap - 1, f);
-	buf[k] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void remove_dir(const char *dir);
-
-/* Start the server with extra arguments (NULL-terminated, may be NULL).
- * Returns 0, or -1 with a reason in err (and nothing left running). */
-static int server_start(server *s, const char *const *extra, char *err,
-			size_t errlen)
-{
-	memset(s, 0, sizeof *s);
-	const char *bin = getenv("CUBED_BIN");
-	if (!bin || !*bin)
-		bin = "build/cubed";
-	if (access(bin, X_OK) != 0) {
-		snprintf(err, errlen, "server binary %s: %s", bin,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(s->dir, sizeof s->dir, "/tmp/cubed-http-XXXXXX");
-	if (!mkdtemp(s->dir)) {
-		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
-		return -1;
-	}
-	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-	char db[96];
-	snprintf(db, sizeof db, "%s/cubed.db", s->dir);
-
-	const char *argv[32];
-	int argc = 0;
-	argv[argc++] = bin;
-	argv[argc++] = "--port";
-	argv[argc++] = "0";
-	argv[argc++] = "--bind";
-	argv[argc++] = "127.0.0.1";
-	argv[argc++] = "--db";
-	argv[argc++] = db;
-	const char *openapi = getenv("CUBED_OPENAPI");
-	if (!openapi || !*openapi)
-		openapi = "openapi.yaml";
-	if (access(openapi, R_OK) == 0) {
-		argv[argc++] = "--openapi";
-		argv[argc++] = openapi;
-	}
-	for (const char *const *e = extra; e && *e && argc < 31; e++)
-		argv[argc++] = *e;
-	argv[argc] = NULL;
-
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		remove_dir(s->dir);
-		return -1;
-	}
-	if (pid == 0) {
-		/* never outlive the test runner */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	s->pid = pid;
-
-	/* Wait up to 10 s for the listening line. */
-	static const char marker[] = "cubed: listening on http://127.0.0.1:";
-	double deadline = now_s() + 10.0;
-	char buf[1536]; /* Check messages are limited to a few KiB */
-	while (now_s() < deadline) {
-		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			s->pid = 0;
-			snprintf(err, errlen,
-				 "server exited before listening (status "
-				 "0x%x); its log:\n%s",
-				 st, log_tail(s, buf, sizeof buf));
-			remove_dir(s->dir);
-			return -1;
-		}
-		FILE *f = fopen(s->log, "r");
-		if (f) {
-			char line[512];
-			while (fgets(line, sizeof line, f)) {
-				char *m = strstr(line, marker);
-				if (m && strchr(line, '\n')) {
-					s->port = atoi(m + sizeof marker - 1);
-					break;
-				}
-			}
-			fclose(f);
-		}
-		if (s->port > 0)
-			return 0;
-		sleep_ms(20);
-	}
-	snprintf(err, errlen,
-		 "server did not print \"%sPORT\" within 10 s; its log:\n%s",
-		 marker, log_tail(s, buf, sizeof buf));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	s->pid = 0;
-	remove_dir(s->dir);
-	return -1;
-}
-
-static void remove_dir(const char *dir)
-{
-	static const char *files[] = {"cubed.db", "cubed.db-wal",
-				      "cubed.db-shm", "cubed.db-journal",
-				      "server.log"};
-	char p[160];
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-/* SIGTERM, then wait up to 10 s. Returns the wait status, or -1 if the
- * server had to be killed. The end of its log goes to logbuf (if not
- * NULL) before the temporary directory is removed. */
+/* Stop as test_server_stop does; the end of the server's log goes to
+ * logbuf (if not NULL) before its directory is removed. */
 static int server_stop(server *s, char *logbuf, size_t logcap)
 {
-	int status = -1;
-	if (s->pid > 0) {
-		kill(s->pid, SIGTERM);
-		double deadline = now_s() + 10.0;
-		int done = 0;
-		while (now_s() < deadline) {
-			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-				done = 1;
-				break;
-			}
-			sleep_ms(10);
-		}
-		if (!done) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-		}
-		s->pid = 0;
-	}
+	int status = test_server_stop(s, 0);
 	if (logbuf)
-		log_tail(s, logbuf, logcap);
-	if (s->dir[0] && !getenv("CUBED_KEEP_TMP"))
-		remove_dir(s->dir);
+		test_server_log_tail(s, logbuf, logcap);
+	test_server_remove(s);
 	return status;
 }
 
@@ -248,7 +68,8 @@ static char start_error[2048];
 static void fixture_start(const char *const *extra)
 {
 	start_error[0] = '\0';
-	if (server_start(&srv, extra, start_error, sizeof start_error) < 0)
+	if (test_server_start(&srv, NULL, extra, start_error,
+			      sizeof start_error) < 0)
 		ck_abort_msg("cannot start the server: %s", start_error);
 }
 
@@ -2771,7 +2592,8 @@ START_TEST(fixture_server_exited_cleanly)
 	if (last_exit == -2) {
 		server s;
 		char err[2048];
-		ck_assert_msg(server_start(&s, NULL, err, sizeof err) == 0,
+		ck_assert_msg(test_server_start(&s, NULL, NULL, err,
+						sizeof err) == 0,
 			      "cannot start the server: %s", err);
 		http_response r;
 		ck_assert_int_eq(http_request(s.port, "GET", "/healthz", NULL,
@@ -2793,7 +2615,7 @@ START_TEST(sigterm_with_open_connections)
 {
 	server s;
 	char err[2048], why[128];
-	ck_assert_msg(server_start(&s, NULL, err, sizeof err) == 0,
+	ck_assert_msg(test_server_start(&s, NULL, NULL, err, sizeof err) == 0,
 		      "cannot start the server: %s", err);
 	int idle = http_connect(s.port, 15000);
 	ck_assert_int_ge(idle, 0);
@@ -2809,10 +2631,10 @@ START_TEST(sigterm_with_open_connections)
 			      "Content-Length: 100\r\n\r\n{\"mo";
 	ck_assert_int_gt(send(half, partial, strlen(partial), MSG_NOSIGNAL),
 			 0);
-	sleep_ms(100);
-	double t0 = now_s();
+	test_sleep_ms(100);
+	double t0 = test_now();
 	int st = server_stop(&s, NULL, 0);
-	double took = now_s() - t0;
+	double took = test_now() - t0;
 	close(idle);
 	close(half);
 	ck_assert_msg(st == 0, "after SIGTERM with open connections the "

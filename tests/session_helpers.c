@@ -118,8 +118,8 @@ json_t *expect_problem(int port, const char *method, const char *path,
 	char type[96];
 	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
 	const char *t = json_string_value(json_object_get(j, "type"));
-	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s",
-		      what, t, type);
+	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s: %s",
+		      what, t, type, r.body);
 	ck_assert_msg(json_integer_value(json_object_get(j, "status")) ==
 			      status,
 		      "%s: status member: %s", what, r.body);
@@ -132,7 +132,8 @@ json_t *expect_problem(int port, const char *method, const char *path,
 	if (field) {
 		const char *f = json_string_value(json_object_get(j, "field"));
 		ck_assert_msg(f && strcmp(f, field) == 0,
-			      "%s: field %s, expected %s", what, f, field);
+			      "%s: field %s, expected %s: %s", what, f, field,
+			      r.body);
 	}
 	if (keep)
 		*keep = r;

@@ -3,28 +3,22 @@
  * binary over HTTP. (The rest of the solving routes are
  * check_http_solve.c's.)
  *
- * A fixture spawns $CUBED_BIN (default build/cubed) on 127.0.0.1 port 0
- * with a database in a fresh temporary directory and $CUBED_TABLES's
- * table cache. Nothing is checked against a hand-written answer: every
- * solution and every stage's moves are applied with POST /v1/apply, a
- * stage's state must be the one the reply gives, and a target's state
- * must fit the target by POST /v1/match — the server's other routes, each
- * pinned by its own suite. */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
+ * A fixture (test_server.c) spawns $CUBED_BIN (default build/cubed) on
+ * 127.0.0.1 port 0 with a database in a fresh temporary directory and
+ * $CUBED_TABLES's table cache. Nothing is checked against a hand-written
+ * answer: every solution and every stage's moves are applied with POST
+ * /v1/apply, a stage's state must be the one the reply gives, and a
+ * target's state must fit the target by POST /v1/match — the server's
+ * other routes, each pinned by its own suite. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "http_client.h"
 #include "suites.h"
+#include "test_server.h"
 
 #define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 #define SOLVED2 "UUUURRRRFFFFDDDDLLLLBBBB"
@@ -37,106 +31,21 @@ static const char *const stage_names[7] = {
 
 /* ------------------------------------------------------------ server */
 
-static struct {
-	pid_t pid;
-	int port;
-	char dir[64], log[96];
-} srv;
+static test_server srv;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static void remove_tree(const char *dir)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "check_http_beginner: cannot remove %s\n", dir);
-}
-
-/* Start the server with extra arguments (NULL-terminated, may be NULL);
- * aborts the test with the server's log if it does not listen. */
+/* Start the server (test_server.c) with extra arguments (NULL-terminated,
+ * may be NULL); aborts the test with the reason if it does not listen. */
 static void server_start(const char *const *extra)
 {
-	memset(&srv, 0, sizeof srv);
-	const char *bin = getenv("CUBED_BIN");
-	if (!bin || !*bin)
-		bin = "build/cubed";
-	ck_assert_msg(access(bin, X_OK) == 0, "server binary %s: %s", bin,
-		      strerror(errno));
-	snprintf(srv.dir, sizeof srv.dir, "/tmp/cubed-beginner-XXXXXX");
-	ck_assert_msg(mkdtemp(srv.dir) != NULL, "mkdtemp: %s", strerror(errno));
-	snprintf(srv.log, sizeof srv.log, "%s/server.log", srv.dir);
-	char db[96];
-	snprintf(db, sizeof db, "%s/cubed.db", srv.dir);
-	const char *argv[16] = {bin, "--port", "0", "--bind", "127.0.0.1",
-				"--db", db};
-	int argc = 7;
-	for (const char *const *e = extra; e && *e && argc < 15; e++)
-		argv[argc++] = *e;
-	argv[argc] = NULL;
-	pid_t pid = fork();
-	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		int fd = open(srv.log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	srv.pid = pid;
-	static const char marker[] = "cubed: listening on http://127.0.0.1:";
-	for (double end = now_s() + 10.0; now_s() < end && !srv.port;) {
-		FILE *f = fopen(srv.log, "r");
-		char line[512];
-		while (f && fgets(line, sizeof line, f)) {
-			char *m = strstr(line, marker);
-			if (m && strchr(line, '\n'))
-				srv.port = atoi(m + sizeof marker - 1);
-		}
-		if (f)
-			fclose(f);
-		if (!srv.port)
-			sleep_ms(10);
-	}
-	ck_assert_msg(srv.port > 0, "the server did not listen within 10 s "
-				    "(log in %s)",
-		      srv.log);
+	char err[2048];
+	ck_assert_msg(test_server_start(&srv, NULL, extra, err, sizeof err) ==
+			      0,
+		      "cannot start the server: %s", err);
 }
 
 static void server_stop(void)
 {
-	if (srv.pid > 0) {
-		kill(srv.pid, SIGTERM);
-		int done = 0;
-		for (double end = now_s() + 10.0; now_s() < end && !done;) {
-			done = waitpid(srv.pid, NULL, WNOHANG) == srv.pid;
-			if (!done)
-				sleep_ms(10);
-		}
-		if (!done) {
-			kill(srv.pid, SIGKILL);
-			waitpid(srv.pid, NULL, 0);
-		}
-		srv.pid = 0;
-	}
-	if (srv.dir[0] && !getenv("CUBED_KEEP_TMP"))
-		remove_tree(srv.dir);
+	test_server_stop(&srv, 1);
 }
 
 static json_t *request(const char *method, const char *path, const char *body,
@@ -148,7 +57,7 @@ static void setup(void)
 {
 	server_start(NULL);
 	const char *state = "";
-	for (double end = now_s() + 120.0; now_s() < end;) {
+	for (double end = test_now() + 120.0; test_now() < end;) {
 		json_t *j = request("GET", "/readyz", NULL, 200);
 		json_t *t = json_object_get(
 			json_object_get(json_object_get(j, "solver"), "3x3"),
@@ -159,7 +68,7 @@ static void setup(void)
 		json_decref(j);
 		if (ready)
 			return;
-		sleep_ms(50);
+		test_sleep_ms(50);
 	}
 	ck_abort_msg("the 3×3 tables are %s after 120 s", state);
 }

@@ -26,17 +26,16 @@
 #include "golden.h"
 #include "http_client.h"
 #include "pattern.h"
+#include "session_helpers.h"
 #include "suites.h"
 #include "test_server.h"
 
 /* ------------------------------------------------------------------ */
 /* Spawning and stopping the server: test_server.c.                    */
 
-typedef test_server server;
-
 /* Stop as test_server_stop does; the end of the server's log goes to
  * logbuf (if not NULL) before its directory is removed. */
-static int server_stop(server *s, char *logbuf, size_t logcap)
+static int stop_keeping_log(server *s, char *logbuf, size_t logcap)
 {
 	int status = test_server_stop(s, 0);
 	if (logbuf)
@@ -91,7 +90,7 @@ static void fixture_limits_setup(void)
 static void fixture_teardown(void)
 {
 	char log[sizeof last_exit_log];
-	int st = server_stop(&srv, log, sizeof log);
+	int st = stop_keeping_log(&srv, log, sizeof log);
 	if (last_exit == -2 || last_exit == 0) {
 		last_exit = st;
 		memcpy(last_exit_log, log, sizeof log);
@@ -115,28 +114,6 @@ static void req(http_response *r, const char *method, const char *path,
 static void post_json(http_response *r, const char *path, const char *body)
 {
 	req(r, "POST", path, JSON_CT, body);
-}
-
-/* Parse the body (rejecting duplicate keys: a server must not send
- * them either). */
-static json_t *body_json(const http_response *r, const char *what)
-{
-	json_error_t e;
-	json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
-			       &e);
-	ck_assert_msg(j != NULL, "%s: reply is not JSON (%s): %.300s", what,
-		      e.text, r->body);
-	return j;
-}
-
-/* Media type of a Content-Type value, without parameters. */
-static int media_type_is(const char *ct, const char *want)
-{
-	if (!ct)
-		return 0;
-	size_t k = strlen(want);
-	return strncasecmp(ct, want, k) == 0 &&
-	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
 }
 
 static int contains_nocase(const char *hay, const char *needle)
@@ -193,7 +170,7 @@ static void check_json_reply(const http_response *r, const char *what,
 		      "%s: Content-Type %s", what,
 		      http_header(r, "Content-Type"));
 	check_cors(r, what);
-	json_t *got = body_json(r, what);
+	json_t *got = parse(r, what);
 	json_error_t e;
 	json_t *want = json_loads(expect, JSON_REJECT_DUPLICATES, &e);
 	ck_assert_msg(want != NULL, "test table: bad JSON %s (%s)", expect,
@@ -223,7 +200,7 @@ static void check_problem(const http_response *r, const char *what,
 		      "%s: Content-Type %s, expected application/problem+json",
 		      what, http_header(r, "Content-Type"));
 	check_cors(r, what);
-	json_t *j = body_json(r, what);
+	json_t *j = parse(r, what);
 	char type[128];
 	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
 	const char *t = json_string_value(json_object_get(j, "type"));
@@ -689,7 +666,7 @@ START_TEST(healthz)
 	http_response r;
 	req(&r, "GET", "/healthz", NULL, NULL);
 	check_json_reply(&r, "GET /healthz", 200, "{\"status\": \"ok\"}");
-	json_t *j = body_json(&r, "GET /healthz");
+	json_t *j = parse(&r, "GET /healthz");
 	ck_assert_uint_eq(json_object_size(j), 1);
 	json_decref(j);
 	http_response_free(&r);
@@ -786,7 +763,7 @@ START_TEST(apply_size_1024)
 		post_json(&r, "/v1/apply", bodies[i]);
 		ck_assert_msg(r.status == 200, "%s: status %d: %.300s",
 			      bodies[i], r.status, r.body);
-		json_t *j = body_json(&r, bodies[i]);
+		json_t *j = parse(&r, bodies[i]);
 		ck_assert_int_eq(json_integer_value(json_object_get(j, "size")),
 				 1024);
 		const char *f =
@@ -829,7 +806,7 @@ static json_t *post_value(const char *path, const json_t *body, int status,
 					   "%d: %.600s",
 		      path, text, r->status, status, r->body);
 	free(text);
-	return body_json(r, path);
+	return parse(r, path);
 }
 
 /* post_value for a 200 reply, without the response. */
@@ -1110,7 +1087,7 @@ START_TEST(convert_invalid_cubies)
 		post_json(&r, "/v1/convert", cases[i].body);
 		check_problem(&r, cases[i].body, 422, "invalid_cube",
 			      "invalid_cube", -1, "cubie", -1);
-		json_t *j = body_json(&r, cases[i].body);
+		json_t *j = parse(&r, cases[i].body);
 		char codes[256], fields[256];
 		size_t cl = 0, fl = 0, k;
 		json_t *e;
@@ -1403,7 +1380,7 @@ static json_t *get_ok(const char *path)
 	http_response r;
 	req(&r, "GET", path, NULL, NULL);
 	check_json_reply(&r, path, 200, "{}");
-	json_t *j = body_json(&r, path);
+	json_t *j = parse(&r, path);
 	http_response_free(&r);
 	return j;
 }
@@ -2258,7 +2235,7 @@ static void run_err_case(const err_case *c)
 	check_problem(&r, what, c->status, c->kind, c->code, c->offset,
 		      c->field, c->limit);
 	if (c->token) {
-		json_t *j = body_json(&r, what);
+		json_t *j = parse(&r, what);
 		const char *t = json_string_value(json_object_get(j, "token"));
 		ck_assert_msg(t && strcmp(t, c->token) == 0,
 			      "%s: token %s, expected %s: %s", what, t,
@@ -2600,7 +2577,7 @@ START_TEST(fixture_server_exited_cleanly)
 					      NULL, 0, &r),
 				 0);
 		http_response_free(&r);
-		last_exit = server_stop(&s, last_exit_log, sizeof last_exit_log);
+		last_exit = stop_keeping_log(&s, last_exit_log, sizeof last_exit_log);
 	}
 	ck_assert_msg(last_exit == 0,
 		      "after SIGTERM the server %s; the end of its log:\n%s",
@@ -2633,7 +2610,7 @@ START_TEST(sigterm_with_open_connections)
 			 0);
 	test_sleep_ms(100);
 	double t0 = test_now();
-	int st = server_stop(&s, NULL, 0);
+	int st = stop_keeping_log(&s, NULL, 0);
 	double took = test_now() - t0;
 	close(idle);
 	close(half);

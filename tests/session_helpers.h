@@ -1,8 +1,8 @@
-/* session_helpers.h — what the black-box session suites share: the server
- * fixture (test_server.h under the names these suites use), one-exchange
- * requests whose status, media type and problem details are asserted,
- * small JSON accessors, and session shortcuts. The assertions are
- * Check's: call these from inside tests. */
+/* session_helpers.h — what the black-box suites share (the session
+ * suites first): the server fixture (test_server.h under the names these
+ * suites use), one-exchange requests whose status, media type and problem
+ * details are asserted, small JSON accessors, and session shortcuts. The
+ * assertions are Check's: call these from inside tests. */
 #ifndef CUBED_TEST_SESSION_HELPERS_H
 #define CUBED_TEST_SESSION_HELPERS_H
 
@@ -33,8 +33,10 @@ int server_stop(server *s, int remove);
 void call(http_response *r, int port, const char *method, const char *path,
 	  const char *token, const char *hdr, const char *body);
 
-/* The reply body as JSON (asserted). */
+/* The reply body as JSON (asserted; duplicate keys are rejected: a
+ * server must not send them). */
 json_t *parse(const http_response *r, const char *what);
+/* Media type of a Content-Type value (may be NULL), without parameters. */
 int media_type_is(const char *ct, const char *want);
 
 /* A request whose reply must be status with a JSON body (returned; the

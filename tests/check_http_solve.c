@@ -881,40 +881,7 @@ static json_t *moves_write(const ses *s, const char *moves)
 /* Every solve of a session, page by page. */
 static json_t *solves_all(const ses *s, const char *token, int limit)
 {
-	json_t *all = json_array();
-	long long after = -1;
-	for (int pages = 0; pages < 1000; pages++) {
-		char path[192];
-		if (after < 0)
-			snprintf(path, sizeof path, "%s/solves?limit=%d",
-				 s->path, limit);
-		else
-			snprintf(path, sizeof path,
-				 "%s/solves?after=%lld&limit=%d", s->path,
-				 after, limit);
-		json_t *j = expect_json(srv.port, "GET", path, token, NULL,
-					NULL, 200, NULL);
-		json_t *sv = json_object_get(j, "solves");
-		ck_assert_msg(json_is_array(sv) &&
-				      json_array_size(sv) <= (size_t)limit,
-			      "GET %s: %s", path, dump(j));
-		json_array_extend(all, sv);
-		json_t *next = json_object_get(j, "next");
-		if (json_is_null(next)) {
-			json_decref(j);
-			return all;
-		}
-		ck_assert_msg(json_is_integer(next) &&
-				      json_array_size(sv) == (size_t)limit &&
-				      json_integer_value(next) ==
-					      iget(json_array_get(sv, limit - 1),
-						   "id"),
-			      "GET %s: next: %s", path, dump(j));
-		after = json_integer_value(next);
-		json_decref(j);
-	}
-	ck_abort_msg("solves of %s: too many pages", s->id);
-	return NULL;
+	return pages_all(srv.port, s, "solves", "solves", "id", token, limit);
 }
 
 /* A 5×5 session is solved by reduction, stored and listed like any. */

@@ -226,47 +226,55 @@ json_t *get_session(int port, const char *path, const char *token,
 	return j;
 }
 
-/* The whole history, page by page (limit per page). */
-json_t *history_all(int port, const ses *s, const char *token,
-			   int limit)
+/* Every item of a paged list of a session, page by page (see
+ * session_helpers.h). */
+json_t *pages_all(int port, const ses *s, const char *what,
+		  const char *member, const char *key, const char *token,
+		  int limit)
 {
 	json_t *all = json_array();
 	long long after = -1;
 	for (int pages = 0; pages < 10000; pages++) {
 		char path[192];
 		if (after < 0)
-			snprintf(path, sizeof path, "%s/history?limit=%d",
-				 s->path, limit);
+			snprintf(path, sizeof path, "%s/%s?limit=%d", s->path,
+				 what, limit);
 		else
-			snprintf(path, sizeof path,
-				 "%s/history?after=%lld&limit=%d", s->path,
-				 after, limit);
+			snprintf(path, sizeof path, "%s/%s?after=%lld&limit=%d",
+				 s->path, what, after, limit);
 		json_t *j = expect_json(port, "GET", path, token, NULL, NULL,
 					200, NULL);
-		json_t *ev = json_object_get(j, "events");
-		ck_assert_msg(json_is_array(ev) &&
-				      json_array_size(ev) <= (size_t)limit,
-			      "GET %s: events", path);
-		json_array_extend(all, ev);
+		json_t *items = json_object_get(j, member);
+		ck_assert_msg(json_is_array(items) &&
+				      json_array_size(items) <= (size_t)limit,
+			      "GET %s: %s: %s", path, member,
+			      json_dumps(j, JSON_COMPACT));
+		json_array_extend(all, items);
 		json_t *next = json_object_get(j, "next");
 		if (json_is_null(next)) {
 			json_decref(j);
 			return all;
 		}
 		ck_assert_msg(json_is_integer(next) &&
-				      json_array_size(ev) == (size_t)limit,
-			      "GET %s: next %s with %zu events", path,
+				      json_array_size(items) == (size_t)limit,
+			      "GET %s: next %s with %zu %s", path,
 			      json_dumps(next, JSON_ENCODE_ANY),
-			      json_array_size(ev));
+			      json_array_size(items), member);
 		long long n = json_integer_value(next);
-		ck_assert_msg(n == iget(json_array_get(ev, json_array_size(ev) - 1),
-					"version"),
-			      "GET %s: next is not the last version shown",
-			      path);
+		ck_assert_msg(n == iget(json_array_get(items,
+						       json_array_size(items) - 1),
+					key),
+			      "GET %s: next is not the last %s shown: %s", path,
+			      key, json_dumps(j, JSON_COMPACT));
 		after = n;
 		json_decref(j);
 	}
-	ck_abort_msg("history never ended");
+	ck_abort_msg("%s of %s: too many pages", what, s->path);
 	return NULL;
 }
 
+json_t *history_all(int port, const ses *s, const char *token, int limit)
+{
+	return pages_all(port, s, "history", "events", "version", token,
+			 limit);
+}

@@ -65,7 +65,14 @@ char *apply(int port, const char *facelets, const char *moves);
 /* GET a session (want_version >= 0: asserted, with its ETag). */
 json_t *get_session(int port, const char *path, const char *token,
 		    long long want_version);
-/* The whole history, page by page (limit per page). */
+/* Every item of a paged list of session s: GET <s->path>/<what>?limit=
+ * (then &after=next), the items in member, each page but the last full,
+ * next the key of its last item (asserted), until next is null. Returns
+ * them all, in order, as one array. */
+json_t *pages_all(int port, const ses *s, const char *what,
+		  const char *member, const char *key, const char *token,
+		  int limit);
+/* The whole history (pages_all of history, events, version). */
 json_t *history_all(int port, const ses *s, const char *token, int limit);
 
 #endif

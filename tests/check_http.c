@@ -62,19 +62,10 @@ static const char *describe_status(int st, char *buf, size_t cap)
 static server srv;
 static int last_exit = -2;
 static char last_exit_log[1536];
-static char start_error[2048];
-
-static void fixture_start(const char *const *extra)
-{
-	start_error[0] = '\0';
-	if (test_server_start(&srv, NULL, extra, start_error,
-			      sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
-}
 
 static void fixture_default_setup(void)
 {
-	fixture_start(NULL);
+	start_or_abort(&srv, NULL, NULL);
 }
 
 static void fixture_limits_setup(void)
@@ -83,7 +74,7 @@ static void fixture_limits_setup(void)
 		"--max-body", "1000", "--max-moves", "10", "--max-work",
 		"1000",       NULL,
 	};
-	fixture_start(extra);
+	start_or_abort(&srv, NULL, extra);
 }
 
 /* Keeps the first bad exit (of either fixture server), else 0. */
@@ -2568,10 +2559,7 @@ START_TEST(fixture_server_exited_cleanly)
 	char why[128];
 	if (last_exit == -2) {
 		server s;
-		char err[2048];
-		ck_assert_msg(test_server_start(&s, NULL, NULL, err,
-						sizeof err) == 0,
-			      "cannot start the server: %s", err);
+		start_or_abort(&s, NULL, NULL);
 		http_response r;
 		ck_assert_int_eq(http_request(s.port, "GET", "/healthz", NULL,
 					      NULL, 0, &r),
@@ -2591,9 +2579,8 @@ END_TEST
 START_TEST(sigterm_with_open_connections)
 {
 	server s;
-	char err[2048], why[128];
-	ck_assert_msg(test_server_start(&s, NULL, NULL, err, sizeof err) == 0,
-		      "cannot start the server: %s", err);
+	char why[128];
+	start_or_abort(&s, NULL, NULL);
 	int idle = http_connect(s.port, 15000);
 	ck_assert_int_ge(idle, 0);
 	http_response r;

@@ -48,17 +48,10 @@
 /* The server: session_helpers.c's fixture (test_server.c).            */
 
 static server srv;
-static char start_error[2048];
-
-static void start_or_abort(server *s, const char *const *extra)
-{
-	if (server_start(s, NULL, extra, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
-}
 
 static void fixture_setup(void)
 {
-	start_or_abort(&srv, NULL);
+	start_or_abort(&srv, NULL, NULL);
 }
 
 static void fixture_teardown(void)
@@ -1117,10 +1110,11 @@ START_TEST(tables_not_ready)
 		      strerror(errno));
 	server b;
 	const char *const extra[] = {"--tables", tdir, NULL};
-	if (server_start(&b, dir, extra, start_error, sizeof start_error) < 0) {
+	char err[2048];
+	if (server_start(&b, dir, extra, err, sizeof err) < 0) {
 		snprintf(b.dir, sizeof b.dir, "%s", dir);
 		test_server_remove(&b);
-		ck_abort_msg("cannot start the server: %s", start_error);
+		ck_abort_msg("cannot start the server: %s", err);
 	}
 	http_response r;
 	char *body = solve_body(AFTER_R, NULL);
@@ -1176,8 +1170,7 @@ START_TEST(solver_off)
 {
 	server o;
 	const char *const extra[] = {"--solver", "0", NULL};
-	if (server_start(&o, NULL, extra, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
+	start_or_abort(&o, NULL, extra);
 	int port = o.port;
 	json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL, NULL, 200,
 				 NULL);

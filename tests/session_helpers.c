@@ -25,6 +25,13 @@ int server_stop(server *s, int remove)
 	return test_server_stop(s, remove);
 }
 
+void start_or_abort(server *s, const char *dir, const char *const *extra)
+{
+	char err[2048]; /* Check's messages hold a few KiB */
+	if (server_start(s, dir, extra, err, sizeof err) < 0)
+		ck_abort_msg("cannot start the server: %s", err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Requests.                                                           */
 

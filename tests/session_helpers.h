@@ -26,6 +26,8 @@ double now_s(void);
 int server_start(server *s, const char *dir, const char *const *extra,
 		 char *err, size_t errlen);
 int server_stop(server *s, int remove);
+/* server_start, or abort the test with the reason. */
+void start_or_abort(server *s, const char *dir, const char *const *extra);
 
 /* One exchange on a fresh connection. token (may be NULL) becomes
  * "Authorization: Bearer <token>"; hdr (may be NULL) is one more full

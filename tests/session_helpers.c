@@ -78,50 +78,60 @@ int media_type_is(const char *ct, const char *want)
 	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
 }
 
+/* One exchange whose reply must be status with a body of media type
+ * media, parsed (asserted) and returned; the request described in what
+ * (cap bytes) for the caller's messages. */
+static json_t *expect_reply(http_response *r, int port, const char *method,
+			    const char *path, const char *token,
+			    const char *hdr, const char *body, int status,
+			    const char *media, char *what, size_t cap)
+{
+	call(r, port, method, path, token, hdr, body);
+	snprintf(what, cap, "%s %s %.100s%s%s", method, path, body ? body : "",
+		 hdr ? " " : "", hdr ? hdr : "");
+	ck_assert_msg(r->status == status, "%s: status %d, expected %d: %.500s",
+		      what, r->status, status, r->body);
+	ck_assert_msg(media_type_is(http_header(r, "Content-Type"), media),
+		      "%s: Content-Type %s", what,
+		      http_header(r, "Content-Type"));
+	return parse(r, what);
+}
+
+/* The response kept in *keep (when not NULL) or released. */
+static void keep_or_free(http_response *r, http_response *keep)
+{
+	if (keep)
+		*keep = *r;
+	else
+		http_response_free(r);
+}
+
 /* A request whose reply must be status with a JSON body (returned). */
 json_t *expect_json(int port, const char *method, const char *path,
-			   const char *token, const char *hdr,
-			   const char *body, int status, http_response *keep)
+		    const char *token, const char *hdr, const char *body,
+		    int status, http_response *keep)
 {
 	http_response r;
-	call(&r, port, method, path, token, hdr, body);
 	char what[256];
-	snprintf(what, sizeof what, "%s %s %.100s", method, path,
-		 body ? body : "");
-	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
-		      what, r.status, status, r.body);
-	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
-				    "application/json"),
-		      "%s: Content-Type %s", what,
-		      http_header(&r, "Content-Type"));
-	json_t *j = parse(&r, what);
-	if (keep)
-		*keep = r;
-	else
-		http_response_free(&r);
+	json_t *j = expect_reply(&r, port, method, path, token, hdr, body,
+				 status, "application/json", what,
+				 sizeof what);
+	keep_or_free(&r, keep);
 	return j;
 }
 
 /* A request whose reply must be a problem of this status, kind and code
  * (field NULL: not checked). Returns the problem (for more checks). */
 json_t *expect_problem(int port, const char *method, const char *path,
-			      const char *token, const char *hdr,
-			      const char *body, int status, const char *kind,
-			      const char *code, const char *field,
-			      http_response *keep)
+		       const char *token, const char *hdr, const char *body,
+		       int status, const char *kind, const char *code,
+		       const char *field, http_response *keep)
 {
 	http_response r;
-	call(&r, port, method, path, token, hdr, body);
 	char what[256];
-	snprintf(what, sizeof what, "%s %s %.100s%s%s", method, path,
-		 body ? body : "", hdr ? " " : "", hdr ? hdr : "");
-	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
-		      what, r.status, status, r.body);
-	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
-				    "application/problem+json"),
-		      "%s: Content-Type %s", what,
-		      http_header(&r, "Content-Type"));
-	json_t *j = parse(&r, what);
+	json_t *j = expect_reply(&r, port, method, path, token, hdr, body,
+				 status, "application/problem+json", what,
+				 sizeof what);
 	char type[96];
 	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
 	const char *t = json_string_value(json_object_get(j, "type"));
@@ -142,10 +152,7 @@ json_t *expect_problem(int port, const char *method, const char *path,
 			      "%s: field %s, expected %s: %s", what, f, field,
 			      r.body);
 	}
-	if (keep)
-		*keep = r;
-	else
-		http_response_free(&r);
+	keep_or_free(&r, keep);
 	return j;
 }
 

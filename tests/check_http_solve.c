@@ -877,15 +877,23 @@ static json_t *solves_all(const ses *s, const char *token, int limit)
 	return pages_all(srv.port, s, "solves", "solves", "id", token, limit);
 }
 
+/* A new session (POST /v1/sessions with body, asserted); its facelets
+ * (malloc'd). */
+static char *created(const char *body, ses *s)
+{
+	json_t *v = create(srv.port, body, s);
+	char *f = strdup(sget(v, "facelets"));
+	json_decref(v);
+	return f;
+}
+
 /* A 5×5 session is solved by reduction, stored and listed like any. */
 START_TEST(session_big_solve)
 {
 	need_tables();
 	ses s;
-	json_t *v0 = create(
-		srv.port, "{\"size\": 5, \"scramble\": true, \"seed\": 9}", &s);
-	char *f0 = strdup(sget(v0, "facelets"));
-	json_decref(v0);
+	char *f0 =
+		created("{\"size\": 5, \"scramble\": true, \"seed\": 9}", &s);
 	json_t *a = session_solve_ok(&s, NULL, "{\"method\": \"reduction\"}",
 				     f0, 0);
 	json_t *all = solves_all(&s, NULL, 10);
@@ -901,10 +909,8 @@ START_TEST(session_solves)
 {
 	need_tables();
 	ses s;
-	json_t *v0 = create(
-		srv.port, "{\"size\": 3, \"scramble\": true, \"seed\": 5}", &s);
-	char *f0 = strdup(sget(v0, "facelets"));
-	json_decref(v0);
+	char *f0 =
+		created("{\"size\": 3, \"scramble\": true, \"seed\": 5}", &s);
 	json_t *sv[4];
 	sv[0] = session_solve_ok(&s, NULL, NULL, f0, 0);
 	json_t *w = moves_write(&s, "R U");
@@ -992,12 +998,9 @@ START_TEST(private_session_solves)
 {
 	need_tables();
 	ses p;
-	json_t *v = create(srv.port,
-			   "{\"size\": 2, \"scramble\": true, \"seed\": 11, "
-			   "\"visibility\": \"private\"}",
-			   &p);
-	char *f = strdup(sget(v, "facelets"));
-	json_decref(v);
+	char *f = created("{\"size\": 2, \"scramble\": true, \"seed\": 11, "
+			  "\"visibility\": \"private\"}",
+			  &p);
 	char solve[160], solves[160];
 	snprintf(solve, sizeof solve, "%s/solve", p.path);
 	snprintf(solves, sizeof solves, "%s/solves", p.path);

@@ -46,6 +46,10 @@
 #define RUNS 5
 #define TARGET_NS 100000000.0 /* 0.1 s per timed run */
 #define NOINLINE __attribute__((noinline))
+/* For the timed loops shared by two bodies: inlined into each NOINLINE
+ * body with its function argument a constant, so each body calls what it
+ * times directly, as a loop written out in it would. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 static volatile uint64_t sink; /* everything measured ends up here */
 
@@ -159,6 +163,22 @@ static double measure_pair(body_fn body, body_fn refbody, void *ctx, double *a,
 	return median(ratio, RUNS);
 }
 
+/* measure_pair's three figures: name.ns, name.ns.refname (the reference)
+ * and name.speedup. Returns body's ns. */
+static double pair_figures(const char *name, const char *refname, body_fn body,
+			   body_fn refbody, void *ctx)
+{
+	char k[64];
+	double t, ref, speedup = measure_pair(body, refbody, ctx, &t, &ref);
+	snprintf(k, sizeof k, "%s.ns", name);
+	fig(k, t, "ns");
+	snprintf(k, sizeof k, "%s.ns.%s", name, refname);
+	fig(k, ref, "ns");
+	snprintf(k, sizeof k, "%s.speedup", name);
+	fig(k, speedup, "x");
+	return t;
+}
+
 static cube_t *new_cube(int n)
 {
 	size_t size = cube_sizeof(n);
@@ -257,20 +277,29 @@ struct turn3_ctx {
 	unsigned char buf[2][54];
 };
 
-static NOINLINE uint64_t body_turn3(void *arg, uint64_t iters)
+/* iters turns of c, cycling through NMOVES moves that stand stride bytes
+ * apart from first (a cube_move array, or the .m of a struct tmove
+ * array, read in place as the loop written out in each body did). */
+static ALWAYS_INLINE uint64_t time_turns(cube_t *c, const cube_move *first,
+					 size_t stride, uint64_t iters)
 {
-	struct turn3_ctx *x = arg;
-	cube_t *c = x->c;
-	const struct tmove *mv = x->mv;
+	const unsigned char *base = (const unsigned char *)first;
 	int acc = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t i = 0; i < iters; i++) {
-		const cube_move *m = &mv[i & (NMOVES - 1)].m;
+		const cube_move *m = (const cube_move *)(const void *)(
+			base + (i & (NMOVES - 1)) * stride);
 		acc += cube_turn(c, m->axis, m->lo, m->hi, m->qt);
 	}
 	uint64_t t = now_ns() - t0;
 	sink += (uint64_t)acc + (uint64_t)cube_get(c, 0, 0, 0);
 	return t;
+}
+
+static NOINLINE uint64_t body_turn3(void *arg, uint64_t iters)
+{
+	struct turn3_ctx *x = arg;
+	return time_turns(x->c, &x->mv[0].m, sizeof *x->mv, iters);
 }
 
 /* The reference: the same moves as 54-entry permutations, one plain loop
@@ -348,15 +377,9 @@ static void bench_turn3(void)
 	struct turn3_ctx x = {.c = new_cube(3), .mv = mv};
 	scramble(x.c, 50);
 	cube_to_facelets(x.c, (char *)x.buf[0]);
-	double turn, loop, speedup = measure_pair(body_turn3, body_loop3, &x, &turn, &loop);
-	fig("turn3.ns", turn, "ns");
-	fig("turn3.ns.loop", loop, "ns");
-	fig("turn3.speedup", speedup, "x");
+	pair_figures("turn3", "loop", body_turn3, body_loop3, &x);
 	x.mv = fmv;
-	double face, floop, fspeedup = measure_pair(body_turn3, body_loop3, &x, &face, &floop);
-	fig("turn3.face.ns", face, "ns");
-	fig("turn3.face.ns.loop", floop, "ns");
-	fig("turn3.face.speedup", fspeedup, "x");
+	pair_figures("turn3.face", "loop", body_turn3, body_loop3, &x);
 	x.mv = mv;
 	sink += checksum(x.c);
 	free(x.c);
@@ -375,17 +398,7 @@ struct turnn_ctx {
 static NOINLINE uint64_t body_turnn(void *arg, uint64_t iters)
 {
 	struct turnn_ctx *x = arg;
-	cube_t *c = x->c;
-	const cube_move *mv = x->mv;
-	int acc = 0;
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < iters; i++) {
-		const cube_move *m = &mv[i & (NMOVES - 1)];
-		acc += cube_turn(c, m->axis, m->lo, m->hi, m->qt);
-	}
-	uint64_t t = now_ns() - t0;
-	sink += (uint64_t)acc + (uint64_t)cube_get(c, 0, 0, 0);
-	return t;
+	return time_turns(x->c, x->mv, sizeof *x->mv, iters);
 }
 
 /* A line of n stickers in the net: start and step (1 along a row, n down a
@@ -484,13 +497,8 @@ static void bench_turnn(void)
 		scramble(x.c, 200);
 		for (int kind = 0; kind < 2; kind++) {
 			gen_movesn(mv, n, kind, -1);
-			double t, ref, speedup = measure_pair(body_turnn, body_loopn, &x, &t, &ref);
-			snprintf(name, sizeof name, "%s%d.ns", kinds[kind], n);
-			fig(name, t, "ns");
-			snprintf(name, sizeof name, "%s%d.ns.loop", kinds[kind], n);
-			fig(name, ref, "ns");
-			snprintf(name, sizeof name, "%s%d.speedup", kinds[kind], n);
-			fig(name, speedup, "x");
+			snprintf(name, sizeof name, "%s%d", kinds[kind], n);
+			double t = pair_figures(name, "loop", body_turnn, body_loopn, &x);
 			if (n == 100)
 				at100[kind] = t;
 			if (n >= 100) {
@@ -997,14 +1005,16 @@ static int ref_unrank3(const cube_index *ix, cubie3 *out)
 	return CUBE_OK;
 }
 
-static NOINLINE uint64_t body_rank3(void *arg, uint64_t iters)
+/* iters ranks (rank: cubie3_rank or the reference) of the states. */
+static ALWAYS_INLINE uint64_t time_rank3(
+	const struct index_ctx *x, uint64_t iters,
+	int (*rank)(const cubie3 *, cube_index *))
 {
-	struct index_ctx *x = arg;
 	uint64_t acc = 0;
 	uint64_t t0 = now_ns();
 	for (uint64_t i = 0; i < iters; i++) {
 		cube_index ix;
-		acc += (uint64_t)cubie3_rank(&x->st[i & (NSTATES - 1)], &ix);
+		acc += (uint64_t)rank(&x->st[i & (NSTATES - 1)], &ix);
 		acc += ix.corner ^ ix.edge;
 	}
 	uint64_t t = now_ns() - t0;
@@ -1012,15 +1022,27 @@ static NOINLINE uint64_t body_rank3(void *arg, uint64_t iters)
 	return t;
 }
 
+static NOINLINE uint64_t body_rank3(void *arg, uint64_t iters)
+{
+	return time_rank3(arg, iters, cubie3_rank);
+}
+
 static NOINLINE uint64_t body_rank3_ref(void *arg, uint64_t iters)
 {
-	struct index_ctx *x = arg;
+	return time_rank3(arg, iters, ref_rank3);
+}
+
+/* iters unranks (unrank: cubie3_unrank or the reference) of the indices. */
+static ALWAYS_INLINE uint64_t time_unrank3(
+	const struct index_ctx *x, uint64_t iters,
+	int (*unrank)(const cube_index *, cubie3 *))
+{
 	uint64_t acc = 0;
+	cubie3 c;
 	uint64_t t0 = now_ns();
 	for (uint64_t i = 0; i < iters; i++) {
-		cube_index ix;
-		acc += (uint64_t)ref_rank3(&x->st[i & (NSTATES - 1)], &ix);
-		acc += ix.corner ^ ix.edge;
+		acc += (uint64_t)unrank(&x->ix[i & (NSTATES - 1)], &c);
+		acc += c.cp[i & 7] + c.ep[i % 12] + c.eo[11];
 	}
 	uint64_t t = now_ns() - t0;
 	sink += acc;
@@ -1029,32 +1051,12 @@ static NOINLINE uint64_t body_rank3_ref(void *arg, uint64_t iters)
 
 static NOINLINE uint64_t body_unrank3(void *arg, uint64_t iters)
 {
-	struct index_ctx *x = arg;
-	uint64_t acc = 0;
-	cubie3 c;
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < iters; i++) {
-		acc += (uint64_t)cubie3_unrank(&x->ix[i & (NSTATES - 1)], &c);
-		acc += c.cp[i & 7] + c.ep[i % 12] + c.eo[11];
-	}
-	uint64_t t = now_ns() - t0;
-	sink += acc;
-	return t;
+	return time_unrank3(arg, iters, cubie3_unrank);
 }
 
 static NOINLINE uint64_t body_unrank3_ref(void *arg, uint64_t iters)
 {
-	struct index_ctx *x = arg;
-	uint64_t acc = 0;
-	cubie3 c;
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < iters; i++) {
-		acc += (uint64_t)ref_unrank3(&x->ix[i & (NSTATES - 1)], &c);
-		acc += c.cp[i & 7] + c.ep[i % 12] + c.eo[11];
-	}
-	uint64_t t = now_ns() - t0;
-	sink += acc;
-	return t;
+	return time_unrank3(arg, iters, ref_unrank3);
 }
 
 /* Composition, chained as a solver or a scrambler applies moves: each
@@ -1074,28 +1076,29 @@ static void ref_compose3(const cubie3 *a, const cubie3 *b, cubie3 *out)
 	*out = r;
 }
 
-static NOINLINE uint64_t body_compose3(void *arg, uint64_t iters)
+/* iters chained compositions (compose: cubie3_compose or the
+ * reference). */
+static ALWAYS_INLINE uint64_t time_compose3(
+	const struct index_ctx *x, uint64_t iters,
+	void (*compose)(const cubie3 *, const cubie3 *, cubie3 *))
 {
-	struct index_ctx *x = arg;
 	cubie3 c = x->st[0];
 	uint64_t t0 = now_ns();
 	for (uint64_t i = 0; i < iters; i++)
-		cubie3_compose(&c, &x->st[i & (NSTATES - 1)], &c);
+		compose(&c, &x->st[i & (NSTATES - 1)], &c);
 	uint64_t t = now_ns() - t0;
 	sink += c.cp[0] + c.ep[11] + c.co[3] + c.eo[5];
 	return t;
 }
 
+static NOINLINE uint64_t body_compose3(void *arg, uint64_t iters)
+{
+	return time_compose3(arg, iters, cubie3_compose);
+}
+
 static NOINLINE uint64_t body_compose3_ref(void *arg, uint64_t iters)
 {
-	struct index_ctx *x = arg;
-	cubie3 c = x->st[0];
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < iters; i++)
-		ref_compose3(&c, &x->st[i & (NSTATES - 1)], &c);
-	uint64_t t = now_ns() - t0;
-	sink += c.cp[0] + c.ep[11] + c.co[3] + c.eo[5];
-	return t;
+	return time_compose3(arg, iters, ref_compose3);
 }
 
 /* The references must be right, or the comparison means nothing: each
@@ -1137,18 +1140,9 @@ static void bench_index3(void)
 			die("cubie3_unrank", rc);
 	}
 	check_index_refs(&x);
-	double t, ref, speedup = measure_pair(body_rank3, body_rank3_ref, &x, &t, &ref);
-	fig("rank3.ns", t, "ns");
-	fig("rank3.ns.lehmer", ref, "ns");
-	fig("rank3.speedup", speedup, "x");
-	speedup = measure_pair(body_unrank3, body_unrank3_ref, &x, &t, &ref);
-	fig("unrank3.ns", t, "ns");
-	fig("unrank3.ns.lehmer", ref, "ns");
-	fig("unrank3.speedup", speedup, "x");
-	speedup = measure_pair(body_compose3, body_compose3_ref, &x, &t, &ref);
-	fig("compose3.ns", t, "ns");
-	fig("compose3.ns.loop", ref, "ns");
-	fig("compose3.speedup", speedup, "x");
+	pair_figures("rank3", "lehmer", body_rank3, body_rank3_ref, &x);
+	pair_figures("unrank3", "lehmer", body_unrank3, body_unrank3_ref, &x);
+	pair_figures("compose3", "loop", body_compose3, body_compose3_ref, &x);
 }
 
 /* ---- 3×3 pattern match -------------------------------------------------- */
@@ -1210,33 +1204,32 @@ static uint32_t brute_match(struct match_ctx *x, const cube_t *c)
 	return mask;
 }
 
-static NOINLINE uint64_t body_match3(void *arg, uint64_t iters)
+/* iters matches (match: pattern_match or its portable path) of the
+ * pattern against the states. */
+static ALWAYS_INLINE uint64_t time_match3(
+	const struct match_ctx *x, uint64_t iters,
+	int (*match)(const pattern_t *const *, size_t, const cube_t *, int,
+		     uint32_t *))
 {
-	struct match_ctx *x = arg;
 	uint64_t acc = 0;
 	uint32_t mask;
 	uint64_t t0 = now_ns();
 	for (uint64_t i = 0; i < iters; i++)
-		acc += (uint64_t)pattern_match(&x->p, 1, x->st[i & (NSTATES - 1)],
-					       0, &mask) + mask;
+		acc += (uint64_t)match(&x->p, 1, x->st[i & (NSTATES - 1)], 0,
+				       &mask) + mask;
 	uint64_t t = now_ns() - t0;
 	sink += acc;
 	return t;
 }
 
+static NOINLINE uint64_t body_match3(void *arg, uint64_t iters)
+{
+	return time_match3(arg, iters, pattern_match);
+}
+
 static NOINLINE uint64_t body_match3_portable(void *arg, uint64_t iters)
 {
-	struct match_ctx *x = arg;
-	uint64_t acc = 0;
-	uint32_t mask;
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < iters; i++)
-		acc += (uint64_t)pattern__match_portable(
-			       &x->p, 1, x->st[i & (NSTATES - 1)], 0, &mask) +
-		       mask;
-	uint64_t t = now_ns() - t0;
-	sink += acc;
-	return t;
+	return time_match3(arg, iters, pattern__match_portable);
 }
 
 static NOINLINE uint64_t body_match3_brute(void *arg, uint64_t iters)
@@ -1288,10 +1281,7 @@ static void bench_match3(void)
 			exit(1);
 		}
 	}
-	double t, ref, speedup = measure_pair(body_match3, body_match3_brute, &x, &t, &ref);
-	fig("match3.ns", t, "ns");
-	fig("match3.ns.brute", ref, "ns");
-	fig("match3.speedup", speedup, "x");
+	pair_figures("match3", "brute", body_match3, body_match3_brute, &x);
 	fig("match3.ns.portable", measure(body_match3_portable, &x), "ns");
 	for (int i = 0; i < NSTATES; i++)
 		cube_init(x.st[i], 3);
@@ -1320,6 +1310,25 @@ static int apply_face_move(cubie3 *c, cube_move m)
 	cubie3_face_turn(face[m.axis][far], far ? 4 - m.qt : m.qt, &t);
 	cubie3_compose(c, &t, c);
 	return 0;
+}
+
+/* The k moves m must solve state i, st: composed onto it as face turns
+ * they give the solved cube. who names the solver. */
+static void check_solution(const char *who, int i, const cubie3 *st,
+			   const cube_move *m, int k)
+{
+	cubie3 c = *st, id;
+	for (int j = 0; j < k; j++)
+		if (apply_face_move(&c, m[j]) < 0) {
+			fprintf(stderr, "bench: %s: not a face turn\n", who);
+			exit(1);
+		}
+	cubie3_solved(&id);
+	if (!cubie3_equal(&c, &id)) {
+		fprintf(stderr, "bench: a %s solution of state %d does not solve "
+				"it\n", who, i);
+		exit(1);
+	}
 }
 
 /* Median, mean, 99th percentile and maximum of n solve times (ms, sorted
@@ -1363,15 +1372,7 @@ static void solve_run(const void *tables, const cubie3 *st, int n, int target,
 		ms[i] = (double)(now_ns() - t0) / 1e6;
 		if (k < 0)
 			die("twophase_solve", k);
-		cubie3 c = st[i], id;
-		for (int j = 0; j < k; j++)
-			if (apply_face_move(&c, m[j]) < 0)
-				die("twophase_solve: not a face turn", CUBE_EINVAL);
-		cubie3_solved(&id);
-		if (!cubie3_equal(&c, &id)) {
-			fprintf(stderr, "bench: a solution of state %d does not solve it\n", i);
-			exit(1);
-		}
+		check_solution("twophase_solve", i, &st[i], m, k);
 		moves[i] = k;
 		sink += (uint64_t)k;
 	}
@@ -1402,16 +1403,7 @@ static void bench_beginner(const cubie3 *st, int n)
 		ms[i] = (double)(now_ns() - t0) / 1e6;
 		if (k < 0)
 			die("beginner_solve", k);
-		cubie3 c = st[i], id;
-		for (int j = 0; j < k; j++)
-			if (apply_face_move(&c, m[j]) < 0)
-				die("beginner_solve: not a face turn", CUBE_EINVAL);
-		cubie3_solved(&id);
-		if (!cubie3_equal(&c, &id)) {
-			fprintf(stderr, "bench: a beginner solution of state %d "
-					"does not solve it\n", i);
-			exit(1);
-		}
+		check_solution("beginner_solve", i, &st[i], m, k);
 		moves[i] = k;
 		sink += (uint64_t)k;
 	}

@@ -23,27 +23,10 @@
 #include "cube.h"
 #include "cubie.h"
 #include "pattern.h"
+#include "require.h"
 #include "solve.h"
+#include "solver_tables.h"
 #include "suites.h"
-
-/* ck_assert records a checkpoint through a pipe on every call; loops over
- * thousands of solves check with this instead. */
-#define REQUIRE(expr)                                                          \
-	do {                                                                   \
-		if (!(expr))                                                   \
-			ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #expr);  \
-	} while (0)
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 static unsigned char *tables, *tables3;
 
@@ -52,11 +35,9 @@ static void build_tables(void)
 	if (tables)
 		return;
 	size_t size = beginner_table_size();
-	tables = malloc(size);
-	if (!tables || beginner_table_init(tables, size) != CUBE_OK) {
-		fprintf(stderr, "check_beginner: table init failed\n");
-		exit(1);
-	}
+	tables = solver_tables_alloc("check_beginner", size);
+	solver_tables_require("check_beginner", "beginner",
+			      beginner_table_init(tables, size));
 }
 
 /* The two-phase tables: the cache file the servers of `make test` share,
@@ -64,29 +45,8 @@ static void build_tables(void)
 static void build_tables3(void)
 {
 	build_tables();
-	if (tables3)
-		return;
-	size_t size = twophase_table_size();
-	tables3 = malloc(size);
-	if (!tables3) {
-		fprintf(stderr, "check_beginner: out of memory\n");
-		exit(1);
-	}
-	const char *dir = getenv("CUBED_TABLES");
-	if (dir && *dir) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/cubed-tables-3x3.bin", dir);
-		FILE *f = fopen(path, "rb");
-		size_t got = f ? fread(tables3, 1, size, f) : 0;
-		if (f)
-			fclose(f);
-		if (got == size && twophase_table_check(tables3, size) == CUBE_OK)
-			return;
-	}
-	if (twophase_table_init(tables3, size, NULL, NULL) != CUBE_OK) {
-		fprintf(stderr, "check_beginner: two-phase table init failed\n");
-		exit(1);
-	}
+	if (!tables3)
+		tables3 = solver_tables3_cached("check_beginner");
 }
 
 static int sample_size(void)

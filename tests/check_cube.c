@@ -12,35 +12,11 @@
 #include "cube.h"
 #include "cube_internal.h"
 #include "golden.h"
+#include "cube_helpers.h"
 #include "suites.h"
 
 static const char SOLVED3[] =
 	"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
-
-static cube_t *new_cube(int n)
-{
-	cube_t *c = malloc(cube_sizeof(n));
-	ck_assert_ptr_nonnull(c);
-	ck_assert_int_eq(cube_init(c, n), CUBE_OK);
-	return c;
-}
-
-static char *facelets(const cube_t *c)
-{
-	size_t len = 6u * (size_t)c->n * (size_t)c->n;
-	char *s = malloc(len + 1);
-	cube_to_facelets(c, s);
-	s[len] = '\0';
-	return s;
-}
-
-/* Tiny deterministic generator so failures reproduce. */
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t k)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(rng_state >> 33) % k;
-}
 
 static void random_move(int n, cube_move *m)
 {
@@ -128,7 +104,7 @@ END_TEST
 
 START_TEST(facelets_round_trip)
 {
-	rng_state = 7;
+	rnd_seed(7);
 	for (int n = 1; n <= 9; n++) {
 		cube_t *c = new_cube(n), *d = new_cube(n);
 		for (int k = 0; k < 200; k++) {
@@ -330,7 +306,7 @@ static void lazy_vs_eager(int n, int moves)
 
 START_TEST(lazy_rotation_matches_eager)
 {
-	rng_state = 11;
+	rnd_seed(11);
 	for (int n = 1; n <= 8; n++)
 		lazy_vs_eager(n, 300);
 	/* tiled storage (n = 64, 72) and row-major just past it (65) */
@@ -404,7 +380,7 @@ END_TEST
 
 START_TEST(batch_equals_single_turns)
 {
-	rng_state = 5;
+	rnd_seed(5);
 	for (int n = 2; n <= 5; n++) {
 		cube_t *c = new_cube(n), *d = new_cube(n);
 		cube_move ms[500];

@@ -1,10 +1,9 @@
 /* check_http.c — black-box tests of the real server binary over HTTP.
  *
- * An unchecked fixture spawns $CUBED_BIN (default build/cubed) on
- * 127.0.0.1 with port 0 and a database in a fresh temporary directory,
- * learns the port from the "cubed: listening on http://127.0.0.1:PORT"
- * line the server writes to stderr, and at teardown sends SIGTERM and
- * records how the server exited; the "shutdown" case then asserts that
+ * An unchecked fixture spawns $CUBED_BIN (default build/cubed) through
+ * test_server.c (127.0.0.1, port 0, a database in a fresh temporary
+ * directory), and at teardown sends SIGTERM and records how the server
+ * exited; the "shutdown" case then asserts that
  * exit status was 0 (Check cannot fail a test from an unchecked teardown
  * without killing the whole runner).
  *
@@ -12,18 +11,13 @@
  * or field, or exact JSON values), so a reply that drifts from the
  * contract in any field fails with the request that shows it. */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -32,196 +26,21 @@
 #include "golden.h"
 #include "http_client.h"
 #include "pattern.h"
+#include "session_helpers.h"
 #include "suites.h"
+#include "test_server.h"
 
 /* ------------------------------------------------------------------ */
-/* Spawning and stopping the server.                                   */
+/* Spawning and stopping the server: test_server.c.                    */
 
-typedef struct server {
-	pid_t pid;
-	int port;
-	char dir[64];
-	char log[96];
-} server;
-
-static void sleep_ms(int ms)
+/* Stop as test_server_stop does; the end of the server's log goes to
+ * logbuf (if not NULL) before its directory is removed. */
+static int stop_keeping_log(server *s, char *logbuf, size_t logcap)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The last part of the server's log, for failure messages. */
-static const char *log_tail(const server *s, char *buf, size_t cap)
-{
-	buf[0] = '\0';
-	FILE *f = fopen(s->log, "r");
-	if (!f)
-		return buf;
-	fseek(f, 0, SEEK_END);
-	long end = ftell(f);
-	long start = end > (long)cap - 1 ? end - (long)cap + 1 : 0;
-	fseek(f, start, SEEK_SET);
-	size_t k = fread(buf, 1, cap - 1, f);
-	buf[k] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void remove_dir(const char *dir);
-
-/* Start the server with extra arguments (NULL-terminated, may be NULL).
- * Returns 0, or -1 with a reason in err (and nothing left running). */
-static int server_start(server *s, const char *const *extra, char *err,
-			size_t errlen)
-{
-	memset(s, 0, sizeof *s);
-	const char *bin = getenv("CUBED_BIN");
-	if (!bin || !*bin)
-		bin = "build/cubed";
-	if (access(bin, X_OK) != 0) {
-		snprintf(err, errlen, "server binary %s: %s", bin,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(s->dir, sizeof s->dir, "/tmp/cubed-http-XXXXXX");
-	if (!mkdtemp(s->dir)) {
-		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
-		return -1;
-	}
-	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-	char db[96];
-	snprintf(db, sizeof db, "%s/cubed.db", s->dir);
-
-	const char *argv[32];
-	int argc = 0;
-	argv[argc++] = bin;
-	argv[argc++] = "--port";
-	argv[argc++] = "0";
-	argv[argc++] = "--bind";
-	argv[argc++] = "127.0.0.1";
-	argv[argc++] = "--db";
-	argv[argc++] = db;
-	const char *openapi = getenv("CUBED_OPENAPI");
-	if (!openapi || !*openapi)
-		openapi = "openapi.yaml";
-	if (access(openapi, R_OK) == 0) {
-		argv[argc++] = "--openapi";
-		argv[argc++] = openapi;
-	}
-	for (const char *const *e = extra; e && *e && argc < 31; e++)
-		argv[argc++] = *e;
-	argv[argc] = NULL;
-
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		remove_dir(s->dir);
-		return -1;
-	}
-	if (pid == 0) {
-		/* never outlive the test runner */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	s->pid = pid;
-
-	/* Wait up to 10 s for the listening line. */
-	static const char marker[] = "cubed: listening on http://127.0.0.1:";
-	double deadline = now_s() + 10.0;
-	char buf[1536]; /* Check messages are limited to a few KiB */
-	while (now_s() < deadline) {
-		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			s->pid = 0;
-			snprintf(err, errlen,
-				 "server exited before listening (status "
-				 "0x%x); its log:\n%s",
-				 st, log_tail(s, buf, sizeof buf));
-			remove_dir(s->dir);
-			return -1;
-		}
-		FILE *f = fopen(s->log, "r");
-		if (f) {
-			char line[512];
-			while (fgets(line, sizeof line, f)) {
-				char *m = strstr(line, marker);
-				if (m && strchr(line, '\n')) {
-					s->port = atoi(m + sizeof marker - 1);
-					break;
-				}
-			}
-			fclose(f);
-		}
-		if (s->port > 0)
-			return 0;
-		sleep_ms(20);
-	}
-	snprintf(err, errlen,
-		 "server did not print \"%sPORT\" within 10 s; its log:\n%s",
-		 marker, log_tail(s, buf, sizeof buf));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	s->pid = 0;
-	remove_dir(s->dir);
-	return -1;
-}
-
-static void remove_dir(const char *dir)
-{
-	static const char *files[] = {"cubed.db", "cubed.db-wal",
-				      "cubed.db-shm", "cubed.db-journal",
-				      "server.log"};
-	char p[160];
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-/* SIGTERM, then wait up to 10 s. Returns the wait status, or -1 if the
- * server had to be killed. The end of its log goes to logbuf (if not
- * NULL) before the temporary directory is removed. */
-static int server_stop(server *s, char *logbuf, size_t logcap)
-{
-	int status = -1;
-	if (s->pid > 0) {
-		kill(s->pid, SIGTERM);
-		double deadline = now_s() + 10.0;
-		int done = 0;
-		while (now_s() < deadline) {
-			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-				done = 1;
-				break;
-			}
-			sleep_ms(10);
-		}
-		if (!done) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-		}
-		s->pid = 0;
-	}
+	int status = test_server_stop(s, 0);
 	if (logbuf)
-		log_tail(s, logbuf, logcap);
-	if (s->dir[0] && !getenv("CUBED_KEEP_TMP"))
-		remove_dir(s->dir);
+		test_server_log_tail(s, logbuf, logcap);
+	test_server_remove(s);
 	return status;
 }
 
@@ -243,18 +62,10 @@ static const char *describe_status(int st, char *buf, size_t cap)
 static server srv;
 static int last_exit = -2;
 static char last_exit_log[1536];
-static char start_error[2048];
-
-static void fixture_start(const char *const *extra)
-{
-	start_error[0] = '\0';
-	if (server_start(&srv, extra, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
-}
 
 static void fixture_default_setup(void)
 {
-	fixture_start(NULL);
+	start_or_abort(&srv, NULL, NULL);
 }
 
 static void fixture_limits_setup(void)
@@ -263,14 +74,14 @@ static void fixture_limits_setup(void)
 		"--max-body", "1000", "--max-moves", "10", "--max-work",
 		"1000",       NULL,
 	};
-	fixture_start(extra);
+	start_or_abort(&srv, NULL, extra);
 }
 
 /* Keeps the first bad exit (of either fixture server), else 0. */
 static void fixture_teardown(void)
 {
 	char log[sizeof last_exit_log];
-	int st = server_stop(&srv, log, sizeof log);
+	int st = stop_keeping_log(&srv, log, sizeof log);
 	if (last_exit == -2 || last_exit == 0) {
 		last_exit = st;
 		memcpy(last_exit_log, log, sizeof log);
@@ -294,28 +105,6 @@ static void req(http_response *r, const char *method, const char *path,
 static void post_json(http_response *r, const char *path, const char *body)
 {
 	req(r, "POST", path, JSON_CT, body);
-}
-
-/* Parse the body (rejecting duplicate keys: a server must not send
- * them either). */
-static json_t *body_json(const http_response *r, const char *what)
-{
-	json_error_t e;
-	json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
-			       &e);
-	ck_assert_msg(j != NULL, "%s: reply is not JSON (%s): %.300s", what,
-		      e.text, r->body);
-	return j;
-}
-
-/* Media type of a Content-Type value, without parameters. */
-static int media_type_is(const char *ct, const char *want)
-{
-	if (!ct)
-		return 0;
-	size_t k = strlen(want);
-	return strncasecmp(ct, want, k) == 0 &&
-	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
 }
 
 static int contains_nocase(const char *hay, const char *needle)
@@ -372,7 +161,7 @@ static void check_json_reply(const http_response *r, const char *what,
 		      "%s: Content-Type %s", what,
 		      http_header(r, "Content-Type"));
 	check_cors(r, what);
-	json_t *got = body_json(r, what);
+	json_t *got = parse(r, what);
 	json_error_t e;
 	json_t *want = json_loads(expect, JSON_REJECT_DUPLICATES, &e);
 	ck_assert_msg(want != NULL, "test table: bad JSON %s (%s)", expect,
@@ -402,7 +191,7 @@ static void check_problem(const http_response *r, const char *what,
 		      "%s: Content-Type %s, expected application/problem+json",
 		      what, http_header(r, "Content-Type"));
 	check_cors(r, what);
-	json_t *j = body_json(r, what);
+	json_t *j = parse(r, what);
 	char type[128];
 	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
 	const char *t = json_string_value(json_object_get(j, "type"));
@@ -868,7 +657,7 @@ START_TEST(healthz)
 	http_response r;
 	req(&r, "GET", "/healthz", NULL, NULL);
 	check_json_reply(&r, "GET /healthz", 200, "{\"status\": \"ok\"}");
-	json_t *j = body_json(&r, "GET /healthz");
+	json_t *j = parse(&r, "GET /healthz");
 	ck_assert_uint_eq(json_object_size(j), 1);
 	json_decref(j);
 	http_response_free(&r);
@@ -965,7 +754,7 @@ START_TEST(apply_size_1024)
 		post_json(&r, "/v1/apply", bodies[i]);
 		ck_assert_msg(r.status == 200, "%s: status %d: %.300s",
 			      bodies[i], r.status, r.body);
-		json_t *j = body_json(&r, bodies[i]);
+		json_t *j = parse(&r, bodies[i]);
 		ck_assert_int_eq(json_integer_value(json_object_get(j, "size")),
 				 1024);
 		const char *f =
@@ -1008,7 +797,7 @@ static json_t *post_value(const char *path, const json_t *body, int status,
 					   "%d: %.600s",
 		      path, text, r->status, status, r->body);
 	free(text);
-	return body_json(r, path);
+	return parse(r, path);
 }
 
 /* post_value for a 200 reply, without the response. */
@@ -1289,7 +1078,7 @@ START_TEST(convert_invalid_cubies)
 		post_json(&r, "/v1/convert", cases[i].body);
 		check_problem(&r, cases[i].body, 422, "invalid_cube",
 			      "invalid_cube", -1, "cubie", -1);
-		json_t *j = body_json(&r, cases[i].body);
+		json_t *j = parse(&r, cases[i].body);
 		char codes[256], fields[256];
 		size_t cl = 0, fl = 0, k;
 		json_t *e;
@@ -1582,7 +1371,7 @@ static json_t *get_ok(const char *path)
 	http_response r;
 	req(&r, "GET", path, NULL, NULL);
 	check_json_reply(&r, path, 200, "{}");
-	json_t *j = body_json(&r, path);
+	json_t *j = parse(&r, path);
 	http_response_free(&r);
 	return j;
 }
@@ -2437,7 +2226,7 @@ static void run_err_case(const err_case *c)
 	check_problem(&r, what, c->status, c->kind, c->code, c->offset,
 		      c->field, c->limit);
 	if (c->token) {
-		json_t *j = body_json(&r, what);
+		json_t *j = parse(&r, what);
 		const char *t = json_string_value(json_object_get(j, "token"));
 		ck_assert_msg(t && strcmp(t, c->token) == 0,
 			      "%s: token %s, expected %s: %s", what, t,
@@ -2770,15 +2559,13 @@ START_TEST(fixture_server_exited_cleanly)
 	char why[128];
 	if (last_exit == -2) {
 		server s;
-		char err[2048];
-		ck_assert_msg(server_start(&s, NULL, err, sizeof err) == 0,
-			      "cannot start the server: %s", err);
+		start_or_abort(&s, NULL, NULL);
 		http_response r;
 		ck_assert_int_eq(http_request(s.port, "GET", "/healthz", NULL,
 					      NULL, 0, &r),
 				 0);
 		http_response_free(&r);
-		last_exit = server_stop(&s, last_exit_log, sizeof last_exit_log);
+		last_exit = stop_keeping_log(&s, last_exit_log, sizeof last_exit_log);
 	}
 	ck_assert_msg(last_exit == 0,
 		      "after SIGTERM the server %s; the end of its log:\n%s",
@@ -2792,9 +2579,8 @@ END_TEST
 START_TEST(sigterm_with_open_connections)
 {
 	server s;
-	char err[2048], why[128];
-	ck_assert_msg(server_start(&s, NULL, err, sizeof err) == 0,
-		      "cannot start the server: %s", err);
+	char why[128];
+	start_or_abort(&s, NULL, NULL);
 	int idle = http_connect(s.port, 15000);
 	ck_assert_int_ge(idle, 0);
 	http_response r;
@@ -2809,10 +2595,10 @@ START_TEST(sigterm_with_open_connections)
 			      "Content-Length: 100\r\n\r\n{\"mo";
 	ck_assert_int_gt(send(half, partial, strlen(partial), MSG_NOSIGNAL),
 			 0);
-	sleep_ms(100);
-	double t0 = now_s();
-	int st = server_stop(&s, NULL, 0);
-	double took = now_s() - t0;
+	test_sleep_ms(100);
+	double t0 = test_now();
+	int st = stop_keeping_log(&s, NULL, 0);
+	double took = test_now() - t0;
 	close(idle);
 	close(half);
 	ck_assert_msg(st == 0, "after SIGTERM with open connections the "

@@ -3,27 +3,21 @@
  * binary over HTTP. (The rest of the solving routes are
  * check_http_solve.c's.)
  *
- * A fixture spawns $CUBED_BIN (default build/cubed) on 127.0.0.1 port 0
- * with a database in a fresh temporary directory and $CUBED_TABLES's
- * table cache. Nothing is checked against a hand-written answer: every
- * solution and every stage's moves are applied with POST /v1/apply, a
- * stage's state must be the one the reply gives, and a target's state
- * must fit the target by POST /v1/match — the server's other routes, each
- * pinned by its own suite. */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
+ * A fixture (session_helpers.c's, on test_server.c) spawns $CUBED_BIN
+ * (default build/cubed) on 127.0.0.1 port 0 with a database in a fresh
+ * temporary directory and $CUBED_TABLES's table cache. Nothing is checked
+ * against a hand-written answer: every solution and every stage's moves
+ * are applied with POST /v1/apply, a stage's state must be the one the
+ * reply gives, and a target's state must fit the target by POST
+ * /v1/match — the server's other routes, each pinned by its own suite. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "http_client.h"
+#include "session_helpers.h"
 #include "suites.h"
 
 #define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -37,106 +31,11 @@ static const char *const stage_names[7] = {
 
 /* ------------------------------------------------------------ server */
 
-static struct {
-	pid_t pid;
-	int port;
-	char dir[64], log[96];
-} srv;
+static server srv;
 
-static double now_s(void)
+static void teardown(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static void remove_tree(const char *dir)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "check_http_beginner: cannot remove %s\n", dir);
-}
-
-/* Start the server with extra arguments (NULL-terminated, may be NULL);
- * aborts the test with the server's log if it does not listen. */
-static void server_start(const char *const *extra)
-{
-	memset(&srv, 0, sizeof srv);
-	const char *bin = getenv("CUBED_BIN");
-	if (!bin || !*bin)
-		bin = "build/cubed";
-	ck_assert_msg(access(bin, X_OK) == 0, "server binary %s: %s", bin,
-		      strerror(errno));
-	snprintf(srv.dir, sizeof srv.dir, "/tmp/cubed-beginner-XXXXXX");
-	ck_assert_msg(mkdtemp(srv.dir) != NULL, "mkdtemp: %s", strerror(errno));
-	snprintf(srv.log, sizeof srv.log, "%s/server.log", srv.dir);
-	char db[96];
-	snprintf(db, sizeof db, "%s/cubed.db", srv.dir);
-	const char *argv[16] = {bin, "--port", "0", "--bind", "127.0.0.1",
-				"--db", db};
-	int argc = 7;
-	for (const char *const *e = extra; e && *e && argc < 15; e++)
-		argv[argc++] = *e;
-	argv[argc] = NULL;
-	pid_t pid = fork();
-	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		int fd = open(srv.log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	srv.pid = pid;
-	static const char marker[] = "cubed: listening on http://127.0.0.1:";
-	for (double end = now_s() + 10.0; now_s() < end && !srv.port;) {
-		FILE *f = fopen(srv.log, "r");
-		char line[512];
-		while (f && fgets(line, sizeof line, f)) {
-			char *m = strstr(line, marker);
-			if (m && strchr(line, '\n'))
-				srv.port = atoi(m + sizeof marker - 1);
-		}
-		if (f)
-			fclose(f);
-		if (!srv.port)
-			sleep_ms(10);
-	}
-	ck_assert_msg(srv.port > 0, "the server did not listen within 10 s "
-				    "(log in %s)",
-		      srv.log);
-}
-
-static void server_stop(void)
-{
-	if (srv.pid > 0) {
-		kill(srv.pid, SIGTERM);
-		int done = 0;
-		for (double end = now_s() + 10.0; now_s() < end && !done;) {
-			done = waitpid(srv.pid, NULL, WNOHANG) == srv.pid;
-			if (!done)
-				sleep_ms(10);
-		}
-		if (!done) {
-			kill(srv.pid, SIGKILL);
-			waitpid(srv.pid, NULL, 0);
-		}
-		srv.pid = 0;
-	}
-	if (srv.dir[0] && !getenv("CUBED_KEEP_TMP"))
-		remove_tree(srv.dir);
+	server_stop(&srv, 1);
 }
 
 static json_t *request(const char *method, const char *path, const char *body,
@@ -146,9 +45,9 @@ static json_t *request(const char *method, const char *path, const char *body,
  * need them, and a table cache loads in well under a second. */
 static void setup(void)
 {
-	server_start(NULL);
+	start_or_abort(&srv, NULL, NULL);
 	const char *state = "";
-	for (double end = now_s() + 120.0; now_s() < end;) {
+	for (double end = test_now() + 120.0; test_now() < end;) {
 		json_t *j = request("GET", "/readyz", NULL, 200);
 		json_t *t = json_object_get(
 			json_object_get(json_object_get(j, "solver"), "3x3"),
@@ -159,7 +58,7 @@ static void setup(void)
 		json_decref(j);
 		if (ready)
 			return;
-		sleep_ms(50);
+		test_sleep_ms(50);
 	}
 	ck_abort_msg("the 3×3 tables are %s after 120 s", state);
 }
@@ -196,37 +95,16 @@ static json_t *post(const char *path, json_t *body, int status)
 	return j;
 }
 
-static const char *str(const json_t *j, const char *key)
+/* POST /v1/solve (body consumed) must be a problem of this status, kind,
+ * code and field (session_helpers' expect_problem). */
+static void solve_problem(json_t *body, int status, const char *kind,
+			  const char *code, const char *field)
 {
-	const char *s = json_string_value(json_object_get(j, key));
-	ck_assert_msg(s != NULL, "no string %s", key);
-	return s;
-}
-
-/* A problem reply of this kind, code and field. */
-static void expect_problem(json_t *body, int status, const char *kind,
-			   const char *code, const char *field)
-{
-	json_t *j = post("/v1/solve", body, status);
-	char type[96];
-	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
-	ck_assert_str_eq(str(j, "type"), type);
-	ck_assert_str_eq(str(j, "code"), code);
-	if (field)
-		ck_assert_str_eq(str(j, "field"), field);
-	json_decref(j);
-}
-
-/* POST /v1/apply: facelets after moves (malloc'd). */
-static char *apply(const char *facelets, const char *moves)
-{
-	json_t *j = post("/v1/apply",
-			 json_pack("{s:s, s:s}", "facelets", facelets, "moves",
-				   moves),
-			 200);
-	char *f = strdup(str(j, "facelets"));
-	json_decref(j);
-	return f;
+	char *text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   text, status, kind, code, field, NULL));
+	free(text);
 }
 
 /* A 3×3 scramble's facelets (malloc'd), from a seed. */
@@ -235,7 +113,7 @@ static char *scrambled(int seed)
 	char path[64];
 	snprintf(path, sizeof path, "/v1/scramble?size=3&seed=%d", seed);
 	json_t *j = request("GET", path, NULL, 200);
-	char *f = strdup(str(j, "facelets"));
+	char *f = strdup(sget(j, "facelets"));
 	json_decref(j);
 	return f;
 }
@@ -281,12 +159,12 @@ static char *check_stages(const json_t *j, const char *facelets, int want)
 	int total = 0;
 	for (int k = 0; k < want; k++) {
 		json_t *s = json_array_get(st, (size_t)k);
-		ck_assert_str_eq(str(s, "name"), stage_names[k]);
-		const char *moves = str(s, "moves");
+		ck_assert_str_eq(sget(s, "name"), stage_names[k]);
+		const char *moves = sget(s, "moves");
 		int len = (int)json_integer_value(json_object_get(s, "length"));
 		ck_assert_int_eq(count_moves(moves), len);
-		char *next = apply(cur, moves);
-		ck_assert_str_eq(next, str(s, "facelets"));
+		char *next = apply(srv.port, cur, moves);
+		ck_assert_str_eq(next, sget(s, "facelets"));
 		free(cur);
 		cur = next;
 		if (*moves) {
@@ -298,7 +176,7 @@ static char *check_stages(const json_t *j, const char *facelets, int want)
 	}
 	ck_assert_int_eq(total,
 			 (int)json_integer_value(json_object_get(j, "length")));
-	ck_assert_str_eq(joined, str(j, "solution"));
+	ck_assert_str_eq(joined, sget(j, "solution"));
 	return cur;
 }
 
@@ -312,11 +190,11 @@ START_TEST(beginner_random)
 				 json_pack("{s:s, s:s}", "facelets", f, "method",
 					   "beginner"),
 				 200);
-		ck_assert_str_eq(str(j, "method"), "beginner");
+		ck_assert_str_eq(sget(j, "method"), "beginner");
 		ck_assert_ptr_null(json_object_get(j, "target"));
 		char *end = check_stages(j, f, 7);
 		ck_assert_str_eq(end, SOLVED3);
-		char *after = apply(f, str(j, "solution"));
+		char *after = apply(srv.port, f, sget(j, "solution"));
 		ck_assert_str_eq(after, SOLVED3);
 		free(after);
 		free(end);
@@ -332,7 +210,7 @@ START_TEST(beginner_turned)
 {
 	static const char *const turns[] = {"x y'", "z2", "y", "x' z"};
 	for (int i = 0; i < 4; i++) {
-		char *s = scrambled(100 + i), *f = apply(s, turns[i]);
+		char *s = scrambled(100 + i), *f = apply(srv.port, s, turns[i]);
 		json_t *j = post("/v1/solve",
 				 json_pack("{s:s, s:s}", "facelets", f, "method",
 					   "beginner"),
@@ -359,19 +237,21 @@ START_TEST(beginner_solved_and_session)
 	json_decref(j);
 
 	/* a session's stored beginner solve solves its state */
-	json_t *ses = post("/v1/sessions",
-			   json_pack("{s:i, s:b, s:i}", "size", 3, "scramble",
-				     1, "seed", 5),
-			   201);
+	json_t *session = post("/v1/sessions",
+			       json_pack("{s:i, s:b, s:i}", "size", 3,
+					 "scramble", 1, "seed", 5),
+			       201);
 	char path[160];
-	snprintf(path, sizeof path, "/v1/sessions/%s/solve", str(ses, "id"));
+	snprintf(path, sizeof path, "/v1/sessions/%s/solve",
+		 sget(session, "id"));
 	json_t *sv = post(path, json_pack("{s:s}", "method", "beginner"), 201);
-	ck_assert_str_eq(str(sv, "method"), "beginner");
-	char *after = apply(str(ses, "facelets"), str(sv, "solution"));
+	ck_assert_str_eq(sget(sv, "method"), "beginner");
+	char *after = apply(srv.port, sget(session, "facelets"),
+			    sget(sv, "solution"));
 	ck_assert_str_eq(after, SOLVED3);
 	free(after);
 	json_decref(sv);
-	json_decref(ses);
+	json_decref(session);
 }
 END_TEST
 
@@ -383,13 +263,13 @@ START_TEST(target_cross)
 				 json_pack("{s:s, s:s}", "facelets", f, "target",
 					   "cross"),
 				 200);
-		ck_assert_str_eq(str(j, "target"), "cross");
-		ck_assert_str_eq(str(j, "method"), "twophase");
+		ck_assert_str_eq(sget(j, "target"), "cross");
+		ck_assert_str_eq(sget(j, "method"), "twophase");
 		ck_assert(json_is_true(json_object_get(j, "optimal")));
 		ck_assert_ptr_null(json_object_get(j, "stages"));
 		int len = (int)json_integer_value(json_object_get(j, "length"));
 		ck_assert_int_le(len, 8);
-		char *after = apply(f, str(j, "solution"));
+		char *after = apply(srv.port, f, sget(j, "solution"));
 		ck_assert(fits(after, "cross", NULL));
 		free(after);
 		free(f);
@@ -408,16 +288,16 @@ START_TEST(target_text)
 			      "*D*DDD*D*"
 			      "****L**L*"
 			      "****B**B*";
-	char *s = scrambled(7), *f = apply(s, "y");
+	char *s = scrambled(7), *f = apply(srv.port, s, "y");
 	json_t *j = post("/v1/solve",
 			 json_pack("{s:s, s:s}", "facelets", f, "target",
 				   pattern),
 			 200);
-	ck_assert_str_eq(str(j, "target"), pattern);
+	ck_assert_str_eq(sget(j, "target"), pattern);
 	/* a pattern text has no distance tables: the plain search may run
 	 * out of time, then a fallback answers */
 	ck_assert(json_is_boolean(json_object_get(j, "optimal")));
-	char *after = apply(f, str(j, "solution"));
+	char *after = apply(srv.port, f, sget(j, "solution"));
 	ck_assert(fits(after, NULL, pattern));
 	free(after);
 	free(f);
@@ -435,7 +315,7 @@ START_TEST(target_fallbacks)
 				   "f2l", "timeout_ms", 1),
 			 200);
 	ck_assert(json_is_false(json_object_get(j, "optimal")));
-	char *after = apply(f, str(j, "solution"));
+	char *after = apply(srv.port, f, sget(j, "solution"));
 	ck_assert(fits(after, "f2l", NULL));
 	free(after);
 	json_decref(j);
@@ -445,7 +325,7 @@ START_TEST(target_fallbacks)
 		 json_pack("{s:s, s:s, s:s}", "facelets", f, "target",
 			   "first_layer", "method", "beginner"),
 		 200);
-	ck_assert_str_eq(str(j, "method"), "beginner");
+	ck_assert_str_eq(sget(j, "method"), "beginner");
 	ck_assert(json_is_false(json_object_get(j, "optimal")));
 	char *end = check_stages(j, f, 2);
 	ck_assert(fits(end, "first_layer", NULL));
@@ -466,34 +346,34 @@ END_TEST
 START_TEST(target_errors)
 {
 	char *f = scrambled(9);
-	expect_problem(json_pack("{s:s, s:s}", "facelets", f, "target",
-				 "crosss"),
-		       422, "invalid_request", "unknown_pattern", "target");
+	solve_problem(
+		json_pack("{s:s, s:s}", "facelets", f, "target", "crosss"), 422,
+		"invalid_request", "unknown_pattern", "target");
 	char bad[55];
 	memset(bad, '*', 54);
 	bad[54] = '\0';
 	bad[20] = '7';
 	json_t *b = json_pack("{s:s, s:s}", "facelets", f, "target", bad);
 	json_t *j = post("/v1/solve", b, 422);
-	ck_assert_str_eq(str(j, "code"), "bad_pattern_digit");
+	ck_assert_str_eq(sget(j, "code"), "bad_pattern_digit");
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "offset")), 20);
 	json_decref(j);
-	expect_problem(json_pack("{s:s, s:s}", "facelets", SOLVED2, "target",
-				 "cross"),
-		       422, "invalid_request", "not_applicable", "target");
-	expect_problem(json_pack("{s:s, s:s}", "facelets", SOLVED2, "method",
-				 "beginner"),
-		       422, "invalid_request", "method_unavailable", "method");
+	solve_problem(
+		json_pack("{s:s, s:s}", "facelets", SOLVED2, "target", "cross"),
+		422, "invalid_request", "not_applicable", "target");
+	solve_problem(json_pack("{s:s, s:s}", "facelets", SOLVED2, "method",
+				"beginner"),
+		      422, "invalid_request", "method_unavailable", "method");
 	/* no cross in 1 move; a pattern nothing fits */
-	expect_problem(json_pack("{s:s, s:s, s:i}", "facelets", f, "target",
-				 "cross", "max_length", 1),
-		       422, "invalid_request", "no_solution_found",
-		       "max_length");
+	solve_problem(json_pack("{s:s, s:s, s:i}", "facelets", f, "target",
+				"cross", "max_length", 1),
+		      422, "invalid_request", "no_solution_found",
+		      "max_length");
 	memset(bad, '*', 54);
 	bad[4] = bad[13] = '1'; /* U and R centers one colour */
-	expect_problem(json_pack("{s:s, s:s, s:i}", "facelets", f, "target",
-				 bad, "timeout_ms", 50),
-		       422, "invalid_request", "no_solution_found", "target");
+	solve_problem(json_pack("{s:s, s:s, s:i}", "facelets", f, "target", bad,
+				"timeout_ms", 50),
+		      422, "invalid_request", "no_solution_found", "target");
 	free(f);
 }
 END_TEST
@@ -501,15 +381,15 @@ END_TEST
 /* Without solver tables (--solver 0) the beginner method is off too. */
 START_TEST(solver_off)
 {
-	server_stop();
+	server_stop(&srv, 1);
 	static const char *const off[] = {"--solver", "0", NULL};
-	server_start(off);
+	start_or_abort(&srv, NULL, off);
 	json_t *j = post("/v1/solve",
 			 json_pack("{s:s, s:s}", "facelets", SOLVED3, "method",
 				   "beginner"),
 			 503);
-	ck_assert_str_eq(str(j, "code"), "tables_not_ready");
-	ck_assert_str_eq(str(j, "tables"), "off");
+	ck_assert_str_eq(sget(j, "code"), "tables_not_ready");
+	ck_assert_str_eq(sget(j, "tables"), "off");
 	json_decref(j);
 	j = post("/v1/solve",
 		 json_pack("{s:s, s:s}", "facelets", SOLVED3, "target", "cross"),
@@ -524,7 +404,7 @@ Suite *http_beginner_suite(void)
 	TCase *tc = tcase_create("beginner");
 	/* checked: every test gets its own server, so solver_off can
 	 * restart it */
-	tcase_add_checked_fixture(tc, setup, server_stop);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, beginner_random);
 	tcase_add_test(tc, beginner_turned);

@@ -17,15 +17,12 @@
 #include "session_helpers.h"
 
 static server srv;
-static char start_error[2048];
 
 static void fixture_setup(void)
 {
 	static const char *const extra[] = {"--heartbeat", "1", "--solver",
 					    "0", NULL};
-	if (server_start(&srv, NULL, extra, start_error, sizeof start_error) <
-	    0)
-		ck_abort_msg("cannot start the server: %s", start_error);
+	start_or_abort(&srv, NULL, extra);
 }
 
 static void fixture_teardown(void)
@@ -575,8 +572,7 @@ END_TEST
 START_TEST(solve_event)
 {
 	server own;
-	if (server_start(&own, NULL, NULL, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
+	start_or_abort(&own, NULL, NULL);
 	int port = srv.port;
 	srv.port = own.port;
 	/* the 2×2 table: loaded from $CUBED_TABLES, or built (a second) */
@@ -637,9 +633,7 @@ START_TEST(slow_watcher_cut_off)
 	server small;
 	static const char *const extra[] = {"--watcher-buffer", "65536",
 					    "--solver", "0", "--quiet", NULL};
-	if (server_start(&small, NULL, extra, start_error,
-			 sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
+	start_or_abort(&small, NULL, extra);
 	int port = srv.port;
 	srv.port = small.port;
 	ses s;
@@ -690,9 +684,7 @@ START_TEST(shutdown_ends_streams)
 {
 	server own;
 	static const char *const extra[] = {"--solver", "0", NULL};
-	if (server_start(&own, NULL, extra, start_error, sizeof start_error) <
-	    0)
-		ck_abort_msg("cannot start the server: %s", start_error);
+	start_or_abort(&own, NULL, extra);
 	int port = srv.port;
 	srv.port = own.port;
 	ses s;

@@ -41,13 +41,6 @@
 /* The server of these tests.                                          */
 
 static server srv;
-static char start_error[2048];
-static void start_or_abort(server *s, const char *dir,
-			   const char *const *extra)
-{
-	if (server_start(s, dir, extra, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
-}
 
 static void fixture_setup(void)
 {

@@ -3,10 +3,11 @@
  * solves (POST /v1/sessions/{id}/solve, GET …/solves), /readyz's solver
  * member and the 503 tables_not_ready a request gets while tables load.
  *
- * A fixture spawns $CUBED_BIN (default build/cubed) on 127.0.0.1 port 0
- * with a database in a fresh temporary directory; the server inherits
- * $CUBED_TABLES (make test points every spawned server at one table
- * cache), so its tables load in well under a second once built. Every
+ * A fixture (test_server.c, through session_helpers.c, whose request
+ * helpers these tests use too) spawns $CUBED_BIN (default build/cubed) on
+ * 127.0.0.1 port 0 with a database in a fresh temporary directory and
+ * --tables $CUBED_TABLES (make test points every spawned server at one
+ * table cache), so its tables load in well under a second once built. Every
  * test that solves first waits, bounded, until /readyz says both sizes'
  * tables are ready.
  *
@@ -17,24 +18,17 @@
  * their moves applied to the solved cube must give their facelets.
  *
  * Every check names the request that failed and shows the reply. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
-#include "http_client.h"
+#include "session_helpers.h"
 #include "suites.h"
 
 #define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -51,333 +45,23 @@
 #define TABLES_WAIT_S 120.0
 
 /* ------------------------------------------------------------------ */
-/* Spawning and stopping servers.                                      */
-
-typedef struct server {
-	pid_t pid;
-	int port;
-	char dir[64];
-	char log[96];
-} server;
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static const char *log_tail(const server *s, char *buf, size_t cap)
-{
-	buf[0] = '\0';
-	FILE *f = fopen(s->log, "r");
-	if (!f)
-		return buf;
-	fseek(f, 0, SEEK_END);
-	long end = ftell(f);
-	long start = end > (long)cap - 1 ? end - (long)cap + 1 : 0;
-	fseek(f, start, SEEK_SET);
-	size_t k = fread(buf, 1, cap - 1, f);
-	buf[k] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* Remove a directory and everything in it, one level of subdirectories
- * included (a --tables directory inside a server's directory). */
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		char p[400];
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 ||
-			    strcmp(e->d_name, "..") == 0)
-				continue;
-			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-			struct stat st;
-			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-				remove_dir(p);
-			else
-				unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
-/* Start a server with a database in a new temporary directory and extra
- * arguments (NULL-terminated, may be NULL). Returns 0, or -1 with a
- * reason in err (and nothing left running). */
-static int server_start(server *s, const char *const *extra, char *err,
-			size_t errlen)
-{
-	memset(s, 0, sizeof *s);
-	const char *bin = getenv("CUBED_BIN");
-	if (!bin || !*bin)
-		bin = "build/cubed";
-	if (access(bin, X_OK) != 0) {
-		snprintf(err, errlen, "server binary %s: %s", bin,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(s->dir, sizeof s->dir, "/tmp/cubed-solve-XXXXXX");
-	if (!mkdtemp(s->dir)) {
-		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
-		return -1;
-	}
-	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-	char db[96];
-	snprintf(db, sizeof db, "%s/cubed.db", s->dir);
-	const char *argv[32];
-	int argc = 0;
-	argv[argc++] = bin;
-	argv[argc++] = "--port";
-	argv[argc++] = "0";
-	argv[argc++] = "--bind";
-	argv[argc++] = "127.0.0.1";
-	argv[argc++] = "--db";
-	argv[argc++] = db;
-	for (const char *const *e = extra; e && *e && argc < 31; e++)
-		argv[argc++] = *e;
-	argv[argc] = NULL;
-
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		remove_dir(s->dir);
-		return -1;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	s->pid = pid;
-	static const char marker[] = "cubed: listening on http://127.0.0.1:";
-	double deadline = now_s() + 10.0;
-	char buf[1536];
-	while (now_s() < deadline) {
-		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			s->pid = 0;
-			snprintf(err, errlen,
-				 "server exited before listening (status "
-				 "0x%x); its log:\n%s",
-				 st, log_tail(s, buf, sizeof buf));
-			remove_dir(s->dir);
-			return -1;
-		}
-		FILE *f = fopen(s->log, "r");
-		if (f) {
-			char line[512];
-			while (fgets(line, sizeof line, f)) {
-				char *m = strstr(line, marker);
-				if (m && strchr(line, '\n')) {
-					s->port = atoi(m + sizeof marker - 1);
-					break;
-				}
-			}
-			fclose(f);
-		}
-		if (s->port > 0)
-			return 0;
-		sleep_ms(10);
-	}
-	snprintf(err, errlen, "server did not listen within 10 s; its log:\n%s",
-		 log_tail(s, buf, sizeof buf));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	s->pid = 0;
-	remove_dir(s->dir);
-	return -1;
-}
-
-/* SIGTERM and wait up to 10 s (then SIGKILL); remove its directory. */
-static int server_stop(server *s)
-{
-	int status = -1;
-	if (s->pid > 0) {
-		kill(s->pid, SIGTERM);
-		double deadline = now_s() + 10.0;
-		int done = 0;
-		while (now_s() < deadline) {
-			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-				done = 1;
-				break;
-			}
-			sleep_ms(10);
-		}
-		if (!done) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-		}
-		s->pid = 0;
-	}
-	if (s->dir[0] && !getenv("CUBED_KEEP_TMP"))
-		remove_dir(s->dir);
-	return status;
-}
+/* The server: session_helpers.c's fixture (test_server.c).            */
 
 static server srv;
-static char start_error[2048];
-
-static void start_or_abort(server *s, const char *const *extra)
-{
-	if (server_start(s, extra, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
-}
 
 static void fixture_setup(void)
 {
-	start_or_abort(&srv, NULL);
+	start_or_abort(&srv, NULL, NULL);
 }
 
 static void fixture_teardown(void)
 {
-	server_stop(&srv);
+	server_stop(&srv, 1);
 }
 
 /* ------------------------------------------------------------------ */
-/* Requests.                                                           */
-
-static void call(http_response *r, int port, const char *method,
-		 const char *path, const char *token, const char *body)
-{
-	char auth[128];
-	const char *headers[3];
-	int k = 0;
-	if (body)
-		headers[k++] = "Content-Type: application/json";
-	if (token) {
-		snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
-		headers[k++] = auth;
-	}
-	headers[k] = NULL;
-	int rc = http_request(port, method, path, headers, body,
-			      body ? strlen(body) : 0, r);
-	ck_assert_msg(rc == 0, "%s %s: %s", method, path, r->error);
-}
-
-static json_t *parse(const http_response *r, const char *what)
-{
-	json_error_t e;
-	json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
-			       &e);
-	ck_assert_msg(j != NULL, "%s: reply is not JSON (%s): %.300s", what,
-		      e.text, r->body);
-	return j;
-}
-
-static int media_type_is(const char *ct, const char *want)
-{
-	if (!ct)
-		return 0;
-	size_t k = strlen(want);
-	return strncasecmp(ct, want, k) == 0 &&
-	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
-}
-
-/* A request whose reply must be status with a JSON body (returned). */
-static json_t *expect_json(int port, const char *method, const char *path,
-			   const char *token, const char *body, int status,
-			   http_response *keep)
-{
-	http_response r;
-	call(&r, port, method, path, token, body);
-	char what[256];
-	snprintf(what, sizeof what, "%s %s %.120s", method, path,
-		 body ? body : "");
-	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
-		      what, r.status, status, r.body);
-	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
-				    "application/json"),
-		      "%s: Content-Type %s", what,
-		      http_header(&r, "Content-Type"));
-	json_t *j = parse(&r, what);
-	if (keep)
-		*keep = r;
-	else
-		http_response_free(&r);
-	return j;
-}
-
-/* A request whose reply must be a problem of this status, kind and code
- * (field NULL: not checked). Returns the problem. */
-static json_t *expect_problem(int port, const char *method, const char *path,
-			      const char *token, const char *body, int status,
-			      const char *kind, const char *code,
-			      const char *field, http_response *keep)
-{
-	http_response r;
-	call(&r, port, method, path, token, body);
-	char what[256];
-	snprintf(what, sizeof what, "%s %s %.120s", method, path,
-		 body ? body : "");
-	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
-		      what, r.status, status, r.body);
-	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
-				    "application/problem+json"),
-		      "%s: Content-Type %s", what,
-		      http_header(&r, "Content-Type"));
-	json_t *j = parse(&r, what);
-	char type[96];
-	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
-	const char *t = json_string_value(json_object_get(j, "type"));
-	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s: %s",
-		      what, t, type, r.body);
-	ck_assert_msg(json_integer_value(json_object_get(j, "status")) ==
-			      status,
-		      "%s: status member: %s", what, r.body);
-	const char *c = json_string_value(json_object_get(j, "code"));
-	ck_assert_msg(c && strcmp(c, code) == 0, "%s: code %s, expected %s: %s",
-		      what, c, code, r.body);
-	ck_assert_msg(json_is_string(json_object_get(j, "detail")) &&
-			      json_is_string(json_object_get(j, "title")),
-		      "%s: no detail or title: %s", what, r.body);
-	if (field) {
-		const char *f = json_string_value(json_object_get(j, "field"));
-		ck_assert_msg(f && strcmp(f, field) == 0,
-			      "%s: field %s, expected %s: %s", what, f, field,
-			      r.body);
-	}
-	if (keep)
-		*keep = r;
-	else
-		http_response_free(&r);
-	return j;
-}
-
-static const char *sget(const json_t *j, const char *key)
-{
-	const char *s = json_string_value(json_object_get(j, key));
-	ck_assert_msg(s != NULL, "member %s is not a string in %s", key,
-		      json_dumps(j, JSON_COMPACT));
-	return s;
-}
-
-static long long iget(const json_t *j, const char *key)
-{
-	json_t *v = json_object_get(j, key);
-	ck_assert_msg(json_is_integer(v), "member %s is not an integer in %s",
-		      key, json_dumps(j, JSON_COMPACT));
-	return json_integer_value(v);
-}
+/* Requests: call, expect_json, expect_problem, sget and iget are       */
+/* session_helpers.c's.                                                */
 
 static char *dump(const json_t *j)
 {
@@ -422,15 +106,15 @@ static void centres3(const char *f, char out[7])
 
 /* POST /v1/apply: facelets (or, when NULL, the solved cube of size n)
  * after moves; malloc'd. */
-static char *apply(const char *facelets, int n, const char *moves)
+static char *after_moves(const char *facelets, int n, const char *moves)
 {
 	json_t *b = facelets ? json_pack("{s:s, s:s}", "facelets", facelets,
 					 "moves", moves)
 			     : json_pack("{s:i, s:s}", "size", n, "moves", moves);
 	char *body = dump(b);
 	json_decref(b);
-	json_t *j = expect_json(srv.port, "POST", "/v1/apply", NULL, body, 200,
-				NULL);
+	json_t *j = expect_json(srv.port, "POST", "/v1/apply", NULL, NULL, body,
+				200, NULL);
 	free(body);
 	char *f = strdup(sget(j, "facelets"));
 	json_decref(j);
@@ -471,8 +155,8 @@ static json_t *solve_ok(const char *facelets, const char *extra,
 			int max_len)
 {
 	char *body = solve_body(facelets, extra);
-	json_t *j = expect_json(srv.port, "POST", "/v1/solve", NULL, body, 200,
-				NULL);
+	json_t *j = expect_json(srv.port, "POST", "/v1/solve", NULL, NULL, body,
+				200, NULL);
 	int n = size_of(facelets);
 	char *txt = dump(j);
 	ck_assert_msg(iget(j, "size") == n, "solve %s: size: %s", facelets,
@@ -501,7 +185,7 @@ static json_t *solve_ok(const char *facelets, const char *extra,
 		ck_assert_msg(strchr("URFDLB'2 ", *p) != NULL,
 			      "solve %s: \"%s\" is not face turns", facelets,
 			      sol);
-	char *after = apply(facelets, n, sol);
+	char *after = after_moves(facelets, n, sol);
 	ck_assert_msg(every_face_one_colour(after),
 		      "solve %s: the solution \"%s\" leaves %s", facelets, sol,
 		      after);
@@ -527,7 +211,8 @@ static json_t *scramble_ok(const char *query, int n, int check_apply)
 {
 	char path[128];
 	snprintf(path, sizeof path, "/v1/scramble?%s", query);
-	json_t *j = expect_json(srv.port, "GET", path, NULL, NULL, 200, NULL);
+	json_t *j =
+		expect_json(srv.port, "GET", path, NULL, NULL, NULL, 200, NULL);
 	ck_assert_msg(iget(j, "size") == n, "GET %s: size %lld", path,
 		      iget(j, "size"));
 	const char *kind = sget(j, "kind");
@@ -554,7 +239,7 @@ static json_t *scramble_ok(const char *query, int n, int check_apply)
 	ck_assert_msg(strlen(f) == (size_t)6 * n * n,
 		      "GET %s: %zu facelets", path, strlen(f));
 	if (check_apply) {
-		char *want = apply(NULL, n, moves);
+		char *want = after_moves(NULL, n, moves);
 		ck_assert_msg(strcmp(want, f) == 0,
 			      "GET %s: the moves \"%s\" give %s, not %s", path,
 			      moves, want, f);
@@ -610,7 +295,7 @@ static void need_tables(void)
 			      getenv("CUBED_TABLES") ? getenv("CUBED_TABLES")
 						     : "(unset)",
 			      last);
-		sleep_ms(100);
+		test_sleep_ms(100);
 	}
 }
 
@@ -620,8 +305,8 @@ static void need_tables(void)
 START_TEST(tables_ready)
 {
 	need_tables();
-	json_t *j = expect_json(srv.port, "GET", "/readyz", NULL, NULL, 200,
-				NULL);
+	json_t *j = expect_json(srv.port, "GET", "/readyz", NULL, NULL, NULL,
+				200, NULL);
 	ck_assert_str_eq(sget(j, "status"), "ready");
 	json_t *sv = json_object_get(j, "solver");
 	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 2,
@@ -677,7 +362,7 @@ START_TEST(turned_cubes)
 		char q[64];
 		snprintf(q, sizeof q, "size=%d&seed=%d", n, 77 + k);
 		json_t *sc = scramble_ok(q, n, 0);
-		char *turned = apply(sget(sc, "facelets"), n, "x y'");
+		char *turned = after_moves(sget(sc, "facelets"), n, "x y'");
 		json_t *j = solve_ok(turned, NULL, n == 3 ? 21 : 11);
 		json_t *o = json_object_get(j, "orientation");
 		ck_assert_msg(strcmp(sget(o, "moves"), "") != 0,
@@ -694,7 +379,8 @@ START_TEST(turned_cubes)
 		json_t *plain = solve_ok(sget(sc, "facelets"), NULL,
 					 n == 3 ? 21 : 11);
 		if (iget(plain, "length") > 0) {
-			char *wrong = apply(turned, n, sget(plain, "solution"));
+			char *wrong =
+				after_moves(turned, n, sget(plain, "solution"));
 			ck_assert_msg(!every_face_one_colour(wrong),
 				      "the standard-frame solution %s also "
 				      "solves the cube turned by x y'",
@@ -712,8 +398,8 @@ END_TEST
 START_TEST(solved_cubes)
 {
 	need_tables();
-	char *turned3 = apply(SOLVED3, 3, "x y'");
-	char *turned2 = apply(SOLVED2, 2, "z2 y");
+	char *turned3 = after_moves(SOLVED3, 3, "x y'");
+	char *turned2 = after_moves(SOLVED2, 2, "z2 y");
 	const char *cubes[] = {SOLVED3, SOLVED2, turned3, turned2};
 	const char *extras[] = {NULL, "\"max_length\": 0",
 				"\"max_length\": 0, \"timeout_ms\": 1"};
@@ -747,7 +433,7 @@ START_TEST(illegal_cubes)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char *body = solve_body(bad[i].facelets, NULL);
 		json_t *p = expect_problem(srv.port, "POST", "/v1/solve", NULL,
-					   body, 422, "invalid_cube",
+					   NULL, body, 422, "invalid_cube",
 					   "invalid_cube", "facelets", NULL);
 		json_t *errs = json_object_get(p, "errors");
 		ck_assert_msg(json_is_array(errs) && json_array_size(errs) > 0,
@@ -772,11 +458,11 @@ END_TEST
 START_TEST(other_sizes)
 {
 	/* no tables needed: the size is refused first */
-	char *one = apply(NULL, 1, "x");
+	char *one = after_moves(NULL, 1, "x");
 	char *body = solve_body(one, NULL);
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "not_applicable",
-				   "facelets", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "not_applicable", "facelets", NULL));
 	free(body);
 	free(one);
 }
@@ -791,8 +477,8 @@ static json_t *big_solve_ok(const char *facelets, const char *extra)
 	static const char *const names[] = {"oll_parity", "centers", "edges",
 					    "pll_parity", "3x3"};
 	char *body = solve_body(facelets, extra);
-	json_t *j = expect_json(srv.port, "POST", "/v1/solve", NULL, body, 200,
-				NULL);
+	json_t *j = expect_json(srv.port, "POST", "/v1/solve", NULL, NULL, body,
+				200, NULL);
 	int n = size_of(facelets);
 	char *txt = dump(j);
 	ck_assert_msg(iget(j, "size") == n, "size: %.300s", txt);
@@ -814,7 +500,7 @@ static json_t *big_solve_ok(const char *facelets, const char *extra)
 	ck_assert_msg(json_is_integer(json_object_get(j, "oll_parity")) &&
 			      json_is_boolean(json_object_get(j, "pll_parity")),
 		      "parity members: %.300s", txt);
-	char *after = apply(facelets, n, sol);
+	char *after = after_moves(facelets, n, sol);
 	ck_assert_msg(every_face_one_colour(after), "n=%d: not solved", n);
 	size_t nn = (size_t)n * n;
 	for (int f = 0; f < 6 && n % 2; f++)
@@ -843,7 +529,7 @@ START_TEST(big_cubes)
 	}
 
 	/* a solved 4×4 with the UF and UB dedges swapped: PLL parity */
-	char *f = apply(NULL, 4, "");
+	char *f = after_moves(NULL, 4, "");
 	for (int k = 1; k <= 2; k++) {
 		f[2 * 16 + k] = 'B'; /* F's top row */
 		f[5 * 16 + k] = 'F'; /* B's top row */
@@ -858,7 +544,7 @@ START_TEST(big_cubes)
 
 	/* a lone flipped dedge: OLL parity */
 	free(f);
-	f = apply(NULL, 4, "");
+	f = after_moves(NULL, 4, "");
 	for (int k = 1; k <= 2; k++) {
 		f[0 * 16 + 12 + k] = 'F'; /* U's bottom row */
 		f[2 * 16 + k] = 'U';      /* F's top row */
@@ -871,7 +557,7 @@ START_TEST(big_cubes)
 	f[0 * 16 + 12 + 1] = 'U';
 	f[2 * 16 + 1] = 'F';
 	char *body = solve_body(f, NULL);
-	j = expect_problem(srv.port, "POST", "/v1/solve", NULL, body, 422,
+	j = expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL, body, 422,
 			   "invalid_cube", "invalid_cube", "facelets", NULL);
 	ck_assert(json_is_array(json_object_get(j, "errors")));
 	json_decref(j);
@@ -879,12 +565,12 @@ START_TEST(big_cubes)
 
 	/* a twisted corner: the validation reasons */
 	free(f);
-	f = apply(NULL, 5, "");
+	f = after_moves(NULL, 5, "");
 	f[24] = 'R'; /* U's URF sticker */
 	f[25 + 0] = 'F'; /* R's */
 	f[50 + 4] = 'U'; /* F's */
 	body = solve_body(f, NULL);
-	j = expect_problem(srv.port, "POST", "/v1/solve", NULL, body, 422,
+	j = expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL, body, 422,
 			   "invalid_cube", "invalid_cube", "facelets", NULL);
 	json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
 	ck_assert_str_eq(sget(e0, "code"), "twist");
@@ -893,21 +579,21 @@ START_TEST(big_cubes)
 
 	/* other methods, a target, a budget too small */
 	free(f);
-	f = apply(NULL, 6, "R 2U 3F'");
+	f = after_moves(NULL, 6, "R 2U 3F'");
 	body = solve_body(f, "\"method\": \"twophase\"");
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request",
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
 				   "method_unavailable", "method", NULL));
 	free(body);
 	body = solve_body(f, "\"target\": \"cross\"");
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "not_applicable",
-				   "target", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "not_applicable", "target", NULL));
 	free(body);
 	body = solve_body(f, "\"timeout_ms\": 1");
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "no_solution_found",
-				   "timeout_ms", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "no_solution_found", "timeout_ms", NULL));
 	free(body);
 	free(f);
 }
@@ -920,23 +606,23 @@ START_TEST(no_solution_found)
 	json_t *sc = scramble_ok("size=3&seed=42", 3, 0);
 	ck_assert_int_ge(iget(sc, "length"), 16);
 	char *body = solve_body(sget(sc, "facelets"), "\"max_length\": 5");
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "no_solution_found",
-				   "max_length", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "no_solution_found", "max_length", NULL));
 	free(body);
 	/* a budget too short for 14 moves */
 	body = solve_body(sget(sc, "facelets"),
 			  "\"max_length\": 14, \"timeout_ms\": 1");
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "no_solution_found",
-				   "max_length", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "no_solution_found", "max_length", NULL));
 	free(body);
 	json_decref(sc);
 	/* 0 moves for an unsolved 3×3 (core reads a 0 limit as 21) */
 	body = solve_body(AFTER_R, "\"max_length\": 0");
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "no_solution_found",
-				   "max_length", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "no_solution_found", "max_length", NULL));
 	free(body);
 	/* a 2×2 at its optimal length answers, one shorter does not */
 	sc = scramble_ok("size=2&seed=3", 2, 0);
@@ -948,9 +634,9 @@ START_TEST(no_solution_found)
 	json_decref(solve_ok(sget(sc, "facelets"), extra, (int)opt));
 	snprintf(extra, sizeof extra, "\"max_length\": %lld", opt - 1);
 	body = solve_body(sget(sc, "facelets"), extra);
-	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, body,
-				   422, "invalid_request", "no_solution_found",
-				   "max_length", NULL));
+	json_decref(expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "no_solution_found", "max_length", NULL));
 	free(body);
 	json_decref(j);
 	json_decref(sc);
@@ -1005,8 +691,9 @@ static const struct bad_solve {
 START_TEST(bad_fields)
 {
 	const struct bad_solve *b = &bad_solves[_i];
-	json_t *p = expect_problem(srv.port, "POST", "/v1/solve", NULL, b->body,
-				   422, b->kind, b->code, b->field, NULL);
+	json_t *p =
+		expect_problem(srv.port, "POST", "/v1/solve", NULL, NULL,
+			       b->body, 422, b->kind, b->code, b->field, NULL);
 	if (b->limit >= 0)
 		ck_assert_msg(iget(p, "limit") == b->limit,
 			      "%s: limit %lld, expected %lld", b->body,
@@ -1018,11 +705,11 @@ END_TEST
 START_TEST(solve_http_errors)
 {
 	http_response r;
-	call(&r, srv.port, "POST", "/v1/solve", NULL, "{\"facelets\": ");
+	call(&r, srv.port, "POST", "/v1/solve", NULL, NULL, "{\"facelets\": ");
 	ck_assert_msg(r.status == 400, "malformed JSON: %d %s", r.status,
 		      r.body);
 	http_response_free(&r);
-	call(&r, srv.port, "GET", "/v1/solve", NULL, NULL);
+	call(&r, srv.port, "GET", "/v1/solve", NULL, NULL, NULL);
 	ck_assert_msg(r.status == 405, "GET /v1/solve: %d", r.status);
 	const char *allow = http_header(&r, "Allow");
 	ck_assert_msg(allow && strcmp(allow, "POST, OPTIONS") == 0,
@@ -1096,9 +783,9 @@ START_TEST(scramble_reproducible)
 	json_decref(big);
 	/* a 1024 scramble would move ~2·10¹⁰ stickers (17 s of CPU): it is
 	 * refused by the per-request work limit, like any moves */
-	json_t *p = expect_problem(srv.port, "GET", "/v1/scramble?size=1024&seed=1",
-				   NULL, NULL, 422, "limit_exceeded",
-				   "too_much_work", "size", NULL);
+	json_t *p = expect_problem(
+		srv.port, "GET", "/v1/scramble?size=1024&seed=1", NULL, NULL,
+		NULL, 422, "limit_exceeded", "too_much_work", "size", NULL);
 	ck_assert_int_eq(iget(p, "limit"), 1000000000);
 	json_decref(p);
 }
@@ -1127,32 +814,13 @@ START_TEST(scramble_errors)
 	const struct bad_scramble *b = &bad_scrambles[_i];
 	char path[128];
 	snprintf(path, sizeof path, "/v1/scramble%s", b->query);
-	json_decref(expect_problem(srv.port, "GET", path, NULL, NULL, 422,
+	json_decref(expect_problem(srv.port, "GET", path, NULL, NULL, NULL, 422,
 				   "invalid_request", b->code, b->field, NULL));
 }
 END_TEST
 
 /* ------------------------------------------------------------------ */
 /* Session solves.                                                     */
-
-typedef struct ses {
-	char id[48];
-	char token[48];
-	char path[96];
-} ses;
-
-static void create(const char *body, ses *out, json_t **view)
-{
-	json_t *j = expect_json(srv.port, "POST", "/v1/sessions", NULL, body,
-				201, NULL);
-	snprintf(out->id, sizeof out->id, "%s", sget(j, "id"));
-	snprintf(out->token, sizeof out->token, "%s", sget(j, "write_token"));
-	snprintf(out->path, sizeof out->path, "/v1/sessions/%s", out->id);
-	if (view)
-		*view = j;
-	else
-		json_decref(j);
-}
 
 /* POST …/solve that must succeed; the solution must solve facelets (the
  * session's state at want_version). */
@@ -1163,7 +831,8 @@ static json_t *session_solve_ok(const ses *s, const char *token,
 	char path[160];
 	snprintf(path, sizeof path, "%s/solve", s->path);
 	http_response r;
-	json_t *j = expect_json(srv.port, "POST", path, token, body, 201, &r);
+	json_t *j =
+		expect_json(srv.port, "POST", path, token, NULL, body, 201, &r);
 	char want[32];
 	snprintf(want, sizeof want, "\"v%lld\"", want_version);
 	const char *etag = http_header(&r, "ETag");
@@ -1185,7 +854,7 @@ static json_t *session_solve_ok(const ses *s, const char *token,
 		      "no elapsed_ms: %s", dump(j));
 	ck_assert_msg(strlen(sget(j, "created_at")) == 24,
 		      "created_at: %s", dump(j));
-	char *after = apply(facelets, n, sol);
+	char *after = after_moves(facelets, n, sol);
 	ck_assert_msg(every_face_one_colour(after),
 		      "session solve \"%s\" of %s leaves %s", sol, facelets,
 		      after);
@@ -1198,46 +867,24 @@ static json_t *moves_write(const ses *s, const char *moves)
 	char path[160], body[160];
 	snprintf(path, sizeof path, "%s/moves", s->path);
 	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
-	return expect_json(srv.port, "POST", path, s->token, body, 200, NULL);
+	return expect_json(srv.port, "POST", path, s->token, NULL, body, 200,
+			   NULL);
 }
 
 /* Every solve of a session, page by page. */
 static json_t *solves_all(const ses *s, const char *token, int limit)
 {
-	json_t *all = json_array();
-	long long after = -1;
-	for (int pages = 0; pages < 1000; pages++) {
-		char path[192];
-		if (after < 0)
-			snprintf(path, sizeof path, "%s/solves?limit=%d",
-				 s->path, limit);
-		else
-			snprintf(path, sizeof path,
-				 "%s/solves?after=%lld&limit=%d", s->path,
-				 after, limit);
-		json_t *j = expect_json(srv.port, "GET", path, token, NULL, 200,
-					NULL);
-		json_t *sv = json_object_get(j, "solves");
-		ck_assert_msg(json_is_array(sv) &&
-				      json_array_size(sv) <= (size_t)limit,
-			      "GET %s: %s", path, dump(j));
-		json_array_extend(all, sv);
-		json_t *next = json_object_get(j, "next");
-		if (json_is_null(next)) {
-			json_decref(j);
-			return all;
-		}
-		ck_assert_msg(json_is_integer(next) &&
-				      json_array_size(sv) == (size_t)limit &&
-				      json_integer_value(next) ==
-					      iget(json_array_get(sv, limit - 1),
-						   "id"),
-			      "GET %s: next: %s", path, dump(j));
-		after = json_integer_value(next);
-		json_decref(j);
-	}
-	ck_abort_msg("solves of %s: too many pages", s->id);
-	return NULL;
+	return pages_all(srv.port, s, "solves", "solves", "id", token, limit);
+}
+
+/* A new session (POST /v1/sessions with body, asserted); its facelets
+ * (malloc'd). */
+static char *created(const char *body, ses *s)
+{
+	json_t *v = create(srv.port, body, s);
+	char *f = strdup(sget(v, "facelets"));
+	json_decref(v);
+	return f;
 }
 
 /* A 5×5 session is solved by reduction, stored and listed like any. */
@@ -1245,10 +892,8 @@ START_TEST(session_big_solve)
 {
 	need_tables();
 	ses s;
-	json_t *v0;
-	create("{\"size\": 5, \"scramble\": true, \"seed\": 9}", &s, &v0);
-	char *f0 = strdup(sget(v0, "facelets"));
-	json_decref(v0);
+	char *f0 =
+		created("{\"size\": 5, \"scramble\": true, \"seed\": 9}", &s);
 	json_t *a = session_solve_ok(&s, NULL, "{\"method\": \"reduction\"}",
 				     f0, 0);
 	json_t *all = solves_all(&s, NULL, 10);
@@ -1264,10 +909,8 @@ START_TEST(session_solves)
 {
 	need_tables();
 	ses s;
-	json_t *v0;
-	create("{\"size\": 3, \"scramble\": true, \"seed\": 5}", &s, &v0);
-	char *f0 = strdup(sget(v0, "facelets"));
-	json_decref(v0);
+	char *f0 =
+		created("{\"size\": 3, \"scramble\": true, \"seed\": 5}", &s);
 	json_t *sv[4];
 	sv[0] = session_solve_ok(&s, NULL, NULL, f0, 0);
 	json_t *w = moves_write(&s, "R U");
@@ -1280,13 +923,14 @@ START_TEST(session_solves)
 	json_decref(w);
 	sv[2] = session_solve_ok(&s, NULL, "{}", f2, 2);
 	char c0[7], c1[7];
-	char *after = apply(f2, 3, sget(sv[2], "solution"));
+	char *after = after_moves(f2, 3, sget(sv[2], "solution"));
 	centres3(f2, c0);
 	centres3(after, c1);
 	ck_assert_msg(strcmp(c0, c1) == 0, "the session solve turned the cube");
 	free(after);
 	/* the session did not change */
-	json_t *g = expect_json(srv.port, "GET", s.path, NULL, NULL, 200, NULL);
+	json_t *g = expect_json(srv.port, "GET", s.path, NULL, NULL, NULL, 200,
+				NULL);
 	ck_assert_int_eq(iget(g, "version"), 2);
 	ck_assert_str_eq(sget(g, "facelets"), f2);
 	json_decref(g);
@@ -1316,13 +960,14 @@ START_TEST(session_solves)
 	char path[192];
 	snprintf(path, sizeof path, "%s/solves?after=%lld", s.path,
 		 iget(sv[3], "id"));
-	json_t *j = expect_json(srv.port, "GET", path, NULL, NULL, 200, NULL);
+	json_t *j =
+		expect_json(srv.port, "GET", path, NULL, NULL, NULL, 200, NULL);
 	ck_assert_int_eq(json_array_size(json_object_get(j, "solves")), 0);
 	ck_assert(json_is_null(json_object_get(j, "next")));
 	json_decref(j);
 	/* another session's list does not show them */
 	ses other;
-	create("{\"size\": 2}", &other, NULL);
+	json_decref(create(srv.port, "{\"size\": 2}", &other));
 	json_t *none = solves_all(&other, NULL, 100);
 	ck_assert_int_eq(json_array_size(none), 0);
 	json_decref(none);
@@ -1331,15 +976,16 @@ START_TEST(session_solves)
 	json_decref(o);
 	/* a deleted session's solves are gone */
 	http_response r;
-	call(&r, srv.port, "DELETE", s.path, s.token, NULL);
+	call(&r, srv.port, "DELETE", s.path, s.token, NULL, NULL);
 	ck_assert_int_eq(r.status, 204);
 	http_response_free(&r);
 	snprintf(path, sizeof path, "%s/solves", s.path);
-	json_decref(expect_problem(srv.port, "GET", path, NULL, NULL, 404,
+	json_decref(expect_problem(srv.port, "GET", path, NULL, NULL, NULL, 404,
 				   "not_found", "no_such_session", NULL, NULL));
 	snprintf(path, sizeof path, "%s/solve", s.path);
-	json_decref(expect_problem(srv.port, "POST", path, NULL, NULL, 404,
-				   "not_found", "no_such_session", NULL, NULL));
+	json_decref(expect_problem(srv.port, "POST", path, NULL, NULL, NULL,
+				   404, "not_found", "no_such_session", NULL,
+				   NULL));
 	for (int i = 0; i < 4; i++)
 		json_decref(sv[i]);
 	free(f0);
@@ -1352,25 +998,23 @@ START_TEST(private_session_solves)
 {
 	need_tables();
 	ses p;
-	json_t *v;
-	create("{\"size\": 2, \"scramble\": true, \"seed\": 11, "
-	       "\"visibility\": \"private\"}",
-	       &p, &v);
-	char *f = strdup(sget(v, "facelets"));
-	json_decref(v);
+	char *f = created("{\"size\": 2, \"scramble\": true, \"seed\": 11, "
+			  "\"visibility\": \"private\"}",
+			  &p);
 	char solve[160], solves[160];
 	snprintf(solve, sizeof solve, "%s/solve", p.path);
 	snprintf(solves, sizeof solves, "%s/solves", p.path);
 	/* without the token, or with another's, it does not exist */
 	ses q;
-	create("{\"size\": 2, \"visibility\": \"private\"}", &q, NULL);
+	json_decref(create(srv.port,
+			   "{\"size\": 2, \"visibility\": \"private\"}", &q));
 	const char *wrong[] = {NULL, q.token, "ct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"};
 	for (int i = 0; i < 3; i++) {
 		json_decref(expect_problem(srv.port, "POST", solve, wrong[i],
-					   NULL, 404, "not_found",
+					   NULL, NULL, 404, "not_found",
 					   "no_such_session", NULL, NULL));
 		json_decref(expect_problem(srv.port, "GET", solves, wrong[i],
-					   NULL, 404, "not_found",
+					   NULL, NULL, 404, "not_found",
 					   "no_such_session", NULL, NULL));
 	}
 	json_t *a = session_solve_ok(&p, p.token, NULL, f, 0);
@@ -1379,8 +1023,9 @@ START_TEST(private_session_solves)
 	ck_assert(json_equal(json_array_get(all, 0), a));
 	json_decref(all);
 	/* still hidden after a solve */
-	json_decref(expect_problem(srv.port, "GET", solves, NULL, NULL, 404,
-				   "not_found", "no_such_session", NULL, NULL));
+	json_decref(expect_problem(srv.port, "GET", solves, NULL, NULL, NULL,
+				   404, "not_found", "no_such_session", NULL,
+				   NULL));
 	json_decref(a);
 	free(f);
 }
@@ -1389,37 +1034,36 @@ END_TEST
 START_TEST(session_solve_errors)
 {
 	ses s3, s4, bad;
-	create("{\"size\": 3}", &s3, NULL);
-	create("{\"size\": 4, \"scramble\": true, \"seed\": 1}", &s4, NULL);
-	create("{\"facelets\": \"" TWISTED3 "\"}", &bad, NULL);
+	json_decref(create(srv.port, "{\"size\": 3}", &s3));
+	json_decref(create(srv.port,
+			   "{\"size\": 4, \"scramble\": true, \"seed\": 1}",
+			   &s4));
+	json_decref(create(srv.port, "{\"facelets\": \"" TWISTED3 "\"}", &bad));
 	char p[192];
 	snprintf(p, sizeof p, "%s/solve", s4.path);
-	json_decref(expect_problem(srv.port, "POST", p, NULL,
-				   "{\"method\": \"twophase\"}", 422,
-				   "invalid_request", "method_unavailable",
-				   "method", NULL));
+	json_decref(expect_problem(
+		srv.port, "POST", p, NULL, NULL, "{\"method\": \"twophase\"}",
+		422, "invalid_request", "method_unavailable", "method", NULL));
 	snprintf(p, sizeof p, "%s/solve", s3.path);
-	json_decref(expect_problem(srv.port, "POST", p, NULL,
-				   "{\"method\": \"optimal\"}", 422,
-				   "invalid_request", "method_unavailable",
-				   "method", NULL));
-	json_decref(expect_problem(srv.port, "POST", p, NULL,
-				   "{\"max_length\": 5}", 422,
-				   "invalid_request", "unknown_field",
-				   "max_length", NULL));
-	json_decref(expect_problem(srv.port, "POST", p, NULL,
+	json_decref(expect_problem(
+		srv.port, "POST", p, NULL, NULL, "{\"method\": \"optimal\"}",
+		422, "invalid_request", "method_unavailable", "method", NULL));
+	json_decref(expect_problem(
+		srv.port, "POST", p, NULL, NULL, "{\"max_length\": 5}", 422,
+		"invalid_request", "unknown_field", "max_length", NULL));
+	json_decref(expect_problem(srv.port, "POST", p, NULL, NULL,
 				   "{\"method\": 3}", 422, "invalid_request",
 				   "wrong_type", "method", NULL));
 	json_decref(expect_problem(srv.port, "POST",
 				   "/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/solve",
-				   NULL, NULL, 404, "not_found",
+				   NULL, NULL, NULL, 404, "not_found",
 				   "no_such_session", NULL, NULL));
 	/* a session may start from any facelets: a twisted corner (told
 	 * before the tables are needed) */
 	snprintf(p, sizeof p, "%s/solve", bad.path);
-	json_t *j = expect_problem(srv.port, "POST", p, NULL, NULL, 422,
-				   "invalid_cube", "invalid_cube", "session",
-				   NULL);
+	json_t *j =
+		expect_problem(srv.port, "POST", p, NULL, NULL, NULL, 422,
+			       "invalid_cube", "invalid_cube", "session", NULL);
 	ck_assert_msg(json_array_size(json_object_get(j, "errors")) > 0,
 		      "no errors: %s", dump(j));
 	json_decref(j);
@@ -1441,7 +1085,7 @@ START_TEST(session_solve_errors)
 	};
 	for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
 		snprintf(p, sizeof p, "%s/solves%s", s3.path, q[i].query);
-		j = expect_problem(srv.port, "GET", p, NULL, NULL, 422,
+		j = expect_problem(srv.port, "GET", p, NULL, NULL, NULL, 422,
 				   "invalid_request", q[i].code, q[i].field,
 				   NULL);
 		if (q[i].limit >= 0)
@@ -1457,21 +1101,27 @@ END_TEST
 
 /* A server building its tables in a fresh, empty directory answers a
  * 3×3 solve at once with 503 tables_not_ready and Retry-After; it is
- * stopped without waiting for the tables. */
+ * stopped without waiting for the tables. The tables directory is inside
+ * the server's, so it goes with it. */
 START_TEST(tables_not_ready)
 {
-	char tdir[64];
-	snprintf(tdir, sizeof tdir, "/tmp/cubed-solve-tables-XXXXXX");
-	ck_assert_msg(mkdtemp(tdir) != NULL, "mkdtemp: %s", strerror(errno));
+	char dir[64], tdir[96];
+	snprintf(dir, sizeof dir, "/tmp/cubed-solve-XXXXXX");
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+	snprintf(tdir, sizeof tdir, "%s/tables", dir);
+	ck_assert_msg(mkdir(tdir, 0700) == 0, "mkdir %s: %s", tdir,
+		      strerror(errno));
 	server b;
 	const char *const extra[] = {"--tables", tdir, NULL};
-	if (server_start(&b, extra, start_error, sizeof start_error) < 0) {
-		remove_dir(tdir);
-		ck_abort_msg("cannot start the server: %s", start_error);
+	char err[2048];
+	if (server_start(&b, dir, extra, err, sizeof err) < 0) {
+		snprintf(b.dir, sizeof b.dir, "%s", dir);
+		test_server_remove(&b);
+		ck_abort_msg("cannot start the server: %s", err);
 	}
 	http_response r;
 	char *body = solve_body(AFTER_R, NULL);
-	call(&r, b.port, "POST", "/v1/solve", NULL, body);
+	call(&r, b.port, "POST", "/v1/solve", NULL, NULL, body);
 	free(body);
 	int status = r.status;
 	char reply[600];
@@ -1489,9 +1139,8 @@ START_TEST(tables_not_ready)
 		rz = json_loadb(rr.body, rr.body_len, 0, NULL);
 	http_response_free(&rr);
 	double t0 = now_s();
-	server_stop(&b);
+	server_stop(&b, 1);
 	double stop_s = now_s() - t0;
-	remove_dir(tdir);
 
 	ck_assert_msg(status == 503,
 		      "a 3×3 solve on a server building its tables: status "
@@ -1524,10 +1173,10 @@ START_TEST(solver_off)
 {
 	server o;
 	const char *const extra[] = {"--solver", "0", NULL};
-	if (server_start(&o, extra, start_error, sizeof start_error) < 0)
-		ck_abort_msg("cannot start the server: %s", start_error);
+	start_or_abort(&o, NULL, extra);
 	int port = o.port;
-	json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL, 200, NULL);
+	json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL, NULL, 200,
+				 NULL);
 	json_t *sv = json_object_get(rz, "solver");
 	ck_assert_str_eq(sget(json_object_get(sv, "3x3"), "tables"), "off");
 	ck_assert_str_eq(sget(json_object_get(sv, "2x2"), "tables"), "off");
@@ -1536,8 +1185,8 @@ START_TEST(solver_off)
 	for (int i = 0; i < 2; i++) {
 		char *body = solve_body(cubes[i], NULL);
 		http_response r;
-		json_t *p = expect_problem(port, "POST", "/v1/solve", NULL, body,
-					   503, "unavailable",
+		json_t *p = expect_problem(port, "POST", "/v1/solve", NULL,
+					   NULL, body, 503, "unavailable",
 					   "tables_not_ready", NULL, &r);
 		ck_assert_str_eq(sget(p, "tables"), "off");
 		ck_assert_msg(http_header(&r, "Retry-After") != NULL,
@@ -1547,30 +1196,30 @@ START_TEST(solver_off)
 		free(body);
 	}
 	json_decref(expect_problem(port, "GET", "/v1/scramble?size=3", NULL,
-				   NULL, 503, "unavailable", "tables_not_ready",
-				   NULL, NULL));
-	json_decref(expect_problem(port, "GET", "/v1/scramble?size=2&seed=1",
 				   NULL, NULL, 503, "unavailable",
 				   "tables_not_ready", NULL, NULL));
+	json_decref(expect_problem(port, "GET", "/v1/scramble?size=2&seed=1",
+				   NULL, NULL, NULL, 503, "unavailable",
+				   "tables_not_ready", NULL, NULL));
 	json_t *four = expect_json(port, "GET", "/v1/scramble?size=4&seed=1",
-				   NULL, NULL, 200, NULL);
+				   NULL, NULL, NULL, 200, NULL);
 	ck_assert_str_eq(sget(four, "kind"), "random-move");
 	json_decref(four);
 	/* an illegal cube is still told so: validation needs no tables */
 	char *body = solve_body(TWISTED3, NULL);
-	json_decref(expect_problem(port, "POST", "/v1/solve", NULL, body, 422,
-				   "invalid_cube", "invalid_cube", "facelets",
-				   NULL));
+	json_decref(expect_problem(port, "POST", "/v1/solve", NULL, NULL, body,
+				   422, "invalid_cube", "invalid_cube",
+				   "facelets", NULL));
 	free(body);
 	ses s;
-	json_t *j = expect_json(port, "POST", "/v1/sessions", NULL,
+	json_t *j = expect_json(port, "POST", "/v1/sessions", NULL, NULL,
 				"{\"size\": 3}", 201, NULL);
 	snprintf(s.path, sizeof s.path, "/v1/sessions/%s/solve", sget(j, "id"));
 	json_decref(j);
-	json_decref(expect_problem(port, "POST", s.path, NULL, NULL, 503,
+	json_decref(expect_problem(port, "POST", s.path, NULL, NULL, NULL, 503,
 				   "unavailable", "tables_not_ready", NULL,
 				   NULL));
-	ck_assert_int_eq(server_stop(&o), 0);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
 }
 END_TEST
 

@@ -13,16 +13,8 @@
 
 #include "cube.h"
 #include "cubie.h"
+#include "require.h"
 #include "suites.h"
-
-/* ck_assert records a checkpoint through a pipe on every call, which costs
- * more than the rank itself: loops over millions of states check with
- * this instead, which costs nothing until it fails. */
-#define REQUIRE(expr)                                                          \
-	do {                                                                   \
-		if (!(expr))                                                   \
-			ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #expr);  \
-	} while (0)
 
 static const char LAST3[] = "43252003274489855999";
 static const char COUNT3[] = "43252003274489856000";

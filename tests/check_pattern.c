@@ -20,27 +20,12 @@
 #include "cubie.h"
 #include "pattern.h"
 #include "pattern_internal.h"
+#include "cube_helpers.h"
 #include "suites.h"
-
-/* Tiny deterministic generator so failures reproduce. */
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t k)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(rng_state >> 33) % k;
-}
 
 static size_t places(int n)
 {
 	return 6u * (size_t)n * (size_t)n;
-}
-
-static cube_t *new_cube(int n)
-{
-	cube_t *c = malloc(cube_sizeof(n));
-	ck_assert_ptr_nonnull(c);
-	ck_assert_int_eq(cube_init(c, n), CUBE_OK);
-	return c;
 }
 
 static cube_t *clone(const cube_t *c)
@@ -70,15 +55,6 @@ static cube_t *cube_after(int n, const char *moves)
 	cube_t *c = new_cube(n);
 	apply_alg(c, moves);
 	return c;
-}
-
-static char *facelets(const cube_t *c)
-{
-	char *s = malloc(places(c->n) + 1);
-	ck_assert_ptr_nonnull(s);
-	cube_to_facelets(c, s);
-	s[places(c->n)] = '\0';
-	return s;
 }
 
 static pattern_t *compile(int n, const char *s)
@@ -303,7 +279,7 @@ static void compare_random(int n, int trials, int derived_pct)
 
 START_TEST(brute_force_small)
 {
-	rng_state = 11;
+	rnd_seed(11);
 	compare_random(1, 200, 50);
 	compare_random(2, 2000, 60);
 	compare_random(3, 2000, 60);
@@ -312,7 +288,7 @@ END_TEST
 
 START_TEST(brute_force_big)
 {
-	rng_state = 12;
+	rnd_seed(12);
 	compare_random(4, 600, 60);
 	compare_random(5, 400, 60);
 	compare_random(6, 100, 60);
@@ -328,7 +304,7 @@ END_TEST
  * letter fits nowhere. */
 START_TEST(brute_force_can_fail)
 {
-	rng_state = 13;
+	rnd_seed(13);
 	cube_t *c = new_cube(3);
 	random_state(c, 30);
 	char *pat = facelets(c);

@@ -19,27 +19,10 @@
 
 #include "cube.h"
 #include "cubie.h"
+#include "require.h"
 #include "solve.h"
+#include "solver_tables.h"
 #include "suites.h"
-
-/* ck_assert records a checkpoint through a pipe on every call; loops over
- * thousands of solves check with this instead. */
-#define REQUIRE(expr)                                                          \
-	do {                                                                   \
-		if (!(expr))                                                   \
-			ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #expr);  \
-	} while (0)
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 /* FNV-1a of the table bytes, pinned below: the same bytes on every run
  * and machine (of this byte order), as a cache file needs. */
@@ -68,26 +51,21 @@ static int record_progress(void *ctx, uint64_t done, uint64_t total)
 	return 0;
 }
 
+/* Built here, not read from a cache: what init makes is under test. */
 static void build_tables(void)
 {
 	if (tables3)
 		return;
 	size3 = twophase_table_size();
 	size2 = solve2_table_size();
-	tables3 = malloc(size3);
-	tables2 = malloc(size2);
-	if (!tables3 || !tables2) {
-		fprintf(stderr, "check_solve: out of memory for tables\n");
-		exit(1);
-	}
+	tables3 = solver_tables_alloc("check_solve", size3);
+	tables2 = solver_tables_alloc("check_solve", size2);
 	progress3.monotone = 1;
-	int rc3 = twophase_table_init(tables3, size3, record_progress, NULL);
-	int rc2 = solve2_table_init(tables2, size2, NULL, NULL);
-	if (rc3 != CUBE_OK || rc2 != CUBE_OK) {
-		fprintf(stderr, "check_solve: table init failed: %s, %s\n",
-			solve_errname(rc3), solve_errname(rc2));
-		exit(1);
-	}
+	solver_tables_require(
+		"check_solve", "two-phase",
+		twophase_table_init(tables3, size3, record_progress, NULL));
+	solver_tables_require("check_solve", "2x2",
+			      solve2_table_init(tables2, size2, NULL, NULL));
 }
 
 static uint64_t fnv1a(const unsigned char *p, size_t n)

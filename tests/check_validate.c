@@ -13,35 +13,11 @@
 #include "cube.h"
 #include "cubie.h"
 #include "golden.h"
+#include "cube_helpers.h"
 #include "suites.h"
 
 static const char SOLVED3[] =
 	"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
-
-/* Tiny deterministic generator so failures reproduce. */
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t k)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(rng_state >> 33) % k;
-}
-
-static cube_t *new_cube(int n)
-{
-	cube_t *c = malloc(cube_sizeof(n));
-	ck_assert_ptr_nonnull(c);
-	ck_assert_int_eq(cube_init(c, n), CUBE_OK);
-	return c;
-}
-
-static char *facelets(const cube_t *c)
-{
-	size_t len = 6u * (size_t)c->n * (size_t)c->n;
-	char *s = malloc(len + 1);
-	cube_to_facelets(c, s);
-	s[len] = '\0';
-	return s;
-}
 
 /* Any layers, any axis: slices, wide turns and whole-cube rotations. */
 static void scramble(cube_t *c, int moves)
@@ -139,7 +115,7 @@ END_TEST
 
 START_TEST(legal_cubes_every_size)
 {
-	rng_state = 21;
+	rnd_seed(21);
 	for (int n = 1; n <= 9; n++) {
 		cube_t *c = new_cube(n);
 		for (int k = 0; k < (n <= 3 ? 300 : 60); k++) {
@@ -243,7 +219,7 @@ static void flip_edge(char *s, int n, int i)
  * random way: the codes must not depend on either. */
 START_TEST(random_breakage)
 {
-	rng_state = 22;
+	rnd_seed(22);
 	static const int sizes[3] = {2, 3, 5};
 	for (int k = 0; k < 3000; k++) {
 		int n = sizes[k % 3];
@@ -421,7 +397,7 @@ END_TEST
  * as one duplicate_edge, on every n with wings; a midge flip is a flip. */
 START_TEST(wing_flipped_in_place)
 {
-	rng_state = 77;
+	rnd_seed(77);
 	for (int n = 4; n <= 12; n++) {
 		cube_t *c = new_cube(n);
 		size_t nn = (size_t)n * n;

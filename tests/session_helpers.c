@@ -25,6 +25,13 @@ int server_stop(server *s, int remove)
 	return test_server_stop(s, remove);
 }
 
+void start_or_abort(server *s, const char *dir, const char *const *extra)
+{
+	char err[2048]; /* Check's messages hold a few KiB */
+	if (server_start(s, dir, extra, err, sizeof err) < 0)
+		ck_abort_msg("cannot start the server: %s", err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Requests.                                                           */
 
@@ -71,55 +78,65 @@ int media_type_is(const char *ct, const char *want)
 	       (ct[k] == '\0' || ct[k] == ';' || ct[k] == ' ');
 }
 
+/* One exchange whose reply must be status with a body of media type
+ * media, parsed (asserted) and returned; the request described in what
+ * (cap bytes) for the caller's messages. */
+static json_t *expect_reply(http_response *r, int port, const char *method,
+			    const char *path, const char *token,
+			    const char *hdr, const char *body, int status,
+			    const char *media, char *what, size_t cap)
+{
+	call(r, port, method, path, token, hdr, body);
+	snprintf(what, cap, "%s %s %.100s%s%s", method, path, body ? body : "",
+		 hdr ? " " : "", hdr ? hdr : "");
+	ck_assert_msg(r->status == status, "%s: status %d, expected %d: %.500s",
+		      what, r->status, status, r->body);
+	ck_assert_msg(media_type_is(http_header(r, "Content-Type"), media),
+		      "%s: Content-Type %s", what,
+		      http_header(r, "Content-Type"));
+	return parse(r, what);
+}
+
+/* The response kept in *keep (when not NULL) or released. */
+static void keep_or_free(http_response *r, http_response *keep)
+{
+	if (keep)
+		*keep = *r;
+	else
+		http_response_free(r);
+}
+
 /* A request whose reply must be status with a JSON body (returned). */
 json_t *expect_json(int port, const char *method, const char *path,
-			   const char *token, const char *hdr,
-			   const char *body, int status, http_response *keep)
+		    const char *token, const char *hdr, const char *body,
+		    int status, http_response *keep)
 {
 	http_response r;
-	call(&r, port, method, path, token, hdr, body);
 	char what[256];
-	snprintf(what, sizeof what, "%s %s %.100s", method, path,
-		 body ? body : "");
-	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
-		      what, r.status, status, r.body);
-	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
-				    "application/json"),
-		      "%s: Content-Type %s", what,
-		      http_header(&r, "Content-Type"));
-	json_t *j = parse(&r, what);
-	if (keep)
-		*keep = r;
-	else
-		http_response_free(&r);
+	json_t *j = expect_reply(&r, port, method, path, token, hdr, body,
+				 status, "application/json", what,
+				 sizeof what);
+	keep_or_free(&r, keep);
 	return j;
 }
 
 /* A request whose reply must be a problem of this status, kind and code
  * (field NULL: not checked). Returns the problem (for more checks). */
 json_t *expect_problem(int port, const char *method, const char *path,
-			      const char *token, const char *hdr,
-			      const char *body, int status, const char *kind,
-			      const char *code, const char *field,
-			      http_response *keep)
+		       const char *token, const char *hdr, const char *body,
+		       int status, const char *kind, const char *code,
+		       const char *field, http_response *keep)
 {
 	http_response r;
-	call(&r, port, method, path, token, hdr, body);
 	char what[256];
-	snprintf(what, sizeof what, "%s %s %.100s%s%s", method, path,
-		 body ? body : "", hdr ? " " : "", hdr ? hdr : "");
-	ck_assert_msg(r.status == status, "%s: status %d, expected %d: %.500s",
-		      what, r.status, status, r.body);
-	ck_assert_msg(media_type_is(http_header(&r, "Content-Type"),
-				    "application/problem+json"),
-		      "%s: Content-Type %s", what,
-		      http_header(&r, "Content-Type"));
-	json_t *j = parse(&r, what);
+	json_t *j = expect_reply(&r, port, method, path, token, hdr, body,
+				 status, "application/problem+json", what,
+				 sizeof what);
 	char type[96];
 	snprintf(type, sizeof type, "urn:cubed:problem:%s", kind);
 	const char *t = json_string_value(json_object_get(j, "type"));
-	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s",
-		      what, t, type);
+	ck_assert_msg(t && strcmp(t, type) == 0, "%s: type %s, expected %s: %s",
+		      what, t, type, r.body);
 	ck_assert_msg(json_integer_value(json_object_get(j, "status")) ==
 			      status,
 		      "%s: status member: %s", what, r.body);
@@ -132,12 +149,10 @@ json_t *expect_problem(int port, const char *method, const char *path,
 	if (field) {
 		const char *f = json_string_value(json_object_get(j, "field"));
 		ck_assert_msg(f && strcmp(f, field) == 0,
-			      "%s: field %s, expected %s", what, f, field);
+			      "%s: field %s, expected %s: %s", what, f, field,
+			      r.body);
 	}
-	if (keep)
-		*keep = r;
-	else
-		http_response_free(&r);
+	keep_or_free(&r, keep);
 	return j;
 }
 
@@ -225,47 +240,55 @@ json_t *get_session(int port, const char *path, const char *token,
 	return j;
 }
 
-/* The whole history, page by page (limit per page). */
-json_t *history_all(int port, const ses *s, const char *token,
-			   int limit)
+/* Every item of a paged list of a session, page by page (see
+ * session_helpers.h). */
+json_t *pages_all(int port, const ses *s, const char *what,
+		  const char *member, const char *key, const char *token,
+		  int limit)
 {
 	json_t *all = json_array();
 	long long after = -1;
 	for (int pages = 0; pages < 10000; pages++) {
 		char path[192];
 		if (after < 0)
-			snprintf(path, sizeof path, "%s/history?limit=%d",
-				 s->path, limit);
+			snprintf(path, sizeof path, "%s/%s?limit=%d", s->path,
+				 what, limit);
 		else
-			snprintf(path, sizeof path,
-				 "%s/history?after=%lld&limit=%d", s->path,
-				 after, limit);
+			snprintf(path, sizeof path, "%s/%s?after=%lld&limit=%d",
+				 s->path, what, after, limit);
 		json_t *j = expect_json(port, "GET", path, token, NULL, NULL,
 					200, NULL);
-		json_t *ev = json_object_get(j, "events");
-		ck_assert_msg(json_is_array(ev) &&
-				      json_array_size(ev) <= (size_t)limit,
-			      "GET %s: events", path);
-		json_array_extend(all, ev);
+		json_t *items = json_object_get(j, member);
+		ck_assert_msg(json_is_array(items) &&
+				      json_array_size(items) <= (size_t)limit,
+			      "GET %s: %s: %s", path, member,
+			      json_dumps(j, JSON_COMPACT));
+		json_array_extend(all, items);
 		json_t *next = json_object_get(j, "next");
 		if (json_is_null(next)) {
 			json_decref(j);
 			return all;
 		}
 		ck_assert_msg(json_is_integer(next) &&
-				      json_array_size(ev) == (size_t)limit,
-			      "GET %s: next %s with %zu events", path,
+				      json_array_size(items) == (size_t)limit,
+			      "GET %s: next %s with %zu %s", path,
 			      json_dumps(next, JSON_ENCODE_ANY),
-			      json_array_size(ev));
+			      json_array_size(items), member);
 		long long n = json_integer_value(next);
-		ck_assert_msg(n == iget(json_array_get(ev, json_array_size(ev) - 1),
-					"version"),
-			      "GET %s: next is not the last version shown",
-			      path);
+		ck_assert_msg(n == iget(json_array_get(items,
+						       json_array_size(items) - 1),
+					key),
+			      "GET %s: next is not the last %s shown: %s", path,
+			      key, json_dumps(j, JSON_COMPACT));
 		after = n;
 		json_decref(j);
 	}
-	ck_abort_msg("history never ended");
+	ck_abort_msg("%s of %s: too many pages", what, s->path);
 	return NULL;
 }
 
+json_t *history_all(int port, const ses *s, const char *token, int limit)
+{
+	return pages_all(port, s, "history", "events", "version", token,
+			 limit);
+}

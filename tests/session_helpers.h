@@ -1,8 +1,8 @@
-/* session_helpers.h — what the black-box session suites share: the server
- * fixture (test_server.h under the names these suites use), one-exchange
- * requests whose status, media type and problem details are asserted,
- * small JSON accessors, and session shortcuts. The assertions are
- * Check's: call these from inside tests. */
+/* session_helpers.h — what the black-box suites share (the session
+ * suites first): the server fixture (test_server.h under the names these
+ * suites use), one-exchange requests whose status, media type and problem
+ * details are asserted, small JSON accessors, and session shortcuts. The
+ * assertions are Check's: call these from inside tests. */
 #ifndef CUBED_TEST_SESSION_HELPERS_H
 #define CUBED_TEST_SESSION_HELPERS_H
 
@@ -26,6 +26,8 @@ double now_s(void);
 int server_start(server *s, const char *dir, const char *const *extra,
 		 char *err, size_t errlen);
 int server_stop(server *s, int remove);
+/* server_start, or abort the test with the reason. */
+void start_or_abort(server *s, const char *dir, const char *const *extra);
 
 /* One exchange on a fresh connection. token (may be NULL) becomes
  * "Authorization: Bearer <token>"; hdr (may be NULL) is one more full
@@ -33,8 +35,10 @@ int server_stop(server *s, int remove);
 void call(http_response *r, int port, const char *method, const char *path,
 	  const char *token, const char *hdr, const char *body);
 
-/* The reply body as JSON (asserted). */
+/* The reply body as JSON (asserted; duplicate keys are rejected: a
+ * server must not send them). */
 json_t *parse(const http_response *r, const char *what);
+/* Media type of a Content-Type value (may be NULL), without parameters. */
 int media_type_is(const char *ct, const char *want);
 
 /* A request whose reply must be status with a JSON body (returned; the
@@ -63,7 +67,14 @@ char *apply(int port, const char *facelets, const char *moves);
 /* GET a session (want_version >= 0: asserted, with its ETag). */
 json_t *get_session(int port, const char *path, const char *token,
 		    long long want_version);
-/* The whole history, page by page (limit per page). */
+/* Every item of a paged list of session s: GET <s->path>/<what>?limit=
+ * (then &after=next), the items in member, each page but the last full,
+ * next the key of its last item (asserted), until next is null. Returns
+ * them all, in order, as one array. */
+json_t *pages_all(int port, const ses *s, const char *what,
+		  const char *member, const char *key, const char *token,
+		  int limit);
+/* The whole history (pages_all of history, events, version). */
 json_t *history_all(int port, const ses *s, const char *token, int limit);
 
 #endif

@@ -1,0 +1,49 @@
+/* solver_tables.c — making the solver tables for the core suites (see
+ * solver_tables.h). */
+#include "solver_tables.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cube.h"
+#include "solve.h"
+
+unsigned char *solver_tables_alloc(const char *who, size_t size)
+{
+	unsigned char *t = malloc(size);
+	if (!t) {
+		fprintf(stderr, "%s: out of memory for %zu bytes of tables\n",
+			who, size);
+		exit(1);
+	}
+	return t;
+}
+
+void solver_tables_require(const char *who, const char *what, int rc)
+{
+	if (rc != CUBE_OK) {
+		fprintf(stderr, "%s: %s table init failed: %s\n", who, what,
+			solve_errname(rc));
+		exit(1);
+	}
+}
+
+unsigned char *solver_tables3_cached(const char *who)
+{
+	size_t size = twophase_table_size();
+	unsigned char *t = solver_tables_alloc(who, size);
+	const char *dir = getenv("CUBED_TABLES");
+	if (dir && *dir) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/cubed-tables-3x3.bin", dir);
+		FILE *f = fopen(path, "rb");
+		size_t got = f ? fread(t, 1, size, f) : 0;
+		if (f)
+			fclose(f);
+		if (got == size && twophase_table_check(t, size) == CUBE_OK)
+			return t;
+	}
+	solver_tables_require(who, "two-phase",
+			      twophase_table_init(t, size, NULL, NULL));
+	return t;
+}

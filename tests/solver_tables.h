@@ -1,0 +1,27 @@
+/* solver_tables.h — the solver tables the core suites need, made once in
+ * an unchecked fixture in the runner's own process, so that every forked
+ * test inherits them copy-on-write and the seconds of set-up are paid
+ * once.
+ *
+ * An unchecked fixture cannot fail a test: when a table cannot be had
+ * (out of memory, an init that fails) these print why to stderr, naming
+ * the suite who, and exit the runner. Every buffer is malloc'd and kept
+ * for the runner's life. */
+#ifndef CUBED_TEST_SOLVER_TABLES_H
+#define CUBED_TEST_SOLVER_TABLES_H
+
+#include <stddef.h>
+
+/* size bytes for a table. */
+unsigned char *solver_tables_alloc(const char *who, size_t size);
+
+/* rc, what a *_table_init returned for the tables named what, must be
+ * CUBE_OK. */
+void solver_tables_require(const char *who, const char *what, int rc);
+
+/* The two-phase tables (twophase_table_size() bytes): read from
+ * $CUBED_TABLES/cubed-tables-3x3.bin, the cache the servers of `make
+ * test` share, when that file is there and checks, else built (seconds). */
+unsigned char *solver_tables3_cached(const char *who);
+
+#endif

@@ -840,7 +840,8 @@ static void stage_begin(struct ctx *x, reduce_result *res, int k)
 static void stage_end(struct ctx *x, reduce_result *res, int k)
 {
 	size_t start = (size_t)res->stage[k].start;
-	x->count = start + moves_simplify(x->out + start, x->count - start);
+	size_t len = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, len, x->n);
 	res->stage[k].count = (int)(x->count - start);
 }
 

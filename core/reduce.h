@@ -89,8 +89,10 @@ size_t reduce_work_size(int n);
 size_t reduce_max_moves(int n);
 
 /* Solve c (any legal state, 4 <= n <= REDUCE_MAX_N) with the two-phase
- * tables (solve.h). Writes single-layer and face turns to out (cap moves;
- * reduce_max_moves(n) is always enough) and fills *res; returns the count.
+ * tables (solve.h). Writes layer and block turns to out (adjacent
+ * parallel layers turned alike merged into one block, moves_merge_blocks;
+ * never a whole-cube rotation; cap moves, reduce_max_moves(n) is always
+ * enough) and fills *res; returns the count.
  * The moves applied to c give a cube whose every face shows one colour
  * (in the frame res->orient names; on odd n that is c's own centers).
  * Errors: CUBE_ESIZE (n out of range), CUBE_EINVAL (a NULL, or work too

@@ -29,6 +29,17 @@
  * reachable this way; wings are all different, so a wing orbit must be an
  * even permutation of its target, which the parity stage ensures.
  *
+ * Free moves first. While centers are far from solved, plain turns fix
+ * them far more cheaply than 3-cycles: for n <= FREE_MAX_N the centers
+ * stage starts greedily, on an array of the center places with every
+ * layer turn as a list of place pairs, taking whichever sequence (one
+ * turn, two turns, or a conjugate A B A') puts the most center stickers
+ * on their face per move, while that beats 1/3 of a sticker per move.
+ * Edges may go anywhere meanwhile (they are paired later), but each wing
+ * orbit's slices get an even number of quarter turns in all (one more at
+ * the end where not), so the wing parity the oll_parity stage set holds.
+ * The 3-cycles then finish each orbit.
+ *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
  * orbit (even); an inner slice quarter turn of layer k or m-k one (odd);
  * 3-cycles are even. Pairing a wing orbit with a legal 3×3 edge set (the
@@ -98,10 +109,38 @@ struct model {
 	int max_dist;
 };
 
+/* The free-move center phase (n <= FREE_MAX_N): the center places of
+ * the cube as one array, every layer turn as its list of (to, from)
+ * pairs of center places. */
+#define FREE_MAX_N 12
+#define FREE_S (FREE_MAX_N - 2)
+#define FREE_NC (6 * FREE_S * FREE_S)
+#define FREE_GEN (9 * FREE_MAX_N)
+#define FREE_PAIRS (54 * FREE_S * FREE_S)
+/* Labels for center places when finding the pairs: 6 .. 255. */
+#define FREE_BATCH 250
+
+struct fgen {
+	uint8_t axis, qt, inv_off, wing; /* wing: the wing orbit whose
+					  * parity it flips, 0 none */
+	uint16_t layer;
+	uint32_t first, count; /* its pairs */
+};
+
+struct freec {
+	int nc, ngen;
+	struct fgen gen[FREE_GEN];
+	uint16_t pr[FREE_PAIRS][2];
+	uint8_t cur[FREE_NC], tgt[FREE_NC], tmp[FREE_NC];
+};
+
 struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
-	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7) */
+	struct freec fc;
+	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7), or
+					       * the cube for the free
+					       * phase (n <= FREE_MAX_N) */
 };
 
 /* Bytes from the start of the work buffer to the cube and the facelets. */
@@ -908,9 +947,209 @@ static int stage_oll(struct ctx *x, const int8_t *e_of3, reduce_result *res)
 	return 0;
 }
 
+/* ---------------------------------------------- free-move center phase */
+
+static int free_place(int s, int f, int r, int c)
+{
+	return (f * s + r - 1) * s + c - 1;
+}
+
+/* Every layer turn's pairs of center places, found by turning a cube
+ * whose center stickers carry labels. */
+static int free_build(struct ctx *x)
+{
+	struct freec *F = &x->w->fc;
+	int n = x->n, m = x->m, s = n - 2;
+	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	uint32_t np = 0;
+	F->nc = 6 * s * s;
+	F->ngen = 0;
+	for (int axis = 0; axis < 3; axis++)
+		for (int layer = 0; layer <= m; layer++) {
+			/* the middle slice of odd n holds the frame */
+			if (n % 2 && 2 * layer == m)
+				continue;
+			for (int qt = 1; qt <= 3; qt++) {
+				struct fgen *G = &F->gen[F->ngen++];
+				int inner = layer > 0 && layer < m;
+				int k = layer < m - layer ? layer : m - layer;
+				G->axis = (uint8_t)axis;
+				G->qt = (uint8_t)qt;
+				G->layer = (uint16_t)layer;
+				G->inv_off = (uint8_t)(4 - 2 * qt + 2);
+				G->wing = (uint8_t)(inner && qt % 2 ? k : 0);
+				G->first = np;
+				for (int b = 0; b < F->nc; b += FREE_BATCH) {
+					cube_init(sim, n);
+					for (int f = 0; f < 6; f++)
+						for (int r = 1; r < m; r++)
+							for (int c = 1; c < m; c++) {
+								int p = free_place(s, f, r, c) - b;
+								if (p >= 0 && p < FREE_BATCH)
+									cube__set(sim, f, r, c, 6 + p);
+							}
+					cube_turn(sim, axis, layer, layer, qt);
+					for (int f = 0; f < 6; f++)
+						for (int r = 1; r < m; r++)
+							for (int c = 1; c < m; c++) {
+								int v = cube_get(sim, f, r, c);
+								int p = free_place(s, f, r, c);
+								if (v < 6 || b + v - 6 == p)
+									continue;
+								if (np >= FREE_PAIRS)
+									return SOLVE_ESTAGE;
+								F->pr[np][0] = (uint16_t)p;
+								F->pr[np][1] = (uint16_t)(b + v - 6);
+								np++;
+							}
+				}
+				G->count = np - G->first;
+			}
+		}
+	for (int f = 0; f < 6; f++)
+		for (int r = 1; r < m; r++)
+			for (int c = 1; c < m; c++) {
+				int p = free_place(s, f, r, c);
+				F->cur[p] = (uint8_t)cube_get(x->c, f, r, c);
+				F->tgt[p] = (uint8_t)x->tcol[f];
+			}
+	return 0;
+}
+
+static int free_inv(const struct freec *F, int g)
+{
+	return g + F->gen[g].inv_off - 2;
+}
+
+/* Center stickers a turn puts on their face, less those it takes off. */
+static int free_gain(const struct freec *F, int g)
+{
+	const struct fgen *G = &F->gen[g];
+	const uint16_t(*pr)[2] = F->pr + G->first;
+	int d = 0;
+	for (uint32_t k = 0; k < G->count; k++) {
+		int to = pr[k][0], from = pr[k][1];
+		d += (F->cur[from] == F->tgt[to]) - (F->cur[to] == F->tgt[to]);
+	}
+	return d;
+}
+
+static void free_apply(struct freec *F, int g)
+{
+	const struct fgen *G = &F->gen[g];
+	uint16_t(*pr)[2] = F->pr + G->first;
+	for (uint32_t k = 0; k < G->count; k++)
+		F->tmp[k] = F->cur[pr[k][1]];
+	for (uint32_t k = 0; k < G->count; k++)
+		F->cur[pr[k][0]] = F->tmp[k];
+}
+
+/* Sequences that put at least FREE_RATIO_NUM / FREE_RATIO_DEN center
+ * stickers on their face per move beat the 3-cycles that would follow
+ * (about a sticker per 3.5 to 4 moves); measured, 1/3 gave the shortest
+ * answers for n = 4..7 (1/2 and 2/3 longer by 3-10%, 1/4 the same). */
+#define FREE_RATIO_NUM 1
+#define FREE_RATIO_DEN 3
+
+struct fbest {
+	int gain, len, seq[3];
+};
+
+static void free_consider(struct fbest *b, int gain, int len, int g1, int g2,
+			  int g3)
+{
+	if (gain <= 0)
+		return;
+	if (gain * b->len > b->gain * len ||
+	    (gain * b->len == b->gain * len && gain > b->gain)) {
+		b->gain = gain;
+		b->len = len;
+		b->seq[0] = g1, b->seq[1] = g2, b->seq[2] = g3;
+	}
+}
+
+static int free_emit(struct ctx *x, int g, unsigned *par)
+{
+	struct freec *F = &x->w->fc;
+	const struct fgen *G = &F->gen[g];
+	free_apply(F, g);
+	*par ^= G->wing ? 1u << G->wing : 0;
+	return emit(x, G->axis, G->layer, G->qt);
+}
+
+/* Greedy over sequences of one turn, two turns and conjugates A B A':
+ * the one that puts the most center stickers on their face per move,
+ * while that beats the 3-cycles. Each wing orbit's slices are turned an
+ * even number of quarter turns in all (one more at the end where not),
+ * which keeps the parity the oll_parity stage set. */
+static int free_centers(struct ctx *x)
+{
+	struct freec *F = &x->w->fc;
+	int rc = free_build(x);
+	if (rc < 0)
+		return rc;
+	unsigned par = 0;
+	for (;;) {
+		if (poll_now(x))
+			return SOLVE_ENOTFOUND;
+		struct fbest b = {0, 1, {-1, -1, -1}};
+		for (int g1 = 0; g1 < F->ngen; g1++) {
+			const struct fgen *G1 = &F->gen[g1];
+			int a = free_gain(F, g1);
+			free_consider(&b, a, 1, g1, -1, -1);
+			free_apply(F, g1);
+			for (int g2 = 0; g2 < F->ngen; g2++) {
+				const struct fgen *G2 = &F->gen[g2];
+				if (G2->axis == G1->axis && G2->layer == G1->layer)
+					continue;
+				int c2 = free_gain(F, g2);
+				free_consider(&b, a + c2, 2, g1, g2, -1);
+				if (G2->axis == G1->axis)
+					continue;
+				free_apply(F, g2);
+				int c3 = free_gain(F, free_inv(F, g1));
+				free_consider(&b, a + c2 + c3, 3, g1, g2,
+					      free_inv(F, g1));
+				free_apply(F, free_inv(F, g2));
+			}
+			free_apply(F, free_inv(F, g1));
+		}
+		if (b.gain * FREE_RATIO_DEN < b.len * FREE_RATIO_NUM ||
+		    b.gain == 0)
+			break;
+		for (int k = 0; k < b.len; k++)
+			if ((rc = free_emit(x, b.seq[k], &par)) < 0)
+				return rc;
+	}
+	/* wing orbits left odd: one quarter turn of one of their slices,
+	 * the best for the centers */
+	for (int k = 1; k <= wing_orbits(x->n); k++) {
+		if (!(par >> k & 1))
+			continue;
+		int bg = -1, best = -1;
+		for (int g = 0; g < F->ngen; g++) {
+			if (F->gen[g].wing != k)
+				continue;
+			int a = free_gain(F, g);
+			if (best < 0 || a > bg)
+				bg = a, best = g;
+		}
+		if (best < 0)
+			return SOLVE_ESTAGE;
+		if ((rc = free_emit(x, best, &par)) < 0)
+			return rc;
+	}
+	return par ? SOLVE_ESTAGE : 0;
+}
+
 static int stage_centers(struct ctx *x)
 {
 	int m = x->m;
+	if (x->n <= FREE_MAX_N) {
+		int rc = free_centers(x);
+		if (rc < 0)
+			return rc;
+	}
 	for (int r = 1; r < m - r; r++)
 		for (int c = r; c < m - r; c++) {
 			int id = c == r ? M_X : 2 * c == m ? M_PLUS : M_OBL;

@@ -17,7 +17,9 @@
  *     edges" parity;
  *   - centers: every center orbit to the frame's colours (odd n: the fixed
  *     middle centers; even n: the one of the 24 whole-cube orientations
- *     that already has most center stickers right);
+ *     that already has most center stickers right); for n <= 12 plain
+ *     turns chosen greedily come first, while they place at least a
+ *     sticker per three moves, and the 3-cycles finish;
  *   - edges: every wing orbit paired with its edge: with the midge on odd
  *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
  *     own votes (a legal 3×3 with the corners: even flip sum);

@@ -22,7 +22,9 @@
  *     sticker per three moves, and the 3-cycles finish;
  *   - edges: every wing orbit paired with its edge: with the midge on odd
  *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
- *     own votes (a legal 3×3 with the corners: even flip sum);
+ *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 6
+ *     slice–turn–slice sequences that keep the centers (u R U R' u')
+ *     pair greedily first, and the 3-cycles finish;
  *   - pll_parity (even n): when that edge set's permutation parity differs
  *     from the corners', two dedges are swapped (PLL parity);
  *   - 3x3: the corners and paired edges read as a 3×3 and solved by

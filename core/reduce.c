@@ -627,15 +627,20 @@ static int poll_now(struct ctx *x)
 	return x->lim && x->lim->poll && x->lim->poll(x->lim->ctx, 0, 0);
 }
 
-static int emit(struct ctx *x, int axis, int layer, int qt)
+static int emit_block(struct ctx *x, int axis, int lo, int hi, int qt)
 {
 	if (x->count >= x->cap)
 		return CUBE_ESPACE;
-	cube_move mv = {(uint8_t)axis, (uint8_t)(qt & 3), (uint16_t)layer,
-			(uint16_t)layer};
+	cube_move mv = {(uint8_t)axis, (uint8_t)(qt & 3), (uint16_t)lo,
+			(uint16_t)hi};
 	x->out[x->count++] = mv;
-	cube__turn_generic(x->c, axis, layer, layer, qt & 3);
+	cube__turn_generic(x->c, axis, lo, hi, qt & 3);
 	return 0;
+}
+
+static int emit(struct ctx *x, int axis, int layer, int qt)
+{
+	return emit_block(x, axis, layer, layer, qt);
 }
 
 static int emit_s(struct ctx *x, const struct orbit *o, struct smove s,
@@ -1493,46 +1498,21 @@ static int pair_all(struct ctx *x, const int8_t *e_of3,
 	return 0;
 }
 
-/* PLL parity: swap the two edges of the edge set that the first wing
- * orbit re-pairs with the fewest moves, keeping the flip sum even. */
-static int stage_pll(struct ctx *x, const int8_t *e_of3, uint8_t ecol[12][2])
+/* PLL parity: with every edge paired, r2 U2 r2 Uw2 r2 Uw2 (r the inner
+ * layers of the R half, Uw the U half: 2R and Uw on 4×4, 2-3Rw and 3Uw
+ * on 6×6) turns the U layer by U2 and swaps the UF and UB dedges back
+ * whole: corners even, edges odd, centers and pairs kept. Six moves, where
+ * re-pairing a wing orbit against a swapped edge set took 20 to 60. */
+static int stage_pll(struct ctx *x)
 {
-	struct orbit o;
-	uint8_t cur0[NPOS], best[12][2];
-	wing_orbit(x, &o, 1);
-	read_orbit(x, &o, cur0);
-	long bm = -1;
-	for (int e1 = 0; e1 < 12; e1++)
-		for (int e2 = e1 + 1; e2 < 12; e2++)
-			for (int fl = 0; fl < 2; fl++) {
-				uint8_t ec[12][2], cur[NPOS], tgt[NPOS];
-				memcpy(ec, ecol, sizeof ec);
-				memcpy(ec[e1], ecol[e2], 2);
-				memcpy(ec[e2], ecol[e1], 2);
-				if (fl) {
-					ec[e1][0] = ecol[e2][1];
-					ec[e1][1] = ecol[e2][0];
-					ec[e2][0] = ecol[e1][1];
-					ec[e2][1] = ecol[e1][0];
-				}
-				char s[54];
-				int cpar, epar, flip;
-				reduced3(x, ec, s);
-				if (parities3(s, &cpar, &epar, &flip) < 0 ||
-				    flip || cpar != epar)
-					continue;
-				memcpy(cur, cur0, NPOS);
-				wing_targets(x, &o, e_of3, ec, tgt);
-				long mv = solve_orbit(x, &o, cur, tgt, 0);
-				if (mv >= 0 && (bm < 0 || mv < bm)) {
-					bm = mv;
-					memcpy(best, ec, sizeof best);
-				}
-			}
-	if (bm < 0)
-		return SOLVE_ESTAGE;
-	memcpy(ecol, best, sizeof best);
-	return pair_all(x, e_of3, ecol);
+	int h = x->n / 2, rc = 0;
+	for (int k = 0; k < 6 && rc == 0; k++) {
+		if (k % 2 == 0)
+			rc = emit_block(x, CUBE_X, 1, h - 1, 2);
+		else
+			rc = emit_block(x, CUBE_Y, 0, k == 1 ? 0 : h - 1, 2);
+	}
+	return rc;
 }
 
 static int stage_3x3(struct ctx *x, const void *tables)
@@ -1670,7 +1650,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		return SOLVE_ESTAGE;
 	if (cpar != epar) {
 		r.pll_parity = 1;
-		if ((rc = stage_pll(&x, e_of3, ecol)) < 0)
+		if ((rc = stage_pll(&x)) < 0)
 			return rc;
 	}
 	stage_end(&x, &r, REDUCE_PLL_PARITY);

@@ -26,7 +26,9 @@
  *     slice–turn–slice sequences that keep the centers (u R U R' u')
  *     pair greedily first, and the 3-cycles finish;
  *   - pll_parity (even n): when that edge set's permutation parity differs
- *     from the corners', two dedges are swapped (PLL parity);
+ *     from the corners', two dedges are swapped (PLL parity) by the six
+ *     block turns r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half,
+ *     Uw the U half);
  *   - 3x3: the corners and paired edges read as a 3×3 and solved by
  *     twophase_solve with face turns (which keep centers and pairs).
  * Everything runs in a caller-owned work buffer (reduce_work_size), and

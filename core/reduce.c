@@ -32,9 +32,10 @@
  * Free moves first. While centers are far from solved, plain turns fix
  * them far more cheaply than 3-cycles: for n <= FREE_MAX_N the centers
  * stage starts greedily, on an array of the center places with every
- * layer turn as a list of place pairs, taking whichever sequence (one
- * turn, two turns, or a conjugate A B A') puts the most center stickers
- * on their face per move, while that beats 1/3 of a sticker per move.
+ * layer or block turn as a list of place pairs, taking whichever
+ * sequence (one turn, two turns, a conjugate A B A', a commutator
+ * A B A' B') puts the most center stickers on their face per move, while
+ * that beats 1/3 of a sticker per move.
  * Edges may go anywhere meanwhile (they are paired later), but each wing
  * orbit's slices get an even number of quarter turns in all (one more at
  * the end where not), so the wing parity the oll_parity stage set holds.
@@ -122,18 +123,23 @@ struct model {
 #define FREE_MAX_N 12
 #define FREE_S (FREE_MAX_N - 2)
 #define FREE_NC (6 * FREE_S * FREE_S)
-#define FREE_GEN (9 * FREE_MAX_N)
-#define FREE_PAIRS (54 * FREE_S * FREE_S)
+/* Turns: single layers and blocks up to FREE_MAX_W layers wide; blocks
+ * and commutators [A, B] searched up to FREE_COMM_MAX_N (past it they
+ * cost more time than they save moves). */
+#define FREE_MAX_W 3
+#define FREE_COMM_MAX_N 9
+#define FREE_GEN (9 * FREE_MAX_W * FREE_MAX_N)
+#define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
 /* Labels for center places when finding the pairs: 6 .. 255. */
 #define FREE_BATCH 250
 
 #define FREE_NE (24 * FREE_S)
-#define FREE_EPAIRS (216 * FREE_S)
+#define FREE_EPAIRS (FREE_GEN * (8 * FREE_S + 8 * FREE_MAX_W))
 
 struct fgen {
-	uint8_t axis, qt, inv_off, wing; /* wing: the wing orbit whose
-					  * parity it flips, 0 none */
-	uint16_t layer;
+	uint8_t axis, qt, inv_off;
+	uint16_t lo, hi; /* its layers */
+	uint32_t wing;   /* the wing orbits whose parity it flips (bits) */
 	uint32_t first, count;   /* its pairs of center places */
 	uint32_t efirst, ecount; /* its pairs of edge places */
 };
@@ -1069,20 +1075,28 @@ static int free_build(struct ctx *x)
 	if (nslot != 12 || F->ne != 24 * s)
 		return SOLVE_ESTAGE;
 	int total = F->nc + F->ne;
+	/* blocks widen the search a lot: measured, they pay up to 9×9 */
+	int width = n <= 7 ? FREE_MAX_W : n <= FREE_COMM_MAX_N ? 2 : 1;
 	for (int axis = 0; axis < 3; axis++)
-		for (int layer = 0; layer <= m; layer++) {
+		for (int lo = 0; lo <= m; lo++)
+		for (int hi = lo; hi <= m && hi - lo < width; hi++) {
 			/* the middle slice of odd n holds the frame */
-			if (n % 2 && 2 * layer == m)
+			if (n % 2 && 2 * lo <= m && 2 * hi >= m)
 				continue;
+			if (lo == 0 && hi == m)
+				continue;
+			uint32_t wing = 0;
+			for (int l = lo; l <= hi; l++)
+				if (l > 0 && l < m)
+					wing ^= 1u << (l < m - l ? l : m - l);
 			for (int qt = 1; qt <= 3; qt++) {
 				struct fgen *G = &F->gen[F->ngen++];
-				int inner = layer > 0 && layer < m;
-				int k = layer < m - layer ? layer : m - layer;
 				G->axis = (uint8_t)axis;
 				G->qt = (uint8_t)qt;
-				G->layer = (uint16_t)layer;
+				G->lo = (uint16_t)lo;
+				G->hi = (uint16_t)hi;
 				G->inv_off = (uint8_t)(4 - 2 * qt + 2);
-				G->wing = (uint8_t)(inner && qt % 2 ? k : 0);
+				G->wing = qt % 2 ? wing : 0;
 				G->first = np;
 				G->efirst = nep;
 				for (int b = 0; b < total; b += FREE_BATCH) {
@@ -1092,7 +1106,7 @@ static int free_build(struct ctx *x)
 						free_where(F, s, p, &f, &r, &c);
 						cube__set(sim, f, r, c, 6 + p - b);
 					}
-					cube_turn(sim, axis, layer, layer, qt);
+					cube_turn(sim, axis, lo, hi, qt);
 					for (int p = 0; p < total; p++) {
 						free_where(F, s, p, &f, &r, &c);
 						int v = cube_get(sim, f, r, c);
@@ -1172,11 +1186,11 @@ static void free_apply_e(struct freec *F, int g)
 #define FREE_RATIO_DEN 3
 
 struct fbest {
-	int gain, len, seq[3];
+	int gain, len, seq[4];
 };
 
 static void free_consider(struct fbest *b, int gain, int len, int g1, int g2,
-			  int g3)
+			  int g3, int g4)
 {
 	if (gain <= 0)
 		return;
@@ -1184,7 +1198,7 @@ static void free_consider(struct fbest *b, int gain, int len, int g1, int g2,
 	    (gain * b->len == b->gain * len && gain > b->gain)) {
 		b->gain = gain;
 		b->len = len;
-		b->seq[0] = g1, b->seq[1] = g2, b->seq[2] = g3;
+		b->seq[0] = g1, b->seq[1] = g2, b->seq[2] = g3, b->seq[3] = g4;
 	}
 }
 
@@ -1194,11 +1208,12 @@ static int free_emit(struct ctx *x, int g, unsigned *par)
 	const struct fgen *G = &F->gen[g];
 	free_apply(F, g);
 	free_apply_e(F, g);
-	*par ^= G->wing ? 1u << G->wing : 0;
-	return emit(x, G->axis, G->layer, G->qt);
+	*par ^= G->wing;
+	return emit_block(x, G->axis, G->lo, G->hi, G->qt);
 }
 
-/* Greedy over sequences of one turn, two turns and conjugates A B A':
+/* Greedy over sequences of one turn, two turns, conjugates A B A' and
+ * (up to FREE_COMM_MAX_N) commutators A B A' B':
  * the one that puts the most center stickers on their face per move,
  * while that beats the 3-cycles. Each wing orbit's slices are turned an
  * even number of quarter turns in all (one more at the end where not),
@@ -1213,25 +1228,35 @@ static int free_centers(struct ctx *x)
 	for (;;) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
-		struct fbest b = {0, 1, {-1, -1, -1}};
+		struct fbest b = {0, 1, {-1, -1, -1, -1}};
 		for (int g1 = 0; g1 < F->ngen; g1++) {
 			const struct fgen *G1 = &F->gen[g1];
 			int a = free_gain(F, g1);
-			free_consider(&b, a, 1, g1, -1, -1);
+			free_consider(&b, a, 1, g1, -1, -1, -1);
 			free_apply(F, g1);
 			for (int g2 = 0; g2 < F->ngen; g2++) {
 				const struct fgen *G2 = &F->gen[g2];
-				if (G2->axis == G1->axis && G2->layer == G1->layer)
+				if (G2->axis == G1->axis && G2->lo == G1->lo &&
+				    G2->hi == G1->hi)
 					continue;
 				int c2 = free_gain(F, g2);
-				free_consider(&b, a + c2, 2, g1, g2, -1);
+				free_consider(&b, a + c2, 2, g1, g2, -1, -1);
 				if (G2->axis == G1->axis)
 					continue;
+				int i1 = free_inv(F, g1), i2 = free_inv(F, g2);
 				free_apply(F, g2);
-				int c3 = free_gain(F, free_inv(F, g1));
-				free_consider(&b, a + c2 + c3, 3, g1, g2,
-					      free_inv(F, g1));
-				free_apply(F, free_inv(F, g2));
+				int c3 = free_gain(F, i1);
+				free_consider(&b, a + c2 + c3, 3, g1, g2, i1, -1);
+				if (x->n > FREE_COMM_MAX_N) {
+					free_apply(F, i2);
+					continue;
+				}
+				free_apply(F, i1);
+				int c4 = free_gain(F, i2);
+				free_consider(&b, a + c2 + c3 + c4, 4, g1, g2, i1,
+					      i2);
+				free_apply(F, g1);
+				free_apply(F, i2);
 			}
 			free_apply(F, free_inv(F, g1));
 		}
@@ -1249,7 +1274,7 @@ static int free_centers(struct ctx *x)
 			continue;
 		int bg = -1, best = -1;
 		for (int g = 0; g < F->ngen; g++) {
-			if (F->gen[g].wing != k)
+			if (F->gen[g].wing != 1u << k)
 				continue;
 			int a = free_gain(F, g);
 			if (best < 0 || a > bg)
@@ -1307,7 +1332,8 @@ static int free_pairs(const struct freec *F, int n)
 
 static int is_face_gen(const struct freec *F, int g, int m)
 {
-	return F->gen[g].layer == 0 || F->gen[g].layer == m;
+	return F->gen[g].lo == F->gen[g].hi &&
+	       (F->gen[g].lo == 0 || F->gen[g].lo == m);
 }
 
 /* Sequences with at least this many adjacent wings paired per move go
@@ -1368,7 +1394,7 @@ static int free_edges(struct ctx *x)
 			if (y >= 0)
 				free_apply_e(F, y);
 			for (int S = 0; S < F->ngen; S++) {
-				if (is_face_gen(F, S, m))
+				if (F->gen[S].lo == 0 || F->gen[S].hi == m)
 					continue;
 				int ax = F->gen[S].axis, Si = free_inv(F, S);
 				free_apply_e(F, S);

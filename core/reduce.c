@@ -42,11 +42,13 @@
  * The 3-cycles then finish each orbit.
  *
  * Free edge pairing. With the centers solved, Y S X S' keeps them (S an
- * inner slice, X a face turn of S's axis or A B A' with A a face across
- * it, Y an optional face turn): the faces S displaced come back. For n
- * <= 6 the edges stage starts with these, chosen greedily by adjacent
- * wings paired per move while that beats a fifth; the wing 3-cycles
- * finish. S comes and goes, so no wing orbit's parity changes.
+ * inner slice or block of them, X a face turn of S's axis or A B A' with
+ * A a face across it, Y an optional face turn): the faces S displaced
+ * come back. For n <= 8 the edges stage starts with these, chosen
+ * greedily by adjacent wings paired per move while that beats a fifth;
+ * the wing 3-cycles finish. S comes and goes, so no wing orbit's parity
+ * changes. The search reads a candidate's result through the turns'
+ * place maps instead of making it: only S's four edges can change pairs.
  *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
  * orbit (even); an inner slice quarter turn of layer k or m-k one (odd);
@@ -153,6 +155,10 @@ struct freec {
 	/* the edge places along each of the 12 edges, index 1..n-2 along
 	 * it: [0] on the edge's first face, [1] on its second */
 	uint16_t slot[12][FREE_MAX_N][2];
+	/* each turn as a map on the edge places: the sticker that lands on
+	 * p comes from esrc[g][p]; and the edges (bits) it touches */
+	uint16_t esrc[FREE_GEN][FREE_NE];
+	uint16_t eslots[FREE_GEN];
 	uint8_t cur[FREE_NC], tgt[FREE_NC], ecur[FREE_NE];
 	uint8_t tmp[FREE_NC];
 };
@@ -1132,6 +1138,19 @@ static int free_build(struct ctx *x)
 				}
 				G->count = np - G->first;
 				G->ecount = nep - G->efirst;
+				int g = F->ngen - 1;
+				for (int e = 0; e < F->ne; e++)
+					F->esrc[g][e] = (uint16_t)e;
+				for (uint32_t k = G->efirst; k < nep; k++)
+					F->esrc[g][F->epr[k][0]] = F->epr[k][1];
+				F->eslots[g] = 0;
+				for (int e = 0; e < 12; e++)
+					for (int j = 1; j < m; j++)
+						for (int t = 0; t < 2; t++) {
+							int q = F->slot[e][j][t];
+							if (F->esrc[g][q] != q)
+								F->eslots[g] |= (uint16_t)(1u << e);
+						}
 			}
 		}
 	free_read(x);
@@ -1339,9 +1358,10 @@ static int is_face_gen(const struct freec *F, int g, int m)
 /* Sequences with at least this many adjacent wings paired per move go
  * before the wing 3-cycles; measured over n = 4..7, 1/5 gave the
  * shortest answers (1/4 and 1/3 longer by up to 8% on 4x4 and 6x6). */
-/* Past 6×6 single slices pair too little at a time: measured, the
- * phase made the edges of 7×7 to 12×12 longer, not shorter. */
-#define EDGE_FREE_MAX_N 6
+/* Measured: with block slices the phase shortens 4×4 to 8×8 (7×7 by
+ * 15%), and makes 9×9 to 12×12 longer, where blocks are narrower than
+ * the wing orbits are many. */
+#define EDGE_FREE_MAX_N 8
 #define EDGE_RATIO_NUM 1
 #define EDGE_RATIO_DEN 5
 #define EDGE_SEQ 6
@@ -1365,9 +1385,45 @@ static void edge_consider(struct ebest *b, int gain, const int *seq)
 	}
 }
 
+/* Paired neighbours along edge e after the turns seq[0..k) (not made:
+ * read through the turns' maps). */
+static int slot_pairs_after(const struct freec *F, int e, const int *seq,
+			    int k, int n)
+{
+	int v[FREE_MAX_N][2], sc = 0;
+	for (int j = 1; j < n - 1; j++)
+		for (int t = 0; t < 2; t++) {
+			int p = F->slot[e][j][t];
+			for (int i = k - 1; i >= 0; i--)
+				p = F->esrc[seq[i]][p];
+			v[j][t] = F->ecur[p];
+		}
+	for (int j = 1; j < n - 2; j++)
+		sc += v[j][0] == v[j + 1][0] && v[j][1] == v[j + 1][1];
+	return sc;
+}
+
+/* What the turns seq[0..k) and then slice Si do to the pairs: face turns
+ * carry whole edges and keep every pair, so only Si's edges count. */
+static int slice_gain_after(const struct freec *F, int *seq, int k, int Si,
+			    int n)
+{
+	int d = 0;
+	unsigned sl = F->eslots[Si];
+	for (int e = 0; e < 12; e++) {
+		if (!(sl >> e & 1))
+			continue;
+		d -= slot_pairs_after(F, e, seq, k, n);
+		seq[k] = Si;
+		d += slot_pairs_after(F, e, seq, k + 1, n);
+	}
+	return d;
+}
+
 /* Slice–turn–slice pairing with the centers solved: Y S X S', Y an
- * optional face turn (a set-up), S an inner slice, X a face turn of S's
- * axis or A B A' (A another axis' face, B a face of S's axis). Each keeps
+ * optional face turn (a set-up), S an inner slice or block, X a face
+ * turn of S's axis or A B A' (A another axis' face, B a face of S's
+ * axis). Each keeps
  * every center (the faces S displaced come back to where they were), so
  * only the edges move: greedily, the sequence that pairs the most wing
  * stickers per move, while that beats the 3-cycles. The slices come and
@@ -1398,31 +1454,23 @@ static int free_edges(struct ctx *x)
 					continue;
 				int ax = F->gen[S].axis, Si = free_inv(F, S);
 				free_apply_e(F, S);
+				int gs = free_pairs(F, n) - base;
 				for (int A = -1; A < F->ngen; A++) {
 					if (A >= 0 && (!is_face_gen(F, A, m) ||
 						       F->gen[A].axis == ax))
 						continue;
 					int Ai = A >= 0 ? free_inv(F, A) : -1;
-					if (A >= 0)
-						free_apply_e(F, A);
 					for (int B = 0; B < F->ngen; B++) {
 						if (!is_face_gen(F, B, m) ||
 						    F->gen[B].axis != ax)
 							continue;
-						free_apply_e(F, B);
-						if (A >= 0)
-							free_apply_e(F, Ai);
-						free_apply_e(F, Si);
+						int x3[4] = {A, B, Ai, -1}, k = 3;
+						if (A < 0)
+							x3[0] = B, k = 1;
+						int d = slice_gain_after(F, x3, k, Si, n);
 						int seq[EDGE_SEQ] = {y, S, A, B, Ai, Si};
-						edge_consider(&b, free_pairs(F, n) - base,
-							      seq);
-						free_apply_e(F, S);
-						if (A >= 0)
-							free_apply_e(F, A);
-						free_apply_e(F, free_inv(F, B));
+						edge_consider(&b, gs + d, seq);
 					}
-					if (A >= 0)
-						free_apply_e(F, Ai);
 				}
 				free_apply_e(F, Si);
 			}

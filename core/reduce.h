@@ -22,7 +22,7 @@
  *     sticker per three moves, and the 3-cycles finish;
  *   - edges: every wing orbit paired with its edge: with the midge on odd
  *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
- *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 6
+ *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 8
  *     slice–turn–slice sequences that keep the centers (u R U R' u')
  *     pair greedily first, and the 3-cycles finish;
  *   - pll_parity (even n): when that edge set's permutation parity differs

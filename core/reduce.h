@@ -30,7 +30,8 @@
  *     block turns r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half,
  *     Uw the U half);
  *   - 3x3: the corners and paired edges read as a 3×3 and solved by
- *     twophase_solve with face turns (which keep centers and pairs).
+ *     twophase_solve with face turns (which keep centers and pairs),
+ *     searching on for a shorter answer within a fixed node budget.
  * Everything runs in a caller-owned work buffer (reduce_work_size), and
  * nothing allocates. Time: tens of milliseconds for n <= 7, well under a
  * second for n = 33; the poll callback can stop it (a time budget, a

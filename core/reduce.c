@@ -50,6 +50,12 @@
  * changes. The search reads a candidate's result through the turns'
  * place maps instead of making it: only S's four edges can change pairs.
  *
+ * Variants. The greedy phases make different choices for different
+ * thresholds and, on even n, frames; the answer's length varies by 10%
+ * and more between them. Up to VARIANT_MAX_N several variants run in
+ * turn (the cube copied afresh for each) and the shortest answer is
+ * kept: four up to 5×5, two for 6×6 and 7×7.
+ *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
  * orbit (even); an inner slice quarter turn of layer k or m-k one (odd);
  * 3-cycles are even. Pairing a wing orbit with a legal 3×3 edge set (the
@@ -178,12 +184,30 @@ static size_t cube_offset(void)
 	return (sizeof(struct rwork) + 63) & ~(size_t)63;
 }
 
+/* Several variants of the greedy phases are run for n <= this many
+ * layers, and the shortest answer kept (variants(n) says how many). */
+#define VARIANT_MAX_N 7
+
+static int variants(int n)
+{
+	return n <= 5 ? 4 : n <= VARIANT_MAX_N ? 2 : 1;
+}
+
+/* Bytes from the start of the work buffer to the other variants' move
+ * buffer (after the cube and the facelets). */
+static size_t alt_offset(int n)
+{
+	return cube_offset() + ((cube_sizeof(n) + 63) & ~(size_t)63) +
+	       ((6u * (size_t)n * (size_t)n + 63) & ~(size_t)63);
+}
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
-	return cube_offset() + ((cube_sizeof(n) + 63) & ~(size_t)63) +
-	       6u * (size_t)n * (size_t)n + 64;
+	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
+				     : 0;
+	return alt_offset(n) + alt + 64;
 }
 
 static int center_orbits(int n)
@@ -604,6 +628,9 @@ struct ctx {
 	int tcol[6];   /* colour each face ends with */
 	int face_of[6]; /* inverse: colour → face */
 	uint64_t ticks;
+	/* the variant: free phases' thresholds (stickers per move), and
+	 * on even n which frame (0 the best) */
+	int c_num, c_den, e_num, e_den, frame;
 };
 
 static int kind_val(int kind, int p, int q, int m)
@@ -919,7 +946,8 @@ static void stage_end(struct ctx *x, reduce_result *res, int k)
 }
 
 /* The frame on even n: of the 24 orientations, the one with most center
- * stickers already on their face. */
+ * stickers already on their face (x->frame > 0: the one that many places
+ * down that order, ties in a fixed order). */
 static void choose_frame(struct ctx *x)
 {
 	int n = x->n, m = x->m;
@@ -938,22 +966,33 @@ static void choose_frame(struct ctx *x)
 					      {0, 3}, {2, 1}, {2, 3}};
 		_Alignas(64) unsigned char buf[512];
 		cube_t *t = (cube_t *)(void *)buf;
-		long best = -1;
+		long score[24];
+		int col[24][6];
 		for (int a = 0; a < 6; a++) {
 			cube_init(t, 3);
 			cube_turn(t, pre[a][0], 0, 2, pre[a][1]);
 			for (int b = 0; b < 4; b++) {
-				long s = 0;
-				for (int f = 0; f < 6; f++)
-					s += count[f][cube_get(t, f, 1, 1)];
-				if (s > best) {
-					best = s;
-					for (int f = 0; f < 6; f++)
-						x->tcol[f] = cube_get(t, f, 1, 1);
+				long sc = 0;
+				for (int f = 0; f < 6; f++) {
+					col[4 * a + b][f] = cube_get(t, f, 1, 1);
+					sc += count[f][col[4 * a + b][f]];
 				}
+				score[4 * a + b] = sc;
 				cube_turn(t, 1, 0, 2, 1);
 			}
 		}
+		/* the frame-th best: pick the best, strike it, again */
+		int pick = 0;
+		for (int k = 0; k <= x->frame && k < 24; k++) {
+			pick = 0;
+			for (int i = 1; i < 24; i++)
+				if (score[i] > score[pick])
+					pick = i;
+			if (k < x->frame)
+				score[pick] = -1;
+		}
+		for (int f = 0; f < 6; f++)
+			x->tcol[f] = col[pick][f];
 	}
 	for (int f = 0; f < 6; f++)
 		x->face_of[x->tcol[f]] = f;
@@ -1197,12 +1236,11 @@ static void free_apply_e(struct freec *F, int g)
 		F->ecur[pr[k][0]] = F->tmp[k];
 }
 
-/* Sequences that put at least FREE_RATIO_NUM / FREE_RATIO_DEN center
- * stickers on their face per move beat the 3-cycles that would follow
- * (about a sticker per 3.5 to 4 moves); measured, 1/3 gave the shortest
- * answers for n = 4..7 (1/2 and 2/3 longer by 3-10%, 1/4 the same). */
-#define FREE_RATIO_NUM 1
-#define FREE_RATIO_DEN 3
+/* The free center phase goes on while a sequence puts at least
+ * x->c_num / x->c_den center stickers on their face per move (the
+ * 3-cycles that follow cost about a sticker per 3.5 to 4 moves).
+ * Measured alone, 1/3 gave the shortest answers for n = 4..7 (1/2 and
+ * 2/3 longer by 3-10%, 1/4 the same); the other variants try others. */
 
 struct fbest {
 	int gain, len, seq[4];
@@ -1279,7 +1317,7 @@ static int free_centers(struct ctx *x)
 			}
 			free_apply(F, free_inv(F, g1));
 		}
-		if (b.gain * FREE_RATIO_DEN < b.len * FREE_RATIO_NUM ||
+		if (b.gain * x->c_den < b.len * x->c_num ||
 		    b.gain == 0)
 			break;
 		for (int k = 0; k < b.len; k++)
@@ -1355,15 +1393,12 @@ static int is_face_gen(const struct freec *F, int g, int m)
 	       (F->gen[g].lo == 0 || F->gen[g].lo == m);
 }
 
-/* Sequences with at least this many adjacent wings paired per move go
- * before the wing 3-cycles; measured over n = 4..7, 1/5 gave the
- * shortest answers (1/4 and 1/3 longer by up to 8% on 4x4 and 6x6). */
-/* Measured: with block slices the phase shortens 4×4 to 8×8 (7×7 by
- * 15%), and makes 9×9 to 12×12 longer, where blocks are narrower than
- * the wing orbits are many. */
+/* Past 8×8 the free edge phase made answers longer (9×9 to 12×12
+ * measured), where blocks are narrower than the wing orbits are many.
+ * It goes on while a sequence pairs at least x->e_num / x->e_den adjacent
+ * wings per move; measured alone over n = 4..7, 1/5 gave the shortest
+ * answers (1/4 and 1/3 longer by up to 8% on 4×4 and 6×6). */
 #define EDGE_FREE_MAX_N 8
-#define EDGE_RATIO_NUM 1
-#define EDGE_RATIO_DEN 5
 #define EDGE_SEQ 6
 
 struct ebest {
@@ -1442,8 +1477,7 @@ static int free_edges(struct ctx *x)
 		/* set-up turns only when nothing without one is good enough
 		 * (they multiply the work by 19) */
 		for (int y = -1; y < F->ngen; y++) {
-			if (y == 0 && b.gain * EDGE_RATIO_DEN >=
-					      b.len * EDGE_RATIO_NUM)
+			if (y == 0 && b.gain * x->e_den >= b.len * x->e_num)
 				break;
 			if (y >= 0 && !is_face_gen(F, y, m))
 				continue;
@@ -1477,7 +1511,7 @@ static int free_edges(struct ctx *x)
 			if (y >= 0)
 				free_apply_e(F, free_inv(F, y));
 		}
-		if (b.gain * EDGE_RATIO_DEN < b.len * EDGE_RATIO_NUM)
+		if (b.gain * x->e_den < b.len * x->e_num)
 			break;
 		for (int k = 0; k < EDGE_SEQ; k++)
 			if (b.seq[k] >= 0 && (rc = free_emit(x, b.seq[k], &par)) < 0)
@@ -1652,6 +1686,78 @@ static int all_solved(const struct ctx *x)
 	return 1;
 }
 
+/* One run of the stages on a fresh copy of c, into x->out. Returns the
+ * count or an error. */
+static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
+			 const int8_t *e_of3, reduce_result *r)
+{
+	int n = x->n;
+	cube_copy(x->c, c);
+	x->count = 0;
+	memset(r, 0, sizeof *r);
+	choose_frame(x);
+	char centers[6];
+	for (int f = 0; f < 6; f++)
+		centers[f] = cube_face_letters[x->tcol[f]];
+	int rot = cubie__rotation_of_centers(centers);
+	if (rot < 0)
+		return SOLVE_ESTAGE;
+	cubie__orientation(rot, &r->orient);
+
+	int rc;
+	stage_begin(x, r, REDUCE_OLL_PARITY);
+	if ((rc = stage_oll(x, e_of3, r)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_OLL_PARITY);
+
+	stage_begin(x, r, REDUCE_CENTERS);
+	if ((rc = stage_centers(x)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_CENTERS);
+
+	stage_begin(x, r, REDUCE_EDGES);
+	if (n <= EDGE_FREE_MAX_N && (rc = free_edges(x)) < 0)
+		return rc;
+	uint8_t ecol[12][2];
+	if (n % 2) {
+		for (int e = 0; e < 12; e++)
+			for (int s = 0; s < 2; s++) {
+				int i = cubie__edge_facelet[e][s];
+				ecol[e][s] = (uint8_t)cube_get(
+					x->c, i / 9, big_of3(n, i % 9 / 3),
+					big_of3(n, i % 3));
+			}
+	} else {
+		choose_edges(x, e_of3, ecol);
+	}
+	if ((rc = pair_all(x, e_of3, ecol)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_EDGES);
+
+	stage_begin(x, r, REDUCE_PLL_PARITY);
+	char s3[54];
+	int cpar, epar, flip;
+	reduced3(x, ecol, s3);
+	if (parities3(s3, &cpar, &epar, &flip) < 0 || flip)
+		return SOLVE_ESTAGE;
+	if (cpar != epar) {
+		r->pll_parity = 1;
+		if ((rc = stage_pll(x)) < 0)
+			return rc;
+	}
+	stage_end(x, r, REDUCE_PLL_PARITY);
+
+	stage_begin(x, r, REDUCE_3X3);
+	if ((rc = stage_3x3(x, tables)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_3X3);
+
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	r->count = (int)x->count;
+	return r->count;
+}
+
 int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		 void *work, size_t work_size, cube_move *out, size_t cap,
 		 reduce_result *res)
@@ -1691,74 +1797,42 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (!wings_legal(&x))
 		return CUBE_EINVALID;
 
-	reduce_result r;
-	memset(&r, 0, sizeof r);
-	choose_frame(&x);
-	char centers[6];
-	for (int f = 0; f < 6; f++)
-		centers[f] = cube_face_letters[x.tcol[f]];
-	int rot = cubie__rotation_of_centers(centers);
-	if (rot < 0)
-		return SOLVE_ESTAGE;
-	cubie__orientation(rot, &r.orient);
-
 	int8_t e_of3[54];
 	memset(e_of3, -1, sizeof e_of3);
 	for (int e = 0; e < 12; e++)
 		for (int s = 0; s < 2; s++)
 			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
 
-	int rc;
-	stage_begin(&x, &r, REDUCE_OLL_PARITY);
-	if ((rc = stage_oll(&x, e_of3, &r)) < 0)
-		return rc;
-	stage_end(&x, &r, REDUCE_OLL_PARITY);
-
-	stage_begin(&x, &r, REDUCE_CENTERS);
-	if ((rc = stage_centers(&x)) < 0)
-		return rc;
-	stage_end(&x, &r, REDUCE_CENTERS);
-
-	stage_begin(&x, &r, REDUCE_EDGES);
-	if (n <= EDGE_FREE_MAX_N && (rc = free_edges(&x)) < 0)
-		return rc;
-	uint8_t ecol[12][2];
-	if (n % 2) {
-		for (int e = 0; e < 12; e++)
-			for (int s = 0; s < 2; s++) {
-				int i = cubie__edge_facelet[e][s];
-				ecol[e][s] = (uint8_t)cube_get(
-					x.c, i / 9, big_of3(n, i % 9 / 3),
-					big_of3(n, i % 3));
-			}
-	} else {
-		choose_edges(&x, e_of3, ecol);
+	/* the variants: thresholds of the free phases (center stickers,
+	 * wing pairs per move) and the frame's rank on even n; the first is
+	 * the one measured best alone */
+	static const int var[4][5] = {
+		{1, 3, 1, 5, 0}, {1, 2, 1, 4, 1}, {2, 7, 1, 6, 2},
+		{2, 5, 2, 9, 3},
+	};
+	reduce_result r, best;
+	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
+					       alt_offset(n));
+	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
+	int nbest = -1;
+	for (int v = 0; v < variants(n); v++) {
+		x.c_num = var[v][0], x.c_den = var[v][1];
+		x.e_num = var[v][2], x.e_den = var[v][3];
+		x.frame = var[v][4];
+		x.out = v == 0 ? out : alt;
+		x.cap = v == 0 ? cap : alt_cap;
+		int k = solve_variant(&x, c, tables, e_of3, &r);
+		if (k == CUBE_ESPACE && v > 0)
+			continue; /* longer than the answer in hand */
+		if (k < 0)
+			return k;
+		if (nbest < 0 || k < nbest) {
+			if (v > 0)
+				memcpy(out, alt, (size_t)k * sizeof *out);
+			nbest = k;
+			best = r;
+		}
 	}
-	if ((rc = pair_all(&x, e_of3, ecol)) < 0)
-		return rc;
-	stage_end(&x, &r, REDUCE_EDGES);
-
-	stage_begin(&x, &r, REDUCE_PLL_PARITY);
-	char s3[54];
-	int cpar, epar, flip;
-	reduced3(&x, ecol, s3);
-	if (parities3(s3, &cpar, &epar, &flip) < 0 || flip)
-		return SOLVE_ESTAGE;
-	if (cpar != epar) {
-		r.pll_parity = 1;
-		if ((rc = stage_pll(&x)) < 0)
-			return rc;
-	}
-	stage_end(&x, &r, REDUCE_PLL_PARITY);
-
-	stage_begin(&x, &r, REDUCE_3X3);
-	if ((rc = stage_3x3(&x, tables)) < 0)
-		return rc;
-	stage_end(&x, &r, REDUCE_3X3);
-
-	if (!all_solved(&x))
-		return SOLVE_ESTAGE;
-	r.count = (int)x.count;
-	*res = r;
-	return r.count;
+	*res = best;
+	return nbest;
 }

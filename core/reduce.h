@@ -32,10 +32,12 @@
  *   - 3x3: the corners and paired edges read as a 3×3 and solved by
  *     twophase_solve with face turns (which keep centers and pairs),
  *     searching on for a shorter answer within a fixed node budget.
- * Everything runs in a caller-owned work buffer (reduce_work_size), and
- * nothing allocates. Time: tens of milliseconds for n <= 7, well under a
- * second for n = 33; the poll callback can stop it (a time budget, a
- * cancelled request).
+ * For n <= 7 the stages run several times with different thresholds for
+ * the greedy phases (and on even n different frames), and the shortest
+ * answer is kept. Everything runs in a caller-owned work buffer
+ * (reduce_work_size), and nothing allocates. Time: a few hundred
+ * milliseconds at most for n <= 8, well under a second for n = 33; the
+ * poll callback can stop it (a time budget, a cancelled request).
  *
  * Same error contract as cube.h and solve.h.
  */

@@ -51,10 +51,14 @@
  * place maps instead of making it: only S's four edges can change pairs.
  *
  * Variants. The greedy phases make different choices for different
- * thresholds and, on even n, frames; the answer's length varies by 10%
+ * thresholds, frames (even n) and for the cube turned as a whole (the
+ * moves found for the turned cube are turned back: ρ m ρ⁻¹ is a turn of
+ * the same layers about another axis); the answer's length varies by 10%
  * and more between them. Up to VARIANT_MAX_N several variants run in
- * turn (the cube copied afresh for each) and the shortest answer is
- * kept: four up to 5×5, two for 6×6 and 7×7.
+ * turn (the cube copied afresh for each, the 3×3 searched briefly) and
+ * the shortest is kept, its 3×3 then searched on: 12 variants for 4×4,
+ * 8 for 5×5, 3 for 6×6 and 7×7. The caller's poll stopping a later
+ * variant keeps the answer in hand.
  *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
  * orbit (even); an inner slice quarter turn of layer k or m-k one (odd);
@@ -187,10 +191,23 @@ static size_t cube_offset(void)
 /* Several variants of the greedy phases are run for n <= this many
  * layers, and the shortest answer kept (variants(n) says how many). */
 #define VARIANT_MAX_N 7
+#define VARIANTS 12
 
 static int variants(int n)
 {
-	return n <= 5 ? 4 : n <= VARIANT_MAX_N ? 2 : 1;
+#ifndef NV4
+#define NV4 12
+#endif
+#ifndef NV5
+#define NV5 8
+#endif
+#ifndef NV6
+#define NV6 3
+#endif
+#ifndef NV7
+#define NV7 3
+#endif
+	return n == 4 ? NV4 : n == 5 ? NV5 : n == 6 ? NV6 : n == 7 ? NV7 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move
@@ -631,6 +648,9 @@ struct ctx {
 	/* the variant: free phases' thresholds (stickers per move), and
 	 * on even n which frame (0 the best) */
 	int c_num, c_den, e_num, e_den, frame;
+	long polls; /* the 3×3 search's budget */
+	int rot;    /* the cube is solved turned by whole-cube rotation rot
+		     * (0 none), the moves turned back */
 };
 
 static int kind_val(int kind, int p, int q, int m)
@@ -1635,14 +1655,15 @@ static int stage_pll(struct ctx *x)
 struct budget {
 	const reduce_limits *lim;
 	long left;
+	int stopped; /* the caller's poll said stop */
 };
 
 static int budget_poll(void *ctx, uint64_t done, uint64_t total)
 {
 	struct budget *b = ctx;
 	if (b->lim && b->lim->poll && b->lim->poll(b->lim->ctx, done, total))
-		return 1;
-	return --b->left <= 0;
+		return b->stopped = 1;
+	return b->left >= 0 && --b->left <= 0;
 }
 
 static int stage_3x3(struct ctx *x, const void *tables)
@@ -1661,11 +1682,18 @@ static int stage_3x3(struct ctx *x, const void *tables)
 	cube_orientation or3;
 	if (cube3_from_facelets(s, 54, &cc, &or3) < 0 || or3.moves[0])
 		return SOLVE_ESTAGE;
-	struct budget bg = {x->lim, TWOPHASE_POLLS};
+	struct budget bg = {x->lim, x->polls, 0};
 	solve_limits lim = {.max_length = 24, .target_length = TWOPHASE_TARGET,
 			    .poll = budget_poll, .ctx = &bg};
 	cube_move mv[32];
 	int k = twophase_solve(tables, &cc, &lim, mv, 32);
+	if (k == SOLVE_ENOTFOUND && !bg.stopped) {
+		/* nothing within the budget: search as long as it takes
+		 * (only the caller's poll stops it), for any 21 or less */
+		bg.left = -1;
+		lim.target_length = 21;
+		k = twophase_solve(tables, &cc, &lim, mv, 32);
+	}
 	if (k < 0)
 		return k;
 	for (int i = 0; i < k; i++) {
@@ -1686,6 +1714,79 @@ static int all_solved(const struct ctx *x)
 	return 1;
 }
 
+/* Whole-cube rotation k of 24 (0 none): a face brought up by x, x2, x',
+ * z or z', then y^(k%4); inverse != 0 undoes it. */
+static void rotate(cube_t *c, int k, int inverse)
+{
+	static const int pre[6][2] = {{0, 0}, {0, 1}, {0, 2},
+				      {0, 3}, {2, 1}, {2, 3}};
+	int m = c->n - 1, a = k / 4, b = k % 4;
+	if (!inverse) {
+		cube_turn(c, pre[a][0], 0, m, pre[a][1]);
+		cube_turn(c, CUBE_Y, 0, m, b);
+	} else {
+		cube_turn(c, CUBE_Y, 0, m, (4 - b) & 3);
+		cube_turn(c, pre[a][0], 0, m, (4 - pre[a][1]) & 3);
+	}
+}
+
+/* The moves found for the rotated cube, turned into moves for c itself:
+ * with c' = c ρ solved by M', c is solved by ρ M' ρ⁻¹ = the moves ρ m' ρ⁻¹
+ * one by one, each a turn of the same layers about another axis, seen
+ * from one end or the other (found on a 3×3). The answer is checked on
+ * c, and the frame read from where it ends. */
+static int unrotate(struct ctx *x, const cube_t *c, reduce_result *r)
+{
+	_Alignas(64) unsigned char b1[512], b2[512];
+	cube_t *t = (cube_t *)(void *)b1, *u = (cube_t *)(void *)b2;
+	int to_axis[3], mirror[3], q1[3], m = x->m;
+	for (int a = 0; a < 3; a++) {
+		cube_init(t, 3);
+		rotate(t, x->rot, 0);
+		cube_turn(t, a, 0, 0, 1);
+		rotate(t, x->rot, 1);
+		to_axis[a] = -1;
+		for (int b = 0; b < 3 && to_axis[a] < 0; b++)
+			for (int l = 0; l <= 2; l += 2)
+				for (int q = 1; q <= 3; q += 2) {
+					cube_init(u, 3);
+					cube_turn(u, b, l, l, q);
+					if (cube_equal(t, u)) {
+						to_axis[a] = b;
+						mirror[a] = l == 2;
+						q1[a] = q;
+					}
+				}
+		if (to_axis[a] < 0)
+			return SOLVE_ESTAGE;
+	}
+	for (size_t i = 0; i < x->count; i++) {
+		cube_move *mv = &x->out[i];
+		int a = mv->axis, lo = mv->lo, hi = mv->hi;
+		mv->axis = (uint8_t)to_axis[a];
+		mv->qt = (uint8_t)(mv->qt * q1[a] & 3);
+		if (mirror[a]) {
+			mv->lo = (uint16_t)(m - hi);
+			mv->hi = (uint16_t)(m - lo);
+		}
+	}
+	cube_copy(x->c, c);
+	cube__apply_trusted(x->c, x->out, x->count);
+	char centers[6];
+	for (int f = 0; f < 6; f++) {
+		x->tcol[f] = cube_get(x->c, f, 0, 0);
+		x->face_of[x->tcol[f]] = f;
+		centers[f] = cube_face_letters[x->tcol[f]];
+	}
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	int rot = cubie__rotation_of_centers(centers);
+	if (rot < 0)
+		return SOLVE_ESTAGE;
+	cubie__orientation(rot, &r->orient);
+	return 0;
+}
+
 /* One run of the stages on a fresh copy of c, into x->out. Returns the
  * count or an error. */
 static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
@@ -1695,6 +1796,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	cube_copy(x->c, c);
 	x->count = 0;
 	memset(r, 0, sizeof *r);
+	rotate(x->c, x->rot, 0);
 	choose_frame(x);
 	char centers[6];
 	for (int f = 0; f < 6; f++)
@@ -1754,6 +1856,8 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 
 	if (!all_solved(x))
 		return SOLVE_ESTAGE;
+	if (x->rot && (rc = unrotate(x, c, r)) < 0)
+		return rc;
 	r->count = (int)x->count;
 	return r->count;
 }
@@ -1806,24 +1910,30 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	/* the variants: thresholds of the free phases (center stickers,
 	 * wing pairs per move) and the frame's rank on even n; the first is
 	 * the one measured best alone */
-	static const int var[4][5] = {
-		{1, 3, 1, 5, 0}, {1, 2, 1, 4, 1}, {2, 7, 1, 6, 2},
-		{2, 5, 2, 9, 3},
+	static const int var[VARIANTS][6] = {
+		{1, 3, 1, 5, 0, 0},  {1, 2, 1, 4, 1, 5},  {2, 7, 1, 6, 2, 10},
+		{2, 5, 2, 9, 3, 15}, {1, 3, 1, 5, 0, 7},  {1, 3, 1, 4, 1, 2},
+		{1, 3, 1, 5, 2, 13}, {1, 3, 1, 5, 3, 20}, {1, 3, 1, 5, 4, 0},
+		{1, 2, 1, 4, 0, 9},  {1, 3, 1, 5, 5, 18}, {2, 7, 1, 6, 1, 22},
 	};
 	reduce_result r, best;
 	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
 					       alt_offset(n));
 	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
-	int nbest = -1;
+	int nbest = -1, best_tcol[6];
 	for (int v = 0; v < variants(n); v++) {
 		x.c_num = var[v][0], x.c_den = var[v][1];
 		x.e_num = var[v][2], x.e_den = var[v][3];
 		x.frame = var[v][4];
+		x.rot = var[v][5];
+		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);
 		if (k == CUBE_ESPACE && v > 0)
 			continue; /* longer than the answer in hand */
+		if (k == SOLVE_ENOTFOUND && v > 0)
+			break; /* the caller's poll: keep what is in hand */
 		if (k < 0)
 			return k;
 		if (nbest < 0 || k < nbest) {
@@ -1831,7 +1941,38 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				memcpy(out, alt, (size_t)k * sizeof *out);
 			nbest = k;
 			best = r;
+			memcpy(best_tcol, x.tcol, sizeof best_tcol);
 		}
+	}
+	if (variants(n) > 1) {
+		/* the winner's 3×3 searched on with the full budget: the
+		 * same search continued, so never longer */
+		int start = best.stage[REDUCE_3X3].start;
+		cube_copy(x.c, c);
+		cube__apply_trusted(x.c, out, (size_t)start);
+		x.out = out;
+		x.cap = cap;
+		x.count = (size_t)start;
+		x.polls = TWOPHASE_POLLS;
+		for (int f = 0; f < 6; f++) {
+			x.tcol[f] = best_tcol[f];
+			x.face_of[best_tcol[f]] = f;
+		}
+		int rc = stage_3x3(&x, tables);
+		if (rc == SOLVE_ENOTFOUND) {
+			/* stopped by the caller's poll before it found
+			 * anything: out still holds the short search's
+			 * answer */
+			*res = best;
+			return nbest;
+		}
+		if (rc < 0)
+			return rc;
+		stage_end(&x, &best, REDUCE_3X3);
+		if (!all_solved(&x))
+			return SOLVE_ESTAGE;
+		best.count = (int)x.count;
+		nbest = best.count;
 	}
 	*res = best;
 	return nbest;

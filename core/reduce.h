@@ -33,8 +33,8 @@
  *     twophase_solve with face turns (which keep centers and pairs),
  *     searching on for a shorter answer within a fixed node budget.
  * For n <= 7 the stages run several times with different thresholds for
- * the greedy phases (and on even n different frames), and the shortest
- * answer is kept. Everything runs in a caller-owned work buffer
+ * the greedy phases, frames (even n) and the cube turned as a whole, and
+ * the shortest answer is kept. Everything runs in a caller-owned work buffer
  * (reduce_work_size), and nothing allocates. Time: a few hundred
  * milliseconds at most for n <= 8, well under a second for n = 33; the
  * poll callback can stop it (a time budget, a cancelled request).
@@ -85,7 +85,9 @@ typedef struct reduce_result {
 
 typedef struct reduce_limits {
 	solve_poll_fn poll; /* called often (every orbit, every few
-			     * thousand candidates); non-zero stops */
+			     * thousand candidates); non-zero stops: with
+			     * SOLVE_ENOTFOUND during the first variant,
+			     * later (n <= 7) with the best answer so far */
 	void *ctx;
 } reduce_limits;
 

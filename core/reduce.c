@@ -195,19 +195,7 @@ static size_t cube_offset(void)
 
 static int variants(int n)
 {
-#ifndef NV4
-#define NV4 12
-#endif
-#ifndef NV5
-#define NV5 8
-#endif
-#ifndef NV6
-#define NV6 3
-#endif
-#ifndef NV7
-#define NV7 3
-#endif
-	return n == 4 ? NV4 : n == 5 ? NV5 : n == 6 ? NV6 : n == 7 ? NV7 : 1;
+	return n == 4 ? 12 : n == 5 ? 8 : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move

@@ -35,7 +35,8 @@
  * layer or block turn as a list of place pairs, taking whichever
  * sequence (one turn, two turns, a conjugate A B A', a commutator
  * A B A' B') puts the most center stickers on their face per move, while
- * that beats 1/3 of a sticker per move.
+ * that beats 1/3 of a sticker per move (on 4×4 each of the six best
+ * first steps is judged together with the best step after it).
  * Edges may go anywhere meanwhile (they are paired later), but each wing
  * orbit's slices get an even number of quarter turns in all (one more at
  * the end where not), so the wing parity the oll_parity stage set holds.
@@ -1254,17 +1255,40 @@ struct fbest {
 	int gain, len, seq[4];
 };
 
-static void free_consider(struct fbest *b, int gain, int len, int g1, int g2,
+/* The best sequences seen, best first: top[0..k), k <= FREE_LOOK. Up to
+ * FREE_LOOK_MAX_N the FREE_LOOK best first steps are each judged with
+ * the best step after them (it multiplies the work by FREE_LOOK + 1).
+ * Measured over 20 states: 4×4 76.4 -> 72.6 moves; 5×5 no better, 6×6
+ * and 7×7 3-5% shorter for three times the time. */
+#define FREE_LOOK 6
+#define FREE_LOOK_MAX_N 4
+
+struct ftop {
+	int k, want;
+	struct fbest top[FREE_LOOK];
+};
+
+static int fbetter(int g1, int l1, int g2, int l2)
+{
+	return g1 * l2 > g2 * l1 || (g1 * l2 == g2 * l1 && g1 > g2);
+}
+
+static void free_consider(struct ftop *t, int gain, int len, int g1, int g2,
 			  int g3, int g4)
 {
 	if (gain <= 0)
 		return;
-	if (gain * b->len > b->gain * len ||
-	    (gain * b->len == b->gain * len && gain > b->gain)) {
-		b->gain = gain;
-		b->len = len;
-		b->seq[0] = g1, b->seq[1] = g2, b->seq[2] = g3, b->seq[3] = g4;
+	if (t->k == t->want &&
+	    !fbetter(gain, len, t->top[t->k - 1].gain, t->top[t->k - 1].len))
+		return;
+	int i = t->k < t->want ? t->k++ : t->k - 1;
+	while (i > 0 && fbetter(gain, len, t->top[i - 1].gain,
+				t->top[i - 1].len)) {
+		t->top[i] = t->top[i - 1];
+		i--;
 	}
+	struct fbest b = {gain, len, {g1, g2, g3, g4}};
+	t->top[i] = b;
 }
 
 static int free_emit(struct ctx *x, int g, unsigned *par)
@@ -1283,6 +1307,72 @@ static int free_emit(struct ctx *x, int g, unsigned *par)
  * while that beats the 3-cycles. Each wing orbit's slices are turned an
  * even number of quarter turns in all (one more at the end where not),
  * which keeps the parity the oll_parity stage set. */
+/* One greedy step's candidates: the t->want best sequences of one or
+ * two turns, conjugates and commutators, by stickers placed per move. */
+static void free_step(struct ctx *x, struct ftop *t)
+{
+	struct freec *F = &x->w->fc;
+	t->k = 0;
+	for (int g1 = 0; g1 < F->ngen; g1++) {
+		const struct fgen *G1 = &F->gen[g1];
+		int a = free_gain(F, g1);
+		free_consider(t, a, 1, g1, -1, -1, -1);
+		free_apply(F, g1);
+		for (int g2 = 0; g2 < F->ngen; g2++) {
+			const struct fgen *G2 = &F->gen[g2];
+			if (G2->axis == G1->axis && G2->lo == G1->lo &&
+			    G2->hi == G1->hi)
+				continue;
+			int c2 = free_gain(F, g2);
+			free_consider(t, a + c2, 2, g1, g2, -1, -1);
+			if (G2->axis == G1->axis)
+				continue;
+			int i1 = free_inv(F, g1), i2 = free_inv(F, g2);
+			free_apply(F, g2);
+			int c3 = free_gain(F, i1);
+			free_consider(t, a + c2 + c3, 3, g1, g2, i1, -1);
+			if (x->n > FREE_COMM_MAX_N) {
+				free_apply(F, i2);
+				continue;
+			}
+			free_apply(F, i1);
+			int c4 = free_gain(F, i2);
+			free_consider(t, a + c2 + c3 + c4, 4, g1, g2, i1,
+				      i2);
+			free_apply(F, g1);
+			free_apply(F, i2);
+		}
+		free_apply(F, free_inv(F, g1));
+	}
+}
+
+/* A candidate first step judged with the best step after it: the two
+ * steps' stickers per move. */
+static void free_lookahead(struct ctx *x, struct ftop *t, struct fbest *b)
+{
+	struct freec *F = &x->w->fc;
+	int bg = 0, bl = 1;
+	*b = t->top[0];
+	for (int i = 0; i < t->k; i++) {
+		const struct fbest *c = &t->top[i];
+		for (int j = 0; j < c->len; j++)
+			free_apply(F, c->seq[j]);
+		struct ftop next;
+		next.want = 1;
+		free_step(x, &next);
+		int g = c->gain, l = c->len;
+		if (next.k && next.top[0].gain * x->c_den >=
+				      next.top[0].len * x->c_num)
+			g += next.top[0].gain, l += next.top[0].len;
+		for (int j = c->len; j-- > 0;)
+			free_apply(F, free_inv(F, c->seq[j]));
+		if (fbetter(g, l, bg, bl)) {
+			bg = g, bl = l;
+			*b = *c;
+		}
+	}
+}
+
 static int free_centers(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;
@@ -1293,38 +1383,14 @@ static int free_centers(struct ctx *x)
 	for (;;) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
-		struct fbest b = {0, 1, {-1, -1, -1, -1}};
-		for (int g1 = 0; g1 < F->ngen; g1++) {
-			const struct fgen *G1 = &F->gen[g1];
-			int a = free_gain(F, g1);
-			free_consider(&b, a, 1, g1, -1, -1, -1);
-			free_apply(F, g1);
-			for (int g2 = 0; g2 < F->ngen; g2++) {
-				const struct fgen *G2 = &F->gen[g2];
-				if (G2->axis == G1->axis && G2->lo == G1->lo &&
-				    G2->hi == G1->hi)
-					continue;
-				int c2 = free_gain(F, g2);
-				free_consider(&b, a + c2, 2, g1, g2, -1, -1);
-				if (G2->axis == G1->axis)
-					continue;
-				int i1 = free_inv(F, g1), i2 = free_inv(F, g2);
-				free_apply(F, g2);
-				int c3 = free_gain(F, i1);
-				free_consider(&b, a + c2 + c3, 3, g1, g2, i1, -1);
-				if (x->n > FREE_COMM_MAX_N) {
-					free_apply(F, i2);
-					continue;
-				}
-				free_apply(F, i1);
-				int c4 = free_gain(F, i2);
-				free_consider(&b, a + c2 + c3 + c4, 4, g1, g2, i1,
-					      i2);
-				free_apply(F, g1);
-				free_apply(F, i2);
-			}
-			free_apply(F, free_inv(F, g1));
-		}
+		struct ftop t;
+		t.want = x->n <= FREE_LOOK_MAX_N ? FREE_LOOK : 1;
+		free_step(x, &t);
+		if (t.k == 0)
+			break;
+		struct fbest b = t.top[0];
+		if (t.want > 1 && b.gain * x->c_den >= b.len * x->c_num)
+			free_lookahead(x, &t, &b);
 		if (b.gain * x->c_den < b.len * x->c_num ||
 		    b.gain == 0)
 			break;

@@ -1494,37 +1494,37 @@ static void edge_consider(struct ebest *b, int gain, const int *seq)
 	}
 }
 
-/* Paired neighbours along edge e after the turns seq[0..k) (not made:
- * read through the turns' maps). */
-static int slot_pairs_after(const struct freec *F, int e, const int *seq,
-			    int k, int n)
-{
-	int v[FREE_MAX_N][2], sc = 0;
-	for (int j = 1; j < n - 1; j++)
-		for (int t = 0; t < 2; t++) {
-			int p = F->slot[e][j][t];
-			for (int i = k - 1; i >= 0; i--)
-				p = F->esrc[seq[i]][p];
-			v[j][t] = F->ecur[p];
-		}
-	for (int j = 1; j < n - 2; j++)
-		sc += v[j][0] == v[j + 1][0] && v[j][1] == v[j + 1][1];
-	return sc;
-}
-
 /* What the turns seq[0..k) and then slice Si do to the pairs: face turns
- * carry whole edges and keep every pair, so only Si's edges count. */
-static int slice_gain_after(const struct freec *F, int *seq, int k, int Si,
-			    int n)
+ * carry whole edges and keep every pair, so only Si's edges count. The
+ * stickers of those edges after seq are read through the turns' place
+ * maps (not made), and Si only moves stickers among them. */
+static int slice_gain_after(const struct freec *F, const int *seq, int k,
+			    int Si, int n)
 {
-	int d = 0;
+	uint8_t val[FREE_NE];
 	unsigned sl = F->eslots[Si];
+	const uint16_t *si = F->esrc[Si];
 	for (int e = 0; e < 12; e++) {
 		if (!(sl >> e & 1))
 			continue;
-		d -= slot_pairs_after(F, e, seq, k, n);
-		seq[k] = Si;
-		d += slot_pairs_after(F, e, seq, k + 1, n);
+		for (int j = 1; j < n - 1; j++)
+			for (int t = 0; t < 2; t++) {
+				int p = F->slot[e][j][t], q = p;
+				for (int i = k - 1; i >= 0; i--)
+					q = F->esrc[seq[i]][q];
+				val[p] = F->ecur[q];
+			}
+	}
+	int d = 0;
+	for (int e = 0; e < 12; e++) {
+		if (!(sl >> e & 1))
+			continue;
+		for (int j = 1; j < n - 2; j++) {
+			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			d -= val[a[0]] == val[b[0]] && val[a[1]] == val[b[1]];
+			d += val[si[a[0]]] == val[si[b[0]]] &&
+			     val[si[a[1]]] == val[si[b[1]]];
+		}
 	}
 	return d;
 }

@@ -1239,6 +1239,23 @@ static void free_apply(struct freec *F, int g)
 		F->cur[pr[k][0]] = F->tmp[k];
 }
 
+/* free_gain and free_apply in one pass over the pairs. */
+static int free_gain_apply(struct freec *F, int g)
+{
+	const struct fgen *G = &F->gen[g];
+	uint16_t(*pr)[2] = F->pr + G->first;
+	int d = 0;
+	for (uint32_t k = 0; k < G->count; k++) {
+		int to = pr[k][0], from = pr[k][1];
+		uint8_t v = F->cur[from];
+		d += (v == F->tgt[to]) - (F->cur[to] == F->tgt[to]);
+		F->tmp[k] = v;
+	}
+	for (uint32_t k = 0; k < G->count; k++)
+		F->cur[pr[k][0]] = F->tmp[k];
+	return d;
+}
+
 /* The turn on the edge places only. */
 static void free_apply_e(struct freec *F, int g)
 {
@@ -1320,9 +1337,8 @@ static void free_step(struct ctx *x, struct ftop *t)
 	t->k = 0;
 	for (int g1 = 0; g1 < F->ngen; g1++) {
 		const struct fgen *G1 = &F->gen[g1];
-		int a = free_gain(F, g1);
+		int a = free_gain_apply(F, g1);
 		free_consider(t, a, 1, g1, -1, -1, -1);
-		free_apply(F, g1);
 		for (int g2 = 0; g2 < F->ngen; g2++) {
 			const struct fgen *G2 = &F->gen[g2];
 			if (G2->axis == G1->axis && G2->lo == G1->lo &&
@@ -1331,19 +1347,22 @@ static void free_step(struct ctx *x, struct ftop *t)
 			/* turns of one axis commute: each pair once */
 			if (G2->axis == G1->axis && g2 < g1)
 				continue;
-			int c2 = free_gain(F, g2);
-			free_consider(t, a + c2, 2, g1, g2, -1, -1);
-			if (G2->axis == G1->axis)
+			if (G2->axis == G1->axis) {
+				free_consider(t, a + free_gain(F, g2), 2, g1,
+					      g2, -1, -1);
 				continue;
+			}
 			int i1 = free_inv(F, g1), i2 = free_inv(F, g2);
-			free_apply(F, g2);
-			int c3 = free_gain(F, i1);
-			free_consider(t, a + c2 + c3, 3, g1, g2, i1, -1);
+			int c2 = free_gain_apply(F, g2);
+			free_consider(t, a + c2, 2, g1, g2, -1, -1);
 			if (x->n > FREE_COMM_MAX_N) {
+				free_consider(t, a + c2 + free_gain(F, i1), 3,
+					      g1, g2, i1, -1);
 				free_apply(F, i2);
 				continue;
 			}
-			free_apply(F, i1);
+			int c3 = free_gain_apply(F, i1);
+			free_consider(t, a + c2 + c3, 3, g1, g2, i1, -1);
 			int c4 = free_gain(F, i2);
 			free_consider(t, a + c2 + c3 + c4, 4, g1, g2, i1,
 				      i2);

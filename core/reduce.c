@@ -136,6 +136,9 @@ struct model {
  * the cube as one array, every layer turn as its list of (to, from)
  * pairs of center places. */
 #define FREE_MAX_N 12
+/* Past 8×8 the free edge phase made answers longer (9×9 to 12×12
+ * measured), where blocks are narrower than the wing orbits are many. */
+#define EDGE_FREE_MAX_N 8
 #define FREE_S (FREE_MAX_N - 2)
 #define FREE_NC (6 * FREE_S * FREE_S)
 /* Turns: single layers and blocks up to FREE_MAX_W layers wide; blocks
@@ -231,14 +234,23 @@ static int wing_orbits(int n)
 	return (n - 2) / 2;
 }
 
-/* Each greedy step fixes at least one of 24 places. */
+/* Each greedy 3-cycle step fixes at least one of 24 places; each step
+ * of the free center phase (at most four turns) puts at least one more
+ * center sticker right, and each of the free edge phase (at most six)
+ * pairs at least one more wing; then one slice per wing orbit for its
+ * parity, six turns for PLL parity, and the 3×3. */
 size_t reduce_max_moves(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
 	size_t per_orbit = (size_t)NPOS * STEP_MOVES;
+	size_t s = (size_t)n - 2, free = 0;
+	if (n <= FREE_MAX_N)
+		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
+	if (n <= EDGE_FREE_MAX_N)
+		free += 6 * 12 * (size_t)(n - 3);
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
-	       (size_t)center_orbits(n) * per_orbit + 64;
+	       (size_t)center_orbits(n) * per_orbit + free + 64;
 }
 
 /* --------------------------------------------------------------- models */
@@ -1494,12 +1506,10 @@ static int is_face_gen(const struct freec *F, int g, int m)
 	       (F->gen[g].lo == 0 || F->gen[g].lo == m);
 }
 
-/* Past 8×8 the free edge phase made answers longer (9×9 to 12×12
- * measured), where blocks are narrower than the wing orbits are many.
- * It goes on while a sequence pairs at least x->e_num / x->e_den adjacent
- * wings per move; measured alone over n = 4..7, 1/5 gave the shortest
- * answers (1/4 and 1/3 longer by up to 8% on 4×4 and 6×6). */
-#define EDGE_FREE_MAX_N 8
+/* The free edge phase goes on while a sequence pairs at least
+ * x->e_num / x->e_den adjacent wings per move; measured alone over n =
+ * 4..7, 1/5 gave the shortest answers (1/4 and 1/3 longer by up to 8% on
+ * 4×4 and 6×6). */
 #define EDGE_SEQ 6
 
 struct ebest {

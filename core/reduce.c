@@ -754,10 +754,9 @@ static int apply_cycle(struct ctx *x, const struct orbit *o, int a, int b,
 }
 
 /* Greedy: the 3-cycle with the best places-fixed per move, until cur is
- * tgt. emit 0: work on cur alone and return the moves it would take.
- * Returns the moves, or an error. */
+ * tgt, each made on the cube. Returns the moves, or an error. */
 static long solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
-			const uint8_t *tgt, int do_emit)
+			const uint8_t *tgt)
 {
 	const struct model *M = o->M;
 	long moves = 0;
@@ -799,15 +798,13 @@ static long solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
 		cur[bb] = cur[ba];
 		cur[ba] = t;
 		moves += bc;
-		if (do_emit) {
-			int rc = apply_cycle(x, o, ba, bb, bz);
-			if (rc < 0)
-				return rc;
-			uint8_t now[NPOS];
-			read_orbit(x, o, now);
-			if (memcmp(now, cur, NPOS) != 0)
-				return SOLVE_ESTAGE;
-		}
+		int rc = apply_cycle(x, o, ba, bb, bz);
+		if (rc < 0)
+			return rc;
+		uint8_t now[NPOS];
+		read_orbit(x, o, now);
+		if (memcmp(now, cur, NPOS) != 0)
+			return SOLVE_ESTAGE;
 	}
 	return SOLVE_ESTAGE;
 }
@@ -1477,7 +1474,7 @@ static int stage_centers(struct ctx *x)
 			read_orbit(x, &o, cur);
 			if (poll_now(x))
 				return SOLVE_ENOTFOUND;
-			long rc = solve_orbit(x, &o, cur, tgt, 1);
+			long rc = solve_orbit(x, &o, cur, tgt);
 			if (rc < 0)
 				return (int)rc;
 		}
@@ -1711,7 +1708,7 @@ static int pair_all(struct ctx *x, const int8_t *e_of3,
 		wing_targets(x, &o, e_of3, ecol, tgt);
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
-		long rc = solve_orbit(x, &o, cur, tgt, 1);
+		long rc = solve_orbit(x, &o, cur, tgt);
 		if (rc < 0)
 			return (int)rc;
 	}

@@ -1366,6 +1366,91 @@ size_t moves_simplify(cube_move *m, size_t count)
 	return out;
 }
 
+static size_t put_block(cube_move *out, size_t w, int axis, int qt, int lo,
+			int hi, int n, int had_rotation)
+{
+	cube_move mv = {(uint8_t)axis, (uint8_t)qt, (uint16_t)lo,
+			(uint16_t)hi};
+	if (lo == 0 && hi == n - 1 && n > 1 && !had_rotation) {
+		mv.hi = (uint16_t)(hi - 1);
+		out[w++] = mv;
+		mv.lo = mv.hi = (uint16_t)hi;
+	}
+	out[w++] = mv;
+	return w;
+}
+
+/* One run of count same-axis moves (they commute) rewritten as the
+ * layers' net amounts: each stretch of adjacent layers turned by the same
+ * amount becomes one block. A stretch over every layer (a whole-cube
+ * rotation) is kept apart from its last layer unless the run already held
+ * a rotation, so merging never turns layer turns into a rotation that the
+ * metrics would count as nothing. Writes to out (room for 2·count) and
+ * returns the moves written. */
+static size_t merge_run(const cube_move *m, size_t count, int n,
+			cube_move *out)
+{
+	/* the amounts change only at a move's lo or hi + 1: sort those
+	 * points (count <= ALG_MERGE_RUN, insertion sort is enough) */
+	struct point {
+		int at, dq;
+	} pt[2 * ALG_MERGE_RUN];
+	size_t np = 0;
+	int had_rotation = 0;
+	for (size_t k = 0; k < count; k++) {
+		had_rotation |= m[k].lo == 0 && m[k].hi == n - 1;
+		struct point a = {m[k].lo, m[k].qt & 3},
+			     b = {m[k].hi + 1, (4 - (m[k].qt & 3)) & 3};
+		struct point two[2] = {a, b};
+		for (int t = 0; t < 2; t++) {
+			size_t j = np++;
+			while (j > 0 && pt[j - 1].at > two[t].at) {
+				pt[j] = pt[j - 1];
+				j--;
+			}
+			pt[j] = two[t];
+		}
+	}
+	/* stretches of one amount, from each point where it changes */
+	size_t w = 0;
+	int amount = 0, from = 0, cur = 0;
+	for (size_t i = 0; i < np;) {
+		int at = pt[i].at;
+		while (i < np && pt[i].at == at)
+			amount = (amount + pt[i++].dq) & 3;
+		if (amount == cur)
+			continue;
+		if (cur)
+			w = put_block(out, w, m[0].axis, cur, from, at - 1, n,
+				      had_rotation);
+		cur = amount;
+		from = at;
+	}
+	return w;
+}
+
+size_t moves_merge_blocks(cube_move *m, size_t count, int n)
+{
+	size_t out = 0;
+	for (size_t k = 0; k < count;) {
+		size_t len = 1;
+		while (k + len < count && len < ALG_MERGE_RUN &&
+		       m[k + len].axis == m[k].axis)
+			len++;
+		cube_move merged[2 * ALG_MERGE_RUN];
+		size_t w = len > 1 ? merge_run(&m[k], len, n, merged) : len;
+		if (len > 1 && w < len) {
+			memcpy(&m[out], merged, w * sizeof *m);
+			out += w;
+		} else {
+			memmove(&m[out], &m[k], len * sizeof *m);
+			out += len;
+		}
+		k += len;
+	}
+	return out;
+}
+
 static const char pos_letter[3] = {'R', 'U', 'F'};
 static const char neg_letter[3] = {'L', 'D', 'B'};
 static const char mid_letter[3] = {'M', 'E', 'S'};

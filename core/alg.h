@@ -164,6 +164,17 @@ void alg_metrics_of(const alg_t *a, alg_metrics *out);
 #define ALG_SIMPLIFY_WINDOW 256
 size_t moves_simplify(cube_move *m, size_t count);
 
+/* Merge, in place, parallel turns into block turns: within each run of
+ * consecutive moves of one axis (they commute), adjacent layers turned by
+ * the same net amount become one block ("R 2R" → "Rw", "2R 3R" → "2-3Rw",
+ * "R 2R'" stays). A run is rewritten only when that makes it shorter, in
+ * order of layer; it never becomes a whole-cube rotation unless it held
+ * one. The moves applied give the same state as before. Runs longer than
+ * ALG_MERGE_RUN moves are taken in pieces of that many. Returns the new
+ * count (never more than count). n is the cube size. */
+#define ALG_MERGE_RUN 64
+size_t moves_merge_blocks(cube_move *m, size_t count, int n);
+
 /* Print a move list in standard notation for size n, choosing for each move
  * the plainest name: R/L, Rw/Lw, 3Rw, M/E/S, x/y/z, 3R/2L (the nearer
  * face), 2-3Rw; amounts as "", "2", "'". Returns the length as snprintf. */

@@ -6,29 +6,42 @@
  * How (reduce.c says more):
  *   - every piece type of a big cube falls into orbits of 24 places (the
  *     places one piece can reach): center orbits (four per face) and wing
- *     orbits (two per edge); each orbit is solved on its own with pure
- *     3-cycles (commutators such as [3R 2U 3R', U] for centers and
- *     [2R, U R U'] for wings) conjugated by short set-up moves, which touch
- *     nothing outside their three places;
+ *     orbits (two per edge); after the greedy free turns below, each
+ *     orbit is finished on its own with pure 3-cycles (commutators such
+ *     as [3R 2U 3R', U] for centers and [2R, U R U'] for wings)
+ *     conjugated by short set-up moves, which touch nothing outside their
+ *     three places;
  *   - oll_parity: a wing orbit whose permutation is odd cannot be solved by
  *     3-cycles; one inner slice quarter turn of that orbit's layer, made
  *     before the centers (which then absorb it), makes it even. On even n
  *     this is OLL parity (a lone flipped dedge), on odd n the "last two
  *     edges" parity;
  *   - centers: every center orbit to the frame's colours (odd n: the fixed
- *     middle centers; even n: the one of the 24 whole-cube orientations
- *     that already has most center stickers right);
+ *     middle centers; even n: one of the 24 whole-cube orientations with
+ *     many center stickers right already, the best in the first variant);
+ *     for n <= 12 plain and block turns chosen greedily come first, while
+ *     they place at least a sticker per three moves (on 4×4 with one step
+ *     of lookahead), and the 3-cycles finish;
  *   - edges: every wing orbit paired with its edge: with the midge on odd
  *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
- *     own votes (a legal 3×3 with the corners: even flip sum);
+ *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 8
+ *     slice–turn–slice sequences that keep the centers (u R U R' u')
+ *     pair greedily first, and the 3-cycles finish;
  *   - pll_parity (even n): when that edge set's permutation parity differs
- *     from the corners', two dedges are swapped (PLL parity);
+ *     from the corners', two dedges are swapped (PLL parity) by the six
+ *     block turns r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half,
+ *     Uw the U half);
  *   - 3x3: the corners and paired edges read as a 3×3 and solved by
- *     twophase_solve with face turns (which keep centers and pairs).
- * Everything runs in a caller-owned work buffer (reduce_work_size), and
- * nothing allocates. Time: tens of milliseconds for n <= 7, well under a
- * second for n = 33; the poll callback can stop it (a time budget, a
- * cancelled request).
+ *     twophase_solve with face turns (which keep centers and pairs),
+ *     searching on for a shorter answer within a fixed node budget.
+ * For n <= 7 the stages run several times with different thresholds for
+ * the greedy phases, frames (even n) and the cube turned as a whole, and
+ * the shortest answer is kept (20 variants for 4×4, 8 for 5×5, 3 for
+ * 6×6 and 7×7). Everything runs in a caller-owned work buffer
+ * (reduce_work_size), and nothing allocates. Time: about half a second
+ * of CPU at most for n <= 8 (4×4, with the most variants, is the
+ * slowest), well under a second for n = 33; the poll callback can stop
+ * it (a time budget, a cancelled request).
  *
  * Same error contract as cube.h and solve.h.
  */
@@ -76,7 +89,9 @@ typedef struct reduce_result {
 
 typedef struct reduce_limits {
 	solve_poll_fn poll; /* called often (every orbit, every few
-			     * thousand candidates); non-zero stops */
+			     * thousand candidates); non-zero stops: with
+			     * SOLVE_ENOTFOUND during the first variant,
+			     * later (n <= 7) with the best answer so far */
 	void *ctx;
 } reduce_limits;
 
@@ -89,8 +104,10 @@ size_t reduce_work_size(int n);
 size_t reduce_max_moves(int n);
 
 /* Solve c (any legal state, 4 <= n <= REDUCE_MAX_N) with the two-phase
- * tables (solve.h). Writes single-layer and face turns to out (cap moves;
- * reduce_max_moves(n) is always enough) and fills *res; returns the count.
+ * tables (solve.h). Writes layer and block turns to out (adjacent
+ * parallel layers turned alike merged into one block, moves_merge_blocks;
+ * never a whole-cube rotation; cap moves, reduce_max_moves(n) is always
+ * enough) and fills *res; returns the count.
  * The moves applied to c give a cube whose every face shows one colour
  * (in the frame res->orient names; on odd n that is c's own centers).
  * Errors: CUBE_ESIZE (n out of range), CUBE_EINVAL (a NULL, or work too

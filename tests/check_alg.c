@@ -612,6 +612,95 @@ START_TEST(fast_path_agrees)
 }
 END_TEST
 
+/* Parallel turns merged into blocks: the exact text for known lists (the
+ * list simplified first, as the solvers do), and for random lists of few
+ * axes the merged list is never longer and gives the same state. */
+static char *merged(int n, const char *in, size_t *count, size_t *before)
+{
+	struct parsed p;
+	parse_ok(&p, n, in);
+	cube_move *m = malloc((p.a.length + 1) * sizeof *m);
+	ck_assert_int_eq(alg_expand(&p.a, 0, m, p.a.length),
+			 (int64_t)p.a.length);
+	*before = moves_simplify(m, (size_t)p.a.length);
+	*count = moves_merge_blocks(m, *before, n);
+	size_t need = moves_print(m, *count, n, NULL, 0);
+	char *s = malloc(need + 1);
+	moves_print(m, *count, n, s, need + 1);
+	free(m);
+	free(p.nodes);
+	return s;
+}
+
+START_TEST(merge_blocks)
+{
+	static const struct {
+		int n;
+		const char *in, *want;
+	} cases[] = {
+		{4, "R 2R", "Rw"},
+		{5, "2R 3R", "2-3Rw"},
+		{5, "3R 2R", "2-3Rw"},
+		{4, "R 2R'", "R 2R'"},
+		{4, "R U 2R", "R U 2R"},
+		{4, "Rw 2R'", "R"},
+		{6, "R 2R 3R2", "Rw 3R2"},
+		{7, "2L 3L 2R 3R", "2-3Rw 2-3Lw"},
+		{7, "R 2R 3R 3R'", "Rw"},
+		{5, "U 2U D", "Uw D"},
+		/* all four layers: a rotation, which it must not invent */
+		{4, "R 2R 3R L'", "3Rw L'"},
+		/* a rotation given stays what it was when nothing is gained */
+		{4, "x 2R'", "x 2R'"},
+		{4, "F' 2F' 3F' B", "3Fw' B"},
+		{4, "R2 2R2 U 3U 2U", "Rw2 3Uw"},
+		{5, "U 3U 2U2", "U E' 2U2"},
+		{5, "U 3U D 2U", "3Uw D"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t count, before;
+		char *s = merged(cases[i].n, cases[i].in, &count, &before);
+		ck_assert_msg(strcmp(s, cases[i].want) == 0,
+			      "%d \"%s\": got \"%s\", want \"%s\"",
+			      cases[i].n, cases[i].in, s, cases[i].want);
+		ck_assert_uint_le(count, before);
+		cube_t *a = state_of(cases[i].n, cases[i].in, 0);
+		cube_t *b = state_of(cases[i].n, s, 0);
+		ck_assert_msg(cube_equal(a, b), "\"%s\" moved", cases[i].in);
+		free(a);
+		free(b);
+		free(s);
+	}
+
+	uint64_t x = 88172645463325252ull;
+	for (int t = 0; t < 2000; t++) {
+		int n = 2 + t % 9, len = 1 + t % 40;
+		cube_move m[40], orig[40];
+		for (int k = 0; k < len; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int lo = (int)(x % (uint64_t)n),
+			    hi = lo + (int)((x >> 8) % (uint64_t)(n - lo));
+			if ((x >> 16) % 3)
+				hi = lo;
+			cube_move mv = {(uint8_t)((x >> 20) % (t % 3 + 1)),
+					(uint8_t)((x >> 24) % 4), (uint16_t)lo,
+					(uint16_t)hi};
+			m[k] = orig[k] = mv;
+		}
+		size_t c = moves_merge_blocks(m, (size_t)len, n);
+		ck_assert_uint_le(c, (size_t)len);
+		cube_t *a = malloc(cube_sizeof(n)), *b = malloc(cube_sizeof(n));
+		cube_init(a, n);
+		cube_init(b, n);
+		ck_assert_int_eq(cube_apply_moves(a, orig, (size_t)len), CUBE_OK);
+		ck_assert_int_eq(cube_apply_moves(b, m, c), CUBE_OK);
+		ck_assert_msg(cube_equal(a, b), "random list %d moved", t);
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
 Suite *alg_suite(void)
 {
 	Suite *s = suite_create("alg");
@@ -629,6 +718,7 @@ Suite *alg_suite(void)
 	tcase_add_test(tc, empty_brackets_repeated);
 	tcase_add_test(tc, long_runs);
 	tcase_add_test(tc, fast_path_agrees);
+	tcase_add_test(tc, merge_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -25,11 +25,9 @@
 #include "solve.h"
 #include "suites.h"
 
-#define REQUIRE(expr)                                                          \
-	do {                                                                   \
-		if (!(expr))                                                   \
-			ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #expr);  \
-	} while (0)
+#include "cube_helpers.h"
+#include "require.h"
+#include "solver_tables.h"
 
 /* The guard's bounds: the means measured when it was written (4×4 67.9,
  * 5×5 155.1) plus about 5%; for 4×4 that is also under the published
@@ -41,40 +39,10 @@ static void *tables;
 
 static void load_tables(void)
 {
-	if (tables)
-		return;
-	size_t size = twophase_table_size();
-	tables = malloc(size);
-	if (!tables) {
-		fprintf(stderr, "check_reduce: out of memory for tables\n");
-		exit(1);
-	}
-	const char *dir = getenv("CUBED_TABLES");
-	if (dir && *dir) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/cubed-tables-3x3.bin", dir);
-		FILE *f = fopen(path, "rb");
-		if (f) {
-			size_t got = fread(tables, 1, size, f);
-			fclose(f);
-			if (got == size && twophase_table_check(tables, size) == 0)
-				return;
-		}
-	}
-	if (twophase_table_init(tables, size, NULL, NULL) != CUBE_OK) {
-		fprintf(stderr, "check_reduce: table init failed\n");
-		exit(1);
-	}
+	if (!tables)
+		tables = solver_tables3_cached("check_reduce");
 }
 
-static cube_t *new_cube(int n)
-{
-	cube_t *c = malloc(cube_sizeof(n));
-	REQUIRE(c && cube_init(c, n) == CUBE_OK);
-	return c;
-}
-
-/* A random state: two seeded random-move scrambles. */
 static cube_t *random_cube(int n, uint64_t seed)
 {
 	cube_t *c = new_cube(n);

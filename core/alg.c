@@ -1181,9 +1181,12 @@ void alg_iter_init(alg_iter *it, const alg_t *a, int inverse)
 	push_frame(it, a->root, inverse ? 1 : 0);
 }
 
-/* One step of the walk; the hot path (the next sibling is a move) comes
- * first. Shared by alg_iter_next and alg_apply, which inlines it. */
-static inline int iter_step(alg_iter *it, int32_t *node, int *inverted)
+/* Walk on until the current child of the top frame is a move, without
+ * taking it: 1, or 0 at the end of the walk. alg_apply takes the run of
+ * moves found there whole, so it always reaches a run at one of its ends
+ * (the first going forward, the last going back); alg_iter_next takes
+ * one move at a time. */
+static inline int iter_to_move(alg_iter *it)
 {
 	const alg_node *nodes = it->a->nodes;
 	while (it->depth >= 0) {
@@ -1191,12 +1194,9 @@ static inline int iter_step(alg_iter *it, int32_t *node, int *inverted)
 		int32_t id = fr->cur;
 		if (id >= 0) {
 			const alg_node *cn = &nodes[id];
-			fr->cur = fr->pinv ? cn->prev : cn->next;
-			if (cn->kind == ALG_MOVE) {
-				*node = id;
-				*inverted = fr->pinv;
+			if (cn->kind == ALG_MOVE)
 				return 1;
-			}
+			fr->cur = fr->pinv ? cn->prev : cn->next;
 			if (cn->kind != ALG_PAUSE)
 				push_frame(it, id, fr->pinv);
 			continue;
@@ -1216,38 +1216,14 @@ static inline int iter_step(alg_iter *it, int32_t *node, int *inverted)
 
 int alg_iter_next(alg_iter *it, int32_t *node, int *inverted)
 {
-	return iter_step(it, node, inverted);
-}
-
-/* Walk on until the current child of the top frame is a move, without
- * taking it: 1, or 0 at the end of the walk. A run of moves is always
- * reached at one of its ends (the first going forward, the last going
- * back), since runs are taken whole. */
-static inline int iter_to_move(alg_iter *it)
-{
-	const alg_node *nodes = it->a->nodes;
-	while (it->depth >= 0) {
-		struct alg_frame *fr = &it->stack[it->depth];
-		int32_t id = fr->cur;
-		if (id >= 0) {
-			const alg_node *cn = &nodes[id];
-			if (cn->kind == ALG_MOVE)
-				return 1;
-			fr->cur = fr->pinv ? cn->prev : cn->next;
-			if (cn->kind != ALG_PAUSE)
-				push_frame(it, id, fr->pinv);
-			continue;
-		}
-		if (++fr->part >= part_count[nodes[fr->node].kind]) {
-			fr->part = 0;
-			if (--fr->reps <= 0) {
-				it->depth--;
-				continue;
-			}
-		}
-		start_part(it->a, fr);
-	}
-	return 0;
+	if (!iter_to_move(it))
+		return 0;
+	struct alg_frame *fr = &it->stack[it->depth];
+	const alg_node *cn = &it->a->nodes[fr->cur];
+	*node = fr->cur;
+	*inverted = fr->pinv;
+	fr->cur = fr->pinv ? cn->prev : cn->next;
+	return 1;
 }
 
 _Static_assert(offsetof(alg_node, qt) == offsetof(alg_node, axis) + 1 &&

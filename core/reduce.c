@@ -1237,15 +1237,21 @@ static int free_gain(const struct freec *F, int g)
 	return d;
 }
 
+/* Move cur[from] to cur[to] for each (to, from) of n pairs, all at once. */
+static void permute(uint8_t *cur, uint8_t *tmp, uint16_t (*pr)[2],
+		    uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		tmp[k] = cur[pr[k][1]];
+	for (uint32_t k = 0; k < n; k++)
+		cur[pr[k][0]] = tmp[k];
+}
+
 /* The turn on the center places only (enough while searching centers). */
 static void free_apply(struct freec *F, int g)
 {
 	const struct fgen *G = &F->gen[g];
-	uint16_t(*pr)[2] = F->pr + G->first;
-	for (uint32_t k = 0; k < G->count; k++)
-		F->tmp[k] = F->cur[pr[k][1]];
-	for (uint32_t k = 0; k < G->count; k++)
-		F->cur[pr[k][0]] = F->tmp[k];
+	permute(F->cur, F->tmp, F->pr + G->first, G->count);
 }
 
 /* free_gain and free_apply in one pass over the pairs. */
@@ -1269,11 +1275,7 @@ static int free_gain_apply(struct freec *F, int g)
 static void free_apply_e(struct freec *F, int g)
 {
 	const struct fgen *G = &F->gen[g];
-	uint16_t(*pr)[2] = F->epr + G->efirst;
-	for (uint32_t k = 0; k < G->ecount; k++)
-		F->tmp[k] = F->ecur[pr[k][1]];
-	for (uint32_t k = 0; k < G->ecount; k++)
-		F->ecur[pr[k][0]] = F->tmp[k];
+	permute(F->ecur, F->tmp, F->epr + G->efirst, G->ecount);
 }
 
 /* The free center phase goes on while a sequence puts at least

@@ -21,8 +21,9 @@
 
 struct rowcache;
 
-/* At most max_rows rows and max_bytes bytes of their states (a row whose
- * state alone is past max_bytes / 64 is not kept). NULL without memory. */
+/* At most max_rows rows and max_bytes bytes of their strings (a row whose
+ * state and title take more than max_bytes / 64 is not kept). NULL
+ * without memory. */
 struct rowcache *rowcache_new(size_t max_rows, size_t max_bytes);
 void rowcache_free(struct rowcache *c);
 

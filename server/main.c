@@ -267,10 +267,12 @@ int main(int argc, char **argv)
 	int sig = 0;
 	while (sigwait(&stop, &sig) != 0)
 		;
-	/* stop taking connections, end every live stream cleanly, then stop
-	 * serving */
+	/* stop taking connections, end every live stream cleanly, answer
+	 * every queued write (new ones get 503), then stop serving: no
+	 * connection may still be suspended when the daemon stops */
 	http_quiesce(srv);
 	events_shutdown(api.events, 2000);
+	sessions_drain(api.sessions);
 	http_stop(srv);
 	/* every request has been answered: let the writer finish, then close
 	 * the database */

@@ -220,6 +220,8 @@ struct sessions {
 	pthread_cond_t done;      /* callers: some op finished */
 	struct op *head, *tail;
 	int stop;
+	int closing; /* sessions_drain: refuse new ops */
+	int busy;    /* the writer holds a batch (until its callbacks ran) */
 	struct sessions_stats stats;
 };
 
@@ -805,6 +807,7 @@ static void *writer_main(void *arg)
 		if (!s->head)
 			s->tail = NULL;
 		last->next = NULL;
+		s->busy = 1;
 		pthread_mutex_unlock(&s->lock);
 
 		uint64_t events = 0;
@@ -856,6 +859,9 @@ static void *writer_main(void *arg)
 			}
 			pthread_mutex_lock(&s->lock);
 		}
+		s->busy = 0;
+		if (s->closing && !s->head)
+			pthread_cond_broadcast(&s->done);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -867,7 +873,7 @@ static int submit(struct sessions *s, struct op *op)
 	op->done = 0;
 	op->next = NULL;
 	pthread_mutex_lock(&s->lock);
-	if (s->stop) {
+	if (s->stop || s->closing) {
 		pthread_mutex_unlock(&s->lock);
 		return SES_SHUTDOWN;
 	}
@@ -890,7 +896,7 @@ static int submit_async(struct sessions *s, struct op *op)
 	op->done = 0;
 	op->next = NULL;
 	pthread_mutex_lock(&s->lock);
-	if (s->stop) {
+	if (s->stop || s->closing) {
 		pthread_mutex_unlock(&s->lock);
 		return SES_SHUTDOWN;
 	}
@@ -941,6 +947,17 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	}
 	*out = s;
 	return SES_OK;
+}
+
+void sessions_drain(struct sessions *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->closing = 1;
+	while (s->head || s->busy)
+		pthread_cond_wait(&s->done, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void sessions_close(struct sessions *s)

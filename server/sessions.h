@@ -82,6 +82,14 @@ struct sessions_config {
 struct sessions;
 
 int sessions_open(const struct sessions_config *cfg, struct sessions **out);
+/* Refuse new work (every call that would queue a change answers
+ * SES_SHUTDOWN from now on) and wait until the writer has finished
+ * everything already queued, each queued write's completion callback
+ * included. The HTTP server calls this before it stops: a connection
+ * suspended for a queued write has then been resumed (libmicrohttpd
+ * aborts the process when it is stopped with a connection still
+ * suspended). Reads still work; sessions_close still follows. */
+void sessions_drain(struct sessions *s);
 /* Stop the writer (pending writes finish first) and free everything. */
 void sessions_close(struct sessions *s);
 

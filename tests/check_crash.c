@@ -22,7 +22,15 @@
  *     (POST /v1/apply).
  *
  * The seed of the random delays is printed on failure (CUBED_CRASH_SEED
- * replays a run); CUBED_CRASH_ROUNDS changes the number of rounds (25). */
+ * replays a run); CUBED_CRASH_ROUNDS changes the number of rounds (25).
+ *
+ * sigterm_under_load: the same checks around a clean stop. Writers keep
+ * posting on keep-alive connections while the server gets SIGTERM: it
+ * must exit with status 0 (libmicrohttpd 0.9.75 aborts the process when
+ * the daemon stops with a connection still suspended, as one waiting for
+ * the writer is), every write is answered 200 or 503 "shutting_down" or
+ * loses its connection, and after a restart the histories hold exactly
+ * the acknowledged writes (plus at most the one in flight). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -114,6 +122,70 @@ static void *writer(void *arg)
 		s->pending[0] = '\0';
 		__atomic_add_fetch(&s->acked, 1, __ATOMIC_RELEASE);
 	}
+	return NULL;
+}
+
+/* writer() on one keep-alive connection: stops at a 503 "shutting_down"
+ * (not committed) or a lost connection (fate unknown: pending stays). */
+static void *ka_writer(void *arg)
+{
+	ses *s = arg;
+	unsigned seed = (unsigned)(size_t)s ^ (unsigned)time(NULL);
+	char path[160], body[64], auth[96];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	const char *headers[] = {"Content-Type: application/json", auth,
+				 NULL};
+	int fd = -1;
+	while (!*s->stop) {
+		if (fd < 0 && (fd = http_connect(s->port, 15000)) < 0)
+			break; /* no longer listening */
+		const char *m = MOVES[rand_r(&seed) % 18];
+		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", m);
+		http_response r;
+		snprintf(s->pending, sizeof s->pending, "%s", m);
+		int rc = http_send(fd, s->port, "POST", path, headers, body,
+				   strlen(body), 0, &r);
+		if (rc != 0) {
+			http_response_free(&r);
+			break;
+		}
+		if (r.status == 503 && strstr(r.body, "\"shutting_down\"")) {
+			s->pending[0] = '\0';
+			http_response_free(&r);
+			break;
+		}
+		if (r.status != 200) {
+			snprintf(s->error, sizeof s->error,
+				 "POST %s %s: %d %.200s", path, body,
+				 r.status, r.body);
+			s->pending[0] = '\0';
+			http_response_free(&r);
+			break;
+		}
+		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+		long long v = json_integer_value(json_object_get(j, "version"));
+		json_decref(j);
+		int closed = r.closed;
+		http_response_free(&r);
+		if (v != (long long)s->n + 1) {
+			snprintf(s->error, sizeof s->error,
+				 "POST %s answered version %lld after %zu "
+				 "acknowledged writes",
+				 path, v, s->n);
+			s->pending[0] = '\0';
+			break;
+		}
+		push_move(s, m);
+		s->pending[0] = '\0';
+		__atomic_add_fetch(&s->acked, 1, __ATOMIC_RELEASE);
+		if (closed) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
 	return NULL;
 }
 
@@ -235,6 +307,41 @@ static void check_session(int port, ses *s, int round, unsigned seed)
 	json_decref(want);
 }
 
+/* n new 3×3 sessions into ss[0..n) */
+static void create_sessions(int port, ses *ss, int n)
+{
+	const char *ct[] = {"Content-Type: application/json", NULL};
+	for (int i = 0; i < n; i++) {
+		http_response r;
+		ck_assert_int_eq(http_request(port, "POST", "/v1/sessions", ct,
+					      "{\"size\": 3}", 11, &r),
+				 0);
+		ck_assert_int_eq(r.status, 201);
+		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+		const char *id = json_string_value(json_object_get(j, "id"));
+		snprintf(ss[i].id, sizeof ss[i].id, "%s", id);
+		snprintf(ss[i].token, sizeof ss[i].token, "%s",
+			 json_string_value(json_object_get(j, "write_token")));
+		snprintf(ss[i].path, sizeof ss[i].path, "/v1/sessions/%.40s",
+			 id);
+		json_decref(j);
+		http_response_free(&r);
+	}
+}
+
+/* Wait up to 10 s until some writer of ss[0..n) had a write acknowledged. */
+static int await_ack(ses *ss, int n)
+{
+	double until = test_now() + 10;
+	while (test_now() < until) {
+		for (int i = 0; i < n; i++)
+			if (__atomic_load_n(&ss[i].acked, __ATOMIC_ACQUIRE) > 0)
+				return 1;
+		test_sleep_ms(1);
+	}
+	return 0;
+}
+
 START_TEST(sigkill_under_load)
 {
 	const char *e = getenv("CUBED_CRASH_ROUNDS");
@@ -253,23 +360,7 @@ START_TEST(sigkill_under_load)
 	snprintf(dir, sizeof dir, "%s", srv.dir);
 
 	static ses ss[NSES];
-	const char *ct[] = {"Content-Type: application/json", NULL};
-	for (int i = 0; i < NSES; i++) {
-		http_response r;
-		ck_assert_int_eq(http_request(srv.port, "POST", "/v1/sessions",
-					      ct, "{\"size\": 3}", 11, &r),
-				 0);
-		ck_assert_int_eq(r.status, 201);
-		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
-		const char *id = json_string_value(json_object_get(j, "id"));
-		snprintf(ss[i].id, sizeof ss[i].id, "%s", id);
-		snprintf(ss[i].token, sizeof ss[i].token, "%s",
-			 json_string_value(json_object_get(j, "write_token")));
-		snprintf(ss[i].path, sizeof ss[i].path, "/v1/sessions/%.40s",
-			 id);
-		json_decref(j);
-		http_response_free(&r);
-	}
+	create_sessions(srv.port, ss, NSES);
 
 	long total_acked = 0, in_flight_committed = 0;
 	for (int round = 1; round <= rounds; round++) {
@@ -286,17 +377,8 @@ START_TEST(sigkill_under_load)
 		/* a random moment, 0 to 230 ms after the first acknowledged
 		 * write of the round (so every round tests something, however
 		 * slow the machine is today) */
-		double until = test_now() + 10;
-		int any = 0;
-		while (!any && test_now() < until) {
-			for (int i = 0; i < NSES; i++)
-				any |= __atomic_load_n(&ss[i].acked,
-						       __ATOMIC_ACQUIRE) > 0;
-			if (!any)
-				test_sleep_ms(1);
-		}
-		ck_assert_msg(any, "round %d: no write was acknowledged within "
-				   "10 s",
+		ck_assert_msg(await_ack(ss, NSES),
+			      "round %d: no write was acknowledged within 10 s",
 			      round);
 		test_sleep_ms(rand() % 231);
 		test_server_kill(&srv);
@@ -338,12 +420,75 @@ START_TEST(sigkill_under_load)
 }
 END_TEST
 
+#define NTERM 8
+
+START_TEST(sigterm_under_load)
+{
+	const char *e = getenv("CUBED_SIGTERM_ROUNDS");
+	int rounds = e && atoi(e) > 0 ? atoi(e) : 6;
+	static const char *const extra[] = {"--solver", "0", "--quiet",
+					    "--rate-limit", "0", NULL};
+	test_server srv;
+	char err[2048];
+	ck_assert_msg(test_server_start(&srv, NULL, extra, err, sizeof err) == 0,
+		      "%s", err);
+	char dir[64];
+	snprintf(dir, sizeof dir, "%s", srv.dir);
+	static ses ss[NTERM];
+	create_sessions(srv.port, ss, NTERM);
+	for (int round = 1; round <= rounds; round++) {
+		volatile int stop = 0;
+		pthread_t th[NTERM];
+		for (int i = 0; i < NTERM; i++) {
+			ss[i].port = srv.port;
+			ss[i].stop = &stop;
+			ss[i].acked = 0;
+			ss[i].error[0] = '\0';
+			ss[i].pending[0] = '\0';
+			pthread_create(&th[i], NULL, ka_writer, &ss[i]);
+		}
+		ck_assert_msg(await_ack(ss, NTERM),
+			      "round %d: no write was acknowledged within 10 s",
+			      round);
+		test_sleep_ms(20 + round * 10);
+		int st = test_server_stop(&srv, 0);
+		stop = 1;
+		for (int i = 0; i < NTERM; i++)
+			pthread_join(th[i], NULL);
+		char tail[600];
+		ck_assert_msg(st == 0,
+			      "round %d: SIGTERM under load: wait status %d; "
+			      "log ends: %s",
+			      round, st, test_server_log_tail(&srv, tail,
+							      sizeof tail));
+		for (int i = 0; i < NTERM; i++)
+			ck_assert_msg(ss[i].error[0] == '\0', "round %d: %s",
+				      round, ss[i].error);
+		check_integrity(srv.db, round);
+		ck_assert_msg(test_server_start(&srv, dir, extra, err,
+						sizeof err) == 0,
+			      "round %d: restart: %s", round, err);
+		for (int i = 0; i < NTERM; i++)
+			check_session(srv.port, &ss[i], round, 0);
+	}
+	int st = test_server_stop(&srv, 0);
+	test_server_remove(&srv);
+	ck_assert_int_eq(st, 0);
+	for (int i = 0; i < NTERM; i++) {
+		for (size_t k = 0; k < ss[i].n; k++)
+			free(ss[i].moves[k]);
+		free(ss[i].moves);
+	}
+}
+END_TEST
+
 Suite *crash_suite(void)
 {
 	Suite *s = suite_create("crash");
 	TCase *tc = tcase_create("sigkill");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, sigkill_under_load);
+	tcase_add_test(tc, sigterm_under_load);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -613,10 +613,15 @@ START_TEST(failed_op_leaves_batch)
 		free(want);
 		session_view_free(&v[i]);
 	}
-	/* one commit held the batch of the later ops */
+	/* one commit held the batch of the later ops: 3 creates, then the
+	 * first write alone (it waited for the lock) and the rest together,
+	 * or, on a machine too slow to take the first write within 60 ms,
+	 * all three writes and the solve in one batch */
 	struct sessions_stats st1;
 	sessions_stats(ses, &st1);
-	ck_assert_uint_eq(st1.commits, 3 + 2);
+	ck_assert_msg(st1.commits == 3 + 2 || st1.commits == 3 + 1,
+		      "%llu commits: the writes did not share a transaction",
+		      (unsigned long long)st1.commits);
 }
 END_TEST
 

@@ -3,7 +3,8 @@
 #   make            build build/cubed
 #   make run        install missing packages, build, serve on :8080 (data in ./data/)
 #   make test       build and run every test (Check suites + black-box HTTP)
-#   make sanitize   the same tests under ASan + UBSan (separate build dir)
+#   make sanitize   the same tests under ASan + UBSan (separate build dir,
+#                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
 #                   (node + npm: installs tests/contract's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
@@ -12,6 +13,7 @@
 #   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
 #                   (clang, ASan + UBSan, separate build dir build-fuzz/)
 #   make memcheck   the core Check suites under valgrind memcheck
+#                   (separate build dir $(BUILD)-vg)
 
 CC      ?= cc
 BUILD   ?= build
@@ -107,7 +109,7 @@ contract: $(BUILD)/cubed
 	CUBED_TABLES=$(TABLES) node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema
 
 sanitize:
-	$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
+	$(MAKE) --no-print-directory BUILD=$(BUILD)-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
 
 $(BUILD)/bench/watch: bench/live/watch.c
 	@mkdir -p $(dir $@)
@@ -162,15 +164,15 @@ VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect
 
 memcheck:
-	$(MAKE) --no-print-directory BUILD=build-vg OPT="-O1 -DSANITIZED=1" \
-		build-vg/run_tests
+	$(MAKE) --no-print-directory BUILD=$(BUILD)-vg OPT="-O1 -DSANITIZED=1" \
+		$(BUILD)-vg/run_tests
 	@mkdir -p $(TABLES)
 	@for s in $(MEMCHECK_SUITES); do \
 		echo "memcheck: $$s"; \
 		CK_FORK=no CK_RUN_SUITE=$$s CUBED_GOLDEN=tests/golden \
 		CUBED_TABLES=$(TABLES) CUBED_MODEL_ITERS=100 \
 		CUBED_SOLVE_N=50 CUBED_BEGINNER_N=50 \
-		$(VALGRIND) build-vg/run_tests || exit 1; \
+		$(VALGRIND) $(BUILD)-vg/run_tests || exit 1; \
 	done
 
 clean:

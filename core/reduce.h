@@ -82,6 +82,12 @@ typedef struct reduce_result {
 	reduce_stage stage[REDUCE_STAGES];  /* in the order they run */
 	int oll_parity;   /* wing orbits whose permutation was odd */
 	int pll_parity;   /* 1 if two dedges had to be swapped (even n) */
+	int center_steps[4]; /* n <= 5, staged centers: the moves of its
+			      * four steps (U/D colours onto U and D, L/R
+			      * onto L and R, U and D each onto its face,
+			      * the rest), the centers stage's moves in
+			      * that order; all 0 when the greedy phases
+			      * solved the centers */
 	cube_orientation orient; /* the frame solved to: the colours that end
 				  * on U and F, and the rotation that turns
 				  * the solved result to standard */

@@ -29,6 +29,12 @@
  * reachable this way; wings are all different, so a wing orbit must be an
  * even permutation of its target, which the parity stage ensures.
  *
+ * Staged centers. On 4×4 and 5×5 a search with pruning tables solves
+ * the centers in four steps (U/D colours onto U and D, L/R onto L and R,
+ * then each onto its own face), in about half the moves of what follows;
+ * the section before stage_centers says how. Past 5×5 (or when a search
+ * gives up) the greedy phases below do it.
+ *
  * Free moves first. While centers are far from solved, plain turns fix
  * them far more cheaply than 3-cycles: for n <= FREE_MAX_N the centers
  * stage starts greedily, on an array of the center places with every
@@ -252,6 +258,8 @@ struct stagew {
 	/* the beam search: each level's states, and a hash set of the
 	 * states kept */
 	struct stnode beam[ST_BEAM_DEPTH + 1][ST_BEAM];
+	uint32_t cand[ST_BEAM * ST_MOVES]; /* a level's children: score,
+					    * parent, turn */
 	uint64_t seen[ST_HASH];
 };
 
@@ -1692,12 +1700,22 @@ static void st_bfs(struct stagew *S, uint8_t *t, long size, long total,
 		 * from each unseen state: one neighbour at d is enough */
 		int back = frontier > total - seen;
 		long added = 0;
+		uint32_t comb = 0xff; /* A: the mask of rank i, walked along */
 		for (long i = 0; i < size; i++) {
+			if (sp->kind == ST_A && i > 0) {
+				/* the next larger number with as many bits:
+				 * colex order is numeric order */
+				uint32_t low = comb & (0u - comb), r = comb + low;
+				comb = (((r ^ comb) >> 2) / low) | r;
+			}
 			if (back ? t[i] != ST_UNSEEN : t[i] != d)
 				continue;
 			uint32_t v[ST_ORB], w[ST_ORB];
-			unsigned par;
-			unrank(S, sp, i, v, &par);
+			unsigned par = 0;
+			if (sp->kind == ST_A)
+				v[0] = comb, v[1] = 0;
+			else
+				unrank(S, sp, i, v, &par);
 			if (!v[0])
 				continue;
 			for (int g = 0; g < S->nmov; g++) {
@@ -1726,7 +1744,7 @@ static void st_bfs(struct stagew *S, uint8_t *t, long size, long total,
 }
 
 /* The tables' state spaces: A an orbit's 24-bit masks of 8 by colex
- * rank (unranked by walking the ranks' byte tables), B an orbit's side
+ * rank (st_bfs walks them in order), B an orbit's side
  * mask and parity, C1 and C2's pair tables two bytes (sp->pb, and with
  * sp->orb < 0 the two orbits' bytes, else one orbit's bytes 1 and 2). */
 static void st_unrank(const struct stagew *S, const struct st_space *sp,
@@ -1735,24 +1753,6 @@ static void st_unrank(const struct stagew *S, const struct st_space *sp,
 	*par = 0;
 	v[0] = v[1] = 0;
 	switch (sp->kind) {
-	case ST_A: {
-		/* colex unranking: the largest place p with C(p, k) <= i */
-		uint32_t r = (uint32_t)i, m = 0;
-		int p = 24;
-		for (int k = 8; k >= 1; k--) {
-			/* C(p, k) from the rank tables: the single bit p
-			 * as the k-th set bit */
-			uint32_t c;
-			do {
-				p--;
-				c = S->rank[p / 8][1u << (p % 8)][k - 1];
-			} while (c > r);
-			m |= 1u << p;
-			r -= c;
-		}
-		v[0] = m;
-		break;
-	}
 	case ST_B:
 		if (S->pop[i & 255] + S->pop[i >> 8 & 255] != 8)
 			return;
@@ -1950,12 +1950,14 @@ static void st_read(struct ctx *x, const struct stagew *S, struct ststate *s)
 	}
 }
 
-/* Turn g on the masks step kind and the next one look at. */
-static void st_move(const struct stagew *S, int kind, int g,
+/* Turn g on the masks step kind looks at, and with next those the next
+ * step looks at. */
+static void st_move(const struct stagew *S, int kind, int next, int g,
 		    const struct ststate *s, struct ststate *c)
 {
-	int k0 = st_mask(kind), k1 = st_mask(kind + 1 < ST_STEPS ? kind + 1
-								 : kind);
+	int k0 = st_mask(kind),
+	    k1 = st_mask(next && kind + 1 < ST_STEPS ? kind + 1 : kind);
+	*c = *s;
 	for (int o = 0; o < S->norb; o++) {
 		c->v[k0][o] = st_apply(S, o, g, s->v[k0][o]);
 		if (k1 != k0)
@@ -2007,7 +2009,14 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 	if (h > bound - depth)
 		return 0;
 	if (h == 0 && st_goal(S, z->kind, s)) {
-		int r = st_rate(S, z->kind, s);
+		/* the next step's masks: the answer made again from the
+		 * root (the search itself only turns this step's) */
+		struct ststate e = z->root, f;
+		for (int d = 0; d < depth; d++) {
+			st_move(S, z->kind, 1, z->path[d], &e, &f);
+			e = f;
+		}
+		int r = st_rate(S, z->kind, &e);
 		if (z->best_len < 0 && z->nodes + ST_PICK < z->budget)
 			z->budget = z->nodes + ST_PICK;
 		if (z->best_len < 0 || r < z->best_rate) {
@@ -2032,7 +2041,7 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 		if (st_skip(S, z->kind, prev, g))
 			continue;
 		struct ststate c;
-		st_move(S, z->kind, g, s, &c);
+		st_move(S, z->kind, 0, g, s, &c);
 		z->path[depth] = g;
 		if (st_dfs(z, &c, depth + 1, bound, g) < 0)
 			return -1;
@@ -2040,18 +2049,56 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 	return 0;
 }
 
+/* A beam node's path walked back to the root: path[0 .. depth) then -1. */
+static void st_beam_path(const struct stagew *S, int depth, int i, int g,
+			 int *path)
+{
+	path[depth + 1] = -1;
+	path[depth] = g;
+	for (int d = depth; d > 0; d--) {
+		path[d - 1] = S->beam[d][i].move;
+		i = S->beam[d][i].parent;
+	}
+}
+
+static uint64_t st_key(const struct stagew *S, const struct ststate *c,
+		       int mk)
+{
+	uint64_t key = 1;
+	for (int o = 0; o < S->norb; o++)
+		key = key * 0x9e3779b97f4a7c15ull ^ c->v[mk][o];
+	return (key * 0x9e3779b97f4a7c15ull ^ (c->par != 0)) | 1;
+}
+
+/* Whether key is in the hash set; *slot: where it is or would go. */
+static int st_seen(const struct stagew *S, uint64_t key, uint32_t *slot)
+{
+	uint32_t hs = (uint32_t)(key >> 40) & (ST_HASH - 1);
+	while (S->seen[hs]) {
+		if (S->seen[hs] == key) {
+			*slot = hs;
+			return 1;
+		}
+		hs = (hs + 1) & (ST_HASH - 1);
+	}
+	*slot = hs;
+	return 0;
+}
+
 /* Beam search: level by level, every child of the kept states (in the
  * search's turn order, each state once over all levels, so the beam
- * moves on off a plateau of its tables), the ST_BEAM best by the step's
- * tables (the largest distance, then the sum) kept. The first level that
- * reaches the goal ends it: of the states there that do, the one that
- * st_rate likes best. Writes the turns to path (ending -1); 1 found, 0
- * not within ST_BEAM_DEPTH, -1 the caller's poll. */
+ * moves on off a plateau of its tables) scored by the step's tables (the
+ * largest distance, then the sum), the ST_BEAM best kept. The first
+ * level that reaches the goal ends it: of the states there that do, the
+ * one that st_rate likes best (the next step's masks made again along
+ * its path; the beam turns only this step's). Writes the turns to path
+ * (ending -1); 1 found, 0 not within ST_BEAM_DEPTH, -1 the caller's
+ * poll. */
 static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 		   int *path)
 {
 	struct stagew *S = stagew_of(x);
-	int nb = 1, norb = S->norb, mk = st_mask(kind);
+	int nb = 1, mk = st_mask(kind);
 	if (st_goal(S, kind, root)) {
 		path[0] = -1;
 		return 1;
@@ -2065,87 +2112,80 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 	for (int depth = 0; depth < ST_BEAM_DEPTH; depth++) {
 		long hist[1024];
 		memset(hist, 0, sizeof hist);
-		int best_goal = -1, best_rate = 1 << 30, threshold = 0;
-		/* pass 0 counts the children's scores and finds goals, pass
-		 * 1 keeps the best */
-		for (int pass = 0; pass < 2; pass++) {
-			int kept = 0, at_threshold = 0, limit = 0;
-			if (pass == 1) {
-				long acc = 0;
-				for (threshold = 0; threshold < 1023; threshold++) {
-					if (acc + hist[threshold] >= ST_BEAM)
-						break;
-					acc += hist[threshold];
+		int best_rate = -1, nc = 0;
+		/* every child once: scored, and rated if a goal */
+		for (int i = 0; i < nb; i++) {
+			const struct stnode *p = &S->beam[depth][i];
+			int prev = p->move == 255 ? -1 : p->move;
+			struct ststate ps, c;
+			memcpy(ps.v, p->v, sizeof ps.v);
+			ps.par = p->par;
+			for (int g = 0; g < S->nmov; g++) {
+				if (st_skip(S, kind, prev, g))
+					continue;
+				st_move(S, kind, 0, g, &ps, &c);
+				uint32_t slot;
+				if (st_seen(S, st_key(S, &c, mk), &slot))
+					continue;
+				int sum, h = st_h(S, kind, &c, &sum);
+				int sc = 32 * h + sum;
+				sc = sc > 1023 ? 1023 : sc;
+				hist[sc]++;
+				S->cand[nc++] = (uint32_t)sc << 16 |
+						(uint32_t)i << 6 | (uint32_t)g;
+				if (h || !st_goal(S, kind, &c))
+					continue;
+				int tp[ST_BEAM_DEPTH + 2];
+				st_beam_path(S, depth, i, g, tp);
+				struct ststate e = *root, f;
+				for (int d = 0; tp[d] >= 0; d++) {
+					st_move(S, kind, 1, tp[d], &e, &f);
+					e = f;
 				}
-				limit = (int)(ST_BEAM - acc);
-			}
-			for (int i = 0; i < nb; i++) {
-				const struct stnode *p = &S->beam[depth][i];
-				int prev = p->move == 255 ? -1 : p->move;
-				for (int g = 0; g < S->nmov; g++) {
-					if (st_skip(S, kind, prev, g))
-						continue;
-					struct ststate ps, c;
-					memcpy(ps.v, p->v, sizeof ps.v);
-					ps.par = p->par;
-					st_move(S, kind, g, &ps, &c);
-					c.par = c.par != 0;
-					uint64_t key = 1;
-					for (int o = 0; o < norb; o++)
-						key = key * 0x9e3779b97f4a7c15ull ^ c.v[mk][o];
-					key = (key * 0x9e3779b97f4a7c15ull ^ c.par) | 1;
-					uint32_t hs = (uint32_t)(key >> 40) & (ST_HASH - 1);
-					int dup = 0;
-					while (S->seen[hs]) {
-						if (S->seen[hs] == key) {
-							dup = 1;
-							break;
-						}
-						hs = (hs + 1) & (ST_HASH - 1);
-					}
-					if (dup)
-						continue;
-					int sum, h = st_h(S, kind, &c, &sum);
-					int sc = 32 * h + sum;
-					sc = sc > 1023 ? 1023 : sc;
-					if (pass == 0) {
-						hist[sc]++;
-						if (h == 0 && st_goal(S, kind, &c)) {
-							int r = st_rate(S, kind, &c);
-							if (r < best_rate) {
-								best_rate = r;
-								best_goal = i * 64 + g;
-							}
-						}
-						continue;
-					}
-					if (sc > threshold ||
-					    (sc == threshold && at_threshold >= limit))
-						continue;
-					S->seen[hs] = key;
-					if (sc == threshold)
-						at_threshold++;
-					struct stnode *q = &S->beam[depth + 1][kept++];
-					memcpy(q->v, c.v, sizeof q->v);
-					q->par = (uint8_t)c.par;
-					q->move = (uint8_t)g;
-					q->parent = (uint16_t)i;
+				int r = st_rate(S, kind, &e);
+				if (best_rate < 0 || r < best_rate) {
+					best_rate = r;
+					memcpy(path, tp, (size_t)(depth + 2) *
+							 sizeof *path);
 				}
 			}
-			if (pass == 0 && best_goal >= 0) {
-				/* the goal at depth + 1: walk back the parents */
-				path[depth + 1] = -1;
-				path[depth] = best_goal % 64;
-				int i = best_goal / 64;
-				for (int d = depth; d > 0; d--) {
-					path[d - 1] = S->beam[d][i].move;
-					i = S->beam[d][i].parent;
-				}
-				return 1;
-			}
-			if (pass == 1)
-				nb = kept;
 		}
+		if (best_rate >= 0)
+			return 1;
+		/* the best ST_BEAM: all below the threshold score, and at it
+		 * as many as there is room for */
+		long acc = 0;
+		int threshold = 0;
+		for (; threshold < 1023; threshold++) {
+			if (acc + hist[threshold] >= ST_BEAM)
+				break;
+			acc += hist[threshold];
+		}
+		int limit = (int)(ST_BEAM - acc), kept = 0;
+		for (int k = 0; k < nc; k++) {
+			int sc = (int)(S->cand[k] >> 16),
+			    i = (int)(S->cand[k] >> 6 & 1023),
+			    g = (int)(S->cand[k] & 63);
+			if (sc > threshold || (sc == threshold && limit <= 0))
+				continue;
+			const struct stnode *p = &S->beam[depth][i];
+			struct ststate ps, c;
+			memcpy(ps.v, p->v, sizeof ps.v);
+			ps.par = p->par;
+			st_move(S, kind, 0, g, &ps, &c);
+			uint32_t slot;
+			if (st_seen(S, st_key(S, &c, mk), &slot))
+				continue; /* twice among this level's */
+			S->seen[slot] = st_key(S, &c, mk);
+			if (sc == threshold)
+				limit--;
+			struct stnode *q = &S->beam[depth + 1][kept++];
+			memcpy(q->v, c.v, sizeof q->v);
+			q->par = (uint8_t)(c.par != 0);
+			q->move = (uint8_t)g;
+			q->parent = (uint16_t)i;
+		}
+		nb = kept;
 		if (nb == 0)
 			return 0;
 		if (poll_now(x))

@@ -1590,13 +1590,14 @@ static int free_centers(struct ctx *x)
  * least depth they find, the one that leaves the next step the least to
  * do by its tables. Measured on 5×5 (10 states): A 10.0 moves, B 8.7,
  * C1 4.3, C2 10.4 (33.4 in all, where the greedy phases took 78).
- * One search of C for all three pairs at once (70^3 states per orbit)
- * took millions of nodes to reach its 12 to 15 moves, and a beam got
- * stuck on plateaus of its tables; split in two it is a few moves
- * longer and a thousand times cheaper.
+ * One search of C1 and C2 together (70^3 states per orbit) took
+ * millions of nodes to reach its 12 to 15 moves, and a beam got stuck
+ * on plateaus of its tables; split in two it is about as long (13.3)
+ * and a thousand times cheaper.
  * The tables are built once per reduce_solve call into the work buffer
- * and shared by the variants: 2 MB and, measured, about 0.4 s of the
- * 5×5 solve (A's tables nearly all of it). A precomputed blob like the
+ * and shared by the variants: 1.8 MB of tables (4.4 MB with the beam's
+ * levels and hash set) and, measured, 0.25 s of a 5×5 solve's 0.7–1 s
+ * (A's tables nearly all of it). A precomputed blob like the
  * two-phase tables would save that time but needs the server, bench and
  * tests to build, cache and pass a second blob; per call keeps the API
  * as it is. A search that runs past its budget gives up, and the greedy
@@ -2264,6 +2265,9 @@ static int staged_centers(struct ctx *x)
 {
 	struct stagew *S = stagew_of(x);
 	int rc;
+	/* the tables take a quarter of a second: ask first */
+	if (!S->built && poll_now(x))
+		return SOLVE_ENOTFOUND;
 	if (!S->built && (rc = st_build(x)) < 0)
 		return rc;
 	unsigned par = 0;

@@ -194,9 +194,10 @@ struct rwork {
 					       * phase (n <= FREE_MAX_N) */
 };
 
-/* The staged center search (n <= STAGED_MAX_N; below, before
+/* The staged center search (STAGED(n); below, before
  * stage_centers, says how it works). */
-#define STAGED_MAX_N 5
+#define STAGED_MAX_N 7
+#define STAGED(n) ((n) == 4 || (n) == 5 || (n) == STAGED_MAX_N)
 #define ST_ORB 2
 #define ST_NA 735471
 #define ST_NB (2 * 65536)
@@ -294,7 +295,7 @@ static size_t alt_offset(int n)
 }
 
 /* Bytes from the start of the work buffer to the staged search's tables
- * (n <= STAGED_MAX_N), after the other variants' moves. */
+ * (STAGED(n)), after the other variants' moves. */
 static size_t stage_offset(int n)
 {
 	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
@@ -304,7 +305,7 @@ static size_t stage_offset(int n)
 
 static size_t stage_size(int n)
 {
-	return n <= STAGED_MAX_N ? sizeof(struct stagew) + 64 : 0;
+	return STAGED(n) ? sizeof(struct stagew) + 64 : 0;
 }
 
 size_t reduce_work_size(int n)
@@ -747,7 +748,7 @@ struct ctx {
 	long polls; /* the 3×3 search's budget */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
-	int staged;   /* the staged center search runs (n <= STAGED_MAX_N) */
+	int staged;   /* the staged center search runs (STAGED(n)) */
 	int split[4]; /* its steps' moves, all 0 unless all four ran */
 	unsigned cpar; /* wing parities the center stage made so far */
 	long st_nodes; /* nodes the staged searches visited */
@@ -1556,9 +1557,13 @@ static int free_centers(struct ctx *x)
 
 /* ------------------------------------------- staged center search */
 
-/* For n <= STAGED_MAX_N (4×4: the X-centers; 5×5: the X- and
- * +-centers, every center the cube has) the centers are solved in four
- * steps instead of the greedy phases:
+/* On 4×4 (the X-centers) and 5×5 (the X- and +-centers, every center
+ * the cube has) the centers are solved in four steps instead of the
+ * greedy phases; on 7×7 the same four steps solve the outer ring's X-
+ * and +-centers (rows and columns 1 and 3, a 5×5's centers on layers
+ * 0, 1, 5, 6), and the greedy phases and 3-cycles finish the other
+ * four orbits (measured on 6 states: 7×7 412 -> 354 moves, its centers
+ * 280 -> 220). The steps:
  *   A   every U- and D-coloured center sticker onto U or D, any turn;
  *   B   every L- and R-coloured one onto L or R, with the turns that keep
  *       A (face turns, any turn of the U-D axis, half turns of the
@@ -1805,7 +1810,7 @@ static int st_build(struct ctx *x)
 	S->n = n;
 	S->norb = n == 4 ? 1 : 2;
 	for (int o = 0; o < S->norb; o++) {
-		int p = 1, q = o == 0 ? 1 : 2;
+		int p = 1, q = o == 0 ? 1 : n == 7 ? 3 : 2;
 		for (int i = 0; i < 6; i++) {
 			const int rc[4][2] = {{p, q}, {q, m - p},
 					      {m - p, m - q}, {m - q, p}};
@@ -1816,12 +1821,16 @@ static int st_build(struct ctx *x)
 			}
 		}
 	}
-	/* layer sets per axis: single layers, then the two outer blocks of
-	 * two, then (4×4) the inner block of two; never the middle slice */
+	/* layer sets per axis: the single layers 0, 1, m-1, m, then the two
+	 * outer blocks of two, then (4×4) the inner block of two; never a
+	 * middle slice (and on 7×7 never layers 2 and 4, which do not move
+	 * these orbits) */
 	int sets[7][2], ns = 0;
-	for (int l = 0; l <= m; l++)
-		if (!(n % 2 && 2 * l == m))
-			sets[ns][0] = sets[ns][1] = l, ns++;
+	static const int single[4] = {0, 1, -1, 0};
+	for (int k = 0; k < 4; k++) {
+		int l = k < 2 ? single[k] : m - 1 + (k - 2);
+		sets[ns][0] = sets[ns][1] = l, ns++;
+	}
 	sets[ns][0] = 0, sets[ns][1] = 1, ns++;
 	sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
 	if (n == 4)
@@ -2279,6 +2288,12 @@ static int staged_centers(struct ctx *x)
 			return rc;
 		}
 	}
+	if (x->n > 5) {
+		/* 7×7: the other orbits are the greedy phases' */
+		x->cpar = par;
+		memset(x->split, 0, sizeof x->split);
+		return 0;
+	}
 	return 1;
 }
 
@@ -2287,7 +2302,7 @@ static int stage_centers(struct ctx *x)
 	int m = x->m, staged = 0;
 	x->cpar = 0;
 	memset(x->split, 0, sizeof x->split);
-	if (x->n <= STAGED_MAX_N && x->staged) {
+	if (STAGED(x->n) && x->staged) {
 		staged = staged_centers(x);
 		if (staged < 0)
 			return staged;
@@ -2825,7 +2840,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
-	if (n <= STAGED_MAX_N)
+	if (STAGED(n))
 		stagew_of(&x)->built = 0;
 	for (int id = 0; id < M_COUNT; id++) {
 		if (build_model(&x.w->model[id], id,
@@ -2864,7 +2879,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.e_num = var[v][2], x.e_den = var[v][3];
 		x.frame = var[v][4];
 		x.rot = var[v][5];
-		x.staged = n <= STAGED_MAX_N;
+		x.staged = STAGED(n);
 		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;

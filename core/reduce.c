@@ -303,9 +303,15 @@ static size_t stage_offset(int n)
 	return (alt_offset(n) + alt + 63) & ~(size_t)63;
 }
 
+/* One set of tables per group of orbits staged: two on 7×7. */
+static size_t stage_one(void)
+{
+	return (sizeof(struct stagew) + 63) & ~(size_t)63;
+}
+
 static size_t stage_size(int n)
 {
-	return STAGED(n) ? sizeof(struct stagew) + 64 : 0;
+	return STAGED(n) ? (n == 7 ? 2 : 1) * stage_one() + 64 : 0;
 }
 
 size_t reduce_work_size(int n)
@@ -749,6 +755,8 @@ struct ctx {
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n)) */
+	int sw;       /* which group of orbits it works on (7×7: 0 the
+		       * outer ring, 1 the inner) */
 	int split[4]; /* its steps' moves, all 0 unless all four ran */
 	unsigned cpar; /* wing parities the center stage made so far */
 	long st_nodes; /* nodes the staged searches visited */
@@ -1559,11 +1567,14 @@ static int free_centers(struct ctx *x)
 
 /* On 4×4 (the X-centers) and 5×5 (the X- and +-centers, every center
  * the cube has) the centers are solved in four steps instead of the
- * greedy phases; on 7×7 the same four steps solve the outer ring's X-
- * and +-centers (rows and columns 1 and 3, a 5×5's centers on layers
- * 0, 1, 5, 6), and the greedy phases and 3-cycles finish the other
- * four orbits (measured on 6 states: 7×7 412 -> 354 moves, its centers
- * 280 -> 220). The steps:
+ * greedy phases. On 7×7 the same four steps solve first the outer
+ * ring's X- and +-centers (rows and columns 1 and 3: a 5×5's centers on
+ * layers 0, 1, 5, 6), then the inner ring's (2 and 3, turned by layers
+ * 0, 2, 4, 6 alone, which keep the outer ring), each group with its own
+ * tables (x->sw says which); the greedy phases and 3-cycles finish the
+ * two oblique orbits. Measured on 6 states: 7×7 412 -> 354 moves with
+ * the outer ring staged, 294 with both; centers 280 -> 220 -> 171. The
+ * steps:
  *   A   every U- and D-coloured center sticker onto U or D, any turn;
  *   B   every L- and R-coloured one onto L or R, with the turns that keep
  *       A (face turns, any turn of the U-D axis, half turns of the
@@ -1601,8 +1612,8 @@ static int free_centers(struct ctx *x)
  * and a thousand times cheaper.
  * The tables are built once per reduce_solve call into the work buffer
  * and shared by the variants: 1.8 MB of tables (4.4 MB with the beam's
- * levels and hash set) and, measured, 0.25 s of a 5×5 solve's 0.7–1 s
- * (A's tables nearly all of it). A precomputed blob like the
+ * levels and hash set; twice that on 7×7) and, measured, 0.25 s of a
+ * 5×5 solve's 0.7–1 s (A's tables nearly all of it). A precomputed blob like the
  * two-phase tables would save that time but needs the server, bench and
  * tests to build, cache and pass a second blob; per call keeps the API
  * as it is. A search that runs past its budget gives up, and the greedy
@@ -1611,7 +1622,8 @@ static int free_centers(struct ctx *x)
 static struct stagew *stagew_of(struct ctx *x)
 {
 	return (struct stagew *)(void *)((unsigned char *)x->w +
-					 stage_offset(x->n));
+					 stage_offset(x->n) +
+					 (size_t)x->sw * stage_one());
 }
 
 static inline uint32_t st_apply(const struct stagew *S, int o, int g,
@@ -1810,7 +1822,7 @@ static int st_build(struct ctx *x)
 	S->n = n;
 	S->norb = n == 4 ? 1 : 2;
 	for (int o = 0; o < S->norb; o++) {
-		int p = 1, q = o == 0 ? 1 : n == 7 ? 3 : 2;
+		int p = 1 + x->sw, q = o == 0 ? p : n == 7 ? 3 : 2;
 		for (int i = 0; i < 6; i++) {
 			const int rc[4][2] = {{p, q}, {q, m - p},
 					      {m - p, m - q}, {m - q, p}};
@@ -1821,18 +1833,19 @@ static int st_build(struct ctx *x)
 			}
 		}
 	}
-	/* layer sets per axis: the single layers 0, 1, m-1, m, then the two
-	 * outer blocks of two, then (4×4) the inner block of two; never a
-	 * middle slice (and on 7×7 never layers 2 and 4, which do not move
-	 * these orbits) */
+	/* layer sets per axis: the single layers 0, 1, m-1, m (7×7's inner
+	 * ring: 0, 2, 4, 6), then the two outer blocks of two (not for the
+	 * inner ring: they would turn layer 1 or 5 of the outer), then
+	 * (4×4) the inner block of two; never a middle slice */
 	int sets[7][2], ns = 0;
-	static const int single[4] = {0, 1, -1, 0};
-	for (int k = 0; k < 4; k++) {
-		int l = k < 2 ? single[k] : m - 1 + (k - 2);
-		sets[ns][0] = sets[ns][1] = l, ns++;
+	int in = 1 + x->sw; /* the inner layer: 1, or 2 for 7×7's inner ring */
+	const int single[4] = {0, in, m - in, m};
+	for (int k = 0; k < 4; k++)
+		sets[ns][0] = sets[ns][1] = single[k], ns++;
+	if (x->sw == 0) {
+		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
+		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
 	}
-	sets[ns][0] = 0, sets[ns][1] = 1, ns++;
-	sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
 	if (n == 4)
 		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
 	S->nmov = 0;
@@ -2272,24 +2285,26 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
  * parities so far), or an error. */
 static int staged_centers(struct ctx *x)
 {
-	struct stagew *S = stagew_of(x);
 	int rc;
-	/* the tables take a quarter of a second: ask first */
-	if (!S->built && poll_now(x))
-		return SOLVE_ENOTFOUND;
-	if (!S->built && (rc = st_build(x)) < 0)
-		return rc;
 	unsigned par = 0;
-	for (int kind = ST_A; kind < ST_STEPS; kind++) {
-		rc = st_step(x, kind, &par, &x->split[kind]);
-		if (rc <= 0) {
-			x->cpar = par;
-			memset(x->split, 0, sizeof x->split);
+	for (x->sw = 0; x->sw < (x->n == 7 ? 2 : 1); x->sw++) {
+		struct stagew *S = stagew_of(x);
+		/* the tables take a quarter of a second: ask first */
+		if (!S->built && poll_now(x))
+			return SOLVE_ENOTFOUND;
+		if (!S->built && (rc = st_build(x)) < 0)
 			return rc;
+		for (int kind = ST_A; kind < ST_STEPS; kind++) {
+			rc = st_step(x, kind, &par, &x->split[kind]);
+			if (rc <= 0) {
+				x->cpar = par;
+				memset(x->split, 0, sizeof x->split);
+				return rc;
+			}
 		}
 	}
 	if (x->n > 5) {
-		/* 7×7: the other orbits are the greedy phases' */
+		/* 7×7: the obliques are the greedy phases' */
 		x->cpar = par;
 		memset(x->split, 0, sizeof x->split);
 		return 0;
@@ -2840,8 +2855,9 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
-	if (STAGED(n))
+	for (x.sw = 0; STAGED(n) && x.sw < (n == 7 ? 2 : 1); x.sw++)
 		stagew_of(&x)->built = 0;
+	x.sw = 0;
 	for (int id = 0; id < M_COUNT; id++) {
 		if (build_model(&x.w->model[id], id,
 				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)

@@ -43,7 +43,7 @@
  *     searching on for a shorter answer within a fixed node budget.
  * For n <= 7 the stages run several times with different thresholds for
  * the greedy phases, frames (even n) and the cube turned as a whole, and
- * the shortest answer is kept (20 variants for 4×4, 8 for 5×5, 3 for
+ * the shortest answer is kept (20 variants for 4×4, 6 for 5×5, 3 for
  * 6×6 and 7×7). Everything runs in a caller-owned work buffer
  * (reduce_work_size; for 4×4 and 5×5 it also holds the staged search's
  * pruning tables, about 2 MB, built once per call and shared by the

@@ -1573,7 +1573,8 @@ static int free_centers(struct ctx *x)
  * ring's X- and +-centers (rows and columns 1 and 3: a 5×5's centers on
  * layers 0, 1, 5, 6), then the inner ring's (2 and 3, turned by layers
  * 0, 2, 4, 6 alone, which keep the outer ring), each group with its own
- * tables (x->sw says which); the greedy phases and 3-cycles finish the
+ * turn maps (x->sw says which) and the same tables (single layers only,
+ * so the two act alike); the greedy phases and 3-cycles finish the
  * two oblique orbits. Measured on 6 states: 7×7 412 -> 354 moves with
  * the outer ring staged, 294 with both; centers 280 -> 220 -> 171. The
  * steps:
@@ -1614,8 +1615,9 @@ static int free_centers(struct ctx *x)
  * and a thousand times cheaper.
  * The tables are built once per reduce_solve call into the work buffer
  * and shared by the variants: 1.8 MB of tables (4.4 MB with the beam's
- * levels and hash set; twice that on 7×7) and, measured, 0.25 s of a
- * 5×5 solve's 0.7–1 s (A's tables nearly all of it). A precomputed blob like the
+ * levels and hash set; twice that on 7×7, the tables built once) and,
+ * measured, 0.25 s of a 5×5 solve's 0.7–1 s (A's tables nearly all of
+ * it). A precomputed blob like the
  * two-phase tables would save that time but needs the server, bench and
  * tests to build, cache and pass a second blob; per call keeps the API
  * as it is. A search that runs past its budget gives up, and the greedy
@@ -1704,72 +1706,11 @@ static int st_goal(const struct stagew *S, int kind, const struct ststate *s)
 	return 1;
 }
 
-/* Breadth-first over n states (index → mask set → index through the
- * step's turns): t[i] the distance from the goal (index goal). */
+/* A pruning table's state space (st_unrank and st_rank map its indices
+ * to mask sets and back). */
 struct st_space {
 	int kind, orb, pb; /* which table: see st_unrank */
 };
-
-static void st_bfs(struct stagew *S, uint8_t *t, long size, long total,
-		   long goal, int bit,
-		   void (*unrank)(const struct stagew *, const struct st_space *,
-				  long, uint32_t *, unsigned *),
-		   long (*index)(const struct stagew *, const struct st_space *,
-				 const uint32_t *, unsigned),
-		   const struct st_space *sp)
-{
-	memset(t, ST_UNSEEN, (size_t)size);
-	t[goal] = 0;
-	long seen = 1, frontier = 1;
-	for (int d = 0; d < ST_UNSEEN - 1 && seen < total; d++) {
-		/* forward from the frontier while it is small (under a
-		 * quarter of the unseen states), then back from each unseen
-		 * state: one neighbour at d is enough (5×5's A tables 0.43
-		 * -> 0.25 s against switching at a half) */
-		int back = 4 * frontier > total - seen;
-		long added = 0;
-		uint32_t comb = 0xff; /* A: the mask of rank i, walked along */
-		for (long i = 0; i < size; i++) {
-			if (sp->kind == ST_A && i > 0) {
-				/* the next larger number with as many bits:
-				 * colex order is numeric order */
-				uint32_t low = comb & (0u - comb), r = comb + low;
-				comb = (((r ^ comb) >> 2) / low) | r;
-			}
-			if (back ? t[i] != ST_UNSEEN : t[i] != d)
-				continue;
-			uint32_t v[ST_ORB], w[ST_ORB];
-			unsigned par = 0;
-			if (sp->kind == ST_A)
-				v[0] = comb, v[1] = 0;
-			else
-				unrank(S, sp, i, v, &par);
-			if (!v[0])
-				continue;
-			for (int g = 0; g < S->nmov; g++) {
-				if (!(S->mv[g].cls & bit))
-					continue;
-				if (sp->orb >= 0) {
-					w[0] = st_apply(S, sp->orb, g, v[0]);
-				} else {
-					w[0] = st_apply(S, 0, g, v[0]);
-					w[1] = st_apply(S, S->norb - 1, g, v[1]);
-				}
-				long j = index(S, sp, w, par ^ (S->mv[g].wing != 0));
-				if (!back && t[j] == ST_UNSEEN) {
-					t[j] = (uint8_t)(d + 1), added++;
-				} else if (back && t[j] == d) {
-					t[i] = (uint8_t)(d + 1), added++;
-					break;
-				}
-			}
-		}
-		if (!added)
-			break;
-		seen += added;
-		frontier = added;
-	}
-}
 
 /* The tables' state spaces: A an orbit's 24-bit masks of 8 by colex
  * rank (st_bfs walks them in order), B an orbit's side
@@ -1811,6 +1752,68 @@ static long st_rank(const struct stagew *S, const struct st_space *sp,
 	}
 }
 
+/* Breadth-first over a table's states (index → mask set → index
+ * through the step's turns, bit): t[i] the distance from the goal
+ * (index goal). */
+static void st_bfs(struct stagew *S, uint8_t *t, long size, long total,
+		   long goal, int bit, const struct st_space *sp)
+{
+	memset(t, ST_UNSEEN, (size_t)size);
+	t[goal] = 0;
+	long seen = 1, frontier = 1;
+	for (int d = 0; d < ST_UNSEEN - 1 && seen < total; d++) {
+		/* forward from the frontier while it is small (under a
+		 * quarter of the unseen states), then back from each unseen
+		 * state: one neighbour at d is enough (5×5's A tables 0.43
+		 * -> 0.25 s against switching at a half) */
+		int back = 4 * frontier > total - seen;
+		long added = 0;
+		uint32_t comb = 0xff; /* A: the mask of rank i, walked along */
+		for (long i = 0; i < size; i++) {
+			if (sp->kind == ST_A && i > 0) {
+				/* the next larger number with as many bits:
+				 * colex order is numeric order */
+				uint32_t low = comb & (0u - comb), r = comb + low;
+				comb = (((r ^ comb) >> 2) / low) | r;
+			}
+			if (back ? t[i] != ST_UNSEEN : t[i] != d)
+				continue;
+			uint32_t v[ST_ORB], w[ST_ORB];
+			unsigned par = 0;
+			if (sp->kind == ST_A)
+				v[0] = comb, v[1] = 0;
+			else
+				st_unrank(S, sp, i, v, &par);
+			if (!v[0])
+				continue;
+			for (int g = 0; g < S->nmov; g++) {
+				if (!(S->mv[g].cls & bit))
+					continue;
+				if (sp->orb >= 0) {
+					w[0] = st_apply(S, sp->orb, g, v[0]);
+				} else {
+					w[0] = st_apply(S, 0, g, v[0]);
+					w[1] = st_apply(S, S->norb - 1, g, v[1]);
+				}
+				long j = sp->kind == ST_A
+					 ? (long)st_rankA(S, w[0])
+					 : st_rank(S, sp, w,
+						   par ^ (S->mv[g].wing != 0));
+				if (!back && t[j] == ST_UNSEEN) {
+					t[j] = (uint8_t)(d + 1), added++;
+				} else if (back && t[j] == d) {
+					t[i] = (uint8_t)(d + 1), added++;
+					break;
+				}
+			}
+		}
+		if (!added)
+			break;
+		seen += added;
+		frontier = added;
+	}
+}
+
 static const int st_face[6] = {CUBE_U, CUBE_D, CUBE_L, CUBE_R, CUBE_F,
 			       CUBE_B};
 
@@ -1836,15 +1839,17 @@ static int st_build(struct ctx *x)
 		}
 	}
 	/* layer sets per axis: the single layers 0, 1, m-1, m (7×7's inner
-	 * ring: 0, 2, 4, 6), then the two outer blocks of two (not for the
-	 * inner ring: they would turn layer 1 or 5 of the outer), then
-	 * (4×4) the inner block of two; never a middle slice */
+	 * ring: 0, 2, 4, 6), then the two outer blocks of two (not on 7×7:
+	 * for the inner ring they would turn layer 1 or 5 of the outer, and
+	 * without them the outer ring's tables serve the inner ring too; 8
+	 * states, 306.8 moves with them, 304.0 without, 10% less time),
+	 * then (4×4) the inner block of two; never a middle slice */
 	int sets[7][2], ns = 0;
 	int in = 1 + x->sw; /* the inner layer: 1, or 2 for 7×7's inner ring */
 	const int single[4] = {0, in, m - in, m};
 	for (int k = 0; k < 4; k++)
 		sets[ns][0] = sets[ns][1] = single[k], ns++;
-	if (x->sw == 0) {
+	if (n != 7) {
 		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
 		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
 	}
@@ -1942,25 +1947,34 @@ static int st_build(struct ctx *x)
 			S->r70[byte] = (uint8_t)k70;
 			S->u70[k70++] = (uint8_t)byte;
 		}
+	if (x->sw == 1) {
+		/* 7×7's inner ring: its orbits and turns (layers 0, 2, 4, 6)
+		 * act on the places as the outer ring's (0, 1, 5, 6) do, place
+		 * for place and turn for turn, so the tables are the same
+		 * (checked: built both ways, byte for byte) */
+		const struct stagew *S0 = (const struct stagew *)(const void *)(
+			(const unsigned char *)S - stage_one());
+		memcpy(S->tA, S0->tA, sizeof S->tA);
+		memcpy(S->tB, S0->tB, sizeof S->tB);
+		memcpy(S->tJ0, S0->tJ0, sizeof S->tJ0);
+		memcpy(S->tC2, S0->tC2, sizeof S->tC2);
+		memcpy(S->tJ2, S0->tJ2, sizeof S->tJ2);
+		S->built = 1;
+		return 0;
+	}
 	int g0f = S->r70[0x0f] * 70 + S->r70[0x0f];
 	for (int o = 0; o < S->norb; o++) {
 		struct st_space a = {ST_A, o, 0}, b = {ST_B, o, 0},
 				c = {ST_C2, o, 0};
-		st_bfs(S, S->tA[o], ST_NA, ST_NA, 0, 1 << ST_A, st_unrank,
-		       st_rank, &a);
-		st_bfs(S, S->tB[o], ST_NB, 2 * 12870, 0xff, 1 << ST_B,
-		       st_unrank, st_rank, &b);
-		st_bfs(S, S->tC2[o], ST_NP, ST_NP, g0f, 1 << ST_C2, st_unrank,
-		       st_rank, &c);
+		st_bfs(S, S->tA[o], ST_NA, ST_NA, 0, 1 << ST_A, &a);
+		st_bfs(S, S->tB[o], ST_NB, 2 * 12870, 0xff, 1 << ST_B, &b);
+		st_bfs(S, S->tC2[o], ST_NP, ST_NP, g0f, 1 << ST_C2, &c);
 	}
 	struct st_space j0 = {ST_C1, -1, 0}, j1 = {ST_C2, -1, 1},
 			j2 = {ST_C2, -1, 2};
-	st_bfs(S, S->tJ0, ST_NP, ST_NP, g0f, 1 << ST_C1, st_unrank, st_rank,
-	       &j0);
-	st_bfs(S, S->tJ2[0], ST_NP, ST_NP, g0f, 1 << ST_C2, st_unrank,
-	       st_rank, &j1);
-	st_bfs(S, S->tJ2[1], ST_NP, ST_NP, g0f, 1 << ST_C2, st_unrank,
-	       st_rank, &j2);
+	st_bfs(S, S->tJ0, ST_NP, ST_NP, g0f, 1 << ST_C1, &j0);
+	st_bfs(S, S->tJ2[0], ST_NP, ST_NP, g0f, 1 << ST_C2, &j1);
+	st_bfs(S, S->tJ2[1], ST_NP, ST_NP, g0f, 1 << ST_C2, &j2);
 	S->built = 1;
 	return 0;
 }

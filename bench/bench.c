@@ -12,7 +12,7 @@
  *
  *   build/bench/bench [ALGS_FILE]
  *   build/bench/bench --solve [STATES_FILE]    (the solver figures only)
- *   build/bench/bench --reduce [COUNT]         (big cubes by reduction only)
+ *   build/bench/bench --reduce [COUNT [SIZE]]  (big cubes by reduction only)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so

@@ -12,7 +12,7 @@
  *
  *   build/bench/bench [ALGS_FILE]
  *   build/bench/bench --solve [STATES_FILE]    (the solver figures only)
- *   build/bench/bench --reduce [COUNT]         (big cubes by reduction only)
+ *   build/bench/bench --reduce [COUNT [SIZE]]  (big cubes by reduction only)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so
@@ -1558,13 +1558,16 @@ static void *reduce_tables(void)
  * per solve, and the published averages of the best-known open big-cube
  * solver where there is one. count states per size (17×17: half as
  * many). */
-static void bench_reduce(int count)
+static void bench_reduce(int count, int only)
 {
 	static const int sizes[] = {4, 5, 6, 7, 10, 17};
 	static const int published[] = {72, 99, 0, 214, 0, 0};
 	void *tables = reduce_tables();
 	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		if (only && sizes[si] != only)
+			continue;
 		int n = sizes[si], k = n >= 17 ? (count + 1) / 2 : count;
+		double split[REDUCE_STAGES] = {0}, csplit[4] = {0};
 		size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 		void *work = xmalloc(ws);
 		cube_move *out = xmalloc(cap * sizeof *out);
@@ -1596,6 +1599,13 @@ static void bench_reduce(int count)
 			alg_metrics am;
 			moves_metrics(out, (size_t)m, n, &am);
 			moves[i] = (int)am.stm;
+			for (int st = 0; st < REDUCE_STAGES; st++) {
+				moves_metrics(out + res.stage[st].start,
+					      (size_t)res.stage[st].count, n, &am);
+				split[st] += (double)am.stm / k;
+			}
+			for (int st = 0; st < 4; st++)
+				csplit[st] += (double)res.center_steps[st] / k;
 			layers[i] = 0;
 			for (int j = 0; j < m; j++)
 				layers[i] += out[j].hi - out[j].lo + 1;
@@ -1627,6 +1637,11 @@ static void bench_reduce(int count)
 				 "reduce_%dx%d_moves_published", n, n);
 			figi(name, (uint64_t)published[si], "moves");
 		}
+		printf("reduce_%dx%d_stage_means:", n, n);
+		for (int st = 0; st < REDUCE_STAGES; st++)
+			printf(" %s %.1f", reduce_stage_name(st), split[st]);
+		printf(" (staged centers %.1f + %.1f + %.1f + %.1f)\n",
+		       csplit[0], csplit[1], csplit[2], csplit[3]);
 		snprintf(name, sizeof name, "reduce_%dx%d_ms_median", n, n);
 		fig(name, median(ms, k), "ms");
 		snprintf(name, sizeof name, "reduce_%dx%d_ms_max", n, n);
@@ -1653,15 +1668,16 @@ int main(int argc, char **argv)
 		bench_solve(argc == 3 ? argv[2] : NULL);
 		return 0;
 	}
-	if (argc <= 3 && argc >= 2 && strcmp(argv[1], "--reduce") == 0) {
-		bench_reduce(argc == 3 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 20);
+	if (argc <= 4 && argc >= 2 && strcmp(argv[1], "--reduce") == 0) {
+		bench_reduce(argc >= 3 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 20,
+			     argc == 4 ? atoi(argv[3]) : 0);
 		return 0;
 	}
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr, "usage: %s [ALGS_FILE]\n"
 				"       %s --parse-apply ALGS_FILE\n"
 				"       %s --solve [STATES_FILE]\n"
-				"       %s --reduce [COUNT]\n",
+				"       %s --reduce [COUNT [SIZE]]\n",
 			argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}

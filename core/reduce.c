@@ -29,6 +29,12 @@
  * reachable this way; wings are all different, so a wing orbit must be an
  * even permutation of its target, which the parity stage ensures.
  *
+ * Staged centers. On 4×4 and 5×5 a search with pruning tables solves
+ * the centers in four steps (U/D colours onto U and D, L/R onto L and R,
+ * then each onto its own face), in about half the moves of what follows;
+ * the section before stage_centers says how. Past 5×5 (or when a search
+ * gives up) the greedy phases below do it.
+ *
  * Free moves first. While centers are far from solved, plain turns fix
  * them far more cheaply than 3-cycles: for n <= FREE_MAX_N the centers
  * stage starts greedily, on an array of the center places with every
@@ -58,9 +64,11 @@
  * and more between them. Up to VARIANT_MAX_N several variants run in
  * turn (the cube copied afresh for each, the 3×3 searched briefly) and
  * the shortest is kept, its 3×3 then searched on: 20 variants for 4×4,
- * 8 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
+ * 6 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
  * 78.2 moves on average, 12 72.6, 16 72.0, 20 70.8; the winners are
- * spread evenly over the variants, a best of N draws). The caller's poll
+ * spread evenly over the variants, a best of N draws; 5×5 with the
+ * staged centers, 12 states: 6 variants 105.6, 8 104.9, 16 103.2, each
+ * variant about 0.1 s there, for the time). The caller's poll
  * stopping a later variant keeps the answer in hand.
  *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
@@ -188,6 +196,82 @@ struct rwork {
 					       * phase (n <= FREE_MAX_N) */
 };
 
+/* The staged center search (STAGED(n); below, before
+ * stage_centers, says how it works). */
+#define STAGED_MAX_N 7
+#define STAGED(n) ((n) == 4 || (n) == 5 || (n) == STAGED_MAX_N)
+#define ST_ORB 2
+#define ST_NA 735471
+#define ST_NB (2 * 65536)
+#define ST_NP (70 * 70)
+#define ST_MOVES (3 * 7 * 3)
+#define ST_DEPTH 24
+#define ST_UNSEEN 255
+/* nodes one IDA* search may visit before it gives up (deterministic:
+ * counted, not timed), and how many more it visits past its first
+ * answer looking for one that leaves the next step less to do */
+#ifndef ST_BUDGET
+#define ST_BUDGET 400000L
+#endif
+#ifndef ST_PICK
+#define ST_PICK 20000L
+#endif
+/* beam width, the deepest a beam may go, and the hash set's slots */
+#ifndef ST_BEAM
+#define ST_BEAM 1024
+#endif
+#define ST_BEAM_DEPTH 30
+#define ST_HASH (1 << 17)
+/* the steps searched by beam (bits): A only. B by beam got stuck on
+ * plateaus of its tables (wing parity among them); by IDA* it takes a
+ * few thousand to a hundred thousand nodes */
+#define ST_BEAM_STEPS (1 << ST_A)
+
+/* The steps; a mask set: v[0] U/D colours, v[1] L/R, v[2] U, L, F. */
+enum { ST_A, ST_B, ST_C1, ST_C2, ST_STEPS };
+
+struct stmove {
+	uint8_t axis, qt, lo, hi, ls; /* ls: the layer set's index on its
+				       * axis, for the search's order */
+	uint8_t cls;                  /* steps it may serve (bits) */
+	uint32_t wing;                /* wing orbits whose parity it flips */
+};
+
+/* The search's state: each orbit's masks (v[0] U/D colours, v[1] L/R,
+ * v[2] U, L, F) and the wing orbits' parities (made so far in the
+ * centers stage). */
+struct ststate {
+	uint32_t v[3][ST_ORB];
+	unsigned par;
+};
+
+struct stnode {
+	uint32_t v[3][ST_ORB];
+	uint8_t par, move;
+	uint16_t parent;
+};
+
+struct stagew {
+	int built, n, norb, nmov;
+	struct stmove mv[ST_MOVES];
+	uint16_t place[ST_ORB][NPOS][3];
+	uint32_t pm[ST_ORB][ST_MOVES][3][256];
+	uint32_t rank[3][256][9];
+	uint8_t pop[256], r70[256];
+	uint8_t u70[70];
+	uint8_t tA[ST_ORB][ST_NA];
+	uint8_t tB[ST_ORB][ST_NB];
+	uint8_t tJ0[ST_NP];       /* C1: U-D pair, both orbits */
+	uint8_t tC2[ST_ORB][ST_NP]; /* C2: an orbit's L-R and F-B pairs */
+	uint8_t tJ2[2][ST_NP];    /* C2: L-R, F-B pair, both orbits */
+	/* the beam search: each level's states, and a hash set of the
+	 * states kept */
+	struct stnode beam[ST_BEAM_DEPTH + 1][ST_BEAM];
+	uint32_t cand[ST_BEAM * ST_MOVES]; /* a level's children: score,
+					    * parent, turn */
+	uint64_t seen[ST_HASH];
+};
+
 /* Bytes from the start of the work buffer to the cube and the facelets. */
 static size_t cube_offset(void)
 {
@@ -201,7 +285,7 @@ static size_t cube_offset(void)
 
 static int variants(int n)
 {
-	return n == 4 ? 20 : n == 5 ? 8 : n <= VARIANT_MAX_N ? 3 : 1;
+	return n == 4 ? 20 : n == 5 ? 6 : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move
@@ -212,13 +296,31 @@ static size_t alt_offset(int n)
 	       ((6u * (size_t)n * (size_t)n + 63) & ~(size_t)63);
 }
 
+/* Bytes from the start of the work buffer to the staged search's tables
+ * (STAGED(n)), after the other variants' moves. */
+static size_t stage_offset(int n)
+{
+	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
+				     : 0;
+	return (alt_offset(n) + alt + 63) & ~(size_t)63;
+}
+
+/* One set of tables per group of orbits staged: two on 7×7. */
+static size_t stage_one(void)
+{
+	return (sizeof(struct stagew) + 63) & ~(size_t)63;
+}
+
+static size_t stage_size(int n)
+{
+	return STAGED(n) ? (n == 7 ? 2 : 1) * stage_one() + 64 : 0;
+}
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
-	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
-				     : 0;
-	return alt_offset(n) + alt + 64;
+	return stage_offset(n) + stage_size(n) + 64;
 }
 
 static int center_orbits(int n)
@@ -654,6 +756,12 @@ struct ctx {
 	long polls; /* the 3×3 search's budget */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
+	int staged;   /* the staged center search runs (STAGED(n)) */
+	int sw;       /* which group of orbits it works on (7×7: 0 the
+		       * outer ring, 1 the inner) */
+	int split[4]; /* its steps' moves, all 0 unless all four ran */
+	unsigned cpar; /* wing parities the center stage made so far */
+	long st_nodes; /* nodes the staged searches visited */
 };
 
 static int kind_val(int kind, int p, int q, int m)
@@ -1417,7 +1525,7 @@ static int free_centers(struct ctx *x)
 	int rc = free_build(x);
 	if (rc < 0)
 		return rc;
-	unsigned par = 0;
+	unsigned par = x->cpar;
 	for (;;) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
@@ -1457,11 +1565,782 @@ static int free_centers(struct ctx *x)
 	return par ? SOLVE_ESTAGE : 0;
 }
 
+/* ------------------------------------------- staged center search */
+
+/* On 4×4 (the X-centers) and 5×5 (the X- and +-centers, every center
+ * the cube has) the centers are solved in four steps instead of the
+ * greedy phases. On 7×7 the same four steps solve first the outer
+ * ring's X- and +-centers (rows and columns 1 and 3: a 5×5's centers on
+ * layers 0, 1, 5, 6), then the inner ring's (2 and 3, turned by layers
+ * 0, 2, 4, 6 alone, which keep the outer ring), each group with its own
+ * turn maps (x->sw says which) and the same tables (single layers only,
+ * so the two act alike); the greedy phases and 3-cycles finish the
+ * two oblique orbits. Measured on 6 states: 7×7 412 -> 354 moves with
+ * the outer ring staged, 294 with both; centers 280 -> 220 -> 171. The
+ * steps:
+ *   A   every U- and D-coloured center sticker onto U or D, any turn;
+ *   B   every L- and R-coloured one onto L or R, with the turns that keep
+ *       A (face turns, any turn of the U-D axis, half turns of the
+ *       others), and each wing orbit's inner quarter turns even in all
+ *       (the parity the oll_parity stage set);
+ *   C1  every U and D sticker onto its own face, with the turns that
+ *       keep A and B (face turns, half turns of the rest);
+ *   C2  every other sticker onto its own face, with the turns that keep
+ *       C1 too (face turns, half turns of the U-D axis).
+ * The middle slices of 5×5 are left out (they would move the frame's
+ * fixed centers). A place of an orbit is one bit of a 24-bit mask
+ * (faces in the order U D L R F B, four places each) and a turn maps a
+ * mask through three 256-entry tables, one per byte. Pruning tables
+ * (distances to the step's goal, breadth-first from it):
+ *   A   per orbit, which 8 of 24 places hold U/D colours: C(24,8) =
+ *       735,471 states, indexed by the colex rank;
+ *   B   per orbit, which 8 of the 16 side places hold L/R colours (the
+ *       16-bit mask itself) and the wing parity;
+ *   C1  which 4 of the 8 U-D places hold U colours, both orbits at
+ *       once: 70 × 70 (exact: C1's turns keep those places among
+ *       themselves);
+ *   C2  per orbit which 4 of the L-R places hold L and which 4 of the
+ *       F-B places F (70 × 70), and each pair for both orbits (70 × 70).
+ * A, where h (the largest of the orbits' tables) is weakest against the
+ * depth (about 10 where the tables say 6 or 7: IDA* took up to half a
+ * second), uses a beam search (st_beam) that keeps the 1024 best states
+ * per level; B, C1 and C2 an IDA* search (depth first, deepening), so
+ * optimal for their goal. A, B and C1 choose, of the answers of their
+ * least depth they find, the one that leaves the next step the least to
+ * do by its tables. Measured on 5×5 (10 states): A 10.0 moves, B 8.7,
+ * C1 4.3, C2 10.4 (33.4 in all, where the greedy phases took 78).
+ * One search of C1 and C2 together (70^3 states per orbit) took
+ * millions of nodes to reach its 12 to 15 moves, and a beam got stuck
+ * on plateaus of its tables; split in two it is about as long (13.3)
+ * and a thousand times cheaper.
+ * The tables are built once per reduce_solve call into the work buffer
+ * and shared by the variants: 1.8 MB of tables (4.4 MB with the beam's
+ * levels and hash set; twice that on 7×7, the tables built once) and,
+ * measured, 0.25 s of a 5×5 solve's 0.7–1 s (A's tables nearly all of
+ * it). A precomputed blob like the
+ * two-phase tables would save that time but needs the server, bench and
+ * tests to build, cache and pass a second blob; per call keeps the API
+ * as it is. A search that runs past its budget gives up, and the greedy
+ * phases and 3-cycles finish from where it stopped. */
+
+static struct stagew *stagew_of(struct ctx *x)
+{
+	return (struct stagew *)(void *)((unsigned char *)x->w +
+					 stage_offset(x->n) +
+					 (size_t)x->sw * stage_one());
+}
+
+static inline uint32_t st_apply(const struct stagew *S, int o, int g,
+				uint32_t v)
+{
+	const uint32_t(*p)[256] = S->pm[o][g];
+	return p[0][v & 255] | p[1][v >> 8 & 255] | p[2][v >> 16 & 255];
+}
+
+static inline uint32_t st_rankA(const struct stagew *S, uint32_t v)
+{
+	uint32_t b0 = v & 255, b1 = v >> 8 & 255, b2 = v >> 16 & 255;
+	int k1 = S->pop[b0], k2 = k1 + S->pop[b1];
+	if (k2 > 8)
+		k2 = 8;
+	return S->rank[0][b0][0] + S->rank[1][b1][k1] + S->rank[2][b2][k2];
+}
+
+static inline int st_pair(const struct stagew *S, uint32_t a, uint32_t b,
+			  int pb)
+{
+	return S->r70[a >> 8 * pb & 255] * 70 + S->r70[b >> 8 * pb & 255];
+}
+
+/* The mask each step looks at. */
+static int st_mask(int kind)
+{
+	return kind < ST_C1 ? kind : 2;
+}
+
+/* Which step's tables rate a state, in the state s: the largest
+ * distance (*sum: all of them added). */
+static int st_h(const struct stagew *S, int kind, const struct ststate *s,
+		int *sum)
+{
+	int h = 0, t = 0, o1 = S->norb - 1;
+	const uint32_t *v = s->v[st_mask(kind)];
+	for (int o = 0; o < S->norb; o++) {
+		int d;
+		switch (kind) {
+		case ST_A: d = S->tA[o][st_rankA(S, v[o])]; break;
+		case ST_B:
+			d = S->tB[o][(v[o] >> 8 & 0xffff) |
+				     (s->par ? 0x10000u : 0)];
+			break;
+		case ST_C1: d = o ? 0 : S->tJ0[st_pair(S, v[0], v[o1], 0)]; break;
+		default:
+			d = S->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
+				      S->r70[v[o] >> 16 & 255]];
+		}
+		h = d > h ? d : h;
+		t += d;
+	}
+	if (kind == ST_C2)
+		for (int pb = 1; pb <= 2; pb++) {
+			int d = S->tJ2[pb - 1][st_pair(S, v[0], v[o1], pb)];
+			h = d > h ? d : h;
+		}
+	if (sum)
+		*sum = t;
+	return h;
+}
+
+/* A step's goal (read from the cube afterwards). */
+static int st_goal(const struct stagew *S, int kind, const struct ststate *s)
+{
+	for (int o = 0; o < S->norb; o++) {
+		uint32_t v = s->v[st_mask(kind)][o];
+		switch (kind) {
+		case ST_A: if (v != 0xff) return 0; break;
+		case ST_B: if (v != 0xff00 || s->par) return 0; break;
+		case ST_C1: if ((v & 0xff) != 0x0f) return 0; break;
+		default: if (v != 0x0f0f0f) return 0;
+		}
+	}
+	return 1;
+}
+
+/* A pruning table's state space (st_unrank and st_rank map its indices
+ * to mask sets and back). */
+struct st_space {
+	int kind, orb, pb; /* which table: see st_unrank */
+};
+
+/* The tables' state spaces: A an orbit's 24-bit masks of 8 by colex
+ * rank (st_bfs walks them in order), B an orbit's side
+ * mask and parity, C1 and C2's pair tables two bytes (sp->pb, and with
+ * sp->orb < 0 the two orbits' bytes, else one orbit's bytes 1 and 2). */
+static void st_unrank(const struct stagew *S, const struct st_space *sp,
+		      long i, uint32_t *v, unsigned *par)
+{
+	*par = 0;
+	v[0] = v[1] = 0;
+	switch (sp->kind) {
+	case ST_B:
+		if (S->pop[i & 255] + S->pop[i >> 8 & 255] != 8)
+			return;
+		v[0] = (uint32_t)(i & 0xffff) << 8;
+		*par = (unsigned)(i >> 16);
+		break;
+	default:
+		if (sp->orb < 0) {
+			v[0] = (uint32_t)S->u70[i / 70] << 8 * sp->pb;
+			v[1] = (uint32_t)S->u70[i % 70] << 8 * sp->pb;
+		} else {
+			v[0] = (uint32_t)S->u70[i / 70] << 8 |
+			       (uint32_t)S->u70[i % 70] << 16 | 0x0f;
+		}
+	}
+}
+
+static long st_rank(const struct stagew *S, const struct st_space *sp,
+		    const uint32_t *v, unsigned par)
+{
+	switch (sp->kind) {
+	case ST_A: return st_rankA(S, v[0]);
+	case ST_B: return (long)(v[0] >> 8 & 0xffff) | (par ? 0x10000L : 0);
+	default:
+		if (sp->orb < 0)
+			return st_pair(S, v[0], v[1], sp->pb);
+		return S->r70[v[0] >> 8 & 255] * 70 + S->r70[v[0] >> 16 & 255];
+	}
+}
+
+/* Breadth-first over a table's states (index → mask set → index
+ * through the step's turns, bit): t[i] the distance from the goal
+ * (index goal). */
+static void st_bfs(struct stagew *S, uint8_t *t, long size, long total,
+		   long goal, int bit, const struct st_space *sp)
+{
+	memset(t, ST_UNSEEN, (size_t)size);
+	t[goal] = 0;
+	long seen = 1, frontier = 1;
+	for (int d = 0; d < ST_UNSEEN - 1 && seen < total; d++) {
+		/* forward from the frontier while it is small (under a
+		 * quarter of the unseen states), then back from each unseen
+		 * state: one neighbour at d is enough (5×5's A tables 0.43
+		 * -> 0.25 s against switching at a half) */
+		int back = 4 * frontier > total - seen;
+		long added = 0;
+		uint32_t comb = 0xff; /* A: the mask of rank i, walked along */
+		for (long i = 0; i < size; i++) {
+			if (sp->kind == ST_A && i > 0) {
+				/* the next larger number with as many bits:
+				 * colex order is numeric order */
+				uint32_t low = comb & (0u - comb), r = comb + low;
+				comb = (((r ^ comb) >> 2) / low) | r;
+			}
+			if (back ? t[i] != ST_UNSEEN : t[i] != d)
+				continue;
+			uint32_t v[ST_ORB], w[ST_ORB];
+			unsigned par = 0;
+			if (sp->kind == ST_A)
+				v[0] = comb, v[1] = 0;
+			else
+				st_unrank(S, sp, i, v, &par);
+			if (!v[0])
+				continue;
+			for (int g = 0; g < S->nmov; g++) {
+				if (!(S->mv[g].cls & bit))
+					continue;
+				if (sp->orb >= 0) {
+					w[0] = st_apply(S, sp->orb, g, v[0]);
+				} else {
+					w[0] = st_apply(S, 0, g, v[0]);
+					w[1] = st_apply(S, S->norb - 1, g, v[1]);
+				}
+				long j = sp->kind == ST_A
+					 ? (long)st_rankA(S, w[0])
+					 : st_rank(S, sp, w,
+						   par ^ (S->mv[g].wing != 0));
+				if (!back && t[j] == ST_UNSEEN) {
+					t[j] = (uint8_t)(d + 1), added++;
+				} else if (back && t[j] == d) {
+					t[i] = (uint8_t)(d + 1), added++;
+					break;
+				}
+			}
+		}
+		if (!added)
+			break;
+		seen += added;
+		frontier = added;
+	}
+}
+
+static const int st_face[6] = {CUBE_U, CUBE_D, CUBE_L, CUBE_R, CUBE_F,
+			       CUBE_B};
+
+/* The moves, their maps on each orbit's masks, the rank tables and the
+ * pruning tables. */
+static int st_build(struct ctx *x)
+{
+	struct stagew *S = stagew_of(x);
+	int n = x->n, m = x->m;
+	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	S->n = n;
+	S->norb = n == 4 ? 1 : 2;
+	for (int o = 0; o < S->norb; o++) {
+		int p = 1 + x->sw, q = o == 0 ? p : n == 7 ? 3 : 2;
+		for (int i = 0; i < 6; i++) {
+			const int rc[4][2] = {{p, q}, {q, m - p},
+					      {m - p, m - q}, {m - q, p}};
+			for (int j = 0; j < 4; j++) {
+				S->place[o][4 * i + j][0] = (uint16_t)st_face[i];
+				S->place[o][4 * i + j][1] = (uint16_t)rc[j][0];
+				S->place[o][4 * i + j][2] = (uint16_t)rc[j][1];
+			}
+		}
+	}
+	/* layer sets per axis: the single layers 0, 1, m-1, m (7×7's inner
+	 * ring: 0, 2, 4, 6), then the two outer blocks of two (not on 7×7:
+	 * for the inner ring they would turn layer 1 or 5 of the outer, and
+	 * without them the outer ring's tables serve the inner ring too; 8
+	 * states, 306.8 moves with them, 304.0 without, 10% less time),
+	 * then (4×4) the inner block of two; never a middle slice */
+	int sets[7][2], ns = 0;
+	int in = 1 + x->sw; /* the inner layer: 1, or 2 for 7×7's inner ring */
+	const int single[4] = {0, in, m - in, m};
+	for (int k = 0; k < 4; k++)
+		sets[ns][0] = sets[ns][1] = single[k], ns++;
+	if (n != 7) {
+		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
+		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
+	}
+	if (n == 4)
+		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
+	S->nmov = 0;
+	for (int axis = 0; axis < 3; axis++)
+		for (int s = 0; s < ns; s++)
+			for (int qt = 1; qt <= 3; qt++) {
+				int g = S->nmov++;
+				struct stmove *M = &S->mv[g];
+				M->axis = (uint8_t)axis;
+				M->qt = (uint8_t)qt;
+				M->lo = (uint8_t)sets[s][0];
+				M->hi = (uint8_t)sets[s][1];
+				M->ls = (uint8_t)s;
+				M->wing = 0;
+				for (int l = M->lo; l <= M->hi; l++)
+					if (qt % 2 && l > 0 && l < m)
+						M->wing ^= 1u << (l < m - l ? l : m - l);
+				M->cls = (1 << ST_STEPS) - 1;
+				for (int o = 0; o < S->norb; o++) {
+					uint8_t to[NPOS];
+					cube_init(sim, n);
+					for (int i = 0; i < NPOS; i++)
+						cube__set(sim, S->place[o][i][0],
+							  S->place[o][i][1],
+							  S->place[o][i][2], 6 + i);
+					cube_turn(sim, axis, M->lo, M->hi, qt);
+					for (int i = 0; i < NPOS; i++) {
+						int v = cube_get(sim, S->place[o][i][0],
+								 S->place[o][i][1],
+								 S->place[o][i][2]) - 6;
+						if (v < 0 || v >= NPOS)
+							return SOLVE_ESTAGE;
+						to[v] = (uint8_t)i;
+					}
+					for (int b = 0; b < 3; b++)
+						for (int byte = 0; byte < 256; byte++) {
+							uint32_t r = 0;
+							for (int j = 0; j < 8; j++)
+								if (byte >> j & 1)
+									r |= 1u << to[8 * b + j];
+							S->pm[o][g][b][byte] = r;
+						}
+					/* the steps it serves: B keeps the U-D
+					 * places a set, C1 each face pair, C2
+					 * also U's places */
+					int keep_ud = 1, keep_pairs = 1, keep_u = 1;
+					for (int i = 0; i < NPOS; i++) {
+						if ((i < 8) != (to[i] < 8))
+							keep_ud = 0;
+						if (i / 8 != to[i] / 8)
+							keep_pairs = 0;
+						if ((i < 4) != (to[i] < 4))
+							keep_u = 0;
+					}
+					if (!keep_ud)
+						M->cls &= (uint8_t)~(1 << ST_B);
+					if (!keep_pairs)
+						M->cls &= (uint8_t)~(1 << ST_C1 | 1 << ST_C2);
+					if (!keep_u)
+						M->cls &= (uint8_t)~(1 << ST_C2);
+				}
+			}
+	/* colex ranks: the k-th set bit (from 1) at place p counts C(p, k) */
+	uint32_t binom[25][10];
+	for (int a = 0; a <= 24; a++)
+		for (int k = 0; k <= 9; k++)
+			binom[a][k] = k == 0 ? 1 : a == 0 ? 0
+				      : binom[a - 1][k - 1] + binom[a - 1][k];
+	for (int byte = 0; byte < 256; byte++) {
+		int c = 0;
+		for (int j = 0; j < 8; j++)
+			c += byte >> j & 1;
+		S->pop[byte] = (uint8_t)c;
+	}
+	for (int b = 0; b < 3; b++)
+		for (int byte = 0; byte < 256; byte++)
+			for (int k = 0; k <= 8; k++) {
+				uint32_t r = 0;
+				int i = k;
+				for (int j = 0; j < 8; j++)
+					if (byte >> j & 1) {
+						i++;
+						if (i <= 9)
+							r += binom[8 * b + j][i];
+					}
+				S->rank[b][byte][k] = r;
+			}
+	int k70 = 0;
+	memset(S->r70, 0, sizeof S->r70);
+	for (int byte = 0; byte < 256; byte++)
+		if (S->pop[byte] == 4) {
+			S->r70[byte] = (uint8_t)k70;
+			S->u70[k70++] = (uint8_t)byte;
+		}
+	if (x->sw == 1) {
+		/* 7×7's inner ring: its orbits and turns (layers 0, 2, 4, 6)
+		 * act on the places as the outer ring's (0, 1, 5, 6) do, place
+		 * for place and turn for turn, so the tables are the same
+		 * (checked: built both ways, byte for byte) */
+		const struct stagew *S0 = (const struct stagew *)(const void *)(
+			(const unsigned char *)S - stage_one());
+		memcpy(S->tA, S0->tA, sizeof S->tA);
+		memcpy(S->tB, S0->tB, sizeof S->tB);
+		memcpy(S->tJ0, S0->tJ0, sizeof S->tJ0);
+		memcpy(S->tC2, S0->tC2, sizeof S->tC2);
+		memcpy(S->tJ2, S0->tJ2, sizeof S->tJ2);
+		S->built = 1;
+		return 0;
+	}
+	int g0f = S->r70[0x0f] * 70 + S->r70[0x0f];
+	for (int o = 0; o < S->norb; o++) {
+		struct st_space a = {ST_A, o, 0}, b = {ST_B, o, 0},
+				c = {ST_C2, o, 0};
+		st_bfs(S, S->tA[o], ST_NA, ST_NA, 0, 1 << ST_A, &a);
+		st_bfs(S, S->tB[o], ST_NB, 2 * 12870, 0xff, 1 << ST_B, &b);
+		st_bfs(S, S->tC2[o], ST_NP, ST_NP, g0f, 1 << ST_C2, &c);
+	}
+	struct st_space j0 = {ST_C1, -1, 0}, j1 = {ST_C2, -1, 1},
+			j2 = {ST_C2, -1, 2};
+	st_bfs(S, S->tJ0, ST_NP, ST_NP, g0f, 1 << ST_C1, &j0);
+	st_bfs(S, S->tJ2[0], ST_NP, ST_NP, g0f, 1 << ST_C2, &j1);
+	st_bfs(S, S->tJ2[1], ST_NP, ST_NP, g0f, 1 << ST_C2, &j2);
+	S->built = 1;
+	return 0;
+}
+
+static void st_read(struct ctx *x, const struct stagew *S, struct ststate *s)
+{
+	int cU = x->tcol[CUBE_U], cD = x->tcol[CUBE_D], cL = x->tcol[CUBE_L],
+	    cR = x->tcol[CUBE_R], cF = x->tcol[CUBE_F];
+	s->par = 0;
+	for (int o = 0; o < S->norb; o++) {
+		s->v[0][o] = s->v[1][o] = s->v[2][o] = 0;
+		for (int i = 0; i < NPOS; i++) {
+			const uint16_t *p = S->place[o][i];
+			int col = cube_get(x->c, p[0], p[1], p[2]);
+			s->v[0][o] |= (uint32_t)(col == cU || col == cD) << i;
+			s->v[1][o] |= (uint32_t)(col == cL || col == cR) << i;
+			s->v[2][o] |= (uint32_t)(col == cU || col == cL ||
+						 col == cF) << i;
+		}
+	}
+}
+
+/* Turn g on the masks step kind looks at, and with next those the next
+ * step looks at. */
+static void st_move(const struct stagew *S, int kind, int next, int g,
+		    const struct ststate *s, struct ststate *c)
+{
+	int k0 = st_mask(kind),
+	    k1 = st_mask(next && kind + 1 < ST_STEPS ? kind + 1 : kind);
+	*c = *s;
+	for (int o = 0; o < S->norb; o++) {
+		c->v[k0][o] = st_apply(S, o, g, s->v[k0][o]);
+		if (k1 != k0)
+			c->v[k1][o] = st_apply(S, o, g, s->v[k1][o]);
+	}
+	c->par = s->par ^ S->mv[g].wing;
+}
+
+/* How an answer of a step leaves the next: the next step's largest
+ * table distance, then their sum (0 after the last step). */
+static int st_rate(const struct stagew *S, int kind, const struct ststate *s)
+{
+	if (kind + 1 >= ST_STEPS)
+		return 0;
+	int sum, h = st_h(S, kind + 1, s, &sum);
+	return 32 * h + sum;
+}
+
+/* The order turns are tried in: turns of one axis commute, so they come
+ * in increasing layer-set order. */
+static int st_skip(const struct stagew *S, int kind, int prev, int g)
+{
+	const struct stmove *M = &S->mv[g];
+	return !(M->cls & 1 << kind) ||
+	       (prev >= 0 && M->axis == S->mv[prev].axis &&
+		M->ls <= S->mv[prev].ls);
+}
+
+struct stsearch {
+	struct ctx *x;
+	const struct stagew *S;
+	int kind;
+	long nodes, budget;
+	int stopped; /* 1 budget, 2 the caller's poll */
+	struct ststate root;
+	int path[ST_DEPTH + 1];
+	int best_len, best_rate;
+	int best[ST_DEPTH + 1];
+};
+
+/* IDA*'s depth-first pass to bound. Every answer found is rated; once
+ * one is, the pass goes on for at most ST_PICK more nodes. 0, or -1
+ * stopped (by the budget: answers found stand). */
+static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
+		  int bound, int prev)
+{
+	const struct stagew *S = z->S;
+	int h = st_h(S, z->kind, s, NULL);
+	if (h > bound - depth)
+		return 0;
+	if (h == 0 && st_goal(S, z->kind, s)) {
+		/* the next step's masks: the answer made again from the
+		 * root (the search itself only turns this step's) */
+		struct ststate e = z->root, f;
+		for (int d = 0; d < depth; d++) {
+			st_move(S, z->kind, 1, z->path[d], &e, &f);
+			e = f;
+		}
+		int r = st_rate(S, z->kind, &e);
+		if (z->best_len < 0 && z->nodes + ST_PICK < z->budget)
+			z->budget = z->nodes + ST_PICK;
+		if (z->best_len < 0 || r < z->best_rate) {
+			z->best_len = depth;
+			z->best_rate = r;
+			memcpy(z->best, z->path, sizeof z->best);
+			z->best[depth] = -1;
+		}
+		return r == 0 ? -1 : 0;
+	}
+	if (depth == bound)
+		return 0;
+	if (++z->nodes > z->budget) {
+		z->stopped = 1;
+		return -1;
+	}
+	if ((z->nodes & 0xffff) == 0 && poll_now(z->x)) {
+		z->stopped = 2;
+		return -1;
+	}
+	for (int g = 0; g < S->nmov; g++) {
+		if (st_skip(S, z->kind, prev, g))
+			continue;
+		struct ststate c;
+		st_move(S, z->kind, 0, g, s, &c);
+		z->path[depth] = g;
+		if (st_dfs(z, &c, depth + 1, bound, g) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A beam node's path walked back to the root: path[0 .. depth) then -1. */
+static void st_beam_path(const struct stagew *S, int depth, int i, int g,
+			 int *path)
+{
+	path[depth + 1] = -1;
+	path[depth] = g;
+	for (int d = depth; d > 0; d--) {
+		path[d - 1] = S->beam[d][i].move;
+		i = S->beam[d][i].parent;
+	}
+}
+
+static uint64_t st_key(const struct stagew *S, const struct ststate *c,
+		       int mk)
+{
+	uint64_t key = 1;
+	for (int o = 0; o < S->norb; o++)
+		key = key * 0x9e3779b97f4a7c15ull ^ c->v[mk][o];
+	return (key * 0x9e3779b97f4a7c15ull ^ (c->par != 0)) | 1;
+}
+
+/* Whether key is in the hash set; *slot: where it is or would go. */
+static int st_seen(const struct stagew *S, uint64_t key, uint32_t *slot)
+{
+	uint32_t hs = (uint32_t)(key >> 40) & (ST_HASH - 1);
+	while (S->seen[hs]) {
+		if (S->seen[hs] == key) {
+			*slot = hs;
+			return 1;
+		}
+		hs = (hs + 1) & (ST_HASH - 1);
+	}
+	*slot = hs;
+	return 0;
+}
+
+/* Beam search: level by level, every child of the kept states (in the
+ * search's turn order, each state once over all levels, so the beam
+ * moves on off a plateau of its tables) scored by the step's tables (the
+ * largest distance, then the sum), the ST_BEAM best kept. The first
+ * level that reaches the goal ends it: of the states there that do, the
+ * one that st_rate likes best (the next step's masks made again along
+ * its path; the beam turns only this step's). Writes the turns to path
+ * (ending -1); 1 found, 0 not within ST_BEAM_DEPTH, -1 the caller's
+ * poll. */
+static int st_beam(struct ctx *x, int kind, const struct ststate *root,
+		   int *path)
+{
+	struct stagew *S = stagew_of(x);
+	int nb = 1, mk = st_mask(kind);
+	if (st_goal(S, kind, root)) {
+		path[0] = -1;
+		return 1;
+	}
+	struct stnode *b0 = &S->beam[0][0];
+	memcpy(b0->v, root->v, sizeof b0->v);
+	b0->par = (uint8_t)(root->par != 0);
+	b0->move = 255;
+	b0->parent = 0;
+	memset(S->seen, 0, sizeof S->seen);
+	for (int depth = 0; depth < ST_BEAM_DEPTH; depth++) {
+		long hist[1024];
+		memset(hist, 0, sizeof hist);
+		int best_rate = -1, nc = 0;
+		/* every child once: scored, and rated if a goal */
+		for (int i = 0; i < nb; i++) {
+			const struct stnode *p = &S->beam[depth][i];
+			int prev = p->move == 255 ? -1 : p->move;
+			struct ststate ps, c;
+			memcpy(ps.v, p->v, sizeof ps.v);
+			ps.par = p->par;
+			for (int g = 0; g < S->nmov; g++) {
+				if (st_skip(S, kind, prev, g))
+					continue;
+				st_move(S, kind, 0, g, &ps, &c);
+				uint32_t slot;
+				if (st_seen(S, st_key(S, &c, mk), &slot))
+					continue;
+				int sum, h = st_h(S, kind, &c, &sum);
+				int sc = 32 * h + sum;
+				sc = sc > 1023 ? 1023 : sc;
+				hist[sc]++;
+				S->cand[nc++] = (uint32_t)sc << 16 |
+						(uint32_t)i << 6 | (uint32_t)g;
+				if (h || !st_goal(S, kind, &c))
+					continue;
+				int tp[ST_BEAM_DEPTH + 2];
+				st_beam_path(S, depth, i, g, tp);
+				struct ststate e = *root, f;
+				for (int d = 0; tp[d] >= 0; d++) {
+					st_move(S, kind, 1, tp[d], &e, &f);
+					e = f;
+				}
+				int r = st_rate(S, kind, &e);
+				if (best_rate < 0 || r < best_rate) {
+					best_rate = r;
+					memcpy(path, tp, (size_t)(depth + 2) *
+							 sizeof *path);
+				}
+			}
+		}
+		if (best_rate >= 0)
+			return 1;
+		/* the best ST_BEAM: all below the threshold score, and at it
+		 * as many as there is room for */
+		long acc = 0;
+		int threshold = 0;
+		for (; threshold < 1023; threshold++) {
+			if (acc + hist[threshold] >= ST_BEAM)
+				break;
+			acc += hist[threshold];
+		}
+		int limit = (int)(ST_BEAM - acc), kept = 0;
+		for (int k = 0; k < nc; k++) {
+			int sc = (int)(S->cand[k] >> 16),
+			    i = (int)(S->cand[k] >> 6 & 1023),
+			    g = (int)(S->cand[k] & 63);
+			if (sc > threshold || (sc == threshold && limit <= 0))
+				continue;
+			const struct stnode *p = &S->beam[depth][i];
+			struct ststate ps, c;
+			memcpy(ps.v, p->v, sizeof ps.v);
+			ps.par = p->par;
+			st_move(S, kind, 0, g, &ps, &c);
+			uint32_t slot;
+			if (st_seen(S, st_key(S, &c, mk), &slot))
+				continue; /* twice among this level's */
+			S->seen[slot] = st_key(S, &c, mk);
+			if (sc == threshold)
+				limit--;
+			struct stnode *q = &S->beam[depth + 1][kept++];
+			memcpy(q->v, c.v, sizeof q->v);
+			q->par = (uint8_t)(c.par != 0);
+			q->move = (uint8_t)g;
+			q->parent = (uint16_t)i;
+		}
+		nb = kept;
+		if (nb == 0)
+			return 0;
+		if (poll_now(x))
+			return -1;
+	}
+	return 0;
+}
+
+/* One step searched and made on the cube, simplified as a segment, its
+ * goal checked on the cube. Returns 1 done, 0 gave up (budget), or an
+ * error. */
+static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
+{
+	struct stagew *S = stagew_of(x);
+	struct ststate s;
+	st_read(x, S, &s);
+	s.par = *par;
+	int path[ST_BEAM_DEPTH + 1], found = 0;
+	if (ST_BEAM_STEPS >> kind & 1) {
+		found = st_beam(x, kind, &s, path);
+		if (found < 0)
+			return SOLVE_ENOTFOUND;
+	} else {
+		struct stsearch z;
+		memset(&z, 0, sizeof z);
+		z.x = x;
+		z.S = S;
+		z.kind = kind;
+		z.budget = ST_BUDGET;
+		z.best_len = -1;
+		z.root = s;
+		for (int bound = st_h(S, kind, &s, NULL);
+		     bound <= ST_DEPTH && z.best_len < 0; bound++) {
+			st_dfs(&z, &s, 0, bound, -1);
+			if (z.stopped == 2)
+				return SOLVE_ENOTFOUND;
+			if (z.stopped && z.best_len < 0)
+				return 0;
+		}
+		if (z.best_len < 0)
+			return 0;
+		memcpy(path, z.best, sizeof z.best);
+		x->st_nodes += z.nodes;
+		found = 1;
+	}
+	if (!found)
+		return 0;
+	size_t start = x->count;
+	for (int d = 0; path[d] >= 0; d++) {
+		const struct stmove *M = &S->mv[path[d]];
+		int rc = emit_block(x, M->axis, M->lo, M->hi, M->qt);
+		if (rc < 0)
+			return rc;
+		*par ^= M->wing;
+	}
+	size_t k = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, k, x->n);
+	*len = (int)(x->count - start);
+	st_read(x, S, &s);
+	s.par = *par;
+	return st_goal(S, kind, &s) ? 1 : SOLVE_ESTAGE;
+}
+
+/* The four steps. Returns 1 when every center is solved, 0 when a step
+ * gave up (the greedy phases go on from there, x->cpar holding the wing
+ * parities so far), or an error. */
+static int staged_centers(struct ctx *x)
+{
+	int rc;
+	unsigned par = 0;
+	for (x->sw = 0; x->sw < (x->n == 7 ? 2 : 1); x->sw++) {
+		struct stagew *S = stagew_of(x);
+		/* the tables take a quarter of a second: ask first */
+		if (!S->built && poll_now(x))
+			return SOLVE_ENOTFOUND;
+		if (!S->built && (rc = st_build(x)) < 0)
+			return rc;
+		for (int kind = ST_A; kind < ST_STEPS; kind++) {
+			rc = st_step(x, kind, &par, &x->split[kind]);
+			if (rc <= 0) {
+				x->cpar = par;
+				memset(x->split, 0, sizeof x->split);
+				return rc;
+			}
+		}
+	}
+	if (x->n > 5) {
+		/* 7×7: the obliques are the greedy phases' */
+		x->cpar = par;
+		memset(x->split, 0, sizeof x->split);
+		return 0;
+	}
+	return 1;
+}
+
 static int stage_centers(struct ctx *x)
 {
-	int m = x->m;
+	int m = x->m, staged = 0;
+	x->cpar = 0;
+	memset(x->split, 0, sizeof x->split);
+	if (STAGED(x->n) && x->staged) {
+		staged = staged_centers(x);
+		if (staged < 0)
+			return staged;
+	}
 	if (x->n <= FREE_MAX_N) {
-		int rc = free_centers(x);
+		/* the edge phase needs the turns' place maps either way */
+		int rc = staged ? free_build(x) : free_centers(x);
 		if (rc < 0)
 			return rc;
 	}
@@ -1906,7 +2785,15 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	stage_begin(x, r, REDUCE_CENTERS);
 	if ((rc = stage_centers(x)) < 0)
 		return rc;
-	stage_end(x, r, REDUCE_CENTERS);
+	if (x->split[0] + x->split[1] + x->split[2] + x->split[3] > 0) {
+		/* staged: each step already simplified on its own, and kept
+		 * apart so that center_steps says where each ends */
+		r->stage[REDUCE_CENTERS].count =
+			(int)x->count - r->stage[REDUCE_CENTERS].start;
+		memcpy(r->center_steps, x->split, sizeof x->split);
+	} else {
+		stage_end(x, r, REDUCE_CENTERS);
+	}
 
 	stage_begin(x, r, REDUCE_EDGES);
 	if (n <= EDGE_FREE_MAX_N && (rc = free_edges(x)) < 0)
@@ -1984,6 +2871,9 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
+	for (x.sw = 0; STAGED(n) && x.sw < (n == 7 ? 2 : 1); x.sw++)
+		stagew_of(&x)->built = 0;
+	x.sw = 0;
 	for (int id = 0; id < M_COUNT; id++) {
 		if (build_model(&x.w->model[id], id,
 				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)
@@ -2021,6 +2911,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.e_num = var[v][2], x.e_den = var[v][3];
 		x.frame = var[v][4];
 		x.rot = var[v][5];
+		x.staged = STAGED(n);
 		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;

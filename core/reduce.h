@@ -19,9 +19,16 @@
  *   - centers: every center orbit to the frame's colours (odd n: the fixed
  *     middle centers; even n: one of the 24 whole-cube orientations with
  *     many center stickers right already, the best in the first variant);
- *     for n <= 12 plain and block turns chosen greedily come first, while
- *     they place at least a sticker per three moves (on 4×4 with one step
- *     of lookahead), and the 3-cycles finish;
+ *     on 4×4 and 5×5 by a staged search with pruning tables: U/D colours
+ *     onto U and D (beam search), L/R onto L and R (IDA*, keeping the
+ *     first), then U and D each onto its face and the rest (IDA*, with
+ *     face turns and half turns); about 18 and 33 moves. On 7×7 the
+ *     same for the X- and +-centers, the outer ring then the inner,
+ *     and what follows for the obliques. Otherwise, or where a search
+ *     runs past its node budget, for n <= 12 plain and
+ *     block turns chosen greedily come first, while they place at least
+ *     a sticker per three moves (on 4×4 with one step of lookahead), and
+ *     the 3-cycles finish;
  *   - edges: every wing orbit paired with its edge: with the midge on odd
  *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
  *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 8
@@ -36,12 +43,15 @@
  *     searching on for a shorter answer within a fixed node budget.
  * For n <= 7 the stages run several times with different thresholds for
  * the greedy phases, frames (even n) and the cube turned as a whole, and
- * the shortest answer is kept (20 variants for 4×4, 8 for 5×5, 3 for
+ * the shortest answer is kept (20 variants for 4×4, 6 for 5×5, 3 for
  * 6×6 and 7×7). Everything runs in a caller-owned work buffer
- * (reduce_work_size), and nothing allocates. Time: about half a second
- * of CPU at most for n <= 8 (4×4, with the most variants, is the
- * slowest), well under a second for n = 33; the poll callback can stop
- * it (a time budget, a cancelled request).
+ * (reduce_work_size; for 4×4 and 5×5 it also holds the staged search's
+ * pruning tables, about 2 MB, built once per call and shared by the
+ * variants; twice that on 7×7), and nothing allocates. Time: about a
+ * second of CPU for 5×5 and 7×7 (the staged search's tables and
+ * searches, in every variant), half that for 4×4, less for the other
+ * sizes up to 8×8, well under a second for n = 33; the poll
+ * callback can stop it (a time budget, a cancelled request).
  *
  * Same error contract as cube.h and solve.h.
  */
@@ -82,6 +92,12 @@ typedef struct reduce_result {
 	reduce_stage stage[REDUCE_STAGES];  /* in the order they run */
 	int oll_parity;   /* wing orbits whose permutation was odd */
 	int pll_parity;   /* 1 if two dedges had to be swapped (even n) */
+	int center_steps[4]; /* 4×4, 5×5, staged centers: the moves of its
+			      * four steps (U/D colours onto U and D, L/R
+			      * onto L and R, U and D each onto its face,
+			      * the rest), the centers stage's moves in
+			      * that order; all 0 when the greedy phases
+			      * solved the centers */
 	cube_orientation orient; /* the frame solved to: the colours that end
 				  * on U and F, and the rotation that turns
 				  * the solved result to standard */

@@ -6,7 +6,8 @@
  * parity, on 4×4 and 6×6; a lone flipped wing pair on 5×5); illegal
  * states refused with the reason validation gives; poll (early: an error;
  * late, among the variants: an answer), a small buffer and bad
- * arguments; a guard on the mean length of 4×4 and 5×5 answers.
+ * arguments; a guard on the mean length of 4×4, 5×5 and 7×7 answers
+ * and their centers; the staged centers' steps each reaching its goal.
  *
  * The two-phase tables are read from $CUBED_TABLES/cubed-tables-3x3.bin
  * when a server has cached them there, else built (about 5 s), once, in
@@ -29,11 +30,16 @@
 #include "require.h"
 #include "solver_tables.h"
 
-/* The guard's bounds: the means measured when it was written (4×4 67.9,
- * 5×5 155.1) plus about 5%; for 4×4 that is also under the published
- * average of 72. */
-#define MEAN_BOUND_4 71.5
-#define MEAN_BOUND_5 163.0
+/* The guard's bounds: the means measured when it was written (4×4 59.1,
+ * 5×5 109.0, 7×7 304.0; the centers stage 18.0, 33.5 and 179.3, staged)
+ * plus about 5%; for 4×4 that is also under the published average of
+ * 72. */
+#define MEAN_BOUND_4 63.0
+#define MEAN_BOUND_5 114.0
+#define MEAN_BOUND_7 319.0
+#define CENTER_BOUND_4 19.0
+#define CENTER_BOUND_5 35.5
+#define CENTER_BOUND_7 188.0
 
 static void *tables;
 
@@ -450,17 +456,20 @@ END_TEST
 
 /* A regression guard on length, in STM (a block turn counts one, as the
  * published figures do): the mean over fixed states stays under what
- * the solver reached when this was written (4×4 and 5×5, 8 states each;
+ * the solver reached when this was written (4×4, 5×5, 7×7, 8 states each;
  * bench/RESULTS.md has the full figures). */
 START_TEST(mean_length_guard)
 {
 	static const struct {
 		int n;
 		double bound;
-	} guard[] = {{4, MEAN_BOUND_4}, {5, MEAN_BOUND_5}};
+		double centers;
+	} guard[] = {{4, MEAN_BOUND_4, CENTER_BOUND_4},
+		     {5, MEAN_BOUND_5, CENTER_BOUND_5},
+		     {7, MEAN_BOUND_7, CENTER_BOUND_7}};
 	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
 		int n = guard[g].n;
-		double sum = 0;
+		double sum = 0, csum = 0;
 		for (int k = 0; k < 8; k++) {
 			cube_t *c = random_cube(n, 7700u + 10u * (unsigned)n +
 						       (unsigned)k);
@@ -469,12 +478,86 @@ START_TEST(mean_length_guard)
 			moves_metrics(s.moves, (size_t)s.count, n, &am);
 			ck_assert_uint_eq(am.stm, (uint64_t)s.count);
 			sum += (double)am.stm;
+			csum += s.res.stage[REDUCE_CENTERS].count;
 			free(s.moves);
 			free(c);
 		}
 		ck_assert_msg(sum / 8 <= guard[g].bound,
 			      "%dx%d: mean %.1f moves, guard %.1f", n, n,
 			      sum / 8, guard[g].bound);
+		ck_assert_msg(csum / 8 <= guard[g].centers,
+			      "%dx%d: centers mean %.1f moves, guard %.1f", n,
+			      n, csum / 8, guard[g].centers);
+	}
+}
+END_TEST
+
+/* Center stickers of colour a or b (b < 0: a only) that are not on face
+ * fa or fb (fb < 0: fa only); every center when the faces are -1. */
+static int centers_off(const cube_t *c, int a, int b, int fa, int fb)
+{
+	int n = c->n, off = 0;
+	for (int f = 0; f < 6; f++)
+		for (int r = 1; r < n - 1; r++)
+			for (int k = 1; k < n - 1; k++) {
+				int v = cube_get(c, f, r, k);
+				if ((v == a || v == b) && f != fa && f != fb)
+					off++;
+			}
+	return off;
+}
+
+/* The staged centers of 5×5 (odd n: the middle centers are the frame,
+ * and no step turns them) reach each step's goal exactly: after the
+ * oll_parity stage and step 1 every center of one pair of opposite
+ * colours sits on that pair of faces; after step 2 a second pair too;
+ * after step 3 one pair's stickers each on their own face; after step 4
+ * every center solved. The steps' moves are the whole centers stage. */
+START_TEST(staged_centers_steps)
+{
+	for (int k = 0; k < 3; k++) {
+		cube_t *c = random_cube(5, 4200u + (unsigned)k);
+		struct solved s = solve_checked(c);
+		const int *st = s.res.center_steps;
+		ck_assert_int_gt(st[0], 0);
+		ck_assert_int_gt(st[1], 0);
+		ck_assert_int_eq(st[0] + st[1] + st[2] + st[3],
+				 s.res.stage[REDUCE_CENTERS].count);
+		cube_t *d = new_cube(5);
+		cube_copy(d, c);
+		int mid[6];
+		for (int f = 0; f < 6; f++)
+			mid[f] = cube_get(c, f, 2, 2);
+		size_t at = (size_t)s.res.stage[REDUCE_CENTERS].start;
+		REQUIRE(cube_apply_moves(d, s.moves, at) == CUBE_OK);
+		int staged[3];
+		for (int step = 0; step < 4; step++) {
+			REQUIRE(cube_apply_moves(d, s.moves + at,
+						 (size_t)st[step]) == CUBE_OK);
+			at += (size_t)st[step];
+			/* opposite faces: f and f + 3 (U R F D L B) */
+			int pairs = 0, own = 0;
+			for (int f = 0; f < 3; f++) {
+				staged[f] = centers_off(d, mid[f], mid[f + 3],
+							f, f + 3) == 0;
+				pairs += staged[f];
+				own += staged[f] &&
+				       centers_off(d, mid[f], -1, f, -1) == 0 &&
+				       centers_off(d, mid[f + 3], -1, f + 3,
+						   -1) == 0;
+			}
+			if (step == 0)
+				ck_assert_int_ge(pairs, 1);
+			else if (step == 1)
+				ck_assert_int_eq(pairs, 3);
+			else if (step == 2)
+				ck_assert_int_ge(own, 1);
+			else
+				ck_assert_int_eq(own, 3);
+		}
+		free(d);
+		free(s.moves);
+		free(c);
 	}
 }
 END_TEST
@@ -512,6 +595,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, deterministic);
 	tcase_add_test(t, poll_late_keeps_answer);
 	tcase_add_test(t, mean_length_guard);
+	tcase_add_test(t, staged_centers_steps);
 	suite_add_tcase(s, t);
 	return s;
 }

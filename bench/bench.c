@@ -1637,11 +1637,19 @@ static void bench_reduce(int count, int only)
 				 "reduce_%dx%d_moves_published", n, n);
 			figi(name, (uint64_t)published[si], "moves");
 		}
-		printf("reduce_%dx%d_stage_means:", n, n);
-		for (int st = 0; st < REDUCE_STAGES; st++)
-			printf(" %s %.1f", reduce_stage_name(st), split[st]);
-		printf(" (staged centers %.1f + %.1f + %.1f + %.1f)\n",
-		       csplit[0], csplit[1], csplit[2], csplit[3]);
+		/* one figure per line, as everywhere: the mean STM moves of
+		 * each stage, and of the staged center search's four steps */
+		for (int st = 0; st < REDUCE_STAGES; st++) {
+			snprintf(name, sizeof name, "reduce_%dx%d_mean.%s", n,
+				 n, reduce_stage_name(st));
+			fig(name, split[st], "moves");
+		}
+		for (int st = 0; st < 4; st++) {
+			snprintf(name, sizeof name,
+				 "reduce_%dx%d_mean.centers_step%d", n, n,
+				 st + 1);
+			fig(name, csplit[st], "moves");
+		}
 		snprintf(name, sizeof name, "reduce_%dx%d_ms_median", n, n);
 		fig(name, median(ms, k), "ms");
 		snprintf(name, sizeof name, "reduce_%dx%d_ms_max", n, n);

@@ -365,10 +365,25 @@ START_TEST(concurrent_writers)
 	enum { THREADS = 8, WRITES = 60 };
 	pthread_t t[THREADS];
 	struct racer r[THREADS];
+	/* the racers' first writes queue up while another connection holds
+	 * the write lock, so at least one commit groups several of them
+	 * however the threads are scheduled (on a loaded machine they could
+	 * otherwise each find the writer idle) */
+	char path[300];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	sqlite3 *hold;
+	ck_assert_int_eq(sqlite3_open(path, &hold), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(hold, "BEGIN IMMEDIATE", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
 	for (int i = 0; i < THREADS; i++) {
 		r[i] = (struct racer){v.id, token, WRITES, 0};
 		pthread_create(&t[i], NULL, race, &r[i]);
 	}
+	usleep(200000);
+	ck_assert_int_eq(sqlite3_exec(hold, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(hold);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < THREADS; i++)

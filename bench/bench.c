@@ -1644,7 +1644,10 @@ static void bench_reduce(int count, int only)
 				 n, reduce_stage_name(st));
 			fig(name, split[st], "moves");
 		}
+		/* (only the sizes whose centers the staged search solves) */
 		for (int st = 0; st < 4; st++) {
+			if (csplit[0] + csplit[1] + csplit[2] + csplit[3] == 0)
+				break;
 			snprintf(name, sizeof name,
 				 "reduce_%dx%d_mean.centers_step%d", n, n,
 				 st + 1);

@@ -307,6 +307,21 @@ static void check_session(int port, ses *s, int round, unsigned seed)
 	json_decref(want);
 }
 
+/* One writer thread fn per session of ss[0..n), on port, stopping when
+ * *stop is set. */
+static void start_writers(ses *ss, int n, int port, volatile int *stop,
+			  void *(*fn)(void *), pthread_t *th)
+{
+	for (int i = 0; i < n; i++) {
+		ss[i].port = port;
+		ss[i].stop = stop;
+		ss[i].acked = 0;
+		ss[i].error[0] = '\0';
+		ss[i].pending[0] = '\0';
+		ck_assert_int_eq(pthread_create(&th[i], NULL, fn, &ss[i]), 0);
+	}
+}
+
 /* n new 3×3 sessions into ss[0..n) */
 static void create_sessions(int port, ses *ss, int n)
 {
@@ -366,14 +381,7 @@ START_TEST(sigkill_under_load)
 	for (int round = 1; round <= rounds; round++) {
 		volatile int stop = 0;
 		pthread_t th[NSES];
-		for (int i = 0; i < NSES; i++) {
-			ss[i].port = srv.port;
-			ss[i].stop = &stop;
-			ss[i].acked = 0;
-			ss[i].error[0] = '\0';
-			ss[i].pending[0] = '\0';
-			pthread_create(&th[i], NULL, writer, &ss[i]);
-		}
+		start_writers(ss, NSES, srv.port, &stop, writer, th);
 		/* a random moment, 0 to 230 ms after the first acknowledged
 		 * write of the round (so every round tests something, however
 		 * slow the machine is today) */
@@ -439,14 +447,7 @@ START_TEST(sigterm_under_load)
 	for (int round = 1; round <= rounds; round++) {
 		volatile int stop = 0;
 		pthread_t th[NTERM];
-		for (int i = 0; i < NTERM; i++) {
-			ss[i].port = srv.port;
-			ss[i].stop = &stop;
-			ss[i].acked = 0;
-			ss[i].error[0] = '\0';
-			ss[i].pending[0] = '\0';
-			pthread_create(&th[i], NULL, ka_writer, &ss[i]);
-		}
+		start_writers(ss, NTERM, srv.port, &stop, ka_writer, th);
 		ck_assert_msg(await_ack(ss, NTERM),
 			      "round %d: no write was acknowledged within 10 s",
 			      round);

@@ -339,6 +339,28 @@ START_TEST(persistence_and_fork_delete)
 }
 END_TEST
 
+/* A second connection to the test's database holding its write lock
+ * (BEGIN IMMEDIATE): the writer's next transaction waits (busy_timeout)
+ * and the writes queued meanwhile form one batch. COMMIT releases it. */
+static sqlite3 *hold_write_lock(void)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	sqlite3 *hold;
+	ck_assert_int_eq(sqlite3_open(path, &hold), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(hold, "BEGIN IMMEDIATE", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	return hold;
+}
+
+static void release_write_lock(sqlite3 *hold)
+{
+	ck_assert_int_eq(sqlite3_exec(hold, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(hold);
+}
+
 struct racer {
 	const char *id, *token;
 	int writes, ok;
@@ -369,21 +391,13 @@ START_TEST(concurrent_writers)
 	 * the write lock, so at least one commit groups several of them
 	 * however the threads are scheduled (on a loaded machine they could
 	 * otherwise each find the writer idle) */
-	char path[300];
-	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	sqlite3 *hold;
-	ck_assert_int_eq(sqlite3_open(path, &hold), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(hold, "BEGIN IMMEDIATE", NULL, NULL,
-				      NULL),
-			 SQLITE_OK);
+	sqlite3 *hold = hold_write_lock();
 	for (int i = 0; i < THREADS; i++) {
 		r[i] = (struct racer){v.id, token, WRITES, 0};
 		pthread_create(&t[i], NULL, race, &r[i]);
 	}
 	usleep(200000);
-	ck_assert_int_eq(sqlite3_exec(hold, "COMMIT", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(hold);
+	release_write_lock(hold);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < THREADS; i++)
@@ -537,13 +551,7 @@ START_TEST(failed_op_leaves_batch)
 	char tok[3][36];
 	for (int i = 0; i < 3; i++)
 		create3(&v[i], tok[i]);
-	char path[300];
-	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	sqlite3 *hold;
-	ck_assert_int_eq(sqlite3_open(path, &hold), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(hold, "BEGIN IMMEDIATE", NULL, NULL,
-				      NULL),
-			 SQLITE_OK);
+	sqlite3 *hold = hold_write_lock();
 	char trig[300];
 	snprintf(trig, sizeof trig,
 		 "CREATE TRIGGER refuse BEFORE UPDATE ON sessions "
@@ -574,9 +582,7 @@ START_TEST(failed_op_leaves_batch)
 			usleep(60000);
 		}
 	}
-	ck_assert_int_eq(sqlite3_exec(hold, "COMMIT", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(hold);
+	release_write_lock(hold);
 	pthread_join(t, NULL);
 	ck_assert_int_eq(solve_rc, SES_STORE);
 	for (int k = 0; k < 500; k++) {

@@ -77,59 +77,14 @@ static void push_move(ses *s, const char *m)
 	s->moves[s->n++] = strdup(m);
 }
 
-static void *writer(void *arg)
+/* Post single random moves as fast as the server answers, recording
+ * every 200 with its version, until *stop is set or the server is gone.
+ * keepalive: one connection for all (else a fresh one per request). A
+ * lost connection leaves the write's fate unknown (pending stays); a 503
+ * "shutting_down" (a clean stop) means not committed; any other answer
+ * is an error. */
+static void writer_loop(ses *s, int keepalive)
 {
-	ses *s = arg;
-	unsigned seed = (unsigned)(size_t)s ^ (unsigned)time(NULL);
-	char path[160], body[64], auth[96];
-	snprintf(path, sizeof path, "%s/moves", s->path);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
-	const char *headers[] = {"Content-Type: application/json", auth,
-				 NULL};
-	while (!*s->stop) {
-		const char *m = MOVES[rand_r(&seed) % 18];
-		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", m);
-		http_response r;
-		snprintf(s->pending, sizeof s->pending, "%s", m);
-		int rc = http_request(s->port, "POST", path, headers, body,
-				      strlen(body), &r);
-		if (rc != 0) {
-			/* the server is gone: this write's fate is unknown */
-			http_response_free(&r);
-			return NULL;
-		}
-		if (r.status != 200) {
-			snprintf(s->error, sizeof s->error,
-				 "POST %s %s: %d %.200s", path, body,
-				 r.status, r.body);
-			s->pending[0] = '\0';
-			http_response_free(&r);
-			return NULL;
-		}
-		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
-		long long v = json_integer_value(json_object_get(j, "version"));
-		json_decref(j);
-		http_response_free(&r);
-		if (v != (long long)s->n + 1) {
-			snprintf(s->error, sizeof s->error,
-				 "POST %s answered version %lld after %zu "
-				 "acknowledged writes",
-				 path, v, s->n);
-			s->pending[0] = '\0';
-			return NULL;
-		}
-		push_move(s, m);
-		s->pending[0] = '\0';
-		__atomic_add_fetch(&s->acked, 1, __ATOMIC_RELEASE);
-	}
-	return NULL;
-}
-
-/* writer() on one keep-alive connection: stops at a 503 "shutting_down"
- * (not committed) or a lost connection (fate unknown: pending stays). */
-static void *ka_writer(void *arg)
-{
-	ses *s = arg;
 	unsigned seed = (unsigned)(size_t)s ^ (unsigned)time(NULL);
 	char path[160], body[64], auth[96];
 	snprintf(path, sizeof path, "%s/moves", s->path);
@@ -138,14 +93,19 @@ static void *ka_writer(void *arg)
 				 NULL};
 	int fd = -1;
 	while (!*s->stop) {
-		if (fd < 0 && (fd = http_connect(s->port, 15000)) < 0)
+		if (keepalive && fd < 0 &&
+		    (fd = http_connect(s->port, 15000)) < 0)
 			break; /* no longer listening */
 		const char *m = MOVES[rand_r(&seed) % 18];
 		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", m);
 		http_response r;
 		snprintf(s->pending, sizeof s->pending, "%s", m);
-		int rc = http_send(fd, s->port, "POST", path, headers, body,
-				   strlen(body), 0, &r);
+		int rc = keepalive ? http_send(fd, s->port, "POST", path,
+					       headers, body, strlen(body), 0,
+					       &r)
+				   : http_request(s->port, "POST", path,
+						  headers, body, strlen(body),
+						  &r);
 		if (rc != 0) {
 			http_response_free(&r);
 			break;
@@ -179,13 +139,24 @@ static void *ka_writer(void *arg)
 		push_move(s, m);
 		s->pending[0] = '\0';
 		__atomic_add_fetch(&s->acked, 1, __ATOMIC_RELEASE);
-		if (closed) {
+		if (fd >= 0 && closed) {
 			close(fd);
 			fd = -1;
 		}
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+static void *writer(void *arg)
+{
+	writer_loop(arg, 0);
+	return NULL;
+}
+
+static void *ka_writer(void *arg)
+{
+	writer_loop(arg, 1);
 	return NULL;
 }
 
@@ -307,6 +278,20 @@ static void check_session(int port, ses *s, int round, unsigned seed)
 	json_decref(want);
 }
 
+/* A server for these tests (no solver, quiet, no rate limit) on a new
+ * database; its directory is copied to dir for restarts. */
+static const char *const crash_extra[] = {"--solver", "0", "--quiet",
+					  "--rate-limit", "0", NULL};
+
+static void start_crash_server(test_server *srv, char dir[64])
+{
+	char err[2048];
+	ck_assert_msg(test_server_start(srv, NULL, crash_extra, err,
+					sizeof err) == 0,
+		      "%s", err);
+	snprintf(dir, 64, "%s", srv->dir);
+}
+
 /* One writer thread fn per session of ss[0..n), on port, stopping when
  * *stop is set. */
 static void start_writers(ses *ss, int n, int port, volatile int *stop,
@@ -365,14 +350,9 @@ START_TEST(sigkill_under_load)
 	unsigned seed = e ? (unsigned)strtoul(e, NULL, 10)
 			  : (unsigned)time(NULL) ^ (unsigned)getpid();
 	srand(seed);
-	static const char *const extra[] = {"--solver", "0", "--quiet",
-					    "--rate-limit", "0", NULL};
 	test_server srv;
-	char err[2048];
-	ck_assert_msg(test_server_start(&srv, NULL, extra, err, sizeof err) == 0,
-		      "%s", err);
-	char dir[64];
-	snprintf(dir, sizeof dir, "%s", srv.dir);
+	char dir[64], err[2048];
+	start_crash_server(&srv, dir);
 
 	static ses ss[NSES];
 	create_sessions(srv.port, ss, NSES);
@@ -403,7 +383,7 @@ START_TEST(sigkill_under_load)
 
 		check_integrity(srv.db, round);
 
-		ck_assert_msg(test_server_start(&srv, dir, extra, err,
+		ck_assert_msg(test_server_start(&srv, dir, crash_extra, err,
 						sizeof err) == 0,
 			      "round %d: restart: %s", round, err);
 		for (int i = 0; i < NSES; i++) {
@@ -434,14 +414,9 @@ START_TEST(sigterm_under_load)
 {
 	const char *e = getenv("CUBED_SIGTERM_ROUNDS");
 	int rounds = e && atoi(e) > 0 ? atoi(e) : 6;
-	static const char *const extra[] = {"--solver", "0", "--quiet",
-					    "--rate-limit", "0", NULL};
 	test_server srv;
-	char err[2048];
-	ck_assert_msg(test_server_start(&srv, NULL, extra, err, sizeof err) == 0,
-		      "%s", err);
-	char dir[64];
-	snprintf(dir, sizeof dir, "%s", srv.dir);
+	char dir[64], err[2048];
+	start_crash_server(&srv, dir);
 	static ses ss[NTERM];
 	create_sessions(srv.port, ss, NTERM);
 	for (int round = 1; round <= rounds; round++) {
@@ -466,7 +441,7 @@ START_TEST(sigterm_under_load)
 			ck_assert_msg(ss[i].error[0] == '\0', "round %d: %s",
 				      round, ss[i].error);
 		check_integrity(srv.db, round);
-		ck_assert_msg(test_server_start(&srv, dir, extra, err,
+		ck_assert_msg(test_server_start(&srv, dir, crash_extra, err,
 						sizeof err) == 0,
 			      "round %d: restart: %s", round, err);
 		for (int i = 0; i < NTERM; i++)

@@ -81,10 +81,12 @@ test: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 # of libFuzzer: every committed corpus input and crash regression runs
 # through the target's laws with the ordinary compiler (and under the
 # sanitizers in `make sanitize`).
-FUZZ_CORE_NAMES := $(filter-out api,$(FUZZ_NAMES))
+FUZZ_SERVER_NAMES := api evlog
+FUZZ_CORE_NAMES := $(filter-out $(FUZZ_SERVER_NAMES),$(FUZZ_NAMES))
 
-$(BUILD)/fuzz-replay/fuzz_api: $(BUILD)/tests/fuzz/fuzz_api.o \
-		$(BUILD)/tests/fuzz/replay.o $(SERVER_OBJ) $(BUILD)/libcubecore.a
+$(FUZZ_SERVER_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%): $(BUILD)/fuzz-replay/fuzz_%: \
+		$(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o \
+		$(SERVER_OBJ) $(BUILD)/libcubecore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
@@ -137,8 +139,8 @@ fuzz-build:
 		OPT="-O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
 		$(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
 
-$(BUILD)/fuzz/fuzz_api: $(BUILD)/tests/fuzz/fuzz_api.o $(SERVER_OBJ) \
-		$(BUILD)/libcubecore.a
+$(FUZZ_SERVER_NAMES:%=$(BUILD)/fuzz/fuzz_%): $(BUILD)/fuzz/fuzz_%: \
+		$(BUILD)/tests/fuzz/fuzz_%.o $(SERVER_OBJ) $(BUILD)/libcubecore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 

@@ -97,14 +97,13 @@ int store_get_session(struct store *st, const char *id, int with_initial,
 
 /* Append event e (e->version must be the session's version + 1) and move
  * the session to it: version, state, undo_top, redo_top, updated_at =
- * e->created_at. STORE_CONFLICT if that version exists. */
+ * e->created_at. STORE_CONFLICT if the session is not at e->version - 1.
+ * Events are immutable once appended (how the engine keeps them, e.g. the
+ * newest few in the session's own row, is its business: every read below
+ * sees each appended event). */
 int store_append_event(struct store *st, const char *id,
 		       const struct store_event *e, const char *state,
 		       int64_t undo_top, int64_t redo_top);
-
-/* Set the link column of an existing event (undo/redo stack upkeep). */
-int store_set_link(struct store *st, const char *id, int64_t version,
-		   int64_t link);
 
 /* One event. */
 int store_get_event(struct store *st, const char *id, int64_t version,

@@ -20,6 +20,7 @@
 #include "store.h"
 #include "suites.h"
 #include "timefmt.h"
+#include "token.h"
 
 static const char SOLVED3[] =
 	"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
@@ -431,9 +432,12 @@ START_TEST(concurrent_writers)
 }
 END_TEST
 
-/* A database made by an older cubed (schema 2) keeps every session and
- * event through migration 003, which rebuilds the events table, and the
- * rebuilt table still refuses a type it does not know. */
+/* A database made by an older cubed (schema 2: every event a row of its
+ * own) keeps every session and event through migrations 003 (which
+ * rebuilds the events table) and 004 (pending events in the sessions
+ * row), undo reads an old row, and the rebuilt table still refuses a type
+ * it does not know. The old rows are written here as that cubed wrote
+ * them: moves R, U, F2, D', L B, then an undo of the last. */
 START_TEST(migration_keeps_history)
 {
 	close_all();
@@ -446,50 +450,100 @@ START_TEST(migration_keeps_history)
 	unlink(path);
 	open_with(old);
 	ck_assert_int_eq(store_schema_version(st), 2);
-	struct session_view v, w;
-	char token[36];
-	create3(&v, token);
-	const char *moves[] = {"R", "U", "F2", "D'", "L B"};
-	for (int i = 0; i < 5; i++) {
-		ck_assert_int_eq(write_moves(v.id, token, moves[i], -1, &w),
-				 SES_OK);
-		session_view_free(&w);
-	}
-	ck_assert_int_eq(write_kind(v.id, token, SES_UNDO, &w), SES_OK);
-	session_view_free(&w);
 	close_all();
+
+	const char *id = "oldSessionFromSchema2x";
+	const char *token = "ct_theOwnersTokenOfTheOldSession0";
+	uint8_t hash[TOKEN_HASH_LEN];
+	token_sha256(token, strlen(token), hash);
+	char *now = replay(3, "R U F2 D'");
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *s;
+	ck_assert_int_eq(sqlite3_prepare_v2(db,
+		"INSERT INTO sessions (id, size, created_at, updated_at, "
+		"version, state, initial, token_hash, undo_top, redo_top) "
+		"VALUES (?1, 3, 1000, 1006, 6, ?2, ?3, ?4, 4, 6)", -1, &s,
+		NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, now, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, SOLVED3, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 4, hash, TOKEN_HASH_LEN, SQLITE_STATIC);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	static const struct {
+		const char *type, *moves;
+		int ref, link;
+	} old_ev[] = {
+		{"create", "", 0, 0}, {"moves", "R", 0, 0},
+		{"moves", "U", 0, 1}, {"moves", "F2", 0, 2},
+		{"moves", "D'", 0, 3}, {"moves", "L B", 0, 4},
+		{"undo", "B' L'", 5, 0},
+	};
+	ck_assert_int_eq(sqlite3_prepare_v2(db,
+		"INSERT INTO events (session_id, version, type, moves, actor, "
+		"created_at, ref, link, snapshot) VALUES (?1, ?2, ?3, ?4, "
+		"'owner', 1000 + ?2, ?5, ?6, ?7)", -1, &s, NULL), SQLITE_OK);
+	for (int v = 0; v < 7; v++) {
+		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int(s, 2, v);
+		sqlite3_bind_text(s, 3, old_ev[v].type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, old_ev[v].moves, -1, SQLITE_STATIC);
+		sqlite3_bind_int(s, 5, old_ev[v].ref);
+		sqlite3_bind_int(s, 6, old_ev[v].link);
+		if (v == 0)
+			sqlite3_bind_text(s, 7, SOLVED3, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(s, 7);
+		ck_assert_int_eq(sqlite3_step(s), SQLITE_DONE);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
 
 	open_all();
-	ck_assert_int_eq(store_schema_version(st), 3);
-	struct store_event ev[8];
-	int k = sessions_history(ses, v.id, -1, ev, 8);
+	ck_assert_int_eq(store_schema_version(st), 4);
+	struct store_event ev[10];
+	int k = sessions_history(ses, id, -1, ev, 10);
 	ck_assert_int_eq(k, 7);
-	static const char *const types[] = {"create", "moves", "moves",
-					    "moves", "moves", "moves", "undo"};
 	for (int i = 0; i < k; i++) {
 		ck_assert_int_eq(ev[i].version, i);
-		ck_assert_str_eq(ev[i].type, types[i]);
+		ck_assert_str_eq(ev[i].type, old_ev[i].type);
+		ck_assert_str_eq(ev[i].moves, old_ev[i].moves);
 		store_event_free(&ev[i]);
 	}
-	struct session_view g;
-	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
-	char *want = replay(3, "R U F2 D'");
+	struct session_view g, w;
+	ck_assert_int_eq(sessions_get(ses, id, -1, &g), SES_OK);
+	ck_assert_str_eq(g.facelets, now);
+	session_view_free(&g);
+	ck_assert_int_eq(sessions_get(ses, id, 3, &g), SES_OK);
+	char *want = replay(3, "R U F2");
 	ck_assert_str_eq(g.facelets, want);
 	session_view_free(&g);
-	ck_assert_int_eq(sessions_get(ses, v.id, 3, &g), SES_OK);
-	free(want);
-	want = replay(3, "R U F2");
-	ck_assert_str_eq(g.facelets, want);
-	session_view_free(&g);
-	free(want);
-	/* writes go on after the migration */
-	ck_assert_int_eq(write_moves(v.id, token, "R'", 6, &w), SES_OK);
+	/* writes go on after the migration: a new one (pending), its undo,
+	 * then an undo of an old row's moves */
+	ck_assert_int_eq(write_moves(id, token, "R'", 6, &w), SES_OK);
 	ck_assert_int_eq(w.version, 7);
 	session_view_free(&w);
-	session_view_free(&v);
+	ck_assert_int_eq(write_kind(id, token, SES_UNDO, &w), SES_OK);
+	ck_assert_str_eq(w.facelets, now);
+	session_view_free(&w);
+	ck_assert_int_eq(write_kind(id, token, SES_UNDO, &w), SES_OK);
+	ck_assert_int_eq(w.version, 9);
+	ck_assert_str_eq(w.facelets, want);
+	session_view_free(&w);
+	k = sessions_history(ses, id, 5, ev, 10);
+	ck_assert_int_eq(k, 4);
+	static const char *const later[] = {"undo", "moves", "undo", "undo"};
+	for (int i = 0; i < k; i++) {
+		ck_assert_int_eq(ev[i].version, 6 + i);
+		ck_assert_str_eq(ev[i].type, later[i]);
+		store_event_free(&ev[i]);
+	}
+	free(want);
+	free(now);
 	close_all();
 
-	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	char *msg = NULL;
 	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO events (session_id, "
@@ -499,7 +553,6 @@ START_TEST(migration_keeps_history)
 			 SQLITE_CONSTRAINT);
 	ck_assert_ptr_nonnull(strstr(msg, "CHECK"));
 	sqlite3_free(msg);
-	sqlite3_stmt *s;
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
 					    &s, NULL),
 			 SQLITE_OK);

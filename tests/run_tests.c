@@ -15,6 +15,7 @@ int main(void)
 	srunner_add_suite(sr, index_suite());
 	srunner_add_suite(sr, cubie_suite());
 	srunner_add_suite(sr, validate_suite());
+	srunner_add_suite(sr, store_suite());
 	srunner_add_suite(sr, sessions_suite());
 	srunner_add_suite(sr, pattern_suite());
 	srunner_add_suite(sr, solve_suite());

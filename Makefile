@@ -160,7 +160,7 @@ fuzz: fuzz-build
 # the suites' reduced loop counts for slow tools (SANITIZED=1, as under
 # ASan), fewer random states where the suites take a count from the
 # environment; about 10 minutes on 2 shared cores.
-MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern \
+MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern store \
 		   solve beginner
 VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect

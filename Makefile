@@ -12,7 +12,7 @@
 #                   p99 latency, RSS at start and end (growth < 10 %)
 #   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
 #                   (clang, ASan + UBSan, separate build dir build-fuzz/)
-#   make memcheck   the core Check suites under valgrind memcheck
+#   make memcheck   the core and store Check suites under valgrind memcheck
 #                   (separate build dir $(BUILD)-vg)
 
 CC      ?= cc
@@ -154,8 +154,8 @@ fuzz: fuzz-build
 		bash tests/fuzz/run.sh $(FUZZ_BUILD) $$t $(FUZZ_S) || exit 1; \
 	done
 
-# The core Check suites under valgrind memcheck, one suite at a time in
-# one process each (CK_FORK=no, so memcheck sees every test): any error
+# The core Check suites and the store suite under valgrind memcheck, one
+# suite at a time in one process each (CK_FORK=no, so memcheck sees every test): any error
 # or definite leak fails. Built without optimisation beyond -O1 and with
 # the suites' reduced loop counts for slow tools (SANITIZED=1, as under
 # ASan), fewer random states where the suites take a count from the

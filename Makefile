@@ -155,8 +155,8 @@ fuzz: fuzz-build
 	done
 
 # The core Check suites and the store suite under valgrind memcheck, one
-# suite at a time in one process each (CK_FORK=no, so memcheck sees every test): any error
-# or definite leak fails. Built without optimisation beyond -O1 and with
+# suite at a time in one process each (CK_FORK=no, so memcheck sees every
+# test): any error or definite leak fails. Built without optimisation beyond -O1 and with
 # the suites' reduced loop counts for slow tools (SANITIZED=1, as under
 # ASan), fewer random states where the suites take a count from the
 # environment; about 10 minutes on 2 shared cores.

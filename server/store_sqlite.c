@@ -43,6 +43,13 @@
 	  "THEN NULL ELSE coalesce(pending, '') || ?7 END "                    \
 	  "WHERE id = ?1 AND version = ?2 - 1")                                \
 	X(S_GET_PENDING, "SELECT pending FROM sessions WHERE id = ?1")         \
+	X(S_FLUSH_PENDING,                                                     \
+	  "INSERT INTO event_blocks (session_id, last, events) "               \
+	  "SELECT id, version, pending FROM sessions WHERE id = ?1 AND "       \
+	  "version = ?2 AND pending IS NOT NULL")                              \
+	X(S_BLOCKS_AFTER,                                                      \
+	  "SELECT events FROM event_blocks WHERE session_id = ?1 AND "         \
+	  "last > ?2 ORDER BY last LIMIT ?3")                                  \
 	X(S_BEGIN_READ, "BEGIN")                                               \
 	X(S_GET_EVENT,                                                         \
 	  "SELECT version, type, moves, actor, created_at, ref, link, "        \
@@ -616,13 +623,14 @@ int store_get_session(struct store *st, const char *id, int with_initial,
 /* A write's event goes into its session's pending text (evlog.h) rather
  * than an events row: the write then changes one row, which it rewrites
  * anyway, instead of two, and a commit over many sessions no longer
- * dirties one events leaf per session (measured: POST moves over 32
- * sessions about 40% faster). An event that keeps a snapshot (every
- * SESSIONS_SNAPSHOT_EVERY-th version, resets) first moves every pending
- * event into events rows, so a session's rows are always the versions up
- * to some point, its pending text the versions after it, and snapshots
- * are only ever in rows. An event too big for the pending text is written
- * the same way. */
+ * dirties one events leaf per session. An event that keeps a snapshot
+ * (every SESSIONS_SNAPSHOT_EVERY-th version, resets) first moves the
+ * pending text as it is into an event_blocks row (one statement, nothing
+ * parsed) and is itself an events row; so is an event too big for the
+ * pending text. Every version is then in exactly one of an events row, a
+ * block, or the pending text (schema/004 says which), and snapshots are
+ * only ever in rows. Measured on POST moves over 32 sessions: server CPU
+ * per write 36-43 µs before, 30-32 µs after. */
 #define PENDING_EVENT_MAX 512
 
 /* The session's pending text (NULL if none), malloc'd; *len its length. */
@@ -650,37 +658,16 @@ static int get_pending(struct conn *c, const char *id, char **out, size_t *len)
 	return rc;
 }
 
-static int bad_pending(struct conn *c, const char *id)
+/* Move the session's pending text (versions up to `last`, the session's
+ * version) into an event_blocks row; the caller then clears it. */
+static int flush_pending(struct conn *c, const char *id, int64_t last)
 {
-	snprintf(c->error, sizeof c->error,
-		 "the pending events of session %s are malformed (or memory "
-		 "ran out reading them)",
-		 id);
-	return STORE_ERROR;
-}
-
-/* Move the session's pending events into events rows (the caller then
- * clears its pending text). */
-static int flush_pending(struct conn *c, const char *id)
-{
-	char *text;
-	size_t len;
-	int rc = get_pending(c, id, &text, &len);
-	if (rc != STORE_OK || !text)
-		return rc;
-	const char *p = text, *end = text + len;
-	struct store_event e;
-	int got;
-	while ((got = evlog_next(&p, end, &e)) == 1) {
-		rc = insert_event(c, id, &e);
-		store_event_free(&e);
-		if (rc != STORE_OK)
-			break;
-	}
-	free(text);
-	if (got < 0)
-		return bad_pending(c, id);
-	return rc;
+	sqlite3_stmt *s = stmt(c, S_FLUSH_PENDING);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, last);
+	return run(c, s);
 }
 
 int store_append_event(struct store *st, const char *id,
@@ -701,7 +688,7 @@ int store_append_event(struct store *st, const char *id,
 	if (!rec || len > PENDING_EVENT_MAX) {
 		free(rec);
 		rec = NULL;
-		if ((rc = flush_pending(c, id)) != STORE_OK ||
+		if ((rc = flush_pending(c, id, e->version - 1)) != STORE_OK ||
 		    (rc = insert_event(c, id, e)) != STORE_OK)
 			return rc;
 	}
@@ -774,31 +761,66 @@ static int read_event(sqlite3_stmt *s, struct store_event *e, int with_snap)
 	return e->moves ? STORE_OK : STORE_ERROR;
 }
 
-/* Pending events with version > after, at most cap of them, into out:
- * returns the count or an error. */
-static int pending_after(struct conn *c, const char *id, int64_t after,
-			 struct store_event *out, int cap)
+/* The events of an evlog text with version > after, appended to out[*k]
+ * while *k < cap. */
+static int take_events(struct conn *c, const char *id, const char *text,
+		       size_t len, int64_t after, struct store_event *out,
+		       int *k, int cap)
 {
-	char *text;
-	size_t len;
-	int rc = get_pending(c, id, &text, &len);
-	if (rc != STORE_OK)
-		return rc == STORE_NOT_FOUND ? 0 : rc;
-	if (!text)
-		return 0;
 	const char *p = text, *end = text + len;
-	int k = 0, got = 1;
-	while (k < cap && (got = evlog_next(&p, end, &out[k])) == 1) {
-		if (out[k].version > after)
-			k++;
+	int got = 1;
+	while (*k < cap && (got = evlog_next(&p, end, &out[*k])) == 1) {
+		if (out[*k].version > after)
+			(*k)++;
 		else
-			store_event_free(&out[k]);
+			store_event_free(&out[*k]);
 	}
-	free(text);
-	if (got < 0) {
+	if (got >= 0)
+		return STORE_OK;
+	snprintf(c->error, sizeof c->error,
+		 "the stored events of session %s are malformed (or memory "
+		 "ran out reading them)",
+		 id);
+	return STORE_ERROR;
+}
+
+/* Events with version > after from the session's blocks and then its
+ * pending text (the order of their versions), at most cap: the count, or
+ * an error (nothing left in out). */
+static int text_events_after(struct conn *c, const char *id, int64_t after,
+			     struct store_event *out, int cap)
+{
+	int k = 0, rc = STORE_OK;
+	sqlite3_stmt *s = stmt(c, S_BLOCKS_AFTER);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, after);
+	sqlite3_bind_int(s, 3, cap);
+	int step = SQLITE_DONE;
+	while (rc == STORE_OK && k < cap && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = take_events(c, id,
+				 (const char *)sqlite3_column_text(s, 0),
+				 (size_t)sqlite3_column_bytes(s, 0), after, out,
+				 &k, cap);
+	if (rc == STORE_OK && k < cap && step != SQLITE_DONE)
+		rc = fail(c, s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == STORE_OK && k < cap) {
+		char *text;
+		size_t len;
+		rc = get_pending(c, id, &text, &len);
+		if (rc == STORE_NOT_FOUND)
+			rc = STORE_OK;
+		if (rc == STORE_OK && text)
+			rc = take_events(c, id, text, len, after, out, &k, cap);
+		free(text);
+	}
+	if (rc != STORE_OK) {
 		for (int i = 0; i < k; i++)
 			store_event_free(&out[i]);
-		return bad_pending(c, id);
+		return rc;
 	}
 	return k;
 }
@@ -831,7 +853,8 @@ int store_get_event(struct store *st, const char *id, int64_t version,
 		return rc;
 	rc = get_event_row(c, id, version, out);
 	if (rc == STORE_NOT_FOUND && version > 0) {
-		int k = pending_after(c, id, version - 1, out, 1);
+		/* the first event after version - 1 outside the rows */
+		int k = text_events_after(c, id, version - 1, out, 1);
 		if (k < 0)
 			rc = k;
 		else if (k == 1 && out->version == version)
@@ -843,16 +866,32 @@ int store_get_event(struct store *st, const char *id, int64_t version,
 	return rc;
 }
 
+static int by_version(const void *a, const void *b)
+{
+	const struct store_event *x = a, *y = b;
+	return (x->version > y->version) - (x->version < y->version);
+}
+
 int store_history(struct store *st, const char *id, int64_t after,
 		  struct store_event *out, int cap)
 {
 	CONN_OR_FAIL(c, st);
 	sqlite3_stmt *s = stmt(c, S_HISTORY);
-	if (!s)
+	if (!s || cap <= 0)
+		return s ? 0 : STORE_ERROR;
+	/* the first cap events of each kind of place, then the first cap of
+	 * them all: rows and blocks interleave (a snapshot row after each
+	 * block) */
+	struct store_event *more = malloc((size_t)cap * sizeof *more);
+	if (!more) {
+		snprintf(c->error, sizeof c->error, "out of memory");
 		return STORE_ERROR;
+	}
 	int began, rc = read_begin(c, &began);
-	if (rc != STORE_OK)
+	if (rc != STORE_OK) {
+		free(more);
 		return rc;
+	}
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, after);
 	sqlite3_bind_int(s, 3, cap);
@@ -865,29 +904,44 @@ int store_history(struct store *st, const char *id, int64_t after,
 		}
 		k++;
 	}
+	int m = 0;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		for (int i = 0; i < k; i++)
-			store_event_free(&out[i]);
-		rc = fail(c, s);
-		read_end(c, began);
-		return rc;
-	}
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	if (k < cap) {
-		/* the rows end where the pending events begin */
-		int more = pending_after(c, id, k ? out[k - 1].version : after,
-					 out + k, cap - k);
-		if (more < 0) {
-			for (int i = 0; i < k; i++)
-				store_event_free(&out[i]);
-			read_end(c, began);
-			return more;
-		}
-		k += more;
+		m = fail(c, s);
+	} else {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		m = text_events_after(c, id, after, more, cap);
 	}
 	read_end(c, began);
-	return k;
+	if (m < 0) {
+		for (int i = 0; i < k; i++)
+			store_event_free(&out[i]);
+		free(more);
+		return m;
+	}
+	/* both are in version order; keep the first cap of the two */
+	int total = k + m;
+	struct store_event *all = malloc((size_t)(total ? total : 1) *
+					 sizeof *all);
+	if (!all) {
+		for (int i = 0; i < k; i++)
+			store_event_free(&out[i]);
+		for (int i = 0; i < m; i++)
+			store_event_free(&more[i]);
+		free(more);
+		snprintf(c->error, sizeof c->error, "out of memory");
+		return STORE_ERROR;
+	}
+	memcpy(all, out, (size_t)k * sizeof *all);
+	memcpy(all + k, more, (size_t)m * sizeof *all);
+	free(more);
+	qsort(all, (size_t)total, sizeof *all, by_version);
+	int n = total < cap ? total : cap;
+	memcpy(out, all, (size_t)n * sizeof *all);
+	for (int i = n; i < total; i++)
+		store_event_free(&all[i]);
+	free(all);
+	return n;
 }
 
 int store_snapshot_at(struct store *st, const char *id, int64_t version,

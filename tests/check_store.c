@@ -176,8 +176,13 @@ static void append(const char *id, int64_t v, size_t moves_len)
 	free(moves);
 }
 
-/* Rows in events for the session, and the length of its pending text. */
-static void count_rows(const char *id, int *rows, int *pending_len)
+/* Rows in events and event_blocks for the session, and the length of its
+ * pending text (-1 for none). */
+struct where {
+	int rows, blocks, pending_len;
+};
+
+static struct where count_rows(const char *id)
 {
 	char path[300];
 	snprintf(path, sizeof path, "%s/cubed.db", dir);
@@ -186,14 +191,16 @@ static void count_rows(const char *id, int *rows, int *pending_len)
 	sqlite3_stmt *s;
 	ck_assert_int_eq(sqlite3_prepare_v2(db,
 		"SELECT (SELECT count(*) FROM events WHERE session_id = ?1), "
+		"(SELECT count(*) FROM event_blocks WHERE session_id = ?1), "
 		"(SELECT coalesce(length(pending), -1) FROM sessions "
 		"WHERE id = ?1)", -1, &s, NULL), SQLITE_OK);
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
-	*rows = sqlite3_column_int(s, 0);
-	*pending_len = sqlite3_column_int(s, 1);
+	struct where w = {sqlite3_column_int(s, 0), sqlite3_column_int(s, 1),
+			  sqlite3_column_int(s, 2)};
 	sqlite3_finalize(s);
 	sqlite3_close(db);
+	return w;
 }
 
 static void check_history(const char *id, int64_t last)
@@ -230,57 +237,72 @@ static void check_history(const char *id, int64_t last)
 			 STORE_NOT_FOUND);
 }
 
-/* Writes land in the session's own row until a snapshot moves them into
- * events rows; an event too big for the row goes to a row at once (after
- * the pending ones). Every read sees every version either way. */
-START_TEST(pending_then_rows)
+/* Writes land in the session's own row until a snapshot moves them, as
+ * one block, out of it; an event too big for the row does the same and
+ * is a row itself. Every read sees every version wherever it is. */
+START_TEST(pending_then_blocks)
 {
 	const char *id = "pendingSession01";
 	new_session(id);
-	int rows, plen;
-	count_rows(id, &rows, &plen);
-	ck_assert_int_eq(rows, 1);
-	ck_assert_int_eq(plen, -1);
+	struct where w = count_rows(id);
+	ck_assert_int_eq(w.rows, 1);
+	ck_assert_int_eq(w.blocks, 0);
+	ck_assert_int_eq(w.pending_len, -1);
 	for (int64_t v = 1; v <= 31; v++)
 		append(id, v, 5);
-	count_rows(id, &rows, &plen);
-	ck_assert_int_eq(rows, 1); /* the create event only */
-	ck_assert_int_gt(plen, 31 * 20);
+	w = count_rows(id);
+	ck_assert_int_eq(w.rows, 1); /* the create event only */
+	ck_assert_int_eq(w.blocks, 0);
+	ck_assert_int_gt(w.pending_len, 31 * 20);
 	check_history(id, 31);
-	append(id, 32, 5); /* a snapshot: everything moves */
-	count_rows(id, &rows, &plen);
-	ck_assert_int_eq(rows, 33);
-	ck_assert_int_eq(plen, -1);
+	append(id, 32, 5); /* a snapshot: 1..31 become a block */
+	w = count_rows(id);
+	ck_assert_int_eq(w.rows, 2);
+	ck_assert_int_eq(w.blocks, 1);
+	ck_assert_int_eq(w.pending_len, -1);
 	check_history(id, 32);
 	for (int64_t v = 33; v <= 40; v++)
 		append(id, v, 5);
-	append(id, 41, 2000); /* too big: rows for 33..41 */
-	count_rows(id, &rows, &plen);
-	ck_assert_int_eq(rows, 42);
-	ck_assert_int_eq(plen, -1);
+	append(id, 41, 2000); /* too big: 33..40 a block, 41 a row */
+	w = count_rows(id);
+	ck_assert_int_eq(w.rows, 3);
+	ck_assert_int_eq(w.blocks, 2);
+	ck_assert_int_eq(w.pending_len, -1);
 	append(id, 42, 5);
-	count_rows(id, &rows, &plen);
-	ck_assert_int_eq(rows, 42);
-	ck_assert_int_gt(plen, 0);
-	check_history(id, 42);
+	append(id, 43, 2000); /* a block of one */
+	append(id, 44, 2000); /* nothing pending: no block */
+	for (int64_t v = 45; v <= 70; v++)
+		append(id, v, 5);
+	w = count_rows(id);
+	ck_assert_int_eq(w.rows, 6); /* 0, 32, 41, 43, 44, 64 */
+	ck_assert_int_eq(w.blocks, 4); /* 1..31, 33..40, 42, 45..63 */
+	ck_assert_int_gt(w.pending_len, 0); /* 65..70 */
+	check_history(id, 70);
 	struct store_event e;
 	ck_assert_int_eq(store_get_event(st, id, 41, &e), STORE_OK);
 	ck_assert_uint_eq(strlen(e.moves), 2000);
 	store_event_free(&e);
 	/* a version that is not next is refused and changes nothing */
-	struct store_event skip = {.version = 44, .type = "moves",
-				   .moves = "R", .created_at = 1044};
+	struct store_event skip = {.version = 72, .type = "moves",
+				   .moves = "R", .created_at = 1072};
 	ck_assert_int_eq(store_begin(st), STORE_OK);
 	ck_assert_int_eq(store_append_event(st, id, &skip, STATE, 0, 0),
 			 STORE_CONFLICT);
 	ck_assert_int_eq(store_rollback(st), STORE_OK);
-	check_history(id, 42);
-	/* the session's delete takes its pending events with it */
+	struct store_event snap = {.version = 96, .type = "moves",
+				   .moves = "R", .created_at = 1096,
+				   .snapshot = (char *)STATE};
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	ck_assert_int_eq(store_append_event(st, id, &snap, STATE, 0, 0),
+			 STORE_CONFLICT);
+	ck_assert_int_eq(store_rollback(st), STORE_OK);
+	check_history(id, 70);
+	/* the session's delete takes its blocks and pending events along */
 	ck_assert_int_eq(store_begin(st), STORE_OK);
 	ck_assert_int_eq(store_delete_session(st, id), STORE_OK);
 	ck_assert_int_eq(store_commit(st), STORE_OK);
-	count_rows(id, &rows, &plen);
-	ck_assert_int_eq(rows, 0);
+	w = count_rows(id);
+	ck_assert_int_eq(w.rows + w.blocks, 0);
 	ck_assert_int_eq(store_get_event(st, id, 42, &e), STORE_NOT_FOUND);
 	ck_assert_int_eq(store_history(st, id, -1, &e, 1), 0);
 }
@@ -352,7 +374,7 @@ Suite *store_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, evlog_round_trip);
 	tcase_add_test(tc, evlog_malformed);
-	tcase_add_test(tc, pending_then_rows);
+	tcase_add_test(tc, pending_then_blocks);
 	tcase_add_test(tc, reads_during_moves);
 	suite_add_tcase(s, tc);
 	return s;

@@ -798,7 +798,8 @@ static int text_events_after(struct conn *c, const char *id, int64_t after,
 	sqlite3_bind_int64(s, 2, after);
 	sqlite3_bind_int(s, 3, cap);
 	int step = SQLITE_DONE;
-	while (rc == STORE_OK && k < cap && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (rc == STORE_OK && k < cap &&
+	       (step = sqlite3_step(s)) == SQLITE_ROW)
 		rc = take_events(c, id,
 				 (const char *)sqlite3_column_text(s, 0),
 				 (size_t)sqlite3_column_bytes(s, 0), after, out,

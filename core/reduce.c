@@ -171,7 +171,7 @@ struct fgen {
 };
 
 struct freec {
-	int nc, ne, ngen;
+	int nc, ne, ngen, nall; /* turns: ngen, then the edge beam's */
 	struct fgen gen[FREE_GEN];
 	uint16_t pr[FREE_PAIRS][2];
 	uint16_t epr[FREE_EPAIRS][2];
@@ -187,10 +187,58 @@ struct freec {
 	uint8_t tmp[FREE_NC];
 };
 
+/* The edge beam (n <= EB_MAX_N; before beam_edges, how it works):
+ * its macros' place maps, and each cost level's best states. */
+#define EB_MAX_N 7
+#define EB_BEAM(n) ((n) == 5)
+#define EB_NE (24 * (EB_MAX_N - 2))
+#define EB_CMP (12 * (EB_MAX_N - 3))
+#define EB_SLICES (3 * 3 * 18)
+#define EB_CORES (EB_SLICES * 13 * 6)
+#define EB_LEVELS 72
+#ifndef EB_W
+#define EB_W 8
+#endif
+#ifndef EB_FINISH
+#define EB_FINISH 5
+#endif
+
+struct ecore {
+	uint16_t S;      /* the slice */
+	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
+	uint16_t x[3];
+	uint8_t nsl, ncmp;
+	uint8_t sl[12];  /* the edges whose stickers it changes */
+	/* their adjacent places, as the two stickers of each of two
+	 * neighbours to compare, read through src */
+	uint8_t cmp[EB_CMP][4];
+	uint8_t src[EB_NE]; /* S X S': the sticker that lands on p comes
+			     * from src[p] */
+};
+
+enum { EB_FACE, EB_NEW, EB_MORE };
+
+struct enode {
+	uint8_t v[EB_NE]; /* the edges as they are once the slice closes */
+	uint8_t pairs, kind, plev;
+	uint16_t open;    /* the open slice, or EB_CLOSED */
+	uint16_t move, parent;
+	uint32_t hash;
+};
+#define EB_CLOSED 0xffff
+
+struct ebeam {
+	int ncore;
+	struct ecore core[EB_CORES];
+	int k[EB_LEVELS];
+	struct enode lev[EB_LEVELS][EB_W];
+};
+
 struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
 	struct freec fc;
+	struct ebeam eb;
 	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7), or
 					       * the cube for the free
 					       * phase (n <= FREE_MAX_N) */
@@ -1203,7 +1251,7 @@ static int free_build(struct ctx *x)
 	uint32_t np = 0, nep = 0;
 	F->nc = 6 * s * s;
 	F->ne = 0;
-	F->ngen = 0;
+	F->ngen = F->nall = 0;
 	int nslot = 0, slot_of[6][6];
 	memset(slot_of, -1, sizeof slot_of);
 	for (int f = 0; f < 6; f++)
@@ -1253,11 +1301,15 @@ static int free_build(struct ctx *x)
 	 * those out gave the same lengths in two thirds of the time */
 	int width = n == 4 ? 2 : n <= 7 ? FREE_MAX_W
 			   : n <= FREE_COMM_MAX_N ? 2 : 1;
+	/* the middle slice of odd n holds the frame: turns of it come
+	 * last, after F->ngen, for the edge beam alone (it turns them
+	 * back) */
+	int mids = EB_BEAM(n);
+	for (int pass = 0; pass < 1 + mids; pass++)
 	for (int axis = 0; axis < 3; axis++)
 		for (int lo = 0; lo <= m; lo++)
 		for (int hi = lo; hi <= m && hi - lo < width; hi++) {
-			/* the middle slice of odd n holds the frame */
-			if (n % 2 && 2 * lo <= m && 2 * hi >= m)
+			if ((n % 2 && 2 * lo <= m && 2 * hi >= m) != pass)
 				continue;
 			if (lo == 0 && hi == m)
 				continue;
@@ -1266,7 +1318,7 @@ static int free_build(struct ctx *x)
 				if (l > 0 && l < m)
 					wing ^= 1u << (l < m - l ? l : m - l);
 			for (int qt = 1; qt <= 3; qt++) {
-				struct fgen *G = &F->gen[F->ngen++];
+				struct fgen *G = &F->gen[F->nall++];
 				G->axis = (uint8_t)axis;
 				G->qt = (uint8_t)qt;
 				G->lo = (uint16_t)lo;
@@ -1308,7 +1360,9 @@ static int free_build(struct ctx *x)
 				}
 				G->count = np - G->first;
 				G->ecount = nep - G->efirst;
-				int g = F->ngen - 1;
+				int g = F->nall - 1;
+				if (!pass)
+					F->ngen = F->nall;
 				for (int e = 0; e < F->ne; e++)
 					F->esrc[g][e] = (uint16_t)e;
 				for (uint32_t k = G->efirst; k < nep; k++)
@@ -2515,6 +2569,261 @@ static int free_edges(struct ctx *x)
 	return par ? SOLVE_ESTAGE : 0;
 }
 
+/* ------------------------------------------------------ the edge beam */
+
+/* Adjacent matching stickers along the edges of the places v (as
+ * free_pairs, on any array of edge places). */
+static int eb_pairs(const struct freec *F, const uint8_t *v, int n)
+{
+	int sc = 0;
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < n - 2; j++) {
+			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			sc += v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]];
+		}
+	return sc;
+}
+
+static uint32_t eb_hash(const uint8_t *v, int ne)
+{
+	uint32_t h = 2166136261u;
+	for (int i = 0; i < ne; i++)
+		h = (h ^ v[i]) * 16777619u;
+	return h;
+}
+
+/* The edges a macro changes, and the places whose stickers decide
+ * their pairs after it. */
+static void eb_compares(const struct freec *F, struct ecore *C, int n)
+{
+	C->nsl = C->ncmp = 0;
+	for (int e = 0; e < 12; e++) {
+		int moved = 0;
+		for (int j = 1; j < n - 1; j++)
+			for (int t = 0; t < 2; t++) {
+				int q = F->slot[e][j][t];
+				moved |= C->src[q] != q;
+			}
+		if (!moved)
+			continue;
+		C->sl[C->nsl++] = (uint8_t)e;
+		for (int j = 1; j < n - 2; j++) {
+			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			uint8_t *q = C->cmp[C->ncmp++];
+			q[0] = C->src[a[0]], q[1] = C->src[b[0]];
+			q[2] = C->src[a[1]], q[3] = C->src[b[1]];
+		}
+	}
+}
+
+/* The macros S X S' of free_edges (S an inner slice or block, X a face
+ * turn B of S's axis or A B A'), each with its map on the edge places. */
+static void eb_cores(struct ctx *x)
+{
+	struct freec *F = &x->w->fc;
+	struct ebeam *E = &x->w->eb;
+	int m = x->m;
+	E->ncore = 0;
+	for (int S = 0; S < F->nall; S++) {
+		if (F->gen[S].lo == 0 || F->gen[S].hi == m)
+			continue;
+		int ax = F->gen[S].axis;
+		for (int A = -1; A < F->ngen; A++) {
+			if (A >= 0 && (!is_face_gen(F, A, m) || F->gen[A].axis == ax))
+				continue;
+			/* A2 B A2 made nothing shorter, measured */
+			if (A >= 0 && F->gen[A].qt == 2)
+				continue;
+			for (int B = 0; B < F->ngen; B++) {
+				if (!is_face_gen(F, B, m) || F->gen[B].axis != ax ||
+				    E->ncore >= EB_CORES)
+					continue;
+				struct ecore *C = &E->core[E->ncore++];
+				uint16_t seq[5];
+				int k = 0;
+				seq[k++] = (uint16_t)S;
+				if (A >= 0)
+					seq[k++] = (uint16_t)A;
+				seq[k++] = (uint16_t)B;
+				if (A >= 0)
+					seq[k++] = (uint16_t)free_inv(F, A);
+				seq[k++] = (uint16_t)free_inv(F, S);
+				C->S = (uint16_t)S;
+				C->xlen = (uint8_t)(k - 2);
+				memcpy(C->x, seq + 1, sizeof C->x);
+				for (int p = 0; p < F->ne; p++) {
+					int q = p;
+					for (int i = k - 1; i >= 0; i--)
+						q = F->esrc[seq[i]][q];
+					C->src[p] = (uint8_t)q;
+				}
+				eb_compares(F, C, x->n);
+			}
+		}
+	}
+}
+
+/* A child into level c (its EB_W best by pairs, each state once). */
+static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
+		     int pairs, const struct enode *how)
+{
+	int k = E->k[c];
+	struct enode *L = E->lev[c];
+	if (k == EB_W && pairs <= L[k - 1].pairs)
+		return;
+	uint32_t h = eb_hash(v, ne) ^ how->open;
+	for (int i = 0; i < k; i++)
+		if (L[i].hash == h && L[i].open == how->open &&
+		    memcmp(L[i].v, v, (size_t)ne) == 0)
+			return;
+	int i = k < EB_W ? k++ : k - 1;
+	while (i > 0 && pairs > L[i - 1].pairs) {
+		L[i] = L[i - 1];
+		i--;
+	}
+	L[i] = *how;
+	memcpy(L[i].v, v, (size_t)ne);
+	L[i].pairs = (uint8_t)pairs;
+	L[i].hash = h;
+	E->k[c] = k;
+}
+
+static int same_layers(const struct freec *F, int g, int h)
+{
+	return F->gen[g].axis == F->gen[h].axis && F->gen[g].lo == F->gen[h].lo &&
+	       F->gen[g].hi == F->gen[h].hi;
+}
+
+/* Beam search over slice–flip–slice with the slice held open, by cost
+ * levels: level c holds the EB_W states with the most pairs made in c
+ * moves (an open slice's closing move counted, the state kept as it
+ * will be once closed). From a state: a face turn (closing the open
+ * slice first; not two in a row), a slice S opened with X (closing
+ * the open one first), or, while S is open, X more: X a face turn of
+ * S's axis or A B A' (A a face across it). Every X keeps each face
+ * whose centers S displaced turned by a whole number of turns, so the
+ * centers come back when S closes; S comes and goes, so every wing
+ * orbit keeps its parity. The answer is the state with the fewest
+ * moves plus EB_FINISH per pair still missing (about what the
+ * 3-cycles cost per pair); its moves are made, the 3-cycles finish. */
+static int beam_edges(struct ctx *x)
+{
+	struct freec *F = &x->w->fc;
+	struct ebeam *E = &x->w->eb;
+	int n = x->n, ne = F->ne, full = 12 * (n - 3), rc;
+	uint8_t tmp[EB_NE];
+	free_read(x);
+	eb_cores(x);
+	memset(E->k, 0, sizeof E->k);
+	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
+	eb_offer(E, 0, F->ecur, ne, eb_pairs(F, F->ecur, n), &how);
+	int bc = 0, bi = 0, bs = 1 << 30;
+	/* a child of level c has a score above c: none beats bs past it */
+	for (int c = 0; c < EB_LEVELS && c + 1 < bs; c++) {
+		if (poll_now(x))
+			return SOLVE_ENOTFOUND;
+		for (int i = 0; i < E->k[c]; i++) {
+			const struct enode *N = &E->lev[c][i];
+			int score = c + EB_FINISH * (full - N->pairs);
+			if (score < bs)
+				bs = score, bc = c, bi = i;
+			if (N->pairs == full)
+				continue;
+			how.plev = (uint8_t)c;
+			how.parent = (uint16_t)i;
+			uint8_t sp[12]; /* each edge's pairs */
+			for (int e = 0; e < 12; e++) {
+				sp[e] = 0;
+				for (int j = 1; j < n - 2; j++) {
+					const uint16_t *a = F->slot[e][j],
+						       *b = F->slot[e][j + 1];
+					sp[e] += N->v[a[0]] == N->v[b[0]] &&
+						 N->v[a[1]] == N->v[b[1]];
+				}
+			}
+			for (int k = 0; k < E->ncore; k++) {
+				const struct ecore *C = &E->core[k];
+				int more = N->open == C->S;
+				if (!more && (C->xlen == 1 ||
+					      (N->open != EB_CLOSED &&
+					       same_layers(F, N->open, C->S))))
+					continue;
+				int to = c + C->xlen + (more ? 0 : 2);
+				if (to >= EB_LEVELS)
+					continue;
+				int pairs = N->pairs;
+				for (int e = 0; e < C->nsl; e++)
+					pairs -= sp[C->sl[e]];
+				for (int q = 0; q < C->ncmp; q++) {
+					const uint8_t *t = C->cmp[q];
+					pairs += N->v[t[0]] == N->v[t[1]] &&
+						 N->v[t[2]] == N->v[t[3]];
+				}
+				if (E->k[to] == EB_W &&
+				    pairs <= E->lev[to][EB_W - 1].pairs)
+					continue;
+				for (int p = 0; p < ne; p++)
+					tmp[p] = N->v[C->src[p]];
+				how.kind = (uint8_t)(more ? EB_MORE : EB_NEW);
+				how.open = C->S;
+				how.move = (uint16_t)k;
+				eb_offer(E, to, tmp, ne, pairs, &how);
+			}
+			if (N->kind == EB_FACE || c + 1 >= EB_LEVELS)
+				continue;
+			for (int y = 0; y < F->ngen; y++) {
+				if (!is_face_gen(F, y, x->m))
+					continue;
+				for (int p = 0; p < ne; p++)
+					tmp[p] = N->v[F->esrc[y][p]];
+				how.kind = EB_FACE;
+				how.open = EB_CLOSED;
+				how.move = (uint16_t)y;
+				eb_offer(E, c + 1, tmp, ne, N->pairs, &how);
+			}
+		}
+	}
+	/* the path back from the best, then its moves in order */
+	struct enode path[EB_LEVELS];
+	int np = 0;
+	for (int c = bc, i = bi; c > 0;) {
+		const struct enode *N = &E->lev[c][i];
+		path[np++] = *N;
+		c = N->plev;
+		i = N->parent;
+	}
+	unsigned par = 0;
+	int open = -1;
+	while (np-- > 0) {
+		const struct enode *N = &path[np];
+		const struct ecore *C = &E->core[N->move];
+		if (N->kind != EB_MORE && open >= 0) {
+			if ((rc = free_emit(x, free_inv(F, open), &par)) < 0)
+				return rc;
+			open = -1;
+		}
+		if (N->kind == EB_FACE) {
+			if ((rc = free_emit(x, N->move, &par)) < 0)
+				return rc;
+			continue;
+		}
+		if (N->kind == EB_NEW) {
+			open = C->S;
+			if ((rc = free_emit(x, open, &par)) < 0)
+				return rc;
+		}
+		for (int k = 0; k < C->xlen; k++)
+			if ((rc = free_emit(x, C->x[k], &par)) < 0)
+				return rc;
+	}
+	if (open >= 0 && (rc = free_emit(x, free_inv(F, open), &par)) < 0)
+		return rc;
+	for (int p = 0; p < F->nc; p++)
+		if (F->cur[p] != F->tgt[p])
+			return SOLVE_ESTAGE;
+	return par ? SOLVE_ESTAGE : 0;
+}
+
 /* Even n: the edge set the wings vote for (each wing votes for the
  * colours it shows on its edge), made legal (an even flip sum). */
 static void choose_edges(struct ctx *x, const int8_t *e_of3,
@@ -2796,7 +3105,12 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	}
 
 	stage_begin(x, r, REDUCE_EDGES);
-	if (n <= EDGE_FREE_MAX_N && (rc = free_edges(x)) < 0)
+	rc = 0;
+	if (EB_BEAM(n))
+		rc = beam_edges(x);
+	else if (n <= EDGE_FREE_MAX_N)
+		rc = free_edges(x);
+	if (rc < 0)
 		return rc;
 	uint8_t ecol[12][2];
 	if (n % 2) {

@@ -189,15 +189,15 @@ struct freec {
 
 /* The edge beam (n <= EB_MAX_N; before beam_edges, how it works):
  * its macros' place maps, and each cost level's best states. */
-#define EB_MAX_N 7
+#define EB_MAX_N 5
 #define EB_BEAM(n) ((n) == 5)
 #define EB_NE (24 * (EB_MAX_N - 2))
-#define EB_CMP (12 * (EB_MAX_N - 3))
-#define EB_SLICES (3 * 3 * 18)
-#define EB_CORES (EB_SLICES * 13 * 6)
+#define EB_ADJ (12 * (EB_MAX_N - 3))
+/* S: 3 axes, 6 layer sets, 3 amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * 6 * 3 * 9 * 6)
 #define EB_LEVELS 72
 #ifndef EB_W
-#define EB_W 8
+#define EB_W 16
 #endif
 #ifndef EB_FINISH
 #define EB_FINISH 5
@@ -207,11 +207,12 @@ struct ecore {
 	uint16_t S;      /* the slice */
 	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
 	uint16_t x[3];
-	uint8_t nsl, ncmp;
-	uint8_t sl[12];  /* the edges whose stickers it changes */
-	/* their adjacent places, as the two stickers of each of two
-	 * neighbours to compare, read through src */
-	uint8_t cmp[EB_CMP][4];
+	/* the neighbours along an edge it parts (brk) and puts together
+	 * (join), each as the places of the first and second stickers of
+	 * one and of the other */
+	uint8_t njoin;
+	uint32_t brk; /* bits: 12·(j-1) + e for neighbours j, j+1 on e */
+	uint8_t join[EB_ADJ][4];
 	uint8_t src[EB_NE]; /* S X S': the sticker that lands on p comes
 			     * from src[p] */
 };
@@ -2571,19 +2572,6 @@ static int free_edges(struct ctx *x)
 
 /* ------------------------------------------------------ the edge beam */
 
-/* Adjacent matching stickers along the edges of the places v (as
- * free_pairs, on any array of edge places). */
-static int eb_pairs(const struct freec *F, const uint8_t *v, int n)
-{
-	int sc = 0;
-	for (int e = 0; e < 12; e++)
-		for (int j = 1; j < n - 2; j++) {
-			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			sc += v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]];
-		}
-	return sc;
-}
-
 static uint32_t eb_hash(const uint8_t *v, int ne)
 {
 	uint32_t h = 2166136261u;
@@ -2592,28 +2580,65 @@ static uint32_t eb_hash(const uint8_t *v, int ne)
 	return h;
 }
 
-/* The edges a macro changes, and the places whose stickers decide
- * their pairs after it. */
-static void eb_compares(const struct freec *F, struct ecore *C, int n)
+/* Neighbours along an edge that a macro carries whole to another
+ * place keep their pair or its absence: only those it parts and those
+ * it puts together decide its gain. */
+static void eb_compares(const struct freec *F, struct ecore *C, int n,
+			uint8_t (*at)[3])
 {
-	C->nsl = C->ncmp = 0;
-	for (int e = 0; e < 12; e++) {
-		int moved = 0;
-		for (int j = 1; j < n - 1; j++)
-			for (int t = 0; t < 2; t++) {
-				int q = F->slot[e][j][t];
-				moved |= C->src[q] != q;
-			}
-		if (!moved)
-			continue;
-		C->sl[C->nsl++] = (uint8_t)e;
+	int whole[EB_ADJ] = {0};
+	C->brk = 0;
+	C->njoin = 0;
+	for (int e = 0; e < 12; e++)
 		for (int j = 1; j < n - 2; j++) {
 			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			uint8_t *q = C->cmp[C->ncmp++];
-			q[0] = C->src[a[0]], q[1] = C->src[b[0]];
+			int a0 = C->src[a[0]], b0 = C->src[b[0]], kept = -1;
+			/* from neighbours on one edge, the same sides? */
+			const uint8_t *pa = at[a0], *pb = at[b0];
+			if (pa[0] == pb[0] && pa[2] == pb[2] &&
+			    (pa[1] == pb[1] + 1 || pb[1] == pa[1] + 1))
+				kept = 12 * ((pa[1] < pb[1] ? pa[1] : pb[1]) - 1) +
+				       pa[0];
+			if (kept >= 0) {
+				whole[kept] = 1;
+				continue;
+			}
+			uint8_t *q = C->join[C->njoin++];
+			q[0] = (uint8_t)a0, q[1] = (uint8_t)b0;
 			q[2] = C->src[a[1]], q[3] = C->src[b[1]];
 		}
-	}
+	for (int k = 0; k < 12 * (n - 3); k++)
+		if (!whole[k])
+			C->brk |= 1u << k;
+}
+
+/* Which neighbours along the edges of v are pairs (bits as brk). */
+static uint32_t eb_adj(const struct freec *F, const uint8_t *v, int n)
+{
+	uint32_t bits = 0;
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < n - 2; j++) {
+			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			if (v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]])
+				bits |= 1u << (12 * (j - 1) + e);
+		}
+	return bits;
+}
+
+static int popcount32(uint32_t v)
+{
+	v = v - ((v >> 1) & 0x55555555u);
+	v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+	return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+/* Pairs among the neighbours q[0..k) of v. */
+static int eb_count(const uint8_t *v, const uint8_t (*q)[4], int k)
+{
+	int sc = 0;
+	for (int i = 0; i < k; i++)
+		sc += v[q[i][0]] == v[q[i][1]] && v[q[i][2]] == v[q[i][3]];
+	return sc;
 }
 
 /* The macros S X S' of free_edges (S an inner slice or block, X a face
@@ -2623,6 +2648,13 @@ static void eb_cores(struct ctx *x)
 	struct freec *F = &x->w->fc;
 	struct ebeam *E = &x->w->eb;
 	int m = x->m;
+	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < m; j++)
+			for (int t = 0; t < 2; t++) {
+				uint8_t *q = at[F->slot[e][j][t]];
+				q[0] = (uint8_t)e, q[1] = (uint8_t)j, q[2] = (uint8_t)t;
+			}
 	E->ncore = 0;
 	for (int S = 0; S < F->nall; S++) {
 		if (F->gen[S].lo == 0 || F->gen[S].hi == m)
@@ -2657,7 +2689,7 @@ static void eb_cores(struct ctx *x)
 						q = F->esrc[seq[i]][q];
 					C->src[p] = (uint8_t)q;
 				}
-				eb_compares(F, C, x->n);
+				eb_compares(F, C, x->n, at);
 			}
 		}
 	}
@@ -2716,7 +2748,7 @@ static int beam_edges(struct ctx *x)
 	eb_cores(x);
 	memset(E->k, 0, sizeof E->k);
 	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
-	eb_offer(E, 0, F->ecur, ne, eb_pairs(F, F->ecur, n), &how);
+	eb_offer(E, 0, F->ecur, ne, popcount32(eb_adj(F, F->ecur, n)), &how);
 	int bc = 0, bi = 0, bs = 1 << 30;
 	/* a child of level c has a score above c: none beats bs past it */
 	for (int c = 0; c < EB_LEVELS && c + 1 < bs; c++) {
@@ -2731,16 +2763,7 @@ static int beam_edges(struct ctx *x)
 				continue;
 			how.plev = (uint8_t)c;
 			how.parent = (uint16_t)i;
-			uint8_t sp[12]; /* each edge's pairs */
-			for (int e = 0; e < 12; e++) {
-				sp[e] = 0;
-				for (int j = 1; j < n - 2; j++) {
-					const uint16_t *a = F->slot[e][j],
-						       *b = F->slot[e][j + 1];
-					sp[e] += N->v[a[0]] == N->v[b[0]] &&
-						 N->v[a[1]] == N->v[b[1]];
-				}
-			}
+			uint32_t adj = eb_adj(F, N->v, n);
 			for (int k = 0; k < E->ncore; k++) {
 				const struct ecore *C = &E->core[k];
 				int more = N->open == C->S;
@@ -2751,14 +2774,11 @@ static int beam_edges(struct ctx *x)
 				int to = c + C->xlen + (more ? 0 : 2);
 				if (to >= EB_LEVELS)
 					continue;
-				int pairs = N->pairs;
-				for (int e = 0; e < C->nsl; e++)
-					pairs -= sp[C->sl[e]];
-				for (int q = 0; q < C->ncmp; q++) {
-					const uint8_t *t = C->cmp[q];
-					pairs += N->v[t[0]] == N->v[t[1]] &&
-						 N->v[t[2]] == N->v[t[3]];
-				}
+				int pairs = N->pairs - popcount32(adj & C->brk);
+				if (E->k[to] == EB_W &&
+				    pairs + C->njoin <= E->lev[to][EB_W - 1].pairs)
+					continue;
+				pairs += eb_count(N->v, C->join, C->njoin);
 				if (E->k[to] == EB_W &&
 				    pairs <= E->lev[to][EB_W - 1].pairs)
 					continue;

@@ -189,13 +189,13 @@ struct freec {
 
 /* The edge beam (n <= EB_MAX_N; before beam_edges, how it works):
  * its macros' place maps, and each cost level's best states. */
-#define EB_MAX_N 5
-#define EB_BEAM(n) ((n) == 5)
+#define EB_MAX_N 7
+#define EB_BEAM(n) ((n) == 5 || (n) == 7)
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
-/* S: 3 axes, 6 layer sets, 3 amounts; A: none or 8; B: 6 */
-#define EB_CORES (3 * 6 * 3 * 9 * 6)
-#define EB_LEVELS 72
+/* S: 3 axes, 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * 12 * 3 * 9 * 6)
+#define EB_LEVELS 128
 #ifndef EB_W
 #define EB_W 16
 #endif
@@ -211,7 +211,7 @@ struct ecore {
 	 * (join), each as the places of the first and second stickers of
 	 * one and of the other */
 	uint8_t njoin;
-	uint32_t brk; /* bits: 12·(j-1) + e for neighbours j, j+1 on e */
+	uint64_t brk; /* bits: 12·(j-1) + e for neighbours j, j+1 on e */
 	uint8_t join[EB_ADJ][4];
 	uint8_t src[EB_NE]; /* S X S': the sticker that lands on p comes
 			     * from src[p] */
@@ -2609,27 +2609,28 @@ static void eb_compares(const struct freec *F, struct ecore *C, int n,
 		}
 	for (int k = 0; k < 12 * (n - 3); k++)
 		if (!whole[k])
-			C->brk |= 1u << k;
+			C->brk |= 1ull << k;
 }
 
 /* Which neighbours along the edges of v are pairs (bits as brk). */
-static uint32_t eb_adj(const struct freec *F, const uint8_t *v, int n)
+static uint64_t eb_adj(const struct freec *F, const uint8_t *v, int n)
 {
-	uint32_t bits = 0;
+	uint64_t bits = 0;
 	for (int e = 0; e < 12; e++)
 		for (int j = 1; j < n - 2; j++) {
 			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
 			if (v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]])
-				bits |= 1u << (12 * (j - 1) + e);
+				bits |= 1ull << (12 * (j - 1) + e);
 		}
 	return bits;
 }
 
-static int popcount32(uint32_t v)
+static int popcount64(uint64_t v)
 {
-	v = v - ((v >> 1) & 0x55555555u);
-	v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-	return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((v * 0x0101010101010101ull) >> 56);
 }
 
 /* Pairs among the neighbours q[0..k) of v. */
@@ -2748,7 +2749,7 @@ static int beam_edges(struct ctx *x)
 	eb_cores(x);
 	memset(E->k, 0, sizeof E->k);
 	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
-	eb_offer(E, 0, F->ecur, ne, popcount32(eb_adj(F, F->ecur, n)), &how);
+	eb_offer(E, 0, F->ecur, ne, popcount64(eb_adj(F, F->ecur, n)), &how);
 	int bc = 0, bi = 0, bs = 1 << 30;
 	/* a child of level c has a score above c: none beats bs past it */
 	for (int c = 0; c < EB_LEVELS && c + 1 < bs; c++) {
@@ -2763,7 +2764,7 @@ static int beam_edges(struct ctx *x)
 				continue;
 			how.plev = (uint8_t)c;
 			how.parent = (uint16_t)i;
-			uint32_t adj = eb_adj(F, N->v, n);
+			uint64_t adj = eb_adj(F, N->v, n);
 			for (int k = 0; k < E->ncore; k++) {
 				const struct ecore *C = &E->core[k];
 				int more = N->open == C->S;
@@ -2774,7 +2775,7 @@ static int beam_edges(struct ctx *x)
 				int to = c + C->xlen + (more ? 0 : 2);
 				if (to >= EB_LEVELS)
 					continue;
-				int pairs = N->pairs - popcount32(adj & C->brk);
+				int pairs = N->pairs - popcount64(adj & C->brk);
 				if (E->k[to] == EB_W &&
 				    pairs + C->njoin <= E->lev[to][EB_W - 1].pairs)
 					continue;

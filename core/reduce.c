@@ -190,7 +190,7 @@ struct freec {
 /* The edge beam (n <= EB_MAX_N; before beam_edges, how it works):
  * its macros' place maps, and each cost level's best states. */
 #define EB_MAX_N 7
-#define EB_BEAM(n) ((n) == 5 || (n) == 7)
+#define EB_BEAM(n) ((n) >= 4 && (n) <= 7)
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
 /* S: 3 axes, 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */

@@ -144,9 +144,6 @@ struct model {
  * the cube as one array, every layer turn as its list of (to, from)
  * pairs of center places. */
 #define FREE_MAX_N 12
-/* Past 8×8 the free edge phase made answers longer (9×9 to 12×12
- * measured), where blocks are narrower than the wing orbits are many. */
-#define EDGE_FREE_MAX_N 8
 #define FREE_S (FREE_MAX_N - 2)
 #define FREE_NC (6 * FREE_S * FREE_S)
 /* Turns: single layers and blocks up to FREE_MAX_W layers wide; blocks
@@ -189,10 +186,11 @@ struct freec {
 
 /* The edge beam (n <= EB_MAX_N; before beam_edges, how it works):
  * its macros' place maps, and each cost level's best states. */
-#define EB_MAX_N 7
-#define EB_BEAM(n) ((n) >= 4 && (n) <= 7)
+#define EB_MAX_N 8
+#define EB_BEAM(n) ((n) <= EB_MAX_N)
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
+_Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
 /* S: 3 axes, 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
 #define EB_CORES (3 * 12 * 3 * 9 * 6)
 #define EB_LEVELS 128
@@ -398,8 +396,8 @@ size_t reduce_max_moves(int n)
 	size_t s = (size_t)n - 2, free = 0;
 	if (n <= FREE_MAX_N)
 		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
-	if (n <= EDGE_FREE_MAX_N)
-		free += 6 * 12 * (size_t)(n - 3);
+	if (EB_BEAM(n))
+		free += EB_LEVELS + 1;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * per_orbit + free + 64;
 }
@@ -801,7 +799,7 @@ struct ctx {
 	uint64_t ticks;
 	/* the variant: free phases' thresholds (stickers per move), and
 	 * on even n which frame (0 the best) */
-	int c_num, c_den, e_num, e_den, frame;
+	int c_num, c_den, frame;
 	long polls; /* the 3×3 search's budget */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
@@ -1305,7 +1303,7 @@ static int free_build(struct ctx *x)
 	/* the middle slice of odd n holds the frame: turns of it come
 	 * last, after F->ngen, for the edge beam alone (it turns them
 	 * back) */
-	int mids = EB_BEAM(n);
+	int mids = n % 2 && EB_BEAM(n);
 	for (int pass = 0; pass < 1 + mids; pass++)
 	for (int axis = 0; axis < 3; axis++)
 		for (int lo = 0; lo <= m; lo++)
@@ -2417,160 +2415,13 @@ static int stage_centers(struct ctx *x)
 	return 0;
 }
 
-/* ------------------------------------------------ free-move edge phase */
-
-/* Adjacent stickers along the edges that show the same piece: a solved
- * pairing has all 12·(n-3). */
-static int free_pairs(const struct freec *F, int n)
-{
-	int sc = 0;
-	for (int e = 0; e < 12; e++)
-		for (int j = 1; j < n - 2; j++) {
-			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			sc += F->ecur[a[0]] == F->ecur[b[0]] &&
-			      F->ecur[a[1]] == F->ecur[b[1]];
-		}
-	return sc;
-}
+/* ------------------------------------------------------ the edge beam */
 
 static int is_face_gen(const struct freec *F, int g, int m)
 {
 	return F->gen[g].lo == F->gen[g].hi &&
 	       (F->gen[g].lo == 0 || F->gen[g].lo == m);
 }
-
-/* The free edge phase goes on while a sequence pairs at least
- * x->e_num / x->e_den adjacent wings per move; measured alone over n =
- * 4..7, 1/5 gave the shortest answers (1/4 and 1/3 longer by up to 8% on
- * 4×4 and 6×6). */
-#define EDGE_SEQ 6
-
-struct ebest {
-	int gain, len, seq[EDGE_SEQ];
-};
-
-static void edge_consider(struct ebest *b, int gain, const int *seq)
-{
-	int len = 0;
-	for (int k = 0; k < EDGE_SEQ; k++)
-		len += seq[k] >= 0;
-	if (gain <= 0)
-		return;
-	if (gain * b->len > b->gain * len ||
-	    (gain * b->len == b->gain * len && gain > b->gain)) {
-		b->gain = gain;
-		b->len = len;
-		memcpy(b->seq, seq, sizeof b->seq);
-	}
-}
-
-/* What the turns seq[0..k) and then slice Si do to the pairs: face turns
- * carry whole edges and keep every pair, so only Si's edges count. The
- * stickers of those edges after seq are read through the turns' place
- * maps (not made), and Si only moves stickers among them. */
-static int slice_gain_after(const struct freec *F, const int *seq, int k,
-			    int Si, int n)
-{
-	uint8_t val[FREE_NE];
-	unsigned sl = F->eslots[Si];
-	const uint16_t *si = F->esrc[Si];
-	for (int e = 0; e < 12; e++) {
-		if (!(sl >> e & 1))
-			continue;
-		for (int j = 1; j < n - 1; j++)
-			for (int t = 0; t < 2; t++) {
-				int p = F->slot[e][j][t], q = p;
-				for (int i = k - 1; i >= 0; i--)
-					q = F->esrc[seq[i]][q];
-				val[p] = F->ecur[q];
-			}
-	}
-	int d = 0;
-	for (int e = 0; e < 12; e++) {
-		if (!(sl >> e & 1))
-			continue;
-		for (int j = 1; j < n - 2; j++) {
-			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			d -= val[a[0]] == val[b[0]] && val[a[1]] == val[b[1]];
-			d += val[si[a[0]]] == val[si[b[0]]] &&
-			     val[si[a[1]]] == val[si[b[1]]];
-		}
-	}
-	return d;
-}
-
-/* Slice–turn–slice pairing with the centers solved: Y S X S', Y an
- * optional face turn (a set-up), S an inner slice or block, X a face
- * turn of S's axis or A B A' (A another axis' face, B a face of S's
- * axis). Each keeps
- * every center (the faces S displaced come back to where they were), so
- * only the edges move: greedily, the sequence that pairs the most wing
- * stickers per move, while that beats the 3-cycles. The slices come and
- * go, so every wing orbit keeps its parity. */
-static int free_edges(struct ctx *x)
-{
-	struct freec *F = &x->w->fc;
-	int n = x->n, m = x->m, rc;
-	unsigned par = 0;
-	free_read(x);
-	int base = free_pairs(F, n);
-	for (;;) {
-		if (poll_now(x))
-			return SOLVE_ENOTFOUND;
-		struct ebest b = {0, 1, {-1, -1, -1, -1, -1, -1}};
-		/* set-up turns only when nothing without one is good enough
-		 * (they multiply the work by 19) */
-		for (int y = -1; y < F->ngen; y++) {
-			if (y == 0 && b.gain * x->e_den >= b.len * x->e_num)
-				break;
-			if (y >= 0 && !is_face_gen(F, y, m))
-				continue;
-			if (y >= 0)
-				free_apply_e(F, y);
-			for (int S = 0; S < F->ngen; S++) {
-				if (F->gen[S].lo == 0 || F->gen[S].hi == m)
-					continue;
-				int ax = F->gen[S].axis, Si = free_inv(F, S);
-				free_apply_e(F, S);
-				int gs = free_pairs(F, n) - base;
-				for (int A = -1; A < F->ngen; A++) {
-					if (A >= 0 && (!is_face_gen(F, A, m) ||
-						       F->gen[A].axis == ax))
-						continue;
-					int Ai = A >= 0 ? free_inv(F, A) : -1;
-					for (int B = 0; B < F->ngen; B++) {
-						if (!is_face_gen(F, B, m) ||
-						    F->gen[B].axis != ax)
-							continue;
-						int x3[4] = {A, B, Ai, -1}, k = 3;
-						if (A < 0)
-							x3[0] = B, k = 1;
-						int d = slice_gain_after(F, x3, k, Si, n);
-						int seq[EDGE_SEQ] = {y, S, A, B, Ai, Si};
-						edge_consider(&b, gs + d, seq);
-					}
-				}
-				free_apply_e(F, Si);
-			}
-			if (y >= 0)
-				free_apply_e(F, free_inv(F, y));
-		}
-		if (b.gain * x->e_den < b.len * x->e_num)
-			break;
-		for (int k = 0; k < EDGE_SEQ; k++)
-			if (b.seq[k] >= 0 &&
-			    (rc = free_emit(x, b.seq[k], &par)) < 0)
-				return rc;
-		base = free_pairs(F, n);
-	}
-	/* the centers must have come back */
-	for (int p = 0; p < F->nc; p++)
-		if (F->cur[p] != F->tgt[p])
-			return SOLVE_ESTAGE;
-	return par ? SOLVE_ESTAGE : 0;
-}
-
-/* ------------------------------------------------------ the edge beam */
 
 static uint32_t eb_hash(const uint8_t *v, int ne)
 {
@@ -3126,12 +2977,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	}
 
 	stage_begin(x, r, REDUCE_EDGES);
-	rc = 0;
-	if (EB_BEAM(n))
-		rc = beam_edges(x);
-	else if (n <= EDGE_FREE_MAX_N)
-		rc = free_edges(x);
-	if (rc < 0)
+	if (EB_BEAM(n) && (rc = beam_edges(x)) < 0)
 		return rc;
 	uint8_t ecol[12][2];
 	if (n % 2) {
@@ -3223,18 +3069,16 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		for (int s = 0; s < 2; s++)
 			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
 
-	/* the variants: thresholds of the free phases (center stickers,
-	 * wing pairs per move) and the frame's rank on even n; the first is
-	 * the one measured best alone */
-	static const int var[VARIANTS][6] = {
-		{1, 3, 1, 5, 0, 0},  {1, 2, 1, 4, 1, 5},  {2, 7, 1, 6, 2, 10},
-		{2, 5, 2, 9, 3, 15}, {1, 3, 1, 5, 0, 7},  {1, 3, 1, 4, 1, 2},
-		{1, 3, 1, 5, 2, 13}, {1, 3, 1, 5, 3, 20}, {1, 3, 1, 5, 4, 0},
-		{1, 2, 1, 4, 0, 9},  {1, 3, 1, 5, 5, 18}, {2, 7, 1, 6, 1, 22},
-		{1, 3, 1, 5, 0, 4},  {1, 2, 1, 5, 1, 11}, {2, 7, 1, 4, 0, 17},
-		{1, 3, 1, 6, 2, 3},  {2, 5, 1, 5, 1, 21}, {1, 3, 2, 9, 0, 14},
-		{1, 2, 1, 6, 3, 8},  {1, 3, 1, 5, 6, 1},  {2, 7, 1, 5, 0, 19},
-		{1, 3, 1, 4, 4, 12}, {1, 2, 1, 5, 2, 23}, {1, 3, 1, 5, 1, 6},
+	/* the variants: threshold of the free center phase (stickers per
+	 * move), the frame's rank on even n, the whole-cube rotation; the
+	 * first is the one measured best alone */
+	static const int var[VARIANTS][4] = {
+		{1, 3, 0, 0}, {1, 2, 1, 5}, {2, 7, 2, 10}, {2, 5, 3, 15},
+		{1, 3, 0, 7}, {1, 3, 1, 2}, {1, 3, 2, 13}, {1, 3, 3, 20},
+		{1, 3, 4, 0}, {1, 2, 0, 9}, {1, 3, 5, 18}, {2, 7, 1, 22},
+		{1, 3, 0, 4}, {1, 2, 1, 11}, {2, 7, 0, 17}, {1, 3, 2, 3},
+		{2, 5, 1, 21}, {1, 3, 0, 14}, {1, 2, 3, 8}, {1, 3, 6, 1},
+		{2, 7, 0, 19}, {1, 3, 4, 12}, {1, 2, 2, 23}, {1, 3, 1, 6},
 	};
 	reduce_result r, best;
 	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
@@ -3243,9 +3087,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	int nbest = -1, best_tcol[6];
 	for (int v = 0; v < variants(n); v++) {
 		x.c_num = var[v][0], x.c_den = var[v][1];
-		x.e_num = var[v][2], x.e_den = var[v][3];
-		x.frame = var[v][4];
-		x.rot = var[v][5];
+		x.frame = var[v][2];
+		x.rot = var[v][3];
 		x.staged = STAGED(n);
 		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
 		x.out = v == 0 ? out : alt;

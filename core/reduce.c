@@ -48,16 +48,26 @@
  * the end where not), so the wing parity the oll_parity stage set holds.
  * The 3-cycles then finish each orbit.
  *
- * Free edge pairing. With the centers solved, Y S X S' keeps them (S an
- * inner slice or block of them, X a face turn of S's axis or A B A' with
- * A a face across it, Y an optional face turn): the faces S displaced
- * come back. For n <= 8 the edges stage starts with these, chosen
- * greedily by adjacent wings paired per move while that beats a fifth;
- * the wing 3-cycles finish. S comes and goes, so no wing orbit's parity
- * changes. The search reads a candidate's result through the turns'
- * place maps instead of making it: only S's four edges can change pairs.
+ * Edge beam. With the centers solved, S X S' keeps them for S any
+ * inner slice or block of them (the middle slice of odd n too: it comes
+ * back, so the frame holds) and X any sequence that turns each face S
+ * displaced a whole number of turns: here X is made of face turns of
+ * S's axis (those faces' centers S leaves alone) and conjugates A B A'
+ * (A a face across S's axis, B one of S's axis). For n <= EB_MAX_N the
+ * edges stage searches these by a beam over cost levels: level c holds
+ * the EB_W states with the most neighbouring pieces along the edges
+ * paired in c moves (an open slice's closing move counted); from a
+ * state, a face turn (a set-up), a slice opened with its first X, or
+ * one more X while the slice stays open. The state with the fewest
+ * moves plus EB_FINISH per pair still missing wins: in practice the
+ * first with every edge paired (on 5×5 in about 41 moves, where the
+ * greedy slice–turn–slice before it took 54), the wing 3-cycles there
+ * to finish any edge it left. A macro carries most pairs whole to another edge, so a
+ * child is judged by the pairs it parts (a bit mask) and puts together
+ * (a few place pairs), never made unless it enters its level. S comes
+ * and goes, so no wing orbit's parity changes.
  *
- * Variants. The greedy phases make different choices for different
+ * Variants. The stages make different choices for different center
  * thresholds, frames (even n) and for the cube turned as a whole (the
  * moves found for the turned cube are turned back: ρ m ρ⁻¹ is a turn of
  * the same layers about another axis); the answer's length varies by 10%
@@ -191,9 +201,12 @@ struct freec {
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
 _Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
-/* S: 3 axes, 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
+/* S: 3 axes, up to 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
 #define EB_CORES (3 * 12 * 3 * 9 * 6)
-#define EB_LEVELS 128
+#define EB_LEVELS 128 /* the most moves a path may take */
+/* Measured on 20 5×5 states, edges stage: 8 states a level 42.7
+ * moves, 16 40.8, 32 41.0, 64 40.4 (for twice the time); with the
+ * middle slice as S 41.9 where without it 46.2 (12 a level). */
 #ifndef EB_W
 #define EB_W 16
 #endif
@@ -205,11 +218,12 @@ struct ecore {
 	uint16_t S;      /* the slice */
 	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
 	uint16_t x[3];
-	/* the neighbours along an edge it parts (brk) and puts together
-	 * (join), each as the places of the first and second stickers of
-	 * one and of the other */
+	/* the neighbours along an edge it parts (bit 12·(j-1) + e for
+	 * indices j, j+1 on edge e) and those it puts together (the places
+	 * their stickers come from: one's first, the other's first, one's
+	 * second, the other's second) */
+	uint64_t brk;
 	uint8_t njoin;
-	uint64_t brk; /* bits: 12·(j-1) + e for neighbours j, j+1 on e */
 	uint8_t join[EB_ADJ][4];
 	uint8_t src[EB_NE]; /* S X S': the sticker that lands on p comes
 			     * from src[p] */

@@ -74,11 +74,13 @@
  * and more between them. Up to VARIANT_MAX_N several variants run in
  * turn (the cube copied afresh for each, the 3×3 searched briefly) and
  * the shortest is kept, its 3×3 then searched on: 20 variants for 4×4,
- * 6 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
+ * 5 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
  * 78.2 moves on average, 12 72.6, 16 72.0, 20 70.8; the winners are
  * spread evenly over the variants, a best of N draws; 5×5 with the
  * staged centers, 12 states: 6 variants 105.6, 8 104.9, 16 103.2, each
- * variant about 0.1 s there, for the time). The caller's poll
+ * variant about 0.1 s there, for the time; with the edge beam, 20
+ * states: 4 variants 94.6, 5 94.0, 6 93.5, each about 0.12 s, and 5
+ * keep the slowest solve under 1.6 s of CPU). The caller's poll
  * stopping a later variant keeps the answer in hand.
  *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
@@ -204,6 +206,9 @@ _Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
 /* S: 3 axes, up to 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
 #define EB_CORES (3 * 12 * 3 * 9 * 6)
 #define EB_LEVELS 128 /* the most moves a path may take */
+/* Neighbours macros put together, all told: S moves 4 pieces a layer,
+ * each with at most two neighbours, and X only carries whole edges. */
+#define EB_JOINS (EB_CORES * 8 * FREE_MAX_W)
 /* Measured on 20 5×5 states, edges stage: 8 states a level 42.7
  * moves, 16 40.8, 32 41.0, 64 40.4 (for twice the time); with the
  * middle slice as S 41.9 where without it 46.2 (12 a level). */
@@ -214,19 +219,17 @@ _Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
 #define EB_FINISH 5
 #endif
 
+/* A macro S X S' (its place map and the neighbours it puts together
+ * kept apart, in struct ebeam, so that a search step reads little). */
 struct ecore {
+	/* the neighbours along an edge it parts: bit 12·(j-1) + e for
+	 * indices j, j+1 on edge e */
+	uint64_t brk;
+	uint32_t join;   /* the first of those it puts together in ebeam */
 	uint16_t S;      /* the slice */
 	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
-	uint16_t x[3];
-	/* the neighbours along an edge it parts (bit 12·(j-1) + e for
-	 * indices j, j+1 on edge e) and those it puts together (the places
-	 * their stickers come from: one's first, the other's first, one's
-	 * second, the other's second) */
-	uint64_t brk;
 	uint8_t njoin;
-	uint8_t join[EB_ADJ][4];
-	uint8_t src[EB_NE]; /* S X S': the sticker that lands on p comes
-			     * from src[p] */
+	uint16_t x[3];
 };
 
 enum { EB_FACE, EB_NEW, EB_MORE };
@@ -241,8 +244,15 @@ struct enode {
 #define EB_CLOSED 0xffff
 
 struct ebeam {
-	int ncore;
+	int ncore, njoin;
 	struct ecore core[EB_CORES];
+	/* each macro's map: the sticker that lands on p comes from
+	 * src[k][p] */
+	uint8_t src[EB_CORES][EB_NE];
+	/* the neighbours macros put together: the places their stickers
+	 * come from (one's first, the other's first, one's second, the
+	 * other's second) */
+	uint8_t join[EB_JOINS][4];
 	int k[EB_LEVELS];
 	struct enode lev[EB_LEVELS][EB_W];
 };
@@ -251,7 +261,6 @@ struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
 	struct freec fc;
-	struct ebeam eb;
 	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7), or
 					       * the cube for the free
 					       * phase (n <= FREE_MAX_N) */
@@ -346,7 +355,7 @@ static size_t cube_offset(void)
 
 static int variants(int n)
 {
-	return n == 4 ? 20 : n == 5 ? 6 : n <= VARIANT_MAX_N ? 3 : 1;
+	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move
@@ -377,11 +386,23 @@ static size_t stage_size(int n)
 	return STAGED(n) ? (n == 7 ? 2 : 1) * stage_one() + 64 : 0;
 }
 
+/* The edge beam's macros and levels (EB_BEAM(n)), after the staged
+ * search's tables. */
+static size_t beam_offset(int n)
+{
+	return stage_offset(n) + stage_size(n);
+}
+
+static size_t beam_size(int n)
+{
+	return EB_BEAM(n) ? (sizeof(struct ebeam) + 63) & ~(size_t)63 : 0;
+}
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
-	return stage_offset(n) + stage_size(n) + 64;
+	return beam_offset(n) + beam_size(n) + 64;
 }
 
 static int center_orbits(int n)
@@ -2431,6 +2452,12 @@ static int stage_centers(struct ctx *x)
 
 /* ------------------------------------------------------ the edge beam */
 
+static struct ebeam *ebeam_of(struct ctx *x)
+{
+	return (struct ebeam *)(void *)((unsigned char *)x->w +
+					beam_offset(x->n));
+}
+
 static int is_face_gen(const struct freec *F, int g, int m)
 {
 	return F->gen[g].lo == F->gen[g].hi &&
@@ -2448,16 +2475,19 @@ static uint32_t eb_hash(const uint8_t *v, int ne)
 /* Neighbours along an edge that a macro carries whole to another
  * place keep their pair or its absence: only those it parts and those
  * it puts together decide its gain. */
-static void eb_compares(const struct freec *F, struct ecore *C, int n,
-			uint8_t (*at)[3])
+static void eb_compares(const struct freec *F, struct ebeam *E, int k,
+			int n, uint8_t (*at)[3])
 {
 	int whole[EB_ADJ] = {0};
+	struct ecore *C = &E->core[k];
+	const uint8_t *src = E->src[k];
 	C->brk = 0;
 	C->njoin = 0;
+	C->join = (uint32_t)E->njoin;
 	for (int e = 0; e < 12; e++)
 		for (int j = 1; j < n - 2; j++) {
 			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			int a0 = C->src[a[0]], b0 = C->src[b[0]], kept = -1;
+			int a0 = src[a[0]], b0 = src[b[0]], kept = -1;
 			/* from neighbours on one edge, the same sides? */
 			const uint8_t *pa = at[a0], *pb = at[b0];
 			if (pa[0] == pb[0] && pa[2] == pb[2] &&
@@ -2468,9 +2498,10 @@ static void eb_compares(const struct freec *F, struct ecore *C, int n,
 				whole[kept] = 1;
 				continue;
 			}
-			uint8_t *q = C->join[C->njoin++];
+			uint8_t *q = E->join[E->njoin++];
+			C->njoin++;
 			q[0] = (uint8_t)a0, q[1] = (uint8_t)b0;
-			q[2] = C->src[a[1]], q[3] = C->src[b[1]];
+			q[2] = src[a[1]], q[3] = src[b[1]];
 		}
 	for (int k = 0; k < 12 * (n - 3); k++)
 		if (!whole[k])
@@ -2499,7 +2530,7 @@ static int popcount64(uint64_t v)
 }
 
 /* Pairs among the neighbours q[0..k) of v. */
-static int eb_count(const uint8_t *v, const uint8_t (*q)[4], int k)
+static int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
 {
 	int sc = 0;
 	for (int i = 0; i < k; i++)
@@ -2512,7 +2543,7 @@ static int eb_count(const uint8_t *v, const uint8_t (*q)[4], int k)
 static void eb_cores(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;
-	struct ebeam *E = &x->w->eb;
+	struct ebeam *E = ebeam_of(x);
 	int m = x->m;
 	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
 	for (int e = 0; e < 12; e++)
@@ -2521,7 +2552,7 @@ static void eb_cores(struct ctx *x)
 				uint8_t *q = at[F->slot[e][j][t]];
 				q[0] = (uint8_t)e, q[1] = (uint8_t)j, q[2] = (uint8_t)t;
 			}
-	E->ncore = 0;
+	E->ncore = E->njoin = 0;
 	for (int S = 0; S < F->nall; S++) {
 		if (F->gen[S].lo == 0 || F->gen[S].hi == m)
 			continue;
@@ -2534,9 +2565,11 @@ static void eb_cores(struct ctx *x)
 				continue;
 			for (int B = 0; B < F->ngen; B++) {
 				if (!is_face_gen(F, B, m) || F->gen[B].axis != ax ||
-				    E->ncore >= EB_CORES)
+				    E->ncore >= EB_CORES ||
+				    E->njoin + EB_ADJ > EB_JOINS)
 					continue;
-				struct ecore *C = &E->core[E->ncore++];
+				int id = E->ncore++;
+				struct ecore *C = &E->core[id];
 				uint16_t seq[5];
 				int k = 0;
 				seq[k++] = (uint16_t)S;
@@ -2553,9 +2586,9 @@ static void eb_cores(struct ctx *x)
 					int q = p;
 					for (int i = k - 1; i >= 0; i--)
 						q = F->esrc[seq[i]][q];
-					C->src[p] = (uint8_t)q;
+					E->src[id][p] = (uint8_t)q;
 				}
-				eb_compares(F, C, x->n, at);
+				eb_compares(F, E, id, x->n, at);
 			}
 		}
 	}
@@ -2586,12 +2619,6 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 	E->k[c] = k;
 }
 
-static int same_layers(const struct freec *F, int g, int h)
-{
-	return F->gen[g].axis == F->gen[h].axis && F->gen[g].lo == F->gen[h].lo &&
-	       F->gen[g].hi == F->gen[h].hi;
-}
-
 /* Beam search over slice–flip–slice with the slice held open, by cost
  * levels: level c holds the EB_W states with the most pairs made in c
  * moves (an open slice's closing move counted, the state kept as it
@@ -2607,7 +2634,7 @@ static int same_layers(const struct freec *F, int g, int h)
 static int beam_edges(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;
-	struct ebeam *E = &x->w->eb;
+	struct ebeam *E = ebeam_of(x);
 	int n = x->n, ne = F->ne, full = 12 * (n - 3), rc;
 	uint8_t tmp[EB_NE];
 	free_read(x);
@@ -2633,9 +2660,10 @@ static int beam_edges(struct ctx *x)
 			for (int k = 0; k < E->ncore; k++) {
 				const struct ecore *C = &E->core[k];
 				int more = N->open == C->S;
+				/* (the turns of a layer set come in threes) */
 				if (!more && (C->xlen == 1 ||
 					      (N->open != EB_CLOSED &&
-					       same_layers(F, N->open, C->S))))
+					       N->open / 3 == C->S / 3)))
 					continue;
 				int to = c + C->xlen + (more ? 0 : 2);
 				if (to >= EB_LEVELS)
@@ -2644,12 +2672,12 @@ static int beam_edges(struct ctx *x)
 				if (E->k[to] == EB_W &&
 				    pairs + C->njoin <= E->lev[to][EB_W - 1].pairs)
 					continue;
-				pairs += eb_count(N->v, C->join, C->njoin);
+				pairs += eb_count(N->v, E->join + C->join, C->njoin);
 				if (E->k[to] == EB_W &&
 				    pairs <= E->lev[to][EB_W - 1].pairs)
 					continue;
 				for (int p = 0; p < ne; p++)
-					tmp[p] = N->v[C->src[p]];
+					tmp[p] = N->v[E->src[k][p]];
 				how.kind = (uint8_t)(more ? EB_MORE : EB_NEW);
 				how.open = C->S;
 				how.move = (uint16_t)k;

@@ -232,13 +232,18 @@ struct ecore {
 	uint16_t x[3];
 };
 
+/* How a state was reached: a face turn, a slice opened with its first
+ * X, one more X under the open slice. */
 enum { EB_FACE, EB_NEW, EB_MORE };
 
 struct enode {
 	uint8_t v[EB_NE]; /* the edges as they are once the slice closes */
-	uint8_t pairs, kind, plev;
+	uint8_t pairs;
+	uint8_t kind;
+	uint8_t plev;     /* the parent's level */
 	uint16_t open;    /* the open slice, or EB_CLOSED */
-	uint16_t move, parent;
+	uint16_t move;    /* the face turn, or the macro */
+	uint16_t parent;  /* the parent's index in its level */
 	uint32_t hash;
 };
 #define EB_CLOSED 0xffff
@@ -420,9 +425,9 @@ static int wing_orbits(int n)
 
 /* Each greedy 3-cycle step fixes at least one of 24 places; each step
  * of the free center phase (at most four turns) puts at least one more
- * center sticker right, and each of the free edge phase (at most six)
- * pairs at least one more wing; then one slice per wing orbit for its
- * parity, six turns for PLL parity, and the 3×3. */
+ * center sticker right; the edge beam's path is shorter than its
+ * levels; then one slice per wing orbit for its parity, six turns for
+ * PLL parity, and the 3×3. */
 size_t reduce_max_moves(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
@@ -2538,8 +2543,9 @@ static int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
 	return sc;
 }
 
-/* The macros S X S' of free_edges (S an inner slice or block, X a face
- * turn B of S's axis or A B A'), each with its map on the edge places. */
+/* The macros S X S' (S an inner slice or block, X a face turn B of S's
+ * axis or A B A'), each with its map on the edge places and the
+ * neighbours it parts and joins. */
 static void eb_cores(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;
@@ -2710,7 +2716,6 @@ static int beam_edges(struct ctx *x)
 	int open = -1;
 	while (np-- > 0) {
 		const struct enode *N = &path[np];
-		const struct ecore *C = &E->core[N->move];
 		if (N->kind != EB_MORE && open >= 0) {
 			if ((rc = free_emit(x, free_inv(F, open), &par)) < 0)
 				return rc;
@@ -2721,6 +2726,7 @@ static int beam_edges(struct ctx *x)
 				return rc;
 			continue;
 		}
+		const struct ecore *C = &E->core[N->move];
 		if (N->kind == EB_NEW) {
 			open = C->S;
 			if ((rc = free_emit(x, open, &par)) < 0)

@@ -48,27 +48,39 @@
  * the end where not), so the wing parity the oll_parity stage set holds.
  * The 3-cycles then finish each orbit.
  *
- * Free edge pairing. With the centers solved, Y S X S' keeps them (S an
- * inner slice or block of them, X a face turn of S's axis or A B A' with
- * A a face across it, Y an optional face turn): the faces S displaced
- * come back. For n <= 8 the edges stage starts with these, chosen
- * greedily by adjacent wings paired per move while that beats a fifth;
- * the wing 3-cycles finish. S comes and goes, so no wing orbit's parity
- * changes. The search reads a candidate's result through the turns'
- * place maps instead of making it: only S's four edges can change pairs.
+ * Edge beam. With the centers solved, S X S' keeps them for S any
+ * inner slice or block of them (the middle slice of odd n too: it comes
+ * back, so the frame holds) and X any sequence that turns each face S
+ * displaced a whole number of turns: here X is made of face turns of
+ * S's axis (those faces' centers S leaves alone) and conjugates A B A'
+ * (A a face across S's axis, B one of S's axis). For n <= EB_MAX_N the
+ * edges stage searches these by a beam over cost levels: level c holds
+ * the EB_W states with the most neighbouring pieces along the edges
+ * paired in c moves (an open slice's closing move counted); from a
+ * state, a face turn (a set-up), a slice opened with its first X, or
+ * one more X while the slice stays open. The state with the fewest
+ * moves plus EB_FINISH per pair still missing wins: in practice the
+ * first with every edge paired (on 5×5 in about 41 moves, where the
+ * greedy slice–turn–slice before it took 54), the wing 3-cycles there
+ * to finish any edge it left. A macro carries most pairs whole to another edge, so a
+ * child is judged by the pairs it parts (a bit mask) and puts together
+ * (a few place pairs), never made unless it enters its level. S comes
+ * and goes, so no wing orbit's parity changes.
  *
- * Variants. The greedy phases make different choices for different
+ * Variants. The stages make different choices for different center
  * thresholds, frames (even n) and for the cube turned as a whole (the
  * moves found for the turned cube are turned back: ρ m ρ⁻¹ is a turn of
  * the same layers about another axis); the answer's length varies by 10%
  * and more between them. Up to VARIANT_MAX_N several variants run in
  * turn (the cube copied afresh for each, the 3×3 searched briefly) and
  * the shortest is kept, its 3×3 then searched on: 20 variants for 4×4,
- * 6 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
+ * 5 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
  * 78.2 moves on average, 12 72.6, 16 72.0, 20 70.8; the winners are
  * spread evenly over the variants, a best of N draws; 5×5 with the
  * staged centers, 12 states: 6 variants 105.6, 8 104.9, 16 103.2, each
- * variant about 0.1 s there, for the time). The caller's poll
+ * variant about 0.1 s there, for the time; with the edge beam, 20
+ * states: 4 variants 94.6, 5 94.0, 6 93.5, each about 0.12 s, and 5
+ * keep the slowest solve under 1.6 s of CPU). The caller's poll
  * stopping a later variant keeps the answer in hand.
  *
  * Wing parity. An outer face quarter turn moves two 4-cycles of each wing
@@ -144,9 +156,6 @@ struct model {
  * the cube as one array, every layer turn as its list of (to, from)
  * pairs of center places. */
 #define FREE_MAX_N 12
-/* Past 8×8 the free edge phase made answers longer (9×9 to 12×12
- * measured), where blocks are narrower than the wing orbits are many. */
-#define EDGE_FREE_MAX_N 8
 #define FREE_S (FREE_MAX_N - 2)
 #define FREE_NC (6 * FREE_S * FREE_S)
 /* Turns: single layers and blocks up to FREE_MAX_W layers wide; blocks
@@ -171,7 +180,7 @@ struct fgen {
 };
 
 struct freec {
-	int nc, ne, ngen;
+	int nc, ne, ngen, nall; /* turns: ngen, then the edge beam's */
 	struct fgen gen[FREE_GEN];
 	uint16_t pr[FREE_PAIRS][2];
 	uint16_t epr[FREE_EPAIRS][2];
@@ -185,6 +194,72 @@ struct freec {
 	uint16_t eslots[FREE_GEN];
 	uint8_t cur[FREE_NC], tgt[FREE_NC], ecur[FREE_NE];
 	uint8_t tmp[FREE_NC];
+};
+
+/* The edge beam (n <= EB_MAX_N; before beam_edges, how it works):
+ * its macros' place maps, and each cost level's best states. */
+#define EB_MAX_N 8
+#define EB_BEAM(n) ((n) <= EB_MAX_N)
+#define EB_NE (24 * (EB_MAX_N - 2))
+#define EB_ADJ (12 * (EB_MAX_N - 3))
+_Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
+/* S: 3 axes, up to 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * 12 * 3 * 9 * 6)
+#define EB_LEVELS 128 /* the most moves a path may take */
+/* Neighbours macros put together, all told: S moves 4 pieces a layer,
+ * each with at most two neighbours, and X only carries whole edges. */
+#define EB_JOINS (EB_CORES * 8 * FREE_MAX_W)
+/* Measured on 20 5×5 states, edges stage: 8 states a level 42.7
+ * moves, 16 40.8, 32 41.0, 64 40.4 (for twice the time); with the
+ * middle slice as S 41.9 where without it 46.2 (12 a level). */
+#ifndef EB_W
+#define EB_W 16
+#endif
+#ifndef EB_FINISH
+#define EB_FINISH 5
+#endif
+
+/* A macro S X S' (its place map and the neighbours it puts together
+ * kept apart, in struct ebeam, so that a search step reads little). */
+struct ecore {
+	/* the neighbours along an edge it parts: bit 12·(j-1) + e for
+	 * indices j, j+1 on edge e */
+	uint64_t brk;
+	uint32_t join;   /* the first of those it puts together in ebeam */
+	uint16_t S;      /* the slice */
+	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
+	uint8_t njoin;
+	uint16_t x[3];
+};
+
+/* How a state was reached: a face turn, a slice opened with its first
+ * X, one more X under the open slice. */
+enum { EB_FACE, EB_NEW, EB_MORE };
+
+struct enode {
+	uint8_t v[EB_NE]; /* the edges as they are once the slice closes */
+	uint8_t pairs;
+	uint8_t kind;
+	uint8_t plev;     /* the parent's level */
+	uint16_t open;    /* the open slice, or EB_CLOSED */
+	uint16_t move;    /* the face turn, or the macro */
+	uint16_t parent;  /* the parent's index in its level */
+	uint32_t hash;
+};
+#define EB_CLOSED 0xffff
+
+struct ebeam {
+	int ncore, njoin;
+	struct ecore core[EB_CORES];
+	/* each macro's map: the sticker that lands on p comes from
+	 * src[k][p] */
+	uint8_t src[EB_CORES][EB_NE];
+	/* the neighbours macros put together: the places their stickers
+	 * come from (one's first, the other's first, one's second, the
+	 * other's second) */
+	uint8_t join[EB_JOINS][4];
+	int k[EB_LEVELS];
+	struct enode lev[EB_LEVELS][EB_W];
 };
 
 struct rwork {
@@ -285,7 +360,7 @@ static size_t cube_offset(void)
 
 static int variants(int n)
 {
-	return n == 4 ? 20 : n == 5 ? 6 : n <= VARIANT_MAX_N ? 3 : 1;
+	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move
@@ -316,11 +391,23 @@ static size_t stage_size(int n)
 	return STAGED(n) ? (n == 7 ? 2 : 1) * stage_one() + 64 : 0;
 }
 
+/* The edge beam's macros and levels (EB_BEAM(n)), after the staged
+ * search's tables. */
+static size_t beam_offset(int n)
+{
+	return stage_offset(n) + stage_size(n);
+}
+
+static size_t beam_size(int n)
+{
+	return EB_BEAM(n) ? (sizeof(struct ebeam) + 63) & ~(size_t)63 : 0;
+}
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
-	return stage_offset(n) + stage_size(n) + 64;
+	return beam_offset(n) + beam_size(n) + 64;
 }
 
 static int center_orbits(int n)
@@ -338,9 +425,9 @@ static int wing_orbits(int n)
 
 /* Each greedy 3-cycle step fixes at least one of 24 places; each step
  * of the free center phase (at most four turns) puts at least one more
- * center sticker right, and each of the free edge phase (at most six)
- * pairs at least one more wing; then one slice per wing orbit for its
- * parity, six turns for PLL parity, and the 3×3. */
+ * center sticker right; the edge beam's path is shorter than its
+ * levels; then one slice per wing orbit for its parity, six turns for
+ * PLL parity, and the 3×3. */
 size_t reduce_max_moves(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
@@ -349,8 +436,8 @@ size_t reduce_max_moves(int n)
 	size_t s = (size_t)n - 2, free = 0;
 	if (n <= FREE_MAX_N)
 		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
-	if (n <= EDGE_FREE_MAX_N)
-		free += 6 * 12 * (size_t)(n - 3);
+	if (EB_BEAM(n))
+		free += EB_LEVELS + 1;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * per_orbit + free + 64;
 }
@@ -752,7 +839,7 @@ struct ctx {
 	uint64_t ticks;
 	/* the variant: free phases' thresholds (stickers per move), and
 	 * on even n which frame (0 the best) */
-	int c_num, c_den, e_num, e_den, frame;
+	int c_num, c_den, frame;
 	long polls; /* the 3×3 search's budget */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
@@ -1203,7 +1290,7 @@ static int free_build(struct ctx *x)
 	uint32_t np = 0, nep = 0;
 	F->nc = 6 * s * s;
 	F->ne = 0;
-	F->ngen = 0;
+	F->ngen = F->nall = 0;
 	int nslot = 0, slot_of[6][6];
 	memset(slot_of, -1, sizeof slot_of);
 	for (int f = 0; f < 6; f++)
@@ -1253,11 +1340,15 @@ static int free_build(struct ctx *x)
 	 * those out gave the same lengths in two thirds of the time */
 	int width = n == 4 ? 2 : n <= 7 ? FREE_MAX_W
 			   : n <= FREE_COMM_MAX_N ? 2 : 1;
+	/* the middle slice of odd n holds the frame: turns of it come
+	 * last, after F->ngen, for the edge beam alone (it turns them
+	 * back) */
+	int mids = n % 2 && EB_BEAM(n);
+	for (int pass = 0; pass < 1 + mids; pass++)
 	for (int axis = 0; axis < 3; axis++)
 		for (int lo = 0; lo <= m; lo++)
 		for (int hi = lo; hi <= m && hi - lo < width; hi++) {
-			/* the middle slice of odd n holds the frame */
-			if (n % 2 && 2 * lo <= m && 2 * hi >= m)
+			if ((n % 2 && 2 * lo <= m && 2 * hi >= m) != pass)
 				continue;
 			if (lo == 0 && hi == m)
 				continue;
@@ -1266,7 +1357,7 @@ static int free_build(struct ctx *x)
 				if (l > 0 && l < m)
 					wing ^= 1u << (l < m - l ? l : m - l);
 			for (int qt = 1; qt <= 3; qt++) {
-				struct fgen *G = &F->gen[F->ngen++];
+				struct fgen *G = &F->gen[F->nall++];
 				G->axis = (uint8_t)axis;
 				G->qt = (uint8_t)qt;
 				G->lo = (uint16_t)lo;
@@ -1308,7 +1399,9 @@ static int free_build(struct ctx *x)
 				}
 				G->count = np - G->first;
 				G->ecount = nep - G->efirst;
-				int g = F->ngen - 1;
+				int g = F->nall - 1;
+				if (!pass)
+					F->ngen = F->nall;
 				for (int e = 0; e < F->ne; e++)
 					F->esrc[g][e] = (uint16_t)e;
 				for (uint32_t k = G->efirst; k < nep; k++)
@@ -2362,20 +2455,12 @@ static int stage_centers(struct ctx *x)
 	return 0;
 }
 
-/* ------------------------------------------------ free-move edge phase */
+/* ------------------------------------------------------ the edge beam */
 
-/* Adjacent stickers along the edges that show the same piece: a solved
- * pairing has all 12·(n-3). */
-static int free_pairs(const struct freec *F, int n)
+static struct ebeam *ebeam_of(struct ctx *x)
 {
-	int sc = 0;
-	for (int e = 0; e < 12; e++)
-		for (int j = 1; j < n - 2; j++) {
-			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			sc += F->ecur[a[0]] == F->ecur[b[0]] &&
-			      F->ecur[a[1]] == F->ecur[b[1]];
-		}
-	return sc;
+	return (struct ebeam *)(void *)((unsigned char *)x->w +
+					beam_offset(x->n));
 }
 
 static int is_face_gen(const struct freec *F, int g, int m)
@@ -2384,131 +2469,275 @@ static int is_face_gen(const struct freec *F, int g, int m)
 	       (F->gen[g].lo == 0 || F->gen[g].lo == m);
 }
 
-/* The free edge phase goes on while a sequence pairs at least
- * x->e_num / x->e_den adjacent wings per move; measured alone over n =
- * 4..7, 1/5 gave the shortest answers (1/4 and 1/3 longer by up to 8% on
- * 4×4 and 6×6). */
-#define EDGE_SEQ 6
-
-struct ebest {
-	int gain, len, seq[EDGE_SEQ];
-};
-
-static void edge_consider(struct ebest *b, int gain, const int *seq)
+static uint32_t eb_hash(const uint8_t *v, int ne)
 {
-	int len = 0;
-	for (int k = 0; k < EDGE_SEQ; k++)
-		len += seq[k] >= 0;
-	if (gain <= 0)
-		return;
-	if (gain * b->len > b->gain * len ||
-	    (gain * b->len == b->gain * len && gain > b->gain)) {
-		b->gain = gain;
-		b->len = len;
-		memcpy(b->seq, seq, sizeof b->seq);
-	}
+	uint32_t h = 2166136261u;
+	for (int i = 0; i < ne; i++)
+		h = (h ^ v[i]) * 16777619u;
+	return h;
 }
 
-/* What the turns seq[0..k) and then slice Si do to the pairs: face turns
- * carry whole edges and keep every pair, so only Si's edges count. The
- * stickers of those edges after seq are read through the turns' place
- * maps (not made), and Si only moves stickers among them. */
-static int slice_gain_after(const struct freec *F, const int *seq, int k,
-			    int Si, int n)
+/* Neighbours along an edge that a macro carries whole to another
+ * place keep their pair or its absence: only those it parts and those
+ * it puts together decide its gain. */
+static void eb_compares(const struct freec *F, struct ebeam *E, int k,
+			int n, uint8_t (*at)[3])
 {
-	uint8_t val[FREE_NE];
-	unsigned sl = F->eslots[Si];
-	const uint16_t *si = F->esrc[Si];
-	for (int e = 0; e < 12; e++) {
-		if (!(sl >> e & 1))
-			continue;
-		for (int j = 1; j < n - 1; j++)
-			for (int t = 0; t < 2; t++) {
-				int p = F->slot[e][j][t], q = p;
-				for (int i = k - 1; i >= 0; i--)
-					q = F->esrc[seq[i]][q];
-				val[p] = F->ecur[q];
-			}
-	}
-	int d = 0;
-	for (int e = 0; e < 12; e++) {
-		if (!(sl >> e & 1))
-			continue;
+	int whole[EB_ADJ] = {0};
+	struct ecore *C = &E->core[k];
+	const uint8_t *src = E->src[k];
+	C->brk = 0;
+	C->njoin = 0;
+	C->join = (uint32_t)E->njoin;
+	for (int e = 0; e < 12; e++)
 		for (int j = 1; j < n - 2; j++) {
 			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
-			d -= val[a[0]] == val[b[0]] && val[a[1]] == val[b[1]];
-			d += val[si[a[0]]] == val[si[b[0]]] &&
-			     val[si[a[1]]] == val[si[b[1]]];
+			int a0 = src[a[0]], b0 = src[b[0]], kept = -1;
+			/* from neighbours on one edge, the same sides? */
+			const uint8_t *pa = at[a0], *pb = at[b0];
+			if (pa[0] == pb[0] && pa[2] == pb[2] &&
+			    (pa[1] == pb[1] + 1 || pb[1] == pa[1] + 1))
+				kept = 12 * ((pa[1] < pb[1] ? pa[1] : pb[1]) - 1) +
+				       pa[0];
+			if (kept >= 0) {
+				whole[kept] = 1;
+				continue;
+			}
+			uint8_t *q = E->join[E->njoin++];
+			C->njoin++;
+			q[0] = (uint8_t)a0, q[1] = (uint8_t)b0;
+			q[2] = src[a[1]], q[3] = src[b[1]];
 		}
-	}
-	return d;
+	for (int k = 0; k < 12 * (n - 3); k++)
+		if (!whole[k])
+			C->brk |= 1ull << k;
 }
 
-/* Slice–turn–slice pairing with the centers solved: Y S X S', Y an
- * optional face turn (a set-up), S an inner slice or block, X a face
- * turn of S's axis or A B A' (A another axis' face, B a face of S's
- * axis). Each keeps
- * every center (the faces S displaced come back to where they were), so
- * only the edges move: greedily, the sequence that pairs the most wing
- * stickers per move, while that beats the 3-cycles. The slices come and
- * go, so every wing orbit keeps its parity. */
-static int free_edges(struct ctx *x)
+/* Which neighbours along the edges of v are pairs (bits as brk). */
+static uint64_t eb_adj(const struct freec *F, const uint8_t *v, int n)
+{
+	uint64_t bits = 0;
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < n - 2; j++) {
+			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			if (v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]])
+				bits |= 1ull << (12 * (j - 1) + e);
+		}
+	return bits;
+}
+
+static int popcount64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((v * 0x0101010101010101ull) >> 56);
+}
+
+/* Pairs among the neighbours q[0..k) of v. */
+static int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
+{
+	int sc = 0;
+	for (int i = 0; i < k; i++)
+		sc += v[q[i][0]] == v[q[i][1]] && v[q[i][2]] == v[q[i][3]];
+	return sc;
+}
+
+/* The macros S X S' (S an inner slice or block, X a face turn B of S's
+ * axis or A B A'), each with its map on the edge places and the
+ * neighbours it parts and joins. */
+static void eb_cores(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;
-	int n = x->n, m = x->m, rc;
-	unsigned par = 0;
+	struct ebeam *E = ebeam_of(x);
+	int m = x->m;
+	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < m; j++)
+			for (int t = 0; t < 2; t++) {
+				uint8_t *q = at[F->slot[e][j][t]];
+				q[0] = (uint8_t)e, q[1] = (uint8_t)j, q[2] = (uint8_t)t;
+			}
+	E->ncore = E->njoin = 0;
+	for (int S = 0; S < F->nall; S++) {
+		if (F->gen[S].lo == 0 || F->gen[S].hi == m)
+			continue;
+		int ax = F->gen[S].axis;
+		for (int A = -1; A < F->ngen; A++) {
+			if (A >= 0 && (!is_face_gen(F, A, m) || F->gen[A].axis == ax))
+				continue;
+			/* A2 B A2 made nothing shorter, measured */
+			if (A >= 0 && F->gen[A].qt == 2)
+				continue;
+			for (int B = 0; B < F->ngen; B++) {
+				if (!is_face_gen(F, B, m) || F->gen[B].axis != ax ||
+				    E->ncore >= EB_CORES ||
+				    E->njoin + EB_ADJ > EB_JOINS)
+					continue;
+				int id = E->ncore++;
+				struct ecore *C = &E->core[id];
+				uint16_t seq[5];
+				int k = 0;
+				seq[k++] = (uint16_t)S;
+				if (A >= 0)
+					seq[k++] = (uint16_t)A;
+				seq[k++] = (uint16_t)B;
+				if (A >= 0)
+					seq[k++] = (uint16_t)free_inv(F, A);
+				seq[k++] = (uint16_t)free_inv(F, S);
+				C->S = (uint16_t)S;
+				C->xlen = (uint8_t)(k - 2);
+				memcpy(C->x, seq + 1, sizeof C->x);
+				for (int p = 0; p < F->ne; p++) {
+					int q = p;
+					for (int i = k - 1; i >= 0; i--)
+						q = F->esrc[seq[i]][q];
+					E->src[id][p] = (uint8_t)q;
+				}
+				eb_compares(F, E, id, x->n, at);
+			}
+		}
+	}
+}
+
+/* A child into level c (its EB_W best by pairs, each state once). */
+static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
+		     int pairs, const struct enode *how)
+{
+	int k = E->k[c];
+	struct enode *L = E->lev[c];
+	if (k == EB_W && pairs <= L[k - 1].pairs)
+		return;
+	uint32_t h = eb_hash(v, ne) ^ how->open;
+	for (int i = 0; i < k; i++)
+		if (L[i].hash == h && L[i].open == how->open &&
+		    memcmp(L[i].v, v, (size_t)ne) == 0)
+			return;
+	int i = k < EB_W ? k++ : k - 1;
+	while (i > 0 && pairs > L[i - 1].pairs) {
+		L[i] = L[i - 1];
+		i--;
+	}
+	L[i] = *how;
+	memcpy(L[i].v, v, (size_t)ne);
+	L[i].pairs = (uint8_t)pairs;
+	L[i].hash = h;
+	E->k[c] = k;
+}
+
+/* Beam search over slice–flip–slice with the slice held open, by cost
+ * levels: level c holds the EB_W states with the most pairs made in c
+ * moves (an open slice's closing move counted, the state kept as it
+ * will be once closed). From a state: a face turn (closing the open
+ * slice first; not two in a row), a slice S opened with X (closing
+ * the open one first), or, while S is open, X more: X a face turn of
+ * S's axis or A B A' (A a face across it). Every X keeps each face
+ * whose centers S displaced turned by a whole number of turns, so the
+ * centers come back when S closes; S comes and goes, so every wing
+ * orbit keeps its parity. The answer is the state with the fewest
+ * moves plus EB_FINISH per pair still missing (about what the
+ * 3-cycles cost per pair); its moves are made, the 3-cycles finish. */
+static int beam_edges(struct ctx *x)
+{
+	struct freec *F = &x->w->fc;
+	struct ebeam *E = ebeam_of(x);
+	int n = x->n, ne = F->ne, full = 12 * (n - 3), rc;
+	uint8_t tmp[EB_NE];
 	free_read(x);
-	int base = free_pairs(F, n);
-	for (;;) {
+	eb_cores(x);
+	memset(E->k, 0, sizeof E->k);
+	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
+	eb_offer(E, 0, F->ecur, ne, popcount64(eb_adj(F, F->ecur, n)), &how);
+	int bc = 0, bi = 0, bs = 1 << 30;
+	/* a child of level c has a score above c: none beats bs past it */
+	for (int c = 0; c < EB_LEVELS && c + 1 < bs; c++) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
-		struct ebest b = {0, 1, {-1, -1, -1, -1, -1, -1}};
-		/* set-up turns only when nothing without one is good enough
-		 * (they multiply the work by 19) */
-		for (int y = -1; y < F->ngen; y++) {
-			if (y == 0 && b.gain * x->e_den >= b.len * x->e_num)
-				break;
-			if (y >= 0 && !is_face_gen(F, y, m))
+		for (int i = 0; i < E->k[c]; i++) {
+			const struct enode *N = &E->lev[c][i];
+			int score = c + EB_FINISH * (full - N->pairs);
+			if (score < bs)
+				bs = score, bc = c, bi = i;
+			if (N->pairs == full)
 				continue;
-			if (y >= 0)
-				free_apply_e(F, y);
-			for (int S = 0; S < F->ngen; S++) {
-				if (F->gen[S].lo == 0 || F->gen[S].hi == m)
+			how.plev = (uint8_t)c;
+			how.parent = (uint16_t)i;
+			uint64_t adj = eb_adj(F, N->v, n);
+			for (int k = 0; k < E->ncore; k++) {
+				const struct ecore *C = &E->core[k];
+				int more = N->open == C->S;
+				/* (the turns of a layer set come in threes) */
+				if (!more && (C->xlen == 1 ||
+					      (N->open != EB_CLOSED &&
+					       N->open / 3 == C->S / 3)))
 					continue;
-				int ax = F->gen[S].axis, Si = free_inv(F, S);
-				free_apply_e(F, S);
-				int gs = free_pairs(F, n) - base;
-				for (int A = -1; A < F->ngen; A++) {
-					if (A >= 0 && (!is_face_gen(F, A, m) ||
-						       F->gen[A].axis == ax))
-						continue;
-					int Ai = A >= 0 ? free_inv(F, A) : -1;
-					for (int B = 0; B < F->ngen; B++) {
-						if (!is_face_gen(F, B, m) ||
-						    F->gen[B].axis != ax)
-							continue;
-						int x3[4] = {A, B, Ai, -1}, k = 3;
-						if (A < 0)
-							x3[0] = B, k = 1;
-						int d = slice_gain_after(F, x3, k, Si, n);
-						int seq[EDGE_SEQ] = {y, S, A, B, Ai, Si};
-						edge_consider(&b, gs + d, seq);
-					}
-				}
-				free_apply_e(F, Si);
+				int to = c + C->xlen + (more ? 0 : 2);
+				if (to >= EB_LEVELS)
+					continue;
+				int pairs = N->pairs - popcount64(adj & C->brk);
+				if (E->k[to] == EB_W &&
+				    pairs + C->njoin <= E->lev[to][EB_W - 1].pairs)
+					continue;
+				pairs += eb_count(N->v, E->join + C->join, C->njoin);
+				if (E->k[to] == EB_W &&
+				    pairs <= E->lev[to][EB_W - 1].pairs)
+					continue;
+				for (int p = 0; p < ne; p++)
+					tmp[p] = N->v[E->src[k][p]];
+				how.kind = (uint8_t)(more ? EB_MORE : EB_NEW);
+				how.open = C->S;
+				how.move = (uint16_t)k;
+				eb_offer(E, to, tmp, ne, pairs, &how);
 			}
-			if (y >= 0)
-				free_apply_e(F, free_inv(F, y));
+			if (N->kind == EB_FACE || c + 1 >= EB_LEVELS)
+				continue;
+			for (int y = 0; y < F->ngen; y++) {
+				if (!is_face_gen(F, y, x->m))
+					continue;
+				for (int p = 0; p < ne; p++)
+					tmp[p] = N->v[F->esrc[y][p]];
+				how.kind = EB_FACE;
+				how.open = EB_CLOSED;
+				how.move = (uint16_t)y;
+				eb_offer(E, c + 1, tmp, ne, N->pairs, &how);
+			}
 		}
-		if (b.gain * x->e_den < b.len * x->e_num)
-			break;
-		for (int k = 0; k < EDGE_SEQ; k++)
-			if (b.seq[k] >= 0 &&
-			    (rc = free_emit(x, b.seq[k], &par)) < 0)
-				return rc;
-		base = free_pairs(F, n);
 	}
-	/* the centers must have come back */
+	/* the path back from the best, then its moves in order */
+	struct enode path[EB_LEVELS];
+	int np = 0;
+	for (int c = bc, i = bi; c > 0;) {
+		const struct enode *N = &E->lev[c][i];
+		path[np++] = *N;
+		c = N->plev;
+		i = N->parent;
+	}
+	unsigned par = 0;
+	int open = -1;
+	while (np-- > 0) {
+		const struct enode *N = &path[np];
+		if (N->kind != EB_MORE && open >= 0) {
+			if ((rc = free_emit(x, free_inv(F, open), &par)) < 0)
+				return rc;
+			open = -1;
+		}
+		if (N->kind == EB_FACE) {
+			if ((rc = free_emit(x, N->move, &par)) < 0)
+				return rc;
+			continue;
+		}
+		const struct ecore *C = &E->core[N->move];
+		if (N->kind == EB_NEW) {
+			open = C->S;
+			if ((rc = free_emit(x, open, &par)) < 0)
+				return rc;
+		}
+		for (int k = 0; k < C->xlen; k++)
+			if ((rc = free_emit(x, C->x[k], &par)) < 0)
+				return rc;
+	}
+	if (open >= 0 && (rc = free_emit(x, free_inv(F, open), &par)) < 0)
+		return rc;
 	for (int p = 0; p < F->nc; p++)
 		if (F->cur[p] != F->tgt[p])
 			return SOLVE_ESTAGE;
@@ -2796,7 +3025,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	}
 
 	stage_begin(x, r, REDUCE_EDGES);
-	if (n <= EDGE_FREE_MAX_N && (rc = free_edges(x)) < 0)
+	if (EB_BEAM(n) && (rc = beam_edges(x)) < 0)
 		return rc;
 	uint8_t ecol[12][2];
 	if (n % 2) {
@@ -2888,18 +3117,16 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		for (int s = 0; s < 2; s++)
 			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
 
-	/* the variants: thresholds of the free phases (center stickers,
-	 * wing pairs per move) and the frame's rank on even n; the first is
-	 * the one measured best alone */
-	static const int var[VARIANTS][6] = {
-		{1, 3, 1, 5, 0, 0},  {1, 2, 1, 4, 1, 5},  {2, 7, 1, 6, 2, 10},
-		{2, 5, 2, 9, 3, 15}, {1, 3, 1, 5, 0, 7},  {1, 3, 1, 4, 1, 2},
-		{1, 3, 1, 5, 2, 13}, {1, 3, 1, 5, 3, 20}, {1, 3, 1, 5, 4, 0},
-		{1, 2, 1, 4, 0, 9},  {1, 3, 1, 5, 5, 18}, {2, 7, 1, 6, 1, 22},
-		{1, 3, 1, 5, 0, 4},  {1, 2, 1, 5, 1, 11}, {2, 7, 1, 4, 0, 17},
-		{1, 3, 1, 6, 2, 3},  {2, 5, 1, 5, 1, 21}, {1, 3, 2, 9, 0, 14},
-		{1, 2, 1, 6, 3, 8},  {1, 3, 1, 5, 6, 1},  {2, 7, 1, 5, 0, 19},
-		{1, 3, 1, 4, 4, 12}, {1, 2, 1, 5, 2, 23}, {1, 3, 1, 5, 1, 6},
+	/* the variants: threshold of the free center phase (stickers per
+	 * move), the frame's rank on even n, the whole-cube rotation; the
+	 * first is the one measured best alone */
+	static const int var[VARIANTS][4] = {
+		{1, 3, 0, 0}, {1, 2, 1, 5}, {2, 7, 2, 10}, {2, 5, 3, 15},
+		{1, 3, 0, 7}, {1, 3, 1, 2}, {1, 3, 2, 13}, {1, 3, 3, 20},
+		{1, 3, 4, 0}, {1, 2, 0, 9}, {1, 3, 5, 18}, {2, 7, 1, 22},
+		{1, 3, 0, 4}, {1, 2, 1, 11}, {2, 7, 0, 17}, {1, 3, 2, 3},
+		{2, 5, 1, 21}, {1, 3, 0, 14}, {1, 2, 3, 8}, {1, 3, 6, 1},
+		{2, 7, 0, 19}, {1, 3, 4, 12}, {1, 2, 2, 23}, {1, 3, 1, 6},
 	};
 	reduce_result r, best;
 	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
@@ -2908,9 +3135,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	int nbest = -1, best_tcol[6];
 	for (int v = 0; v < variants(n); v++) {
 		x.c_num = var[v][0], x.c_den = var[v][1];
-		x.e_num = var[v][2], x.e_den = var[v][3];
-		x.frame = var[v][4];
-		x.rot = var[v][5];
+		x.frame = var[v][2];
+		x.rot = var[v][3];
 		x.staged = STAGED(n);
 		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
 		x.out = v == 0 ? out : alt;

@@ -32,8 +32,10 @@
  *   - edges: every wing orbit paired with its edge: with the midge on odd
  *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
  *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 8
- *     slice–turn–slice sequences that keep the centers (u R U R' u')
- *     pair greedily first, and the 3-cycles finish;
+ *     a beam search over slice–turn–slice sequences that keep the centers
+ *     (u R U R' u', the slice held open for several turns; the middle
+ *     slice too on odd n) pairs them, on 5×5 in about 41 moves, and the
+ *     3-cycles finish whatever it leaves;
  *   - pll_parity (even n): when that edge set's permutation parity differs
  *     from the corners', two dedges are swapped (PLL parity) by the six
  *     block turns r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half,
@@ -42,12 +44,13 @@
  *     twophase_solve with face turns (which keep centers and pairs),
  *     searching on for a shorter answer within a fixed node budget.
  * For n <= 7 the stages run several times with different thresholds for
- * the greedy phases, frames (even n) and the cube turned as a whole, and
- * the shortest answer is kept (20 variants for 4×4, 6 for 5×5, 3 for
- * 6×6 and 7×7). Everything runs in a caller-owned work buffer
+ * the greedy center phase, frames (even n) and the cube turned as a
+ * whole, and the shortest answer is kept (20 variants for 4×4, 5 for
+ * 5×5, 3 for 6×6 and 7×7). Everything runs in a caller-owned work buffer
  * (reduce_work_size; for 4×4 and 5×5 it also holds the staged search's
  * pruning tables, about 2 MB, built once per call and shared by the
- * variants; twice that on 7×7), and nothing allocates. Time: about a
+ * variants; twice that on 7×7; and up to 8×8 the edge beam's macros and
+ * levels, about 1.9 MB), and nothing allocates. Time: about a
  * second of CPU for 5×5 and 7×7 (the staged search's tables and
  * searches, in every variant), half that for 4×4, less for the other
  * sizes up to 8×8, well under a second for n = 33; the poll

@@ -1,7 +1,8 @@
-/* evlog.h — a session's newest events as one text value (the `pending`
- * column of its sessions row, schema/004): the store appends each new
- * event to it instead of inserting an events row, and moves them all into
- * events rows at the next snapshot (store_sqlite.c says why).
+/* evlog.h — a session's events as one text value: the `pending` column
+ * of its sessions row and the `events` column of event_blocks (schema/004).
+ * The store appends each new event to the pending text instead of
+ * inserting an events row, and at the next snapshot moves the text as it
+ * is into a block (store_sqlite.c says why).
  *
  * Format: one record per event, in version order, each
  *     version US type US moves US actor US created_at US ref US link RS

@@ -1549,7 +1549,8 @@ static void *reduce_tables(void)
 }
 
 /* Random-move states (two WCA-length scrambles from seeded generators)
- * of n = 4, 5, 6, 7, 10, 17 solved by reduce_solve: every answer checked
+ * of n = 4, 5, 6, 7, 10, 17 (or the one SIZE asked for, any n from 4)
+ * solved by reduce_solve: every answer checked
  * by applying it; median moves in STM (moves_metrics: any turn of a block
  * of adjacent layers, "3Rw" or "2-3Lw'", counts 1, a whole-cube rotation
  * 0; reduce_solve emits none), the metric the published figures use;
@@ -1560,12 +1561,24 @@ static void *reduce_tables(void)
  * many). */
 static void bench_reduce(int count, int only)
 {
-	static const int sizes[] = {4, 5, 6, 7, 10, 17};
-	static const int published[] = {72, 99, 0, 214, 0, 0};
-	void *tables = reduce_tables();
-	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-		if (only && sizes[si] != only)
+	static const int listed[] = {4, 5, 6, 7, 10, 17};
+	static const int pub[] = {72, 99, 0, 214, 0, 0};
+	int sizes[6], published[6], nsizes = 0;
+	for (size_t si = 0; si < sizeof listed / sizeof *listed; si++) {
+		if (only && listed[si] != only)
 			continue;
+		sizes[nsizes] = listed[si];
+		published[nsizes++] = pub[si];
+	}
+	if (!nsizes) { /* any other size asked for */
+		sizes[0] = only;
+		published[nsizes++] = 0;
+	}
+	if (only < 0 || only == 1 || only == 2 || only == 3 ||
+	    only > REDUCE_MAX_N)
+		die("reduce size", CUBE_ESIZE);
+	void *tables = reduce_tables();
+	for (int si = 0; si < nsizes; si++) {
 		int n = sizes[si], k = n >= 17 ? (count + 1) / 2 : count;
 		double split[REDUCE_STAGES] = {0}, csplit[4] = {0};
 		size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);

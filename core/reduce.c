@@ -29,11 +29,12 @@
  * reachable this way; wings are all different, so a wing orbit must be an
  * even permutation of its target, which the parity stage ensures.
  *
- * Staged centers. On 4×4 and 5×5 a search with pruning tables solves
- * the centers in four steps (U/D colours onto U and D, L/R onto L and R,
- * then each onto its own face), in about half the moves of what follows;
- * the section before stage_centers says how. Past 5×5 (or when a search
- * gives up) the greedy phases below do it.
+ * Staged centers. Up to STAGED_MAX_N a search with pruning tables
+ * solves the X-centers and +-centers in four steps (U/D colours onto U
+ * and D, L/R onto L and R, then each onto its own face), ring by ring,
+ * in about half the moves of what follows; the section before
+ * stage_centers says how. The obliques (past 5×5), and any ring a search
+ * gives up on, are the greedy phases' below.
  *
  * Free moves first. While centers are far from solved, plain turns fix
  * them far more cheaply than 3-cycles: for n <= FREE_MAX_N the centers
@@ -273,8 +274,12 @@ struct rwork {
 
 /* The staged center search (STAGED(n); below, before
  * stage_centers, says how it works). */
-#define STAGED_MAX_N 7
-#define STAGED(n) ((n) == 4 || (n) == 5 || (n) == STAGED_MAX_N)
+/* Up to 33×33 (the sizes promised) every ring is staged: each ring
+ * costs about 0.1 s past 5×5 (33×33, 15 rings: 1.1 s, against 0.06 s
+ * for the 3-cycles alone), for 9% to 17% fewer moves on odd n and 1% to
+ * 17% on even (6×6 and 8×8 the most). */
+#define STAGED_MAX_N 33
+#define STAGED(n) ((n) >= 4 && (n) <= STAGED_MAX_N)
 #define ST_ORB 2
 #define ST_NA 735471
 #define ST_NB (2 * 65536)
@@ -328,8 +333,10 @@ struct stnode {
 
 struct stagew {
 	int built, n, norb, nmov;
+	int nm, ring; /* the model's size (n up to 5: n itself); the ring
+		       * the places are of */
 	struct stmove mv[ST_MOVES];
-	uint16_t place[ST_ORB][NPOS][3];
+	uint16_t place[ST_ORB][NPOS][3]; /* on the cube, of ring S->ring */
 	uint32_t pm[ST_ORB][ST_MOVES][3][256];
 	uint32_t rank[3][256][9];
 	uint8_t pop[256], r70[256];
@@ -380,15 +387,10 @@ static size_t stage_offset(int n)
 	return (alt_offset(n) + alt + 63) & ~(size_t)63;
 }
 
-/* One set of tables per group of orbits staged: two on 7×7. */
-static size_t stage_one(void)
-{
-	return (sizeof(struct stagew) + 63) & ~(size_t)63;
-}
-
 static size_t stage_size(int n)
 {
-	return STAGED(n) ? (n == 7 ? 2 : 1) * stage_one() + 64 : 0;
+	return STAGED(n) ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
+			 : 0;
 }
 
 /* The edge beam's macros and levels (EB_BEAM(n)), after the staged
@@ -844,8 +846,6 @@ struct ctx {
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n)) */
-	int sw;       /* which group of orbits it works on (7×7: 0 the
-		       * outer ring, 1 the inner) */
 	int split[4]; /* its steps' moves, all 0 unless all four ran */
 	unsigned cpar; /* wing parities the center stage made so far */
 	long st_nodes; /* nodes the staged searches visited */
@@ -1662,14 +1662,20 @@ static int free_centers(struct ctx *x)
 
 /* On 4×4 (the X-centers) and 5×5 (the X- and +-centers, every center
  * the cube has) the centers are solved in four steps instead of the
- * greedy phases. On 7×7 the same four steps solve first the outer
- * ring's X- and +-centers (rows and columns 1 and 3: a 5×5's centers on
- * layers 0, 1, 5, 6), then the inner ring's (2 and 3, turned by layers
- * 0, 2, 4, 6 alone, which keep the outer ring), each group with its own
- * turn maps (x->sw says which) and the same tables (single layers only,
- * so the two act alike); the greedy phases and 3-cycles finish the
- * two oblique orbits. Measured on 6 states: 7×7 412 -> 354 moves with
- * the outer ring staged, 294 with both; centers 280 -> 220 -> 171. The
+ * greedy phases. Past 5×5 the same four steps solve the rings one after
+ * the other: ring k is the X-centers (k, k) and on odd n the +-centers
+ * (k, middle), turned by layers 0, k, m-k and m alone, which leave the
+ * other rings be. Relabelling layers k and m-k as 1 and m-1 turns ring
+ * k into ring 1 place for place and turn for turn (the relabelling
+ * commutes with the quarter turns, x -> m-x), so one set of turn maps,
+ * made on a model (a 4×4 for even n, a 5×5 for odd: ring 1 with single
+ * layers), and one set of tables serve every ring; the turns found are
+ * made on layers k and m-k (S->ring). The greedy phases and 3-cycles
+ * finish the obliques. Measured (make bench, and bench --reduce 5 N):
+ * 7×7 412 -> 354 moves with its outer ring staged, 294 with both; 6×6
+ * 257 -> 214 (centers 172 -> 131) at the same time; 8×8 572 -> 529,
+ * 9×9 916 -> 756, 13×13 2578 -> 2154, 17×17 4655 -> 4011, 33×33 18622
+ * -> 16960 (1.1 s against 0.06 s); 10×10 and 12×12 1% fewer. The
  * steps:
  *   A   every U- and D-coloured center sticker onto U or D, any turn;
  *   B   every L- and R-coloured one onto L or R, with the turns that keep
@@ -1707,20 +1713,22 @@ static int free_centers(struct ctx *x)
  * on plateaus of its tables; split in two it is about as long (13.3)
  * and a thousand times cheaper.
  * The tables are built once per reduce_solve call into the work buffer
- * and shared by the variants: 1.8 MB of tables (4.4 MB with the beam's
- * levels and hash set; twice that on 7×7, the tables built once) and,
+ * and shared by the variants and rings: 1.8 MB of tables (4.4 MB with
+ * the beam's levels and hash set) and,
  * measured, 0.25 s of a 5×5 solve's 0.7–1 s (A's tables nearly all of
  * it). A precomputed blob like the
  * two-phase tables would save that time but needs the server, bench and
  * tests to build, cache and pass a second blob; per call keeps the API
  * as it is. A search that runs past its budget gives up, and the greedy
- * phases and 3-cycles finish from where it stopped. */
+ * phases and 3-cycles finish from where it stopped: on 4×4 and 5×5 all
+ * the centers, past them that ring (its wing orbit made even again at
+ * once, as past FREE_MAX_N nothing else would) while the next rings are
+ * staged as before. */
 
 static struct stagew *stagew_of(struct ctx *x)
 {
 	return (struct stagew *)(void *)((unsigned char *)x->w +
-					 stage_offset(x->n) +
-					 (size_t)x->sw * stage_one());
+					 stage_offset(x->n));
 }
 
 static inline uint32_t st_apply(const struct stagew *S, int o, int g,
@@ -1912,37 +1920,48 @@ static const int st_face[6] = {CUBE_U, CUBE_D, CUBE_L, CUBE_R, CUBE_F,
 
 /* The moves, their maps on each orbit's masks, the rank tables and the
  * pruning tables. */
-static int st_build(struct ctx *x)
+/* The places of ring k (its X-centers, and on odd n its +-centers), on
+ * the cube. */
+static void st_places(uint16_t (*place)[NPOS][3], int norb, int k, int m)
 {
-	struct stagew *S = stagew_of(x);
-	int n = x->n, m = x->m;
-	cube_t *sim = (cube_t *)(void *)x->w->sim;
-	S->n = n;
-	S->norb = n == 4 ? 1 : 2;
-	for (int o = 0; o < S->norb; o++) {
-		int p = 1 + x->sw, q = o == 0 ? p : n == 7 ? 3 : 2;
+	for (int o = 0; o < norb; o++) {
+		int p = k, q = o == 0 ? p : m / 2;
 		for (int i = 0; i < 6; i++) {
 			const int rc[4][2] = {{p, q}, {q, m - p},
 					      {m - p, m - q}, {m - q, p}};
 			for (int j = 0; j < 4; j++) {
-				S->place[o][4 * i + j][0] = (uint16_t)st_face[i];
-				S->place[o][4 * i + j][1] = (uint16_t)rc[j][0];
-				S->place[o][4 * i + j][2] = (uint16_t)rc[j][1];
+				place[o][4 * i + j][0] = (uint16_t)st_face[i];
+				place[o][4 * i + j][1] = (uint16_t)rc[j][0];
+				place[o][4 * i + j][2] = (uint16_t)rc[j][1];
 			}
 		}
 	}
-	/* layer sets per axis: the single layers 0, 1, m-1, m (7×7's inner
-	 * ring: 0, 2, 4, 6), then the two outer blocks of two (not on 7×7:
-	 * for the inner ring they would turn layer 1 or 5 of the outer, and
-	 * without them the outer ring's tables serve the inner ring too; 8
-	 * states, 306.8 moves with them, 304.0 without, 10% less time),
-	 * then (4×4) the inner block of two; never a middle slice */
+}
+
+/* The turns (on the model: a 4×4 for even n, a 5×5 for odd), their
+ * maps on each orbit's masks, the rank tables and the pruning tables. */
+static int st_build(struct ctx *x)
+{
+	struct stagew *S = stagew_of(x);
+	int n = x->n;
+	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	int nm = n <= 5 ? n : n % 2 ? 5 : 4, m = nm - 1;
+	S->n = n;
+	S->nm = nm;
+	S->norb = n % 2 ? 2 : 1;
+	uint16_t place[ST_ORB][NPOS][3];
+	st_places(place, S->norb, 1, m);
+	/* layer sets per axis: the single layers 0, 1, m-1, m, then on
+	 * 4×4 and 5×5 the two outer blocks of two (not past them: on ring k
+	 * they would turn the layers of ring k-1, and without them ring 1's
+	 * tables serve every ring; on 7×7, 8 states, 306.8 moves with them,
+	 * 304.0 without, 10% less time), then (4×4) the inner block of two;
+	 * never a middle slice */
 	int sets[7][2], ns = 0;
-	int in = 1 + x->sw; /* the inner layer: 1, or 2 for 7×7's inner ring */
-	const int single[4] = {0, in, m - in, m};
+	const int single[4] = {0, 1, m - 1, m};
 	for (int k = 0; k < 4; k++)
 		sets[ns][0] = sets[ns][1] = single[k], ns++;
-	if (n != 7) {
+	if (n <= 5) {
 		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
 		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
 	}
@@ -1966,16 +1985,16 @@ static int st_build(struct ctx *x)
 				M->cls = (1 << ST_STEPS) - 1;
 				for (int o = 0; o < S->norb; o++) {
 					uint8_t to[NPOS];
-					cube_init(sim, n);
+					cube_init(sim, nm);
 					for (int i = 0; i < NPOS; i++)
-						cube__set(sim, S->place[o][i][0],
-							  S->place[o][i][1],
-							  S->place[o][i][2], 6 + i);
+						cube__set(sim, place[o][i][0],
+							  place[o][i][1],
+							  place[o][i][2], 6 + i);
 					cube_turn(sim, axis, M->lo, M->hi, qt);
 					for (int i = 0; i < NPOS; i++) {
-						int v = cube_get(sim, S->place[o][i][0],
-								 S->place[o][i][1],
-								 S->place[o][i][2]) - 6;
+						int v = cube_get(sim, place[o][i][0],
+								 place[o][i][1],
+								 place[o][i][2]) - 6;
 						if (v < 0 || v >= NPOS)
 							return SOLVE_ESTAGE;
 						to[v] = (uint8_t)i;
@@ -2040,21 +2059,6 @@ static int st_build(struct ctx *x)
 			S->r70[byte] = (uint8_t)k70;
 			S->u70[k70++] = (uint8_t)byte;
 		}
-	if (x->sw == 1) {
-		/* 7×7's inner ring: its orbits and turns (layers 0, 2, 4, 6)
-		 * act on the places as the outer ring's (0, 1, 5, 6) do, place
-		 * for place and turn for turn, so the tables are the same
-		 * (checked: built both ways, byte for byte) */
-		const struct stagew *S0 = (const struct stagew *)(const void *)(
-			(const unsigned char *)S - stage_one());
-		memcpy(S->tA, S0->tA, sizeof S->tA);
-		memcpy(S->tB, S0->tB, sizeof S->tB);
-		memcpy(S->tJ0, S0->tJ0, sizeof S->tJ0);
-		memcpy(S->tC2, S0->tC2, sizeof S->tC2);
-		memcpy(S->tJ2, S0->tJ2, sizeof S->tJ2);
-		S->built = 1;
-		return 0;
-	}
 	int g0f = S->r70[0x0f] * 70 + S->r70[0x0f];
 	for (int o = 0; o < S->norb; o++) {
 		struct st_space a = {ST_A, o, 0}, b = {ST_B, o, 0},
@@ -2341,8 +2345,9 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 {
 	struct stagew *S = stagew_of(x);
 	struct ststate s;
+	int k = S->ring; /* the model's ring 1 is the cube's ring k */
 	st_read(x, S, &s);
-	s.par = *par;
+	s.par = (*par >> k & 1) << 1;
 	int path[ST_BEAM_DEPTH + 1], found = 0;
 	if (ST_BEAM_STEPS >> kind & 1) {
 		found = st_beam(x, kind, &s, path);
@@ -2374,18 +2379,23 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	if (!found)
 		return 0;
 	size_t start = x->count;
+	int mm = S->nm - 1, layer[8] = {0};
+	for (int l = 0; l <= mm; l++)
+		layer[l] = l == 1 ? k : l == mm - 1 ? x->m - k
+			 : l == mm ? x->m : l;
 	for (int d = 0; path[d] >= 0; d++) {
 		const struct stmove *M = &S->mv[path[d]];
-		int rc = emit_block(x, M->axis, M->lo, M->hi, M->qt);
+		int rc = emit_block(x, M->axis, layer[M->lo], layer[M->hi],
+				    M->qt);
 		if (rc < 0)
 			return rc;
-		*par ^= M->wing;
+		*par ^= (M->wing >> 1 & 1) << k;
 	}
-	size_t k = moves_simplify(x->out + start, x->count - start);
-	x->count = start + moves_merge_blocks(x->out + start, k, x->n);
+	size_t nk = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
 	*len = (int)(x->count - start);
 	st_read(x, S, &s);
-	s.par = *par;
+	s.par = (*par >> k & 1) << 1;
 	return st_goal(S, kind, &s) ? 1 : SOLVE_ESTAGE;
 }
 
@@ -2396,24 +2406,39 @@ static int staged_centers(struct ctx *x)
 {
 	int rc;
 	unsigned par = 0;
-	for (x->sw = 0; x->sw < (x->n == 7 ? 2 : 1); x->sw++) {
-		struct stagew *S = stagew_of(x);
-		/* the tables take a quarter of a second: ask first */
-		if (!S->built && poll_now(x))
-			return SOLVE_ENOTFOUND;
-		if (!S->built && (rc = st_build(x)) < 0)
-			return rc;
+	struct stagew *S = stagew_of(x);
+	/* the tables take a quarter of a second: ask first */
+	if (!S->built && poll_now(x))
+		return SOLVE_ENOTFOUND;
+	if (!S->built && (rc = st_build(x)) < 0)
+		return rc;
+	int rings = x->n <= 5 ? 1 : wing_orbits(x->n);
+	for (int k = 1; k <= rings; k++) {
+		S->ring = k;
+		st_places(S->place, S->norb, k, x->m);
 		for (int kind = ST_A; kind < ST_STEPS; kind++) {
 			rc = st_step(x, kind, &par, &x->split[kind]);
-			if (rc <= 0) {
+			if (rc < 0 || (rc == 0 && x->n <= 5)) {
 				x->cpar = par;
 				memset(x->split, 0, sizeof x->split);
 				return rc;
 			}
+			if (rc == 0) {
+				/* this ring is the 3-cycles' (and on n <=
+				 * FREE_MAX_N the free phase's): its wing
+				 * orbit made even again now, as past
+				 * FREE_MAX_N nothing else would */
+				if (par >> k & 1) {
+					if ((rc = emit(x, 0, k, 1)) < 0)
+						return rc;
+					par ^= 1u << k;
+				}
+				break;
+			}
 		}
 	}
 	if (x->n > 5) {
-		/* 7×7: the obliques are the greedy phases' */
+		/* the obliques are the greedy phases' */
 		x->cpar = par;
 		memset(x->split, 0, sizeof x->split);
 		return 0;
@@ -3100,9 +3125,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
-	for (x.sw = 0; STAGED(n) && x.sw < (n == 7 ? 2 : 1); x.sw++)
+	if (STAGED(n))
 		stagew_of(&x)->built = 0;
-	x.sw = 0;
 	for (int id = 0; id < M_COUNT; id++) {
 		if (build_model(&x.w->model[id], id,
 				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)

@@ -287,9 +287,9 @@ struct rwork {
 #define ST_MOVES (3 * 7 * 3)
 #define ST_DEPTH 24
 #define ST_UNSEEN 255
-/* nodes one IDA* search may visit before it gives up (deterministic:
- * counted, not timed), and how many more it visits past its first
- * answer looking for one that leaves the next step less to do */
+/* nodes one IDA* search may visit before it hands over to the beam
+ * (deterministic: counted, not timed), and how many more it visits past
+ * its first answer looking for one that leaves the next step less to do */
 #ifndef ST_BUDGET
 #define ST_BUDGET 400000L
 #endif
@@ -1719,11 +1719,12 @@ static int free_centers(struct ctx *x)
  * it). A precomputed blob like the
  * two-phase tables would save that time but needs the server, bench and
  * tests to build, cache and pass a second blob; per call keeps the API
- * as it is. A search that runs past its budget gives up, and the greedy
- * phases and 3-cycles finish from where it stopped: on 4×4 and 5×5 all
- * the centers, past them that ring (its wing orbit made even again at
- * once, as past FREE_MAX_N nothing else would) while the next rings are
- * staged as before. */
+ * as it is. An IDA* search that runs past its budget hands its step to
+ * the beam (st_beam); when that finds nothing within ST_BEAM_DEPTH the
+ * step gives up, and the greedy phases and 3-cycles finish from where it
+ * stopped: on 4×4 and 5×5 all the centers, past them that ring (its wing
+ * orbit made even again at once, as past FREE_MAX_N nothing else would)
+ * while the next rings are staged as before. */
 
 static struct stagew *stagew_of(struct ctx *x)
 {
@@ -2368,13 +2369,18 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 			if (z.stopped == 2)
 				return SOLVE_ENOTFOUND;
 			if (z.stopped && z.best_len < 0)
-				return 0;
+				break;
 		}
-		if (z.best_len < 0)
-			return 0;
-		memcpy(path, z.best, sizeof z.best);
 		x->st_nodes += z.nodes;
-		found = 1;
+		if (z.best_len >= 0) {
+			memcpy(path, z.best, sizeof z.best);
+			found = 1;
+		} else {
+			/* out of nodes: the beam instead */
+			found = st_beam(x, kind, &s, path);
+			if (found < 0)
+				return SOLVE_ENOTFOUND;
+		}
 	}
 	if (!found)
 		return 0;

@@ -331,8 +331,33 @@ struct stnode {
 	uint16_t parent;
 };
 
+/* The pruning tables of one kind of size (st_kind: 4×4, 5×5, even past
+ * them, odd past them), and all four as a caller may keep them across
+ * calls (reduce_stage_tables_build). */
+struct st_tables {
+	uint8_t tA[ST_ORB][ST_NA];
+	uint8_t tB[ST_ORB][ST_NB];
+	uint8_t tJ0[ST_NP];         /* C1: U-D pair, both orbits */
+	uint8_t tC2[ST_ORB][ST_NP]; /* C2: an orbit's L-R and F-B pairs */
+	uint8_t tJ2[2][ST_NP];      /* C2: L-R, F-B pair, both orbits */
+};
+
+#define ST_KINDS 4
+#define ST_MAGIC 0x3173656c62617473ull /* "stables1" */
+
+struct st_shared {
+	uint64_t magic, size;
+	struct st_tables kind[ST_KINDS];
+};
+
+static int st_kind(int n)
+{
+	return n == 4 ? 0 : n == 5 ? 1 : n % 2 ? 3 : 2;
+}
+
 struct stagew {
 	int built, n, norb, nmov;
+	const struct st_tables *t; /* own, or the caller's */
 	int nm, ring; /* the model's size (n up to 5: n itself); the ring
 		       * the places are of */
 	struct stmove mv[ST_MOVES];
@@ -341,11 +366,7 @@ struct stagew {
 	uint32_t rank[3][256][9];
 	uint8_t pop[256], r70[256];
 	uint8_t u70[70];
-	uint8_t tA[ST_ORB][ST_NA];
-	uint8_t tB[ST_ORB][ST_NB];
-	uint8_t tJ0[ST_NP];       /* C1: U-D pair, both orbits */
-	uint8_t tC2[ST_ORB][ST_NP]; /* C2: an orbit's L-R and F-B pairs */
-	uint8_t tJ2[2][ST_NP];    /* C2: L-R, F-B pair, both orbits */
+	struct st_tables own; /* built here when the caller has none */
 	/* the beam search: each level's states, and a hash set of the
 	 * states kept */
 	struct stnode beam[ST_BEAM_DEPTH + 1][ST_BEAM];
@@ -1712,14 +1733,14 @@ static int free_centers(struct ctx *x)
  * millions of nodes to reach its 12 to 15 moves, and a beam got stuck
  * on plateaus of its tables; split in two it is about as long (13.3)
  * and a thousand times cheaper.
- * The tables are built once per reduce_solve call into the work buffer
- * and shared by the variants and rings: 1.8 MB of tables (4.4 MB with
- * the beam's levels and hash set) and,
- * measured, 0.25 s of a 5×5 solve's 0.7–1 s (A's tables nearly all of
- * it). A precomputed blob like the
- * two-phase tables would save that time but needs the server, bench and
- * tests to build, cache and pass a second blob; per call keeps the API
- * as it is. An IDA* search that runs past its budget hands its step to
+ * The tables depend only on the kind of size (st_kind: 4×4, 5×5, even
+ * or odd past them). A caller may build all four kinds once
+ * (reduce_stage_tables_build, about 0.6 s, 7 MB) and pass them in
+ * reduce_limits.stage_tables, as the server and the bench do; without
+ * them a solve builds its kind into the work buffer (S->own), shared by
+ * its variants and rings: 1.8 MB of tables (4.4 MB with the beam's
+ * levels and hash set) and, measured, 0.25 s of a 5×5 solve's 0.7–1 s
+ * (A's tables nearly all of it). An IDA* search that runs past its budget hands its step to
  * the beam (st_beam); when that finds nothing within ST_BEAM_DEPTH the
  * step gives up, and the greedy phases and 3-cycles finish from where it
  * stopped: on 4×4 and 5×5 all the centers, past them that ring (its wing
@@ -1770,14 +1791,14 @@ static int st_h(const struct stagew *S, int kind, const struct ststate *s,
 	for (int o = 0; o < S->norb; o++) {
 		int d;
 		switch (kind) {
-		case ST_A: d = S->tA[o][st_rankA(S, v[o])]; break;
+		case ST_A: d = S->t->tA[o][st_rankA(S, v[o])]; break;
 		case ST_B:
-			d = S->tB[o][(v[o] >> 8 & 0xffff) |
+			d = S->t->tB[o][(v[o] >> 8 & 0xffff) |
 				     (s->par ? 0x10000u : 0)];
 			break;
-		case ST_C1: d = o ? 0 : S->tJ0[st_pair(S, v[0], v[o1], 0)]; break;
+		case ST_C1: d = o ? 0 : S->t->tJ0[st_pair(S, v[0], v[o1], 0)]; break;
 		default:
-			d = S->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
+			d = S->t->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
 				      S->r70[v[o] >> 16 & 255]];
 		}
 		h = d > h ? d : h;
@@ -1785,7 +1806,7 @@ static int st_h(const struct stagew *S, int kind, const struct ststate *s,
 	}
 	if (kind == ST_C2)
 		for (int pb = 1; pb <= 2; pb++) {
-			int d = S->tJ2[pb - 1][st_pair(S, v[0], v[o1], pb)];
+			int d = S->t->tJ2[pb - 1][st_pair(S, v[0], v[o1], pb)];
 			h = d > h ? d : h;
 		}
 	if (sum)
@@ -2060,20 +2081,29 @@ static int st_build(struct ctx *x)
 			S->r70[byte] = (uint8_t)k70;
 			S->u70[k70++] = (uint8_t)byte;
 		}
+	S->built = 1;
+	const struct st_shared *sh = x->lim ? x->lim->stage_tables : NULL;
+	if (sh) {
+		if (sh->magic != ST_MAGIC || sh->size != sizeof *sh)
+			return SOLVE_ETABLES;
+		S->t = &sh->kind[st_kind(n)];
+		return 0;
+	}
+	struct st_tables *T = &S->own;
 	int g0f = S->r70[0x0f] * 70 + S->r70[0x0f];
 	for (int o = 0; o < S->norb; o++) {
 		struct st_space a = {ST_A, o, 0}, b = {ST_B, o, 0},
 				c = {ST_C2, o, 0};
-		st_bfs(S, S->tA[o], ST_NA, ST_NA, 0, 1 << ST_A, &a);
-		st_bfs(S, S->tB[o], ST_NB, 2 * 12870, 0xff, 1 << ST_B, &b);
-		st_bfs(S, S->tC2[o], ST_NP, ST_NP, g0f, 1 << ST_C2, &c);
+		st_bfs(S, T->tA[o], ST_NA, ST_NA, 0, 1 << ST_A, &a);
+		st_bfs(S, T->tB[o], ST_NB, 2 * 12870, 0xff, 1 << ST_B, &b);
+		st_bfs(S, T->tC2[o], ST_NP, ST_NP, g0f, 1 << ST_C2, &c);
 	}
 	struct st_space j0 = {ST_C1, -1, 0}, j1 = {ST_C2, -1, 1},
 			j2 = {ST_C2, -1, 2};
-	st_bfs(S, S->tJ0, ST_NP, ST_NP, g0f, 1 << ST_C1, &j0);
-	st_bfs(S, S->tJ2[0], ST_NP, ST_NP, g0f, 1 << ST_C2, &j1);
-	st_bfs(S, S->tJ2[1], ST_NP, ST_NP, g0f, 1 << ST_C2, &j2);
-	S->built = 1;
+	st_bfs(S, T->tJ0, ST_NP, ST_NP, g0f, 1 << ST_C1, &j0);
+	st_bfs(S, T->tJ2[0], ST_NP, ST_NP, g0f, 1 << ST_C2, &j1);
+	st_bfs(S, T->tJ2[1], ST_NP, ST_NP, g0f, 1 << ST_C2, &j2);
+	S->t = T;
 	return 0;
 }
 
@@ -3218,4 +3248,51 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	}
 	*res = best;
 	return nbest;
+}
+
+size_t reduce_stage_tables_size(void)
+{
+	return sizeof(struct st_shared);
+}
+
+size_t reduce_stage_tables_work_size(void)
+{
+	size_t w = 0;
+	for (int n = 4; n <= 7; n++)
+		if (reduce_work_size(n) > w)
+			w = reduce_work_size(n);
+	return w;
+}
+
+int reduce_stage_tables_build(void *tables, size_t size, void *work,
+			      size_t work_size, const reduce_limits *lim)
+{
+	if (!tables || !work || size < reduce_stage_tables_size() ||
+	    work_size < reduce_stage_tables_work_size())
+		return CUBE_EINVAL;
+	struct st_shared *sh = (struct st_shared *)tables;
+	sh->magic = 0;
+	sh->size = sizeof *sh;
+	/* one size of each kind, built as a solve of it would */
+	static const int rep[ST_KINDS] = {4, 5, 6, 7};
+	reduce_limits own = {lim ? lim->poll : NULL, lim ? lim->ctx : NULL,
+			     NULL};
+	for (int k = 0; k < ST_KINDS; k++) {
+		struct ctx x;
+		memset(&x, 0, sizeof x);
+		x.w = (struct rwork *)work;
+		x.n = rep[k];
+		x.m = rep[k] - 1;
+		x.lim = &own;
+		if (poll_now(&x))
+			return SOLVE_ENOTFOUND;
+		struct stagew *S = stagew_of(&x);
+		S->built = 0;
+		int rc = st_build(&x);
+		if (rc < 0)
+			return rc;
+		memcpy(&sh->kind[k], &S->own, sizeof S->own);
+	}
+	sh->magic = ST_MAGIC;
+	return 0;
 }

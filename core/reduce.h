@@ -112,6 +112,11 @@ typedef struct reduce_limits {
 			     * SOLVE_ENOTFOUND during the first variant,
 			     * later (n <= 7) with the best answer so far */
 	void *ctx;
+	/* the staged center search's tables, built once by
+	 * reduce_stage_tables_build and shared by any number of solves
+	 * (read only); NULL: each solve builds the ones it needs (about a
+	 * quarter of a second of its time) */
+	const void *stage_tables;
 } reduce_limits;
 
 /* Bytes of work buffer a size-n solve needs (any alignment malloc
@@ -137,5 +142,18 @@ size_t reduce_max_moves(int n);
 int reduce_solve(const void *twophase_tables, const cube_t *c,
 		 const reduce_limits *lim, void *work, size_t work_size,
 		 cube_move *out, size_t cap, reduce_result *res);
+
+/* The staged center search's tables for every size (about 7 MB), to
+ * keep and pass as reduce_limits.stage_tables: reduce_stage_tables_size()
+ * bytes of tables (any alignment malloc gives), built using
+ * reduce_stage_tables_work_size() bytes of work, in about 0.6 s; lim's
+ * poll may stop it (SOLVE_ENOTFOUND). The same tables every solve would
+ * build, so answers are the same with them or without. Errors:
+ * CUBE_EINVAL (a NULL or a buffer too small). A solve given tables not
+ * made here gets SOLVE_ETABLES. */
+size_t reduce_stage_tables_size(void);
+size_t reduce_stage_tables_work_size(void);
+int reduce_stage_tables_build(void *tables, size_t size, void *work,
+			      size_t work_size, const reduce_limits *lim);
 
 #endif

@@ -6,12 +6,11 @@
  * parity, on 4×4 and 6×6; a lone flipped wing pair on 5×5); illegal
  * states refused with the reason validation gives; poll (early: an error;
  * late, among the variants: an answer), a small buffer and bad
- * arguments; a guard on the mean length of 4×4, 5×5, 6×6, 7×7 and 9×9
- * answers, their centers and their edges; the staged centers' steps each
- * reaching its goal; the edges stage's goal (centers kept, every edge
- * paired). (One of the 17×17 states has a ring whose step B gives up
- * with its wing orbit odd: past 12×12 only the staged search itself
- * makes it even again.)
+ * arguments; the staged-center tables shared across calls (the same
+ * answers as without); a guard on the mean length of 4×4, 5×5, 6×6, 7×7
+ * and 9×9 answers, their centers and their edges; the staged centers'
+ * steps each reaching its goal; the edges stage's goal (centers kept,
+ * every edge paired).
  *
  * The two-phase tables are read from $CUBED_TABLES/cubed-tables-3x3.bin
  * when a server has cached them there, else built (about 5 s), once, in
@@ -397,7 +396,7 @@ START_TEST(poll_cap_and_arguments)
 	reduce_result res;
 	REQUIRE(work && m);
 	int calls = 0;
-	reduce_limits lim = {stop_at_once, &calls};
+	reduce_limits lim = {stop_at_once, &calls, NULL};
 	ck_assert_int_eq(reduce_solve(tables, c, &lim, work, ws, m, cap, &res),
 			 SOLVE_ENOTFOUND);
 	ck_assert_int_eq(calls, 1);
@@ -448,7 +447,7 @@ START_TEST(poll_late_keeps_answer)
 	cube_move *m = malloc(cap * sizeof *m);
 	REQUIRE(work && m);
 	struct counted k = {0, 0};
-	reduce_limits lim = {count_polls, &k};
+	reduce_limits lim = {count_polls, &k, NULL};
 	reduce_result res;
 	int full = reduce_solve(tables, c, &lim, work, ws, m, cap, &res);
 	ck_assert_int_gt(full, 0);
@@ -636,6 +635,65 @@ START_TEST(edges_stage_pairs_all)
 }
 END_TEST
 
+/* The staged-center tables built once (reduce_stage_tables_build) give
+ * the very answers each solve gets building its own, size by size (4×4,
+ * 5×5, an even and an odd size past them, each kind of table); tables
+ * not made by it are refused; the build's own errors and poll. */
+START_TEST(shared_stage_tables)
+{
+	size_t ts = reduce_stage_tables_size(),
+	       sws = reduce_stage_tables_work_size();
+	unsigned char *st = malloc(ts);
+	void *swork = malloc(sws);
+	REQUIRE(st && swork && ts > 1000000 && sws >= reduce_work_size(7));
+	int calls = 0;
+	reduce_limits stop = {stop_at_once, &calls, NULL};
+	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, &stop),
+			 SOLVE_ENOTFOUND);
+	ck_assert_int_eq(calls, 1);
+	ck_assert_int_eq(reduce_stage_tables_build(st, ts - 1, swork, sws,
+						   NULL),
+			 CUBE_EINVAL);
+	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws - 1,
+						   NULL),
+			 CUBE_EINVAL);
+	ck_assert_int_eq(reduce_stage_tables_build(NULL, ts, swork, sws, NULL),
+			 CUBE_EINVAL);
+	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, NULL), 0);
+	free(swork);
+
+	static const int sizes[] = {4, 5, 6, 7, 8, 9};
+	reduce_limits lim = {NULL, NULL, st};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		int n = sizes[i];
+		cube_t *c = random_cube(n, 6100u + (unsigned)n);
+		struct solved own = solve_checked(c);
+		size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
+		void *work = malloc(ws);
+		cube_move *m = malloc(cap * sizeof *m);
+		reduce_result res;
+		REQUIRE(work && m);
+		int k = reduce_solve(tables, c, &lim, work, ws, m, cap, &res);
+		ck_assert_msg(k == own.count, "n=%d: %d moves shared, %d own", n,
+			      k, own.count);
+		ck_assert_int_eq(memcmp(m, own.moves, (size_t)k * sizeof *m), 0);
+		if (n == 4) {
+			/* a byte off in the header: not these tables */
+			st[0] ^= 1;
+			ck_assert_int_eq(reduce_solve(tables, c, &lim, work, ws,
+						      m, cap, &res),
+					 SOLVE_ETABLES);
+			st[0] ^= 1;
+		}
+		free(m);
+		free(work);
+		free(own.moves);
+		free(c);
+	}
+	free(st);
+}
+END_TEST
+
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
@@ -667,6 +725,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, illegal_states);
 	tcase_add_test(t, poll_cap_and_arguments);
 	tcase_add_test(t, deterministic);
+	tcase_add_test(t, shared_stage_tables);
 	tcase_add_test(t, poll_late_keeps_answer);
 	tcase_add_test(t, mean_length_guard);
 	tcase_add_test(t, staged_centers_steps);

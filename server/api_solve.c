@@ -317,7 +317,8 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	}
 	double t0 = now_ms();
 	struct deadline d = {t0 + a->timeout_ms};
-	reduce_limits lim = {poll_deadline, &d};
+	reduce_limits lim = {poll_deadline, &d,
+			     solver_stage_tables(cfg->solver)};
 	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
 			     &out->reduced);
 	out->elapsed_ms = now_ms() - t0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "beginner.h"
+#include "reduce.h"
 #include "solve.h"
 
 struct table {
@@ -36,6 +37,15 @@ struct solver {
 	_Atomic int stop;
 	struct table t[SOLVER_NTABLES];
 	void *beginner; /* built by solver_start, read-only after */
+	void *stage;    /* the reduction's staged-center tables: built by
+			 * the thread after the others once a solve has
+			 * asked for them (not cached: about 0.6 s; most
+			 * servers never solve a big cube), read-only once
+			 * stage_ready */
+	_Atomic int stage_ready, stage_wanted;
+	pthread_mutex_t mu; /* with cv: the thread waits for stage_wanted
+			     * or stop */
+	pthread_cond_t cv;
 };
 
 struct build {
@@ -103,6 +113,27 @@ static int write_all(const char *path, const void *buf, size_t size)
 	return 0;
 }
 
+static int stop_cb(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)done;
+	(void)total;
+	return atomic_load(&((struct solver *)ctx)->stop);
+}
+
+/* Until they are built, each reduction builds the ones it needs. */
+static void build_stage_tables(struct solver *s)
+{
+	size_t ws = reduce_stage_tables_work_size();
+	void *work = malloc(ws);
+	s->stage = malloc(reduce_stage_tables_size());
+	reduce_limits lim = {stop_cb, s, NULL};
+	if (work && s->stage &&
+	    reduce_stage_tables_build(s->stage, reduce_stage_tables_size(),
+				      work, ws, &lim) == 0)
+		atomic_store(&s->stage_ready, 1);
+	free(work);
+}
+
 static void *main_loop(void *arg)
 {
 	struct solver *s = arg;
@@ -141,6 +172,12 @@ static void *main_loop(void *arg)
 				"in %s: %s (they will be rebuilt next start)\n",
 				path, strerror(errno));
 	}
+	pthread_mutex_lock(&s->mu);
+	while (!atomic_load(&s->stop) && !atomic_load(&s->stage_wanted))
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	if (!atomic_load(&s->stop))
+		build_stage_tables(s);
 	return NULL;
 }
 
@@ -163,7 +200,11 @@ struct solver *solver_start(const char *dir)
 	s->t[SOLVER_2X2] = (struct table){
 		.file = "cubed-tables-2x2.bin", .size = solve2_table_size,
 		.init = solve2_table_init, .check = solve2_table_check};
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
 	if (pthread_create(&s->thread, NULL, main_loop, s) != 0) {
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
 		free(s->beginner);
 		free(s);
 		return NULL;
@@ -176,11 +217,17 @@ void solver_stop(struct solver *s)
 {
 	if (!s)
 		return;
+	pthread_mutex_lock(&s->mu);
 	atomic_store(&s->stop, 1);
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
 	if (s->started)
 		pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
 	for (int i = 0; i < SOLVER_NTABLES; i++)
 		free(s->t[i].buf);
+	free(s->stage);
 	free(s->beginner);
 	free(s);
 }
@@ -190,6 +237,20 @@ const void *solver_table(struct solver *s, enum solver_table t)
 	if (!s || atomic_load(&s->t[t].state) != 2)
 		return NULL;
 	return s->t[t].buf;
+}
+
+const void *solver_stage_tables(struct solver *s)
+{
+	if (!s)
+		return NULL;
+	if (atomic_load(&s->stage_ready))
+		return s->stage;
+	if (!atomic_exchange(&s->stage_wanted, 1)) {
+		pthread_mutex_lock(&s->mu);
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
 }
 
 const void *solver_beginner(struct solver *s)

@@ -1740,9 +1740,9 @@ static int free_centers(struct ctx *x)
  * them a solve builds its kind into the work buffer (S->own), shared by
  * its variants and rings: 1.8 MB of tables (4.4 MB with the beam's
  * levels and hash set) and, measured, 0.25 s of a 5×5 solve's 0.7–1 s
- * (A's tables nearly all of it). An IDA* search that runs past its budget hands its step to
- * the beam (st_beam); when that finds nothing within ST_BEAM_DEPTH the
- * step gives up, and the greedy phases and 3-cycles finish from where it
+ * (A's tables nearly all of it). An IDA* search that runs past its
+ * budget hands its step to the beam (st_beam); when that finds nothing
+ * within ST_BEAM_DEPTH the step gives up, and the greedy phases and 3-cycles finish from where it
  * stopped: on 4×4 and 5×5 all the centers, past them that ring (its wing
  * orbit made even again at once, as past FREE_MAX_N nothing else would)
  * while the next rings are staged as before. */
@@ -2242,7 +2242,7 @@ static uint64_t st_key(const struct stagew *S, const struct ststate *c,
 	uint64_t key = 1;
 	for (int o = 0; o < S->norb; o++)
 		key = key * 0x9e3779b97f4a7c15ull ^ c->v[mk][o];
-	return (key * 0x9e3779b97f4a7c15ull ^ (c->par != 0)) | 1;
+	return (key * 0x9e3779b97f4a7c15ull ^ c->par) | 1;
 }
 
 /* Whether key is in the hash set; *slot: where it is or would go. */
@@ -2280,7 +2280,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 	}
 	struct stnode *b0 = &S->beam[0][0];
 	memcpy(b0->v, root->v, sizeof b0->v);
-	b0->par = (uint8_t)(root->par != 0);
+	b0->par = (uint8_t)root->par;
 	b0->move = 255;
 	b0->parent = 0;
 	memset(S->seen, 0, sizeof S->seen);
@@ -2356,7 +2356,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 				limit--;
 			struct stnode *q = &S->beam[depth + 1][kept++];
 			memcpy(q->v, c.v, sizeof q->v);
-			q->par = (uint8_t)(c.par != 0);
+			q->par = (uint8_t)c.par;
 			q->move = (uint8_t)g;
 			q->parent = (uint16_t)i;
 		}

@@ -273,6 +273,14 @@ struct ebeam {
 #ifndef OM_BUDGET
 #define OM_BUDGET 40000000L
 #endif
+/* up to this size a greedy step weighs its OM_LOOK best candidates
+ * each with the best step after it */
+#ifndef OM_LOOK_MAX_N
+#define OM_LOOK_MAX_N 7
+#endif
+#ifndef OM_LOOK
+#define OM_LOOK 8
+#endif
 #define OM_ON(n) ((n) >= 7 && (n) <= OM_MAX_N)
 #define OM_NPOS 48
 #define OM_NC 150 /* the model's center places */
@@ -298,6 +306,25 @@ struct omlib {
 	int32_t slot[OM_HASH];           /* building: the macros seen */
 	_Alignas(64) unsigned char sim[512]; /* the model cube */
 	struct omac mac[OM_MAX];
+};
+
+/* The macros conjugated by at most one turn, one of each map of the
+ * places (the cheapest), with the places they move as they are before
+ * the set-up: what a greedy step weighs. */
+#define OM_CMAX (1 << 18)
+#define OM_CHASH (1 << 19)
+struct omcand {
+	uint16_t pv[OM_MOV]; /* from · OM_NPOS + to, by from */
+	uint8_t nm, cost;    /* cost: less what the set-up merges */
+	uint8_t first;       /* its first turn */
+	int8_t s;            /* the set-up turn, or -1 */
+	uint16_t k;          /* the macro */
+};
+
+struct omcands {
+	int count;
+	int32_t slot[OM_CHASH];
+	struct omcand c[OM_CMAX];
 };
 
 struct rwork {
@@ -464,11 +491,22 @@ static size_t beam_size(int n)
 	return EB_BEAM(n) ? (sizeof(struct ebeam) + 63) & ~(size_t)63 : 0;
 }
 
+/* The oblique macros' candidates (OM_ON(n)), after the beam's. */
+static size_t om_offset(int n)
+{
+	return beam_offset(n) + beam_size(n);
+}
+
+static size_t om_size(int n)
+{
+	return OM_ON(n) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
+}
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
-	return beam_offset(n) + beam_size(n) + 64;
+	return om_offset(n) + om_size(n) + 64;
 }
 
 static int center_orbits(int n)
@@ -2539,12 +2577,23 @@ static int staged_centers(struct ctx *x)
  * found on a 7×7 model (layers 0, 1, 2, 4, 5, 6 standing for 0, p, q,
  * m-q, m-p, m; the relabelling keeps x -> m-x, so turns and places
  * correspond one for one) by composing their turns' maps of the 150
- * center places and keeping those that move obliques alone. A greedy
- * step takes the macro, conjugated by at most one turn, that puts the
- * most stickers right per move, while one does; solve_orbit finishes.
- * On random oblique states of 7×7 (a simulation of this greedy) the
- * macros took 117 moves where 3-cycles alone with the same set-ups took
- * 148. */
+ * center places and keeping those that move obliques alone: 8,460
+ * maps, in about 10 ms. Conjugated by at most one turn they are 465,000
+ * candidates, 131,000 maps once the same map is kept once (the
+ * cheapest), set up once per solve. A greedy step takes the candidate
+ * that puts the most stickers right per move (less the turns that merge
+ * with the previous step's), while one does; up to 7×7 it weighs its 8
+ * best each with the best step after it. solve_orbit's 3-cycles finish.
+ * A greedy step weighs every candidate, so a solve stops weighing past
+ * OM_BUDGET (deterministic, unlike a clock) and leaves the rest to the
+ * 3-cycles: 17×17 and 33×33 then keep to about a second and two.
+ * Measured (bench --reduce): 7×7 279 -> 263 moves, 10×10 1188 -> 1062,
+ * 17×17 4011 -> 3220, 33×33 17094 -> 16256; on random oblique states of
+ * 7×7 (a simulation of the first greedy) the macros took 117 moves
+ * where 3-cycles alone with the same set-ups took 148. Tried and left
+ * out: Y an inner slice too, Q a face too (no change), set-ups of face
+ * turns alone (173 center moves on 7×7 against 163), the 16 best with
+ * lookahead (no shorter, slower). */
 
 static const uint8_t om_layers[6] = {0, 1, 2, 4, 5, 6};
 
@@ -2841,14 +2890,83 @@ static uint8_t om_inv(uint8_t mv)
 	return (uint8_t)((mv & 31) | (4 - (mv >> 5)) << 5);
 }
 
+static struct omcands *om_cands_of(struct ctx *x)
+{
+	size_t off = om_offset(x->n);
+	unsigned char *b = (unsigned char *)x->w + off;
+	b += (64 - ((uintptr_t)b & 63)) & 63;
+	return (struct omcands *)(void *)b;
+}
+
+/* Every macro with no set-up and with each turn as its set-up, one
+ * candidate per map of the places (of the same map, the cheapest, the
+ * first found): about 131,000 of 465,000. */
+static void om_cands(const struct omlib *L, struct omcands *C)
+{
+	memset(C->slot, -1, sizeof C->slot);
+	C->count = 0;
+	for (int s = -1; s < MAX_GEN; s++) {
+		const uint8_t *si = s < 0 ? NULL : L->gperm[L->ginv[s]];
+		for (int k = 0; k < L->count; k++) {
+			const struct omac *a = &L->mac[k];
+			struct omcand c;
+			c.nm = a->nm;
+			for (int j = 0; j < a->nm; j++) {
+				int u = a->from[j], v = a->to[j];
+				if (si)
+					u = si[u], v = si[v];
+				/* by from: insertion */
+				int i = j;
+				for (; i > 0 && c.pv[i - 1] / OM_NPOS > u; i--)
+					c.pv[i] = c.pv[i - 1];
+				c.pv[i] = (uint16_t)(u * OM_NPOS + v);
+			}
+			int cost = a->len;
+			if (s >= 0)
+				cost += 2 - om_merge(L->gmv[s], a->mv[0]) -
+					om_merge(a->mv[a->len - 1],
+						 om_inv(L->gmv[s]));
+			c.cost = (uint8_t)(cost < 1 ? 1 : cost);
+			c.first = s < 0 ? a->mv[0] : L->gmv[s];
+			c.s = (int8_t)s;
+			c.k = (uint16_t)k;
+			uint64_t h = 1469598103934665603ull;
+			for (int j = 0; j < c.nm; j++)
+				h = (h ^ c.pv[j]) * 1099511628211ull;
+			uint32_t i = (uint32_t)(h >> 20) & (OM_CHASH - 1);
+			for (;; i = (i + 1) & (OM_CHASH - 1)) {
+				int32_t e = C->slot[i];
+				if (e < 0) {
+					if (C->count < OM_CMAX) {
+						C->slot[i] = C->count;
+						C->c[C->count++] = c;
+					}
+					break;
+				}
+				struct omcand *o = &C->c[e];
+				if (o->nm == c.nm &&
+				    memcmp(o->pv, c.pv, c.nm * sizeof *c.pv) == 0) {
+					if (c.cost < o->cost)
+						*o = c;
+					break;
+				}
+			}
+		}
+	}
+}
+
 /* The greedy over the macros for the orbits (p, q) and (p, m-q). */
 static int om_pair(struct ctx *x, int p, int q)
 {
 	struct omtail tail = {-1, {0}};
 	struct omlib *L = &x->w->om;
+	struct omcands *C = om_cands_of(x);
 	int rc;
-	if (!L->built && (rc = om_build(L)) < 0)
-		return rc;
+	if (!L->built) {
+		if ((rc = om_build(L)) < 0)
+			return rc;
+		om_cands(L, C);
+	}
 	uint8_t cur[OM_NPOS], tgt[OM_NPOS], now[OM_NPOS];
 	om_read(x, L, p, q, cur);
 	for (int i = 0; i < OM_NPOS; i++)
@@ -2859,71 +2977,87 @@ static int om_pair(struct ctx *x, int p, int q)
 		/* past the budget the 3-cycles finish, as they do the rest */
 		if (x->om_evals >= OM_BUDGET)
 			return 0;
-		int bg = 0, bc = 1, bm = -1, bs = -1;
-		for (int s = -1; s < MAX_GEN; s++) {
-			/* conjugated by s: the macro's places seen from
-			 * before s; w[u·48 + v] what moving the sticker
-			 * at u to v gains */
-			const uint8_t *si = s < 0 ? NULL : L->gperm[L->ginv[s]];
-			int extra = s < 0 ? 0 : 2;
-			int8_t w[OM_NPOS * OM_NPOS];
-			for (int u = 0; u < OM_NPOS; u++) {
-				int cu = cur[si ? si[u] : u];
-				for (int v = 0; v < OM_NPOS; v++) {
-					int sv = si ? si[v] : v;
-					w[u * OM_NPOS + v] = (int8_t)(
-						(cu == tgt[sv]) - (cur[sv] == tgt[sv]));
+		/* w[u·48 + v]: what moving the sticker at u to v gains */
+		int8_t w[OM_NPOS * OM_NPOS];
+		for (int u = 0; u < OM_NPOS; u++)
+			for (int v = 0; v < OM_NPOS; v++)
+				w[u * OM_NPOS + v] = (int8_t)(
+					(cur[u] == tgt[v]) - (cur[v] == tgt[v]));
+		int want = x->n <= OM_LOOK_MAX_N ? OM_LOOK : 1;
+		int top[OM_LOOK], tg[OM_LOOK], tc[OM_LOOK], nt = 0;
+		x->om_evals += C->count;
+		for (int i = 0; i < C->count; i++) {
+			const struct omcand *c = &C->c[i];
+			int g = 0;
+			for (int j = 0; j < c->nm; j++)
+				g += w[c->pv[j]];
+			if (g <= 0)
+				continue;
+			/* less what merges with the turns before it */
+			int cost = c->cost - om_tail_saves(&tail, c->first);
+			if (cost < 1)
+				cost = 1;
+			if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
+				continue;
+			int at = nt < want ? nt++ : nt - 1;
+			for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
+				top[at] = top[at - 1], tg[at] = tg[at - 1],
+				tc[at] = tc[at - 1];
+			top[at] = i, tg[at] = g, tc[at] = cost;
+		}
+		if (nt == 0)
+			return 0;
+		int bi = top[0];
+		if (nt > 1) {
+			/* each judged with the best step after it */
+			int bg = 0, bc = 1;
+			for (int t = 0; t < nt; t++) {
+				const struct omcand *c = &C->c[top[t]];
+				uint8_t nx[OM_NPOS];
+				int8_t w2[OM_NPOS * OM_NPOS];
+				memcpy(nx, cur, sizeof nx);
+				for (int j = 0; j < c->nm; j++)
+					nx[c->pv[j] % OM_NPOS] = cur[c->pv[j] / OM_NPOS];
+				for (int u = 0; u < OM_NPOS; u++)
+					for (int v = 0; v < OM_NPOS; v++)
+						w2[u * OM_NPOS + v] = (int8_t)(
+							(nx[u] == tgt[v]) -
+							(nx[v] == tgt[v]));
+				int g2 = 0, c2 = 1;
+				x->om_evals += C->count;
+				for (int i = 0; i < C->count; i++) {
+					const struct omcand *d = &C->c[i];
+					int g = 0;
+					for (int j = 0; j < d->nm; j++)
+						g += w2[d->pv[j]];
+					if (g > 0 && g * c2 > g2 * d->cost)
+						g2 = g, c2 = d->cost;
 				}
-			}
-			x->om_evals += L->count;
-			for (int k = 0; k < L->count; k++) {
-				const struct omac *a = &L->mac[k];
-				int g = 0;
-				for (int j = 0; j < a->nm; j++)
-					g += w[a->pv[j]];
-				if (g <= 0)
-					continue;
-				/* what merges with the turns before it, and
-				 * the set-up with the macro's ends */
-				int cost = a->len + extra;
-				uint8_t first = s < 0 ? a->mv[0] : L->gmv[s];
-				cost -= om_tail_saves(&tail, first);
-				if (s >= 0)
-					cost -= om_merge(L->gmv[s], a->mv[0]) +
-						om_merge(a->mv[a->len - 1],
-							 om_inv(L->gmv[s]));
-				if (cost < 1)
-					cost = 1;
+				int g = tg[t] + g2, cost = tc[t] + (g2 ? c2 : 0);
 				if (g * bc > bg * cost)
-					bg = g, bc = cost, bm = k, bs = s;
+					bg = g, bc = cost, bi = top[t];
 			}
 		}
-		if (bm < 0)
-			return 0;
-		const struct omac *a = &L->mac[bm];
-		if (bs >= 0) {
-			if ((rc = om_emit(x, L->gmv[bs], p, q, 0)) < 0)
+		const struct omcand *c = &C->c[bi];
+		const struct omac *a = &L->mac[c->k];
+		if (c->s >= 0) {
+			if ((rc = om_emit(x, L->gmv[c->s], p, q, 0)) < 0)
 				return rc;
-			om_tail_add(&tail, L->gmv[bs]);
+			om_tail_add(&tail, L->gmv[c->s]);
 		}
 		for (int k = 0; k < a->len; k++) {
 			if ((rc = om_emit(x, a->mv[k], p, q, 0)) < 0)
 				return rc;
 			om_tail_add(&tail, a->mv[k]);
 		}
-		if (bs >= 0) {
-			if ((rc = om_emit(x, L->gmv[bs], p, q, 1)) < 0)
+		if (c->s >= 0) {
+			if ((rc = om_emit(x, L->gmv[c->s], p, q, 1)) < 0)
 				return rc;
-			om_tail_add(&tail, om_inv(L->gmv[bs]));
+			om_tail_add(&tail, om_inv(L->gmv[c->s]));
 		}
 		memcpy(now, cur, sizeof now);
-		const uint8_t *si = bs < 0 ? NULL : L->gperm[L->ginv[bs]];
-		for (int j = 0; j < a->nm; j++) {
-			int u = a->from[j], v = a->to[j];
-			if (si)
-				u = si[u], v = si[v];
-			now[v] = cur[u];
-		}
+		for (int j = 0; j < c->nm; j++)
+			now[c->pv[j] % OM_NPOS] = cur[c->pv[j] / OM_NPOS];
 		om_read(x, L, p, q, cur);
 		if (memcmp(now, cur, sizeof cur) != 0)
 			return SOLVE_ESTAGE;
@@ -3652,6 +3786,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.frame = var[v][2];
 		x.rot = var[v][3];
 		x.staged = STAGED(n);
+		x.om_evals = 0;
 		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;

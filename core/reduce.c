@@ -267,6 +267,9 @@ struct ebeam {
  * made on a 7×7 model whose layers 0, 1, 2, 4, 5, 6 stand for 0, p, q,
  * m-q, m-p, m, each as its turns and the places of the model's two
  * oblique orbits it moves. */
+#ifndef OM_MIN_N
+#define OM_MIN_N 6
+#endif
 #ifndef OM_MAX_N
 #define OM_MAX_N 33
 #endif
@@ -281,7 +284,7 @@ struct ebeam {
 #ifndef OM_LOOK
 #define OM_LOOK 8
 #endif
-#define OM_ON(n) ((n) >= 7 && (n) <= OM_MAX_N)
+#define OM_ON(n) ((n) >= OM_MIN_N && (n) <= OM_MAX_N)
 #define OM_NPOS 48
 #define OM_NC 150 /* the model's center places */
 #define OM_LEN 12
@@ -2587,7 +2590,8 @@ static int staged_centers(struct ctx *x)
  * A greedy step weighs every candidate, so a solve stops weighing past
  * OM_BUDGET (deterministic, unlike a clock) and leaves the rest to the
  * 3-cycles: 17×17 and 33×33 then keep to about a second and two.
- * Measured (bench --reduce): 7×7 279 -> 263 moves, 10×10 1188 -> 1062,
+ * Measured (bench --reduce): 6×6 220 -> 205 moves (6×6 has one such
+ * pair, (1, 2) and (1, 3)), 7×7 279 -> 263, 10×10 1188 -> 1062,
  * 17×17 4011 -> 3220, 33×33 17094 -> 16256; on random oblique states of
  * 7×7 (a simulation of the first greedy) the macros took 117 moves
  * where 3-cycles alone with the same set-ups took 148. Tried and left

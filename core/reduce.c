@@ -2591,8 +2591,8 @@ static int staged_centers(struct ctx *x)
  * OM_BUDGET (deterministic, unlike a clock) and leaves the rest to the
  * 3-cycles: 17×17 and 33×33 then keep to about a second and two.
  * Measured (bench --reduce): 6×6 220 -> 205 moves (6×6 has one such
- * pair, (1, 2) and (1, 3)), 7×7 279 -> 263, 10×10 1188 -> 1062,
- * 17×17 4011 -> 3220, 33×33 17094 -> 16256; on random oblique states of
+ * pair, (1, 2) and (1, 3)), 7×7 279 -> 263, 10×10 1188 -> 1064,
+ * 17×17 4011 -> 3206, 33×33 17094 -> 16256; on random oblique states of
  * 7×7 (a simulation of the first greedy) the macros took 117 moves
  * where 3-cycles alone with the same set-ups took 148. Tried and left
  * out: Y an inner slice too, Q a face too (no change), set-ups of face

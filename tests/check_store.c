@@ -3,7 +3,9 @@
  * reads that see every appended event while the writer moves them. */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,11 +312,14 @@ END_TEST
 
 /* A reader on another connection keeps reading the whole history while
  * the writer appends and, every 32 versions, moves the pending events
- * into rows: each read is gap-free from version 0 and never goes back. */
+ * into rows: each read is gap-free from version 0 and never goes back.
+ * The writer waits for a fresh read every 8 versions, so the reads
+ * interleave with the moves however the threads are scheduled (CI once
+ * saw the writer finish before the reader's first read). */
 struct reader {
 	const char *id;
-	volatile int stop;
-	int reads, errors;
+	atomic_int stop, reads, done;
+	int errors;
 	int64_t seen;
 	char why[160];
 };
@@ -323,7 +328,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	static struct store_event ev[400];
-	while (!r->stop) {
+	while (!atomic_load(&r->stop)) {
 		int k = store_history(st, r->id, -1, ev, 400);
 		if (k < 0) {
 			snprintf(r->why, sizeof r->why, "store_history: %d", k);
@@ -344,8 +349,9 @@ static void *reader_main(void *arg)
 				 r->reads, k, (long long)r->seen);
 		if (k - 1 > r->seen)
 			r->seen = k - 1;
-		r->reads++;
+		atomic_fetch_add(&r->reads, 1);
 	}
+	atomic_store(&r->done, 1);
 	return NULL;
 }
 
@@ -354,14 +360,25 @@ START_TEST(reads_during_moves)
 	const char *id = "pendingSession02";
 	new_session(id);
 	struct reader r = {.id = id, .seen = -1};
+	atomic_init(&r.stop, 0);
+	atomic_init(&r.reads, 0);
+	atomic_init(&r.done, 0);
 	pthread_t t;
 	ck_assert_int_eq(pthread_create(&t, NULL, reader_main, &r), 0);
-	for (int64_t v = 1; v <= 320; v++)
+	for (int64_t v = 1; v <= 320; v++) {
+		if (v % 8 == 1) {
+			/* a read that starts after the last append */
+			int before = atomic_load(&r.reads);
+			while (atomic_load(&r.reads) < before + 2 &&
+			       !atomic_load(&r.done))
+				sched_yield();
+		}
 		append(id, v, 40);
-	r.stop = 1;
+	}
+	atomic_store(&r.stop, 1);
 	pthread_join(t, NULL);
 	ck_assert_msg(r.errors == 0, "%s", r.why);
-	ck_assert_int_gt(r.reads, 0);
+	ck_assert_int_ge(atomic_load(&r.reads), 80);
 	check_history(id, 320);
 }
 END_TEST

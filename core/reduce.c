@@ -293,11 +293,17 @@ struct ebeam {
 #define OM_HASH (1 << 15)
 /* the macros: 3-cycles (8 moves), two 3-cycles, one in each orbit, or
  * two 2-cycles (10), and the same from two slices in the set-up (12) */
+/* a map of the places: the sticker at u goes to v, as u · OM_NPOS + v
+ * in the order of u (om_canon), one form per map */
+struct ommap {
+	uint16_t pv[OM_MOV];
+	uint8_t nm;
+};
+
 struct omac {
-	uint8_t len, nm;
+	struct ommap m; /* first: om_find reads it */
+	uint8_t len;
 	uint8_t mv[OM_LEN]; /* axis | model layer << 2 | qt << 5 */
-	uint8_t from[OM_MOV], to[OM_MOV];
-	uint16_t pv[OM_MOV]; /* from · OM_NPOS + to */
 };
 
 struct omlib {
@@ -317,9 +323,9 @@ struct omlib {
 #define OM_CMAX (1 << 18)
 #define OM_CHASH (1 << 19)
 struct omcand {
-	uint16_t pv[OM_MOV]; /* from · OM_NPOS + to, by from */
-	uint8_t nm, cost;    /* cost: less what the set-up merges */
-	uint8_t first;       /* its first turn */
+	struct ommap m; /* first: om_find reads it */
+	uint8_t cost;   /* less what the set-up merges */
+	uint8_t first;  /* its first turn */
 	int8_t s;            /* the set-up turn, or -1 */
 	uint16_t k;          /* the macro */
 };
@@ -2679,32 +2685,54 @@ static int om_gen_of(int axis, int lay, int qt)
 	return (axis * 6 + i) * 3 + qt - 1;
 }
 
-static uint64_t om_key(const struct omac *a)
+/* Pair (u, v) added to map m, u and v renamed by si if given (a
+ * conjugation); om_canon once all are in. */
+static void om_put(struct ommap *m, int u, int v, const uint8_t *si)
+{
+	if (si)
+		u = si[u], v = si[v];
+	m->pv[m->nm++] = (uint16_t)(u * OM_NPOS + v);
+}
+
+static void om_canon(struct ommap *m)
+{
+	for (int j = 1; j < m->nm; j++)
+		for (int i = j; i > 0 && m->pv[i - 1] > m->pv[i]; i--) {
+			uint16_t t = m->pv[i];
+			m->pv[i] = m->pv[i - 1];
+			m->pv[i - 1] = t;
+		}
+}
+
+/* The slot of map m in an open-addressed set of nslot (a power of two)
+ * slots over items of stride bytes, each starting with its map: the
+ * slot that holds m, or the empty one where it goes. */
+static uint32_t om_find(const int32_t *slot, uint32_t nslot,
+			const struct ommap *m, const void *items, size_t stride)
 {
 	uint64_t h = 1469598103934665603ull;
-	/* by place order, so the same map gives the same key */
-	for (int p = 0; p < OM_NPOS; p++)
-		for (int k = 0; k < a->nm; k++)
-			if (a->from[k] == p)
-				h = (h ^ (uint64_t)(p << 8 | a->to[k])) *
-				    1099511628211ull;
-	return h;
+	for (int j = 0; j < m->nm; j++)
+		h = (h ^ m->pv[j]) * 1099511628211ull;
+	uint32_t i = (uint32_t)(h >> 20) & (nslot - 1);
+	for (;; i = (i + 1) & (nslot - 1)) {
+		if (slot[i] < 0)
+			return i;
+		const struct ommap *o = (const struct ommap *)(const void *)(
+			(const unsigned char *)items + (size_t)slot[i] * stride);
+		if (o->nm == m->nm &&
+		    memcmp(o->pv, m->pv, m->nm * sizeof *m->pv) == 0)
+			return i;
+	}
 }
 
 /* Keep macro a unless a macro of the same map, as short, is kept. */
 static void om_add(struct omlib *L, const struct omac *a)
 {
-	uint64_t h = om_key(a);
-	uint32_t i = (uint32_t)(h >> 17) & (OM_HASH - 1);
-	for (;; i = (i + 1) & (OM_HASH - 1)) {
-		int32_t j = L->slot[i];
-		if (j < 0)
-			break;
-		if (om_key(&L->mac[j]) == h) {
-			if (L->mac[j].len > a->len)
-				L->mac[j] = *a;
-			return;
-		}
+	uint32_t i = om_find(L->slot, OM_HASH, &a->m, L->mac, sizeof *L->mac);
+	if (L->slot[i] >= 0) {
+		if (L->mac[L->slot[i]].len > a->len)
+			L->mac[L->slot[i]] = *a;
+		return;
 	}
 	if (L->count >= OM_MAX)
 		return;
@@ -2789,22 +2817,20 @@ static int om_build(struct omlib *L)
 							      *m4 = form ? ximap : yi;
 						struct omac a;
 						int ok = 1;
-						a.nm = 0;
+						a.m.nm = 0;
 						for (int t = 0; t < OM_NC && ok; t++) {
 							int d = m4[m3[m2[m1[t]]]];
 							if (d == t)
 								continue;
-							if (id[t] < 0 || a.nm == OM_MOV)
+							if (id[t] < 0 || a.m.nm == OM_MOV)
 								ok = 0;
-							else {
-								a.from[a.nm] = (uint8_t)id[t];
-								a.to[a.nm] = (uint8_t)id[d];
-								a.pv[a.nm++] = (uint16_t)(
-									id[t] * OM_NPOS + id[d]);
-							}
+							else
+								om_put(&a.m, id[t], id[d],
+								       NULL);
 						}
-						if (!ok || a.nm == 0)
+						if (!ok || a.m.nm == 0)
 							continue;
+						om_canon(&a.m);
 						uint8_t Y = (uint8_t)(B | fb << 2 | b1 << 5),
 							Yi = (uint8_t)(B | fb << 2 |
 								       (4 - b1) << 5);
@@ -2896,10 +2922,8 @@ static uint8_t om_inv(uint8_t mv)
 
 static struct omcands *om_cands_of(struct ctx *x)
 {
-	size_t off = om_offset(x->n);
-	unsigned char *b = (unsigned char *)x->w + off;
-	b += (64 - ((uintptr_t)b & 63)) & 63;
-	return (struct omcands *)(void *)b;
+	return (struct omcands *)(void *)((unsigned char *)x->w +
+					  om_offset(x->n));
 }
 
 /* Every macro with no set-up and with each turn as its set-up, one
@@ -2914,17 +2938,11 @@ static void om_cands(const struct omlib *L, struct omcands *C)
 		for (int k = 0; k < L->count; k++) {
 			const struct omac *a = &L->mac[k];
 			struct omcand c;
-			c.nm = a->nm;
-			for (int j = 0; j < a->nm; j++) {
-				int u = a->from[j], v = a->to[j];
-				if (si)
-					u = si[u], v = si[v];
-				/* by from: insertion */
-				int i = j;
-				for (; i > 0 && c.pv[i - 1] / OM_NPOS > u; i--)
-					c.pv[i] = c.pv[i - 1];
-				c.pv[i] = (uint16_t)(u * OM_NPOS + v);
-			}
+			c.m.nm = 0;
+			for (int j = 0; j < a->m.nm; j++)
+				om_put(&c.m, a->m.pv[j] / OM_NPOS,
+				       a->m.pv[j] % OM_NPOS, si);
+			om_canon(&c.m);
 			int cost = a->len;
 			if (s >= 0)
 				cost += 2 - om_merge(L->gmv[s], a->mv[0]) -
@@ -2934,29 +2952,43 @@ static void om_cands(const struct omlib *L, struct omcands *C)
 			c.first = s < 0 ? a->mv[0] : L->gmv[s];
 			c.s = (int8_t)s;
 			c.k = (uint16_t)k;
-			uint64_t h = 1469598103934665603ull;
-			for (int j = 0; j < c.nm; j++)
-				h = (h ^ c.pv[j]) * 1099511628211ull;
-			uint32_t i = (uint32_t)(h >> 20) & (OM_CHASH - 1);
-			for (;; i = (i + 1) & (OM_CHASH - 1)) {
-				int32_t e = C->slot[i];
-				if (e < 0) {
-					if (C->count < OM_CMAX) {
-						C->slot[i] = C->count;
-						C->c[C->count++] = c;
-					}
-					break;
-				}
-				struct omcand *o = &C->c[e];
-				if (o->nm == c.nm &&
-				    memcmp(o->pv, c.pv, c.nm * sizeof *c.pv) == 0) {
-					if (c.cost < o->cost)
-						*o = c;
-					break;
-				}
+			uint32_t i = om_find(C->slot, OM_CHASH, &c.m, C->c,
+					     sizeof *C->c);
+			if (C->slot[i] >= 0) {
+				if (c.cost < C->c[C->slot[i]].cost)
+					C->c[C->slot[i]] = c;
+			} else if (C->count < OM_CMAX) {
+				C->slot[i] = C->count;
+				C->c[C->count++] = c;
 			}
 		}
 	}
+}
+
+/* w[u·48 + v]: what moving the sticker at u to v gains, the stickers
+ * as in cur. */
+static void om_weights(const uint8_t *cur, const uint8_t *tgt, int8_t *w)
+{
+	for (int u = 0; u < OM_NPOS; u++)
+		for (int v = 0; v < OM_NPOS; v++)
+			w[u * OM_NPOS + v] =
+				(int8_t)((cur[u] == tgt[v]) - (cur[v] == tgt[v]));
+}
+
+static int om_gain(const struct ommap *m, const int8_t *w)
+{
+	int g = 0;
+	for (int j = 0; j < m->nm; j++)
+		g += w[m->pv[j]];
+	return g;
+}
+
+/* The stickers after map m. */
+static void om_apply(const struct ommap *m, const uint8_t *cur, uint8_t *out)
+{
+	memcpy(out, cur, OM_NPOS);
+	for (int j = 0; j < m->nm; j++)
+		out[m->pv[j] % OM_NPOS] = cur[m->pv[j] / OM_NPOS];
 }
 
 /* The greedy over the macros for the orbits (p, q) and (p, m-q). */
@@ -2981,20 +3013,14 @@ static int om_pair(struct ctx *x, int p, int q)
 		/* past the budget the 3-cycles finish, as they do the rest */
 		if (x->om_evals >= OM_BUDGET)
 			return 0;
-		/* w[u·48 + v]: what moving the sticker at u to v gains */
 		int8_t w[OM_NPOS * OM_NPOS];
-		for (int u = 0; u < OM_NPOS; u++)
-			for (int v = 0; v < OM_NPOS; v++)
-				w[u * OM_NPOS + v] = (int8_t)(
-					(cur[u] == tgt[v]) - (cur[v] == tgt[v]));
+		om_weights(cur, tgt, w);
 		int want = x->n <= OM_LOOK_MAX_N ? OM_LOOK : 1;
 		int top[OM_LOOK], tg[OM_LOOK], tc[OM_LOOK], nt = 0;
 		x->om_evals += C->count;
 		for (int i = 0; i < C->count; i++) {
 			const struct omcand *c = &C->c[i];
-			int g = 0;
-			for (int j = 0; j < c->nm; j++)
-				g += w[c->pv[j]];
+			int g = om_gain(&c->m, w);
 			if (g <= 0)
 				continue;
 			/* less what merges with the turns before it */
@@ -3019,21 +3045,13 @@ static int om_pair(struct ctx *x, int p, int q)
 				const struct omcand *c = &C->c[top[t]];
 				uint8_t nx[OM_NPOS];
 				int8_t w2[OM_NPOS * OM_NPOS];
-				memcpy(nx, cur, sizeof nx);
-				for (int j = 0; j < c->nm; j++)
-					nx[c->pv[j] % OM_NPOS] = cur[c->pv[j] / OM_NPOS];
-				for (int u = 0; u < OM_NPOS; u++)
-					for (int v = 0; v < OM_NPOS; v++)
-						w2[u * OM_NPOS + v] = (int8_t)(
-							(nx[u] == tgt[v]) -
-							(nx[v] == tgt[v]));
+				om_apply(&c->m, cur, nx);
+				om_weights(nx, tgt, w2);
 				int g2 = 0, c2 = 1;
 				x->om_evals += C->count;
 				for (int i = 0; i < C->count; i++) {
 					const struct omcand *d = &C->c[i];
-					int g = 0;
-					for (int j = 0; j < d->nm; j++)
-						g += w2[d->pv[j]];
+					int g = om_gain(&d->m, w2);
 					if (g > 0 && g * c2 > g2 * d->cost)
 						g2 = g, c2 = d->cost;
 				}
@@ -3059,9 +3077,7 @@ static int om_pair(struct ctx *x, int p, int q)
 				return rc;
 			om_tail_add(&tail, om_inv(L->gmv[c->s]));
 		}
-		memcpy(now, cur, sizeof now);
-		for (int j = 0; j < c->nm; j++)
-			now[c->pv[j] % OM_NPOS] = cur[c->pv[j] / OM_NPOS];
+		om_apply(&c->m, cur, now);
 		om_read(x, L, p, q, cur);
 		if (memcmp(now, cur, sizeof cur) != 0)
 			return SOLVE_ESTAGE;

@@ -359,6 +359,10 @@ struct rwork {
 #define ST_NB (2 * 65536)
 #define ST_NP (70 * 70)
 #define ST_MOVES (3 * 7 * 3)
+/* The searches turn the orbits of up to two rings at once (st_group):
+ * up to four orbits, and per axis up to 12 layer sets */
+#define ST_JORB 4
+#define ST_JMOVES (3 * 12 * 3)
 #define ST_DEPTH 24
 #define ST_UNSEEN 255
 /* nodes one IDA* search may visit before it hands over to the beam
@@ -380,6 +384,16 @@ struct rwork {
  * plateaus of its tables (wing parity among them); by IDA* it takes a
  * few thousand to a hundred thousand nodes */
 #define ST_BEAM_STEPS (1 << ST_A)
+#ifndef ST_JBEAM_STEPS
+#define ST_JBEAM_STEPS (1 << ST_A | 1 << ST_C2)
+#endif
+#ifndef ST_JBEAM_W
+#define ST_JBEAM_W 256
+#endif
+/* up to this size rings 1 and 2 are staged together (st_group) */
+#ifndef ST_JOINT_MAX_N
+#define ST_JOINT_MAX_N 7
+#endif
 
 /* The steps; a mask set: v[0] U/D colours, v[1] L/R, v[2] U, L, F. */
 enum { ST_A, ST_B, ST_C1, ST_C2, ST_STEPS };
@@ -388,19 +402,21 @@ struct stmove {
 	uint8_t axis, qt, lo, hi, ls; /* ls: the layer set's index on its
 				       * axis, for the search's order */
 	uint8_t cls;                  /* steps it may serve (bits) */
-	uint32_t wing;                /* wing orbits whose parity it flips */
+	uint32_t wing;                /* wing orbits whose parity it flips
+				       * (the model's; in a group's moves,
+				       * bit j: the group's ring j) */
 };
 
 /* The search's state: each orbit's masks (v[0] U/D colours, v[1] L/R,
  * v[2] U, L, F) and the wing orbits' parities (made so far in the
  * centers stage). */
 struct ststate {
-	uint32_t v[3][ST_ORB];
-	unsigned par;
+	uint32_t v[3][ST_JORB];
+	unsigned par; /* bit j: the wing parity of the group's ring j */
 };
 
 struct stnode {
-	uint32_t v[3][ST_ORB];
+	uint32_t v[3][ST_JORB];
 	uint8_t par, move;
 	uint16_t parent;
 };
@@ -432,11 +448,16 @@ static int st_kind(int n)
 struct stagew {
 	int built, n, norb, nmov;
 	const struct st_tables *t; /* own, or the caller's */
-	int nm, ring; /* the model's size (n up to 5: n itself); the ring
-		       * the places are of */
-	struct stmove mv[ST_MOVES];
-	uint16_t place[ST_ORB][NPOS][3]; /* on the cube, of ring S->ring */
+	int nm; /* the model's size (n up to 5: n itself) */
+	struct stmove mv[ST_MOVES]; /* the model's turns (for the tables) */
 	uint32_t pm[ST_ORB][ST_MOVES][3][256];
+	/* the group searched now (st_group): its rings, their orbits
+	 * (nring · norb, ring j's from j · norb), places on the cube and the
+	 * turns on the cube's layers with their maps of each orbit's masks */
+	int nring, rk[2], nto, cnmov;
+	uint16_t place[ST_JORB][NPOS][3];
+	struct stmove cmv[ST_JMOVES];
+	uint32_t cpm[ST_JORB][ST_JMOVES][3][256];
 	uint32_t rank[3][256][9];
 	uint8_t pop[256], r70[256];
 	uint8_t u70[70];
@@ -444,8 +465,8 @@ struct stagew {
 	/* the beam search: each level's states, and a hash set of the
 	 * states kept */
 	struct stnode beam[ST_BEAM_DEPTH + 1][ST_BEAM];
-	uint32_t cand[ST_BEAM * ST_MOVES]; /* a level's children: score,
-					    * parent, turn */
+	uint32_t cand[ST_BEAM * ST_JMOVES]; /* a level's children: score,
+					     * parent, turn */
 	uint64_t seen[ST_HASH];
 };
 
@@ -1780,8 +1801,21 @@ static int free_centers(struct ctx *x)
  * commutes with the quarter turns, x -> m-x), so one set of turn maps,
  * made on a model (a 4×4 for even n, a 5×5 for odd: ring 1 with single
  * layers), and one set of tables serve every ring; the turns found are
- * made on layers k and m-k (S->ring). The greedy phases and 3-cycles
- * finish the obliques. Measured (make bench, and bench --reduce 5 N):
+ * made on layers k and m-k. The oblique macros and 3-cycles finish the
+ * obliques. On 6×6 and 7×7 (ST_JOINT_MAX_N) rings 1 and 2 take steps
+ * A and B one after the other but C1 and C2 together (st_group): the
+ * turns are then the single layers 0, 1, 2, m-2, m-1, m and the blocks
+ * 0-1, 0-2, 1-2 and their mirrors, and a block acts on each ring as
+ * the model's turns of the layers it holds, so its maps are theirs
+ * composed and the rings' tables rate the pair (the largest distance of
+ * either). Ring 2's turns then serve ring 1 too (a block 1-2 turns
+ * both rings' slices at once). Measured, 20 states, centers means:
+ * 7×7 159.9 -> 153.2 (263 -> 255 moves, median), 6×6 119 -> 113 (40
+ * states: 117.3 -> 112.8, 204 -> 200), for about 0.2 s; past 7×7
+ * nothing (9×9 -1, 10×10 +7 moves, 8 states). A and B together were no
+ * shorter: B took 21 moves by beam (IDA* ran out of nodes) where one by
+ * one it takes 19; C2 together (its IDA* always ran out) is searched by
+ * a beam of ST_JBEAM_W (256: as short as 1024, in a quarter the time). Measured (make bench, and bench --reduce 5 N):
  * 7×7 412 -> 354 moves with its outer ring staged, 294 with both; 6×6
  * 257 -> 214 (centers 172 -> 131) at the same time; 8×8 572 -> 529,
  * 9×9 916 -> 756, 13×13 2578 -> 2154, 17×17 4655 -> 4011, 33×33 18622
@@ -1849,6 +1883,14 @@ static inline uint32_t st_apply(const struct stagew *S, int o, int g,
 	return p[0][v & 255] | p[1][v >> 8 & 255] | p[2][v >> 16 & 255];
 }
 
+/* The same for turn g of the group searched now. */
+static inline uint32_t st_capply(const struct stagew *S, int o, int g,
+				 uint32_t v)
+{
+	const uint32_t(*p)[256] = S->cpm[o][g];
+	return p[0][v & 255] | p[1][v >> 8 & 255] | p[2][v >> 16 & 255];
+}
+
 static inline uint32_t st_rankA(const struct stagew *S, uint32_t v)
 {
 	uint32_t b0 = v & 255, b1 = v >> 8 & 255, b2 = v >> 16 & 255;
@@ -1876,28 +1918,35 @@ static int st_h(const struct stagew *S, int kind, const struct ststate *s,
 		int *sum)
 {
 	int h = 0, t = 0, o1 = S->norb - 1;
-	const uint32_t *v = s->v[st_mask(kind)];
-	for (int o = 0; o < S->norb; o++) {
-		int d;
-		switch (kind) {
-		case ST_A: d = S->t->tA[o][st_rankA(S, v[o])]; break;
-		case ST_B:
-			d = S->t->tB[o][(v[o] >> 8 & 0xffff) |
-				     (s->par ? 0x10000u : 0)];
-			break;
-		case ST_C1: d = o ? 0 : S->t->tJ0[st_pair(S, v[0], v[o1], 0)]; break;
-		default:
-			d = S->t->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
-				      S->r70[v[o] >> 16 & 255]];
-		}
-		h = d > h ? d : h;
-		t += d;
-	}
-	if (kind == ST_C2)
-		for (int pb = 1; pb <= 2; pb++) {
-			int d = S->t->tJ2[pb - 1][st_pair(S, v[0], v[o1], pb)];
+	for (int j = 0; j < S->nring; j++) {
+		const uint32_t *v = s->v[st_mask(kind)] + j * S->norb;
+		unsigned par = s->par >> j & 1;
+		for (int o = 0; o < S->norb; o++) {
+			int d;
+			switch (kind) {
+			case ST_A: d = S->t->tA[o][st_rankA(S, v[o])]; break;
+			case ST_B:
+				d = S->t->tB[o][(v[o] >> 8 & 0xffff) |
+					     (par ? 0x10000u : 0)];
+				break;
+			case ST_C1:
+				d = o ? 0
+				      : S->t->tJ0[st_pair(S, v[0], v[o1], 0)];
+				break;
+			default:
+				d = S->t->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
+					      S->r70[v[o] >> 16 & 255]];
+			}
 			h = d > h ? d : h;
+			t += d;
 		}
+		if (kind == ST_C2)
+			for (int pb = 1; pb <= 2; pb++) {
+				int d = S->t->tJ2[pb - 1]
+						 [st_pair(S, v[0], v[o1], pb)];
+				h = d > h ? d : h;
+			}
+	}
 	if (sum)
 		*sum = t;
 	return h;
@@ -1906,7 +1955,7 @@ static int st_h(const struct stagew *S, int kind, const struct ststate *s,
 /* A step's goal (read from the cube afterwards). */
 static int st_goal(const struct stagew *S, int kind, const struct ststate *s)
 {
-	for (int o = 0; o < S->norb; o++) {
+	for (int o = 0; o < S->nto; o++) {
 		uint32_t v = s->v[st_mask(kind)][o];
 		switch (kind) {
 		case ST_A: if (v != 0xff) return 0; break;
@@ -2049,6 +2098,28 @@ static void st_places(uint16_t (*place)[NPOS][3], int norb, int k, int m)
 	}
 }
 
+/* The steps turn M may serve, from its map of an orbit's places (to[i]:
+ * where the sticker at i goes): B keeps the U-D places a set, C1 each
+ * face pair, C2 also U's places. */
+static void st_classes(struct stmove *M, const uint8_t *to)
+{
+	int keep_ud = 1, keep_pairs = 1, keep_u = 1;
+	for (int i = 0; i < NPOS; i++) {
+		if ((i < 8) != (to[i] < 8))
+			keep_ud = 0;
+		if (i / 8 != to[i] / 8)
+			keep_pairs = 0;
+		if ((i < 4) != (to[i] < 4))
+			keep_u = 0;
+	}
+	if (!keep_ud)
+		M->cls &= (uint8_t)~(1 << ST_B);
+	if (!keep_pairs)
+		M->cls &= (uint8_t)~(1 << ST_C1 | 1 << ST_C2);
+	if (!keep_u)
+		M->cls &= (uint8_t)~(1 << ST_C2);
+}
+
 /* The turns (on the model: a 4×4 for even n, a 5×5 for odd), their
  * maps on each orbit's masks, the rank tables and the pruning tables. */
 static int st_build(struct ctx *x)
@@ -2118,24 +2189,7 @@ static int st_build(struct ctx *x)
 									r |= 1u << to[8 * b + j];
 							S->pm[o][g][b][byte] = r;
 						}
-					/* the steps it serves: B keeps the U-D
-					 * places a set, C1 each face pair, C2
-					 * also U's places */
-					int keep_ud = 1, keep_pairs = 1, keep_u = 1;
-					for (int i = 0; i < NPOS; i++) {
-						if ((i < 8) != (to[i] < 8))
-							keep_ud = 0;
-						if (i / 8 != to[i] / 8)
-							keep_pairs = 0;
-						if ((i < 4) != (to[i] < 4))
-							keep_u = 0;
-					}
-					if (!keep_ud)
-						M->cls &= (uint8_t)~(1 << ST_B);
-					if (!keep_pairs)
-						M->cls &= (uint8_t)~(1 << ST_C1 | 1 << ST_C2);
-					if (!keep_u)
-						M->cls &= (uint8_t)~(1 << ST_C2);
+					st_classes(M, to);
 				}
 			}
 	/* colex ranks: the k-th set bit (from 1) at place p counts C(p, k) */
@@ -2196,12 +2250,119 @@ static int st_build(struct ctx *x)
 	return 0;
 }
 
+_Static_assert(ST_BEAM <= 1024 && ST_JMOVES <= 128, "st_beam's cand");
+
+/* The model's single-layer turn (axis, model layer, quarter turns). */
+static int st_model_turn(const struct stagew *S, int axis, int layer, int qt)
+{
+	for (int g = 0; g < S->nmov; g++) {
+		const struct stmove *M = &S->mv[g];
+		if (M->axis == axis && M->lo == layer && M->hi == layer &&
+		    M->qt == qt)
+			return g;
+	}
+	return -1;
+}
+
+/* Turn g of the group on ring j (its j-th): the model's turns of the
+ * layers it holds of 0, k, m-k, m (relabelled 0, 1, mm-1, mm), their
+ * maps composed (they commute: one axis), its wing flip and the steps
+ * it may serve. */
+static int st_compose(struct stagew *S, int g, int j, int m)
+{
+	struct stmove *M = &S->cmv[g];
+	int k = S->rk[j], mm = S->nm - 1, mg[4], nl = 0;
+	const int real[4] = {0, k, m - k, m}, model[4] = {0, 1, mm - 1, mm};
+	for (int i = 0; i < 4; i++) {
+		if (real[i] < M->lo || real[i] > M->hi)
+			continue;
+		if ((mg[nl] = st_model_turn(S, M->axis, model[i], M->qt)) < 0)
+			return SOLVE_ESTAGE;
+		if (S->mv[mg[nl++]].wing)
+			M->wing ^= 1u << j;
+	}
+	for (int o = 0; o < S->norb; o++) {
+		int jo = j * S->norb + o;
+		uint8_t to[NPOS];
+		for (int b = 0; b < 3; b++)
+			for (int byte = 0; byte < 256; byte++) {
+				uint32_t v = (uint32_t)byte << 8 * b;
+				for (int i = 0; i < nl; i++)
+					v = st_apply(S, o, mg[i], v);
+				S->cpm[jo][g][b][byte] = v;
+			}
+		for (int i = 0; i < NPOS; i++) {
+			uint32_t v = st_capply(S, jo, g, 1u << i);
+			to[i] = 0;
+			while (!(v >> to[i] & 1))
+				to[i]++;
+		}
+		st_classes(M, to);
+	}
+	return 0;
+}
+
+/* Set up the group searched from now on: ring k1 alone (nring 1), or
+ * rings k1 < k2 together. Their orbits' places on the cube, and the
+ * turns: on each axis the single layers 0, k, m-k, m of each ring, then
+ * blocks: on 4×4 and 5×5 the outer blocks of two (and on 4×4 the inner
+ * one), for rings 1 and 2 together the blocks 0-1, 0-2 and 1-2 and
+ * their mirrors (no block reaches a ring the group does not hold). A
+ * ring alone has the model's turns in the model's order, so its
+ * searches are the same as on the model. */
+static int st_group(struct ctx *x, int nring, int k1, int k2)
+{
+	struct stagew *S = stagew_of(x);
+	int m = x->m, n = x->n, rc;
+	S->nring = nring;
+	S->rk[0] = k1;
+	S->rk[1] = k2;
+	S->nto = nring * S->norb;
+	for (int j = 0; j < nring; j++)
+		st_places(S->place + j * S->norb, S->norb, S->rk[j], m);
+	int sets[12][2], ns = 0;
+	const int one[4] = {0, k1, m - k1, m},
+		  two[6] = {0, k1, k2, m - k2, m - k1, m};
+	for (int k = 0; k < (nring == 2 ? 6 : 4); k++)
+		sets[ns][0] = sets[ns][1] = nring == 2 ? two[k] : one[k], ns++;
+	if (n <= 5) {
+		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
+		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
+	}
+	if (n == 4)
+		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
+	if (nring == 2 && k1 == 1 && k2 == 2) {
+		const int b[6][2] = {{0, 1}, {0, 2}, {1, 2}, {m - 2, m - 1},
+				     {m - 2, m}, {m - 1, m}};
+		for (int k = 0; k < 6; k++)
+			sets[ns][0] = b[k][0], sets[ns][1] = b[k][1], ns++;
+	}
+	S->cnmov = 0;
+	for (int axis = 0; axis < 3; axis++)
+		for (int s = 0; s < ns; s++)
+			for (int qt = 1; qt <= 3; qt++) {
+				int g = S->cnmov++;
+				struct stmove *M = &S->cmv[g];
+				M->axis = (uint8_t)axis;
+				M->qt = (uint8_t)qt;
+				M->lo = (uint8_t)sets[s][0];
+				M->hi = (uint8_t)sets[s][1];
+				M->ls = (uint8_t)s;
+				M->wing = 0;
+				M->cls = (1 << ST_STEPS) - 1;
+				for (int j = 0; j < nring; j++)
+					if ((rc = st_compose(S, g, j, m)) < 0)
+						return rc;
+			}
+	return 0;
+}
+
 static void st_read(struct ctx *x, const struct stagew *S, struct ststate *s)
 {
 	int cU = x->tcol[CUBE_U], cD = x->tcol[CUBE_D], cL = x->tcol[CUBE_L],
 	    cR = x->tcol[CUBE_R], cF = x->tcol[CUBE_F];
 	s->par = 0;
-	for (int o = 0; o < S->norb; o++) {
+	for (int o = 0; o < S->nto; o++) {
 		s->v[0][o] = s->v[1][o] = s->v[2][o] = 0;
 		for (int i = 0; i < NPOS; i++) {
 			const uint16_t *p = S->place[o][i];
@@ -2222,12 +2383,12 @@ static void st_move(const struct stagew *S, int kind, int next, int g,
 	int k0 = st_mask(kind),
 	    k1 = st_mask(next && kind + 1 < ST_STEPS ? kind + 1 : kind);
 	*c = *s;
-	for (int o = 0; o < S->norb; o++) {
-		c->v[k0][o] = st_apply(S, o, g, s->v[k0][o]);
+	for (int o = 0; o < S->nto; o++) {
+		c->v[k0][o] = st_capply(S, o, g, s->v[k0][o]);
 		if (k1 != k0)
-			c->v[k1][o] = st_apply(S, o, g, s->v[k1][o]);
+			c->v[k1][o] = st_capply(S, o, g, s->v[k1][o]);
 	}
-	c->par = s->par ^ S->mv[g].wing;
+	c->par = s->par ^ S->cmv[g].wing;
 }
 
 /* How an answer of a step leaves the next: the next step's largest
@@ -2244,10 +2405,10 @@ static int st_rate(const struct stagew *S, int kind, const struct ststate *s)
  * in increasing layer-set order. */
 static int st_skip(const struct stagew *S, int kind, int prev, int g)
 {
-	const struct stmove *M = &S->mv[g];
+	const struct stmove *M = &S->cmv[g];
 	return !(M->cls & 1 << kind) ||
-	       (prev >= 0 && M->axis == S->mv[prev].axis &&
-		M->ls <= S->mv[prev].ls);
+	       (prev >= 0 && M->axis == S->cmv[prev].axis &&
+		M->ls <= S->cmv[prev].ls);
 }
 
 struct stsearch {
@@ -2301,7 +2462,7 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 		z->stopped = 2;
 		return -1;
 	}
-	for (int g = 0; g < S->nmov; g++) {
+	for (int g = 0; g < S->cnmov; g++) {
 		if (st_skip(S, z->kind, prev, g))
 			continue;
 		struct ststate c;
@@ -2329,9 +2490,10 @@ static uint64_t st_key(const struct stagew *S, const struct ststate *c,
 		       int mk)
 {
 	uint64_t key = 1;
-	for (int o = 0; o < S->norb; o++)
+	for (int o = 0; o < S->nto; o++)
 		key = key * 0x9e3779b97f4a7c15ull ^ c->v[mk][o];
-	return (key * 0x9e3779b97f4a7c15ull ^ c->par) | 1;
+	/* the parities above bit 0, which marks a slot taken */
+	return (key * 0x9e3779b97f4a7c15ull ^ (uint64_t)c->par << 1) | 1;
 }
 
 /* Whether key is in the hash set; *slot: where it is or would go. */
@@ -2363,6 +2525,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 {
 	struct stagew *S = stagew_of(x);
 	int nb = 1, mk = st_mask(kind);
+	long width = S->nring == 2 ? ST_JBEAM_W : ST_BEAM;
 	if (st_goal(S, kind, root)) {
 		path[0] = -1;
 		return 1;
@@ -2384,7 +2547,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 			struct ststate ps, c;
 			memcpy(ps.v, p->v, sizeof ps.v);
 			ps.par = p->par;
-			for (int g = 0; g < S->nmov; g++) {
+			for (int g = 0; g < S->cnmov; g++) {
 				if (st_skip(S, kind, prev, g))
 					continue;
 				st_move(S, kind, 0, g, &ps, &c);
@@ -2395,8 +2558,8 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 				int sc = 32 * h + sum;
 				sc = sc > 1023 ? 1023 : sc;
 				hist[sc]++;
-				S->cand[nc++] = (uint32_t)sc << 16 |
-						(uint32_t)i << 6 | (uint32_t)g;
+				S->cand[nc++] = (uint32_t)sc << 17 |
+						(uint32_t)i << 7 | (uint32_t)g;
 				if (h || !st_goal(S, kind, &c))
 					continue;
 				int tp[ST_BEAM_DEPTH + 2];
@@ -2421,15 +2584,15 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 		long acc = 0;
 		int threshold = 0;
 		for (; threshold < 1023; threshold++) {
-			if (acc + hist[threshold] >= ST_BEAM)
+			if (acc + hist[threshold] >= width)
 				break;
 			acc += hist[threshold];
 		}
-		int limit = (int)(ST_BEAM - acc), kept = 0;
+		int limit = (int)(width - acc), kept = 0;
 		for (int k = 0; k < nc; k++) {
-			int sc = (int)(S->cand[k] >> 16),
-			    i = (int)(S->cand[k] >> 6 & 1023),
-			    g = (int)(S->cand[k] & 63);
+			int sc = (int)(S->cand[k] >> 17),
+			    i = (int)(S->cand[k] >> 7 & 1023),
+			    g = (int)(S->cand[k] & 127);
 			if (sc > threshold || (sc == threshold && limit <= 0))
 				continue;
 			const struct stnode *p = &S->beam[depth][i];
@@ -2458,6 +2621,16 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 	return 0;
 }
 
+/* The group's wing parities (bit j: ring j's) of the cube's (bit k:
+ * wing orbit k's). */
+static unsigned st_par(const struct stagew *S, unsigned par)
+{
+	unsigned p = 0;
+	for (int j = 0; j < S->nring; j++)
+		p |= (par >> S->rk[j] & 1) << j;
+	return p;
+}
+
 /* One step searched and made on the cube, simplified as a segment, its
  * goal checked on the cube. Returns 1 done, 0 gave up (budget), or an
  * error. */
@@ -2465,11 +2638,10 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 {
 	struct stagew *S = stagew_of(x);
 	struct ststate s;
-	int k = S->ring; /* the model's ring 1 is the cube's ring k */
 	st_read(x, S, &s);
-	s.par = (*par >> k & 1) << 1;
+	s.par = st_par(S, *par);
 	int path[ST_BEAM_DEPTH + 1], found = 0;
-	if (ST_BEAM_STEPS >> kind & 1) {
+	if ((S->nring == 2 ? ST_JBEAM_STEPS : ST_BEAM_STEPS) >> kind & 1) {
 		found = st_beam(x, kind, &s, path);
 		if (found < 0)
 			return SOLVE_ENOTFOUND;
@@ -2504,23 +2676,19 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	if (!found)
 		return 0;
 	size_t start = x->count;
-	int mm = S->nm - 1, layer[8] = {0};
-	for (int l = 0; l <= mm; l++)
-		layer[l] = l == 1 ? k : l == mm - 1 ? x->m - k
-			 : l == mm ? x->m : l;
 	for (int d = 0; path[d] >= 0; d++) {
-		const struct stmove *M = &S->mv[path[d]];
-		int rc = emit_block(x, M->axis, layer[M->lo], layer[M->hi],
-				    M->qt);
+		const struct stmove *M = &S->cmv[path[d]];
+		int rc = emit_block(x, M->axis, M->lo, M->hi, M->qt);
 		if (rc < 0)
 			return rc;
-		*par ^= (M->wing >> 1 & 1) << k;
+		for (int j = 0; j < S->nring; j++)
+			*par ^= (M->wing >> j & 1) << S->rk[j];
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
 	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
 	*len = (int)(x->count - start);
 	st_read(x, S, &s);
-	s.par = (*par >> k & 1) << 1;
+	s.par = st_par(S, *par);
 	return st_goal(S, kind, &s) ? 1 : SOLVE_ESTAGE;
 }
 
@@ -2537,10 +2705,36 @@ static int staged_centers(struct ctx *x)
 		return SOLVE_ENOTFOUND;
 	if (!S->built && (rc = st_build(x)) < 0)
 		return rc;
-	int rings = x->n <= 5 ? 1 : wing_orbits(x->n);
-	for (int k = 1; k <= rings; k++) {
-		S->ring = k;
-		st_places(S->place, S->norb, k, x->m);
+	int rings = x->n <= 5 ? 1 : wing_orbits(x->n), k = 1;
+	if (rings >= 2 && x->n <= ST_JOINT_MAX_N) {
+		/* rings 1 and 2: steps A and B one ring after the other,
+		 * C1 and C2 both together; if a step gives up, ring by ring
+		 * from where it stopped */
+		int kind = ST_C1, len;
+		for (int j = 1; j <= 2 && kind == ST_C1; j++) {
+			if ((rc = st_group(x, 1, j, 0)) < 0)
+				return rc;
+			for (kind = ST_A; kind < ST_C1; kind++) {
+				if ((rc = st_step(x, kind, &par, &len)) < 0)
+					return rc;
+				if (rc == 0)
+					break;
+			}
+		}
+		if (kind == ST_C1 && (rc = st_group(x, 2, 1, 2)) < 0)
+			return rc;
+		for (; kind == ST_C1 || kind == ST_C2; kind++) {
+			if ((rc = st_step(x, kind, &par, &len)) < 0)
+				return rc;
+			if (rc == 0)
+				break;
+		}
+		if (kind == ST_STEPS)
+			k = 3;
+	}
+	for (; k <= rings; k++) {
+		if ((rc = st_group(x, 1, k, 0)) < 0)
+			return rc;
 		for (int kind = ST_A; kind < ST_STEPS; kind++) {
 			rc = st_step(x, kind, &par, &x->split[kind]);
 			if (rc < 0 || (rc == 0 && x->n <= 5)) {

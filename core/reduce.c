@@ -1876,19 +1876,23 @@ static struct stagew *stagew_of(struct ctx *x)
 					 stage_offset(x->n));
 }
 
+static inline uint32_t st_map(const uint32_t (*p)[256], uint32_t v)
+{
+	return p[0][v & 255] | p[1][v >> 8 & 255] | p[2][v >> 16 & 255];
+}
+
+/* An orbit's mask after the model's turn g. */
 static inline uint32_t st_apply(const struct stagew *S, int o, int g,
 				uint32_t v)
 {
-	const uint32_t(*p)[256] = S->pm[o][g];
-	return p[0][v & 255] | p[1][v >> 8 & 255] | p[2][v >> 16 & 255];
+	return st_map(S->pm[o][g], v);
 }
 
 /* The same for turn g of the group searched now. */
 static inline uint32_t st_capply(const struct stagew *S, int o, int g,
 				 uint32_t v)
 {
-	const uint32_t(*p)[256] = S->cpm[o][g];
-	return p[0][v & 255] | p[1][v >> 8 & 255] | p[2][v >> 16 & 255];
+	return st_map(S->cpm[o][g], v);
 }
 
 static inline uint32_t st_rankA(const struct stagew *S, uint32_t v)
@@ -2120,6 +2124,47 @@ static void st_classes(struct stmove *M, const uint8_t *to)
 		M->cls &= (uint8_t)~(1 << ST_C2);
 }
 
+/* The layer sets turned on each axis, for size n (m = n - 1 on the
+ * cube, or the model's): the single layers 0, k, m-k, m of each ring
+ * (k1 alone, or k1 < k2), then blocks: on 4×4 and 5×5 the outer blocks
+ * of two (not past them: on ring k they would turn the layers of ring
+ * k-1, and without them ring 1's tables serve every ring; on 7×7, 8
+ * states, 306.8 moves with them, 304.0 without, 10% less time) and on
+ * 4×4 the inner one; for rings 1 and 2 together the blocks 0-1, 0-2,
+ * 1-2 and their mirrors (no block reaches a ring the group does not
+ * hold); never a middle slice. Returns how many. */
+static int st_sets(int n, int m, int nring, int k1, int k2, int (*sets)[2])
+{
+	int ns = 0;
+	const int one[4] = {0, k1, m - k1, m},
+		  two[6] = {0, k1, k2, m - k2, m - k1, m};
+	for (int k = 0; k < (nring == 2 ? 6 : 4); k++)
+		sets[ns][0] = sets[ns][1] = nring == 2 ? two[k] : one[k], ns++;
+	if (n <= 5) {
+		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
+		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
+	}
+	if (n == 4)
+		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
+	if (nring == 2 && k1 == 1 && k2 == 2) {
+		const int b[6][2] = {{0, 1}, {0, 2}, {1, 2}, {m - 2, m - 1},
+				     {m - 2, m}, {m - 1, m}};
+		for (int k = 0; k < 6; k++)
+			sets[ns][0] = b[k][0], sets[ns][1] = b[k][1], ns++;
+	}
+	return ns;
+}
+
+/* Turn g: quarter turns qt of layer set s (lo..hi) on axis; serving
+ * every step until its maps say otherwise. */
+static struct stmove st_turn(int axis, int s, const int *set, int qt)
+{
+	struct stmove M = {(uint8_t)axis, (uint8_t)qt, (uint8_t)set[0],
+			   (uint8_t)set[1], (uint8_t)s,
+			   (uint8_t)((1 << ST_STEPS) - 1), 0};
+	return M;
+}
+
 /* The turns (on the model: a 4×4 for even n, a 5×5 for odd), their
  * maps on each orbit's masks, the rank tables and the pruning tables. */
 static int st_build(struct ctx *x)
@@ -2133,38 +2178,17 @@ static int st_build(struct ctx *x)
 	S->norb = n % 2 ? 2 : 1;
 	uint16_t place[ST_ORB][NPOS][3];
 	st_places(place, S->norb, 1, m);
-	/* layer sets per axis: the single layers 0, 1, m-1, m, then on
-	 * 4×4 and 5×5 the two outer blocks of two (not past them: on ring k
-	 * they would turn the layers of ring k-1, and without them ring 1's
-	 * tables serve every ring; on 7×7, 8 states, 306.8 moves with them,
-	 * 304.0 without, 10% less time), then (4×4) the inner block of two;
-	 * never a middle slice */
-	int sets[7][2], ns = 0;
-	const int single[4] = {0, 1, m - 1, m};
-	for (int k = 0; k < 4; k++)
-		sets[ns][0] = sets[ns][1] = single[k], ns++;
-	if (n <= 5) {
-		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
-		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
-	}
-	if (n == 4)
-		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
+	int sets[12][2], ns = st_sets(n, m, 1, 1, 0, sets);
 	S->nmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
 			for (int qt = 1; qt <= 3; qt++) {
 				int g = S->nmov++;
 				struct stmove *M = &S->mv[g];
-				M->axis = (uint8_t)axis;
-				M->qt = (uint8_t)qt;
-				M->lo = (uint8_t)sets[s][0];
-				M->hi = (uint8_t)sets[s][1];
-				M->ls = (uint8_t)s;
-				M->wing = 0;
+				*M = st_turn(axis, s, sets[s], qt);
 				for (int l = M->lo; l <= M->hi; l++)
 					if (qt % 2 && l > 0 && l < m)
 						M->wing ^= 1u << (l < m - l ? l : m - l);
-				M->cls = (1 << ST_STEPS) - 1;
 				for (int o = 0; o < S->norb; o++) {
 					uint8_t to[NPOS];
 					cube_init(sim, nm);
@@ -2304,12 +2328,9 @@ static int st_compose(struct stagew *S, int g, int j, int m)
 
 /* Set up the group searched from now on: ring k1 alone (nring 1), or
  * rings k1 < k2 together. Their orbits' places on the cube, and the
- * turns: on each axis the single layers 0, k, m-k, m of each ring, then
- * blocks: on 4×4 and 5×5 the outer blocks of two (and on 4×4 the inner
- * one), for rings 1 and 2 together the blocks 0-1, 0-2 and 1-2 and
- * their mirrors (no block reaches a ring the group does not hold). A
- * ring alone has the model's turns in the model's order, so its
- * searches are the same as on the model. */
+ * turns on the layer sets of st_sets. A ring alone has the model's
+ * turns in the model's order, so its searches are the same as on the
+ * model. */
 static int st_group(struct ctx *x, int nring, int k1, int k2)
 {
 	struct stagew *S = stagew_of(x);
@@ -2320,36 +2341,13 @@ static int st_group(struct ctx *x, int nring, int k1, int k2)
 	S->nto = nring * S->norb;
 	for (int j = 0; j < nring; j++)
 		st_places(S->place + j * S->norb, S->norb, S->rk[j], m);
-	int sets[12][2], ns = 0;
-	const int one[4] = {0, k1, m - k1, m},
-		  two[6] = {0, k1, k2, m - k2, m - k1, m};
-	for (int k = 0; k < (nring == 2 ? 6 : 4); k++)
-		sets[ns][0] = sets[ns][1] = nring == 2 ? two[k] : one[k], ns++;
-	if (n <= 5) {
-		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
-		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
-	}
-	if (n == 4)
-		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
-	if (nring == 2 && k1 == 1 && k2 == 2) {
-		const int b[6][2] = {{0, 1}, {0, 2}, {1, 2}, {m - 2, m - 1},
-				     {m - 2, m}, {m - 1, m}};
-		for (int k = 0; k < 6; k++)
-			sets[ns][0] = b[k][0], sets[ns][1] = b[k][1], ns++;
-	}
+	int sets[12][2], ns = st_sets(n, m, nring, k1, k2, sets);
 	S->cnmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
 			for (int qt = 1; qt <= 3; qt++) {
 				int g = S->cnmov++;
-				struct stmove *M = &S->cmv[g];
-				M->axis = (uint8_t)axis;
-				M->qt = (uint8_t)qt;
-				M->lo = (uint8_t)sets[s][0];
-				M->hi = (uint8_t)sets[s][1];
-				M->ls = (uint8_t)s;
-				M->wing = 0;
-				M->cls = (1 << ST_STEPS) - 1;
+				S->cmv[g] = st_turn(axis, s, sets[s], qt);
 				for (int j = 0; j < nring; j++)
 					if ((rc = st_compose(S, g, j, m)) < 0)
 						return rc;

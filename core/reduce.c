@@ -56,8 +56,9 @@
  * S's axis (those faces' centers S leaves alone) and conjugates A B A'
  * (A a face across S's axis, B one of S's axis). For n <= EB_MAX_N the
  * edges stage searches these by a beam over cost levels: level c holds
- * the EB_W states with the most neighbouring pieces along the edges
- * paired in c moves (an open slice's closing move counted); from a
+ * the EB_W states (EB_W7 on 7×7) with the most neighbouring pieces
+ * along the edges paired in c moves (an open slice's closing move
+ * counted); from a
  * state, a face turn (a set-up), a slice opened with its first X, or
  * one more X while the slice stays open. The state with the fewest
  * moves plus EB_FINISH per pair still missing wins: in practice the
@@ -216,6 +217,14 @@ _Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
 #ifndef EB_W
 #define EB_W 16
 #endif
+/* On 7×7 (12 states, edges stage): 16 states a level 80.4 moves, 32
+ * 77.2, 48 76.9, 64 77.4; the time 0.78 s -> 0.95 s (32). On 6×6 32 gave
+ * no fewer. */
+#ifndef EB_W7
+#define EB_W7 32
+#endif
+#define EB_WMAX (EB_W > EB_W7 ? EB_W : EB_W7)
+#define EB_WIDTH(n) ((n) == 7 ? EB_W7 : EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif
@@ -260,7 +269,8 @@ struct ebeam {
 	 * other's second) */
 	uint8_t join[EB_JOINS][4];
 	int k[EB_LEVELS];
-	struct enode lev[EB_LEVELS][EB_W];
+	int w; /* states a level (EB_WIDTH) */
+	struct enode lev[EB_LEVELS][EB_WMAX];
 };
 
 /* The oblique macros (om_pair; before it, how they work): commutators
@@ -276,14 +286,25 @@ struct ebeam {
 #ifndef OM_BUDGET
 #define OM_BUDGET 40000000L
 #endif
-/* up to this size a greedy step weighs its OM_LOOK best candidates
- * each with the best step after it */
+/* up to this size the greedy is a beam (below) */
 #ifndef OM_LOOK_MAX_N
 #define OM_LOOK_MAX_N 7
 #endif
 #ifndef OM_LOOK
 #define OM_LOOK 8
 #endif
+/* up to OM_LOOK_MAX_N the greedy is a beam: OM_BW states per step, each
+ * with its OM_LOOK best candidates, ranked by moves made plus OM_BR
+ * moves per sticker still wrong */
+#ifndef OM_BW
+#define OM_BW 8
+#endif
+#ifndef OM_BR
+#define OM_BR 3
+#endif
+#define OM_DEPTH 48
+/* 3-cycles take about 4 moves per sticker */
+#define OM_FIN 4
 #define OM_ON(n) ((n) >= OM_MIN_N && (n) <= OM_MAX_N)
 #define OM_NPOS 48
 #define OM_NC 150 /* the model's center places */
@@ -330,10 +351,29 @@ struct omcand {
 	uint16_t k;          /* the macro */
 };
 
+/* The last run of turns of one axis made (model layers: net quarter
+ * turns), for what the next macro's first turn merges with. */
+struct omtail {
+	int axis;
+	uint8_t q[7];
+};
+
+/* A state of the beam: the stickers, the turns before it, and how it
+ * was reached (the candidate from state parent of the step before). */
+struct omnode {
+	uint8_t cur[OM_NPOS];
+	struct omtail tail;
+	int16_t cost, wrong, parent;
+	int32_t cand;
+};
+
 struct omcands {
 	int count;
 	int32_t slot[OM_CHASH];
 	struct omcand c[OM_CMAX];
+	int nlev[OM_DEPTH];
+	struct omnode lev[OM_DEPTH][OM_BW];
+	struct omnode kids[OM_BW * OM_LOOK];
 };
 
 struct rwork {
@@ -2783,9 +2823,12 @@ static int staged_centers(struct ctx *x)
  * candidates, 131,000 maps once the same map is kept once (the
  * cheapest), set up once per solve. A greedy step takes the candidate
  * that puts the most stickers right per move (less the turns that merge
- * with the previous step's), while one does; up to 7×7 it weighs its 8
- * best each with the best step after it. solve_orbit's 3-cycles finish.
- * A greedy step weighs every candidate, so a solve stops weighing past
+ * with the previous step's), while one does; up to 7×7 a beam keeps the
+ * OM_BW best states of each step (moves made plus OM_BR per sticker
+ * still wrong), each grown by its OM_LOOK best candidates, and the
+ * answer is the state past which nothing gains with the fewest moves
+ * (4 per sticker left counted for the 3-cycles). solve_orbit's 3-cycles
+ * finish. A step weighs every candidate, so a solve stops weighing past
  * OM_BUDGET (deterministic, unlike a clock) and leaves the rest to the
  * 3-cycles: 17×17 and 33×33 then keep to about a second and two.
  * Measured (bench --reduce): 6×6 220 -> 205 moves (6×6 has one such
@@ -2795,7 +2838,10 @@ static int staged_centers(struct ctx *x)
  * where 3-cycles alone with the same set-ups took 148. Tried and left
  * out: Y an inner slice too, Q a face too (no change), set-ups of face
  * turns alone (173 center moves on 7×7 against 163), the 16 best with
- * lookahead (no shorter, slower). */
+ * lookahead (no shorter, slower). The beam against one step of
+ * lookahead over the 8 best (12 states): 7×7 centers 154.2 -> 152.6,
+ * 6×6 112.8 -> 110.6, at about the same time; OM_BR 2 was worse (154.6),
+ * 4 or 5, 16 states a step or 16 candidates each no better. */
 
 static const uint8_t om_layers[6] = {0, 1, 2, 4, 5, 6};
 
@@ -3075,13 +3121,6 @@ static void om_read(const struct ctx *x, const struct omlib *L, int p, int q,
 					   om_real(L->place[i][2], p, q, x->m));
 }
 
-/* The last run of turns of one axis made (model layers: net quarter
- * turns), for what the next macro's first turn merges with. */
-struct omtail {
-	int axis;
-	uint8_t q[7];
-};
-
 /* Moves turn a and then b save when merged: 2 if they cancel, 1 if they
  * make one turn, else 0. */
 static int om_merge(uint8_t a, uint8_t b)
@@ -3183,10 +3222,80 @@ static void om_apply(const struct ommap *m, const uint8_t *cur, uint8_t *out)
 		out[m->pv[j] % OM_NPOS] = cur[m->pv[j] / OM_NPOS];
 }
 
-/* The greedy over the macros for the orbits (p, q) and (p, m-q). */
+/* The want best candidates from state cur (the turns before it tail) by
+ * stickers put right per move, best first, into top, tg (their gains)
+ * and tc (their costs); how many. */
+static int om_top(struct ctx *x, const struct omcands *C, const uint8_t *cur,
+		  const uint8_t *tgt, const struct omtail *tail, int want,
+		  int *top, int *tg, int *tc)
+{
+	int8_t w[OM_NPOS * OM_NPOS];
+	int nt = 0;
+	om_weights(cur, tgt, w);
+	x->om_evals += C->count;
+	for (int i = 0; i < C->count; i++) {
+		const struct omcand *c = &C->c[i];
+		int g = om_gain(&c->m, w);
+		if (g <= 0)
+			continue;
+		/* less what merges with the turns before it */
+		int cost = c->cost - om_tail_saves(tail, c->first);
+		if (cost < 1)
+			cost = 1;
+		if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
+			continue;
+		int at = nt < want ? nt++ : nt - 1;
+		for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
+			top[at] = top[at - 1], tg[at] = tg[at - 1],
+			tc[at] = tc[at - 1];
+		top[at] = i, tg[at] = g, tc[at] = cost;
+	}
+	return nt;
+}
+
+/* The turns of candidate c after tail, emitted if x is given. */
+static int om_play(struct ctx *x, const struct omlib *L,
+		   const struct omcand *c, struct omtail *tail, int p, int q)
+{
+	const struct omac *a = &L->mac[c->k];
+	int rc;
+	if (c->s >= 0) {
+		if (x && (rc = om_emit(x, L->gmv[c->s], p, q, 0)) < 0)
+			return rc;
+		om_tail_add(tail, L->gmv[c->s]);
+	}
+	for (int k = 0; k < a->len; k++) {
+		if (x && (rc = om_emit(x, a->mv[k], p, q, 0)) < 0)
+			return rc;
+		om_tail_add(tail, a->mv[k]);
+	}
+	if (c->s >= 0) {
+		if (x && (rc = om_emit(x, L->gmv[c->s], p, q, 1)) < 0)
+			return rc;
+		om_tail_add(tail, om_inv(L->gmv[c->s]));
+	}
+	return 0;
+}
+
+static int om_wrong(const uint8_t *cur, const uint8_t *tgt)
+{
+	int k = 0;
+	for (int i = 0; i < OM_NPOS; i++)
+		k += cur[i] != tgt[i];
+	return k;
+}
+
+/* What state s is worth: moves made and those the rest may take. */
+static int om_score(const struct omnode *s)
+{
+	return s->cost + OM_BR * s->wrong;
+}
+
+/* The beam over the macros for the orbits (p, q) and (p, m-q): up to
+ * OM_DEPTH steps at a time, then the path to the best state emitted
+ * and checked; until no candidate puts a sticker right. */
 static int om_pair(struct ctx *x, int p, int q)
 {
-	struct omtail tail = {-1, {0}};
 	struct omlib *L = &x->w->om;
 	struct omcands *C = om_cands_of(x);
 	int rc;
@@ -3195,84 +3304,106 @@ static int om_pair(struct ctx *x, int p, int q)
 			return rc;
 		om_cands(L, C);
 	}
-	uint8_t cur[OM_NPOS], tgt[OM_NPOS], now[OM_NPOS];
-	om_read(x, L, p, q, cur);
+	int bw = x->n <= OM_LOOK_MAX_N ? OM_BW : 1;
+	int want = x->n <= OM_LOOK_MAX_N ? OM_LOOK : 1;
+	uint8_t tgt[OM_NPOS], now[OM_NPOS];
 	for (int i = 0; i < OM_NPOS; i++)
 		tgt[i] = (uint8_t)x->tcol[L->place[i][0]];
+	struct omnode *root = &C->lev[0][0];
+	memset(root, 0, sizeof *root);
+	root->tail.axis = -1;
+	root->parent = -1;
+	root->cand = -1;
+	om_read(x, L, p, q, root->cur);
 	for (;;) {
-		if (poll_now(x))
-			return SOLVE_ENOTFOUND;
-		/* past the budget the 3-cycles finish, as they do the rest */
-		if (x->om_evals >= OM_BUDGET)
-			return 0;
-		int8_t w[OM_NPOS * OM_NPOS];
-		om_weights(cur, tgt, w);
-		int want = x->n <= OM_LOOK_MAX_N ? OM_LOOK : 1;
-		int top[OM_LOOK], tg[OM_LOOK], tc[OM_LOOK], nt = 0;
-		x->om_evals += C->count;
-		for (int i = 0; i < C->count; i++) {
-			const struct omcand *c = &C->c[i];
-			int g = om_gain(&c->m, w);
-			if (g <= 0)
-				continue;
-			/* less what merges with the turns before it */
-			int cost = c->cost - om_tail_saves(&tail, c->first);
-			if (cost < 1)
-				cost = 1;
-			if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
-				continue;
-			int at = nt < want ? nt++ : nt - 1;
-			for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
-				top[at] = top[at - 1], tg[at] = tg[at - 1],
-				tc[at] = tc[at - 1];
-			top[at] = i, tg[at] = g, tc[at] = cost;
-		}
-		if (nt == 0)
-			return 0;
-		int bi = top[0];
-		if (nt > 1) {
-			/* each judged with the best step after it */
-			int bg = 0, bc = 1;
-			for (int t = 0; t < nt; t++) {
-				const struct omcand *c = &C->c[top[t]];
-				uint8_t nx[OM_NPOS];
-				int8_t w2[OM_NPOS * OM_NPOS];
-				om_apply(&c->m, cur, nx);
-				om_weights(nx, tgt, w2);
-				int g2 = 0, c2 = 1;
-				x->om_evals += C->count;
-				for (int i = 0; i < C->count; i++) {
-					const struct omcand *d = &C->c[i];
-					int g = om_gain(&d->m, w2);
-					if (g > 0 && g * c2 > g2 * d->cost)
-						g2 = g, c2 = d->cost;
+		root->cost = 0;
+		root->wrong = (int16_t)om_wrong(root->cur, tgt);
+		C->nlev[0] = 1;
+		/* the best state: of those past which no candidate puts a
+		 * sticker right, the one whose moves and 3-cycles for the
+		 * rest are fewest; if cut short, the last step's best */
+		int bd = -1, bi = 0, bs = 0, d = 0, more = 0;
+		for (; d + 1 < OM_DEPTH && C->nlev[d] > 0; d++) {
+			if (poll_now(x))
+				return SOLVE_ENOTFOUND;
+			/* past the budget the 3-cycles finish, as they do
+			 * the rest */
+			if (x->om_evals >= OM_BUDGET)
+				break;
+			int nk = 0;
+			for (int i = 0; i < C->nlev[d]; i++) {
+				const struct omnode *s = &C->lev[d][i];
+				int top[OM_LOOK], tg[OM_LOOK], tc[OM_LOOK];
+				int nt = om_top(x, C, s->cur, tgt, &s->tail,
+						want, top, tg, tc);
+				int fin = s->cost + OM_FIN * s->wrong;
+				if (nt == 0 && (bd < 0 || fin < bs))
+					bd = d, bi = i, bs = fin;
+				for (int t = 0; t < nt; t++) {
+					struct omnode *k = &C->kids[nk++];
+					k->cost = (int16_t)(s->cost + tc[t]);
+					k->wrong = (int16_t)(s->wrong - tg[t]);
+					k->parent = (int16_t)i;
+					k->cand = top[t];
 				}
-				int g = tg[t] + g2, cost = tc[t] + (g2 ? c2 : 0);
-				if (g * bc > bg * cost)
-					bg = g, bc = cost, bi = top[t];
 			}
+			/* the bw best children, each state once */
+			int nn = 0;
+			for (int t = 0; t < nk && nn < bw; t++) {
+				int b = t;
+				for (int u = t + 1; u < nk; u++)
+					if (om_score(&C->kids[u]) <
+					    om_score(&C->kids[b]))
+						b = u;
+				struct omnode k = C->kids[b];
+				C->kids[b] = C->kids[t];
+				const struct omnode *s = &C->lev[d][k.parent];
+				const struct omcand *c = &C->c[k.cand];
+				om_apply(&c->m, s->cur, k.cur);
+				int dup = 0;
+				for (int u = 0; u < nn && !dup; u++)
+					dup = memcmp(C->lev[d + 1][u].cur, k.cur,
+						     OM_NPOS) == 0;
+				if (dup)
+					continue;
+				k.tail = s->tail;
+				om_play(NULL, L, c, &k.tail, p, q);
+				C->lev[d + 1][nn++] = k;
+			}
+			C->nlev[d + 1] = nn;
 		}
-		const struct omcand *c = &C->c[bi];
-		const struct omac *a = &L->mac[c->k];
-		if (c->s >= 0) {
-			if ((rc = om_emit(x, L->gmv[c->s], p, q, 0)) < 0)
+		if (d + 1 >= OM_DEPTH || x->om_evals >= OM_BUDGET) {
+			/* cut short: the last step's states are weighed
+			 * too, and past the depth the beam goes on from
+			 * the best */
+			for (int i = 0; i < C->nlev[d]; i++) {
+				const struct omnode *s = &C->lev[d][i];
+				int fin = s->cost + OM_FIN * s->wrong;
+				if (bd < 0 || fin < bs)
+					bd = d, bi = i, bs = fin;
+			}
+			more = bd == d && d + 1 >= OM_DEPTH &&
+			       x->om_evals < OM_BUDGET;
+		}
+		if (bd <= 0)
+			return 0;
+		/* the path to it, from the root */
+		int path[OM_DEPTH];
+		for (int e = bd, i = bi; e > 0; e--) {
+			path[e] = C->lev[e][i].cand;
+			i = C->lev[e][i].parent;
+		}
+		struct omtail tail = root->tail;
+		for (int e = 1; e <= bd; e++)
+			if ((rc = om_play(x, L, &C->c[path[e]], &tail, p, q)) < 0)
 				return rc;
-			om_tail_add(&tail, L->gmv[c->s]);
-		}
-		for (int k = 0; k < a->len; k++) {
-			if ((rc = om_emit(x, a->mv[k], p, q, 0)) < 0)
-				return rc;
-			om_tail_add(&tail, a->mv[k]);
-		}
-		if (c->s >= 0) {
-			if ((rc = om_emit(x, L->gmv[c->s], p, q, 1)) < 0)
-				return rc;
-			om_tail_add(&tail, om_inv(L->gmv[c->s]));
-		}
-		om_apply(&c->m, cur, now);
-		om_read(x, L, p, q, cur);
-		if (memcmp(now, cur, sizeof cur) != 0)
+		om_read(x, L, p, q, now);
+		if (memcmp(now, C->lev[bd][bi].cur, OM_NPOS) != 0)
 			return SOLVE_ESTAGE;
+		if (!more)
+			return 0;
+		memcpy(root->cur, now, OM_NPOS);
+		root->tail = tail;
 	}
 }
 
@@ -3460,20 +3591,20 @@ static void eb_cores(struct ctx *x)
 	}
 }
 
-/* A child into level c (its EB_W best by pairs, each state once). */
+/* A child into level c (its E->w best by pairs, each state once). */
 static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 		     int pairs, const struct enode *how)
 {
 	int k = E->k[c];
 	struct enode *L = E->lev[c];
-	if (k == EB_W && pairs <= L[k - 1].pairs)
+	if (k == E->w && pairs <= L[k - 1].pairs)
 		return;
 	uint32_t h = eb_hash(v, ne) ^ how->open;
 	for (int i = 0; i < k; i++)
 		if (L[i].hash == h && L[i].open == how->open &&
 		    memcmp(L[i].v, v, (size_t)ne) == 0)
 			return;
-	int i = k < EB_W ? k++ : k - 1;
+	int i = k < E->w ? k++ : k - 1;
 	while (i > 0 && pairs > L[i - 1].pairs) {
 		L[i] = L[i - 1];
 		i--;
@@ -3486,7 +3617,7 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 }
 
 /* Beam search over slice–flip–slice with the slice held open, by cost
- * levels: level c holds the EB_W states with the most pairs made in c
+ * levels: level c holds the E->w states with the most pairs made in c
  * moves (an open slice's closing move counted, the state kept as it
  * will be once closed). From a state: a face turn (closing the open
  * slice first; not two in a row), a slice S opened with X (closing
@@ -3506,6 +3637,7 @@ static int beam_edges(struct ctx *x)
 	free_read(x);
 	eb_cores(x);
 	memset(E->k, 0, sizeof E->k);
+	E->w = EB_WIDTH(n);
 	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
 	eb_offer(E, 0, F->ecur, ne, popcount64(eb_adj(F, F->ecur, n)), &how);
 	int bc = 0, bi = 0, bs = 1 << 30;
@@ -3535,12 +3667,12 @@ static int beam_edges(struct ctx *x)
 				if (to >= EB_LEVELS)
 					continue;
 				int pairs = N->pairs - popcount64(adj & C->brk);
-				if (E->k[to] == EB_W &&
-				    pairs + C->njoin <= E->lev[to][EB_W - 1].pairs)
+				if (E->k[to] == E->w &&
+				    pairs + C->njoin <= E->lev[to][E->w - 1].pairs)
 					continue;
 				pairs += eb_count(N->v, E->join + C->join, C->njoin);
-				if (E->k[to] == EB_W &&
-				    pairs <= E->lev[to][EB_W - 1].pairs)
+				if (E->k[to] == E->w &&
+				    pairs <= E->lev[to][E->w - 1].pairs)
 					continue;
 				for (int p = 0; p < ne; p++)
 					tmp[p] = N->v[E->src[k][p]];

@@ -58,14 +58,13 @@
  * edges stage searches these by a beam over cost levels: level c holds
  * the EB_W states (EB_W7 on 7×7) with the most neighbouring pieces
  * along the edges paired in c moves (an open slice's closing move
- * counted); from a
- * state, a face turn (a set-up), a slice opened with its first X, or
- * one more X while the slice stays open. The state with the fewest
- * moves plus EB_FINISH per pair still missing wins: in practice the
- * first with every edge paired (on 5×5 in about 41 moves, where the
- * greedy slice–turn–slice before it took 54), the wing 3-cycles there
- * to finish any edge it left. A macro carries most pairs whole to another edge, so a
- * child is judged by the pairs it parts (a bit mask) and puts together
+ * counted); from a state, a face turn (a set-up), a slice opened with
+ * its first X, or one more X while the slice stays open. The state with
+ * the fewest moves plus EB_FINISH per pair still missing wins: in
+ * practice the first with every edge paired (on 5×5 in about 41 moves,
+ * where the greedy slice–turn–slice before it took 54), the wing
+ * 3-cycles there to finish any edge it left. A macro carries most pairs
+ * whole to another edge, so a child is judged by the pairs it parts (a bit mask) and puts together
  * (a few place pairs), never made unless it enters its level. S comes
  * and goes, so no wing orbit's parity changes.
  *
@@ -286,16 +285,15 @@ struct ebeam {
 #ifndef OM_BUDGET
 #define OM_BUDGET 40000000L
 #endif
-/* up to this size the greedy is a beam (below) */
+/* up to OM_LOOK_MAX_N the greedy is a beam: OM_BW states per step, each
+ * grown by its OM_LOOK best candidates, ranked by moves made plus OM_BR
+ * moves per sticker still wrong (past it one state, one candidate) */
 #ifndef OM_LOOK_MAX_N
 #define OM_LOOK_MAX_N 7
 #endif
 #ifndef OM_LOOK
 #define OM_LOOK 8
 #endif
-/* up to OM_LOOK_MAX_N the greedy is a beam: OM_BW states per step, each
- * with its OM_LOOK best candidates, ranked by moves made plus OM_BR
- * moves per sticker still wrong */
 #ifndef OM_BW
 #define OM_BW 8
 #endif
@@ -1855,7 +1853,8 @@ static int free_centers(struct ctx *x)
  * nothing (9×9 -1, 10×10 +7 moves, 8 states). A and B together were no
  * shorter: B took 21 moves by beam (IDA* ran out of nodes) where one by
  * one it takes 19; C2 together (its IDA* always ran out) is searched by
- * a beam of ST_JBEAM_W (256: as short as 1024, in a quarter the time). Measured (make bench, and bench --reduce 5 N):
+ * a beam of ST_JBEAM_W (256: as short as 1024, in a quarter the
+ * time). Measured (make bench, and bench --reduce 5 N):
  * 7×7 412 -> 354 moves with its outer ring staged, 294 with both; 6×6
  * 257 -> 214 (centers 172 -> 131) at the same time; 8×8 572 -> 529,
  * 9×9 916 -> 756, 13×13 2578 -> 2154, 17×17 4655 -> 4011, 33×33 18622

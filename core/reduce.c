@@ -374,6 +374,62 @@ struct omcands {
 	struct omnode kids[OM_BW * OM_LOOK];
 };
 
+/* The bars (bar_pair; before it, how they work): on 7×7, each
+ * +-center of ring 1 with the two obliques beside it, paired into a
+ * 1×3 bar while ring 2 stays solved. Turns as in the oblique macros:
+ * axis | layer << 2 | qt << 5. */
+#ifndef BAR_ON
+#define BAR_ON(n) ((n) == 7)
+#endif
+#ifndef BAR_BW
+#define BAR_BW 8
+#endif
+#ifndef BAR_LOOK
+#define BAR_LOOK 8
+#endif
+#ifndef BAR_BR
+#define BAR_BR 3
+#endif
+#define BAR_NC 150   /* the center places, as om_center numbers them */
+#define BAR_NB 24    /* bars */
+#define BAR_OBL 48   /* obliques, two to a bar */
+#define BAR_DEPTH (BAR_OBL + 1)
+#define BAR_LEN 10
+#define BAR_MOV 16 /* bars a macro may change */
+#define BAR_MAX 81920
+#define BAR_HASH (1 << 18)
+
+/* A macro: its turns, and the bars it changes, in order, each as the
+ * places its three stickers come from (bar b's place j gets the sticker
+ * at src[j]); ring 1's corner centers are no bar's and left out. */
+struct barent {
+	uint8_t b, src[3];
+};
+
+struct barcand {
+	uint8_t nb, len;
+	uint8_t mv[BAR_LEN];
+	struct barent e[BAR_MOV];
+};
+
+struct barnode {
+	uint8_t col[BAR_NC];
+	int16_t cost, paired, parent;
+	int32_t cand;
+};
+
+struct barlib {
+	int built, count;
+	uint8_t perm[3][7][4][BAR_NC]; /* place t goes to perm[..][t] */
+	int8_t barof[BAR_NC];          /* the bar place t is in, or -1 */
+	uint8_t bar[BAR_NB][3];        /* oblique, +-center, oblique */
+	int32_t slot[BAR_HASH];
+	struct barcand c[BAR_MAX];
+	int nlev[BAR_DEPTH];
+	struct barnode lev[BAR_DEPTH][BAR_BW];
+	struct barnode kids[BAR_BW * BAR_LOOK];
+};
+
 struct rwork {
 	struct model model[M_COUNT];
 	struct omlib om;
@@ -570,11 +626,22 @@ static size_t om_size(int n)
 	return OM_ON(n) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
 }
 
+/* The bars' macros and beam (BAR_ON(n)), after the oblique macros'. */
+static size_t bar_offset(int n)
+{
+	return om_offset(n) + om_size(n);
+}
+
+static size_t bar_size(int n)
+{
+	return BAR_ON(n) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
+}
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
-	return om_offset(n) + om_size(n) + 64;
+	return bar_offset(n) + bar_size(n) + 64;
 }
 
 static int center_orbits(int n)
@@ -608,8 +675,10 @@ size_t reduce_max_moves(int n)
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
 	size_t om = OM_ON(n) ? (size_t)NPOS * (OM_LEN + 2) : 0;
+	/* each step of the bars pairs one more oblique, with one macro */
+	size_t bar = BAR_ON(n) ? (size_t)BAR_OBL * BAR_LEN : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
-	       (size_t)center_orbits(n) * (per_orbit + om) + free + 64;
+	       (size_t)center_orbits(n) * (per_orbit + om) + free + bar + 64;
 }
 
 /* --------------------------------------------------------------- models */
@@ -2729,6 +2798,31 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	return st_goal(S, kind, &s) ? 1 : SOLVE_ESTAGE;
 }
 
+/* Ring k's four steps alone. Returns 1 when done, 0 when a step gave
+ * up (past 5×5 with the ring's wing orbit made even again: the 3-cycles
+ * finish the ring, and past FREE_MAX_N nothing else would), or an
+ * error. */
+static int st_ring(struct ctx *x, int k, unsigned *par)
+{
+	int rc;
+	if ((rc = st_group(x, 1, k, 0)) < 0)
+		return rc;
+	for (int kind = ST_A; kind < ST_STEPS; kind++) {
+		rc = st_step(x, kind, par, &x->split[kind]);
+		if (rc != 0)
+			continue;
+		if (x->n > 5 && *par >> k & 1) {
+			if ((rc = emit(x, 0, k, 1)) < 0)
+				return rc;
+			*par ^= 1u << k;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+static int bar_pair(struct ctx *x, unsigned *par);
+
 /* The four steps. Returns 1 when every center is solved, 0 when a step
  * gave up (the greedy phases go on from there, x->cpar holding the wing
  * parities so far), or an error. */
@@ -2743,7 +2837,7 @@ static int staged_centers(struct ctx *x)
 	if (!S->built && (rc = st_build(x)) < 0)
 		return rc;
 	int rings = x->n <= 5 ? 1 : wing_orbits(x->n), k = 1;
-	if (rings >= 2 && x->n <= ST_JOINT_MAX_N) {
+	if (rings >= 2 && x->n <= ST_JOINT_MAX_N && !BAR_ON(x->n)) {
 		/* rings 1 and 2: steps A and B one ring after the other,
 		 * C1 and C2 both together; if a step gives up, ring by ring
 		 * from where it stopped */
@@ -2769,28 +2863,21 @@ static int staged_centers(struct ctx *x)
 		if (kind == ST_STEPS)
 			k = 3;
 	}
-	for (; k <= rings; k++) {
-		if ((rc = st_group(x, 1, k, 0)) < 0)
+	if (BAR_ON(x->n)) {
+		/* ring 2 (if it gives up, the 3-cycles finish it and the
+		 * bars wait for them), the bars, ring 1 */
+		if ((rc = st_ring(x, 2, &par)) < 0)
 			return rc;
-		for (int kind = ST_A; kind < ST_STEPS; kind++) {
-			rc = st_step(x, kind, &par, &x->split[kind]);
-			if (rc < 0 || (rc == 0 && x->n <= 5)) {
-				x->cpar = par;
-				memset(x->split, 0, sizeof x->split);
-				return rc;
-			}
-			if (rc == 0) {
-				/* this ring is the 3-cycles' (and on n <=
-				 * FREE_MAX_N the free phase's): its wing
-				 * orbit made even again now, as past
-				 * FREE_MAX_N nothing else would */
-				if (par >> k & 1) {
-					if ((rc = emit(x, 0, k, 1)) < 0)
-						return rc;
-					par ^= 1u << k;
-				}
-				break;
-			}
+		if (rc == 1 && (rc = bar_pair(x, &par)) < 0)
+			return rc;
+		rings = 1;
+	}
+	for (; k <= rings; k++) {
+		rc = st_ring(x, k, &par);
+		if (rc < 0 || (rc == 0 && x->n <= 5)) {
+			x->cpar = par;
+			memset(x->split, 0, sizeof x->split);
+			return rc;
 		}
 	}
 	if (x->n > 5) {
@@ -3406,6 +3493,406 @@ static int om_pair(struct ctx *x, int p, int q)
 	}
 }
 
+/* ----------------------------------------------------------- the bars */
+
+/* On 7×7 the rings' staged search and the oblique macros take about 71
+ * and 82 moves. The bars take the centers another way, as a reduction
+ * to 5×5: ring 2 first (its staged steps alone), then each +-center of
+ * ring 1 paired with the two obliques beside it into a bar, then ring 1
+ * (its staged steps alone). Ring 1's turns (faces and layers 1 and m-1)
+ * keep bars whole and ring 2 solved, and turn the bars as a 5×5's turns
+ * turn its +-centers, so its search solves the obliques too. Pairing
+ * minds nothing but ring 2: ring 1's corners and where the bars are are
+ * free. The macros keep ring 2 (and the middle centers) in place:
+ *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4), X a turn
+ *    of ring 1's group across it, Y an optional set-up from that group
+ *    (3 to 5 moves);
+ *  - [Y] [P Q P', F]: P and Q slices on two axes, F a face turn on Q's
+ *    axis, Y an optional turn of ring 1's group first, not undone:
+ *    it only moves bars (8 or 9 moves).
+ * One macro per map of the bars' places (the cheapest): about 60,000,
+ * made once per solve. A beam as the oblique macros' (BAR_BW states a
+ * step, each grown by its BAR_LOOK best macros by obliques paired per
+ * move, ranked by moves plus BAR_BR per oblique unpaired) runs until
+ * every oblique is paired; the shortest such state is made. */
+
+static int bar_center(int f, int r, int c)
+{
+	return f * 25 + (r - 1) * 5 + c - 1;
+}
+
+static int bar_inner(int t)
+{
+	int r = t % 25 / 5 + 1, c = t % 5 + 1;
+	return r >= 2 && r <= 4 && c >= 2 && c <= 4;
+}
+
+/* The map of turns mv[0..len) on the places (t goes to map[t]), after
+ * map pre (NULL: none). */
+static void bar_compose(const struct barlib *L, uint8_t *map,
+			const uint8_t *pre, const uint8_t *mv, int len)
+{
+	for (int t = 0; t < BAR_NC; t++) {
+		int p = pre ? pre[t] : t;
+		for (int k = 0; k < len; k++)
+			p = L->perm[mv[k] & 3][mv[k] >> 2 & 7][mv[k] >> 5][p];
+		map[t] = (uint8_t)p;
+	}
+}
+
+/* Keep macro mv[0..len) of map (t goes to map[t]) if it keeps ring 2
+ * and no macro of its map is as short. */
+static void bar_add(struct barlib *L, const uint8_t *map, const uint8_t *mv,
+		    int len)
+{
+	uint8_t inv[BAR_NC];
+	for (int t = 0; t < BAR_NC; t++) {
+		if (map[t] != t && bar_inner(t))
+			return;
+		inv[map[t]] = (uint8_t)t;
+	}
+	struct barcand a;
+	a.nb = 0;
+	a.len = (uint8_t)len;
+	for (int b = 0; b < BAR_NB; b++) {
+		const uint8_t *p = L->bar[b];
+		if (inv[p[0]] == p[0] && inv[p[1]] == p[1] && inv[p[2]] == p[2])
+			continue;
+		if (a.nb == BAR_MOV)
+			return;
+		struct barent *e = &a.e[a.nb++];
+		e->b = (uint8_t)b;
+		for (int j = 0; j < 3; j++)
+			e->src[j] = inv[p[j]];
+	}
+	if (a.nb == 0)
+		return;
+	memcpy(a.mv, mv, (size_t)len);
+	size_t sz = a.nb * sizeof *a.e;
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *k = (const unsigned char *)a.e;
+	for (size_t j = 0; j < sz; j++)
+		h = (h ^ k[j]) * 1099511628211ull;
+	uint32_t i = (uint32_t)(h >> 20) & (BAR_HASH - 1);
+	for (; L->slot[i] >= 0; i = (i + 1) & (BAR_HASH - 1)) {
+		struct barcand *o = &L->c[L->slot[i]];
+		if (o->nb == a.nb && memcmp(o->e, a.e, sz) == 0) {
+			if (o->len > a.len)
+				*o = a;
+			return;
+		}
+	}
+	if (L->count >= BAR_MAX)
+		return;
+	L->slot[i] = L->count;
+	L->c[L->count++] = a;
+}
+
+static uint8_t bar_mv(int axis, int layer, int qt)
+{
+	return (uint8_t)(axis | layer << 2 | qt << 5);
+}
+
+static int bar_build(struct barlib *L, cube_t *sim)
+{
+	if (cube_sizeof(7) > 1024)
+		return SOLVE_ESTAGE;
+	for (int a = 0; a < 3; a++)
+		for (int l = 0; l < 7; l++)
+			for (int qt = 1; qt <= 3; qt++) {
+				cube_init(sim, 7);
+				for (int t = 0; t < BAR_NC; t++)
+					cube__set(sim, t / 25, t % 25 / 5 + 1,
+						  t % 5 + 1, LABEL0 + t);
+				cube_turn(sim, a, l, l, qt);
+				for (int t = 0; t < BAR_NC; t++) {
+					int v = cube_get(sim, t / 25,
+							 t % 25 / 5 + 1,
+							 t % 5 + 1) - LABEL0;
+					if (v < 0 || v >= BAR_NC)
+						return SOLVE_ESTAGE;
+					L->perm[a][l][qt][v] = (uint8_t)t;
+				}
+			}
+	/* the bars: top, bottom, left, right of each face */
+	static const uint8_t shape[4][3][2] = {
+		{{1, 2}, {1, 3}, {1, 4}}, {{5, 2}, {5, 3}, {5, 4}},
+		{{2, 1}, {3, 1}, {4, 1}}, {{2, 5}, {3, 5}, {4, 5}}};
+	memset(L->barof, -1, sizeof L->barof);
+	for (int f = 0, b = 0; f < 6; f++)
+		for (int k = 0; k < 4; k++, b++)
+			for (int j = 0; j < 3; j++) {
+				int t = bar_center(f, shape[k][j][0],
+						   shape[k][j][1]);
+				L->bar[b][j] = (uint8_t)t;
+				L->barof[t] = (int8_t)b;
+			}
+	memset(L->slot, -1, sizeof L->slot);
+	L->count = 0;
+	/* ring 1's group: its turns, and "no set-up" last */
+	static const uint8_t ring1[4] = {0, 1, 5, 6};
+	uint8_t ys[37];
+	int ny = 0;
+	for (int a = 0; a < 3; a++)
+		for (int i = 0; i < 4; i++)
+			for (int qt = 1; qt <= 3; qt++)
+				ys[ny++] = bar_mv(a, ring1[i], qt);
+	uint8_t map[BAR_NC], pre[BAR_NC], mv[BAR_LEN];
+	for (int y = 0; y <= ny; y++) {
+		int k0 = y < ny;
+		if (k0) {
+			mv[0] = ys[y];
+			bar_compose(L, pre, NULL, mv, 1);
+		}
+		for (int sa = 0; sa < 3; sa++)
+			for (int sl = 2; sl <= 4; sl++)
+				for (int sq = 1; sq <= 3; sq++)
+					for (int x = 0; x < ny; x++) {
+						if ((ys[x] & 3) == sa)
+							continue;
+						int k = k0;
+						mv[k++] = bar_mv(sa, sl, sq);
+						mv[k++] = ys[x];
+						mv[k++] = bar_mv(sa, sl, 4 - sq);
+						bar_compose(L, map, k0 ? pre : NULL,
+							    mv + k0, k - k0);
+						bar_add(L, map, mv, k);
+						if (!k0)
+							continue;
+						mv[k++] = bar_mv(ys[y] & 3,
+								 ys[y] >> 2 & 7,
+								 4 - (ys[y] >> 5));
+						bar_compose(L, map, NULL, mv, k);
+						bar_add(L, map, mv, k);
+					}
+	}
+	/* the commutators, each made once and then after each set-up */
+	uint8_t base[BAR_NC];
+	for (int A = 0; A < 3; A++)
+	for (int B = 0; B < 3; B++) {
+		if (A == B)
+			continue;
+		for (int pl = 1; pl <= 5; pl++)
+		for (int pq = 1; pq <= 3; pq++)
+		for (int ql = 1; ql <= 5; ql++)
+		for (int qq = 1; qq <= 3; qq++)
+		for (int fb = 0; fb <= 6; fb += 6)
+		for (int fq = 1; fq <= 3; fq++) {
+			const uint8_t c8[8] = {
+				bar_mv(A, pl, pq), bar_mv(B, ql, qq),
+				bar_mv(A, pl, 4 - pq), bar_mv(B, fb, fq),
+				bar_mv(A, pl, pq), bar_mv(B, ql, 4 - qq),
+				bar_mv(A, pl, 4 - pq), bar_mv(B, fb, 4 - fq)};
+			bar_compose(L, base, NULL, c8, 8);
+			int keeps = 1;
+			for (int t = 0; t < BAR_NC && keeps; t++)
+				keeps = base[t] == t || !bar_inner(t);
+			if (!keeps)
+				continue;
+			memcpy(mv + 1, c8, 8);
+			bar_add(L, base, mv + 1, 8);
+			for (int y = 0; y < ny; y++) {
+				mv[0] = ys[y];
+				const uint8_t *py = L->perm[ys[y] & 3]
+							   [ys[y] >> 2 & 7]
+							   [ys[y] >> 5];
+				for (int t = 0; t < BAR_NC; t++)
+					map[t] = base[py[t]];
+				bar_add(L, map, mv, 9);
+			}
+		}
+	}
+	L->built = 1;
+	return L->count > 0 ? 0 : SOLVE_ESTAGE;
+}
+
+static struct barlib *barlib_of(struct ctx *x)
+{
+	return (struct barlib *)(void *)((unsigned char *)x->w +
+					 bar_offset(x->n));
+}
+
+static int bar_pairs(const struct barlib *L, const uint8_t *col, int b)
+{
+	int t = col[L->bar[b][1]];
+	return (col[L->bar[b][0]] == t) + (col[L->bar[b][2]] == t);
+}
+
+static int bar_count(const struct barlib *L, const uint8_t *col)
+{
+	int k = 0;
+	for (int b = 0; b < BAR_NB; b++)
+		k += bar_pairs(L, col, b);
+	return k;
+}
+
+/* What macro a gains on col (op: each bar's obliques paired there):
+ * obliques paired after it less before. */
+static int bar_gain(const struct barcand *a, const uint8_t *col,
+		    const uint8_t *op)
+{
+	int g = 0;
+	for (int j = 0; j < a->nb; j++) {
+		const struct barent *e = &a->e[j];
+		int t = col[e->src[1]];
+		g += (col[e->src[0]] == t) + (col[e->src[2]] == t) - op[e->b];
+	}
+	return g;
+}
+
+static void bar_apply(const struct barlib *L, const struct barcand *a,
+		      const uint8_t *col, uint8_t *out)
+{
+	memcpy(out, col, BAR_NC);
+	for (int j = 0; j < a->nb; j++)
+		for (int i = 0; i < 3; i++)
+			out[L->bar[a->e[j].b][i]] = col[a->e[j].src[i]];
+}
+
+static void bar_read(const struct ctx *x, uint8_t *col)
+{
+	for (int t = 0; t < BAR_NC; t++)
+		col[t] = (uint8_t)cube_get(x->c, t / 25, t % 25 / 5 + 1,
+					   t % 5 + 1);
+}
+
+static int bar_score(const struct barnode *s)
+{
+	return s->cost + BAR_BR * (BAR_OBL - s->paired);
+}
+
+/* The want best macros on col by obliques paired per move, best first;
+ * how many. */
+static int bar_top(struct ctx *x, const struct barlib *L, const uint8_t *col,
+		   int want, int *top, int *tg, int *tc)
+{
+	uint8_t op[BAR_NB];
+	for (int b = 0; b < BAR_NB; b++)
+		op[b] = (uint8_t)bar_pairs(L, col, b);
+	int nt = 0;
+	x->om_evals += L->count;
+	for (int i = 0; i < L->count; i++) {
+		const struct barcand *a = &L->c[i];
+		int g = bar_gain(a, col, op), cost = a->len;
+		if (g <= 0)
+			continue;
+		if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
+			continue;
+		int at = nt < want ? nt++ : nt - 1;
+		for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
+			top[at] = top[at - 1], tg[at] = tg[at - 1],
+			tc[at] = tc[at - 1];
+		top[at] = i, tg[at] = g, tc[at] = cost;
+	}
+	return nt;
+}
+
+/* Ring 2 solved, pair every oblique with its bar's +-center (*par: the
+ * wing parities, kept up). Returns 1 when all are paired, 0 when the
+ * beam could not (the oblique macros then finish), or an error. */
+static int bar_pair(struct ctx *x, unsigned *par)
+{
+	struct barlib *L = barlib_of(x);
+	int rc;
+	if (!L->built && (rc = bar_build(L, (cube_t *)(void *)x->w->sim)) < 0)
+		return rc;
+	struct barnode *root = &L->lev[0][0];
+	bar_read(x, root->col);
+	root->cost = 0;
+	root->paired = (int16_t)bar_count(L, root->col);
+	root->parent = -1;
+	root->cand = -1;
+	L->nlev[0] = 1;
+	int bd = root->paired == BAR_OBL ? 0 : -1, bi = 0, d = 0;
+	for (; d + 1 < BAR_DEPTH && L->nlev[d] > 0; d++) {
+		if (poll_now(x))
+			return SOLVE_ENOTFOUND;
+		int nk = 0;
+		for (int i = 0; i < L->nlev[d]; i++) {
+			const struct barnode *s = &L->lev[d][i];
+			if (s->paired == BAR_OBL) {
+				if (bd < 0 || s->cost < L->lev[bd][bi].cost)
+					bd = d, bi = i;
+				continue;
+			}
+			int top[BAR_LOOK], tg[BAR_LOOK], tc[BAR_LOOK];
+			int nt = bar_top(x, L, s->col, BAR_LOOK, top, tg, tc);
+			for (int t = 0; t < nt; t++) {
+				struct barnode *k = &L->kids[nk++];
+				k->cost = (int16_t)(s->cost + tc[t]);
+				k->paired = (int16_t)(s->paired + tg[t]);
+				k->parent = (int16_t)i;
+				k->cand = top[t];
+			}
+		}
+		/* the BAR_BW best children, each state once, none past a
+		 * finished one */
+		int nn = 0;
+		for (int t = 0; t < nk && nn < BAR_BW; t++) {
+			int b = t;
+			for (int u = t + 1; u < nk; u++)
+				if (bar_score(&L->kids[u]) <
+				    bar_score(&L->kids[b]))
+					b = u;
+			struct barnode k = L->kids[b];
+			L->kids[b] = L->kids[t];
+			if (bd >= 0 && k.cost >= L->lev[bd][bi].cost)
+				continue;
+			bar_apply(L, &L->c[k.cand], L->lev[d][k.parent].col,
+				  k.col);
+			int dup = 0;
+			for (int u = 0; u < nn && !dup; u++)
+				dup = memcmp(L->lev[d + 1][u].col, k.col,
+					     BAR_NC) == 0;
+			if (!dup)
+				L->lev[d + 1][nn++] = k;
+		}
+		L->nlev[d + 1] = nn;
+	}
+	for (int i = 0; i < L->nlev[d]; i++)
+		if (L->lev[d][i].paired == BAR_OBL &&
+		    (bd < 0 || L->lev[d][i].cost < L->lev[bd][bi].cost))
+			bd = d, bi = i;
+	if (bd <= 0)
+		return bd == 0;
+	int path[BAR_DEPTH];
+	for (int e = bd, i = bi; e > 0; e--) {
+		path[e] = L->lev[e][i].cand;
+		i = L->lev[e][i].parent;
+	}
+	size_t start = x->count;
+	for (int e = 1; e <= bd; e++) {
+		const struct barcand *a = &L->c[path[e]];
+		for (int k = 0; k < a->len; k++) {
+			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
+			    qt = a->mv[k] >> 5;
+			if ((rc = emit(x, axis, l, qt)) < 0)
+				return rc;
+			if (qt % 2 && l > 0 && l < x->m && 2 * l != x->m)
+				*par ^= 1u << (l < x->m - l ? l : x->m - l);
+		}
+	}
+	size_t nk = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
+	uint8_t now[BAR_NC];
+	bar_read(x, now);
+	return bar_count(L, now) == BAR_OBL ? 1 : SOLVE_ESTAGE;
+}
+
+/* Whether center orbit (r, c) of the cube is solved. */
+static int orbit_solved(struct ctx *x, int r, int c)
+{
+	int m = x->m, id = c == r ? M_X : 2 * c == m ? M_PLUS : M_OBL;
+	struct orbit o;
+	uint8_t cur[NPOS];
+	orbit_init(&o, &x->w->model[id], r, c, m);
+	read_orbit(x, &o, cur);
+	for (int i = 0; i < NPOS; i++)
+		if (cur[i] != x->tcol[o.st[i][0][0]])
+			return 0;
+	return 1;
+}
+
 static int stage_centers(struct ctx *x)
 {
 	int m = x->m, staged = 0;
@@ -3430,7 +3917,8 @@ static int stage_centers(struct ctx *x)
 			orbit_init(&o, &x->w->model[id], r, c, m);
 			for (int i = 0; i < NPOS; i++)
 				tgt[i] = (uint8_t)x->tcol[o.st[i][0][0]];
-			if (id == M_OBL && 2 * c < m && OM_ON(x->n)) {
+			if (id == M_OBL && 2 * c < m && OM_ON(x->n) &&
+			    !(orbit_solved(x, r, c) && orbit_solved(x, r, m - c))) {
 				int rc = om_pair(x, r, c);
 				if (rc < 0)
 					return rc;
@@ -4094,6 +4582,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (STAGED(n))
 		stagew_of(&x)->built = 0;
 	x.w->om.built = 0;
+	if (BAR_ON(n))
+		barlib_of(&x)->built = 0;
 	for (int id = 0; id < M_COUNT; id++) {
 		if (build_model(&x.w->model[id], id,
 				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)

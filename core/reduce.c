@@ -394,6 +394,12 @@ struct omcands {
 #define BAR_NB 24    /* bars */
 #define BAR_OBL 48   /* obliques, two to a bar */
 #define BAR_DEPTH (BAR_OBL + 1)
+#ifndef BAR_SETS
+#define BAR_SETS 3 /* S: the single slices 2, 3, 4; 6: blocks too */
+#endif
+#ifndef BAR_TWO
+#define BAR_TWO 0 /* X: one turn; 1: one or two */
+#endif
 #define BAR_LEN 10
 #define BAR_MOV 16 /* bars a macro may change */
 #define BAR_MAX 81920
@@ -407,7 +413,7 @@ struct barent {
 };
 
 struct barcand {
-	uint8_t nb, len;
+	uint8_t nb, len, cost; /* cost: len, a block counted once */
 	uint8_t mv[BAR_LEN];
 	struct barent e[BAR_MOV];
 };
@@ -418,13 +424,20 @@ struct barnode {
 	int32_t cand;
 };
 
-struct barlib {
-	int built, count;
+/* The macros, made once (in the shared tables, or per solve). */
+struct barmacs {
+	int count;
 	uint8_t perm[3][7][4][BAR_NC]; /* place t goes to perm[..][t] */
 	int8_t barof[BAR_NC];          /* the bar place t is in, or -1 */
 	uint8_t bar[BAR_NB][3];        /* oblique, +-center, oblique */
-	int32_t slot[BAR_HASH];
 	struct barcand c[BAR_MAX];
+};
+
+struct barlib {
+	int built;
+	const struct barmacs *B; /* own, or the shared tables' */
+	struct barmacs own;
+	int32_t slot[BAR_HASH];  /* building: the maps seen */
 	int nlev[BAR_DEPTH];
 	struct barnode lev[BAR_DEPTH][BAR_BW];
 	struct barnode kids[BAR_BW * BAR_LOOK];
@@ -527,16 +540,17 @@ struct st_tables {
 };
 
 #define ST_KINDS 4
-#define ST_MAGIC 0x3173656c62617473ull /* "stables1" */
+#define ST_MAGIC 0x3273656c62617473ull /* "stables2" */
 
 struct st_shared {
 	uint64_t magic, size;
 	struct st_tables kind[ST_KINDS];
+	struct barmacs bars;
 };
 
 static int st_kind(int n)
 {
-	return n == 4 ? 0 : n == 5 ? 1 : n % 2 ? 3 : 2;
+	return n == 4 ? 0 : n == 5 || BAR_ON(n) ? 1 : n % 2 ? 3 : 2;
 }
 
 struct stagew {
@@ -574,10 +588,14 @@ static size_t cube_offset(void)
  * layers, and the shortest answer kept (variants(n) says how many). */
 #define VARIANT_MAX_N 7
 #define VARIANTS 24
+#ifndef VARIANTS_7
+#define VARIANTS_7 3
+#endif
 
 static int variants(int n)
 {
-	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
+	return n == 4 ? 20 : n == 5 ? 5 : n == 7 ? VARIANTS_7
+	       : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move
@@ -2248,9 +2266,9 @@ static int st_sets(int n, int m, int nring, int k1, int k2, int (*sets)[2])
 		  two[6] = {0, k1, k2, m - k2, m - k1, m};
 	for (int k = 0; k < (nring == 2 ? 6 : 4); k++)
 		sets[ns][0] = sets[ns][1] = nring == 2 ? two[k] : one[k], ns++;
-	if (n <= 5) {
-		sets[ns][0] = 0, sets[ns][1] = 1, ns++;
-		sets[ns][0] = m - 1, sets[ns][1] = m, ns++;
+	if (n <= 5 || (BAR_ON(n) && nring == 1)) {
+		sets[ns][0] = 0, sets[ns][1] = k1, ns++;
+		sets[ns][0] = m - k1, sets[ns][1] = m, ns++;
 	}
 	if (n == 4)
 		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
@@ -2286,7 +2304,7 @@ static int st_build(struct ctx *x)
 	S->norb = n % 2 ? 2 : 1;
 	uint16_t place[ST_ORB][NPOS][3];
 	st_places(place, S->norb, 1, m);
-	int sets[12][2], ns = st_sets(n, m, 1, 1, 0, sets);
+	int sets[12][2], ns = st_sets(BAR_ON(n) ? 5 : n, m, 1, 1, 0, sets);
 	S->nmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
@@ -2729,6 +2747,17 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 
 /* The group's wing parities (bit j: ring j's) of the cube's (bit k:
  * wing orbit k's). */
+/* The wing orbits whose parity turning layers lo..hi qt quarter turns
+ * flips (bit k: orbit k): each inner layer off the middle, on odd qt. */
+static unsigned turn_par(int m, int lo, int hi, int qt)
+{
+	unsigned p = 0;
+	for (int l = lo; l <= hi && qt % 2; l++)
+		if (l > 0 && l < m && 2 * l != m)
+			p ^= 1u << (l < m - l ? l : m - l);
+	return p;
+}
+
 static unsigned st_par(const struct stagew *S, unsigned par)
 {
 	unsigned p = 0;
@@ -2787,8 +2816,7 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		int rc = emit_block(x, M->axis, M->lo, M->hi, M->qt);
 		if (rc < 0)
 			return rc;
-		for (int j = 0; j < S->nring; j++)
-			*par ^= (M->wing >> j & 1) << S->rk[j];
+		*par ^= turn_par(x->m, M->lo, M->hi, M->qt);
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
 	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
@@ -3529,7 +3557,7 @@ static int bar_inner(int t)
 
 /* The map of turns mv[0..len) on the places (t goes to map[t]), after
  * map pre (NULL: none). */
-static void bar_compose(const struct barlib *L, uint8_t *map,
+static void bar_compose(const struct barmacs *L, uint8_t *map,
 			const uint8_t *pre, const uint8_t *mv, int len)
 {
 	for (int t = 0; t < BAR_NC; t++) {
@@ -3540,10 +3568,15 @@ static void bar_compose(const struct barlib *L, uint8_t *map,
 	}
 }
 
+static uint8_t bar_mv(int axis, int layer, int qt)
+{
+	return (uint8_t)(axis | layer << 2 | qt << 5);
+}
+
 /* Keep macro mv[0..len) of map (t goes to map[t]) if it keeps ring 2
  * and no macro of its map is as short. */
-static void bar_add(struct barlib *L, const uint8_t *map, const uint8_t *mv,
-		    int len)
+static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map, const uint8_t *mv,
+		    int len, int cost)
 {
 	uint8_t inv[BAR_NC];
 	for (int t = 0; t < BAR_NC; t++) {
@@ -3554,6 +3587,7 @@ static void bar_add(struct barlib *L, const uint8_t *map, const uint8_t *mv,
 	struct barcand a;
 	a.nb = 0;
 	a.len = (uint8_t)len;
+	a.cost = (uint8_t)cost;
 	for (int b = 0; b < BAR_NB; b++) {
 		const uint8_t *p = L->bar[b];
 		if (inv[p[0]] == p[0] && inv[p[1]] == p[1] && inv[p[2]] == p[2])
@@ -3574,26 +3608,67 @@ static void bar_add(struct barlib *L, const uint8_t *map, const uint8_t *mv,
 	for (size_t j = 0; j < sz; j++)
 		h = (h ^ k[j]) * 1099511628211ull;
 	uint32_t i = (uint32_t)(h >> 20) & (BAR_HASH - 1);
-	for (; L->slot[i] >= 0; i = (i + 1) & (BAR_HASH - 1)) {
-		struct barcand *o = &L->c[L->slot[i]];
+	for (; slot[i] >= 0; i = (i + 1) & (BAR_HASH - 1)) {
+		struct barcand *o = &L->c[slot[i]];
 		if (o->nb == a.nb && memcmp(o->e, a.e, sz) == 0) {
-			if (o->len > a.len)
+			if (o->cost > a.cost)
 				*o = a;
 			return;
 		}
 	}
 	if (L->count >= BAR_MAX)
 		return;
-	L->slot[i] = L->count;
+	slot[i] = L->count;
 	L->c[L->count++] = a;
 }
 
-static uint8_t bar_mv(int axis, int layer, int qt)
+/* The macros [Y] S X S' [Y'] (bar_build), Y and X of ring 1's group
+ * (its turns ys[0..ny)). */
+static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
+		     int ny)
 {
-	return (uint8_t)(axis | layer << 2 | qt << 5);
+	static const uint8_t sets[6][2] = {{2, 2}, {3, 3}, {4, 4},
+					   {2, 3}, {3, 4}, {2, 4}};
+	uint8_t map[BAR_NC], pre[BAR_NC], mv[BAR_LEN];
+	for (int y = 0; y <= ny; y++) {
+		int k0 = y < ny;
+		if (k0) {
+			mv[0] = ys[y];
+			bar_compose(L, pre, NULL, mv, 1);
+		}
+		for (int sa = 0; sa < 3; sa++)
+		for (int si = 0; si < BAR_SETS; si++)
+		for (int sq = 1; sq <= 3; sq++)
+		for (int x1 = 0; x1 < ny; x1++)
+		for (int x2 = -1; x2 < (BAR_TWO ? ny : 0); x2++) {
+			int a1 = ys[x1] & 3;
+			if (a1 == sa)
+				continue;
+			if (x2 >= 0 && ((ys[x2] & 3) == sa ||
+					((ys[x2] & 3) == a1 &&
+					 (ys[x2] >> 2 & 7) <= (ys[x1] >> 2 & 7))))
+				continue;
+			int k = k0, cost = k0 + 3 + (x2 >= 0);
+			for (int l = sets[si][0]; l <= sets[si][1]; l++)
+				mv[k++] = bar_mv(sa, l, sq);
+			mv[k++] = ys[x1];
+			if (x2 >= 0)
+				mv[k++] = ys[x2];
+			for (int l = sets[si][0]; l <= sets[si][1]; l++)
+				mv[k++] = bar_mv(sa, l, 4 - sq);
+			bar_compose(L, map, k0 ? pre : NULL, mv + k0, k - k0);
+			bar_add(L, slot, map, mv, k, cost);
+			if (!k0)
+				continue;
+			mv[k++] = bar_mv(ys[y] & 3, ys[y] >> 2 & 7,
+					 4 - (ys[y] >> 5));
+			bar_compose(L, map, NULL, mv, k);
+			bar_add(L, slot, map, mv, k, cost + 1);
+		}
+	}
 }
 
-static int bar_build(struct barlib *L, cube_t *sim)
+static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 {
 	if (cube_sizeof(7) > 1024)
 		return SOLVE_ESTAGE;
@@ -3627,7 +3702,7 @@ static int bar_build(struct barlib *L, cube_t *sim)
 				L->bar[b][j] = (uint8_t)t;
 				L->barof[t] = (int8_t)b;
 			}
-	memset(L->slot, -1, sizeof L->slot);
+	memset(slot, -1, BAR_HASH * sizeof *slot);
 	L->count = 0;
 	/* ring 1's group: its turns, and "no set-up" last */
 	static const uint8_t ring1[4] = {0, 1, 5, 6};
@@ -3637,35 +3712,8 @@ static int bar_build(struct barlib *L, cube_t *sim)
 		for (int i = 0; i < 4; i++)
 			for (int qt = 1; qt <= 3; qt++)
 				ys[ny++] = bar_mv(a, ring1[i], qt);
-	uint8_t map[BAR_NC], pre[BAR_NC], mv[BAR_LEN];
-	for (int y = 0; y <= ny; y++) {
-		int k0 = y < ny;
-		if (k0) {
-			mv[0] = ys[y];
-			bar_compose(L, pre, NULL, mv, 1);
-		}
-		for (int sa = 0; sa < 3; sa++)
-			for (int sl = 2; sl <= 4; sl++)
-				for (int sq = 1; sq <= 3; sq++)
-					for (int x = 0; x < ny; x++) {
-						if ((ys[x] & 3) == sa)
-							continue;
-						int k = k0;
-						mv[k++] = bar_mv(sa, sl, sq);
-						mv[k++] = ys[x];
-						mv[k++] = bar_mv(sa, sl, 4 - sq);
-						bar_compose(L, map, k0 ? pre : NULL,
-							    mv + k0, k - k0);
-						bar_add(L, map, mv, k);
-						if (!k0)
-							continue;
-						mv[k++] = bar_mv(ys[y] & 3,
-								 ys[y] >> 2 & 7,
-								 4 - (ys[y] >> 5));
-						bar_compose(L, map, NULL, mv, k);
-						bar_add(L, map, mv, k);
-					}
-	}
+	bar_conj(L, slot, ys, ny);
+	uint8_t map[BAR_NC], mv[BAR_LEN];
 	/* the commutators, each made once and then after each set-up */
 	uint8_t base[BAR_NC];
 	for (int A = 0; A < 3; A++)
@@ -3690,7 +3738,7 @@ static int bar_build(struct barlib *L, cube_t *sim)
 			if (!keeps)
 				continue;
 			memcpy(mv + 1, c8, 8);
-			bar_add(L, base, mv + 1, 8);
+			bar_add(L, slot, base, mv + 1, 8, 8);
 			for (int y = 0; y < ny; y++) {
 				mv[0] = ys[y];
 				const uint8_t *py = L->perm[ys[y] & 3]
@@ -3698,11 +3746,10 @@ static int bar_build(struct barlib *L, cube_t *sim)
 							   [ys[y] >> 5];
 				for (int t = 0; t < BAR_NC; t++)
 					map[t] = base[py[t]];
-				bar_add(L, map, mv, 9);
+				bar_add(L, slot, map, mv, 9, 9);
 			}
 		}
 	}
-	L->built = 1;
 	return L->count > 0 ? 0 : SOLVE_ESTAGE;
 }
 
@@ -3712,13 +3759,13 @@ static struct barlib *barlib_of(struct ctx *x)
 					 bar_offset(x->n));
 }
 
-static int bar_pairs(const struct barlib *L, const uint8_t *col, int b)
+static int bar_pairs(const struct barmacs *L, const uint8_t *col, int b)
 {
 	int t = col[L->bar[b][1]];
 	return (col[L->bar[b][0]] == t) + (col[L->bar[b][2]] == t);
 }
 
-static int bar_count(const struct barlib *L, const uint8_t *col)
+static int bar_count(const struct barmacs *L, const uint8_t *col)
 {
 	int k = 0;
 	for (int b = 0; b < BAR_NB; b++)
@@ -3740,7 +3787,7 @@ static int bar_gain(const struct barcand *a, const uint8_t *col,
 	return g;
 }
 
-static void bar_apply(const struct barlib *L, const struct barcand *a,
+static void bar_apply(const struct barmacs *L, const struct barcand *a,
 		      const uint8_t *col, uint8_t *out)
 {
 	memcpy(out, col, BAR_NC);
@@ -3763,7 +3810,7 @@ static int bar_score(const struct barnode *s)
 
 /* The want best macros on col by obliques paired per move, best first;
  * how many. */
-static int bar_top(struct ctx *x, const struct barlib *L, const uint8_t *col,
+static int bar_top(struct ctx *x, const struct barmacs *L, const uint8_t *col,
 		   int want, int *top, int *tg, int *tc)
 {
 	uint8_t op[BAR_NB];
@@ -3773,7 +3820,7 @@ static int bar_top(struct ctx *x, const struct barlib *L, const uint8_t *col,
 	x->om_evals += L->count;
 	for (int i = 0; i < L->count; i++) {
 		const struct barcand *a = &L->c[i];
-		int g = bar_gain(a, col, op), cost = a->len;
+		int g = bar_gain(a, col, op), cost = a->cost;
 		if (g <= 0)
 			continue;
 		if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
@@ -3792,33 +3839,41 @@ static int bar_top(struct ctx *x, const struct barlib *L, const uint8_t *col,
  * beam could not (the oblique macros then finish), or an error. */
 static int bar_pair(struct ctx *x, unsigned *par)
 {
-	struct barlib *L = barlib_of(x);
+	struct barlib *W = barlib_of(x);
 	int rc;
-	if (!L->built && (rc = bar_build(L, (cube_t *)(void *)x->w->sim)) < 0)
-		return rc;
-	struct barnode *root = &L->lev[0][0];
+	if (!W->built) {
+		const struct st_shared *sh = x->lim ? x->lim->stage_tables
+						    : NULL;
+		W->B = sh ? &sh->bars : &W->own;
+		if (!sh && (rc = bar_build(&W->own, W->slot,
+					   (cube_t *)(void *)x->w->sim)) < 0)
+			return rc;
+		W->built = 1;
+	}
+	const struct barmacs *L = W->B;
+	struct barnode *root = &W->lev[0][0];
 	bar_read(x, root->col);
 	root->cost = 0;
 	root->paired = (int16_t)bar_count(L, root->col);
 	root->parent = -1;
 	root->cand = -1;
-	L->nlev[0] = 1;
+	W->nlev[0] = 1;
 	int bd = root->paired == BAR_OBL ? 0 : -1, bi = 0, d = 0;
-	for (; d + 1 < BAR_DEPTH && L->nlev[d] > 0; d++) {
+	for (; d + 1 < BAR_DEPTH && W->nlev[d] > 0; d++) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
 		int nk = 0;
-		for (int i = 0; i < L->nlev[d]; i++) {
-			const struct barnode *s = &L->lev[d][i];
+		for (int i = 0; i < W->nlev[d]; i++) {
+			const struct barnode *s = &W->lev[d][i];
 			if (s->paired == BAR_OBL) {
-				if (bd < 0 || s->cost < L->lev[bd][bi].cost)
+				if (bd < 0 || s->cost < W->lev[bd][bi].cost)
 					bd = d, bi = i;
 				continue;
 			}
 			int top[BAR_LOOK], tg[BAR_LOOK], tc[BAR_LOOK];
 			int nt = bar_top(x, L, s->col, BAR_LOOK, top, tg, tc);
 			for (int t = 0; t < nt; t++) {
-				struct barnode *k = &L->kids[nk++];
+				struct barnode *k = &W->kids[nk++];
 				k->cost = (int16_t)(s->cost + tc[t]);
 				k->paired = (int16_t)(s->paired + tg[t]);
 				k->parent = (int16_t)i;
@@ -3831,34 +3886,34 @@ static int bar_pair(struct ctx *x, unsigned *par)
 		for (int t = 0; t < nk && nn < BAR_BW; t++) {
 			int b = t;
 			for (int u = t + 1; u < nk; u++)
-				if (bar_score(&L->kids[u]) <
-				    bar_score(&L->kids[b]))
+				if (bar_score(&W->kids[u]) <
+				    bar_score(&W->kids[b]))
 					b = u;
-			struct barnode k = L->kids[b];
-			L->kids[b] = L->kids[t];
-			if (bd >= 0 && k.cost >= L->lev[bd][bi].cost)
+			struct barnode k = W->kids[b];
+			W->kids[b] = W->kids[t];
+			if (bd >= 0 && k.cost >= W->lev[bd][bi].cost)
 				continue;
-			bar_apply(L, &L->c[k.cand], L->lev[d][k.parent].col,
+			bar_apply(L, &L->c[k.cand], W->lev[d][k.parent].col,
 				  k.col);
 			int dup = 0;
 			for (int u = 0; u < nn && !dup; u++)
-				dup = memcmp(L->lev[d + 1][u].col, k.col,
+				dup = memcmp(W->lev[d + 1][u].col, k.col,
 					     BAR_NC) == 0;
 			if (!dup)
-				L->lev[d + 1][nn++] = k;
+				W->lev[d + 1][nn++] = k;
 		}
-		L->nlev[d + 1] = nn;
+		W->nlev[d + 1] = nn;
 	}
-	for (int i = 0; i < L->nlev[d]; i++)
-		if (L->lev[d][i].paired == BAR_OBL &&
-		    (bd < 0 || L->lev[d][i].cost < L->lev[bd][bi].cost))
+	for (int i = 0; i < W->nlev[d]; i++)
+		if (W->lev[d][i].paired == BAR_OBL &&
+		    (bd < 0 || W->lev[d][i].cost < W->lev[bd][bi].cost))
 			bd = d, bi = i;
 	if (bd <= 0)
 		return bd == 0;
 	int path[BAR_DEPTH];
 	for (int e = bd, i = bi; e > 0; e--) {
-		path[e] = L->lev[e][i].cand;
-		i = L->lev[e][i].parent;
+		path[e] = W->lev[e][i].cand;
+		i = W->lev[e][i].parent;
 	}
 	size_t start = x->count;
 	for (int e = 1; e <= bd; e++) {
@@ -3868,8 +3923,7 @@ static int bar_pair(struct ctx *x, unsigned *par)
 			    qt = a->mv[k] >> 5;
 			if ((rc = emit(x, axis, l, qt)) < 0)
 				return rc;
-			if (qt % 2 && l > 0 && l < x->m && 2 * l != x->m)
-				*par ^= 1u << (l < x->m - l ? l : x->m - l);
+			*par ^= turn_par(x->m, l, l, qt);
 		}
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
@@ -4696,7 +4750,7 @@ int reduce_stage_tables_build(void *tables, size_t size, void *work,
 	sh->magic = 0;
 	sh->size = sizeof *sh;
 	/* one size of each kind, built as a solve of it would */
-	static const int rep[ST_KINDS] = {4, 5, 6, 7};
+	static const int rep[ST_KINDS] = {4, 5, 6, 9};
 	reduce_limits own = {lim ? lim->poll : NULL, lim ? lim->ctx : NULL,
 			     NULL};
 	for (int k = 0; k < ST_KINDS; k++) {
@@ -4715,6 +4769,15 @@ int reduce_stage_tables_build(void *tables, size_t size, void *work,
 			return rc;
 		memcpy(&sh->kind[k], &S->own, sizeof S->own);
 	}
+	struct ctx x;
+	memset(&x, 0, sizeof x);
+	x.w = (struct rwork *)work;
+	x.n = 7;
+	x.m = 6;
+	int rc = bar_build(&sh->bars, barlib_of(&x)->slot,
+			   (cube_t *)(void *)x.w->sim);
+	if (rc < 0)
+		return rc;
 	sh->magic = ST_MAGIC;
 	return 0;
 }

@@ -1927,7 +1927,10 @@ static int free_centers(struct ctx *x)
  * made on a model (a 4×4 for even n, a 5×5 for odd: ring 1 with single
  * layers), and one set of tables serve every ring; the turns found are
  * made on layers k and m-k. The oblique macros and 3-cycles finish the
- * obliques. On 6×6 and 7×7 (ST_JOINT_MAX_N) rings 1 and 2 take steps
+ * obliques. On 7×7 (BAR_ON) ring 2 comes first, then the bars, then
+ * ring 1, each ring alone with the outer blocks 0-k and m-k-m too (5×5's
+ * turns and tables: see the bars). On 6×6 (ST_JOINT_MAX_N; 7×7 before
+ * the bars) rings 1 and 2 take steps
  * A and B one after the other but C1 and C2 together (st_group): the
  * turns are then the single layers 0, 1, 2, m-2, m-1, m and the blocks
  * 0-1, 0-2, 1-2 and their mirrors, and a block acts on each ring as
@@ -2253,9 +2256,11 @@ static void st_classes(struct stmove *M, const uint8_t *to)
 /* The layer sets turned on each axis, for size n (m = n - 1 on the
  * cube, or the model's): the single layers 0, k, m-k, m of each ring
  * (k1 alone, or k1 < k2), then blocks: on 4×4 and 5×5 the outer blocks
- * of two (not past them: on ring k they would turn the layers of ring
- * k-1, and without them ring 1's tables serve every ring; on 7×7, 8
- * states, 306.8 moves with them, 304.0 without, 10% less time) and on
+ * of two, and on 7×7 (BAR_ON) ring k's 0-k and m-k-m (not past them:
+ * on ring k they would turn the layers of ring k-1, and without them
+ * ring 1's tables serve every ring; on 7×7 before the bars, 8 states,
+ * 306.8 moves with them, 304.0 without, 10% less time; with the bars
+ * ring k-1 is free while ring k is searched, or kept whole) and on
  * 4×4 the inner one; for rings 1 and 2 together the blocks 0-1, 0-2,
  * 1-2 and their mirrors (no block reaches a ring the group does not
  * hold); never a middle slice. Returns how many. */
@@ -3523,15 +3528,18 @@ static int om_pair(struct ctx *x, int p, int q)
 
 /* ----------------------------------------------------------- the bars */
 
-/* On 7×7 the rings' staged search and the oblique macros take about 71
+/* On 7×7 the rings' staged search and the oblique macros took about 71
  * and 82 moves. The bars take the centers another way, as a reduction
  * to 5×5: ring 2 first (its staged steps alone), then each +-center of
  * ring 1 paired with the two obliques beside it into a bar, then ring 1
- * (its staged steps alone). Ring 1's turns (faces and layers 1 and m-1)
- * keep bars whole and ring 2 solved, and turn the bars as a 5×5's turns
- * turn its +-centers, so its search solves the obliques too. Pairing
- * minds nothing but ring 2: ring 1's corners and where the bars are are
- * free. The macros keep ring 2 (and the middle centers) in place:
+ * (its staged steps alone). Ring 1's turns (faces, layers 1 and m-1 and
+ * the blocks of both) keep bars whole and ring 2 solved, and turn the
+ * bars as a 5×5's turns turn its +-centers, so its search solves the
+ * obliques too. While ring 2 is searched, layer 1 is free; so each ring
+ * is a 5×5's center search, outer blocks included, on 5×5's tables.
+ * Pairing minds nothing but ring 2: ring 1's corners and where the bars
+ * are are free. The macros keep ring 2 (and the middle centers) in
+ * place:
  *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4), X a turn
  *    of ring 1's group across it, Y an optional set-up from that group
  *    (3 to 5 moves);
@@ -3539,10 +3547,19 @@ static int om_pair(struct ctx *x, int p, int q)
  *    axis, Y an optional turn of ring 1's group first, not undone:
  *    it only moves bars (8 or 9 moves).
  * One macro per map of the bars' places (the cheapest): about 60,000,
- * made once per solve. A beam as the oblique macros' (BAR_BW states a
- * step, each grown by its BAR_LOOK best macros by obliques paired per
- * move, ranked by moves plus BAR_BR per oblique unpaired) runs until
- * every oblique is paired; the shortest such state is made. */
+ * made once with the stage tables (90 ms). A beam as the oblique
+ * macros' (BAR_BW states a step, each grown by its BAR_LOOK best macros
+ * by obliques paired per move, ranked by moves plus BAR_BR per oblique
+ * unpaired) runs until every oblique is paired; the shortest such state
+ * is made. Measured (bench --reduce 20): 7×7 centers 152.9 -> 127.7,
+ * 252 -> 226 moves (median); per variant ring 2 about 34 moves, the
+ * bars 61, ring 1 34. The bars' first steps pair about one oblique a
+ * move; the last ten take 25 to 30 moves in commutators. Tried and left
+ * out (8 states, centers 124.9): S a block of two or three inner layers
+ * too (133.4), X one or two turns (131.3 before the rings' blocks, at
+ * twice the time), P or Q two slices (125.1, 1.5 times the time),
+ * BAR_BR 2, 4 or 5, BAR_LOOK 4 or 16, BAR_BW 16 (within a move, 12
+ * states); 4 or 6 variants (no shorter median). */
 
 static int bar_center(int f, int r, int c)
 {

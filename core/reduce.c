@@ -384,6 +384,16 @@ struct omcands {
 #ifndef BAR_BW
 #define BAR_BW 8
 #endif
+/* from BAR_END obliques paired on, BAR_BWE states a step */
+#ifndef BAR_BWE
+#define BAR_BWE 32
+#endif
+#ifndef BAR_END
+#define BAR_END 30
+#endif
+#ifndef BAR_RATE
+#define BAR_RATE 1
+#endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8
 #endif
@@ -402,7 +412,9 @@ struct omcands {
 #endif
 #define BAR_LEN 10
 #define BAR_MOV 16 /* bars a macro may change */
-#define BAR_MAX 81920
+#ifndef BAR_MAX
+#define BAR_MAX 98304
+#endif
 #define BAR_HASH (1 << 18)
 
 /* A macro: its turns, and the bars it changes, in order, each as the
@@ -414,6 +426,10 @@ struct barent {
 
 struct barcand {
 	uint8_t nb, len, cost; /* cost: len, a block counted once */
+	uint8_t ub; /* the most it may gain: 2 per bar it breaks up */
+	uint8_t ns;             /* bars it breaks up: e[0..ns) made of parts
+				 * of others, whose bars are brk[0..ns) */
+	uint8_t brk[BAR_MOV];
 	uint8_t mv[BAR_LEN];
 	struct barent e[BAR_MOV];
 };
@@ -439,8 +455,8 @@ struct barlib {
 	struct barmacs own;
 	int32_t slot[BAR_HASH];  /* building: the maps seen */
 	int nlev[BAR_DEPTH];
-	struct barnode lev[BAR_DEPTH][BAR_BW];
-	struct barnode kids[BAR_BW * BAR_LOOK];
+	struct barnode lev[BAR_DEPTH][BAR_BWE];
+	struct barnode kids[BAR_BWE * BAR_LOOK];
 };
 
 struct rwork {
@@ -2550,7 +2566,10 @@ struct stsearch {
 	int path[ST_DEPTH + 1];
 	int best_len, best_rate;
 	int best[ST_DEPTH + 1];
+	int bars; /* rate answers by the obliques they leave unpaired */
 };
+
+static int bar_rate(struct ctx *x, const int *path, int len);
 
 /* IDA*'s depth-first pass to bound. Every answer found is rated; once
  * one is, the pass goes on for at most ST_PICK more nodes. 0, or -1
@@ -2570,7 +2589,8 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 			st_move(S, z->kind, 1, z->path[d], &e, &f);
 			e = f;
 		}
-		int r = st_rate(S, z->kind, &e);
+		int r = z->bars ? bar_rate(z->x, z->path, depth)
+				: st_rate(S, z->kind, &e);
 		if (z->best_len < 0 && z->nodes + ST_PICK < z->budget)
 			z->budget = z->nodes + ST_PICK;
 		if (z->best_len < 0 || r < z->best_rate) {
@@ -2793,6 +2813,10 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		z.kind = kind;
 		z.budget = ST_BUDGET;
 		z.best_len = -1;
+		/* ring 2's last step on 7×7: of its answers, the one that
+		 * leaves the bars the most paired */
+		z.bars = BAR_ON(x->n) && BAR_RATE && S->nring == 1 &&
+			 S->rk[0] == 2 && kind == ST_C2;
 		z.root = s;
 		for (int bound = st_h(S, kind, &s, NULL);
 		     bound <= ST_DEPTH && z.best_len < 0; bound++) {
@@ -3543,23 +3567,33 @@ static int om_pair(struct ctx *x, int p, int q)
  *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4), X a turn
  *    of ring 1's group across it, Y an optional set-up from that group
  *    (3 to 5 moves);
- *  - [Y] [P Q P', F]: P and Q slices on two axes, F a face turn on Q's
- *    axis, Y an optional turn of ring 1's group first, not undone:
- *    it only moves bars (8 or 9 moves).
- * One macro per map of the bars' places (the cheapest): about 60,000,
- * made once with the stage tables (90 ms). A beam as the oblique
- * macros' (BAR_BW states a step, each grown by its BAR_LOOK best macros
- * by obliques paired per move, ranked by moves plus BAR_BR per oblique
+ *  - [Y] [P Q P', F]: P and Q slices on two axes, F a face turn or a
+ *    slice of ring 1 on Q's axis, Y an optional turn of ring 1's group
+ *    first, not undone: it only moves bars (8 or 9 moves).
+ * One macro per map of the bars' places (the cheapest): about 79,000,
+ * made once with the stage tables (about 100 ms). A bar moved whole
+ * takes its pairs along, so what a macro gains is what the bars it
+ * makes of parts pair less what the bars it breaks up did (as many):
+ * the macros are sorted by twice that many per move, an upper bound,
+ * and a scan stops where it cannot beat the best it holds. A beam as
+ * the oblique macros' (BAR_BW states a step, BAR_BWE once BAR_END
+ * obliques are paired, each grown by its BAR_LOOK best macros by
+ * obliques paired per move, ranked by moves plus BAR_BR per oblique
  * unpaired) runs until every oblique is paired; the shortest such state
- * is made. Measured (bench --reduce 20): 7×7 centers 152.9 -> 127.7,
- * 252 -> 226 moves (median); per variant ring 2 about 34 moves, the
- * bars 61, ring 1 34. The bars' first steps pair about one oblique a
- * move; the last ten take 25 to 30 moves in commutators. Tried and left
- * out (8 states, centers 124.9): S a block of two or three inner layers
- * too (133.4), X one or two turns (131.3 before the rings' blocks, at
- * twice the time), P or Q two slices (125.1, 1.5 times the time),
- * BAR_BR 2, 4 or 5, BAR_LOOK 4 or 16, BAR_BW 16 (within a move, 12
- * states); 4 or 6 variants (no shorter median). */
+ * is made. Ring 2's last step picks, of its answers, the one that
+ * leaves the most obliques paired (BAR_RATE). Measured (bench --reduce
+ * 20): 7×7 centers 152.9 -> 127.7, 252 -> 226 moves (median); per
+ * variant ring 2 about 34 moves, the bars 61, ring 1 34; the bars' first
+ * steps pair about one oblique a move, the last ten take 25 to 30 moves
+ * in commutators. Then (20 states, centers): the beam 32 wide from 30
+ * paired 127.05 -> 123.35 (64 from 24: 120.85 at 1.4 times the time),
+ * F a slice too 125.7, both 121.85, BAR_RATE 121.0 (226 -> 219 moves).
+ * Tried and left out (8 states, centers 124.9): S a block of two or
+ * three inner layers too (133.4), X one or two turns (131.3 before the
+ * rings' blocks, at twice the time), P or Q two slices (125.1, 1.5
+ * times the time), BAR_BR 2, 4 or 5, BAR_LOOK 4 or 16, BAR_BW 16
+ * (within a move, 12 states); 4 or 6 variants (no shorter median); the
+ * commutators' inverses F X' F' X too (20 states: 127.05 -> 126.6). */
 
 static int bar_center(int f, int r, int c)
 {
@@ -3685,6 +3719,82 @@ static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
 	}
 }
 
+/* Macro a's order: by ub per move, most first (2520 = lcm(1..10)). */
+static int bar_key(const struct barcand *a)
+{
+	return a->ub * 2520 / a->cost;
+}
+
+static void bar_sift(struct barcand *c, int i, int n)
+{
+	for (;;) {
+		int k = 2 * i + 1;
+		if (k >= n)
+			return;
+		if (k + 1 < n && bar_key(&c[k + 1]) < bar_key(&c[k]))
+			k++;
+		if (bar_key(&c[i]) <= bar_key(&c[k]))
+			return;
+		struct barcand t = c[i];
+		c[i] = c[k];
+		c[k] = t;
+		i = k;
+	}
+}
+
+/* Each macro's ub, and the macros sorted by ub per move, most first
+ * (a heap sort: no allocation), so that a scan may stop where no macro
+ * left can make its best. */
+static void bar_order(struct barmacs *L)
+{
+	for (int i = 0; i < L->count; i++) {
+		struct barcand *a = &L->c[i];
+		/* a bar moved whole takes its pairs along; the pairs a macro
+		 * gains are those of the bars it makes of parts, less those
+		 * of the bars it breaks up: as many, the rest being moved
+		 * whole or left */
+		uint32_t kept = (1u << BAR_NB) - 1;
+		for (int j = 0; j < a->nb; j++)
+			kept &= ~(1u << a->e[j].b);
+		a->ns = 0;
+		for (int j = 0; j < a->nb; j++) {
+			const uint8_t *src = a->e[j].src;
+			int wb = L->barof[src[1]];
+			const uint8_t *w = L->bar[wb];
+			if ((src[0] == w[0] && src[2] == w[2]) ||
+			    (src[0] == w[2] && src[2] == w[0])) {
+				kept |= 1u << wb;
+				continue;
+			}
+			struct barent t = a->e[a->ns];
+			a->e[a->ns++] = a->e[j];
+			a->e[j] = t;
+		}
+		int nbrk = 0;
+		for (int b = 0; b < BAR_NB; b++)
+			if (!(kept >> b & 1))
+				a->brk[nbrk++] = (uint8_t)b;
+		a->ub = (uint8_t)(2 * a->ns);
+		if (nbrk != a->ns) {
+			/* cannot be (a permutation of the places); if it were,
+			 * weigh every bar it changes */
+			a->ns = a->nb;
+			for (int j = 0; j < a->nb; j++)
+				a->brk[j] = a->e[j].b;
+			a->ub = (uint8_t)(2 * a->nb);
+		}
+	}
+	int n = L->count;
+	for (int i = n / 2 - 1; i >= 0; i--)
+		bar_sift(L->c, i, n);
+	for (int k = n - 1; k > 0; k--) {
+		struct barcand t = L->c[0];
+		L->c[0] = L->c[k];
+		L->c[k] = t;
+		bar_sift(L->c, 0, k);
+	}
+}
+
 static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 {
 	if (cube_sizeof(7) > 1024)
@@ -3741,13 +3851,15 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 		for (int pq = 1; pq <= 3; pq++)
 		for (int ql = 1; ql <= 5; ql++)
 		for (int qq = 1; qq <= 3; qq++)
-		for (int fb = 0; fb <= 6; fb += 6)
+		for (int fi = 0; fi < 4; fi++)
 		for (int fq = 1; fq <= 3; fq++) {
+			/* F: a face, or a slice of ring 1 (it moves bars whole) */
+			static const uint8_t fl[4] = {0, 6, 1, 5};
 			const uint8_t c8[8] = {
 				bar_mv(A, pl, pq), bar_mv(B, ql, qq),
-				bar_mv(A, pl, 4 - pq), bar_mv(B, fb, fq),
+				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], fq),
 				bar_mv(A, pl, pq), bar_mv(B, ql, 4 - qq),
-				bar_mv(A, pl, 4 - pq), bar_mv(B, fb, 4 - fq)};
+				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], 4 - fq)};
 			bar_compose(L, base, NULL, c8, 8);
 			int keeps = 1;
 			for (int t = 0; t < BAR_NC && keeps; t++)
@@ -3767,7 +3879,10 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 			}
 		}
 	}
-	return L->count > 0 ? 0 : SOLVE_ESTAGE;
+	if (L->count == 0)
+		return SOLVE_ESTAGE;
+	bar_order(L);
+	return 0;
 }
 
 static struct barlib *barlib_of(struct ctx *x)
@@ -3796,10 +3911,11 @@ static int bar_gain(const struct barcand *a, const uint8_t *col,
 		    const uint8_t *op)
 {
 	int g = 0;
-	for (int j = 0; j < a->nb; j++) {
+	for (int j = 0; j < a->ns; j++) {
 		const struct barent *e = &a->e[j];
 		int t = col[e->src[1]];
-		g += (col[e->src[0]] == t) + (col[e->src[2]] == t) - op[e->b];
+		g += (col[e->src[0]] == t) + (col[e->src[2]] == t) -
+		     op[a->brk[j]];
 	}
 	return g;
 }
@@ -3813,11 +3929,10 @@ static void bar_apply(const struct barmacs *L, const struct barcand *a,
 			out[L->bar[a->e[j].b][i]] = col[a->e[j].src[i]];
 }
 
-static void bar_read(const struct ctx *x, uint8_t *col)
+static void bar_read(const cube_t *c, uint8_t *col)
 {
 	for (int t = 0; t < BAR_NC; t++)
-		col[t] = (uint8_t)cube_get(x->c, t / 25, t % 25 / 5 + 1,
-					   t % 5 + 1);
+		col[t] = (uint8_t)cube_get(c, t / 25, t % 25 / 5 + 1, t % 5 + 1);
 }
 
 static int bar_score(const struct barnode *s)
@@ -3833,10 +3948,11 @@ static int bar_top(struct ctx *x, const struct barmacs *L, const uint8_t *col,
 	uint8_t op[BAR_NB];
 	for (int b = 0; b < BAR_NB; b++)
 		op[b] = (uint8_t)bar_pairs(L, col, b);
-	int nt = 0;
-	x->om_evals += L->count;
-	for (int i = 0; i < L->count; i++) {
+	int nt = 0, i = 0;
+	for (; i < L->count; i++) {
 		const struct barcand *a = &L->c[i];
+		if (nt == want && a->ub * tc[nt - 1] <= tg[nt - 1] * a->cost)
+			break; /* nor any after it */
 		int g = bar_gain(a, col, op), cost = a->cost;
 		if (g <= 0)
 			continue;
@@ -3848,7 +3964,44 @@ static int bar_top(struct ctx *x, const struct barmacs *L, const uint8_t *col,
 			tc[at] = tc[at - 1];
 		top[at] = i, tg[at] = g, tc[at] = cost;
 	}
+	x->om_evals += i;
 	return nt;
+}
+
+/* The macros: the shared tables', or made now; NULL on error (rc). */
+static const struct barmacs *bar_macs(struct ctx *x, int *rc)
+{
+	struct barlib *W = barlib_of(x);
+	if (!W->built) {
+		const struct st_shared *sh = x->lim ? x->lim->stage_tables
+						    : NULL;
+		W->B = sh ? &sh->bars : &W->own;
+		if (!sh && (*rc = bar_build(&W->own, W->slot,
+					    (cube_t *)(void *)x->w->sim)) < 0)
+			return NULL;
+		W->built = 1;
+	}
+	return W->B;
+}
+
+/* The obliques left unpaired if the staged search's turns path[0..len)
+ * were made now. */
+static int bar_rate(struct ctx *x, const int *path, int len)
+{
+	int rc;
+	const struct barmacs *L = bar_macs(x, &rc);
+	if (!L)
+		return 0;
+	const struct stagew *S = stagew_of(x);
+	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	uint8_t col[BAR_NC];
+	cube_copy(sim, x->c);
+	for (int d = 0; d < len; d++) {
+		const struct stmove *M = &S->cmv[path[d]];
+		cube__turn_generic(sim, M->axis, M->lo, M->hi, M->qt);
+	}
+	bar_read(sim, col);
+	return BAR_OBL - bar_count(L, col);
 }
 
 /* Ring 2 solved, pair every oblique with its bar's +-center (*par: the
@@ -3857,19 +4010,12 @@ static int bar_top(struct ctx *x, const struct barmacs *L, const uint8_t *col,
 static int bar_pair(struct ctx *x, unsigned *par)
 {
 	struct barlib *W = barlib_of(x);
-	int rc;
-	if (!W->built) {
-		const struct st_shared *sh = x->lim ? x->lim->stage_tables
-						    : NULL;
-		W->B = sh ? &sh->bars : &W->own;
-		if (!sh && (rc = bar_build(&W->own, W->slot,
-					   (cube_t *)(void *)x->w->sim)) < 0)
-			return rc;
-		W->built = 1;
-	}
-	const struct barmacs *L = W->B;
+	int rc = 0;
+	const struct barmacs *L = bar_macs(x, &rc);
+	if (!L)
+		return rc;
 	struct barnode *root = &W->lev[0][0];
-	bar_read(x, root->col);
+	bar_read(x->c, root->col);
 	root->cost = 0;
 	root->paired = (int16_t)bar_count(L, root->col);
 	root->parent = -1;
@@ -3900,7 +4046,12 @@ static int bar_pair(struct ctx *x, unsigned *par)
 		/* the BAR_BW best children, each state once, none past a
 		 * finished one */
 		int nn = 0;
-		for (int t = 0; t < nk && nn < BAR_BW; t++) {
+		int most = 0;
+		for (int t = 0; t < nk; t++)
+			if (W->kids[t].paired > most)
+				most = W->kids[t].paired;
+		int bw = most >= BAR_END ? BAR_BWE : BAR_BW;
+		for (int t = 0; t < nk && nn < bw; t++) {
 			int b = t;
 			for (int u = t + 1; u < nk; u++)
 				if (bar_score(&W->kids[u]) <
@@ -3946,7 +4097,7 @@ static int bar_pair(struct ctx *x, unsigned *par)
 	size_t nk = moves_simplify(x->out + start, x->count - start);
 	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
 	uint8_t now[BAR_NC];
-	bar_read(x, now);
+	bar_read(x->c, now);
 	return bar_count(L, now) == BAR_OBL ? 1 : SOLVE_ESTAGE;
 }
 

@@ -391,6 +391,10 @@ struct omcands {
 #ifndef BAR_END
 #define BAR_END 30
 #endif
+#ifndef EDGE_RATE
+#define EDGE_RATE 1
+#endif
+#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || BAR_ON(n)))
 #ifndef BAR_RATE
 #define BAR_RATE 1
 #endif
@@ -1121,6 +1125,8 @@ struct ctx {
 	unsigned cpar; /* wing parities the center stage made so far */
 	long st_nodes; /* nodes the staged searches visited */
 	long om_evals; /* macros the oblique greedy weighed */
+	int erate;     /* the free phase's places are built: the centers'
+			* last step may rate its answers by the edges */
 };
 
 static int kind_val(int kind, int p, int q, int m)
@@ -2566,10 +2572,12 @@ struct stsearch {
 	int path[ST_DEPTH + 1];
 	int best_len, best_rate;
 	int best[ST_DEPTH + 1];
-	int bars; /* rate answers by the obliques they leave unpaired */
+	int bars;  /* rate answers by the obliques they leave unpaired */
+	int edges; /* or by the edge pieces */
 };
 
 static int bar_rate(struct ctx *x, const int *path, int len);
+static int edge_rate(struct ctx *x, const int *path, int len);
 
 /* IDA*'s depth-first pass to bound. Every answer found is rated; once
  * one is, the pass goes on for at most ST_PICK more nodes. 0, or -1
@@ -2590,7 +2598,8 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 			e = f;
 		}
 		int r = z->bars ? bar_rate(z->x, z->path, depth)
-				: st_rate(S, z->kind, &e);
+			: z->edges ? edge_rate(z->x, z->path, depth)
+				   : st_rate(S, z->kind, &e);
 		if (z->best_len < 0 && z->nodes + ST_PICK < z->budget)
 			z->budget = z->nodes + ST_PICK;
 		if (z->best_len < 0 || r < z->best_rate) {
@@ -2817,6 +2826,10 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		 * leaves the bars the most paired */
 		z.bars = BAR_ON(x->n) && BAR_RATE && S->nring == 1 &&
 			 S->rk[0] == 2 && kind == ST_C2;
+		/* the centers' last step, up to 5×5 and on 7×7: the answer
+		 * that leaves the edges the most paired */
+		z.edges = x->erate && S->nring == 1 && S->rk[0] == 1 &&
+			  kind == ST_C2;
 		z.root = s;
 		for (int bound = st_h(S, kind, &s, NULL);
 		     bound <= ST_DEPTH && z.best_len < 0; bound++) {
@@ -4120,7 +4133,14 @@ static int stage_centers(struct ctx *x)
 	int m = x->m, staged = 0;
 	x->cpar = 0;
 	memset(x->split, 0, sizeof x->split);
+	x->erate = 0;
 	if (STAGED(x->n) && x->staged) {
+		if (EDGE_RATE_ON(x->n)) {
+			int rc = free_build(x);
+			if (rc < 0)
+				return rc;
+			x->erate = 1;
+		}
 		staged = staged_centers(x);
 		if (staged < 0)
 			return staged;
@@ -4232,6 +4252,25 @@ static int popcount64(uint64_t v)
 	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
 	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
 	return (int)((v * 0x0101010101010101ull) >> 56);
+}
+
+/* The edge pieces left unpaired with a neighbour if the staged
+ * search's turns path[0..len) were made now. */
+static int edge_rate(struct ctx *x, const int *path, int len)
+{
+	const struct freec *F = &x->w->fc;
+	const struct stagew *S = stagew_of(x);
+	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	uint8_t v[EB_NE];
+	cube_copy(sim, x->c);
+	for (int d = 0; d < len; d++) {
+		const struct stmove *M = &S->cmv[path[d]];
+		cube__turn_generic(sim, M->axis, M->lo, M->hi, M->qt);
+	}
+	for (int e = 0; e < F->ne; e++)
+		v[e] = (uint8_t)cube_get(sim, F->epos[e][0], F->epos[e][1],
+					 F->epos[e][2]);
+	return 12 * (x->n - 3) - popcount64(eb_adj(F, v, x->n));
 }
 
 /* Pairs among the neighbours q[0..k) of v. */

@@ -382,14 +382,14 @@ struct omcands {
 #define BAR_ON(n) ((n) == 7)
 #endif
 #ifndef BAR_BW
-#define BAR_BW 8
+#define BAR_BW 16
 #endif
 /* from BAR_END obliques paired on, BAR_BWE states a step */
 #ifndef BAR_BWE
-#define BAR_BWE 32
+#define BAR_BWE 64
 #endif
 #ifndef BAR_END
-#define BAR_END 30
+#define BAR_END 20
 #endif
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
@@ -405,6 +405,10 @@ struct omcands {
 #define BAR_BR 3
 #endif
 #define BAR_NC 150   /* the center places, as om_center numbers them */
+/* states scanned at once: at least BAR_BWE */
+#ifndef BAR_LANES
+#define BAR_LANES 64
+#endif
 #define BAR_NB 24    /* bars */
 #define BAR_OBL 48   /* obliques, two to a bar */
 #define BAR_DEPTH (BAR_OBL + 1)
@@ -470,6 +474,14 @@ struct barlib {
 	const struct barmacs *B; /* own, or the shared tables' */
 	struct barmacs own;
 	int32_t slot[BAR_HASH];  /* building: the maps seen */
+	/* a step's scan, its states side by side (lanes): their stickers
+	 * and pairs per bar, and per lane the best macros so far */
+	_Alignas(64) uint8_t colT[BAR_NC][BAR_LANES];
+	_Alignas(64) uint8_t opT[BAR_NB][BAR_LANES];
+	_Alignas(64) int16_t tgw[BAR_LANES], tcw[BAR_LANES];
+	int nt[BAR_LANES];
+	int top[BAR_LANES][BAR_LOOK], tg[BAR_LANES][BAR_LOOK],
+	    tc[BAR_LANES][BAR_LOOK];
 	int nlev[BAR_DEPTH];
 	struct barnode lev[BAR_DEPTH][BAR_BWE];
 	struct barnode kids[BAR_BWE * BAR_LOOK];
@@ -2439,6 +2451,7 @@ static int st_build(struct ctx *x)
 	return 0;
 }
 
+_Static_assert(BAR_BWE <= BAR_LANES && BAR_BW <= BAR_LANES, "bar lanes");
 _Static_assert(ST_BEAM <= 1024 && ST_JMOVES <= 128, "st_beam's cand");
 
 /* The model's single-layer turn (axis, model layer, quarter turns). */
@@ -3601,7 +3614,10 @@ static int om_pair(struct ctx *x, int p, int q)
  * makes of parts pair less what the bars it breaks up did (as many):
  * the macros are sorted by twice that many per move, an upper bound,
  * and a scan stops where it cannot beat the best it holds; it reads
- * them packed (struct barhot, 28 bytes: 7% less time in all). A macro
+ * them packed (struct barhot, 28 bytes: 7% less time in all) and weighs
+ * each on all of a step's states at once, side by side in lanes that
+ * the compiler vectorizes (bar_scan: the bars' share of a 7×7 solve
+ * 28% -> about 10%, the same answers). A macro
  * whose first turn merges with the turns before it costs that much
  * less (20 states: centers 121.2 -> 120.55). A beam as
  * the oblique macros' (BAR_BW states a step, BAR_BWE once BAR_END
@@ -3616,7 +3632,14 @@ static int om_pair(struct ctx *x, int p, int q)
  * in commutators. Then (20 states, centers): the beam 32 wide from 30
  * paired 127.05 -> 123.35 (64 from 24: 120.85 at 1.4 times the time),
  * F a slice too 125.7, both 121.85, BAR_RATE 121.0 (226 -> 219 moves).
- * Tried and left out (8 states, centers 124.9): S a block of two or
+ * With the lanes (40 states, centers, moves median, ms median): 32 from
+ * 30 and 8 before 120.67, 217, 887; 64 from 24 118.5, 213, 979; 64 from
+ * 20 and 16 before 117.9, 213, 952 (kept); 128 from 20 116.85, 213,
+ * 1136. Left out: a tie-break or a bonus for bars on the
+ * axis their colour ends on (ring 1's first steps), no gain; one of
+ * each multiset of bars kept (states that differ by ring 1's turns
+ * alone) 121.9, worse; later variants stopped once as long as the best,
+ * no time saved; and (8 states, centers 124.9) S a block of two or
  * three inner layers too (133.4), X one or two turns (131.3 before the
  * rings' blocks, at twice the time), P or Q two slices (125.1, 1.5
  * times the time), BAR_BR 2, 4 or 5, BAR_LOOK 4 or 16, BAR_BW 16
@@ -3948,20 +3971,6 @@ static int bar_count(const struct barmacs *L, const uint8_t *col)
 	return k;
 }
 
-/* What macro a gains on col (op: each bar's obliques paired there):
- * obliques paired after it less before. */
-static int bar_gain(const struct barhot *a, const uint8_t *col,
-		    const uint8_t *op)
-{
-	int g = 0;
-	for (int j = 0; j < a->ns; j++) {
-		const uint8_t *src = a->src[j];
-		int t = col[src[1]];
-		g += (col[src[0]] == t) + (col[src[2]] == t) - op[a->brk[j]];
-	}
-	return g;
-}
-
 static void bar_apply(const struct barmacs *L, const struct barcand *a,
 		      const uint8_t *col, uint8_t *out)
 {
@@ -3982,38 +3991,81 @@ static int bar_score(const struct barnode *s)
 	return s->cost + BAR_BR * (BAR_OBL - s->paired);
 }
 
-/* The want best macros on col by obliques paired per move, best first;
- * how many. */
-static int bar_top(struct ctx *x, const struct barmacs *L, const uint8_t *col,
-		   const struct omtail *tail, int want, int *top, int *tg,
-		   int *tc)
+/* For each state lane[0..nl) of step d, its BAR_LOOK best macros by
+ * obliques paired per move, best first (W->top, tg, tc; W->nt of
+ * them). The states are scanned side by side, each macro weighed on all
+ * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
+ * the lanes past nl never gain). */
+static void bar_scan(struct ctx *x, const struct barmacs *L,
+		     struct barlib *W, int d, const int *lane, int nl)
 {
-	uint8_t op[BAR_NB];
-	for (int b = 0; b < BAR_NB; b++)
-		op[b] = (uint8_t)bar_pairs(L, col, b);
-	int nt = 0, i = 0;
+	for (int l = 0; l < BAR_LANES; l++) {
+		const uint8_t *col = W->lev[d][lane[l < nl ? l : 0]].col;
+		for (int t = 0; t < BAR_NC; t++)
+			W->colT[t][l] = l < nl ? col[t] : 0;
+		for (int b = 0; b < BAR_NB; b++)
+			W->opT[b][l] = (uint8_t)(l < nl ? bar_pairs(L, col, b)
+							: 2);
+		W->tgw[l] = 0, W->tcw[l] = 1, W->nt[l] = 0;
+	}
+	/* once every lane holds BAR_LOOK, the worst of their worsts */
+	int full = 0, mg = 0, mc = 1, i = 0;
 	for (; i < L->count; i++) {
 		const struct barhot *a = &L->hot[i];
 		/* (its first turn may merge: 2 moves less at most) */
 		int least = a->cost > 3 ? a->cost - 2 : 1;
-		if (nt == want && a->ub * tc[nt - 1] <= tg[nt - 1] * least)
-			break; /* nor any after it */
-		int g = bar_gain(a, col, op);
-		if (g <= 0)
+		if (full == nl && a->ub * mc <= mg * least)
+			break; /* nor any after it, in any lane */
+		int8_t g[BAR_LANES];
+		memset(g, 0, sizeof g);
+		for (int j = 0; j < a->ns; j++) {
+			const uint8_t *c0 = W->colT[a->src[j][0]],
+				      *c1 = W->colT[a->src[j][1]],
+				      *c2 = W->colT[a->src[j][2]],
+				      *o = W->opT[a->brk[j]];
+			for (int l = 0; l < BAR_LANES; l++)
+				g[l] = (int8_t)(g[l] + (c0[l] == c1[l]) +
+						(c2[l] == c1[l]) - o[l]);
+		}
+		int any = 0;
+		for (int l = 0; l < BAR_LANES; l++)
+			any |= g[l] * W->tcw[l] > W->tgw[l] * least;
+		if (!any)
 			continue;
-		int cost = a->cost - om_tail_saves(tail, a->mv0);
-		if (cost < 1)
-			cost = 1;
-		if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
-			continue;
-		int at = nt < want ? nt++ : nt - 1;
-		for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
-			top[at] = top[at - 1], tg[at] = tg[at - 1],
-			tc[at] = tc[at - 1];
-		top[at] = i, tg[at] = g, tc[at] = cost;
+		for (int l = 0; l < nl; l++) {
+			if (g[l] <= 0 || g[l] * W->tcw[l] <= W->tgw[l] * least)
+				continue;
+			const struct barnode *s = &W->lev[d][lane[l]];
+			int cost = a->cost - om_tail_saves(&s->tail, a->mv0);
+			if (cost < 1)
+				cost = 1;
+			int nt = W->nt[l], *top = W->top[l], *tg = W->tg[l],
+			    *tc = W->tc[l], gl = g[l];
+			if (nt == BAR_LOOK &&
+			    gl * tc[nt - 1] <= tg[nt - 1] * cost)
+				continue;
+			int at = nt < BAR_LOOK ? nt++ : nt - 1;
+			for (; at > 0 && gl * tc[at - 1] > tg[at - 1] * cost;
+			     at--)
+				top[at] = top[at - 1], tg[at] = tg[at - 1],
+				tc[at] = tc[at - 1];
+			top[at] = i, tg[at] = gl, tc[at] = cost;
+			W->nt[l] = nt;
+			if (nt < BAR_LOOK)
+				continue;
+			if (W->tcw[l] == 1 && W->tgw[l] == 0)
+				full++;
+			W->tgw[l] = (int16_t)tg[nt - 1];
+			W->tcw[l] = (int16_t)tc[nt - 1];
+			if (full == nl) {
+				mg = W->tgw[0], mc = W->tcw[0];
+				for (int k = 1; k < nl; k++)
+					if (W->tgw[k] * mc < mg * W->tcw[k])
+						mg = W->tgw[k], mc = W->tcw[k];
+			}
+		}
 	}
-	x->om_evals += i;
-	return nt;
+	x->om_evals += (long)i * nl;
 }
 
 /* The macros: the shared tables', or made now; NULL on error (rc). */
@@ -4075,23 +4127,24 @@ static int bar_pair(struct ctx *x, unsigned *par)
 	for (; d + 1 < BAR_DEPTH && W->nlev[d] > 0; d++) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
-		int nk = 0;
+		int nk = 0, lane[BAR_LANES], nl = 0;
 		for (int i = 0; i < W->nlev[d]; i++) {
 			const struct barnode *s = &W->lev[d][i];
-			if (s->paired == BAR_OBL) {
-				if (bd < 0 || s->cost < W->lev[bd][bi].cost)
-					bd = d, bi = i;
-				continue;
-			}
-			int top[BAR_LOOK], tg[BAR_LOOK], tc[BAR_LOOK];
-			int nt = bar_top(x, L, s->col, &s->tail, BAR_LOOK, top,
-					 tg, tc);
-			for (int t = 0; t < nt; t++) {
+			if (s->paired < BAR_OBL)
+				lane[nl++] = i;
+			else if (bd < 0 || s->cost < W->lev[bd][bi].cost)
+				bd = d, bi = i;
+		}
+		if (nl > 0)
+			bar_scan(x, L, W, d, lane, nl);
+		for (int l = 0; l < nl; l++) {
+			const struct barnode *s = &W->lev[d][lane[l]];
+			for (int t = 0; t < W->nt[l]; t++) {
 				struct barnode *k = &W->kids[nk++];
-				k->cost = (int16_t)(s->cost + tc[t]);
-				k->paired = (int16_t)(s->paired + tg[t]);
-				k->parent = (int16_t)i;
-				k->cand = top[t];
+				k->cost = (int16_t)(s->cost + W->tc[l][t]);
+				k->paired = (int16_t)(s->paired + W->tg[l][t]);
+				k->parent = (int16_t)lane[l];
+				k->cand = W->top[l][t];
 			}
 		}
 		/* the BAR_BW best children, each state once, none past a

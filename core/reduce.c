@@ -3996,8 +3996,8 @@ static int bar_score(const struct barnode *s)
  * them). The states are scanned side by side, each macro weighed on all
  * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
  * the lanes past nl never gain). */
-static void bar_scan(struct ctx *x, const struct barmacs *L,
-		     struct barlib *W, int d, const int *lane, int nl)
+static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
+		     const int *lane, int nl)
 {
 	for (int l = 0; l < BAR_LANES; l++) {
 		const uint8_t *col = W->lev[d][lane[l < nl ? l : 0]].col;
@@ -4065,7 +4065,6 @@ static void bar_scan(struct ctx *x, const struct barmacs *L,
 			}
 		}
 	}
-	x->om_evals += (long)i * nl;
 }
 
 /* The macros: the shared tables', or made now; NULL on error (rc). */
@@ -4136,7 +4135,7 @@ static int bar_pair(struct ctx *x, unsigned *par)
 				bd = d, bi = i;
 		}
 		if (nl > 0)
-			bar_scan(x, L, W, d, lane, nl);
+			bar_scan(L, W, d, lane, nl);
 		for (int l = 0; l < nl; l++) {
 			const struct barnode *s = &W->lev[d][lane[l]];
 			for (int t = 0; t < W->nt[l]; t++) {

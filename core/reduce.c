@@ -412,12 +412,6 @@ struct omcands {
 #define BAR_NB 24    /* bars */
 #define BAR_OBL 48   /* obliques, two to a bar */
 #define BAR_DEPTH (BAR_OBL + 1)
-#ifndef BAR_SETS
-#define BAR_SETS 3 /* S: the single slices 2, 3, 4; 6: blocks too */
-#endif
-#ifndef BAR_TWO
-#define BAR_TWO 0 /* X: one turn; 1: one or two */
-#endif
 #define BAR_LEN 10
 #define BAR_MOV 16 /* bars a macro may change */
 #ifndef BAR_MAX
@@ -433,7 +427,7 @@ struct barent {
 };
 
 struct barcand {
-	uint8_t nb, len, cost; /* cost: len, a block counted once */
+	uint8_t nb, len;
 	uint8_t ub; /* the most it may gain: 2 per bar it breaks up */
 	uint8_t ns;             /* bars it breaks up: e[0..ns) made of parts
 				 * of others, whose bars are brk[0..ns) */
@@ -450,11 +444,11 @@ struct barnode {
 };
 
 /* What a scan reads of macro c[i], packed (the macros break up at most
- * 6 bars: 3, 4 or 6 measured): its bound, cost, first turn, and the bars
+ * 6 bars: 3, 4 or 6 measured): its bound, length, first turn, the bars
  * it breaks up as in struct barcand. */
 #define BAR_HOTN 6
 struct barhot {
-	uint8_t ub, cost, mv0, ns;
+	uint8_t ub, len, mv0, ns;
 	uint8_t src[BAR_HOTN][3];
 	uint8_t brk[BAR_HOTN];
 };
@@ -632,14 +626,10 @@ static size_t cube_offset(void)
  * layers, and the shortest answer kept (variants(n) says how many). */
 #define VARIANT_MAX_N 7
 #define VARIANTS 24
-#ifndef VARIANTS_7
-#define VARIANTS_7 3
-#endif
 
 static int variants(int n)
 {
-	return n == 4 ? 20 : n == 5 ? 5 : n == 7 ? VARIANTS_7
-	       : n <= VARIANT_MAX_N ? 3 : 1;
+	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
 /* Bytes from the start of the work buffer to the other variants' move
@@ -1914,10 +1904,21 @@ static void free_lookahead(struct ctx *x, struct ftop *t, struct fbest *b)
 	}
 }
 
+/* The free phase's maps, built unless the centers' last step had them
+ * built already (x->erate: they do not depend on the state), and the
+ * stickers read. */
+static int free_ready(struct ctx *x)
+{
+	if (!x->erate)
+		return free_build(x);
+	free_read(x);
+	return 0;
+}
+
 static int free_centers(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;
-	int rc = free_build(x);
+	int rc = free_ready(x);
 	if (rc < 0)
 		return rc;
 	unsigned par = x->cpar;
@@ -2604,6 +2605,20 @@ struct stsearch {
 static int bar_rate(struct ctx *x, const int *path, int len);
 static int edge_rate(struct ctx *x, const int *path, int len);
 
+/* The cube as the group's turns path[0..len) would leave it (in the
+ * scratch cube), for rating an answer by what the next stage sees. */
+static const cube_t *st_after(struct ctx *x, const int *path, int len)
+{
+	const struct stagew *S = stagew_of(x);
+	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	cube_copy(sim, x->c);
+	for (int d = 0; d < len; d++) {
+		const struct stmove *M = &S->cmv[path[d]];
+		cube__turn_generic(sim, M->axis, M->lo, M->hi, M->qt);
+	}
+	return sim;
+}
+
 /* IDA*'s depth-first pass to bound. Every answer found is rated; once
  * one is, the pass goes on for at most ST_PICK more nodes. 0, or -1
  * stopped (by the budget: answers found stand). */
@@ -2615,16 +2630,22 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 	if (h > bound - depth)
 		return 0;
 	if (h == 0 && st_goal(S, z->kind, s)) {
-		/* the next step's masks: the answer made again from the
-		 * root (the search itself only turns this step's) */
-		struct ststate e = z->root, f;
-		for (int d = 0; d < depth; d++) {
-			st_move(S, z->kind, 1, z->path[d], &e, &f);
-			e = f;
+		int r;
+		if (z->bars) {
+			r = bar_rate(z->x, z->path, depth);
+		} else if (z->edges) {
+			r = edge_rate(z->x, z->path, depth);
+		} else {
+			/* the next step's masks: the answer made again from
+			 * the root (the search itself only turns this
+			 * step's) */
+			struct ststate e = z->root, f;
+			for (int d = 0; d < depth; d++) {
+				st_move(S, z->kind, 1, z->path[d], &e, &f);
+				e = f;
+			}
+			r = st_rate(S, z->kind, &e);
 		}
-		int r = z->bars ? bar_rate(z->x, z->path, depth)
-			: z->edges ? edge_rate(z->x, z->path, depth)
-				   : st_rate(S, z->kind, &e);
 		if (z->best_len < 0 && z->nodes + ST_PICK < z->budget)
 			z->budget = z->nodes + ST_PICK;
 		if (z->best_len < 0 || r < z->best_rate) {
@@ -3403,6 +3424,19 @@ static void om_apply(const struct ommap *m, const uint8_t *cur, uint8_t *out)
 		out[m->pv[j] % OM_NPOS] = cur[m->pv[j] / OM_NPOS];
 }
 
+/* Candidate i (gain g, cost) into the list top, tg, tc of *nt (at most
+ * want), kept best first by gain per move, if it gets in. */
+static void top_put(int *top, int *tg, int *tc, int *nt, int want, int i,
+		    int g, int cost)
+{
+	if (*nt == want && g * tc[*nt - 1] <= tg[*nt - 1] * cost)
+		return;
+	int at = *nt < want ? (*nt)++ : *nt - 1;
+	for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
+		top[at] = top[at - 1], tg[at] = tg[at - 1], tc[at] = tc[at - 1];
+	top[at] = i, tg[at] = g, tc[at] = cost;
+}
+
 /* The want best candidates from state cur (the turns before it tail) by
  * stickers put right per move, best first, into top, tg (their gains)
  * and tc (their costs); how many. */
@@ -3421,15 +3455,7 @@ static int om_top(struct ctx *x, const struct omcands *C, const uint8_t *cur,
 			continue;
 		/* less what merges with the turns before it */
 		int cost = c->cost - om_tail_saves(tail, c->first);
-		if (cost < 1)
-			cost = 1;
-		if (nt == want && g * tc[nt - 1] <= tg[nt - 1] * cost)
-			continue;
-		int at = nt < want ? nt++ : nt - 1;
-		for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
-			top[at] = top[at - 1], tg[at] = tg[at - 1],
-			tc[at] = tc[at - 1];
-		top[at] = i, tg[at] = g, tc[at] = cost;
+		top_put(top, tg, tc, &nt, want, i, g, cost < 1 ? 1 : cost);
 	}
 	return nt;
 }
@@ -3677,8 +3703,8 @@ static uint8_t bar_mv(int axis, int layer, int qt)
 
 /* Keep macro mv[0..len) of map (t goes to map[t]) if it keeps ring 2
  * and no macro of its map is as short. */
-static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map, const uint8_t *mv,
-		    int len, int cost)
+static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map,
+		    const uint8_t *mv, int len)
 {
 	uint8_t inv[BAR_NC];
 	for (int t = 0; t < BAR_NC; t++) {
@@ -3689,7 +3715,6 @@ static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map, const 
 	struct barcand a;
 	a.nb = 0;
 	a.len = (uint8_t)len;
-	a.cost = (uint8_t)cost;
 	for (int b = 0; b < BAR_NB; b++) {
 		const uint8_t *p = L->bar[b];
 		if (inv[p[0]] == p[0] && inv[p[1]] == p[1] && inv[p[2]] == p[2])
@@ -3713,7 +3738,7 @@ static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map, const 
 	for (; slot[i] >= 0; i = (i + 1) & (BAR_HASH - 1)) {
 		struct barcand *o = &L->c[slot[i]];
 		if (o->nb == a.nb && memcmp(o->e, a.e, sz) == 0) {
-			if (o->cost > a.cost)
+			if (o->len > a.len)
 				*o = a;
 			return;
 		}
@@ -3729,8 +3754,6 @@ static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map, const 
 static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
 		     int ny)
 {
-	static const uint8_t sets[6][2] = {{2, 2}, {3, 3}, {4, 4},
-					   {2, 3}, {3, 4}, {2, 4}};
 	uint8_t map[BAR_NC], pre[BAR_NC], mv[BAR_LEN];
 	for (int y = 0; y <= ny; y++) {
 		int k0 = y < ny;
@@ -3739,33 +3762,23 @@ static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
 			bar_compose(L, pre, NULL, mv, 1);
 		}
 		for (int sa = 0; sa < 3; sa++)
-		for (int si = 0; si < BAR_SETS; si++)
+		for (int sl = 2; sl <= 4; sl++)
 		for (int sq = 1; sq <= 3; sq++)
-		for (int x1 = 0; x1 < ny; x1++)
-		for (int x2 = -1; x2 < (BAR_TWO ? ny : 0); x2++) {
-			int a1 = ys[x1] & 3;
-			if (a1 == sa)
+		for (int x1 = 0; x1 < ny; x1++) {
+			if ((ys[x1] & 3) == sa)
 				continue;
-			if (x2 >= 0 && ((ys[x2] & 3) == sa ||
-					((ys[x2] & 3) == a1 &&
-					 (ys[x2] >> 2 & 7) <= (ys[x1] >> 2 & 7))))
-				continue;
-			int k = k0, cost = k0 + 3 + (x2 >= 0);
-			for (int l = sets[si][0]; l <= sets[si][1]; l++)
-				mv[k++] = bar_mv(sa, l, sq);
+			int k = k0;
+			mv[k++] = bar_mv(sa, sl, sq);
 			mv[k++] = ys[x1];
-			if (x2 >= 0)
-				mv[k++] = ys[x2];
-			for (int l = sets[si][0]; l <= sets[si][1]; l++)
-				mv[k++] = bar_mv(sa, l, 4 - sq);
+			mv[k++] = bar_mv(sa, sl, 4 - sq);
 			bar_compose(L, map, k0 ? pre : NULL, mv + k0, k - k0);
-			bar_add(L, slot, map, mv, k, cost);
+			bar_add(L, slot, map, mv, k);
 			if (!k0)
 				continue;
 			mv[k++] = bar_mv(ys[y] & 3, ys[y] >> 2 & 7,
 					 4 - (ys[y] >> 5));
 			bar_compose(L, map, NULL, mv, k);
-			bar_add(L, slot, map, mv, k, cost + 1);
+			bar_add(L, slot, map, mv, k);
 		}
 	}
 }
@@ -3773,7 +3786,7 @@ static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
 /* Macro a's order: by ub per move, most first (2520 = lcm(1..10)). */
 static int bar_key(const struct barcand *a)
 {
-	return a->ub * 2520 / a->cost;
+	return a->ub * 2520 / a->len;
 }
 
 static void bar_sift(struct barcand *c, int i, int n)
@@ -3848,7 +3861,7 @@ static void bar_order(struct barmacs *L)
 		const struct barcand *a = &L->c[i];
 		struct barhot *h = &L->hot[i];
 		memset(h, 0, sizeof *h);
-		h->cost = a->cost;
+		h->len = a->len;
 		h->mv0 = a->mv[0];
 		if (a->ns > BAR_HOTN)
 			continue; /* none measured; never chosen if one were */
@@ -3933,7 +3946,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 			if (!keeps)
 				continue;
 			memcpy(mv + 1, c8, 8);
-			bar_add(L, slot, base, mv + 1, 8, 8);
+			bar_add(L, slot, base, mv + 1, 8);
 			for (int y = 0; y < ny; y++) {
 				mv[0] = ys[y];
 				const uint8_t *py = L->perm[ys[y] & 3]
@@ -3941,7 +3954,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 							   [ys[y] >> 5];
 				for (int t = 0; t < BAR_NC; t++)
 					map[t] = base[py[t]];
-				bar_add(L, slot, map, mv, 9, 9);
+				bar_add(L, slot, map, mv, 9);
 			}
 		}
 	}
@@ -4013,7 +4026,7 @@ static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
 	for (; i < L->count; i++) {
 		const struct barhot *a = &L->hot[i];
 		/* (its first turn may merge: 2 moves less at most) */
-		int least = a->cost > 3 ? a->cost - 2 : 1;
+		int least = a->len > 3 ? a->len - 2 : 1;
 		if (full == nl && a->ub * mc <= mg * least)
 			break; /* nor any after it, in any lane */
 		int8_t g[BAR_LANES];
@@ -4036,27 +4049,16 @@ static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
 			if (g[l] <= 0 || g[l] * W->tcw[l] <= W->tgw[l] * least)
 				continue;
 			const struct barnode *s = &W->lev[d][lane[l]];
-			int cost = a->cost - om_tail_saves(&s->tail, a->mv0);
-			if (cost < 1)
-				cost = 1;
-			int nt = W->nt[l], *top = W->top[l], *tg = W->tg[l],
-			    *tc = W->tc[l], gl = g[l];
-			if (nt == BAR_LOOK &&
-			    gl * tc[nt - 1] <= tg[nt - 1] * cost)
+			int cost = a->len - om_tail_saves(&s->tail, a->mv0);
+			top_put(W->top[l], W->tg[l], W->tc[l], &W->nt[l],
+				BAR_LOOK, i, g[l], cost < 1 ? 1 : cost);
+			if (W->nt[l] < BAR_LOOK)
 				continue;
-			int at = nt < BAR_LOOK ? nt++ : nt - 1;
-			for (; at > 0 && gl * tc[at - 1] > tg[at - 1] * cost;
-			     at--)
-				top[at] = top[at - 1], tg[at] = tg[at - 1],
-				tc[at] = tc[at - 1];
-			top[at] = i, tg[at] = gl, tc[at] = cost;
-			W->nt[l] = nt;
-			if (nt < BAR_LOOK)
-				continue;
+			/* full: its worst is what a macro must beat */
 			if (W->tcw[l] == 1 && W->tgw[l] == 0)
 				full++;
-			W->tgw[l] = (int16_t)tg[nt - 1];
-			W->tcw[l] = (int16_t)tc[nt - 1];
+			W->tgw[l] = (int16_t)W->tg[l][BAR_LOOK - 1];
+			W->tcw[l] = (int16_t)W->tc[l][BAR_LOOK - 1];
 			if (full == nl) {
 				mg = W->tgw[0], mc = W->tcw[0];
 				for (int k = 1; k < nl; k++)
@@ -4091,15 +4093,8 @@ static int bar_rate(struct ctx *x, const int *path, int len)
 	const struct barmacs *L = bar_macs(x, &rc);
 	if (!L)
 		return 0;
-	const struct stagew *S = stagew_of(x);
-	cube_t *sim = (cube_t *)(void *)x->w->sim;
 	uint8_t col[BAR_NC];
-	cube_copy(sim, x->c);
-	for (int d = 0; d < len; d++) {
-		const struct stmove *M = &S->cmv[path[d]];
-		cube__turn_generic(sim, M->axis, M->lo, M->hi, M->qt);
-	}
-	bar_read(sim, col);
+	bar_read(st_after(x, path, len), col);
 	return BAR_OBL - bar_count(L, col);
 }
 
@@ -4242,7 +4237,7 @@ static int stage_centers(struct ctx *x)
 	}
 	if (x->n <= FREE_MAX_N) {
 		/* the edge phase needs the turns' place maps either way */
-		int rc = staged ? free_build(x) : free_centers(x);
+		int rc = staged ? free_ready(x) : free_centers(x);
 		if (rc < 0)
 			return rc;
 	}
@@ -4354,14 +4349,8 @@ static int popcount64(uint64_t v)
 static int edge_rate(struct ctx *x, const int *path, int len)
 {
 	const struct freec *F = &x->w->fc;
-	const struct stagew *S = stagew_of(x);
-	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	const cube_t *sim = st_after(x, path, len);
 	uint8_t v[EB_NE];
-	cube_copy(sim, x->c);
-	for (int d = 0; d < len; d++) {
-		const struct stmove *M = &S->cmv[path[d]];
-		cube__turn_generic(sim, M->axis, M->lo, M->hi, M->qt);
-	}
 	for (int e = 0; e < F->ne; e++)
 		v[e] = (uint8_t)cube_get(sim, F->epos[e][0], F->epos[e][1],
 					 F->epos[e][2]);

@@ -512,9 +512,13 @@ static json_t *big_solve_ok(const char *facelets, const char *extra)
 }
 
 /* Big cubes by reduction: scrambles of several sizes, a PLL parity built
- * by hand, and the refusals. From 10×10 up the staged centers take most
- * of a second, two to three under the sanitizers (17×17 2.5 s), near the
- * default 3 s: those ask for 10. */
+ * by hand, and the refusals. Under the sanitizers a solve runs 4 to 9
+ * times slower than -O2: 5×5 up to 2.3 s, 17×17 2.5 s, and a 7×7's first
+ * variant alone about 3 s (all three 9 to 11 s), at or past the default
+ * 3 s on a slower machine. So every scramble from 5×5 up asks for the
+ * most, 10 s: the solver keeps the best variant it has when time runs
+ * out, and what is checked here is the answer, not the speed (that is
+ * bench/'s). */
 START_TEST(big_cubes)
 {
 	need_tables();
@@ -526,8 +530,7 @@ START_TEST(big_cubes)
 		json_decref(big_solve_ok(sget(sc, "facelets"),
 					 i == 0 ? "\"method\": \"reduction\", "
 						  "\"timeout_ms\": 5000"
-					 : sizes[i] >= 10 ? "\"timeout_ms\": 10000"
-							  : NULL));
+					 : "\"timeout_ms\": 10000"));
 		json_decref(sc);
 	}
 

@@ -709,6 +709,11 @@ static int wing_orbits(int n)
 	return (n - 2) / 2;
 }
 
+int reduce_variants(int n)
+{
+	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0 : variants(n);
+}
+
 /* Each greedy 3-cycle step fixes at least one of 24 places; each step
  * of the free center phase (at most four turns) puts at least one more
  * center sticker right; the edge beam's path is shorter than its

@@ -51,9 +51,10 @@
  * pruning tables, about 2 MB, built once per call and shared by the
  * variants; twice that on 7×7; and up to 8×8 the edge beam's macros and
  * levels, about 1.9 MB), and nothing allocates. Time: about a
- * second of CPU for 5×5 and 7×7 (the staged search's tables and
- * searches, in every variant), half that for 4×4, less for the other
- * sizes up to 8×8, well under a second for n = 33; the poll
+ * second of CPU for 7×7, half that for 5×5 (the staged searches, in
+ * every variant), less for the other sizes up to 8×8, about 0.6 s for
+ * 17×17 and 1.2 s for 33×33 (the oblique macros; past 33×33 only
+ * 3-cycles, a tenth of a second for 64×64); the poll
  * callback can stop it (a time budget, a cancelled request).
  *
  * Same error contract as cube.h and solve.h.
@@ -126,6 +127,13 @@ size_t reduce_work_size(int n);
 /* Moves out[] may need for size n: a bound no answer exceeds (answers
  * are far shorter: about a tenth of it). 0 outside the sizes. */
 size_t reduce_max_moves(int n);
+
+/* How many variants a size-n solve runs, keeping the shortest (20 for
+ * 4×4, 5 for 5×5, 3 for 6×6 and 7×7, else 1); 0 outside the sizes. With
+ * more than one, a poll that stops the solve after the first variant
+ * still gets an answer; with one, a poll that stops it before its 3×3
+ * stage leaves no answer. */
+int reduce_variants(int n);
 
 /* Solve c (any legal state, 4 <= n <= REDUCE_MAX_N) with the two-phase
  * tables (solve.h). Writes layer and block turns to out (adjacent

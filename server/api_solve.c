@@ -64,9 +64,20 @@ static const cube_move *solved_moves(const struct solved *s)
 	return s->big ? s->big : s->moves;
 }
 
-/* The default time budget of a reduction: a few seconds, within the
- * server's maximum. */
+/* The default time budget of a reduction that runs several variants
+ * (4×4 to 7×7): a few seconds, within the server's maximum; running out
+ * of it only means fewer variants weighed. A size solved in one pass
+ * (8×8 up) gets the server's maximum: there a budget that runs out
+ * means no answer at all, and a 33×33 takes about 2 s on an idle
+ * machine, more on a slower or busier one. */
 #define REDUCE_DEFAULT_MS 3000
+
+static int reduce_default_ms(const struct api_config *cfg, int n)
+{
+	if (reduce_variants(n) <= 1 || cfg->max_solve_ms < REDUCE_DEFAULT_MS)
+		return (int)cfg->max_solve_ms;
+	return REDUCE_DEFAULT_MS;
+}
 
 static double now_ms(void)
 {
@@ -614,9 +625,7 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		.field = "facelets",
 	};
 	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
-		a.timeout_ms = cfg->max_solve_ms < REDUCE_DEFAULT_MS
-				       ? (int)cfg->max_solve_ms
-				       : REDUCE_DEFAULT_MS;
+		a.timeout_ms = reduce_default_ms(cfg, c->n);
 	struct solved *s = malloc(sizeof *s);
 	if (!s) {
 		free(c);

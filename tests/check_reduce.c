@@ -442,6 +442,12 @@ START_TEST(poll_cap_and_arguments)
 			 CUBE_EINVAL);
 	ck_assert_uint_eq(reduce_work_size(3), 0);
 	ck_assert_uint_eq(reduce_max_moves(REDUCE_MAX_N + 1), 0);
+	static const int nvar[][2] = {{3, 0},  {4, 20}, {5, 5},
+				      {6, 3},  {7, 3},  {8, 1},
+				      {33, 1}, {REDUCE_MAX_N, 1},
+				      {REDUCE_MAX_N + 1, 0}};
+	for (size_t i = 0; i < sizeof nvar / sizeof *nvar; i++)
+		ck_assert_int_eq(reduce_variants(nvar[i][0]), nvar[i][1]);
 	cube_t *small = new_cube(3);
 	ck_assert_int_eq(reduce_solve(tables, small, NULL, work, ws, m, cap,
 				      &res),

@@ -68,8 +68,9 @@ static const cube_move *solved_moves(const struct solved *s)
  * (4×4 to 7×7): a few seconds, within the server's maximum; running out
  * of it only means fewer variants weighed. A size solved in one pass
  * (8×8 up) gets the server's maximum: there a budget that runs out
- * means no answer at all, and a 33×33 takes about 2 s on an idle
- * machine, more on a slower or busier one. */
+ * means no answer at all, and a 33×33 takes 1.0 to 1.2 s on an idle
+ * machine here (4.3 s under the sanitizers), more on a slower or busier
+ * one. */
 #define REDUCE_DEFAULT_MS 3000
 
 static int reduce_default_ms(const struct api_config *cfg, int n)

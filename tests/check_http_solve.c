@@ -613,8 +613,10 @@ END_TEST
 /* A size solved in one pass (8×8 up) has no shorter answer to fall
  * back on, so its default budget is the server's --max-solve-ms, not
  * the 3 s of the sizes that run variants. A 33×33 takes about 1.2 s at
- * -O2 and 5 s under the sanitizers: there a 3 s default would answer
- * 422, and this server's 60 s maximum leaves room on any machine. */
+ * -O2 and 4.3 to 5 s under the sanitizers: there a 3 s default answers
+ * 422 (checked against the old rule), so `make sanitize` is what tells
+ * the two rules apart; at -O2 only a machine three times slower would.
+ * This server's 60 s maximum leaves room on any machine. */
 START_TEST(big_default_budget)
 {
 	need_tables();

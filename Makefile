@@ -27,7 +27,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 LDLIBS  += -lpthread -lm
 
-CORE_SRC   := $(wildcard core/*.c)
+CORE_SRC   := $(wildcard core/*.c core/reduce/*.c)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC   := $(wildcard tests/*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)

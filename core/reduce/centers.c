@@ -15,7 +15,7 @@
  * (centers_obliques.c), and the 3-cycles (orbits.c) then finish each
  * orbit.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* Whether center orbit (r, c) of the cube is solved. */
 static int orbit_solved(struct ctx *x, int r, int c)

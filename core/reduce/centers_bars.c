@@ -2,7 +2,7 @@
  * two obliques beside it into a 1×3 bar while ring 2 stays solved, so that
  * ring 1's staged search (as on a 5×5) solves the obliques too.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* The bars (reduce__bar_pair; before bar_center, how they work): on 7×7, each
  * +-center of ring 1 with the two obliques beside it, paired into a
@@ -450,7 +450,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 
 static struct barlib *barlib_of(struct ctx *x)
 {
-	return (struct barlib *)reduce__region(x, REDUCE_R_BARS);
+	return (struct barlib *)x->region[REDUCE_R_BARS];
 }
 
 size_t reduce__bars_size(int n)
@@ -580,9 +580,8 @@ static const struct barmacs *bar_macs(struct ctx *x, int *rc)
 {
 	struct barlib *W = barlib_of(x);
 	if (!W->built) {
-		const void *sh = x->lim ? x->lim->stage_tables : NULL;
-		W->B = sh ? (const struct barmacs *)reduce__shared_bar_macs(sh)
-			  : &W->own;
+		const void *sh = x->shared_bars;
+		W->B = sh ? (const struct barmacs *)sh : &W->own;
 		if (!sh && (*rc = bar_build(&W->own, W->slot,
 					    (cube_t *)(void *)x->w->sim)) < 0)
 			return NULL;
@@ -591,16 +590,16 @@ static const struct barmacs *bar_macs(struct ctx *x, int *rc)
 	return W->B;
 }
 
-/* The obliques left unpaired if the staged search's turns path[0..len)
- * were made now. */
-int reduce__bar_rate(struct ctx *x, const int *path, int len)
+/* The obliques c leaves unpaired (c: the cube as a staged search's
+ * answer would leave it). */
+int reduce__bar_rate(struct ctx *x, const cube_t *c)
 {
 	int rc;
 	const struct barmacs *L = bar_macs(x, &rc);
 	if (!L)
 		return 0;
 	uint8_t col[BAR_NC];
-	bar_read(reduce__st_after(x, path, len), col);
+	bar_read(c, col);
 	return BAR_OBL - bar_count(L, col);
 }
 

@@ -15,7 +15,7 @@
  * the end where not), so the wing parity the oll_parity stage set holds.
  * The 3-cycles then finish each orbit.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* Center stickers a turn puts on their face, less those it takes off. */
 static int free_gain(const struct freec *F, int g)

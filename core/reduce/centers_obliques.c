@@ -2,7 +2,7 @@
  * model that cycle up to six oblique center stickers of two mirror orbits
  * at once, chosen by a greedy beam (n from OM_MIN_N to OM_MAX_N).
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* The oblique macros (reduce__om_pair; before om_layers, how they
  * work): commutators
@@ -427,7 +427,7 @@ static uint8_t om_inv(uint8_t mv)
 
 static struct omcands *om_cands_of(struct ctx *x)
 {
-	return (struct omcands *)reduce__region(x, REDUCE_R_OBLIQUES);
+	return (struct omcands *)x->region[REDUCE_R_OBLIQUES];
 }
 
 size_t reduce__obliques_size(int n)

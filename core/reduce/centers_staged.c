@@ -4,7 +4,7 @@
  * pruning tables; the tables themselves, which a caller may build once
  * and share (reduce_stage_tables_build).
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* The staged center search (STAGED(n); before stagew_of, how it
  * works). */
@@ -93,13 +93,12 @@ struct st_tables {
 #define ST_KINDS 4
 #define ST_MAGIC 0x3273656c62617473ull /* "stables2" */
 
-/* The tables a caller shares: this header and the four kinds' tables,
- * then the bars' macros (centers_bars.c) from ST_BARS_AT on. */
+/* The tables a caller shares: this header and the four kinds' tables
+ * (reduce.c puts the bars' macros after them). */
 struct st_shared {
 	uint64_t magic, size;
 	struct st_tables kind[ST_KINDS];
 };
-#define ST_BARS_AT ((sizeof(struct st_shared) + 63) & ~(size_t)63)
 
 static int st_kind(int n)
 {
@@ -216,7 +215,7 @@ struct stagew {
 
 static struct stagew *stagew_of(struct ctx *x)
 {
-	return (struct stagew *)reduce__region(x, REDUCE_R_STAGED);
+	return (struct stagew *)x->region[REDUCE_R_STAGED];
 }
 
 size_t reduce__staged_size(int n)
@@ -230,10 +229,6 @@ void reduce__staged_reset(struct ctx *x)
 	stagew_of(x)->built = 0;
 }
 
-const void *reduce__shared_bar_macs(const void *stage_tables)
-{
-	return (const unsigned char *)stage_tables + ST_BARS_AT;
-}
 
 static inline uint32_t st_map(const uint32_t (*p)[256], uint32_t v)
 {
@@ -612,7 +607,7 @@ static int st_build(struct ctx *x)
 	S->built = 1;
 	const struct st_shared *sh = x->lim ? x->lim->stage_tables : NULL;
 	if (sh) {
-		if (sh->magic != ST_MAGIC || sh->size != reduce_stage_tables_size())
+		if (sh->magic != ST_MAGIC || sh->size != sizeof *sh)
 			return SOLVE_ETABLES;
 		S->t = &sh->kind[st_kind(n)];
 		return 0;
@@ -786,7 +781,7 @@ struct stsearch {
 
 /* The cube as the group's turns path[0..len) would leave it (in the
  * scratch cube), for rating an answer by what the next stage sees. */
-const cube_t *reduce__st_after(struct ctx *x, const int *path, int len)
+static const cube_t *st_after(struct ctx *x, const int *path, int len)
 {
 	const struct stagew *S = stagew_of(x);
 	cube_t *sim = (cube_t *)(void *)x->w->sim;
@@ -811,9 +806,11 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 	if (h == 0 && st_goal(S, z->kind, s)) {
 		int r;
 		if (z->bars) {
-			r = reduce__bar_rate(z->x, z->path, depth);
+			r = reduce__bar_rate(z->x,
+					     st_after(z->x, z->path, depth));
 		} else if (z->edges) {
-			r = reduce__edge_rate(z->x, z->path, depth);
+			r = reduce__edge_rate(z->x,
+					      st_after(z->x, z->path, depth));
 		} else {
 			/* the next step's masks: the answer made again from
 			 * the root (the search itself only turns this
@@ -1171,57 +1168,35 @@ int reduce__staged_centers(struct ctx *x)
 	return 1;
 }
 
-size_t reduce_stage_tables_size(void)
+size_t reduce__staged_shared_size(void)
 {
-	return ST_BARS_AT + reduce__bar_macs_size();
+	return sizeof(struct st_shared);
 }
 
-size_t reduce_stage_tables_work_size(void)
+/* One size of each kind (st_kind), built as a solve of it would. */
+int reduce__staged_kind_size(int k)
 {
-	size_t w = 0;
-	for (int n = 4; n <= 7; n++)
-		if (reduce_work_size(n) > w)
-			w = reduce_work_size(n);
-	return w;
-}
-
-int reduce_stage_tables_build(void *tables, size_t size, void *work,
-			      size_t work_size, const reduce_limits *lim)
-{
-	if (!tables || !work || size < reduce_stage_tables_size() ||
-	    work_size < reduce_stage_tables_work_size())
-		return CUBE_EINVAL;
-	struct st_shared *sh = (struct st_shared *)tables;
-	sh->magic = 0;
-	sh->size = reduce_stage_tables_size();
-	/* one size of each kind, built as a solve of it would */
 	static const int rep[ST_KINDS] = {4, 5, 6, 9};
-	reduce_limits own = {lim ? lim->poll : NULL, lim ? lim->ctx : NULL,
-			     NULL};
-	for (int k = 0; k < ST_KINDS; k++) {
-		struct ctx x;
-		memset(&x, 0, sizeof x);
-		x.w = (struct rwork *)work;
-		x.n = rep[k];
-		x.m = rep[k] - 1;
-		x.lim = &own;
-		if (poll_now(&x))
-			return SOLVE_ENOTFOUND;
-		struct stagew *S = stagew_of(&x);
-		S->built = 0;
-		int rc = st_build(&x);
-		if (rc < 0)
-			return rc;
-		memcpy(&sh->kind[k], &S->own, sizeof S->own);
-	}
-	struct ctx x;
-	memset(&x, 0, sizeof x);
-	x.w = (struct rwork *)work;
-	x.n = 7;
-	x.m = 6;
-	int rc = reduce__bar_build((unsigned char *)tables + ST_BARS_AT, &x);
+	return k >= 0 && k < ST_KINDS ? rep[k] : 0;
+}
+
+/* Kind k's tables, built on x's work buffer (size
+ * reduce__staged_kind_size(k)), copied into the shared tables. */
+int reduce__staged_build_kind(struct ctx *x, void *shared, int k)
+{
+	struct stagew *S = stagew_of(x);
+	S->built = 0;
+	int rc = st_build(x);
 	if (rc < 0)
 		return rc;
-	sh->magic = ST_MAGIC;
+	memcpy(&((struct st_shared *)shared)->kind[k], &S->own, sizeof S->own);
 	return 0;
+}
+
+/* The header: marked good once every part is built, and not before. */
+void reduce__staged_shared_seal(void *shared, int good)
+{
+	struct st_shared *sh = shared;
+	sh->magic = good ? ST_MAGIC : 0;
+	sh->size = sizeof *sh;
 }

@@ -21,7 +21,7 @@
  * (a few place pairs), never made unless it enters its level. S comes
  * and goes, so no wing orbit's parity changes.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* The edge beam (n <= EB_MAX_N; this file's head and reduce__beam_edges
  * say how it works): its macros' place maps, and each cost level's best
@@ -98,7 +98,7 @@ struct ebeam {
 
 static struct ebeam *ebeam_of(struct ctx *x)
 {
-	return (struct ebeam *)reduce__region(x, REDUCE_R_EDGE_BEAM);
+	return (struct ebeam *)x->region[REDUCE_R_EDGE_BEAM];
 }
 
 size_t reduce__edge_beam_size(int n)
@@ -177,12 +177,11 @@ static int popcount64(uint64_t v)
 	return (int)((v * 0x0101010101010101ull) >> 56);
 }
 
-/* The edge pieces left unpaired with a neighbour if the staged
- * search's turns path[0..len) were made now. */
-int reduce__edge_rate(struct ctx *x, const int *path, int len)
+/* The edge pieces sim leaves unpaired with a neighbour (sim: the cube as
+ * a staged search's answer would leave it). */
+int reduce__edge_rate(struct ctx *x, const cube_t *sim)
 {
 	const struct freec *F = &x->w->fc;
-	const cube_t *sim = reduce__st_after(x, path, len);
 	uint8_t v[EB_NE];
 	for (int e = 0; e < F->ne; e++)
 		v[e] = (uint8_t)cube_get(sim, F->epos[e][0], F->epos[e][1],

@@ -12,7 +12,7 @@
  * swap of two targets). So the parity stage looks at each orbit against
  * the solved cube, once, and turns slice k where it is odd.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k)
 {

@@ -2,7 +2,7 @@
  * (reduce.h gives the stages): the public entry points, the layout of the
  * caller's work buffer, and the driver that runs the stages in order, in
  * several variants for small n, keeping the shortest answer. Each stage
- * lives in a file of its own in this folder (reduce_internal.h lists what
+ * lives in a file of its own in this folder (internal.h lists what
  * they share).
  *
  * Variants. The stages make different choices for different center
@@ -23,7 +23,7 @@
  *
  * Pure C11, no allocation, no globals but const tables.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 static const char *const stage_names[REDUCE_STAGES] = {
 	"oll_parity", "centers", "edges", "pll_parity", "3x3",
@@ -59,7 +59,7 @@ static size_t alt_offset(int n)
 }
 
 /* Bytes from the start of the work buffer to the stages' regions
- * (reduce_internal.h), after the other variants' moves. */
+ * (internal.h), after the other variants' moves. */
 static size_t regions_offset(int n)
 {
 	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
@@ -86,9 +86,25 @@ static size_t region_offset(int n, int r)
 	return at;
 }
 
-void *reduce__region(const struct ctx *x, enum reduce_region r)
+/* A context for size n on work buffer work (its regions laid out), the
+ * rest zero. */
+static void ctx_init(struct ctx *x, void *work, int n,
+		     const reduce_limits *lim)
 {
-	return (unsigned char *)x->w + region_offset(x->n, r);
+	memset(x, 0, sizeof *x);
+	x->w = (struct rwork *)work;
+	x->n = n;
+	x->m = n - 1;
+	x->lim = lim;
+	for (int r = 0; r < REDUCE_REGIONS; r++)
+		x->region[r] = (unsigned char *)work + region_offset(n, r);
+}
+
+/* The shared tables (reduce_stage_tables_build): the staged search's
+ * header and kinds, then the bars' macros from here on. */
+static size_t shared_bars_at(void)
+{
+	return (reduce__staged_shared_size() + 63) & ~(size_t)63;
 }
 
 size_t reduce_work_size(int n)
@@ -383,15 +399,14 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		return CUBE_EINVAL;
 
 	struct ctx x;
-	memset(&x, 0, sizeof x);
-	x.w = (struct rwork *)work;
+	ctx_init(&x, work, n, lim);
 	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
 	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
-	x.n = n;
-	x.m = n - 1;
 	x.out = out;
 	x.cap = cap;
-	x.lim = lim;
+	if (lim && lim->stage_tables)
+		x.shared_bars =
+			(const unsigned char *)lim->stage_tables + shared_bars_at();
 
 	/* legal? the cube's own checks, then the wings */
 	size_t len = 6u * (size_t)n * (size_t)n;
@@ -493,4 +508,45 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	}
 	*res = best;
 	return nbest;
+}
+
+size_t reduce_stage_tables_size(void)
+{
+	return shared_bars_at() + reduce__bar_macs_size();
+}
+
+size_t reduce_stage_tables_work_size(void)
+{
+	size_t w = 0;
+	for (int n = 4; n <= 7; n++)
+		if (reduce_work_size(n) > w)
+			w = reduce_work_size(n);
+	return w;
+}
+
+int reduce_stage_tables_build(void *tables, size_t size, void *work,
+			      size_t work_size, const reduce_limits *lim)
+{
+	if (!tables || !work || size < reduce_stage_tables_size() ||
+	    work_size < reduce_stage_tables_work_size())
+		return CUBE_EINVAL;
+	reduce__staged_shared_seal(tables, 0);
+	reduce_limits own = {lim ? lim->poll : NULL, lim ? lim->ctx : NULL,
+			     NULL};
+	struct ctx x;
+	int rc, n;
+	for (int k = 0; (n = reduce__staged_kind_size(k)) > 0; k++) {
+		ctx_init(&x, work, n, &own);
+		if (poll_now(&x))
+			return SOLVE_ENOTFOUND;
+		if ((rc = reduce__staged_build_kind(&x, tables, k)) < 0)
+			return rc;
+	}
+	/* the bars' macros, with a 7×7's work buffer for scratch */
+	ctx_init(&x, work, 7, NULL);
+	rc = reduce__bar_build((unsigned char *)tables + shared_bars_at(), &x);
+	if (rc < 0)
+		return rc;
+	reduce__staged_shared_seal(tables, 1);
+	return 0;
 }

@@ -2,7 +2,7 @@
  * 54 facelets in the frame, its permutation parities and flip, and the
  * "3x3" stage, two-phase with face turns (which keep centers and pairs).
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 /* 3×3 facelet index of a border sticker of the big cube. */
 int reduce__idx3(int m, int f, int r, int c)

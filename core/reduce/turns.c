@@ -3,7 +3,7 @@
  * phase and the edge beam work on instead of the cube, and making a turn
  * on both the arrays and the cube.
  */
-#include "reduce_internal.h"
+#include "internal.h"
 
 static int free_place(int s, int f, int r, int c)
 {

@@ -1,4 +1,4 @@
-/* reduce_internal.h — what the files of the reduction solver share (the
+/* internal.h — what the files of the reduction solver share (the
  * public surface is core/reduce.h): which sizes run which stage, the
  * orbit models, the layer-turn maps, the solve's context and work
  * buffer, small helpers every stage uses, and each file's entry points
@@ -167,8 +167,32 @@ struct orbit {
 	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
 };
 
+/* ------------------------------------------------ the work buffer's parts */
+
+/* The parts of the work buffer a stage owns, each only for the sizes
+ * that run it (their size 0 otherwise), in this order after the cube
+ * and the other variants' moves: reduce.c lays them out and puts where
+ * each starts in the context (ctx.region), so a stage never asks. */
+enum reduce_region {
+	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
+	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam */
+	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
+	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
+	REDUCE_REGIONS
+};
+
+/* Each region's bytes for size n (0 if the size does not run it). */
+size_t reduce__staged_size(int n);
+size_t reduce__edge_beam_size(int n);
+size_t reduce__obliques_size(int n);
+size_t reduce__bars_size(int n);
+
 struct ctx {
 	struct rwork *w;
+	void *region[REDUCE_REGIONS]; /* each at a 64-byte boundary */
+	const void *shared_bars; /* the bars' macros in the caller's shared
+				  * tables (reduce_stage_tables_build), or
+				  * NULL */
 	cube_t *c;
 	int n, m;
 	cube_move *out;
@@ -274,28 +298,6 @@ static inline void top_put(int *top, int *tg, int *tc, int *nt, int want,
 	top[at] = i, tg[at] = g, tc[at] = cost;
 }
 
-/* ------------------------------------------------ the work buffer's parts */
-
-/* The parts of the work buffer a stage owns, each only for the sizes
- * that run it (their size 0 otherwise), in this order after the cube
- * and the other variants' moves (reduce.c lays them out). */
-enum reduce_region {
-	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
-	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam */
-	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
-	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
-	REDUCE_REGIONS
-};
-
-/* The start of region r of x's work buffer (64-byte aligned). */
-void *reduce__region(const struct ctx *x, enum reduce_region r);
-
-/* Each region's bytes for size n (0 if the size does not run it). */
-size_t reduce__staged_size(int n);
-size_t reduce__edge_beam_size(int n);
-size_t reduce__obliques_size(int n);
-size_t reduce__bars_size(int n);
-
 /* ------------------------------------------------------------ entry points */
 
 /* orbits.c */
@@ -342,11 +344,16 @@ int reduce__free_emit(struct ctx *x, int g, unsigned *par);
 int reduce__stage_centers(struct ctx *x);
 int reduce__free_centers(struct ctx *x);
 
-/* centers_staged.c */
+/* centers_staged.c; the tables a caller shares come in kinds of size,
+ * built one by one on the work buffer of the size each kind names
+ * (reduce__staged_kind_size: 0 past the last), behind a header that
+ * seal marks good */
 int reduce__staged_centers(struct ctx *x);
 void reduce__staged_reset(struct ctx *x);
-const cube_t *reduce__st_after(struct ctx *x, const int *path, int len);
-const void *reduce__shared_bar_macs(const void *stage_tables);
+size_t reduce__staged_shared_size(void);
+int reduce__staged_kind_size(int k);
+int reduce__staged_build_kind(struct ctx *x, void *shared, int k);
+void reduce__staged_shared_seal(void *shared, int good);
 
 /* centers_obliques.c */
 void reduce__obliques_reset(struct ctx *x);
@@ -357,7 +364,7 @@ void reduce__bars_reset(struct ctx *x);
 size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
 int reduce__bar_pair(struct ctx *x, unsigned *par);
-int reduce__bar_rate(struct ctx *x, const int *path, int len);
+int reduce__bar_rate(struct ctx *x, const cube_t *c);
 
 /* edges.c */
 int reduce__beam_edges(struct ctx *x);
@@ -365,6 +372,6 @@ void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 			  uint8_t ecol[12][2]);
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2]);
-int reduce__edge_rate(struct ctx *x, const int *path, int len);
+int reduce__edge_rate(struct ctx *x, const cube_t *c);
 
 #endif

@@ -62,9 +62,9 @@ struct barnode {
 	int32_t cand;
 };
 
-/* What a scan reads of macro c[i], packed (the macros break up at most
- * 6 bars: 3, 4 or 6 measured): its bound, length, first turn, the bars
- * it breaks up as in struct barcand. */
+/* What a scan reads of macro c[i], packed (as built, no macro breaks up
+ * more than 6 bars): its bound, length, first turn, the bars it breaks
+ * up as in struct barcand. */
 #define BAR_HOTN 6
 struct barhot {
 	uint8_t ub, len, mv0, ns;
@@ -100,61 +100,41 @@ struct barlib {
 	struct barnode kids[BAR_BWE * BAR_LOOK];
 };
 
-/* On 7×7 the rings' staged search and the oblique macros took about 71
- * and 82 moves. The bars take the centers another way, as a reduction
- * to 5×5: ring 2 first (its staged steps alone), then each +-center of
- * ring 1 paired with the two obliques beside it into a bar, then ring 1
- * (its staged steps alone). Ring 1's turns (faces, layers 1 and m-1 and
- * the blocks of both) keep bars whole and ring 2 solved, and turn the
- * bars as a 5×5's turns turn its +-centers, so its search solves the
- * obliques too. While ring 2 is searched, layer 1 is free; so each ring
- * is a 5×5's center search, outer blocks included, on 5×5's tables.
- * Pairing minds nothing but ring 2: ring 1's corners and where the bars
- * are are free. The macros keep ring 2 (and the middle centers) in
- * place:
+/* On 7×7 the rings' staged search and the oblique macros left the
+ * centers far longer than a 5×5's. The bars take the centers another
+ * way, as a reduction to 5×5: ring 2 first (its staged steps alone),
+ * then each +-center of ring 1 paired with the two obliques beside it
+ * into a bar, then ring 1 (its staged steps alone). Ring 1's turns
+ * (faces, layers 1 and m-1 and the blocks of both) keep bars whole and
+ * ring 2 solved, and turn the bars as a 5×5's turns turn its +-centers,
+ * so its search solves the obliques too. While ring 2 is searched, layer
+ * 1 is free; so each ring is a 5×5's center search, outer blocks
+ * included, on 5×5's tables. Pairing minds nothing but ring 2: ring 1's
+ * corners and where the bars are are free. The macros keep ring 2 (and
+ * the middle centers) in place:
  *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4), X a turn
  *    of ring 1's group across it, Y an optional set-up from that group
  *    (3 to 5 moves);
  *  - [Y] [P Q P', F]: P and Q slices on two axes, F a face turn or a
  *    slice of ring 1 on Q's axis, Y an optional turn of ring 1's group
  *    first, not undone: it only moves bars (8 or 9 moves).
- * One macro per map of the bars' places (the cheapest): about 79,000,
- * made once with the stage tables (about 100 ms). A bar moved whole
- * takes its pairs along, so what a macro gains is what the bars it
- * makes of parts pair less what the bars it breaks up did (as many):
- * the macros are sorted by twice that many per move, an upper bound,
- * and a scan stops where it cannot beat the best it holds; it reads
- * them packed (struct barhot, 28 bytes: 7% less time in all) and weighs
- * each on all of a step's states at once, side by side in lanes that
- * the compiler vectorizes (bar_scan: the bars' share of a 7×7 solve
- * 28% -> about 10%, the same answers). A macro
- * whose first turn merges with the turns before it costs that much
- * less (20 states: centers 121.2 -> 120.55). A beam as
- * the oblique macros' (BAR_BW states a step, BAR_BWE once BAR_END
- * obliques are paired, each grown by its BAR_LOOK best macros by
- * obliques paired per move, ranked by moves plus BAR_BR per oblique
- * unpaired) runs until every oblique is paired; the shortest such state
- * is made. Ring 2's last step picks, of its answers, the one that
- * leaves the most obliques paired (BAR_RATE). Measured (bench --reduce
- * 20): 7×7 centers 152.9 -> 127.7, 252 -> 226 moves (median); per
- * variant ring 2 about 34 moves, the bars 61, ring 1 34; the bars' first
- * steps pair about one oblique a move, the last ten take 25 to 30 moves
- * in commutators. Then (20 states, centers): the beam 32 wide from 30
- * paired 127.05 -> 123.35 (64 from 24: 120.85 at 1.4 times the time),
- * F a slice too 125.7, both 121.85, BAR_RATE 121.0 (226 -> 219 moves).
- * With the lanes (40 states, centers, moves median, ms median): 32 from
- * 30 and 8 before 120.67, 217, 887; 64 from 24 118.5, 213, 979; 64 from
- * 20 and 16 before 117.9, 213, 952 (kept); 128 from 20 116.85, 213,
- * 1136. Left out: a tie-break or a bonus for bars on the
- * axis their colour ends on (ring 1's first steps), no gain; one of
- * each multiset of bars kept (states that differ by ring 1's turns
- * alone) 121.9, worse; later variants stopped once as long as the best,
- * no time saved; and (8 states, centers 124.9) S a block of two or
- * three inner layers too (133.4), X one or two turns (131.3 before the
- * rings' blocks, at twice the time), P or Q two slices (125.1, 1.5
- * times the time), BAR_BR 2, 4 or 5, BAR_LOOK 4 or 16, BAR_BW 16
- * (within a move, 12 states); 4 or 6 variants (no shorter median); the
- * commutators' inverses F X' F' X too (20 states: 127.05 -> 126.6). */
+ * One macro per map of the bars' places (the cheapest), made once with
+ * the stage tables. A bar moved whole takes its pairs along, so what a
+ * macro gains is what the bars it makes of parts pair less what the bars
+ * it breaks up did (as many): the macros are sorted by twice that many
+ * per move, an upper bound, and a scan stops where it cannot beat the
+ * best it holds; it reads them packed (struct barhot) and weighs each on
+ * all of a step's states at once, side by side in lanes that the
+ * compiler vectorizes (bar_scan). A macro whose first turn merges with
+ * the turns before it costs that much less. A beam as the oblique
+ * macros' (BAR_BW states a step, BAR_BWE once BAR_END obliques are
+ * paired, since the last obliques cost the most and gain the most from
+ * a wider search; each grown by its BAR_LOOK best macros by obliques
+ * paired per move, ranked by moves plus BAR_BR per oblique unpaired)
+ * runs until every oblique is paired; the shortest such state is made.
+ * Ring 2's last step picks, of its answers, the one that leaves the most
+ * obliques paired (BAR_RATE). docs/solvers.md has the measurements
+ * behind these settings and the variants tried and left out. */
 
 static int bar_center(int f, int r, int c)
 {
@@ -348,7 +328,7 @@ static void bar_order(struct barmacs *L)
 		h->len = a->len;
 		h->mv0 = a->mv[0];
 		if (a->ns > BAR_HOTN)
-			continue; /* none measured; never chosen if one were */
+			continue; /* none as built; never chosen if one were */
 		h->ub = a->ub;
 		h->ns = a->ns;
 		for (int j = 0; j < a->ns; j++) {

@@ -49,9 +49,9 @@ static int free_gain_apply(struct freec *F, int g)
 
 /* The free center phase goes on while a sequence puts at least
  * x->c_num / x->c_den center stickers on their face per move (the
- * 3-cycles that follow cost about a sticker per 3.5 to 4 moves).
- * Measured alone, 1/3 gave the shortest answers for n = 4..7 (1/2 and
- * 2/3 longer by 3-10%, 1/4 the same); the other variants try others. */
+ * 3-cycles that follow cost about a sticker per 3.5 to 4 moves). 1/3
+ * gave the shortest answers alone (docs/solvers.md); the other variants
+ * try others. */
 
 struct fbest {
 	int gain, len, seq[4];
@@ -59,9 +59,8 @@ struct fbest {
 
 /* The best sequences seen, best first: top[0..k), k <= FREE_LOOK. Up to
  * FREE_LOOK_MAX_N the FREE_LOOK best first steps are each judged with
- * the best step after them (it multiplies the work by FREE_LOOK + 1).
- * Measured over 20 states: 4×4 76.4 -> 72.6 moves; 5×5 no better, 6×6
- * and 7×7 3-5% shorter for three times the time. */
+ * the best step after them (it multiplies the work by FREE_LOOK + 1,
+ * which pays on 4×4 alone: docs/solvers.md). */
 #define FREE_LOOK 6
 #define FREE_LOOK_MAX_N 4
 

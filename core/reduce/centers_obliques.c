@@ -108,9 +108,8 @@ struct omcands {
  * found on a 7×7 model (layers 0, 1, 2, 4, 5, 6 standing for 0, p, q,
  * m-q, m-p, m; the relabelling keeps x -> m-x, so turns and places
  * correspond one for one) by composing their turns' maps of the 150
- * center places and keeping those that move obliques alone: 8,460
- * maps, in about 10 ms. Conjugated by at most one turn they are 465,000
- * candidates, 131,000 maps once the same map is kept once (the
+ * center places and keeping those that move obliques alone. Conjugated
+ * by at most one turn they become the candidates, one per map (the
  * cheapest), set up once per solve. A greedy step takes the candidate
  * that puts the most stickers right per move (less the turns that merge
  * with the previous step's), while one does; up to 7×7 a beam keeps the
@@ -120,18 +119,9 @@ struct omcands {
  * (4 per sticker left counted for the 3-cycles). solve_orbit's 3-cycles
  * finish. A step weighs every candidate, so a solve stops weighing past
  * OM_BUDGET (deterministic, unlike a clock) and leaves the rest to the
- * 3-cycles: 17×17 and 33×33 then keep to about a second and two.
- * Measured (bench --reduce): 6×6 220 -> 205 moves (6×6 has one such
- * pair, (1, 2) and (1, 3)), 7×7 279 -> 263, 10×10 1188 -> 1064,
- * 17×17 4011 -> 3206, 33×33 17094 -> 16256; on random oblique states of
- * 7×7 (a simulation of the first greedy) the macros took 117 moves
- * where 3-cycles alone with the same set-ups took 148. Tried and left
- * out: Y an inner slice too, Q a face too (no change), set-ups of face
- * turns alone (173 center moves on 7×7 against 163), the 16 best with
- * lookahead (no shorter, slower). The beam against one step of
- * lookahead over the 8 best (12 states): 7×7 centers 154.2 -> 152.6,
- * 6×6 112.8 -> 110.6, at about the same time; OM_BR 2 was worse (154.6),
- * 4 or 5, 16 states a step or 16 candidates each no better. */
+ * 3-cycles, which keeps 17×17 and 33×33 to about a second or two.
+ * docs/solvers.md has the measurements and what was tried and left
+ * out. */
 
 static const uint8_t om_layers[6] = {0, 1, 2, 4, 5, 6};
 

@@ -8,10 +8,8 @@
 
 /* The staged center search (STAGED(n); before stagew_of, how it
  * works). */
-/* Up to 33×33 (the sizes promised) every ring is staged: each ring
- * costs about 0.1 s past 5×5 (33×33, 15 rings: 1.1 s, against 0.06 s
- * for the 3-cycles alone), for 9% to 17% fewer moves on odd n and 1% to
- * 17% on even (6×6 and 8×8 the most). */
+/* Up to 33×33 every ring is staged: each ring costs a search, but the
+ * moves it saves over the greedy phases pay for it (docs/solvers.md). */
 #define ST_ORB 2
 #define ST_NA 735471
 #define ST_NB (2 * 65536)
@@ -151,19 +149,10 @@ struct stagew {
  * the model's turns of the layers it holds, so its maps are theirs
  * composed and the rings' tables rate the pair (the largest distance of
  * either). Ring 2's turns then serve ring 1 too (a block 1-2 turns
- * both rings' slices at once). Measured, 20 states, centers means:
- * 7×7 159.9 -> 153.2 (263 -> 255 moves, median), 6×6 119 -> 113 (40
- * states: 117.3 -> 112.8, 204 -> 200), for about 0.2 s; past 7×7
- * nothing (9×9 -1, 10×10 +7 moves, 8 states). A and B together were no
- * shorter: B took 21 moves by beam (IDA* ran out of nodes) where one by
- * one it takes 19; C2 together (its IDA* always ran out) is searched by
- * a beam of ST_JBEAM_W (256: as short as 1024, in a quarter the
- * time). Measured (make bench, and bench --reduce 5 N):
- * 7×7 412 -> 354 moves with its outer ring staged, 294 with both; 6×6
- * 257 -> 214 (centers 172 -> 131) at the same time; 8×8 572 -> 529,
- * 9×9 916 -> 756, 13×13 2578 -> 2154, 17×17 4655 -> 4011, 33×33 18622
- * -> 16960 (1.1 s against 0.06 s); 10×10 and 12×12 1% fewer. The
- * steps:
+ * both rings' slices at once); past 7×7 the pair saves nothing. A and B
+ * together were no shorter (B's IDA* runs out of nodes there); C2
+ * together, whose IDA* always runs out, is searched by a beam of
+ * ST_JBEAM_W. The steps:
  *   A   every U- and D-coloured center sticker onto U or D, any turn;
  *   B   every L- and R-coloured one onto L or R, with the turns that keep
  *       A (face turns, any turn of the U-D axis, half turns of the
@@ -188,30 +177,28 @@ struct stagew {
  *   C2  per orbit which 4 of the L-R places hold L and which 4 of the
  *       F-B places F (70 × 70), and each pair for both orbits (70 × 70).
  * A, where h (the largest of the orbits' tables) is weakest against the
- * depth (about 10 where the tables say 6 or 7: IDA* took up to half a
- * second), uses a beam search (st_beam) that keeps the 1024 best states
- * per level; B, C1 and C2 an IDA* search (depth first, deepening), so
- * optimal for their goal. A, B and C1 choose, of the answers of their
- * least depth they find, the one that leaves the next step the least to
- * do by its tables. Measured on 5×5 (10 states): A 10.0 moves, B 8.7,
- * C1 4.3, C2 10.4 (33.4 in all, where the greedy phases took 78).
- * One search of C1 and C2 together (70^3 states per orbit) took
- * millions of nodes to reach its 12 to 15 moves, and a beam got stuck
- * on plateaus of its tables; split in two it is about as long (13.3)
- * and a thousand times cheaper.
+ * depth (the tables say 6 or 7 where the depth is about 10, and IDA*
+ * would visit far too many nodes), uses a beam search (st_beam) that
+ * keeps the ST_BEAM best states per level; B, C1 and C2 an IDA* search
+ * (depth first, deepening), so optimal for their goal. A, B and C1
+ * choose, of the answers of their least depth they find, the one that
+ * leaves the next step the least to do by its tables. One search of C1
+ * and C2 together (70^3 states per orbit) is about as short as the two
+ * and a thousand times dearer, and a beam gets stuck on plateaus of its
+ * tables.
  * The tables depend only on the kind of size (st_kind: 4×4, 5×5, even
  * or odd past them). A caller may build all four kinds once
- * (reduce_stage_tables_build, about 0.6 s, 7 MB) and pass them in
+ * (reduce_stage_tables_build) and pass them in
  * reduce_limits.stage_tables, as the server and the bench do; without
  * them a solve builds its kind into the work buffer (S->own), shared by
- * its variants and rings: 1.8 MB of tables (4.4 MB with the beam's
- * levels and hash set) and, measured, 0.25 s of a 5×5 solve's 0.7–1 s
- * (A's tables nearly all of it). An IDA* search that runs past its
- * budget hands its step to the beam (st_beam); when that finds nothing
- * within ST_BEAM_DEPTH the step gives up, and the greedy phases and 3-cycles finish from where it
- * stopped: on 4×4 and 5×5 all the centers, past them that ring (its wing
- * orbit made even again at once, as past FREE_MAX_N nothing else would)
- * while the next rings are staged as before. */
+ * its variants and rings (A's tables take nearly all of that time).
+ * docs/solvers.md has the sizes, times and step lengths measured.
+ * An IDA* search that runs past its budget hands its step to the beam
+ * (st_beam); when that finds nothing within ST_BEAM_DEPTH the step gives
+ * up, and the greedy phases and 3-cycles finish from where it stopped:
+ * on 4×4 and 5×5 all the centers, past them that ring (its wing orbit
+ * made even again at once, as past FREE_MAX_N nothing else would) while
+ * the next rings are staged as before. */
 
 static struct stagew *stagew_of(struct ctx *x)
 {
@@ -383,8 +370,8 @@ static void st_bfs(struct stagew *S, uint8_t *t, long size, long total,
 	for (int d = 0; d < ST_UNSEEN - 1 && seen < total; d++) {
 		/* forward from the frontier while it is small (under a
 		 * quarter of the unseen states), then back from each unseen
-		 * state: one neighbour at d is enough (5×5's A tables 0.43
-		 * -> 0.25 s against switching at a half) */
+		 * state: one neighbour at d is enough (a quarter beat a
+		 * half: docs/solvers.md) */
 		int back = 4 * frontier > total - seen;
 		long added = 0;
 		uint32_t comb = 0xff; /* A: the mask of rank i, walked along */
@@ -483,8 +470,7 @@ static void st_classes(struct stmove *M, const uint8_t *to)
  * (k1 alone, or k1 < k2), then blocks: on 4×4 and 5×5 the outer blocks
  * of two, and on 7×7 (BAR_ON) ring k's 0-k and m-k-m (not past them:
  * on ring k they would turn the layers of ring k-1, and without them
- * ring 1's tables serve every ring; on 7×7 before the bars, 8 states,
- * 306.8 moves with them, 304.0 without, 10% less time; with the bars
+ * ring 1's tables serve every ring, as short and quicker; with the bars
  * ring k-1 is free while ring k is searched, or kept whole) and on
  * 4×4 the inner one; for rings 1 and 2 together the blocks 0-1, 0-2,
  * 1-2 and their mirrors (no block reaches a ring the group does not

@@ -14,12 +14,11 @@
  * counted); from a state, a face turn (a set-up), a slice opened with
  * its first X, or one more X while the slice stays open. The state with
  * the fewest moves plus EB_FINISH per pair still missing wins: in
- * practice the first with every edge paired (on 5×5 in about 41 moves,
- * where the greedy slice–turn–slice before it took 54), the wing
- * 3-cycles there to finish any edge it left. A macro carries most pairs
- * whole to another edge, so a child is judged by the pairs it parts (a bit mask) and puts together
- * (a few place pairs), never made unless it enters its level. S comes
- * and goes, so no wing orbit's parity changes.
+ * practice the first with every edge paired, the wing 3-cycles there to
+ * finish any edge it left. A macro carries most pairs whole to another
+ * edge, so a child is judged by the pairs it parts (a bit mask) and puts
+ * together (a few place pairs), never made unless it enters its level.
+ * S comes and goes, so no wing orbit's parity changes.
  */
 #include "internal.h"
 
@@ -34,15 +33,11 @@ _Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
 /* Neighbours macros put together, all told: S moves 4 pieces a layer,
  * each with at most two neighbours, and X only carries whole edges. */
 #define EB_JOINS (EB_CORES * 8 * FREE_MAX_W)
-/* Measured on 20 5×5 states, edges stage: 8 states a level 42.7
- * moves, 16 40.8, 32 41.0, 64 40.4 (for twice the time); with the
- * middle slice as S 41.9 where without it 46.2 (12 a level). */
+/* States a level: past 16 (32 on 7×7, whose edges are longer) a wider
+ * beam costs time and saves nothing (docs/solvers.md). */
 #ifndef EB_W
 #define EB_W 16
 #endif
-/* On 7×7 (12 states, edges stage): 16 states a level 80.4 moves, 32
- * 77.2, 48 76.9, 64 77.4; the time 0.78 s -> 0.95 s (32). On 6×6 32 gave
- * no fewer. */
 #ifndef EB_W7
 #define EB_W7 32
 #endif
@@ -221,7 +216,7 @@ static void eb_cores(struct ctx *x)
 		for (int A = -1; A < F->ngen; A++) {
 			if (A >= 0 && (!is_face_gen(F, A, m) || F->gen[A].axis == ax))
 				continue;
-			/* A2 B A2 made nothing shorter, measured */
+			/* A2 B A2 made nothing shorter */
 			if (A >= 0 && F->gen[A].qt == 2)
 				continue;
 			for (int B = 0; B < F->ngen; B++) {

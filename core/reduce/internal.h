@@ -96,9 +96,8 @@ struct model {
 /* The two-phase search keeps shortening its answer until it reaches the
  * target or a budget of polls (one per 4096 nodes) runs out: counted in
  * nodes, not time, so the answer is the same from run to run; the
- * caller's poll can still stop it. Measured: 25 polls (about 20 ms)
- * take the 3×3 stage from 20.7 to 19.0 moves on average; 400 polls only
- * to 18.6. */
+ * caller's poll can still stop it. A short budget takes most of what a
+ * long one would (docs/solvers.md). */
 #define TWOPHASE_POLLS 25
 #define TWOPHASE_TARGET 18
 

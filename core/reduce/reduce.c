@@ -12,14 +12,10 @@
  * and more between them. Up to VARIANT_MAX_N several variants run in
  * turn (the cube copied afresh for each, the 3×3 searched briefly) and
  * the shortest is kept, its 3×3 then searched on: 20 variants for 4×4,
- * 5 for 5×5, 3 for 6×6 and 7×7 (measured on 20 4×4 states: 6 variants
- * 78.2 moves on average, 12 72.6, 16 72.0, 20 70.8; the winners are
- * spread evenly over the variants, a best of N draws; 5×5 with the
- * staged centers, 12 states: 6 variants 105.6, 8 104.9, 16 103.2, each
- * variant about 0.1 s there, for the time; with the edge beam, 20
- * states: 4 variants 94.6, 5 94.0, 6 93.5, each about 0.12 s, and 5
- * keep the slowest solve under 1.6 s of CPU). The caller's poll
- * stopping a later variant keeps the answer in hand.
+ * 5 for 5×5, 3 for 6×6 and 7×7 (the winners spread evenly over the
+ * variants, a best of N draws, so more help where each is cheap:
+ * docs/solvers.md). The caller's poll stopping a later variant keeps the
+ * answer in hand.
  *
  * Pure C11, no allocation, no globals but const tables.
  */

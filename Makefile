@@ -21,7 +21,7 @@ OPT     ?= -O2
 CFLAGS  ?=
 CFLAGS  += -std=c11 -Wall -Wextra -Wpedantic -Werror $(OPT) -g \
            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
-PKGS     = libmicrohttpd jansson sqlite3
+PKGS     = libmicrohttpd jansson sqlite3 zlib libbrotlienc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)

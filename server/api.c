@@ -794,6 +794,9 @@ static void get_openapi(const struct api_config *cfg,
 	rp->content_type = "application/yaml";
 	rp->raw = cfg->openapi;
 	rp->raw_len = cfg->openapi_len;
+	/* the same bytes until the server restarts with another contract:
+	 * kept five minutes, then checked again by its ETag */
+	rp->cache_max_age = 300;
 }
 
 /* The solver tables' state, for /readyz. */
@@ -1241,7 +1244,9 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		api_reply_header(rp, "Access-Control-Allow-Methods", "%s",
 				 r->allow);
 		api_reply_header(rp, "Access-Control-Allow-Headers", "%s",
-				 API_CORS_ALLOW_HEADERS);
+				 cfg->cors_allow_headers
+					 ? cfg->cors_allow_headers
+					 : API_CORS_ALLOW_HEADERS);
 		api_reply_header(rp, "Access-Control-Max-Age", "%s",
 				 API_CORS_MAX_AGE);
 		return;

@@ -798,6 +798,12 @@ void api__get_scramble(const struct api_config *cfg,
 	free(c);
 	free(m);
 	api_reply_json(rp, 200, o);
+	/* a seed always gives the same scramble: anyone may keep it for a
+	 * day (the HTTP layer adds its ETag); a random one never repeats */
+	if (has_seed)
+		rp->cache_max_age = 86400;
+	else
+		api_reply_header(rp, "Cache-Control", "no-store");
 }
 
 /* ---- session solves --------------------------------------------------- */

@@ -1024,6 +1024,8 @@ static const struct route {
 	 NULL, api__session_tokens, BODY_NONE},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
 	 NULL, api__session_token_revoke, BODY_NONE},
+	{"/v1/sessions/{id}/tickets", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_ticket, BODY_NONE},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])

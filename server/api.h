@@ -19,6 +19,7 @@ struct events;
 struct watcher;
 struct idem;
 struct api_pending;
+struct tickets;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -33,6 +34,7 @@ struct api_config {
 	uint64_t max_solve_ms;     /* largest time budget of one solve */
 	struct events *events;     /* NULL: no live event streams (503) */
 	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
+	struct tickets *tickets;   /* stream tickets (ticket.h); NULL: none */
 	/* The CORS preflight's Access-Control-Allow-Headers: NULL for the
 	 * API's own (API_CORS_ALLOW_HEADERS) */
 	const char *cors_allow_headers;

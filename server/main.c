@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "sessions.h"
 #include "solver.h"
+#include "ticket.h"
 #include "events.h"
 #include "http.h"
 
@@ -231,6 +232,10 @@ int main(int argc, char **argv)
 	if (cfg.idempotency_keys)
 		api.idem = idem_new((size_t)cfg.idempotency_keys,
 				    (int64_t)cfg.idempotency_ttl * 1000);
+	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000);
+	if (api.tickets == NULL)
+		log_msg(LOG_WARN, "no stream tickets (no randomness from the "
+				  "OS): private streams need read tokens");
 	const char *patterns[64];
 	int npat = api_route_patterns(patterns, 64);
 	api.metrics = metrics_new(patterns, npat);
@@ -302,6 +307,7 @@ int main(int argc, char **argv)
 	sessions_close(api.sessions);
 	events_close(api.events);
 	idem_free(api.idem);
+	tickets_free(api.tickets);
 	store_close(api.store);
 	metrics_free(api.metrics);
 	free(openapi);

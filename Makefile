@@ -44,7 +44,7 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test contract sanitize bench soak clean deps fuzz \
+.PHONY: all run test contract sanitize bench soak clean deps fuzz FORCE \
 	fuzz-build fuzz-replay memcheck
 
 all: $(BUILD)/cubed
@@ -52,6 +52,17 @@ all: $(BUILD)/cubed
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Icore -Iserver -c $< -o $@
+
+# The commit /version and cubed_build_info report: version.c alone is
+# compiled with it, and again only when it changes (the stamp file is
+# rewritten only then).
+GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+$(BUILD)/commit-stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
+$(BUILD)/server/version.o: $(BUILD)/commit-stamp
+$(BUILD)/server/version.o: CFLAGS += -DCUBED_COMMIT='"$(GIT_COMMIT)"'
+FORCE:
 
 $(BUILD)/libcubecore.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^

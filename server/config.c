@@ -11,6 +11,7 @@
 #include "compress.h"
 #include "config.h"
 #include "log.h"
+#include "version.h"
 
 enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 
@@ -296,7 +297,10 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 			return CONFIG_EXIT;
 		}
 		if (strcmp(a, "--version") == 0) {
-			fprintf(out, "cubed %s\n", CUBED_VERSION);
+			struct version_info v;
+			version_get(&v);
+			fprintf(out, "cubed %s (commit %s)\n", v.version,
+				v.commit);
 			return CONFIG_EXIT;
 		}
 		if (strncmp(a, "--", 2) != 0) {

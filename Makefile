@@ -24,7 +24,8 @@ CFLAGS  += -std=c11 -Wall -Wextra -Wpedantic -Werror $(OPT) -g \
 PKGS     = libmicrohttpd jansson sqlite3 zlib libbrotlienc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# the tests decode what the server encodes with the libraries' own decoders
+CHECK_LIBS := $(shell pkg-config --libs check libbrotlidec 2>/dev/null)
 LDLIBS  += -lpthread -lm
 
 CORE_SRC   := $(wildcard core/*.c)

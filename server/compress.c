@@ -471,8 +471,8 @@ const char *compress_cache_get(struct compress_cache *cc,
 	 * keeps the first's */
 	char *data;
 	size_t dlen;
-	if (compress_oneshot(c, c == COMPRESS_GZIP ? 9 : 9, src, len, &data,
-			     &dlen) < 0)
+	if (compress_oneshot(c, c == COMPRESS_GZIP ? 9 : COMPRESS_CACHE_BR_QUALITY,
+			     src, len, &data, &dlen) < 0)
 		return NULL;
 	pthread_mutex_lock(&cc->lock);
 	hit = cache_find(cc, c, src, len, out_len);

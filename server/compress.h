@@ -10,10 +10,14 @@
  * of a big body. A body of up to COMPRESS_ONESHOT_MAX bytes is compressed
  * in one go into a buffer of its compressed size (the reply then has a
  * Content-Length); a larger one is compressed while libmicrohttpd sends
- * it, COMPRESS_BLOCK bytes at a time (chunked). The coder's state is about
- * 270 KiB for gzip (window 2^15, memLevel 8) and at most about 1.3 MiB for
- * br (window 2^18 for streams; measured by tests/check_http_eco.c's
- * memory test through counting allocators, see compress_stream_peak). */
+ * it, COMPRESS_BLOCK bytes at a time (chunked). The coder's state, counted
+ * by the allocators compress_stream_peak reports (tests/check_eco.c holds
+ * them to it), is 261 KiB for gzip at any level (window 2^15, memLevel 8)
+ * and, for br with a window of at most 2^18, 0.65 MiB at quality 0, about
+ * 2 MiB at 1 to 3 (the default is 2), 3.5 to 6.5 MiB at 4 to 6 — which is
+ * why --brotli-quality stops at 6 (quality 9 would hold 38 MiB). The HTTP
+ * layer keeps at most COMPRESS_MAX_STREAMS streams open at once (a slow
+ * reader keeps its stream): past that a big reply goes out identity. */
 #ifndef CUBED_COMPRESS_H
 #define CUBED_COMPRESS_H
 
@@ -30,6 +34,10 @@ enum compress_coding {
 
 #define COMPRESS_ONESHOT_MAX (256u * 1024u)
 #define COMPRESS_BLOCK (32u * 1024u)
+#define COMPRESS_MAX_STREAMS 64
+/* The cache's br quality: once per body, so better than per reply, yet
+ * not 11 (seconds for a big file on the first request) nor 9 (38 MiB). */
+#define COMPRESS_CACHE_BR_QUALITY 6
 
 struct compress_config {
 	unsigned codings;     /* COMPRESS_BIT mask of the codings offered */
@@ -82,8 +90,8 @@ size_t compress_stream_peak(const struct compress_stream *s);
 void compress_stream_free(struct compress_stream *s);
 
 /* Compressed copies of bodies that live as long as the server (the
- * contract text, static files), made once per (body, coding) at the
- * coder's best setting and kept: at most COMPRESS_CACHE_ENTRIES bodies
+ * contract text, static files), made once per (body, coding) at gzip
+ * level 9 or br quality COMPRESS_CACHE_BR_QUALITY, and kept: at most COMPRESS_CACHE_ENTRIES bodies
  * and COMPRESS_CACHE_BYTES compressed bytes in all; past that a body is
  * compressed per reply like any other. */
 #define COMPRESS_CACHE_ENTRIES 64

@@ -73,7 +73,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("gzip-level", "CUBED_GZIP_LEVEL", OPT_UINT, gzip_level, "4", 1, 9,   \
 	  "N", "zlib level of gzip replies (1 fastest, 9 smallest)")           \
 	X("brotli-quality", "CUBED_BROTLI_QUALITY", OPT_UINT, brotli_quality,  \
-	  "4", 0, 11, "N", "quality of br replies (0 fastest, 11 smallest)")   \
+	  "2", 0, 6, "N",                                                      \
+	  "quality of br replies (0 fastest; past 6 a reply's coder would "    \
+	  "hold 10 MB and more)")                                              \
 	X("ticket-ttl", "CUBED_TICKET_TTL", OPT_UINT, ticket_ttl, "60", 1,     \
 	  3600, "S", "seconds a stream ticket may open event streams")         \
 	X("schema", "CUBED_SCHEMA", OPT_STR, schema, "", 0, 0, "DIR",          \

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ struct http_server {
 	unsigned port;
 	struct compress_config cc;
 	struct compress_cache *zcache; /* compressed long-lived bodies */
+	_Atomic int zstreams;          /* compressed streams being sent */
 	pthread_mutex_t memo_lock;
 	int nmemo;
 	struct etag_memo memo[ETAG_MEMO];
@@ -129,6 +131,10 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	const char *q = uri ? strchr(uri, '?') : NULL;
 	if (q)
 		rq->query = strdup(q + 1);
+	/* for the log line of a request MHD may yet refuse itself; the
+	 * access handler puts the decoded path here */
+	if (uri)
+		rq->path = strndup(uri, q ? (size_t)(q - uri) : strlen(uri));
 	return rq;
 }
 
@@ -315,6 +321,7 @@ static void request_start(struct request *rq, struct MHD_Connection *con,
 	rq->con = con;
 	snprintf(rq->method, sizeof rq->method, "%s", method);
 	rq->head = strcmp(method, "HEAD") == 0;
+	free(rq->path);
 	rq->path = strdup(url);
 	const char *id = raw_header(con, "X-Request-Id");
 	if (reqid_valid(id))
@@ -580,6 +587,7 @@ struct zbody {
 	struct compress_stream *cs;
 	char *owned;    /* the identity bytes, when they are ours */
 	uint64_t *sent; /* the request's byte count */
+	_Atomic int *live; /* the server's count of open streams */
 };
 
 static ssize_t zbody_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -600,6 +608,7 @@ static void zbody_free(void *cls)
 	struct zbody *z = cls;
 	compress_stream_free(z->cs);
 	free(z->owned);
+	atomic_fetch_sub(z->live, 1);
 	free(z);
 }
 
@@ -643,18 +652,28 @@ static struct MHD_Response *encoded(struct http_server *srv,
 		body_set_owned(b, NULL, 0);
 		return resp;
 	}
-	struct zbody *zb = calloc(1, sizeof *zb);
-	if (zb == NULL)
+	/* a stream lives as long as its client takes to read: a bounded
+	 * number at once, past which big replies go out as they are */
+	if (atomic_fetch_add(&srv->zstreams, 1) >= COMPRESS_MAX_STREAMS) {
+		atomic_fetch_sub(&srv->zstreams, 1);
 		return NULL;
-	zb->cs = compress_stream_new(c, coding_level(srv, c), b->data, b->len);
-	zb->sent = &rq->bytes;
-	if (zb->cs)
+	}
+	struct zbody *zb = calloc(1, sizeof *zb);
+	if (zb)
+		zb->cs = compress_stream_new(c, coding_level(srv, c), b->data,
+					     b->len);
+	if (zb && zb->cs) {
+		zb->sent = &rq->bytes;
+		zb->live = &srv->zstreams;
 		resp = MHD_create_response_from_callback(
 			MHD_SIZE_UNKNOWN, COMPRESS_BLOCK, zbody_read, zb,
 			zbody_free);
+	}
 	if (resp == NULL) {
-		compress_stream_free(zb->cs);
+		if (zb)
+			compress_stream_free(zb->cs);
 		free(zb);
+		atomic_fetch_sub(&srv->zstreams, 1);
 		return NULL;
 	}
 	/* the stream reads b's bytes until MHD lets it go */

@@ -714,11 +714,16 @@ static enum MHD_Result send_reply(struct http_server *srv,
 			      (compress_type_ok(rp->content_type) ||
 			       rp->status == 304);
 		int identity_ok = 1;
-		if (srv->cc.codings && b.len > 0 &&
-		    compress_type_ok(rp->content_type))
-			enc = compress_negotiate(
-				raw_header(con, MHD_HTTP_HEADER_ACCEPT_ENCODING),
-				srv->cc.codings, &identity_ok);
+		const char *ae = NULL;
+		if (vary_coding && b.len > 0)
+			ae = raw_header(con, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+		/* a small body is only coded when the client refuses identity,
+		 * which needs "identity" or "*" in the header: most small
+		 * replies skip the negotiation altogether */
+		if (ae && (b.len >= srv->cc.min_size ||
+			   strstr(ae, "identity") || strchr(ae, '*')))
+			enc = compress_negotiate(ae, srv->cc.codings,
+						 &identity_ok);
 		/* below the threshold the coder costs more than it saves,
 		 * unless the client refuses identity outright */
 		if (enc != COMPRESS_IDENTITY && b.len < srv->cc.min_size &&

@@ -24,9 +24,16 @@ void api__session_ticket(const struct api_config *cfg,
 			 const json_t *body, struct api_reply *rp)
 {
 	(void)body;
-	if (!cfg->sessions || !cfg->tickets) {
+	if (!cfg->sessions) {
 		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_database",
 			      "this server runs without a session database");
+		return;
+	}
+	if (!cfg->tickets) {
+		/* only when the OS had no randomness at start-up */
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_tickets",
+			      "this server could not make a ticket key; use a "
+			      "read token in the stream's URL instead");
 		return;
 	}
 	int bad;

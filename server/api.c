@@ -25,6 +25,7 @@
 #include "solver.h"
 #include "store.h"
 #include "token.h"
+#include "version.h"
 
 /* ---- replies ---------------------------------------------------------- */
 
@@ -780,6 +781,23 @@ static void get_healthz(const struct api_config *cfg,
 	api_reply_json(rp, 200, json_pack("{s:s}", "status", "ok"));
 }
 
+/* GET /version: which build answers, for bug reports and rollouts. */
+static void get_version(const struct api_config *cfg,
+			const struct api_request *rq, struct api_reply *rp)
+{
+	(void)cfg;
+	(void)rq;
+	struct version_info v;
+	version_get(&v);
+	api_reply_json(rp, 200,
+		       json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s}}",
+				 "name", "cubed", "version", v.version, "commit",
+				 v.commit, "libraries", "libmicrohttpd",
+				 v.libmicrohttpd, "jansson", v.jansson,
+				 "sqlite", v.sqlite, "zlib", v.zlib, "brotli",
+				 v.brotli));
+}
+
 static void get_openapi(const struct api_config *cfg,
 			const struct api_request *rq, struct api_reply *rp)
 {
@@ -794,6 +812,9 @@ static void get_openapi(const struct api_config *cfg,
 	rp->content_type = "application/yaml";
 	rp->raw = cfg->openapi;
 	rp->raw_len = cfg->openapi_len;
+	/* the same bytes until the server restarts with another contract:
+	 * kept five minutes, then checked again by its ETag */
+	rp->cache_max_age = 300;
 }
 
 /* The solver tables' state, for /readyz. */
@@ -858,6 +879,8 @@ static void get_metrics(const struct api_config *cfg,
 	}
 	struct metrics_buf b = {0};
 	metrics_render(cfg->metrics, &b);
+	metrics_render_build(&b);
+	metrics_render_process(&b);
 	if (cfg->sessions) {
 		struct sessions_stats st;
 		sessions_stats(cfg->sessions, &st);
@@ -975,6 +998,7 @@ static const struct route {
 	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL, NULL, 0},
 	{"/readyz", "GET", "GET, HEAD, OPTIONS", get_readyz, NULL, NULL, 0},
 	{"/metrics", "GET", "GET, HEAD, OPTIONS", get_metrics, NULL, NULL, 0},
+	{"/version", "GET", "GET, HEAD, OPTIONS", get_version, NULL, NULL, 0},
 	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL, NULL,
 	 0},
 	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0},
@@ -1021,6 +1045,8 @@ static const struct route {
 	 NULL, api__session_tokens, BODY_NONE},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
 	 NULL, api__session_token_revoke, BODY_NONE},
+	{"/v1/sessions/{id}/tickets", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_ticket, BODY_NONE},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -1241,7 +1267,9 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		api_reply_header(rp, "Access-Control-Allow-Methods", "%s",
 				 r->allow);
 		api_reply_header(rp, "Access-Control-Allow-Headers", "%s",
-				 API_CORS_ALLOW_HEADERS);
+				 cfg->cors_allow_headers
+					 ? cfg->cors_allow_headers
+					 : API_CORS_ALLOW_HEADERS);
 		api_reply_header(rp, "Access-Control-Max-Age", "%s",
 				 API_CORS_MAX_AGE);
 		return;

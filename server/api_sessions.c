@@ -923,7 +923,8 @@ void api__session_events(const struct api_config *cfg,
 			      "live events are off on this server");
 		return;
 	}
-	static const char *const allowed[] = {"after", "token", NULL};
+	static const char *const allowed[] = {"after", "token", "ticket",
+					      NULL};
 	struct api__query q;
 	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
 		return;
@@ -954,11 +955,16 @@ void api__session_events(const struct api_config *cfg,
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	int bad;
+	/* EventSource cannot send headers: a read token or a stream ticket
+	 * may come in the URL instead, never a write token (api_tickets.c) */
+	int bad, granted;
 	const char *token = bearer(rq, &bad);
-	if (!token)
-		token = api__query_get(&q, "token");
-	int hidden = may_read_token(cfg, id, v.is_private, token, rp) < 0;
+	int hidden = api__url_credential(cfg, id, v.is_private,
+					 api__query_get(&q, "token"),
+					 api__query_get(&q, "ticket"), &token,
+					 &granted, rp) < 0 ||
+		     (!granted &&
+		      may_read_token(cfg, id, v.is_private, token, rp) < 0);
 	int64_t version = v.version;
 	int n = v.size;
 	session_view_free(&v);
@@ -1139,4 +1145,16 @@ void api__session_token_revoke(const struct api_config *cfg,
 		return;
 	}
 	rp->status = 204;
+}
+
+/* ---- shared with api_tickets.c ---------------------------------------- */
+
+const char *api__bearer(const struct api_request *rq, int *bad)
+{
+	return bearer(rq, bad);
+}
+
+void api__session_problem(struct api_reply *rp, int rc)
+{
+	session_problem(rp, rc, NULL);
 }

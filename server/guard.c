@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "client_limits.h"
+#include "log.h"
 #include "problem.h"
 
 struct guard {
@@ -76,10 +77,10 @@ struct guard *guard_new(const struct config *cfg)
 	uint64_t need = (uint64_t)guard_mhd_connection_limit(cfg) + 64;
 	uint64_t have = limits_raise_nofile();
 	if (have && have < need)
-		fprintf(stderr,
-			"cubed: warning: the open-file limit is %llu, below "
+		log_msg(LOG_WARN,
+			"the open-file limit is %llu, below "
 			"the %llu that --max-connections %llu needs; raise "
-			"it (ulimit -n) or lower --max-connections\n",
+			"it (ulimit -n) or lower --max-connections",
 			(unsigned long long)have, (unsigned long long)need,
 			(unsigned long long)cfg->max_connections);
 	return g;

@@ -18,9 +18,11 @@
 #include "events.h"
 #include "http.h"
 #include "idempotency.h"
+#include "log.h"
 #include "metrics.h"
 #include "sessions.h"
 #include "solver.h"
+#include "ticket.h"
 #include "events.h"
 #include "http.h"
 
@@ -143,15 +145,33 @@ int main(int argc, char **argv)
 		return 0;
 	if (cr == CONFIG_ERROR)
 		return 2;
+	log_configure((enum log_format)log_format_parse(cfg.log_format),
+		      cfg.quiet ? LOG_ERROR
+				: (enum log_level)log_level_parse(cfg.log_level));
 
 	if (make_parent_dirs(cfg.db) < 0) {
-		fprintf(stderr, "cubed: --db: cannot create the directory of "
-				"%s: %s\n",
+		log_msg(LOG_ERROR, "--db: cannot create the directory of %s: %s",
 			cfg.db, strerror(errno));
 		return 2;
 	}
 
+	/* the preflight's list: the API's own headers, then the ones
+	 * browsers' tracing tools add (--cors-allow-headers) */
+	char allow_headers[API_HEADER_VALUE_MAX];
+	int ah = snprintf(allow_headers, sizeof allow_headers, "%s%s%s",
+			  API_CORS_ALLOW_HEADERS,
+			  strcmp(cfg.cors_allow_headers, "-") ? ", " : "",
+			  strcmp(cfg.cors_allow_headers, "-")
+				  ? cfg.cors_allow_headers
+				  : "");
+	if (ah < 0 || (size_t)ah >= sizeof allow_headers) {
+		log_msg(LOG_ERROR, "--cors-allow-headers: the list is too long "
+				   "(at most %zu characters with the API's own)",
+			sizeof allow_headers - 1);
+		return 2;
+	}
 	struct api_config api = {
+		.cors_allow_headers = allow_headers,
 		.max_moves = cfg.max_moves,
 		.max_work = cfg.max_work,
 		.max_session_size = (int)cfg.max_session_size,
@@ -181,7 +201,7 @@ int main(int argc, char **argv)
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {
-		fprintf(stderr, "cubed: database: %s\n", serr);
+		log_msg(LOG_ERROR, "database: %s", serr);
 		return 2;
 	}
 	struct events_config ecfg = {
@@ -190,7 +210,7 @@ int main(int argc, char **argv)
 		.heartbeat_ms = (unsigned)cfg.heartbeat * 1000u,
 	};
 	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
-		fprintf(stderr, "cubed: cannot start live events\n");
+		log_msg(LOG_ERROR, "cannot start live events");
 		store_close(api.store);
 		return 2;
 	}
@@ -205,13 +225,17 @@ int main(int argc, char **argv)
 	sescfg.limits.max_moves = cfg.max_moves;
 	sescfg.limits.max_work = cfg.max_work;
 	if (sessions_open(&sescfg, &api.sessions) != SES_OK) {
-		fprintf(stderr, "cubed: cannot start the session writer\n");
+		log_msg(LOG_ERROR, "cannot start the session writer");
 		store_close(api.store);
 		return 2;
 	}
 	if (cfg.idempotency_keys)
 		api.idem = idem_new((size_t)cfg.idempotency_keys,
 				    (int64_t)cfg.idempotency_ttl * 1000);
+	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000);
+	if (api.tickets == NULL)
+		log_msg(LOG_WARN, "no stream tickets (no randomness from the "
+				  "OS): private streams need read tokens");
 	const char *patterns[64];
 	int npat = api_route_patterns(patterns, 64);
 	api.metrics = metrics_new(patterns, npat);
@@ -236,13 +260,13 @@ int main(int argc, char **argv)
 	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
 				     &api.openapi_len, used, sizeof used);
 	if (openapi == NULL && cfg.openapi) {
-		fprintf(stderr, "cubed: --openapi: cannot read %s: %s\n",
-			cfg.openapi, strerror(errno));
+		log_msg(LOG_ERROR, "--openapi: cannot read %s: %s", cfg.openapi,
+			strerror(errno));
 		return 2;
 	}
 	if (openapi == NULL)
-		fprintf(stderr, "cubed: warning: openapi.yaml not found; "
-				"GET /openapi.yaml will answer 404\n");
+		log_msg(LOG_WARN, "openapi.yaml not found; GET /openapi.yaml "
+				  "will answer 404");
 	api.openapi = openapi;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -250,7 +274,7 @@ int main(int argc, char **argv)
 	char err[256];
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
-		fprintf(stderr, "cubed: %s\n", err);
+		log_msg(LOG_ERROR, "%s", err);
 		solver_stop(api.solver);
 		sessions_close(api.sessions);
 		events_close(api.events);
@@ -260,9 +284,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int v6 = strchr(cfg.bind, ':') != NULL;
-	fprintf(stderr, "cubed: listening on http://%s%s%s:%u\n", v6 ? "[" : "",
-		cfg.bind, v6 ? "]" : "", http_port(srv));
-	fflush(stderr);
+	/* always written, whatever the level: it is how a supervisor (and
+	 * the tests) learn the port */
+	char url[128];
+	snprintf(url, sizeof url, "http://%s%s%s:%u", v6 ? "[" : "", cfg.bind,
+		 v6 ? "]" : "", http_port(srv));
+	log_always("url", url, "listening on %s", url);
 
 	int sig = 0;
 	while (sigwait(&stop, &sig) != 0)
@@ -280,9 +307,10 @@ int main(int argc, char **argv)
 	sessions_close(api.sessions);
 	events_close(api.events);
 	idem_free(api.idem);
+	tickets_free(api.tickets);
 	store_close(api.store);
 	metrics_free(api.metrics);
 	free(openapi);
-	fprintf(stderr, "cubed: stopped\n");
+	log_msg(LOG_INFO, "stopped");
 	return 0;
 }

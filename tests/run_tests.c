@@ -29,6 +29,8 @@ int main(void)
 	srunner_add_suite(sr, http_live_suite());
 	srunner_add_suite(sr, client_limits_suite());
 	srunner_add_suite(sr, limits_suite());
+	srunner_add_suite(sr, eco_suite());
+	srunner_add_suite(sr, http_eco_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());
 	srunner_run_all(sr, CK_NORMAL);

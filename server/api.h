@@ -19,6 +19,7 @@ struct events;
 struct watcher;
 struct idem;
 struct api_pending;
+struct web_root;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -33,6 +34,9 @@ struct api_config {
 	uint64_t max_solve_ms;     /* largest time budget of one solve */
 	struct events *events;     /* NULL: no live event streams (503) */
 	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
+	/* The web page served at / (static.h); NULL: those routes answer
+	 * 404 page_not_built */
+	const struct web_root *web;
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */

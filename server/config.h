@@ -24,6 +24,7 @@ struct config {
 	uint64_t rate_burst;
 	uint64_t timeout;             /* idle connection timeout, seconds */
 	const char *openapi;          /* NULL = look next to the binary */
+	const char *web_root;         /* NULL = <dir of binary>/web */
 	uint64_t quiet;               /* 1 = no per-request log lines */
 	const char *schema;           /* NULL = ./schema, else next to the binary */
 	const char *durability;       /* "normal" or "full" */

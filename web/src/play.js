@@ -124,6 +124,7 @@ class Play {
     this.session = new Session(info, this.access, {
       live: (turns, facelets, hooks) => this.live(turns, facelets, hooks),
     }, this.sessionUi());
+    this.settled();
     this.initControls();
     this.meta(info);
     this.loadHistory();

@@ -643,7 +643,9 @@ class Play {
         $('#share-note').textContent = (copied ? 'Copied. ' : 'Copy this link: ') + (role === 'play'
           ? `Whoever opens it moves the cube as “${t.name}”.`
           : 'Whoever opens it watches live but cannot move the cube.');
-        input.select();
+        // the input is there to select by hand when copying failed; it
+        // does not take the focus (the keys would go to it)
+        if (!copied) input.select();
       } catch (e) {
         $('#share-error').textContent = `No link: ${e.message}`;
         show($('#share-error'), true);

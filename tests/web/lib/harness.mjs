@@ -18,9 +18,10 @@ const CHROMIUM = process.env.CUBED_CHROMIUM || '/usr/bin/chromium';
 
 // Start a server; extra: more command-line options. Resolves when it
 // listens (10 s at most).
-export async function startServer(extra = []) {
+// opts.dir: reuse a database directory (one a stop({keep: true}) left).
+export async function startServer(extra = [], opts = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run make first`);
-  const dir = mkdtempSync(join(tmpdir(), 'cubed-web-'));
+  const dir = opts.dir || mkdtempSync(join(tmpdir(), 'cubed-web-'));
   const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'), '--quiet'];
   if (!extra.includes('--web-root')) args.push('--web-root', WEB);
   if (existsSync(join(ROOT, 'openapi.yaml'))) args.push('--openapi', join(ROOT, 'openapi.yaml'));
@@ -50,13 +51,15 @@ export async function startServer(extra = []) {
     url: `http://127.0.0.1:${port}`,
     port,
     pid: child.pid,
+    dir,
     log: () => log,
-    async stop() {
+    // SIGTERM by pid (SIGKILL after 10 s); the directory goes unless kept
+    async stop({ keep = false } = {}) {
       child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 10000);
       const r = await exited;
       clearTimeout(t);
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
       return r;
     },
   };

@@ -9,10 +9,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { startServer, launch, newPage, call, shownState, openSession, ROOT } from './lib/harness.mjs';
+
+// the servers started here by hand see no CUBED_* settings of the runner's
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CUBED_')));
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
@@ -153,11 +156,11 @@ test('a server whose page was not built answers / with a 404 that says so; the A
   const dir = mkdtempSync(join(tmpdir(), 'cubed-noweb-'));
   try {
     mkdirSync(join(dir, 'bin'));
-    copyFileSync(process.env.CUBED_BIN || join(ROOT, 'build', 'cubed'), join(dir, 'bin', 'cubed'));
+    copyFileSync(resolve(ROOT, process.env.CUBED_BIN || 'build/cubed'), join(dir, 'bin', 'cubed'));
     // the default web root is web/ beside the binary: missing here
     const child = spawn(join(dir, 'bin', 'cubed'), ['--port', '0', '--db', join(dir, 'db'), '--solver', '0', '--quiet',
       '--schema', join(ROOT, 'schema')],
-      { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir });
+      { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir, env: cleanEnv });
     let log = '';
     const port = await new Promise((res, rej) => {
       const t = setTimeout(() => rej(new Error(log)), 10000);
@@ -186,7 +189,7 @@ test('a server whose page was not built answers / with a 404 that says so; the A
     // an explicit --web-root that is not there stops the server at once
     const bad = spawn(join(dir, 'bin', 'cubed'), ['--port', '0', '--db', join(dir, 'db2'), '--solver', '0', '--schema', join(ROOT, 'schema'),
       '--web-root', join(dir, 'nope')],
-      { stdio: ['ignore', 'ignore', 'pipe'] });
+      { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv });
     let err = '';
     bad.stderr.on('data', (d) => { err += d; });
     const code = await new Promise((r) => bad.on('exit', r));

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(new URL('../../..', import.meta.url).pathname);
-const BIN = process.env.CUBED_BIN || join(ROOT, 'build', 'cubed');
-const WEB = process.env.CUBED_WEB_ROOT || join(ROOT, 'build', 'web');
+const BIN = resolve(ROOT, process.env.CUBED_BIN || 'build/cubed');
+const WEB = resolve(ROOT, process.env.CUBED_WEB_ROOT || 'build/web');
 const CHROMIUM = process.env.CUBED_CHROMIUM || '/usr/bin/chromium';
 
 // Start a server; extra: more command-line options. Resolves when it
@@ -25,10 +25,12 @@ export async function startServer(extra = [], opts = {}) {
   const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'), '--quiet'];
   if (!extra.includes('--web-root')) args.push('--web-root', WEB);
   if (existsSync(join(ROOT, 'openapi.yaml'))) args.push('--openapi', join(ROOT, 'openapi.yaml'));
-  if (process.env.CUBED_TABLES) args.push('--tables', process.env.CUBED_TABLES);
+  if (process.env.CUBED_TABLES) args.push('--tables', resolve(ROOT, process.env.CUBED_TABLES));
   else args.push('--solver', '0');
   args.push(...extra);
-  const child = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: ROOT });
+  // options only from the command line: CUBED_* of the runner stay out
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CUBED_')));
+  const child = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: ROOT, env });
   let log = '';
   const port = await new Promise((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`cubed did not listen within 10 s:\n${log}`)), 10000);

@@ -96,7 +96,7 @@ export class SolvePanel {
     const { body, stages, tokens } = this.sol;
     show($('#solution'), true);
     $('#solution-summary').textContent = tokens.length
-      ? `${tokens.length} moves (${body.method}, found in ${Math.round(body.elapsed_ms)} ms)`
+      ? `${tokens.length} moves (${body.method}, found in ${body.elapsed_ms < 1 ? 'under 1' : Math.round(body.elapsed_ms)} ms)`
       : 'Already solved.';
     const box = $('#stages');
     box.replaceChildren();
@@ -105,7 +105,7 @@ export class SolvePanel {
       const moves = el('div', { className: 'stage-moves' });
       for (const t of st.tokens) moves.append(el('button', { type: 'button', dataset: { i: String(i++) } }, t));
       if (!st.tokens.length) moves.append(el('span', { className: 'muted' }, 'nothing to do'));
-      box.append(el('div', { className: 'stage', dataset: { stage: st.name || 'solution' } },
+      box.append(el('div', { className: 'sol-stage', dataset: { stage: st.name || 'solution' } },
         st.name ? el('div', { className: 'stage-name' }, STAGE_NAMES[st.name] || st.name) : null, moves));
     }
     this.mark();

@@ -26,6 +26,7 @@ Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, ses
 Suite *client_limits_suite(void); /* tests/check_client_limits.c: rate buckets and connection counts */
 Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header limits, security headers */
 Suite *crash_suite(void);  /* tests/check_crash.c: acknowledged writes survive SIGKILL */
+Suite *static_suite(void); /* tests/check_static.c: the web page's files and their headers */
 Suite *barrage_suite(void); /* tests/check_barrage.c: malformed requests to every route change nothing */
 
 #endif

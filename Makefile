@@ -124,7 +124,7 @@ test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 
 screenshot: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
-		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/screenshot.test.mjs
+		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/solve.test.mjs
 
 # The fuzz targets linked with a plain main (tests/fuzz/replay.c) instead
 # of libFuzzer: every committed corpus input and crash regression runs
@@ -154,7 +154,7 @@ fuzz-replay: $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
 
 # npm ci fails (and so does the target) if the packages cannot be had: the
 # check never skips itself.
-contract: $(BUILD)/cubed
+contract: $(BUILD)/cubed $(BUILD)/web/index.html
 	npm ci --prefix tests/contract --no-audit --no-fund
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema

@@ -60,7 +60,7 @@ class Play {
     };
     if (!keys) {
       keys = new Keys({
-        enabled: () => !!active && active.canPlay(),
+        enabled: () => !!active && !!active.session && active.session.canWrite,
         move: (t) => active && active.userMove(t),
         undo: () => active && active.simple('undo'),
         redo: () => active && active.simple('redo'),
@@ -307,6 +307,11 @@ class Play {
   // ---- input ---------------------------------------------------------------
 
   userMove(text) {
+    if (this.mode !== 'live' && this.session && this.session.canWrite) {
+      toast(this.mode === 'history' ? 'Back to live to move the cube (you are looking at an old version).'
+        : 'Close the solution preview to move the cube.');
+      return;
+    }
     if (!this.canPlay() || this.n > PLAY_MAX) return;
     show($('#write-error'), false);
     try {

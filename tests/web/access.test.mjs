@@ -22,7 +22,7 @@ after(async () => {
 
 test('a watch-only page cannot move the cube', async () => {
   const { id, write_token: t } = (await call(srv.url, 'POST', '/v1/sessions', { size: 3 })).body;
-  const owner = await newPage(browser);
+  const owner = await newPage(browser, { motion: false });
   await openSession(owner, srv.url, id, { t, role: 'owner' });
   await owner.click('#share-watch');
   await owner.waitForSelector('#share-link[data-role="watch"]:not([hidden])');
@@ -30,7 +30,7 @@ test('a watch-only page cannot move the cube', async () => {
   assert.match(link, /\?t=ct_[A-Za-z0-9_-]{32}&role=watch$/);
   const readToken = new URL(link.replace('#', '')).searchParams.get('t');
 
-  const w = await newPage(browser);
+  const w = await newPage(browser, { motion: false });
   await w.goto(link);
   await w.waitForSelector('#viewport[data-ready="1"]');
   await shownState(w, 0);
@@ -57,7 +57,7 @@ test('a watch-only page cannot move the cube', async () => {
   assert.equal(r.status, 403);
   assert.equal(r.body.code, 'read_only_token');
   // a co-player link's role claim cannot lift that: the page learns from the 403
-  const lie = await newPage(browser);
+  const lie = await newPage(browser, { motion: false });
   await openSession(lie, srv.url, id, { t: readToken, role: 'play' });
   await keys(lie, 'r');
   await lie.waitForSelector('#write-error:not([hidden])');
@@ -72,7 +72,7 @@ test('a watch-only page cannot move the cube', async () => {
 test('a private cube needs its token; its stream carries a read token only', async () => {
   const created = (await call(srv.url, 'POST', '/v1/sessions', { size: 2, visibility: 'private' })).body;
   const { id, write_token: t, read_token: rt } = created;
-  const stranger = await newPage(browser);
+  const stranger = await newPage(browser, { motion: false });
   await stranger.goto(`${srv.url}/#/s/${id}`);
   await stranger.waitForSelector('#load-error');
   assert.match(await stranger.textContent('#load-error'), /no such cube.*private/i);
@@ -80,13 +80,13 @@ test('a private cube needs its token; its stream carries a read token only', asy
   assert.equal(await stranger.$$eval('canvas.cube3d', (c) => c.length), 0);
   await stranger.context().close();
 
-  const owner = await newPage(browser);
+  const owner = await newPage(browser, { motion: false });
   await openSession(owner, srv.url, id, { t, rt, role: 'owner' });
   await owner.click('#share-play');
   await owner.waitForSelector('#share-link[data-role="play"]:not([hidden])');
   const link = await owner.inputValue('#share-link');
   const q = new URL(link.replace('#', '')).searchParams;
-  const b = await newPage(browser);
+  const b = await newPage(browser, { motion: false });
   await b.goto(link);
   await b.waitForSelector('#viewport[data-ready="1"]');
   await b.waitForSelector('#conn[data-state="live"]');

@@ -26,7 +26,7 @@ test('a stale move (412) is refetched and sent again; two pages typing at once l
   const auth = { Authorization: `Bearer ${t}` };
   const tok = (await call(srv.url, 'POST', `/v1/sessions/${id}/tokens`, { role: 'write', name: 'bea' }, auth)).body.token;
   const a = await newPage(browser);
-  const b = await newPage(browser);
+  const b = await newPage(browser, { motion: false }); // A animates, B does not
   // B's stream waits at a gate until A has moved
   let open;
   const gate = new Promise((r) => { open = r; });

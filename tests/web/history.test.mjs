@@ -27,8 +27,10 @@ test('time travel, undo, redo, reset and fork on two pages', async () => {
   const { id, write_token: t } = created;
   const tok = (await call(srv.url, 'POST', `/v1/sessions/${id}/tokens`, { role: 'write', name: 'bob' },
     { Authorization: `Bearer ${t}` })).body.token;
-  const a = await newPage(browser);
-  const b = await newPage(browser);
+  // turns without animation: this test is about states (pixels.test.mjs
+  // and live.test.mjs watch the animation)
+  const a = await newPage(browser, { motion: false });
+  const b = await newPage(browser, { motion: false });
   await openSession(a, srv.url, id, { t, role: 'owner' });
   await openSession(b, srv.url, id, { t: tok, role: 'play' });
   await keys(a, 'r', 'u', 'f');

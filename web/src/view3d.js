@@ -64,6 +64,9 @@ export class View3D {
     this.dirty = true;
     this.raf = 0;
     this.pointer = null;
+    // a player who asked the system for less motion gets turns without
+    // the animation
+    this.motion = window.matchMedia('(prefers-reduced-motion: reduce)');
     this.colors = {};
     for (const f of FACES) this.colors[f] = new Color(SCHEME[f]);
     this.resizeObserver = new ResizeObserver(() => this.resize());
@@ -171,7 +174,7 @@ export class View3D {
       }
       // a long backlog is shown quickly: at most ~10 animated turns wait
       const backlog = this.queue.reduce((k, it) => k + it.turns.length, 0);
-      if (backlog > 40 || item.turns.length === 0) {
+      if (backlog > 40 || item.turns.length === 0 || this.motion.matches) {
         this.queue.shift();
         this.paint(item.facelets);
         if (item.hooks.onEnd) item.hooks.onEnd();

@@ -85,8 +85,12 @@ export async function launch({ webgl = true } = {}) {
 
 // A page in a new, isolated context (its own storage and cookies) that
 // records console errors, uncaught exceptions and failed requests.
-export async function newPage(browser, { width = 1280, height = 800, permissions = [] } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+// motion: false asks for reduced motion (turns shown without animation),
+// for tests about state rather than animation.
+export async function newPage(browser, { width = 1280, height = 800, permissions = [], motion = true } = {}) {
+  const context = await browser.newContext({
+    viewport: { width, height }, deviceScaleFactor: 1, reducedMotion: motion ? 'no-preference' : 'reduce',
+  });
   if (permissions.length) await context.grantPermissions(permissions);
   const page = await context.newPage();
   const problems = [];

@@ -184,7 +184,7 @@ test('a server whose page was not built answers / with a 404 that says so; the A
       assert.equal(ok.status, 200);
     } finally {
       child.kill('SIGTERM');
-      await exited;
+      assert.equal(await exited, 0, log);
     }
     // an explicit --web-root that is not there stops the server at once
     const bad = spawn(join(dir, 'bin', 'cubed'), ['--port', '0', '--db', join(dir, 'db2'), '--solver', '0', '--schema', join(ROOT, 'schema'),

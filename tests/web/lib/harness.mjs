@@ -55,13 +55,16 @@ export async function startServer(extra = [], opts = {}) {
     pid: child.pid,
     dir,
     log: () => log,
-    // SIGTERM by pid (SIGKILL after 10 s); the directory goes unless kept
+    // SIGTERM by pid (SIGKILL after 10 s); the directory goes unless
+    // kept. A server that does not stop cleanly with status 0 (a crash, a
+    // sanitizer's report, a leak at exit) fails the test that stops it.
     async stop({ keep = false } = {}) {
       child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 10000);
       const r = await exited;
       clearTimeout(t);
       if (!keep) rmSync(dir, { recursive: true, force: true });
+      if (r.code !== 0) throw new Error(`cubed stopped with ${r.code ?? r.sig}:\n${log.slice(-4000)}`);
       return r;
     },
   };

@@ -1,9 +1,16 @@
 # cubed — build, run, test, benchmark.
 #
-#   make            build build/cubed
-#   make run        install missing packages, build, serve on :8080 (data in ./data/)
-#   make test       install missing packages, build and run every test
-#                   (Check suites + black-box HTTP)
+#   make            build build/cubed, and the web page into build/web when
+#                   node and npm are installed
+#   make run        install missing packages (node and npm too), build, serve
+#                   the page and the API on :8080 (data in ./data/)
+#   make test       install missing packages (Chromium too), build and run
+#                   every test (Check suites + black-box HTTP, then the
+#                   browser tests: make test-web)
+#   make test-web   the browser tests alone (tests/web: Debian's headless
+#                   Chromium driven by playwright-core)
+#   make screenshot the README's screenshot (docs/screenshot.png), taken by
+#                   the browser tests
 #   make sanitize   the same tests under ASan + UBSan (separate build dir,
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
@@ -50,10 +57,35 @@ PORT ?= 8080
 TABLES ?= build/tables
 
 .PHONY: all run test test-run contract client-check sanitize bench soak \
-	clean deps fuzz FORCE \
-	fuzz-build fuzz-replay memcheck
+	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
+	test-web bench-web screenshot
 
-all: $(BUILD)/cubed
+all: $(BUILD)/cubed web
+
+# The web page (web/): esbuild bundles it with three.js into
+# $(BUILD)/web, which cubed serves from beside itself. npm ci runs only
+# when a lockfile changed (the stamp), so later builds are offline. Without
+# node the page is skipped with a note: the API works without it.
+HAVE_NODE := $(shell command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && echo 1)
+WEB_SRC   := $(wildcard web/src/*) web/index.html web/build.mjs
+
+ifeq ($(HAVE_NODE),1)
+web: $(BUILD)/web/index.html
+else
+web:
+	@echo "note: node and npm are not installed: the web page is not built (make run installs them)"
+endif
+
+web/node_modules/.stamp: web/package.json web/package-lock.json
+	npm ci --prefix web --no-audit --no-fund
+	@touch $@
+
+$(BUILD)/web/index.html: web/node_modules/.stamp $(WEB_SRC)
+	node web/build.mjs $(BUILD)/web
+
+tests/web/node_modules/.stamp: tests/web/package.json tests/web/package-lock.json
+	npm ci --prefix tests/web --no-audit --no-fund
+	@touch $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -85,19 +117,38 @@ $(BUILD)/bench/bench: $(BENCH_OBJ) $(BUILD)/libcubecore.a
 deps:
 	@bash .ci/install-deps
 
+deps-test:
+	@bash .ci/install-deps --test
+
 run: deps
-	@$(MAKE) --no-print-directory $(BUILD)/cubed
+	@$(MAKE) --no-print-directory $(BUILD)/cubed $(BUILD)/web/index.html
 	@mkdir -p data
+	@echo "cubed: open http://localhost:$(PORT)/ to play"
 	$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
 
-# deps first (a fresh machine needs the -dev packages), then a new make so
-# pkg-config sees them
-test: deps
+# deps first (a fresh machine needs the -dev packages and Chromium), then
+# a new make so pkg-config sees them. The browser suites run after the C
+# suites, one file at a time (each starts its own server and Chromium),
+# never beside a build: they hold the page to deadlines of a second.
+test: deps-test
 	@$(MAKE) --no-print-directory test-run
 
 test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	@$(MAKE) --no-print-directory test-web
+
+# npm ci and Chromium must be there: the browser tests never skip
+# themselves (.ci/install-deps installs chromium).
+WEB_TESTS ?= tests/web/*.test.mjs
+test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	@mkdir -p $(TABLES)
+	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
+		node --test --test-concurrency=1 --test-timeout=120000 $(WEB_TESTS)
+
+screenshot: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
+		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/solve.test.mjs
 
 # The fuzz targets linked with a plain main (tests/fuzz/replay.c) instead
 # of libFuzzer: every committed corpus input and crash regression runs
@@ -127,7 +178,7 @@ fuzz-replay: $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
 
 # npm ci fails (and so does the target) if the packages cannot be had: the
 # check never skips itself.
-contract: $(BUILD)/cubed
+contract: $(BUILD)/cubed $(BUILD)/web/index.html
 	npm ci --prefix tests/contract --no-audit --no-fund
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema
@@ -152,6 +203,14 @@ $(BUILD)/bench/watch: bench/live/watch.c
 
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
 	bash bench/run.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-web
+
+# The page's figures (bench/web): time to first render and move-to-visible
+# latency between two browser pages, each beside the API's round trip.
+bench-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	@mkdir -p $(TABLES)
+	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
+		node bench/web/bench.mjs
 
 SOAK_S ?= 60
 soak: $(BUILD)/cubed

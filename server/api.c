@@ -23,6 +23,7 @@
 #include "problem.h"
 #include "sessions.h"
 #include "solver.h"
+#include "static.h"
 #include "store.h"
 #include "token.h"
 #include "version.h"
@@ -817,6 +818,13 @@ static void get_openapi(const struct api_config *cfg,
 	rp->cache_max_age = 300;
 }
 
+/* The web page: "/" and "/assets/{file}" (static.c). */
+static void get_page(const struct api_config *cfg,
+		     const struct api_request *rq, struct api_reply *rp)
+{
+	web_serve(cfg->web, rq, rp);
+}
+
 /* The solver tables' state, for /readyz. */
 static json_t *solver_json(const struct api_config *cfg)
 {
@@ -995,6 +1003,9 @@ static const struct route {
 	api__session_handler *ses;
 	enum body_rule body;
 } routes[] = {
+	{"/", "GET", "GET, HEAD, OPTIONS", get_page, NULL, NULL, 0},
+	{"/assets/{file}", "GET", "GET, HEAD, OPTIONS", get_page, NULL, NULL,
+	 0},
 	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL, NULL, 0},
 	{"/readyz", "GET", "GET, HEAD, OPTIONS", get_readyz, NULL, NULL, 0},
 	{"/metrics", "GET", "GET, HEAD, OPTIONS", get_metrics, NULL, NULL, 0},
@@ -1067,7 +1078,8 @@ int api_route_patterns(const char **out, int cap)
 
 /* Does path fit pattern? "{id}" takes one non-empty segment (copied to id,
  * which holds STORE_ID_MAX bytes; longer segments do not fit); "{tid}"
- * takes 1 to 18 digits (the handler reads them from the path). */
+ * takes 1 to 18 digits and "{file}" one segment of up to 128 bytes (the
+ * handlers read them from the path). */
 static int match(const char *pattern, const char *path, char *id)
 {
 	while (*pattern) {
@@ -1084,6 +1096,14 @@ static int match(const char *pattern, const char *path, char *id)
 				return 0;
 			path += len;
 			pattern += 5;
+			continue;
+		}
+		if (strncmp(pattern, "{file}", 6) == 0) {
+			size_t len = strcspn(path, "/");
+			if (len == 0 || len > 128)
+				return 0;
+			path += len;
+			pattern += 6;
 			continue;
 		}
 		if (strncmp(pattern, "{id}", 4) == 0) {

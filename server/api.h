@@ -20,6 +20,7 @@ struct watcher;
 struct idem;
 struct api_pending;
 struct tickets;
+struct web_root;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -38,6 +39,9 @@ struct api_config {
 	/* The CORS preflight's Access-Control-Allow-Headers: NULL for the
 	 * API's own (API_CORS_ALLOW_HEADERS) */
 	const char *cors_allow_headers;
+	/* The web page served at / (static.h); NULL: those routes answer
+	 * 404 page_not_built */
+	const struct web_root *web;
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */

@@ -54,6 +54,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("openapi", "CUBED_OPENAPI", OPT_STR, openapi, "", 0, 0, "PATH",      \
 	  "contract served at /openapi.yaml (default: ./openapi.yaml, "        \
 	  "else <dir of binary>/../openapi.yaml)")                             \
+	X("web-root", "CUBED_WEB_ROOT", OPT_STR, web_root, "", 0, 0, "DIR",    \
+	  "the built web page served at / (default: <dir of binary>/web, "     \
+	  "which `make` builds)")                                              \
 	X("quiet", "CUBED_QUIET", OPT_FLAG, quiet, "0", 0, 1, "",              \
 	  "log errors only, like --log-level error (env: 1 or 0)")            \
 	X("log-format", "CUBED_LOG_FORMAT", OPT_STR, log_format, "text", 0, 0, \
@@ -184,7 +187,8 @@ static int set_value(struct config *cfg, const struct opt *o, const char *v,
 			}
 		if (v[0] == '\0' && strcmp(o->name, "openapi") != 0 &&
 		    strcmp(o->name, "schema") != 0 &&
-		    strcmp(o->name, "tables") != 0) {
+		    strcmp(o->name, "tables") != 0 &&
+		    strcmp(o->name, "web-root") != 0) {
 			fprintf(err, "cubed: %s: must not be empty\n", where);
 			return -1;
 		}

@@ -33,6 +33,7 @@ struct config {
 	uint64_t gzip_level;          /* 1..9 */
 	uint64_t brotli_quality;      /* 0..11 */
 	uint64_t ticket_ttl;          /* seconds a stream ticket is good for */
+	const char *web_root;         /* NULL = <dir of binary>/web */
 	const char *schema;           /* NULL = ./schema, else next to the binary */
 	const char *durability;       /* "normal" or "full" */
 	uint64_t max_session_size;    /* largest n of a session */

@@ -709,7 +709,12 @@ static enum MHD_Result send_reply(struct http_server *srv,
 		if (rp->cache_max_age && rp->status == 200)
 			deterministic(srv, rq, rp, &b);
 	}
-	if (resp == NULL) {
+	/* a reply that chose its coding itself (static.c's gzip twins) says
+	 * so with its own Vary (and Content-Encoding when coded): never code
+	 * it twice, never name Accept-Encoding twice */
+	int precoded = find_header(rp, "Content-Encoding") >= 0 ||
+		       find_header(rp, "Vary") >= 0;
+	if (resp == NULL && !precoded) {
 		vary_coding = srv->cc.codings &&
 			      (compress_type_ok(rp->content_type) ||
 			       rp->status == 304);

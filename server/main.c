@@ -22,9 +22,8 @@
 #include "metrics.h"
 #include "sessions.h"
 #include "solver.h"
+#include "static.h"
 #include "ticket.h"
-#include "events.h"
-#include "http.h"
 
 /* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
 static int make_parent_dirs(const char *path)
@@ -126,6 +125,42 @@ static char *load_openapi(const struct config *cfg, const char *argv0,
 	}
 	snprintf(used, usedcap, "%s/../openapi.yaml", exe);
 	return read_file(used, len);
+}
+
+/* The web page: --web-root if given (which must load), else web/ beside
+ * the binary (build/cubed → build/web, where `make` builds it), which may
+ * be missing: the API works without it and / says the page was not built.
+ * Returns 0 with *out set (NULL when there is no page), or -1. */
+static int load_web(const struct config *cfg, struct web_root **out)
+{
+	char dir[PATH_MAX];
+	char err[768];
+	int missing = 0;
+	*out = NULL;
+	if (cfg->web_root) {
+		snprintf(dir, sizeof dir, "%s", cfg->web_root);
+	} else {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(dir, sizeof dir, "%.*s/web", PATH_MAX - 8, exe);
+	}
+	*out = web_root_load(dir, &missing, err, sizeof err);
+	if (*out) {
+		log_msg(LOG_INFO, "the web page: %zu files, %zu bytes from %s",
+			web_root_files(*out), web_root_bytes(*out), dir);
+		return 0;
+	}
+	if (cfg->web_root) {
+		log_msg(LOG_ERROR, "--web-root: %s", err);
+		return -1;
+	}
+	log_msg(LOG_WARN, "%s%s; / will answer 404 page_not_built",
+		missing ? "the web page is not built: " : "", err);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -268,6 +303,18 @@ int main(int argc, char **argv)
 		log_msg(LOG_WARN, "openapi.yaml not found; GET /openapi.yaml "
 				  "will answer 404");
 	api.openapi = openapi;
+	struct web_root *web = NULL;
+	if (load_web(&cfg, &web) < 0) {
+		solver_stop(api.solver);
+		sessions_close(api.sessions);
+		events_close(api.events);
+		idem_free(api.idem);
+		store_close(api.store);
+		metrics_free(api.metrics);
+		free(openapi);
+		return 2;
+	}
+	api.web = web;
 
 	signal(SIGPIPE, SIG_IGN);
 
@@ -280,6 +327,7 @@ int main(int argc, char **argv)
 		events_close(api.events);
 		store_close(api.store);
 		metrics_free(api.metrics);
+		web_root_free(web);
 		free(openapi);
 		return 2;
 	}
@@ -310,6 +358,7 @@ int main(int argc, char **argv)
 	tickets_free(api.tickets);
 	store_close(api.store);
 	metrics_free(api.metrics);
+	web_root_free(web);
 	free(openapi);
 	log_msg(LOG_INFO, "stopped");
 	return 0;

@@ -22,6 +22,7 @@ int main(void)
 	srunner_add_suite(sr, beginner_suite());
 	srunner_add_suite(sr, reduce_suite());
 	srunner_add_suite(sr, api_suite());
+	srunner_add_suite(sr, static_suite());
 	srunner_add_suite(sr, http_suite());
 	srunner_add_suite(sr, http_sessions_suite());
 	srunner_add_suite(sr, http_solve_suite());

@@ -28,6 +28,7 @@ Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header 
 Suite *crash_suite(void);  /* tests/check_crash.c: acknowledged writes survive SIGKILL */
 Suite *eco_suite(void);    /* tests/check_eco.c: hashes, codings, ids, tickets (known answers) */
 Suite *http_eco_suite(void); /* tests/check_http_eco.c: compression, request ids, logs, CORS, tickets, metrics */
+Suite *static_suite(void); /* tests/check_static.c: the web page's files and their headers */
 Suite *barrage_suite(void); /* tests/check_barrage.c: malformed requests to every route change nothing */
 
 #endif

@@ -440,6 +440,32 @@ async function main() {
 	];
 	for (const c of stateless) await run(c, srv);
 
+	// the web page (the server's default web root, build/web beside the
+	// binary) and one of its assets, named as index.html names them
+	const page = await run({ name: 'page', method: 'GET', path: '/', status: 200,
+		check: (j, res, text) => expect(/<script type="module" src="\/assets\/main-[A-Z0-9]{8}\.js">/.test(text), 'no bundled script') }, srv);
+	const pageTag = page.res && page.res.headers.get('etag');
+	const asset = ((page.text || '').match(/\/assets\/main-[A-Z0-9]{8}\.js/) || ['/assets/main-missing.js'])[0];
+	for (const c of [
+		{ name: 'page head', method: 'HEAD', path: '/', status: 200 },
+		{ name: 'page 304', method: 'GET', path: '/', headers: { 'If-None-Match': pageTag }, status: 304 },
+		{ name: 'page head 304', method: 'HEAD', path: '/', headers: { 'If-None-Match': '*' }, status: 304 },
+		{ name: 'page preflight', method: 'OPTIONS', path: '/', status: 204 },
+		{ name: 'page 405', method: 'POST', path: '/', raw: '', status: 405 },
+		{ name: 'asset', method: 'GET', path: asset, status: 200 },
+		{ name: 'asset gzip', method: 'GET', path: asset, headers: { 'Accept-Encoding': 'gzip' }, status: 200 },
+		{ name: 'asset head', method: 'HEAD', path: asset, status: 200 },
+		{ name: 'asset preflight', method: 'OPTIONS', path: asset, status: 204 },
+		{ name: 'asset 404', method: 'GET', path: '/assets/main-ZZZZZZZZ.js', status: 404 },
+	]) {
+		const r = await run(c, srv);
+		if (c.name === 'asset') {
+			const tag = r.res && r.res.headers.get('etag');
+			await run({ name: 'asset 304', method: 'GET', path: asset, headers: { 'If-None-Match': tag }, status: 304 }, srv);
+			await run({ name: 'asset head 304', method: 'HEAD', path: asset, headers: { 'If-None-Match': tag }, status: 304 }, srv);
+		}
+	}
+
 	// solving: once the tables are ready
 	await waitTables(srv);
 	const SCRAMBLED = 'LBURUDLLDBFFLRURDDBULBFFDBBRRULDLDFRUDUFLDFBBRUFRBUFRL'; // seed 42

@@ -110,9 +110,11 @@ static struct ses_op *op_new(enum op_kind kind, const char *id,
 	op->kind = kind;
 	if (id)
 		snprintf(op->id, sizeof op->id, "%s", id);
-	if (token && !(op->token = strdup(token))) {
-		free(op);
-		return NULL;
+	if (token) {
+		/* hashed here, on the caller's thread: one thing less for
+		 * the writer */
+		token_sha256(token, strlen(token), op->token_hash);
+		op->has_token = 1;
 	}
 	return op;
 }
@@ -331,11 +333,13 @@ int sessions_auth(struct sessions *s, const char *id, const char *token,
 		  enum ses_role *role, char *actor)
 {
 	*role = SES_ROLE_NONE;
-	unsigned char owner[STORE_HASH_LEN];
+	unsigned char owner[STORE_HASH_LEN], h[STORE_HASH_LEN];
 	int rc = cache_peek(s, id, NULL, owner);
 	if (rc != SES_OK)
 		return rc;
-	return rules_auth(s, id, owner, token, role, actor);
+	if (token)
+		token_sha256(token, strlen(token), h);
+	return rules_auth(s, id, owner, token ? h : NULL, role, actor);
 }
 
 int sessions_add_token(struct sessions *s, const char *id,

@@ -157,7 +157,8 @@ enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE, OP_SOLVE, OP_TOKEN,
 struct ses_op {
 	enum op_kind kind;
 	char id[STORE_ID_MAX];
-	char *token;             /* malloc'd or NULL */
+	unsigned char token_hash[STORE_HASH_LEN]; /* of the token given, */
+	int has_token;           /* hashed by the caller, not the writer */
 	/* OP_WRITE */
 	enum ses_write_kind wkind;
 	int64_t if_match;
@@ -200,9 +201,10 @@ void op_free(struct ses_op *op);
 /* Run op inside the writer's open transaction: an SES_* code. */
 int rules_run(struct sessions *s, struct ses_op *op);
 
-/* The role token has in a session whose owner hash is owner. */
+/* The role of the token whose hash is token_hash (NULL: no token) in a
+ * session whose owner's hash is owner. */
 int rules_auth(struct sessions *s, const char *id,
-	       const unsigned char *owner, const char *token,
+	       const unsigned char *owner, const unsigned char *token_hash,
 	       enum ses_role *role, char *actor);
 
 /* Stickers an algorithm moves on size n (4n per layer turned). */

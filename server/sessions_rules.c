@@ -80,14 +80,12 @@ static char *print_alg(const alg_t *a, int inverse)
 }
 
 int rules_auth(struct sessions *s, const char *id,
-	       const unsigned char *owner, const char *token,
+	       const unsigned char *owner, const unsigned char *h,
 	       enum ses_role *role, char *actor)
 {
 	*role = SES_ROLE_NONE;
-	if (!token)
+	if (!h)
 		return SES_UNAUTHORIZED;
-	uint8_t h[TOKEN_HASH_LEN];
-	token_sha256(token, strlen(token), h);
 	if (token_hash_equal(h, owner)) {
 		*role = SES_ROLE_OWNER;
 		if (actor)
@@ -196,7 +194,8 @@ static int initial_state(struct sessions *s, struct sentry *e)
 static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 {
 	enum ses_role role;
-	int rc = rules_auth(s, e->id, e->token_hash, op->token, &role,
+	int rc = rules_auth(s, e->id, e->token_hash,
+			    op->has_token ? op->token_hash : NULL, &role,
 			    op->actor_out);
 	if (rc == SES_OK && role == SES_ROLE_READ)
 		rc = SES_READ_ONLY;
@@ -454,7 +453,8 @@ static int check_owner(struct sessions *s, struct ses_op *op)
 	if (rc != SES_OK)
 		return rc;
 	enum ses_role role;
-	rc = rules_auth(s, op->id, owner, op->token, &role, NULL);
+	rc = rules_auth(s, op->id, owner, op->has_token ? op->token_hash : NULL,
+			&role, NULL);
 	if (rc == SES_OK && role != SES_ROLE_OWNER)
 		rc = SES_NOT_OWNER;
 	return rc;

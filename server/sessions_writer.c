@@ -16,7 +16,6 @@ void op_free(struct ses_op *op)
 {
 	if (!op)
 		return;
-	free(op->token);
 	free(op->nodes);
 	free(op->canonical);
 	free(op->moves_out);

@@ -18,6 +18,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,18 @@ struct sq {
 	pthread_mutex_t lock; /* guards conns */
 	struct conn *conns;
 	char open_error[256]; /* for threads whose connection failed */
+	/* the checkpointer: its own thread and connection (see wal_hook) */
+	pthread_t ckpt;
+	pthread_mutex_t ck_lock;
+	pthread_cond_t ck_wake;
+	int ck_due, ck_stop, ck_started;
+	uint64_t checkpoints;
 };
+
+/* WAL pages after which a checkpoint is due (40 MB), and after which the
+ * committing connection does one itself (the checkpointer fell behind) */
+#define CHECKPOINT_PAGES 10000
+#define CHECKPOINT_INLINE_PAGES (4 * CHECKPOINT_PAGES)
 
 static void conn_close(struct conn *c)
 {
@@ -133,6 +145,29 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 		return STORE_ERROR;
 	}
 	return STORE_OK;
+}
+
+/* After each commit: the WAL has pages frames. A checkpoint (copying
+ * them into the database file, with an fdatasync) used to run right there,
+ * on the writer, inside a write's round trip: SQLite's autocheckpoint. It
+ * is handed to the checkpointer thread instead, and done here only if that
+ * thread fell far behind, so the WAL stays bounded. 10,000 pages: writes
+ * spread over many sessions rewrite the same pages batch after batch, and
+ * a checkpoint copies each page once however often it changed (at 1,000,
+ * POST moves over 32 sessions ran ~8% slower). */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct sq *st = arg;
+	if (pages >= CHECKPOINT_INLINE_PAGES) {
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
+					  NULL, NULL);
+	} else if (pages >= CHECKPOINT_PAGES) {
+		pthread_mutex_lock(&st->ck_lock);
+		st->ck_due = 1;
+		pthread_cond_signal(&st->ck_wake);
+		pthread_mutex_unlock(&st->ck_lock);
+	}
+	return SQLITE_OK;
 }
 
 /* A configured connection, or NULL with err set. */
@@ -154,13 +189,13 @@ static sqlite3 *connect(struct sq *st, char *err, size_t errlen)
 	char pragmas[256];
 	snprintf(pragmas, sizeof pragmas,
 		 "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
-		 "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=%d; "
-		 "PRAGMA wal_autocheckpoint=10000;",
+		 "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=%d;",
 		 st->durability_full ? "FULL" : "NORMAL", st->busy_timeout_ms);
 	if (exec(db, pragmas, err, errlen) != STORE_OK) {
 		sqlite3_close_v2(db);
 		return NULL;
 	}
+	sqlite3_wal_hook(db, wal_hook, st);
 	return db;
 }
 
@@ -278,8 +313,44 @@ static int sq_accepts(const char *path)
 	return strstr(path, "://") == NULL;
 }
 
+static void *checkpointer(void *arg)
+{
+	struct sq *st = arg;
+	char err[256];
+	sqlite3 *db = connect(st, err, sizeof err);
+	pthread_mutex_lock(&st->ck_lock);
+	while (!st->ck_stop) {
+		if (!st->ck_due) {
+			pthread_cond_wait(&st->ck_wake, &st->ck_lock);
+			continue;
+		}
+		st->ck_due = 0;
+		pthread_mutex_unlock(&st->ck_lock);
+		/* PASSIVE: never waits for readers or the writer; what it
+		 * cannot copy yet, the next one will */
+		if (db)
+			sqlite3_wal_checkpoint_v2(db, NULL,
+						  SQLITE_CHECKPOINT_PASSIVE,
+						  NULL, NULL);
+		pthread_mutex_lock(&st->ck_lock);
+		st->checkpoints++;
+	}
+	pthread_mutex_unlock(&st->ck_lock);
+	sqlite3_close_v2(db);
+	return NULL;
+}
+
 static void sq_free(struct sq *st)
 {
+	if (st->ck_started) {
+		pthread_mutex_lock(&st->ck_lock);
+		st->ck_stop = 1;
+		pthread_cond_signal(&st->ck_wake);
+		pthread_mutex_unlock(&st->ck_lock);
+		pthread_join(st->ckpt, NULL);
+	}
+	pthread_mutex_destroy(&st->ck_lock);
+	pthread_cond_destroy(&st->ck_wake);
 	pthread_key_delete(st->key);
 	pthread_mutex_destroy(&st->lock);
 	free(st->path);
@@ -299,9 +370,13 @@ static int sq_open(const struct store_config *cfg, void **impl,
 	st->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms
 						       : 5000;
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->ck_lock, NULL);
+	pthread_cond_init(&st->ck_wake, NULL);
 	if (pthread_key_create(&st->key, NULL) != 0) {
 		snprintf(err, errlen, "cannot create a thread key");
 		pthread_mutex_destroy(&st->lock);
+		pthread_mutex_destroy(&st->ck_lock);
+		pthread_cond_destroy(&st->ck_wake);
 		free(st->path);
 		free(st);
 		return STORE_ERROR;
@@ -312,6 +387,13 @@ static int sq_open(const struct store_config *cfg, void **impl,
 		rc = sqlite_migrate(db, st->path, cfg->schema_dir,
 				    &st->schema_version, err, errlen);
 		sqlite3_close_v2(db);
+	}
+	if (rc == STORE_OK &&
+	    pthread_create(&st->ckpt, NULL, checkpointer, st) != 0) {
+		snprintf(err, errlen, "cannot start the checkpointer thread");
+		rc = STORE_ERROR;
+	} else if (rc == STORE_OK) {
+		st->ck_started = 1;
 	}
 	if (rc != STORE_OK) {
 		sq_free(st);

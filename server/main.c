@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 		.path = cfg.db,
 		.schema_dir = schema,
 		.durability_full = strcmp(cfg.durability, "full") == 0,
+		.shared = cfg.shared_db != 0,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {

@@ -318,16 +318,19 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 	}
 	if (op->wkind != SES_RESET &&
 	    rules_snapshot_due(e->size, e->w.since_events, e->w.since_work)) {
+		/* O(n²), once per max(32, n) events or 6n² stickers */
 		size_t len = 6u * (size_t)e->size * (size_t)e->size;
 		char *state = malloc(len);
-		if (!state || (cube_to_facelets(e->w.cube, state),
-			       store_add_snapshot(s->store, e->id, ev.version,
-						  state, len)) != STORE_OK) {
-			free(state);
+		if (state)
+			cube_to_facelets(e->w.cube, state);
+		rc = state ? store_add_snapshot(s->store, e->id, ev.version,
+						state, len)
+			   : STORE_ERROR;
+		free(state);
+		if (rc != STORE_OK) {
 			free(text);
 			return SES_STORE;
 		}
-		free(state);
 		e->w.since_events = 0;
 		e->w.since_work = 0;
 		op->snapshots++;

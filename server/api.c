@@ -942,6 +942,33 @@ static void get_metrics(const struct api_config *cfg,
 			       (unsigned long long)cum,
 			       (unsigned long long)st.cache_hits,
 			       (unsigned long long)st.cache_misses);
+		metrics_printf(&b,
+			       "# HELP cubed_session_cache_entries Sessions "
+			       "held in memory.\n"
+			       "# TYPE cubed_session_cache_entries gauge\n"
+			       "cubed_session_cache_entries %llu\n"
+			       "# HELP cubed_session_cache_bytes Bytes they "
+			       "hold (states, working cubes).\n"
+			       "# TYPE cubed_session_cache_bytes gauge\n"
+			       "cubed_session_cache_bytes %llu\n"
+			       "# HELP cubed_snapshots_total Snapshot rows "
+			       "written.\n"
+			       "# TYPE cubed_snapshots_total counter\n"
+			       "cubed_snapshots_total %llu\n"
+			       "# HELP cubed_write_conflicts_total Writes that "
+			       "found another writer's version and were "
+			       "evaluated again.\n"
+			       "# TYPE cubed_write_conflicts_total counter\n"
+			       "cubed_write_conflicts_total %llu\n"
+			       "# HELP cubed_writer_cpu_seconds_total CPU "
+			       "time of the session writer thread.\n"
+			       "# TYPE cubed_writer_cpu_seconds_total counter\n"
+			       "cubed_writer_cpu_seconds_total %.6f\n",
+			       (unsigned long long)st.cache_entries,
+			       (unsigned long long)st.cache_bytes,
+			       (unsigned long long)st.snapshots,
+			       (unsigned long long)st.conflicts,
+			       (double)st.writer_cpu_ns / 1e9);
 	}
 	if (cfg->events) {
 		struct events_stats es;

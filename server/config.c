@@ -87,6 +87,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("durability", "CUBED_DURABILITY", OPT_STR, durability, "normal", 0,  \
 	  0, "normal|full",                                                    \
 	  "full: fsync every commit (power-loss safe); normal: WAL default")   \
+	X("shared-db", "CUBED_SHARED_DB", OPT_FLAG, shared_db, "0", 0, 1, "",  \
+	  "other cubed processes write this --db too: sessions held in "      \
+	  "memory are checked against it (env: 1 or 0)")                      \
 	X("max-session-size", "CUBED_MAX_SESSION_SIZE", OPT_UINT,              \
 	  max_session_size, "128", 1, 1024, "N",                               \
 	  "largest cube size n a session may have")                            \

@@ -36,6 +36,7 @@ struct config {
 	const char *web_root;         /* NULL = <dir of binary>/web */
 	const char *schema;           /* NULL = ./schema, else next to the binary */
 	const char *durability;       /* "normal" or "full" */
+	uint64_t shared_db;           /* 1 = other processes write the db */
 	uint64_t max_session_size;    /* largest n of a session */
 	uint64_t max_sessions;        /* 0 = no limit */
 	uint64_t session_cache;       /* sessions kept in memory */

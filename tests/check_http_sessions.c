@@ -1231,7 +1231,7 @@ START_TEST(readyz)
 				200, NULL);
 	ck_assert_str_eq(sget(j, "status"), "ready");
 	ck_assert_str_eq(sget(j, "database"), "ok");
-	ck_assert_int_eq(iget(j, "schema_version"), 4);
+	ck_assert_int_eq(iget(j, "schema_version"), 6);
 	json_decref(j);
 }
 END_TEST

@@ -17,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, validate_suite());
 	srunner_add_suite(sr, store_suite());
 	srunner_add_suite(sr, sessions_suite());
+	srunner_add_suite(sr, upgrade_suite());
 	srunner_add_suite(sr, pattern_suite());
 	srunner_add_suite(sr, solve_suite());
 	srunner_add_suite(sr, beginner_suite());

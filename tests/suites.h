@@ -11,8 +11,9 @@ Suite *render_suite(void); /* tests/check_render.c: render and animation data */
 Suite *index_suite(void);  /* tests/check_index.c: unique index, features */
 Suite *cubie_suite(void);  /* tests/check_cubie.c: cubie model, conversions, orientations */
 Suite *validate_suite(void); /* tests/check_validate.c: validation, broken-cube goldens */
-Suite *store_suite(void);  /* tests/check_store.c: pending events, reads during moves */
-Suite *sessions_suite(void); /* tests/check_sessions.c: store and session rules */
+Suite *store_suite(void);  /* tests/check_store.c: the row model, appends, replay bases */
+Suite *sessions_suite(void); /* tests/check_sessions.c: store and session rules, two nodes */
+Suite *upgrade_suite(void); /* tests/check_upgrade.c: a schema-4 database answers as before */
 Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute-force matcher */
 Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *beginner_suite(void); /* tests/check_beginner.c: beginner stages, solving to a pattern */

@@ -163,6 +163,23 @@ static int load_web(const struct config *cfg, struct web_root **out)
 	return 0;
 }
 
+/* Everything main started, stopped in the reverse order; each part may be
+ * missing (a start that failed part way) — every free function takes NULL.
+ * One place, so an early exit cannot leak what a later one frees. */
+static void release(struct api_config *api, struct web_root *web,
+		    char *openapi)
+{
+	solver_stop(api->solver); /* cancels a table build in progress */
+	sessions_close(api->sessions);
+	events_close(api->events);
+	idem_free(api->idem);
+	tickets_free(api->tickets);
+	store_close(api->store);
+	metrics_free(api->metrics);
+	web_root_free(web);
+	free(openapi);
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -233,6 +250,7 @@ int main(int argc, char **argv)
 		.path = cfg.db,
 		.schema_dir = schema,
 		.durability_full = strcmp(cfg.durability, "full") == 0,
+		.shared = cfg.shared_db != 0,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {
@@ -246,7 +264,7 @@ int main(int argc, char **argv)
 	};
 	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
 		log_msg(LOG_ERROR, "cannot start live events");
-		store_close(api.store);
+		release(&api, NULL, NULL);
 		return 2;
 	}
 	struct sessions_config sescfg = {
@@ -261,7 +279,7 @@ int main(int argc, char **argv)
 	sescfg.limits.max_work = cfg.max_work;
 	if (sessions_open(&sescfg, &api.sessions) != SES_OK) {
 		log_msg(LOG_ERROR, "cannot start the session writer");
-		store_close(api.store);
+		release(&api, NULL, NULL);
 		return 2;
 	}
 	if (cfg.idempotency_keys)
@@ -297,6 +315,7 @@ int main(int argc, char **argv)
 	if (openapi == NULL && cfg.openapi) {
 		log_msg(LOG_ERROR, "--openapi: cannot read %s: %s", cfg.openapi,
 			strerror(errno));
+		release(&api, NULL, NULL);
 		return 2;
 	}
 	if (openapi == NULL)
@@ -305,13 +324,7 @@ int main(int argc, char **argv)
 	api.openapi = openapi;
 	struct web_root *web = NULL;
 	if (load_web(&cfg, &web) < 0) {
-		solver_stop(api.solver);
-		sessions_close(api.sessions);
-		events_close(api.events);
-		idem_free(api.idem);
-		store_close(api.store);
-		metrics_free(api.metrics);
-		free(openapi);
+		release(&api, NULL, openapi);
 		return 2;
 	}
 	api.web = web;
@@ -322,13 +335,7 @@ int main(int argc, char **argv)
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
 		log_msg(LOG_ERROR, "%s", err);
-		solver_stop(api.solver);
-		sessions_close(api.sessions);
-		events_close(api.events);
-		store_close(api.store);
-		metrics_free(api.metrics);
-		web_root_free(web);
-		free(openapi);
+		release(&api, web, openapi);
 		return 2;
 	}
 	int v6 = strchr(cfg.bind, ':') != NULL;
@@ -351,15 +358,7 @@ int main(int argc, char **argv)
 	http_stop(srv);
 	/* every request has been answered: let the writer finish, then close
 	 * the database */
-	solver_stop(api.solver); /* cancels a table build in progress */
-	sessions_close(api.sessions);
-	events_close(api.events);
-	idem_free(api.idem);
-	tickets_free(api.tickets);
-	store_close(api.store);
-	metrics_free(api.metrics);
-	web_root_free(web);
-	free(openapi);
+	release(&api, web, openapi);
 	log_msg(LOG_INFO, "stopped");
 	return 0;
 }

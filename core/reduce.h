@@ -19,7 +19,7 @@
  *   - edges: every wing paired with its edge (the midge on odd n; on even
  *     n a legal 3×3 edge set chosen from the wings' own votes), by a beam
  *     search over slice–turn–slice sequences that keep the centers (up to
- *     8×8) and wing 3-cycles ([2R, U R U']);
+ *     12×12) and wing 3-cycles ([2R, U R U']);
  *   - pll_parity (even n): when that edge set's permutation parity differs
  *     from the corners', two dedges are swapped by the six block turns
  *     r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half, Uw the U

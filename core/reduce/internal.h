@@ -58,16 +58,20 @@ struct model {
 
 /* Which sizes run which stage (the files that own them say why):
  *   STAGED(n)      the staged center search (centers_staged.c);
- *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path;
+ *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path
+ *                  in each of at most EB_ROUNDS rounds;
  *   OM_ON(n)       the oblique macros (centers_obliques.c);
  *   BAR_ON(n)      the 7×7 bars (centers_bars.c);
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
  *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
 #define STAGED_MAX_N 33
 #define STAGED(n) ((n) >= 4 && (n) <= STAGED_MAX_N)
-#define EB_MAX_N 8
+#ifndef EB_MAX_N
+#define EB_MAX_N 12
+#endif
 #define EB_BEAM(n) ((n) <= EB_MAX_N)
 #define EB_LEVELS 128 /* the most moves a path may take */
+#define EB_ROUNDS 8
 #ifndef OM_MIN_N
 #define OM_MIN_N 6
 #endif
@@ -118,6 +122,11 @@ struct model {
  * cost more time than they save moves). */
 #define FREE_MAX_W 3
 #define FREE_COMM_MAX_N 9
+/* The edge beam's slices: blocks of two up to 12×12 (the free center
+ * phase keeps to single layers past FREE_COMM_MAX_N) */
+#ifndef EB_WIDTH2_MAX_N
+#define EB_WIDTH2_MAX_N 12
+#endif
 #define FREE_GEN (9 * FREE_MAX_W * FREE_MAX_N)
 #define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
 /* Labels for center places when finding the pairs: 6 .. 255. */
@@ -128,6 +137,8 @@ struct model {
 
 struct fgen {
 	uint8_t axis, qt, inv_off;
+	uint8_t centers; /* the free center phase may use it (else the edge
+			  * beam alone) */
 	uint16_t lo, hi; /* its layers */
 	uint32_t wing;   /* the wing orbits whose parity it flips (bits) */
 	uint32_t first, count;   /* its pairs of center places */

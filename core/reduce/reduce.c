@@ -137,7 +137,7 @@ size_t reduce_max_moves(int n)
 	if (n <= FREE_MAX_N)
 		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
 	if (EB_BEAM(n))
-		free += EB_LEVELS + 1;
+		free += EB_ROUNDS * (EB_LEVELS + 1);
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
 	size_t om = OM_ON(n) ? (size_t)NPOS * (OM_LEN + 2) : 0;

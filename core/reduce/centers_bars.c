@@ -18,6 +18,17 @@
 #ifndef BAR_END
 #define BAR_END 20
 #endif
+/* past BAR_WIDE_N a cube has many bar steps (one per ring and cell),
+ * each as many as 7×7's one: narrower beams keep its time down */
+#ifndef BAR_WIDE_N
+#define BAR_WIDE_N 11
+#endif
+#ifndef BAR_BW_BIG
+#define BAR_BW_BIG 4
+#endif
+#ifndef BAR_BWE_BIG
+#define BAR_BWE_BIG 16
+#endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8
 #endif
@@ -84,6 +95,10 @@ struct barmacs {
 
 struct barlib {
 	int built;
+	/* the cube's layers the model's layer l stands for (lo[l]..hi[l]),
+	 * and the coordinate its row or column l is read at (reduce__bar_set
+	 * up) */
+	int lo[7], hi[7], at[7];
 	const struct barmacs *B; /* own, or the shared tables' */
 	struct barmacs own;
 	int32_t slot[BAR_HASH];  /* building: the maps seen */
@@ -443,6 +458,27 @@ void reduce__bars_reset(struct ctx *x)
 	barlib_of(x)->built = 0;
 }
 
+/* The model's layers 0..6 as the cube's 0, k, j, the block j+1..m-j-1,
+ * m-j, m-k, m: ring k's bars grow by its cells j and m-j, the block's
+ * cells of ring k being a bar already (on 7×7, k = 1 and j = 2: the
+ * model is the cube). The model's ring 2 is then the block j..m-j, the
+ * centers inside ring k, all solved; a model layer moves every cell it
+ * stands for alike, so the macros keep those and the bars already made,
+ * and leave every inner wing orbit's parity as it was. */
+void reduce__bar_setup(struct ctx *x, int k, int j)
+{
+	struct barlib *W = barlib_of(x);
+	int m = x->m;
+	const int lo[7] = {0, k, j, j + 1, m - j, m - k, m},
+		  hi[7] = {0, k, j, m - j - 1, m - j, m - k, m};
+	for (int l = 0; l < 7; l++) {
+		W->lo[l] = lo[l];
+		W->hi[l] = hi[l];
+		W->at[l] = lo[l];
+	}
+	W->at[3] = m / 2;
+}
+
 size_t reduce__bar_macs_size(void)
 {
 	return sizeof(struct barmacs);
@@ -479,10 +515,11 @@ static void bar_apply(const struct barmacs *L, const struct barcand *a,
 			out[L->bar[a->e[j].b][i]] = col[a->e[j].src[i]];
 }
 
-static void bar_read(const cube_t *c, uint8_t *col)
+static void bar_read(const struct barlib *W, const cube_t *c, uint8_t *col)
 {
 	for (int t = 0; t < BAR_NC; t++)
-		col[t] = (uint8_t)cube_get(c, t / 25, t % 25 / 5 + 1, t % 5 + 1);
+		col[t] = (uint8_t)cube_get(c, t / 25, W->at[t % 25 / 5 + 1],
+					   W->at[t % 5 + 1]);
 }
 
 static int bar_score(const struct barnode *s)
@@ -495,10 +532,11 @@ static int bar_score(const struct barnode *s)
  * them). The states are scanned side by side, each macro weighed on all
  * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
  * the lanes past nl never gain). */
-static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
-		     const int *lane, int nl)
+static inline __attribute__((always_inline)) void
+bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
+	       const int *lane, int nl, const int lanes)
 {
-	for (int l = 0; l < BAR_LANES; l++) {
+	for (int l = 0; l < lanes; l++) {
 		const uint8_t *col = W->lev[d][lane[l < nl ? l : 0]].col;
 		for (int t = 0; t < BAR_NC; t++)
 			W->colT[t][l] = l < nl ? col[t] : 0;
@@ -516,18 +554,18 @@ static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
 		if (full == nl && a->ub * mc <= mg * least)
 			break; /* nor any after it, in any lane */
 		int8_t g[BAR_LANES];
-		memset(g, 0, sizeof g);
+		memset(g, 0, (size_t)lanes);
 		for (int j = 0; j < a->ns; j++) {
 			const uint8_t *c0 = W->colT[a->src[j][0]],
 				      *c1 = W->colT[a->src[j][1]],
 				      *c2 = W->colT[a->src[j][2]],
 				      *o = W->opT[a->brk[j]];
-			for (int l = 0; l < BAR_LANES; l++)
+			for (int l = 0; l < lanes; l++)
 				g[l] = (int8_t)(g[l] + (c0[l] == c1[l]) +
 						(c2[l] == c1[l]) - o[l]);
 		}
 		int any = 0;
-		for (int l = 0; l < BAR_LANES; l++)
+		for (int l = 0; l < lanes; l++)
 			any |= g[l] * W->tcw[l] > W->tgw[l] * least;
 		if (!any)
 			continue;
@@ -555,6 +593,16 @@ static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
 	}
 }
 
+/* A beam of up to 16 states (most steps) scans a quarter of the lanes. */
+static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
+		     const int *lane, int nl)
+{
+	if (nl <= 16)
+		bar_scan_lanes(L, W, d, lane, nl, 16);
+	else
+		bar_scan_lanes(L, W, d, lane, nl, BAR_LANES);
+}
+
 /* The macros: the shared tables', or made now; NULL on error (rc). */
 static const struct barmacs *bar_macs(struct ctx *x, int *rc)
 {
@@ -579,7 +627,7 @@ int reduce__bar_rate(struct ctx *x, const cube_t *c)
 	if (!L)
 		return 0;
 	uint8_t col[BAR_NC];
-	bar_read(c, col);
+	bar_read(barlib_of(x), c, col);
 	return BAR_OBL - bar_count(L, col);
 }
 
@@ -594,7 +642,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 	if (!L)
 		return rc;
 	struct barnode *root = &W->lev[0][0];
-	bar_read(x->c, root->col);
+	bar_read(W, x->c, root->col);
 	memset(&root->tail, 0, sizeof root->tail);
 	root->tail.axis = -1;
 	root->cost = 0;
@@ -633,7 +681,9 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int t = 0; t < nk; t++)
 			if (W->kids[t].paired > most)
 				most = W->kids[t].paired;
-		int bw = most >= BAR_END ? BAR_BWE : BAR_BW;
+		int wide = x->n <= BAR_WIDE_N;
+		int bw = most >= BAR_END ? (wide ? BAR_BWE : BAR_BWE_BIG)
+					 : (wide ? BAR_BW : BAR_BW_BIG);
 		for (int t = 0; t < nk && nn < bw; t++) {
 			int b = t;
 			for (int u = t + 1; u < nk; u++)
@@ -677,14 +727,15 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int k = 0; k < a->len; k++) {
 			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
 			    qt = a->mv[k] >> 5;
-			if ((rc = emit(x, axis, l, qt)) < 0)
+			if ((rc = emit_block(x, axis, W->lo[l], W->hi[l],
+					     qt)) < 0)
 				return rc;
-			*par ^= turn_par(x->m, l, l, qt);
+			*par ^= turn_par(x->m, W->lo[l], W->hi[l], qt);
 		}
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
 	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
 	uint8_t now[BAR_NC];
-	bar_read(x->c, now);
+	bar_read(W, x->c, now);
 	return bar_count(L, now) == BAR_OBL ? 1 : SOLVE_ESTAGE;
 }

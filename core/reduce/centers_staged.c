@@ -770,7 +770,7 @@ struct stsearch {
 static const cube_t *st_after(struct ctx *x, const int *path, int len)
 {
 	const struct stagew *S = stagew_of(x);
-	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	cube_t *sim = x->scratch;
 	cube_copy(sim, x->c);
 	for (int d = 0; d < len; d++) {
 		const struct stmove *M = &S->cmv[path[d]];
@@ -1022,7 +1022,7 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		/* ring 2's last step on 7×7: of its answers, the one that
 		 * leaves the bars the most paired */
 		z.bars = BAR_ON(x->n) && BAR_RATE && S->nring == 1 &&
-			 S->rk[0] == 2 && kind == ST_C2;
+			 S->rk[0] > 1 && kind == ST_C2;
 		/* the centers' last step, up to 5×5 and on 7×7: the answer
 		 * that leaves the edges the most paired */
 		z.edges = x->erate && S->nring == 1 && S->rk[0] == 1 &&
@@ -1129,13 +1129,28 @@ int reduce__staged_centers(struct ctx *x)
 			k = 3;
 	}
 	if (BAR_ON(x->n)) {
-		/* ring 2 (if it gives up, the 3-cycles finish it and the
-		 * bars wait for them), the bars, ring 1 */
-		if ((rc = st_ring(x, 2, &par)) < 0)
-			return rc;
-		if (rc == 1 && (rc = reduce__bar_pair(x, &par)) < 0)
-			return rc;
-		rings = 1;
+		/* inside out: the innermost ring (the 3×3 of centers around
+		 * the middle) as a 5×5's; then each ring outside it, its
+		 * edges of centers made bars two cells at a time from the
+		 * middle out (the block inside it solved), then the ring as
+		 * a 5×5's. A step that gives up leaves its part to the
+		 * 3-cycles, the next steps go on. Each ring's search is set
+		 * to rate its answers by the first bars after it. */
+		int ki = wing_orbits(x->n);
+		for (int r = ki; r >= 1; r--) {
+			for (int j = ki; j > r; j--) {
+				reduce__bar_setup(x, r, j);
+				if ((rc = reduce__bar_pair(x, &par)) < 0)
+					return rc;
+			}
+			if (r > 1)
+				reduce__bar_setup(x, r - 1, ki);
+			if ((rc = st_ring(x, r, &par)) < 0)
+				return rc;
+		}
+		x->cpar = par;
+		memset(x->split, 0, sizeof x->split);
+		return 0;
 	}
 	for (; k <= rings; k++) {
 		rc = st_ring(x, k, &par);

@@ -61,7 +61,9 @@ struct model {
  *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path
  *                  in each of at most EB_ROUNDS rounds;
  *   OM_ON(n)       the oblique macros (centers_obliques.c);
- *   BAR_ON(n)      the 7×7 bars (centers_bars.c);
+ *   BAR_ON(n)      the centers inside out, ring by ring, each ring's
+ *                  edges of centers made bars (centers_bars.c) and the
+ *                  ring then searched as a 5×5's (centers_staged.c);
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
  *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
 #define STAGED_MAX_N 33
@@ -79,13 +81,14 @@ struct model {
 #define OM_MAX_N 33
 #endif
 #define OM_ON(n) ((n) >= OM_MIN_N && (n) <= OM_MAX_N)
-#ifndef BAR_ON
-#define BAR_ON(n) ((n) == 7)
+#ifndef BAR_MAX_N
+#define BAR_MAX_N 33
 #endif
+#define BAR_ON(n) ((n) % 2 && (n) >= 7 && (n) <= BAR_MAX_N)
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif
-#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || BAR_ON(n)))
+#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || (n) == 7))
 /* 7×7: ring 2's last step picks the answer that leaves the most obliques
  * paired into bars */
 #ifndef BAR_RATE
@@ -199,6 +202,7 @@ size_t reduce__bars_size(int n);
 
 struct ctx {
 	struct rwork *w;
+	cube_t *scratch; /* a cube of size n to try moves on */
 	void *region[REDUCE_REGIONS]; /* each at a 64-byte boundary */
 	const void *shared_bars; /* the bars' macros in the caller's shared
 				  * tables (reduce_stage_tables_build), or
@@ -371,6 +375,7 @@ int reduce__om_pair(struct ctx *x, int p, int q);
 
 /* centers_bars.c */
 void reduce__bars_reset(struct ctx *x);
+void reduce__bar_setup(struct ctx *x, int k, int j);
 size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
 int reduce__bar_pair(struct ctx *x, unsigned *par);

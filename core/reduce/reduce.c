@@ -46,12 +46,18 @@ static int variants(int n)
 	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
 }
 
-/* Bytes from the start of the work buffer to the other variants' move
- * buffer (after the cube and the facelets). */
-static size_t alt_offset(int n)
+/* Bytes from the start of the work buffer to the scratch cube (after the
+ * cube and the facelets), and to the other variants' move buffer after
+ * it. */
+static size_t scratch_offset(int n)
 {
 	return cube_offset() + ((cube_sizeof(n) + 63) & ~(size_t)63) +
 	       ((6u * (size_t)n * (size_t)n + 63) & ~(size_t)63);
+}
+
+static size_t alt_offset(int n)
+{
+	return scratch_offset(n) + ((cube_sizeof(n) + 63) & ~(size_t)63);
 }
 
 /* Bytes from the start of the work buffer to the stages' regions
@@ -141,8 +147,11 @@ size_t reduce_max_moves(int n)
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
 	size_t om = OM_ON(n) ? (size_t)NPOS * (OM_LEN + 2) : 0;
-	/* each step of the bars pairs one more oblique, with one macro */
-	size_t bar = BAR_ON(n) ? (size_t)BAR_OBL * BAR_LEN : 0;
+	/* each step of the bars pairs one more oblique, with one macro, in
+	 * each of the rings' bar steps (one for each ring r and cell j,
+	 * r < j <= wing_orbits(n)) */
+	size_t ki = (size_t)wing_orbits(n);
+	size_t bar = BAR_ON(n) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * (per_orbit + om) + free + bar + 64;
 }
@@ -397,6 +406,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	struct ctx x;
 	ctx_init(&x, work, n, lim);
 	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
+	x.scratch = (cube_t *)(void *)((unsigned char *)work +
+				       scratch_offset(n));
 	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
 	x.out = out;
 	x.cap = cap;

@@ -98,13 +98,22 @@ struct st_shared {
 	struct st_tables kind[ST_KINDS];
 };
 
+/* The kinds: 0 a 4×4's X-centers (single layers, the outer blocks and
+ * the inner block), 1 a 5×5's X- and +-centers (single layers and the
+ * outer blocks), 2 and 3 the same without blocks (a ring of a bigger
+ * cube searched among the others). The kind a solve starts with; inside
+ * out (BAR_ON) an even cube's innermost ring is a 4×4's, its other rings
+ * (with bars) 5×5's. */
 static int st_kind(int n)
 {
-	return n == 4 ? 0 : n == 5 || BAR_ON(n) ? 1 : n % 2 ? 3 : 2;
+	if (n == 4 || (BAR_ON(n) && n % 2 == 0))
+		return 0;
+	return n == 5 || BAR_ON(n) ? 1 : n % 2 ? 3 : 2;
 }
 
 struct stagew {
 	int built, n, norb, nmov;
+	int kind; /* of the turn maps and tables built (st_kind) */
 	const struct st_tables *t; /* own, or the caller's */
 	int nm; /* the model's size (n up to 5: n itself) */
 	struct stmove mv[ST_MOVES]; /* the model's turns (for the tables) */
@@ -475,19 +484,20 @@ static void st_classes(struct stmove *M, const uint8_t *to)
  * 4×4 the inner one; for rings 1 and 2 together the blocks 0-1, 0-2,
  * 1-2 and their mirrors (no block reaches a ring the group does not
  * hold); never a middle slice. Returns how many. */
-static int st_sets(int n, int m, int nring, int k1, int k2, int (*sets)[2])
+static int st_sets(int kind, int m, int nring, int k1, int k2,
+		   int (*sets)[2])
 {
 	int ns = 0;
 	const int one[4] = {0, k1, m - k1, m},
 		  two[6] = {0, k1, k2, m - k2, m - k1, m};
 	for (int k = 0; k < (nring == 2 ? 6 : 4); k++)
 		sets[ns][0] = sets[ns][1] = nring == 2 ? two[k] : one[k], ns++;
-	if (n <= 5 || (BAR_ON(n) && nring == 1)) {
+	if (kind <= 1 && nring == 1) {
 		sets[ns][0] = 0, sets[ns][1] = k1, ns++;
 		sets[ns][0] = m - k1, sets[ns][1] = m, ns++;
 	}
-	if (n == 4)
-		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
+	if (kind == 0 && nring == 1)
+		sets[ns][0] = k1, sets[ns][1] = m - k1, ns++;
 	if (nring == 2 && k1 == 1 && k2 == 2) {
 		const int b[6][2] = {{0, 1}, {0, 2}, {1, 2}, {m - 2, m - 1},
 				     {m - 2, m}, {m - 1, m}};
@@ -509,18 +519,19 @@ static struct stmove st_turn(int axis, int s, const int *set, int qt)
 
 /* The turns (on the model: a 4×4 for even n, a 5×5 for odd), their
  * maps on each orbit's masks, the rank tables and the pruning tables. */
-static int st_build(struct ctx *x)
+static int st_build(struct ctx *x, int kind)
 {
 	struct stagew *S = stagew_of(x);
 	int n = x->n;
 	cube_t *sim = (cube_t *)(void *)x->w->sim;
-	int nm = n <= 5 ? n : n % 2 ? 5 : 4, m = nm - 1;
+	int nm = kind % 2 ? 5 : 4, m = nm - 1;
 	S->n = n;
 	S->nm = nm;
-	S->norb = n % 2 ? 2 : 1;
+	S->kind = kind;
+	S->norb = nm == 5 ? 2 : 1;
 	uint16_t place[ST_ORB][NPOS][3];
 	st_places(place, S->norb, 1, m);
-	int sets[12][2], ns = st_sets(BAR_ON(n) ? 5 : n, m, 1, 1, 0, sets);
+	int sets[12][2], ns = st_sets(kind, m, 1, 1, 0, sets);
 	S->nmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
@@ -595,7 +606,7 @@ static int st_build(struct ctx *x)
 	if (sh) {
 		if (sh->magic != ST_MAGIC || sh->size != sizeof *sh)
 			return SOLVE_ETABLES;
-		S->t = &sh->kind[st_kind(n)];
+		S->t = &sh->kind[kind];
 		return 0;
 	}
 	struct st_tables *T = &S->own;
@@ -676,14 +687,14 @@ static int st_compose(struct stagew *S, int g, int j, int m)
 static int st_group(struct ctx *x, int nring, int k1, int k2)
 {
 	struct stagew *S = stagew_of(x);
-	int m = x->m, n = x->n, rc;
+	int m = x->m, rc;
 	S->nring = nring;
 	S->rk[0] = k1;
 	S->rk[1] = k2;
 	S->nto = nring * S->norb;
 	for (int j = 0; j < nring; j++)
 		st_places(S->place + j * S->norb, S->norb, S->rk[j], m);
-	int sets[12][2], ns = st_sets(n, m, nring, k1, k2, sets);
+	int sets[12][2], ns = st_sets(S->kind, m, nring, k1, k2, sets);
 	S->cnmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
@@ -1097,9 +1108,10 @@ int reduce__staged_centers(struct ctx *x)
 	unsigned par = 0;
 	struct stagew *S = stagew_of(x);
 	/* the tables take a quarter of a second: ask first */
-	if (!S->built && poll_now(x))
+	int kind = st_kind(x->n);
+	if ((!S->built || S->kind != kind) && poll_now(x))
 		return SOLVE_ENOTFOUND;
-	if (!S->built && (rc = st_build(x)) < 0)
+	if ((!S->built || S->kind != kind) && (rc = st_build(x, kind)) < 0)
 		return rc;
 	int rings = x->n <= 5 ? 1 : wing_orbits(x->n), k = 1;
 	if (rings >= 2 && x->n <= ST_JOINT_MAX_N && !BAR_ON(x->n)) {
@@ -1145,6 +1157,13 @@ int reduce__staged_centers(struct ctx *x)
 			}
 			if (r > 1)
 				reduce__bar_setup(x, r - 1, ki);
+			/* an even cube's rings with bars are 5×5's */
+			if (r < ki && S->kind != 1) {
+				if (poll_now(x))
+					return SOLVE_ENOTFOUND;
+				if ((rc = st_build(x, 1)) < 0)
+					return rc;
+			}
 			if ((rc = st_ring(x, r, &par)) < 0)
 				return rc;
 		}
@@ -1187,7 +1206,7 @@ int reduce__staged_build_kind(struct ctx *x, void *shared, int k)
 {
 	struct stagew *S = stagew_of(x);
 	S->built = 0;
-	int rc = st_build(x);
+	int rc = st_build(x, k);
 	if (rc < 0)
 		return rc;
 	memcpy(&((struct st_shared *)shared)->kind[k], &S->own, sizeof S->own);

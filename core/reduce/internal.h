@@ -84,7 +84,7 @@ struct model {
 #ifndef BAR_MAX_N
 #define BAR_MAX_N 33
 #endif
-#define BAR_ON(n) ((n) % 2 && (n) >= 7 && (n) <= BAR_MAX_N)
+#define BAR_ON(n) ((n) >= 6 && (n) <= BAR_MAX_N)
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif

@@ -1099,6 +1099,16 @@ static int st_ring(struct ctx *x, int k, unsigned *par)
 	return 1;
 }
 
+static int centers_solved(const struct ctx *x)
+{
+	for (int f = 0; f < 6; f++)
+		for (int r = 1; r < x->m; r++)
+			for (int c = 1; c < x->m; c++)
+				if (cube_get(x->c, f, r, c) != x->tcol[f])
+					return 0;
+	return 1;
+}
+
 /* The four steps. Returns 1 when every center is solved, 0 when a step
  * gave up (the greedy phases go on from there, x->cpar holding the wing
  * parities so far), or an error. */
@@ -1167,9 +1177,11 @@ int reduce__staged_centers(struct ctx *x)
 			if ((rc = st_ring(x, r, &par)) < 0)
 				return rc;
 		}
+		/* every step reached its goal: every center solved (the
+		 * greedy phases would only look and find nothing) */
 		x->cpar = par;
 		memset(x->split, 0, sizeof x->split);
-		return 0;
+		return centers_solved(x);
 	}
 	for (; k <= rings; k++) {
 		rc = st_ring(x, k, &par);

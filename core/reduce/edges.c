@@ -53,7 +53,12 @@ struct ebmask {
 #define EB_W7 32
 #endif
 #define EB_WMAX (EB_W > EB_W7 ? EB_W : EB_W7)
-#define EB_WIDTH(n) ((n) == 7 ? EB_W7 : EB_W)
+/* from EB_NARROW_N on, half as many states a level: a big cube's beam runs
+ * many rounds, and a narrower one costs a few moves for much less time */
+#ifndef EB_NARROW_N
+#define EB_NARROW_N 10
+#endif
+#define EB_WIDTH(n) ((n) == 7 ? EB_W7 : (n) >= EB_NARROW_N ? EB_W / 2 : EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif

@@ -73,7 +73,9 @@ struct model {
 #endif
 #define EB_BEAM(n) ((n) <= EB_MAX_N)
 #define EB_LEVELS 128 /* the most moves a path may take */
+#ifndef EB_ROUNDS
 #define EB_ROUNDS 8
+#endif
 #ifndef OM_MIN_N
 #define OM_MIN_N 6
 #endif

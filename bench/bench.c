@@ -1560,7 +1560,8 @@ static void *reduce_tables(void)
  * solver where there is one. count states per size (17×17: half as
  * many). The staged center search's tables are built first, once (its
  * time printed), and shared by every solve as the server shares them;
- * CUBED_BENCH_OWN_TABLES=1 makes each solve build its own instead. */
+ * CUBED_BENCH_OWN_TABLES=1 makes each solve build its own instead, and
+ * CUBED_BENCH_EFFORT=2 or 3 solves at that effort (reduce_limits). */
 static void bench_reduce(int count, int only)
 {
 	static const int listed[] = {4, 5, 6, 7, 10, 17};
@@ -1583,7 +1584,9 @@ static void bench_reduce(int count, int only)
 	/* the staged-center tables built once and shared by every solve,
 	 * as the server does (CUBED_BENCH_OWN_TABLES=1: each solve builds
 	 * its own, as before) */
-	reduce_limits lim = {NULL, NULL, NULL};
+	reduce_limits lim = {.poll = NULL};
+	const char *eff = getenv("CUBED_BENCH_EFFORT");
+	lim.effort = eff ? atoi(eff) : 0;
 	const char *own = getenv("CUBED_BENCH_OWN_TABLES");
 	void *stage = NULL;
 	if (!own || strcmp(own, "1") != 0) {

@@ -607,6 +607,13 @@ START_TEST(big_cubes)
 				   "no_solution_found", "timeout_ms", NULL));
 	free(body);
 	free(f);
+
+	/* more effort: a correct answer too (shorter on average, which is
+	 * bench/'s to measure) */
+	json_t *sc = scramble_ok("size=6&seed=46", 6, 0);
+	json_decref(big_solve_ok(sget(sc, "facelets"),
+				 "\"effort\": 2, \"timeout_ms\": 10000"));
+	json_decref(sc);
 }
 END_TEST
 
@@ -716,6 +723,16 @@ static const struct bad_solve {
 	 "invalid_request", "value_out_of_range", "timeout_ms", 10000},
 	{"{\"facelets\": \"" AFTER_R "\", \"timeout_ms\": 10001}",
 	 "invalid_request", "value_out_of_range", "timeout_ms", 10000},
+	{"{\"facelets\": \"" AFTER_R "\", \"effort\": \"2\"}",
+	 "invalid_request", "wrong_type", "effort", -1},
+	{"{\"facelets\": \"" AFTER_R "\", \"effort\": 0}",
+	 "invalid_request", "value_out_of_range", "effort", 3},
+	{"{\"facelets\": \"" AFTER_R "\", \"effort\": 4}",
+	 "invalid_request", "value_out_of_range", "effort", 3},
+	{"{\"facelets\": \"" AFTER_R "\", \"effort\": 2}",
+	 "invalid_request", "not_applicable", "effort", -1},
+	{"{\"facelets\": \"" SOLVED2 "\", \"effort\": 1}",
+	 "invalid_request", "not_applicable", "effort", -1},
 	{"{\"facelets\": \"" AFTER_R "\", \"method\": \"optimal\"}",
 	 "invalid_request", "method_unavailable", "method", -1},
 	{"{\"facelets\": \"" SOLVED2 "\", \"method\": \"twophase\"}",

@@ -128,11 +128,13 @@ struct solved {
 	cube_move *moves;
 };
 
-/* Solve c and check everything about the answer. */
-static struct solved solve_with(const cube_t *c, const void *stage_tables)
+/* Solve c at an effort (0: the default) and check everything about the
+ * answer. */
+static struct solved solve_effort(const cube_t *c, const void *stage_tables,
+				  int effort)
 {
 	int n = c->n;
-	reduce_limits rl = {NULL, NULL, stage_tables};
+	reduce_limits rl = {.stage_tables = stage_tables, .effort = effort};
 	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 	void *work = malloc(ws);
 	struct solved s;
@@ -195,6 +197,11 @@ static struct solved solve_with(const cube_t *c, const void *stage_tables)
 	free(text);
 	free(d);
 	return s;
+}
+
+static struct solved solve_with(const cube_t *c, const void *stage_tables)
+{
+	return solve_effort(c, stage_tables, 0);
 }
 
 static struct solved solve_checked(const cube_t *c)
@@ -431,7 +438,7 @@ START_TEST(poll_cap_and_arguments)
 	reduce_result res;
 	REQUIRE(work && m);
 	int calls = 0;
-	reduce_limits lim = {stop_at_once, &calls, NULL};
+	reduce_limits lim = {.poll = stop_at_once, .ctx = &calls};
 	ck_assert_int_eq(reduce_solve(tables, c, &lim, work, ws, m, cap, &res),
 			 SOLVE_ENOTFOUND);
 	ck_assert_int_eq(calls, 1);
@@ -441,6 +448,12 @@ START_TEST(poll_cap_and_arguments)
 				      &res),
 			 CUBE_EINVAL);
 	ck_assert_int_eq(reduce_solve(NULL, c, NULL, work, ws, m, cap, &res),
+			 CUBE_EINVAL);
+	reduce_limits bad = {.effort = -1};
+	ck_assert_int_eq(reduce_solve(tables, c, &bad, work, ws, m, cap, &res),
+			 CUBE_EINVAL);
+	bad.effort = REDUCE_MAX_EFFORT + 1;
+	ck_assert_int_eq(reduce_solve(tables, c, &bad, work, ws, m, cap, &res),
 			 CUBE_EINVAL);
 	ck_assert_uint_eq(reduce_work_size(3), 0);
 	ck_assert_uint_eq(reduce_max_moves(REDUCE_MAX_N + 1), 0);
@@ -488,7 +501,7 @@ START_TEST(poll_late_keeps_answer)
 	cube_move *m = malloc(cap * sizeof *m);
 	REQUIRE(work && m);
 	struct counted k = {0, 0};
-	reduce_limits lim = {count_polls, &k, NULL};
+	reduce_limits lim = {.poll = count_polls, .ctx = &k};
 	reduce_result res;
 	int full = reduce_solve(tables, c, &lim, work, ws, m, cap, &res);
 	ck_assert_int_gt(full, 0);
@@ -688,7 +701,7 @@ START_TEST(shared_stage_tables)
 	void *swork = malloc(sws);
 	REQUIRE(st && swork && ts > 1000000 && sws >= reduce_work_size(7));
 	int calls = 0;
-	reduce_limits stop = {stop_at_once, &calls, NULL};
+	reduce_limits stop = {.poll = stop_at_once, .ctx = &calls};
 	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, &stop),
 			 SOLVE_ENOTFOUND);
 	ck_assert_int_eq(calls, 1);
@@ -704,7 +717,7 @@ START_TEST(shared_stage_tables)
 	free(swork);
 
 	static const int sizes[] = {4, 5, 6, 7, 8, 9};
-	reduce_limits lim = {NULL, NULL, st};
+	reduce_limits lim = {.stage_tables = st};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		int n = sizes[i];
 		cube_t *c = random_cube(n, 6100u + (unsigned)n);
@@ -814,6 +827,37 @@ START_TEST(golden_solutions)
 }
 END_TEST
 
+/* More effort: every answer verified as at the default (the work buffer
+ * holds the most variants any effort runs), effort 1 the same as 0, and
+ * each effort the same answer twice. */
+START_TEST(efforts)
+{
+	static const int sizes[] = {4, 6, 9};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		cube_t *c = random_cube(sizes[i], 6300u + (unsigned)i);
+		struct solved d = solve_effort(c, stage, 0);
+		struct solved one = solve_effort(c, stage, 1);
+		ck_assert_int_eq(one.count, d.count);
+		ck_assert_int_eq(memcmp(one.moves, d.moves,
+					(size_t)d.count * sizeof *d.moves),
+				 0);
+		for (int e = 2; e <= REDUCE_MAX_EFFORT; e++) {
+			struct solved a = solve_effort(c, stage, e),
+				      b = solve_effort(c, stage, e);
+			ck_assert_int_eq(a.count, b.count);
+			ck_assert_int_eq(memcmp(a.moves, b.moves,
+						(size_t)a.count * sizeof *a.moves),
+					 0);
+			free(a.moves);
+			free(b.moves);
+		}
+		free(one.moves);
+		free(d.moves);
+		free(c);
+	}
+}
+END_TEST
+
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
@@ -847,6 +891,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, illegal_states);
 	tcase_add_test(t, poll_cap_and_arguments);
 	tcase_add_test(t, deterministic);
+	tcase_add_test(t, efforts);
 	tcase_add_test(t, golden_solutions);
 	tcase_add_test(t, shared_stage_tables);
 	tcase_add_test(t, poll_late_keeps_answer);

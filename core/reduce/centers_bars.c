@@ -735,7 +735,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int t = 0; t < nk; t++)
 			if (W->kids[t].paired > most)
 				most = W->kids[t].paired;
-		int wide = x->n <= BAR_WIDE_N;
+		int wide = x->n <= BAR_WIDE_N || x->effort > 1;
 		int bw = most >= BAR_END ? (wide ? BAR_BWE : BAR_BWE_BIG)
 					 : (wide ? BAR_BW : BAR_BW_BIG);
 		for (int t = 0; t < nk && nn < bw; t++) {

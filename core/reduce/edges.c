@@ -435,7 +435,7 @@ int reduce__beam_edges(struct ctx *x)
 	unsigned par = 0;
 	reduce__free_read(x);
 	eb_cores(x);
-	ebeam_of(x)->w = EB_WIDTH(x->n);
+	ebeam_of(x)->w = x->effort > 1 ? EB_WMAX : EB_WIDTH(x->n);
 	/* rounds: a beam whose best state lies at its last levels had more
 	 * to pair than its levels hold (big cubes); the next round goes on
 	 * from that state */

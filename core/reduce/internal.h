@@ -221,6 +221,7 @@ struct ctx {
 	 * on even n which frame (0 the best) */
 	int c_num, c_den, frame;
 	long polls; /* the 3×3 search's budget */
+	int effort; /* reduce_limits.effort, 1 to REDUCE_MAX_EFFORT */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n)) */

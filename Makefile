@@ -2,7 +2,10 @@
 #
 #   make            build build/cubed
 #   make run        install missing packages, build, serve on :8080 (data in ./data/)
-#   make test       build and run every test (Check suites + black-box HTTP)
+#   make test       build and run the everyday tests (Check suites + black-box
+#                   HTTP), a few minutes
+#   make test-slow  the long sweeps left out of make test (Check tests tagged
+#                   "slow": every big-cube size and parity case, 128×128)
 #   make sanitize   the same tests under ASan + UBSan (separate build dir,
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
@@ -44,7 +47,7 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test contract sanitize bench soak clean deps fuzz \
+.PHONY: all run test test-slow contract sanitize bench soak clean deps fuzz \
 	fuzz-build fuzz-replay memcheck
 
 all: $(BUILD)/cubed
@@ -75,7 +78,11 @@ run: deps
 
 test: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
-	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+
+test-slow: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	CK_INCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 
 # The fuzz targets linked with a plain main (tests/fuzz/replay.c) instead
 # of libFuzzer: every committed corpus input and crash regression runs

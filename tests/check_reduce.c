@@ -93,6 +93,11 @@ static void load_tables(void)
 	}
 }
 
+static int wing_orbits_of(int n)
+{
+	return (n - 2) / 2;
+}
+
 static cube_t *random_cube(int n, uint64_t seed)
 {
 	cube_t *c = new_cube(n);
@@ -247,14 +252,16 @@ START_TEST(solved_needs_nothing)
 }
 END_TEST
 
-/* Flip the dedge between U and F (all its wings, or only orbit 1's): its
- * U stickers are U's last row, its F stickers F's first row, column by
- * column. */
+/* Flip the dedge between U and F (all its wings, or only orbit 1's; on
+ * odd n never the midge, whose flip alone is no cube): its U stickers
+ * are U's last row, its F stickers F's first row, column by column. */
 static void flip_uf(cube_t *c, int all)
 {
 	int n = c->n;
 	for (int k = 1; k < n - 1; k++) {
 		if (!all && k != 1 && k != n - 2)
+			continue;
+		if (n % 2 && 2 * k == n - 1)
 			continue;
 		int u = cube_get(c, CUBE_U, n - 1, k);
 		cube__set(c, CUBE_U, n - 1, k, cube_get(c, CUBE_F, 0, k));
@@ -333,6 +340,103 @@ START_TEST(both_parities_even)
 		free(s.moves);
 		free(c);
 	}
+}
+END_TEST
+
+/* The parity cases on every size from 4 to 12 and some larger ones (the
+ * slow sweep): each state solved and its answer verified (solve_checked
+ * applies it as moves and as text); where the case fixes the counts they
+ * are asserted:
+ *   - OLL parity: the UF dedge flipped whole, every wing orbit odd
+ *     (oll_parity = all of them), on a solved cube and scrambled (then
+ *     the scramble's own count, reversed);
+ *   - a lone flipped wing pair: orbit 1's two UF wings flipped, that
+ *     orbit alone odd (oll_parity 1; on odd n the "last two edges"
+ *     case);
+ *   - PLL parity (even n): the UF and UB dedges swapped (pll_parity,
+ *     and no OLL parity);
+ *   - both (even n): swapped and flipped;
+ *   - none: the swapped-and-flipped cube turned by a whole dedge flip
+ *     and swap again is solved; random states cover the rest. */
+static void parity_cases(int n)
+{
+	int w = wing_orbits_of(n);
+	cube_t *c = new_cube(n), *t = new_cube(n);
+	cube_rng g;
+	cube_rng_seed(&g, 8100u + (unsigned)n);
+	int len = scramble_length(n);
+	cube_move *m = malloc((size_t)len * sizeof *m);
+	REQUIRE(m && scramble_moves(&g, n, m, len) == len);
+
+	/* OLL parity, plain and scrambled */
+	flip_uf(c, 1);
+	struct solved s = solve_checked(c);
+	ck_assert_int_eq(s.res.oll_parity, w);
+	free(s.moves);
+	REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+	s = solve_checked(t);
+	int plain = s.res.oll_parity;
+	free(s.moves);
+	cube_copy(t, c);
+	REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+	s = solve_checked(t);
+	ck_assert_int_eq(s.res.oll_parity, w - plain);
+	free(s.moves);
+
+	/* a lone flipped wing pair */
+	cube_init(c, n);
+	flip_uf(c, 0);
+	s = solve_checked(c);
+	ck_assert_int_eq(s.res.oll_parity, 1);
+	ck_assert_int_eq(s.res.pll_parity, 0);
+	free(s.moves);
+	cube_copy(t, c);
+	REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+	s = solve_checked(t);
+	free(s.moves);
+
+	if (n % 2 == 0) {
+		/* PLL parity, then both, each plain and scrambled */
+		cube_init(c, n);
+		swap_uf_ub(c);
+		s = solve_checked(c);
+		ck_assert_int_eq(s.res.pll_parity, 1);
+		ck_assert_int_eq(s.res.oll_parity, 0);
+		free(s.moves);
+		cube_copy(t, c);
+		REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+		s = solve_checked(t);
+		free(s.moves);
+		flip_uf(c, 1);
+		s = solve_checked(c);
+		ck_assert_int_eq(s.res.oll_parity, w);
+		free(s.moves);
+		cube_copy(t, c);
+		REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+		s = solve_checked(t);
+		free(s.moves);
+	}
+	random_states(n, 2);
+	free(m);
+	free(t);
+	free(c);
+}
+
+START_TEST(parity_sweep)
+{
+	static const int sizes[] = {4, 5, 6, 7, 8, 9, 10, 11, 12,
+				    13, 16, 17, 20, 33};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+		parity_cases(sizes[i]);
+}
+END_TEST
+
+/* Sizes past the inside-out centers (33×33) and the largest: random
+ * states and the parity cases, verified. */
+START_TEST(parity_largest)
+{
+	parity_cases(48);
+	parity_cases(REDUCE_MAX_N);
 }
 END_TEST
 
@@ -882,7 +986,6 @@ Suite *reduce_suite(void)
 	 * is slower than ours: the guard's 40 solves took 117 s of 120 here */
 	tcase_set_timeout(t, SANITIZED ? 900 : 120);
 	tcase_add_test(t, random_4_to_12);
-	tcase_add_test(t, random_17_and_33);
 	tcase_add_test(t, solved_needs_nothing);
 	tcase_add_test(t, oll_parity_even);
 	tcase_add_test(t, pll_parity_even);
@@ -891,13 +994,23 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, illegal_states);
 	tcase_add_test(t, poll_cap_and_arguments);
 	tcase_add_test(t, deterministic);
-	tcase_add_test(t, efforts);
 	tcase_add_test(t, golden_solutions);
 	tcase_add_test(t, shared_stage_tables);
 	tcase_add_test(t, poll_late_keeps_answer);
-	tcase_add_test(t, mean_length_guard);
 	tcase_add_test(t, staged_centers_steps);
 	tcase_add_test(t, edges_stage_pairs_all);
 	suite_add_tcase(s, t);
+
+	/* the long sweeps: make test-slow (tag "slow"), not make test */
+	TCase *slow = tcase_create("reduce_slow");
+	tcase_set_tags(slow, "slow");
+	tcase_add_unchecked_fixture(slow, load_tables, NULL);
+	tcase_set_timeout(slow, SANITIZED ? 3600 : 900);
+	tcase_add_test(slow, random_17_and_33);
+	tcase_add_test(slow, efforts);
+	tcase_add_test(slow, mean_length_guard);
+	tcase_add_test(slow, parity_sweep);
+	tcase_add_test(slow, parity_largest);
+	suite_add_tcase(s, slow);
 	return s;
 }

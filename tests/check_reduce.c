@@ -53,7 +53,9 @@
  * picking the answer that leaves the edges most paired 4×4 54.6, 5×5
  * 93.0, 7×7 220.0, centers 16.9, 33.4, 124.0, edges 18.5, 40.4, 76.4;
  * 7×7 with the bars' beam 64 states wide from 20 paired 213.9, centers
- * 118.6, edges 75.75) plus about 5%; for 4×4 that is also under the
+ * 118.6, edges 75.75; 6×6 and 9×9 with the centers inside out and the
+ * edge beam past 8×8 161.9 and 459.0, centers 77.4 and 269.75, edges
+ * 62.0 and 169.5) plus about 5%; for 4×4 that is also under the
  * published average of 72. */
 #define MEAN_BOUND_4 57.5
 #define MEAN_BOUND_5 98.0
@@ -64,12 +66,12 @@
 #define EDGE_BOUND_4 19.5
 #define EDGE_BOUND_5 42.5
 #define EDGE_BOUND_7 79.5
-#define MEAN_BOUND_6 209.0
-#define CENTER_BOUND_6 121.0
-#define EDGE_BOUND_6 68.0
-#define MEAN_BOUND_9 721.0
-#define CENTER_BOUND_9 403.0
-#define EDGE_BOUND_9 304.5
+#define MEAN_BOUND_6 170.0
+#define CENTER_BOUND_6 81.5
+#define EDGE_BOUND_6 65.5
+#define MEAN_BOUND_9 482.0
+#define CENTER_BOUND_9 283.5
+#define EDGE_BOUND_9 178.0
 
 static void *tables;
 /* The staged-center tables, built once for the whole case as the server

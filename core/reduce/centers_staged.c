@@ -33,6 +33,11 @@
 #define ST_BEAM 1024
 #endif
 #define ST_BEAM_DEPTH 30
+/* from ST_NARROW_N on, a cube has a ring search per ring: half the beam
+ * (as short an answer, measured, for less time) */
+#ifndef ST_NARROW_N
+#define ST_NARROW_N 8
+#endif
 #define ST_HASH (1 << 17)
 /* the steps searched by beam (bits): A only. B by beam got stuck on
  * plateaus of its tables (wing parity among them); by IDA* it takes a
@@ -860,7 +865,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 {
 	struct stagew *S = stagew_of(x);
 	int nb = 1, mk = st_mask(kind);
-	long width = ST_BEAM;
+	long width = x->n < ST_NARROW_N || x->effort > 1 ? ST_BEAM : ST_BEAM / 2;
 	if (st_goal(S, kind, root)) {
 		path[0] = -1;
 		return 1;

@@ -1,17 +1,25 @@
-/* check_reduce.c — the reduction solver (core/reduce.c): random states of
- * every size from 4 to 12, and 17 and 33, solved and checked by applying
- * the answer twice, once as moves and once as the printed text read back
- * by the notation parser; the stages laid end to end; the parities forced
+/* check_reduce.c — the reduction solver (core/reduce/): every answer
+ * checked by applying it twice, once as moves and once as the printed
+ * text read back by the notation parser, and its stages laid end to end.
+ *
+ * make test (case "reduce", about 20 s of CPU here): the parities forced
  * on purpose (a flipped dedge = OLL parity, two swapped dedges = PLL
- * parity, on 4×4 and 6×6; a lone flipped wing pair on 5×5); illegal
- * states refused with the reason validation gives; poll (early: an error;
- * late, among the variants: an answer), a small buffer and bad
- * arguments; the staged-center tables shared across calls (the same
- * answers as without); a guard on the mean length of 4×4, 5×5, 6×6, 7×7
- * and 9×9 answers, their centers and their edges; the staged centers'
- * steps each reaching its goal; the edges stage's goal (centers kept,
- * every edge paired); the answers to seeded states of every size 4 to 12
- * and a few larger, move for move, against a golden file.
+ * parity, both, on 4×4 and 6×6; a lone flipped wing pair on 5×5 and
+ * 7×7); illegal states refused with the reason validation gives; poll
+ * (early: an error; late, among the variants: an answer), a small buffer
+ * and bad arguments; the staged-center tables shared across calls (the
+ * same answers as without, 4×4 and 5×5); the staged centers' steps each
+ * reaching its goal; the edges stage's goal (centers kept, every edge
+ * paired); the answers to seeded states of every size 4 to 9, move for
+ * move, against a golden file.
+ *
+ * make test-slow (case "reduce_slow", tag "slow"): random states of every
+ * size from 4 to 12, and 17 and 33; the golden answers of 10×10 to 12×12
+ * and the larger sizes (to 100×100); the shared tables on 6×6 to 9×9;
+ * more edges-stage states; the effort levels; a guard on the mean length
+ * of 4×4, 5×5, 6×6, 7×7 and 9×9 answers, their centers and their edges;
+ * the parity cases (OLL, a lone wing pair, PLL, both, each plain and
+ * scrambled) on every size 4 to 13 and 16, 17, 20, 33, 48 and 128.
  *
  * The two-phase tables are read from $CUBED_TABLES/cubed-tables-3x3.bin
  * when a server has cached them there, else built (about 5 s), once, in
@@ -72,6 +80,11 @@
 #define MEAN_BOUND_9 482.0
 #define CENTER_BOUND_9 283.5
 #define EDGE_BOUND_9 178.0
+
+/* make test checks the golden answers up to this size (one verified
+ * answer of each size, a few seconds in all), make test-slow the rest
+ * (10×10 to 12×12 take a second or more each, 100×100 several) */
+#define GOLDEN_EVERYDAY_N 9
 
 static void *tables;
 /* The staged-center tables, built once for the whole case as the server
@@ -758,16 +771,18 @@ static int edges_unpaired(const cube_t *c, int f)
 }
 
 /* The edges stage's goal, on random states (5×5 most, where the edge beam
- * pairs midges and wings; every size it runs on): after it, every center
+ * pairs midges and wings; every size it runs on; the first states of each
+ * size every day, the others in the slow case): after it, every center
  * still solved and all twelve edges paired, every wing beside its own
  * midge or partner, whatever the 3×3 left to do. */
-START_TEST(edges_stage_pairs_all)
+static void edges_pairs_run(int slow)
 {
 	static const struct {
-		int n, states;
-	} sizes[] = {{5, 10}, {4, 2}, {6, 2}, {7, 2}, {8, 2}};
+		int n, states, everyday;
+	} sizes[] = {{5, 10, 2}, {4, 2, 1}, {6, 2, 1}, {7, 2, 1}, {8, 2, 0}};
 	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
-		for (int k = 0; k < sizes[z].states; k++) {
+		for (int k = slow ? sizes[z].everyday : 0;
+		     k < (slow ? sizes[z].states : sizes[z].everyday); k++) {
 			int n = sizes[z].n;
 			cube_t *c = random_cube(n, 5300u + 100u * (unsigned)n +
 						       (unsigned)k);
@@ -793,13 +808,24 @@ START_TEST(edges_stage_pairs_all)
 			free(c);
 		}
 }
+
+START_TEST(edges_stage_pairs_all)
+{
+	edges_pairs_run(0);
+}
+END_TEST
+
+START_TEST(edges_stage_pairs_more)
+{
+	edges_pairs_run(1);
+}
 END_TEST
 
 /* The staged-center tables built once (reduce_stage_tables_build) give
- * the very answers each solve gets building its own, size by size (4×4,
- * 5×5, an even and an odd size past them, each kind of table); tables
- * not made by it are refused; the build's own errors and poll. */
-START_TEST(shared_stage_tables)
+ * the very answers each solve gets building its own, size by size (4×4
+ * and 5×5 every day, 6×6 to 9×9 in the slow case: each kind of table);
+ * tables not made by it are refused; the build's own errors and poll. */
+static void shared_tables_run(const int *sizes, size_t nsizes, int errors)
 {
 	size_t ts = reduce_stage_tables_size(),
 	       sws = reduce_stage_tables_work_size();
@@ -808,23 +834,26 @@ START_TEST(shared_stage_tables)
 	REQUIRE(st && swork && ts > 1000000 && sws >= reduce_work_size(7));
 	int calls = 0;
 	reduce_limits stop = {.poll = stop_at_once, .ctx = &calls};
-	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, &stop),
-			 SOLVE_ENOTFOUND);
-	ck_assert_int_eq(calls, 1);
-	ck_assert_int_eq(reduce_stage_tables_build(st, ts - 1, swork, sws,
-						   NULL),
-			 CUBE_EINVAL);
-	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws - 1,
-						   NULL),
-			 CUBE_EINVAL);
-	ck_assert_int_eq(reduce_stage_tables_build(NULL, ts, swork, sws, NULL),
-			 CUBE_EINVAL);
+	if (errors) {
+		ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws,
+							   &stop),
+				 SOLVE_ENOTFOUND);
+		ck_assert_int_eq(calls, 1);
+		ck_assert_int_eq(reduce_stage_tables_build(st, ts - 1, swork, sws,
+							   NULL),
+				 CUBE_EINVAL);
+		ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws - 1,
+							   NULL),
+				 CUBE_EINVAL);
+		ck_assert_int_eq(reduce_stage_tables_build(NULL, ts, swork, sws,
+							   NULL),
+				 CUBE_EINVAL);
+	}
 	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, NULL), 0);
 	free(swork);
 
-	static const int sizes[] = {4, 5, 6, 7, 8, 9};
 	reduce_limits lim = {.stage_tables = st};
-	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+	for (size_t i = 0; i < nsizes; i++) {
 		int n = sizes[i];
 		cube_t *c = random_cube(n, 6100u + (unsigned)n);
 		struct solved own = solve_with(c, NULL);
@@ -852,6 +881,21 @@ START_TEST(shared_stage_tables)
 	}
 	free(st);
 }
+
+START_TEST(shared_stage_tables)
+{
+	static const int sizes[] = {4, 5};
+	shared_tables_run(sizes, sizeof sizes / sizeof *sizes, 1);
+}
+END_TEST
+
+/* the sizes past them (each solve that builds its own tables takes a
+ * second or two): the slow case */
+START_TEST(shared_stage_tables_larger)
+{
+	static const int sizes[] = {6, 7, 8, 9};
+	shared_tables_run(sizes, sizeof sizes / sizeof *sizes, 0);
+}
 END_TEST
 
 /* FNV-1a over the moves' fields: one number that changes with any move. */
@@ -869,13 +913,14 @@ static uint64_t moves_hash(const cube_move *m, int count)
 }
 
 /* The answers to seeded random states of every size 4 to 12 and a few
- * larger, move for move, as tests/golden/reduce_solutions.txt has them
+ * larger (those past GOLDEN_EVERYDAY_N in the slow case: a 100×100 alone
+ * takes seconds), move for move, as tests/golden/reduce_solutions.txt has them
  * (n, seed, moves, each stage's moves, a hash of the moves): a change
  * that should not change answers (a refactoring, a faster scan) is held
  * to that, and one that should shows where. With CUBED_GOLDEN_UPDATE=1
  * the test writes the file anew from today's answers instead (after a
  * change meant to change them; the diff then goes in its commit). */
-START_TEST(golden_solutions)
+static void golden_run(int large)
 {
 	struct golden_case *gc;
 	int count = golden_load("reduce_solutions.txt", &gc);
@@ -894,10 +939,16 @@ START_TEST(golden_solutions)
 			     "moves\toll_parity\tcenters\tedges\tpll_parity\t"
 			     "3x3\tFNV-1a of the moves\n");
 	}
+	if (large && update) { /* the everyday part wrote every line */
+		golden_free(gc, count);
+		return;
+	}
 	ck_assert_int_ge(count, 14);
 	for (int i = 0; i < count; i++) {
 		ck_assert_int_ge(gc[i].nfields, 2);
 		int n = atoi(gc[i].field[0]);
+		if (!update && (n > GOLDEN_EVERYDAY_N) != large)
+			continue;
 		unsigned seed = (unsigned)strtoul(gc[i].field[1], NULL, 10);
 		cube_t *c = random_cube(n, seed);
 		struct solved s = solve_checked(c);
@@ -930,6 +981,17 @@ START_TEST(golden_solutions)
 	if (out)
 		REQUIRE(fclose(out) == 0);
 	golden_free(gc, count);
+}
+
+START_TEST(golden_solutions)
+{
+	golden_run(0);
+}
+END_TEST
+
+START_TEST(golden_solutions_large)
+{
+	golden_run(1);
 }
 END_TEST
 
@@ -967,7 +1029,7 @@ END_TEST
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
-	cube_t *c = random_cube(7, 11);
+	cube_t *c = random_cube(5, 11);
 	struct solved a = solve_checked(c), b = solve_checked(c);
 	ck_assert_int_eq(a.count, b.count);
 	ck_assert_int_eq(memcmp(a.moves, b.moves,
@@ -987,7 +1049,6 @@ Suite *reduce_suite(void)
 	/* under the sanitizers a 9×9 solve takes seconds, and the CI machine
 	 * is slower than ours: the guard's 40 solves took 117 s of 120 here */
 	tcase_set_timeout(t, SANITIZED ? 900 : 120);
-	tcase_add_test(t, random_4_to_12);
 	tcase_add_test(t, solved_needs_nothing);
 	tcase_add_test(t, oll_parity_even);
 	tcase_add_test(t, pll_parity_even);
@@ -1008,7 +1069,11 @@ Suite *reduce_suite(void)
 	tcase_set_tags(slow, "slow");
 	tcase_add_unchecked_fixture(slow, load_tables, NULL);
 	tcase_set_timeout(slow, SANITIZED ? 3600 : 900);
+	tcase_add_test(slow, random_4_to_12);
 	tcase_add_test(slow, random_17_and_33);
+	tcase_add_test(slow, golden_solutions_large);
+	tcase_add_test(slow, shared_stage_tables_larger);
+	tcase_add_test(slow, edges_stage_pairs_more);
 	tcase_add_test(slow, efforts);
 	tcase_add_test(slow, mean_length_guard);
 	tcase_add_test(slow, parity_sweep);

@@ -42,6 +42,7 @@ struct solve_args {
 	const char *target;  /* NULL = solve; else target_len bytes */
 	size_t target_len;
 	const char *field;   /* the request field that holds the state */
+	int effort;          /* reduction: reduce_limits.effort (0: default) */
 };
 
 struct solved {
@@ -332,8 +333,9 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	}
 	double t0 = now_ms();
 	struct deadline d = {t0 + a->timeout_ms};
-	reduce_limits lim = {poll_deadline, &d,
-			     solver_stage_tables(cfg->solver)};
+	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
+			     .stage_tables = solver_stage_tables(cfg->solver),
+			     .effort = a->effort};
 	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
 			     &out->reduced);
 	out->elapsed_ms = now_ms() - t0;
@@ -392,6 +394,12 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	}
 	if (n >= REDUCE_MIN_N)
 		return solve_big(cfg, c, a, out, rp);
+	if (a->effort) {
+		api__bad_field(rp, "not_applicable", "effort",
+			       "effort is for cubes of 4 or more layers (the "
+			       "reduction)");
+		return -1;
+	}
 	const char *def = n == 2 ? "optimal" : "twophase";
 	const char *method = a->method ? a->method : def;
 	int beginner = n == 3 && strcmp(method, "beginner") == 0;
@@ -580,15 +588,16 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 1}, {"method", FIELD_STRING, 0},
 		{"max_length", FIELD_INT, 0},  {"timeout_ms", FIELD_INT, 0},
-		{"target", FIELD_STRING, 0},
+		{"target", FIELD_STRING, 0},   {"effort", FIELD_INT, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
+	if (api__check_fields(body, NULL, fields, 6, rp) < 0)
 		return;
 	const json_t *jm = json_object_get(body, "method");
 	const json_t *jl = json_object_get(body, "max_length");
 	const json_t *jt = json_object_get(body, "timeout_ms");
 	const json_t *jg = json_object_get(body, "target");
-	int max_length = 21, timeout_ms = 1000;
+	const json_t *je = json_object_get(body, "effort");
+	int max_length = 21, timeout_ms = 1000, effort = 0;
 	if (jl) {
 		json_int_t v = json_integer_value(jl);
 		if (v < 0 || v > 30) {
@@ -617,6 +626,20 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		}
 		timeout_ms = (int)v;
 	}
+	if (je) {
+		json_int_t v = json_integer_value(je);
+		if (v < 1 || v > REDUCE_MAX_EFFORT) {
+			json_t *p = api__bad_field(rp, "value_out_of_range",
+						   "effort",
+						   "effort is from 1 to %d",
+						   REDUCE_MAX_EFFORT);
+			if (p)
+				json_object_set_new(
+					p, "limit", json_integer(REDUCE_MAX_EFFORT));
+			return;
+		}
+		effort = (int)v;
+	}
 	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
 	if (!c)
 		return;
@@ -626,10 +649,13 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		.timeout_ms = timeout_ms, .timeout_given = jt != NULL,
 		.target = jg ? json_string_value(jg) : NULL,
 		.target_len = jg ? json_string_length(jg) : 0,
-		.field = "facelets",
+		.field = "facelets", .effort = effort,
 	};
+	/* a caller who asks for more effort gets the server's longest
+	 * budget unless it gives its own */
 	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
-		a.timeout_ms = reduce_default_ms(cfg, c->n);
+		a.timeout_ms = effort > 1 ? (int)cfg->max_solve_ms
+					  : reduce_default_ms(cfg, c->n);
 	struct solved *s = malloc(sizeof *s);
 	if (!s) {
 		free(c);

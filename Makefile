@@ -7,6 +7,9 @@
 #   make test       install missing packages (Chromium too), build and run
 #                   every test (Check suites + black-box HTTP, then the
 #                   browser tests: make test-web)
+#   make test-slow  the full sweeps the everyday suites shorten (SLOW_SUITES:
+#                   10,000-state solves, 33×33 reductions, all mean-length
+#                   guards), each suite with CUBED_SLOW=1; CI runs it
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png), taken by
@@ -56,7 +59,7 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test test-run contract client-check sanitize bench soak \
+.PHONY: all run test test-run test-slow contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
 	test-web bench-web screenshot
 
@@ -137,6 +140,19 @@ test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 	@$(MAKE) --no-print-directory test-web
+
+# The slow sweeps: these suites again with their full loop counts
+# (tests/require.h: test_slow()). make test runs a short version of each.
+# A branch with a slow suite of its own adds it here: SLOW_SUITES += name.
+SLOW_SUITES := reduce solve beginner
+test-slow: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	@for s in $(SLOW_SUITES); do \
+		echo "test-slow: $$s"; \
+		CK_RUN_SUITE=$$s CUBED_SLOW=1 CUBED_BIN=$(BUILD)/cubed \
+			CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) \
+			$(BUILD)/run_tests || exit 1; \
+	done
 
 # npm ci and Chromium must be there: the browser tests never skip
 # themselves (.ci/install-deps installs chromium).

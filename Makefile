@@ -5,8 +5,11 @@
 #   make run        install missing packages (node and npm too), build, serve
 #                   the page and the API on :8080 (data in ./data/)
 #   make test       install missing packages (Chromium too), build and run
-#                   the everyday tests (Check suites but those tagged "slow",
-#                   black-box HTTP, then the browser tests: make test-web)
+#                   the everyday tests (Check suites but the cases tagged
+#                   "slow", black-box HTTP, then the browser tests: make test-web)
+#   make test-slow  the full sweeps the everyday suites shorten: the cases
+#                   tagged "slow" (big-cube sweeps), then SLOW_SUITES again
+#                   with their full loop counts (CUBED_SLOW=1); CI runs it
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png), taken by
@@ -140,9 +143,22 @@ test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 	@$(MAKE) --no-print-directory test-web
 
+# The slow sweeps: the Check cases tagged "slow" (tcase_set_tags), then
+# these suites again with their full loop counts (tests/require.h:
+# test_slow()). make test runs a short version of each. A branch with a
+# slow suite of its own tags its case "slow" or adds it here:
+# SLOW_SUITES += name.
+SLOW_SUITES := solve beginner
 test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
-	CK_INCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	CK_INCLUDE_TAGS=slow CUBED_SLOW=1 CUBED_BIN=$(BUILD)/cubed \
+		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	@for s in $(SLOW_SUITES); do \
+		echo "test-slow: $$s"; \
+		CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=slow CUBED_SLOW=1 \
+			CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+			CUBED_TABLES=$(TABLES) $(BUILD)/run_tests || exit 1; \
+	done
 
 # npm ci and Chromium must be there: the browser tests never skip
 # themselves (.ci/install-deps installs chromium).

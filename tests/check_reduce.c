@@ -242,14 +242,16 @@ static void random_states(int n, int count)
 START_TEST(random_4_to_12)
 {
 	for (int n = 4; n <= 12; n++)
-		random_states(n, 4);
+		random_states(n, test_slow() ? 4 : 1);
 }
 END_TEST
 
+/* make test: one 17×17; make test-slow: two, and a 33×33 */
 START_TEST(random_17_and_33)
 {
-	random_states(17, 2);
-	random_states(33, 1);
+	random_states(17, test_slow() ? 2 : 1);
+	if (test_slow())
+		random_states(33, 1);
 }
 END_TEST
 
@@ -657,7 +659,9 @@ START_TEST(mean_length_guard)
 		     {7, MEAN_BOUND_7, CENTER_BOUND_7, EDGE_BOUND_7},
 		     {6, MEAN_BOUND_6, CENTER_BOUND_6, EDGE_BOUND_6},
 		     {9, MEAN_BOUND_9, CENTER_BOUND_9, EDGE_BOUND_9}};
-	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
+	/* make test guards 4×4 to 6×6, make test-slow 7×7 and 9×9 too */
+	size_t sizes = test_slow() ? sizeof guard / sizeof *guard : 3;
+	for (size_t g = 0; g < sizes; g++) {
 		int n = guard[g].n;
 		double sum = 0, csum = 0, esum = 0;
 		for (int k = 0; k < 8; k++) {

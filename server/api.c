@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "problem.h"
 #include "sessions.h"
+#include "jobs.h"
 #include "solver.h"
 #include "store.h"
 #include "token.h"
@@ -796,6 +797,29 @@ static void get_openapi(const struct api_config *cfg,
 	rp->raw_len = cfg->openapi_len;
 }
 
+/* The optimal solver's tables and jobs, for /readyz. */
+static json_t *optimal_json(const struct api_config *cfg)
+{
+	struct solver_optimal_info si;
+	solver_optimal_status(cfg->solver, &si);
+	json_t *o = json_pack("{s:s, s:i, s:I}", "tables", si.state, "level",
+			      si.level, "bytes", (json_int_t)si.bytes);
+	if (o && strcmp(si.state, "building") == 0)
+		json_object_set_new(o, "percent", json_integer(si.percent));
+	if (o && si.reason[0])
+		json_object_set_new(o, "reason", json_string(si.reason));
+	if (o && cfg->jobs) {
+		struct jobs_stats js;
+		jobs_stats(cfg->jobs, &js);
+		json_object_set_new(o, "jobs",
+				    json_pack("{s:i, s:i, s:i}", "queued",
+					      (int)js.queued, "running",
+					      (int)js.running, "kept",
+					      (int)js.kept));
+	}
+	return o;
+}
+
 /* The solver tables' state, for /readyz. */
 static json_t *solver_json(const struct api_config *cfg)
 {
@@ -815,6 +839,7 @@ static json_t *solver_json(const struct api_config *cfg)
 			json_object_set_new(e, "reason", json_string(reason));
 		json_object_set_new(o, names[t], e);
 	}
+	json_object_set_new(o, "optimal", optimal_json(cfg));
 	return o;
 }
 
@@ -971,56 +996,63 @@ static const struct route {
 	api__post_handler *post;
 	api__session_handler *ses;
 	enum body_rule body;
+	api__req_handler *postrq; /* a POST handler that takes rq */
+	api__job_handler *job;
 } routes[] = {
-	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL, NULL, 0},
-	{"/readyz", "GET", "GET, HEAD, OPTIONS", get_readyz, NULL, NULL, 0},
-	{"/metrics", "GET", "GET, HEAD, OPTIONS", get_metrics, NULL, NULL, 0},
+	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL, NULL, 0, NULL, NULL},
+	{"/readyz", "GET", "GET, HEAD, OPTIONS", get_readyz, NULL, NULL, 0, NULL, NULL},
+	{"/metrics", "GET", "GET, HEAD, OPTIONS", get_metrics, NULL, NULL, 0, NULL, NULL},
 	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL, NULL,
-	 0},
-	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0},
-	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg, NULL, 0},
+	 0, NULL, NULL},
+	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0, NULL, NULL},
+	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg, NULL, 0, NULL, NULL},
 	{"/v1/convert", "POST", "POST, OPTIONS", NULL, api__post_convert, NULL,
-	 0},
+	 0, NULL, NULL},
 	{"/v1/validate", "POST", "POST, OPTIONS", NULL, api__post_validate,
-	 NULL, 0},
-	{"/v1/match", "POST", "POST, OPTIONS", NULL, api__post_match, NULL, 0},
+	 NULL, 0, NULL, NULL},
+	{"/v1/match", "POST", "POST, OPTIONS", NULL, api__post_match, NULL, 0, NULL, NULL},
 	{"/v1/patterns", "GET", "GET, HEAD, OPTIONS", api__get_patterns, NULL,
-	 NULL, 0},
+	 NULL, 0, NULL, NULL},
 	{"/v1/pieces", "POST", "POST, OPTIONS", NULL, api__post_pieces, NULL,
-	 0},
+	 0, NULL, NULL},
 	{"/v1/sessions", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_create, BODY_REQUIRED},
+	 api__session_create, BODY_REQUIRED, NULL, NULL},
 	{"/v1/sessions/{id}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
-	 api__session_get, BODY_NONE},
+	 api__session_get, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL,
-	 NULL, api__session_delete, BODY_NONE},
+	 NULL, api__session_delete, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/moves", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_moves, BODY_REQUIRED},
+	 api__session_moves, BODY_REQUIRED, NULL, NULL},
 	{"/v1/sessions/{id}/undo", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_undo, BODY_OPTIONAL},
+	 api__session_undo, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/redo", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_redo, BODY_OPTIONAL},
+	 api__session_redo, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/reset", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_reset, BODY_OPTIONAL},
+	 api__session_reset, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/fork", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_fork, BODY_OPTIONAL},
-	{"/v1/solve", "POST", "POST, OPTIONS", NULL, api__post_solve, NULL, 0},
+	 api__session_fork, BODY_OPTIONAL, NULL, NULL},
+	{"/v1/solve", "POST", "POST, OPTIONS", NULL, NULL, NULL, BODY_REQUIRED,
+	 api__post_solve, NULL},
+	{"/v1/jobs/{jid}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
+	 NULL, BODY_NONE, NULL, api__job_get},
+	{"/v1/jobs/{jid}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
+	 NULL, BODY_NONE, NULL, api__job_delete},
 	{"/v1/scramble", "GET", "GET, HEAD, OPTIONS", api__get_scramble, NULL,
-	 NULL, 0},
+	 NULL, 0, NULL, NULL},
 	{"/v1/sessions/{id}/solve", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_solve, BODY_OPTIONAL},
+	 api__session_solve, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/solves", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_solves, BODY_NONE},
+	 api__session_solves, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/history", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_history, BODY_NONE},
+	 api__session_history, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/events", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_events, BODY_NONE},
+	 api__session_events, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/tokens", "POST", "GET, HEAD, POST, OPTIONS", NULL,
-	 NULL, api__session_token_add, BODY_REQUIRED},
+	 NULL, api__session_token_add, BODY_REQUIRED, NULL, NULL},
 	{"/v1/sessions/{id}/tokens", "GET", "GET, HEAD, POST, OPTIONS", NULL,
-	 NULL, api__session_tokens, BODY_NONE},
+	 NULL, api__session_tokens, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
-	 NULL, api__session_token_revoke, BODY_NONE},
+	 NULL, api__session_token_revoke, BODY_NONE, NULL, NULL},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -1056,6 +1088,19 @@ static int match(const char *pattern, const char *path, char *id)
 			size_t len = strspn(path, "0123456789");
 			if (len == 0 || len > 18)
 				return 0;
+			path += len;
+			pattern += 5;
+			continue;
+		}
+		if (strncmp(pattern, "{jid}", 5) == 0) {
+			/* a job id's letters; the handler says whether it is
+			 * one (unknown, lost or expired) */
+			size_t len = strspn(path, "abcdefghijklmnopqrstuvwxyz"
+						  "0123456789-");
+			if (len == 0 || len >= STORE_ID_MAX)
+				return 0;
+			memcpy(id, path, len);
+			id[len] = '\0';
 			path += len;
 			pattern += 5;
 			continue;
@@ -1264,6 +1309,10 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		m->get(cfg, rq, rp);
 		return;
 	}
+	if (m->job) {
+		m->job(cfg, rq, id, rp);
+		return;
+	}
 	if (m->ses && strstr(m->pattern, "{id}") && !token_id_ok(id)) {
 		/* not the shape of an id: no such session */
 		problem_reply(rp, PROBLEM_NOT_FOUND, "no_such_session",
@@ -1273,6 +1322,11 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	json_t *body;
 	if (json_body(rq, m->post ? BODY_REQUIRED : m->body, &body, rp) < 0)
 		return;
+	if (m->postrq) {
+		m->postrq(cfg, rq, body, rp);
+		json_decref(body);
+		return;
+	}
 	uint8_t scope[32];
 	int idem = m->ses && strcmp(m->method, "POST") == 0 ?
 			   idem_start(cfg, rq, m->pattern, scope, rp) : 0;

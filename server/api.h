@@ -19,6 +19,8 @@ struct events;
 struct watcher;
 struct idem;
 struct api_pending;
+struct jobs;
+struct limits_key;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -33,6 +35,8 @@ struct api_config {
 	uint64_t max_solve_ms;     /* largest time budget of one solve */
 	struct events *events;     /* NULL: no live event streams (503) */
 	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
+	struct jobs *jobs;         /* NULL: optimal solves answer 503 */
+	uint64_t max_job_ms;       /* longest time limit of one job */
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */
@@ -53,6 +57,9 @@ struct api_request {
 	 * NULL: every request is answered before api_handle returns. */
 	void (*done)(void *ctx);
 	void *done_ctx;
+	/* The client's address as the rate limiter keys it (per-client caps
+	 * on jobs); NULL: all such callers count as one client. */
+	const struct limits_key *client;
 };
 
 #define API_MAX_HEADERS 8

@@ -58,7 +58,28 @@ api__session_handler api__session_tokens;
 api__session_handler api__session_token_revoke;
 api__session_handler api__session_solve;   /* api_solve.c */
 api__session_handler api__session_solves;
-api__post_handler api__post_solve;          /* api_solve.c */
+/* POST routes that need the request too (the client, headers). */
+typedef void api__req_handler(const struct api_config *cfg,
+			      const struct api_request *rq, const json_t *body,
+			      struct api_reply *rp);
+api__req_handler api__post_solve;          /* api_solve.c */
+
+/* Job routes: id from the path (/v1/jobs/{jid}). */
+typedef void api__job_handler(const struct api_config *cfg,
+			      const struct api_request *rq, const char *id,
+			      struct api_reply *rp);
+api__job_handler api__job_get;    /* api_jobs.c */
+api__job_handler api__job_delete;
+
+struct job_request;
+struct job_view;
+/* Submit a job: rp becomes the 202 with its JSON and Location, or the
+ * 429 / 503 (with Retry-After) of a full queue or cap. */
+void api__job_submit(const struct api_config *cfg,
+		     const struct api_request *rq, const struct job_request *jr,
+		     struct api_reply *rp);
+/* A job as its JSON reply body (NULL if memory ran out). */
+json_t *api__job_json(const struct api_config *cfg, const struct job_view *v);
 
 /* A request answered later (api.h: rq->done): a session write in the
  * writer's queue, and the Idempotency-Key scope its answer is kept under. */

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "api_internal.h"
+#include "jobs.h"
 #include "timefmt.h"
 #include "beginner.h"
 #include "pattern.h"
@@ -127,49 +128,6 @@ static int tables_or_503(const struct api_config *cfg, enum solver_table t,
 	}
 	api_reply_header(rp, "Retry-After", "%d", 5);
 	return -1;
-}
-
-/* Where each face of the standard frame sits on the cube as given: turn a
- * solved cube by the inverse of the orientation's moves and read its
- * centers. */
-static void frame_map(const cube_orientation *o, int map[6])
-{
-	for (int f = 0; f < 6; f++)
-		map[f] = f;
-	if (!o->moves[0])
-		return;
-	alg_node nodes[32];
-	alg_t a;
-	unsigned char buf[256];
-	cube_t *c = (cube_t *)buf;
-	if (cube_sizeof(3) > sizeof buf ||
-	    alg_parse(&a, nodes, 32, 3, o->moves, strlen(o->moves), NULL,
-		      NULL) < 0)
-		return;
-	cube_init(c, 3);
-	alg_apply(&a, c, 1);
-	for (int g = 0; g < 6; g++)
-		map[cube_get(c, g, 1, 1)] = g;
-}
-
-static const int face_axis[6] = {CUBE_Y, CUBE_X, CUBE_Z, CUBE_Y, CUBE_X,
-				 CUBE_Z};
-
-/* A standard-frame face turn of size n, renamed into the given frame. */
-static cube_move rename_move(cube_move m, int n, const int map[6])
-{
-	int positive = m.lo == 0;
-	static const int pos_face[3] = {CUBE_R, CUBE_U, CUBE_F};
-	static const int neg_face[3] = {CUBE_L, CUBE_D, CUBE_B};
-	int f = positive ? pos_face[m.axis] : neg_face[m.axis];
-	int qt_face = positive ? m.qt : (4 - m.qt) & 3; /* seen from f */
-	int g = map[f];
-	cube_move out;
-	out.axis = (uint8_t)face_axis[g];
-	int g_positive = g == CUBE_R || g == CUBE_U || g == CUBE_F;
-	out.lo = out.hi = (uint16_t)(g_positive ? 0 : n - 1);
-	out.qt = (uint8_t)(g_positive ? qt_face : (4 - qt_face) & 3);
-	return out;
 }
 
 /* The beginner tables, or a 503 like tables_or_503's (they are built when
@@ -498,10 +456,7 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 			      "the solver failed: %s", solve_strerror(k));
 		goto done;
 	}
-	int map[6];
-	frame_map(&out->orient, map);
-	for (int i = 0; i < k; i++)
-		out->moves[i] = rename_move(out->moves[i], n, map);
+	repr_moves_to_frame(out->moves, k, n, &out->orient);
 	out->count = k;
 	rc = 0;
 done:
@@ -571,7 +526,79 @@ static json_t *stages_json(const struct solved *s, const cube_t *c)
 	return arr;
 }
 
-void api__post_solve(const struct api_config *cfg, const json_t *body,
+/* method "optimal": a job (api_jobs.c) for a 3×3 given by its facelets,
+ * answered 202 at once. max_length bounds the search (the job fails if
+ * the optimum is longer); timeout_ms is the job's time limit, up to
+ * --max-job-s. */
+static void post_optimal(const struct api_config *cfg,
+			 const struct api_request *rq, const json_t *body,
+			 struct api_reply *rp)
+{
+	const json_t *jl = json_object_get(body, "max_length");
+	const json_t *jt = json_object_get(body, "timeout_ms");
+	struct job_request jr;
+	memset(&jr, 0, sizeof jr);
+	jr.max_length = 20;
+	if (jl) {
+		json_int_t v = json_integer_value(jl);
+		if (v < 0 || v > 30) {
+			json_t *p = api__bad_field(rp, "value_out_of_range",
+						   "max_length",
+						   "max_length is from 0 to 30");
+			if (p)
+				json_object_set_new(p, "limit", json_integer(30));
+			return;
+		}
+		jr.max_length = v > 20 ? 20 : (int)v;
+	}
+	if (jt) {
+		json_int_t v = json_integer_value(jt);
+		if (v < 1 || (uint64_t)v > cfg->max_job_ms) {
+			json_t *p = api__bad_field(
+				rp, "value_out_of_range", "timeout_ms",
+				"an optimal solve's timeout_ms is from 1 to "
+				"%" PRIu64 " (--max-job-s)",
+				cfg->max_job_ms);
+			if (p)
+				json_object_set_new(
+					p, "limit",
+					json_integer((json_int_t)cfg->max_job_ms));
+			return;
+		}
+		jr.time_limit_ms = (uint64_t)v;
+	}
+	if (json_object_get(body, "target")) {
+		api__bad_field(rp, "not_applicable", "target",
+			       "method \"optimal\" solves the whole cube; "
+			       "solving to a pattern is the default method's");
+		return;
+	}
+	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
+	if (!c)
+		return;
+	if (c->n != 3) {
+		api__bad_field(rp, "method_unavailable", "method",
+			       "method \"optimal\" is for 3×3 cubes; this one "
+			       "is %d×%d%s",
+			       c->n, c->n,
+			       c->n == 2 ? " (a 2×2 is always solved "
+					   "optimally: leave method out)"
+					 : "");
+		free(c);
+		return;
+	}
+	struct repr_cubies cub;
+	int rc = api__cubies_of(c, "facelets", &cub, rp);
+	free(c);
+	if (rc < 0)
+		return;
+	jr.cube = cub.c3;
+	jr.orient = cub.orient;
+	api__job_submit(cfg, rq, &jr, rp);
+}
+
+void api__post_solve(const struct api_config *cfg,
+		     const struct api_request *rq, const json_t *body,
 		     struct api_reply *rp)
 {
 	static const struct api__field fields[] = {
@@ -582,6 +609,10 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
 		return;
 	const json_t *jm = json_object_get(body, "method");
+	if (jm && strcmp(json_string_value(jm), "optimal") == 0) {
+		post_optimal(cfg, rq, body, rp);
+		return;
+	}
 	const json_t *jl = json_object_get(body, "max_length");
 	const json_t *jt = json_object_get(body, "timeout_ms");
 	const json_t *jg = json_object_get(body, "target");
@@ -848,6 +879,40 @@ static int session_for(const struct api_config *cfg,
 	return 0;
 }
 
+/* A session's optimal solve: a job (202) that stores its solution with
+ * the session's solves when it is done. */
+static void session_optimal(const struct api_config *cfg,
+			    const struct api_request *rq, const char *id,
+			    const struct session_view *v, struct api_reply *rp)
+{
+	if (v->size != 3) {
+		api__bad_field(rp, "method_unavailable", "method",
+			       "method \"optimal\" is for 3×3 cubes; this "
+			       "session's is %d×%d",
+			       v->size, v->size);
+		return;
+	}
+	struct job_request jr;
+	memset(&jr, 0, sizeof jr);
+	jr.max_length = 20;
+	struct repr_cubies cub;
+	size_t len = strlen(v->facelets);
+	if (len != 54 ||
+	    repr_cubies_from_facelets(v->facelets, len, &cub) < 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			      "a stored state could not be read");
+		return;
+	}
+	jr.cube = cub.c3;
+	jr.orient = cub.orient;
+	snprintf(jr.session_id, sizeof jr.session_id, "%s", id);
+	jr.version = v->version;
+	memcpy(jr.facelets, v->facelets, 54);
+	api__job_submit(cfg, rq, &jr, rp);
+	if (rp->status == 202)
+		api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v->version);
+}
+
 void api__session_solve(const struct api_config *cfg,
 			const struct api_request *rq, const char *id,
 			const json_t *body, struct api_reply *rp)
@@ -865,6 +930,11 @@ void api__session_solve(const struct api_config *cfg,
 	struct session_view v;
 	if (session_for(cfg, rq, id, &v, rp) < 0)
 		return;
+	if (method && strcmp(method, "optimal") == 0) {
+		session_optimal(cfg, rq, id, &v, rp);
+		session_view_free(&v);
+		return;
+	}
 	cube_t *c = malloc(cube_sizeof(v.size));
 	if (!c || cube_from_facelets(c, v.size, v.facelets, strlen(v.facelets),
 				     NULL) < 0) {

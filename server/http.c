@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "events.h"
+#include "client_limits.h"
 #include "guard.h"
 #include "http.h"
 #include "jsonout.h"
@@ -431,6 +432,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		json_object_set_new(p, "limit",
 				    json_integer((json_int_t)srv->cfg->max_body));
 	} else {
+		/* the client as the rate limiter keys it: per-client job caps */
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+			con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		struct limits_key client;
+		limits_key_of(ci ? ci->client_addr : NULL, &client);
 		struct api_request req = {
 			.method = method,
 			.path = url,
@@ -444,6 +450,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			.header_cls = con,
 			.done = write_done,
 			.done_ctx = rq,
+			.client = &client,
 		};
 		rq->con = con;
 		rq->wdone = rq->suspended = 0;

@@ -20,6 +20,8 @@
 #include "idempotency.h"
 #include "metrics.h"
 #include "sessions.h"
+#include "jobs.h"
+#include "solve_pool.h"
 #include "solver.h"
 #include "events.h"
 #include "http.h"
@@ -156,7 +158,9 @@ int main(int argc, char **argv)
 		.max_work = cfg.max_work,
 		.max_session_size = (int)cfg.max_session_size,
 		.max_solve_ms = cfg.max_solve_ms,
+		.max_job_ms = cfg.max_job_s * 1000,
 	};
+	struct solve_pool *pool = NULL;
 
 	/* The database: migrations from --schema, else ./schema, else the
 	 * schema directory installed next to the binary. */
@@ -230,7 +234,31 @@ int main(int argc, char **argv)
 			else
 				snprintf(tdir, sizeof tdir, ".");
 		}
-		api.solver = solver_start(tdir);
+		struct solver_options so = {
+			.optimal_level = (int)cfg.optimal_level,
+			.optimal_threads = (int)cfg.solve_workers,
+			.optimal_preload = (int)cfg.optimal_preload,
+		};
+		api.solver = solver_start_opts(tdir, &so);
+		/* jobs (optimal solves) run on the solver pool */
+		struct solve_pool_config pc = {
+			.workers = (unsigned)cfg.solve_workers,
+			.queue_max = (unsigned)cfg.solve_queue,
+			.client_running = (unsigned)cfg.solve_client_running,
+			.client_queued = (unsigned)cfg.solve_client_queued,
+		};
+		struct jobs_config jc = {
+			.max_jobs = (unsigned)cfg.max_jobs,
+			.ttl_ms = cfg.job_ttl * 1000,
+			.max_job_ms = cfg.max_job_s * 1000,
+		};
+		pool = solve_pool_new(&pc);
+		api.jobs = pool ? jobs_new(&jc, pool, api.solver, api.sessions)
+				: NULL;
+		if (!api.jobs)
+			fprintf(stderr, "cubed: warning: cannot start the "
+					"solver pool: optimal solves will "
+					"answer 503\n");
 	}
 	char used[PATH_MAX + 32];
 	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
@@ -251,6 +279,9 @@ int main(int argc, char **argv)
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
 		fprintf(stderr, "cubed: %s\n", err);
+		jobs_shutdown(api.jobs);
+		solve_pool_free(pool);
+		jobs_free(api.jobs);
 		solver_stop(api.solver);
 		sessions_close(api.sessions);
 		events_close(api.events);
@@ -271,9 +302,14 @@ int main(int argc, char **argv)
 	 * every queued write (new ones get 503), then stop serving: no
 	 * connection may still be suspended when the daemon stops */
 	http_quiesce(srv);
+	jobs_shutdown(api.jobs); /* running searches stop at their next poll */
 	events_shutdown(api.events, 2000);
 	sessions_drain(api.sessions);
 	http_stop(srv);
+	/* no request refers to a job any more; a job ending now may still
+	 * store its solve, so the pool stops before the writer */
+	solve_pool_free(pool);
+	jobs_free(api.jobs);
 	/* every request has been answered: let the writer finish, then close
 	 * the database */
 	solver_stop(api.solver); /* cancels a table build in progress */

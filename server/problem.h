@@ -19,6 +19,7 @@
 	X(PROBLEM_METHOD_NOT_ALLOWED, "method_not_allowed", 405,               \
 	  "Method Not Allowed")                                                \
 	X(PROBLEM_CONFLICT, "conflict", 409, "Conflict")                       \
+	X(PROBLEM_GONE, "gone", 410, "Gone")                                   \
 	X(PROBLEM_PRECONDITION_FAILED, "precondition_failed", 412,             \
 	  "Precondition Failed")                                               \
 	X(PROBLEM_BODY_TOO_LARGE, "body_too_large", 413, "Content Too Large")  \

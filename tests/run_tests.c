@@ -19,6 +19,7 @@ int main(void)
 	srunner_add_suite(sr, sessions_suite());
 	srunner_add_suite(sr, pattern_suite());
 	srunner_add_suite(sr, solve_suite());
+	srunner_add_suite(sr, optimal_suite());
 	srunner_add_suite(sr, beginner_suite());
 	srunner_add_suite(sr, reduce_suite());
 	srunner_add_suite(sr, api_suite());

@@ -576,17 +576,6 @@ static void post_optimal(const struct api_config *cfg,
 	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
 	if (!c)
 		return;
-	if (c->n != 3) {
-		api__bad_field(rp, "method_unavailable", "method",
-			       "method \"optimal\" is for 3×3 cubes; this one "
-			       "is %d×%d%s",
-			       c->n, c->n,
-			       c->n == 2 ? " (a 2×2 is always solved "
-					   "optimally: leave method out)"
-					 : "");
-		free(c);
-		return;
-	}
 	struct repr_cubies cub;
 	int rc = api__cubies_of(c, "facelets", &cub, rp);
 	free(c);
@@ -609,7 +598,11 @@ void api__post_solve(const struct api_config *cfg,
 	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
 		return;
 	const json_t *jm = json_object_get(body, "method");
-	if (jm && strcmp(json_string_value(jm), "optimal") == 0) {
+	const json_t *jf = json_object_get(body, "facelets");
+	/* optimal on a 3×3 is a job; on a 2×2 it is the default search, and
+	 * on a bigger cube the size's method check refuses it */
+	if (jm && strcmp(json_string_value(jm), "optimal") == 0 &&
+	    json_string_length(jf) == 54) {
 		post_optimal(cfg, rq, body, rp);
 		return;
 	}

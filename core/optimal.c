@@ -14,6 +14,10 @@
  * unchanged (the coordinates are those of cosets Hx), so each child takes
  * one of its inverse bounds from its parent without a lookup.
  *
+ * Before any of those, a child must pass the corners' exact distance,
+ * from a small table (3 MB) that stays in cache: the big tables are read
+ * at random, and their cache misses are what a node costs.
+ *
  * Levels 1–2 store two bits per entry relative to a base depth; an entry
  * at or under it is looked up again in the level-0 table, whose subgroup
  * (the phase-1 group G1) also contains the half turns of the other faces,
@@ -80,9 +84,17 @@ struct lk {
 	uint64_t i;
 };
 
+#ifdef OPT_STATS
+unsigned long long opt_stat_lookups, opt_stat_children, opt_stat_cpruned;
+#define STAT(x) (x)
+#else
+#define STAT(x) ((void)0)
+#endif
+
 static inline void lk_start(const struct osearch *s, const opt__cube *x,
 			    struct lk *l)
 {
+	STAT(opt_stat_lookups++);
 	const opt__tables *t = &s->t;
 	l->tw = (uint32_t)opt__twist(x);
 	l->fl = (uint32_t)opt__flip(x);
@@ -152,6 +164,18 @@ static inline int lk_end(const struct osearch *s, const struct lk *l, int a,
 	return value0(t, l->tw, l->fl, l->sl);
 }
 
+/* The corners' distance: exact, the same in every frame and for the
+ * inverse, and read from a table of 3 MB that stays in cache, so it is
+ * asked first. */
+static inline int corner_bound(const struct osearch *s, const opt__cube *x)
+{
+	const opt__tables *t = &s->t;
+	uint32_t k = t->cp_sym[opt__cperm(x)];
+	uint64_t i = (uint64_t)(k >> 4) * OPT__NTWIST +
+		     t->twist_conj[(uint32_t)opt__twist(x) * OPT__NSYM + (k & 15)];
+	return opt__get4(t->prunc, i);
+}
+
 /* Frame-a bound of the cube x (not yet framed), in one go. */
 static int bound(const struct osearch *s, const opt__cube *x, int a,
 		 uint32_t *hm)
@@ -194,19 +218,23 @@ struct side {
 struct child {
 	int m;
 	opt__cube q, qi;
-	struct lk l[6]; /* inverse frames 0..2, then the cube's 0..2 */
+	int nlk;            /* lookups still to make, in order */
+	uint8_t which[6];   /* 0..2: the inverse's frame, 3..5: the cube's */
+	struct lk l;        /* the lookup of this wave */
 	struct side iv;
+	int itight, ntight;
 	uint32_t allow;
 };
 
 /* Look for a solution of exactly g more moves from q (q⁻¹ = qi, the
  * inverse's bounds iv, next moves in allowed), path[0..k) so far.
  *
- * The children are weighed in two waves, each a pass to start every
- * lookup, one to read the class entries, one to read the bounds, so
- * that the cache misses of all the children overlap: first the inverse's
- * frames (those not inherited) and the cube itself, then, for those
- * still in the running, the cube's two other frames. */
+ * The children are weighed in waves: each wave makes one more lookup
+ * for every child still in the running — a pass to start them all, one
+ * to read the class entries, one to read the bounds — so the cache
+ * misses of all the children overlap, yet no bound is read for a child
+ * an earlier one pruned. The inverse's frames come first: besides
+ * pruning, their tight bounds restrict the grandchildren's moves. */
 static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
 	       int k, int g, int last, const struct side *iv, uint32_t allowed)
 {
@@ -228,80 +256,88 @@ static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
 			}
 			continue;
 		}
+		STAT(opt_stat_children++);
+		if (corner_bound(s, &c->q) > g2) {
+			STAT(opt_stat_cpruned++);
+			continue;
+		}
+		/* the inherited inverse bounds next: free */
+		c->nlk = 0;
+		c->itight = c->ntight = 0;
+		c->allow = ALL_MOVES;
+		int pruned = 0;
+		for (int a = 0; a < 3; a++) {
+			if (!(s->inherit[a] >> m & 1)) {
+				c->which[c->nlk++] = (uint8_t)a;
+				continue;
+			}
+			c->iv.v[a] = iv->v[a];
+			c->iv.hm[a] = iv->hm[a];
+			if (iv->v[a] > g2)
+				pruned = 1;
+			else if (iv->v[a] == g2) {
+				c->itight++;
+				c->allow &= ~iv->hm[a];
+			}
+		}
+		if (pruned)
+			continue;
+		for (int a = 0; a < 3; a++)
+			c->which[c->nlk++] = (uint8_t)(3 + a);
 		opt__mul(&s->mvi[m], qi, &c->qi);
 		n++;
 	}
-	/* wave 1 */
-	for (int j = 0; j < n; j++) {
-		struct child *c = &ch[j];
-		for (int a = 0; a < 3; a++) {
-			if (s->inherit[a] >> c->m & 1)
+	for (int w = 0; n > 0; w++) {
+		int done = 1;
+		for (int j = 0; j < n; j++) {
+			struct child *c = &ch[j];
+			if (w >= c->nlk)
 				continue;
+			done = 0;
+			int a = c->which[w] % 3;
+			const opt__cube *x = c->which[w] < 3 ? &c->qi : &c->q;
 			opt__cube f;
 			if (a)
-				frame(s, a, &c->qi, &f);
-			lk_start(s, a ? &f : &c->qi, &c->l[a]);
+				frame(s, a, x, &f);
+			lk_start(s, a ? &f : x, &c->l);
 		}
-		lk_start(s, &c->q, &c->l[3]);
+		if (done)
+			break;
+		for (int j = 0; j < n; j++)
+			if (w < ch[j].nlk)
+				lk_mid(s, &ch[j].l);
+		int n2 = 0;
+		for (int j = 0; j < n; j++) {
+			struct child *c = &ch[j];
+			int keep = 1;
+			if (w < c->nlk) {
+				int side = c->which[w] < 3, a = c->which[w] % 3;
+				uint32_t hm;
+				int v = lk_end(s, &c->l, a, &hm);
+				if (v > g2) {
+					keep = 0;
+				} else if (side) {
+					c->iv.v[a] = v;
+					c->iv.hm[a] = hm;
+					if (v == g2) {
+						c->allow &= ~hm;
+						keep = ++c->itight < 3;
+					}
+				} else if (v == g2) {
+					keep = ++c->ntight < 3;
+				}
+			}
+			if (keep) {
+				if (n2 != j)
+					ch[n2] = *c;
+				n2++;
+			}
+		}
+		n = n2;
 	}
+	/* the survivors, in move order */
 	for (int j = 0; j < n; j++) {
 		struct child *c = &ch[j];
-		for (int a = 0; a < 3; a++)
-			if (!(s->inherit[a] >> c->m & 1))
-				lk_mid(s, &c->l[a]);
-		lk_mid(s, &c->l[3]);
-	}
-	int n2 = 0;
-	for (int j = 0; j < n; j++) {
-		struct child *c = &ch[j];
-		uint32_t allow = ALL_MOVES, hm;
-		int tight = 0, pruned = 0;
-		for (int a = 0; a < 3 && !pruned; a++) {
-			if (s->inherit[a] >> c->m & 1) {
-				c->iv.v[a] = iv->v[a];
-				c->iv.hm[a] = iv->hm[a];
-			} else {
-				c->iv.v[a] = lk_end(s, &c->l[a], a, &c->iv.hm[a]);
-			}
-			if (c->iv.v[a] > g2) {
-				pruned = 1;
-			} else if (c->iv.v[a] == g2) {
-				tight++;
-				allow &= ~c->iv.hm[a];
-			}
-		}
-		if (pruned || tight == 3 || lk_end(s, &c->l[3], 0, &hm) > g2)
-			continue;
-		c->allow = allow;
-		if (n2 != j)
-			ch[n2] = *c;
-		n2++;
-	}
-	/* wave 2 */
-	for (int j = 0; j < n2; j++) {
-		struct child *c = &ch[j];
-		for (int a = 1; a < 3; a++) {
-			opt__cube f;
-			frame(s, a, &c->q, &f);
-			lk_start(s, &f, &c->l[3 + a]);
-		}
-	}
-	for (int j = 0; j < n2; j++)
-		for (int a = 1; a < 3; a++)
-			lk_mid(s, &ch[j].l[3 + a]);
-	for (int j = 0; j < n2; j++) {
-		struct child *c = &ch[j];
-		uint32_t hm;
-		int tight = lk_end(s, &c->l[3], 0, &hm) == g2, pruned = 0;
-		for (int a = 1; a < 3 && !pruned; a++) {
-			int v = lk_end(s, &c->l[3 + a], a, &hm);
-			if (v > g2)
-				pruned = 1;
-			else if (v == g2)
-				tight++;
-		}
-		if (pruned || tight == 3)
-			continue;
 		s->path[k] = (uint8_t)c->m;
 		if (dfs(s, &c->q, &c->qi, k + 1, g2, c->m / 3, &c->iv, c->allow))
 			return 1;
@@ -409,6 +445,8 @@ int optimal_solve(const void *tables, const cubie3 *c,
 			imax = iv.v[a];
 	}
 	lb = nmax > imax ? nmax : imax;
+	if (corner_bound(&s, &q) > lb)
+		lb = corner_bound(&s, &q);
 	for (int a = 0; a < 3; a++)
 		ntight += nv[a] == nv[0];
 	if (ntight == 3 && nv[0] > 0 && nv[0] + 1 > lb)

@@ -27,6 +27,8 @@ enum {
 	OPT__NFSS = OPT__NSORTED * OPT__NFLIP,
 	OPT__NCLS_FS = 64430,
 	OPT__NCLS_FSS = 1523864,
+	OPT__NCP = 40320,      /* corner permutations */
+	OPT__NCLS_CP = 2768,   /* their symmetry classes */
 	OPT__MAXWORKERS = 64,
 };
 
@@ -102,6 +104,19 @@ static inline int opt__slice_order(const opt__cube *x)
 	return o;
 }
 
+/* The corners' permutation as a Lehmer rank (identity 0). */
+static inline int opt__cperm(const opt__cube *x)
+{
+	int r = 0;
+	for (int i = 0; i < 7; i++) {
+		int k = 0, pi = x->c[i] & 7;
+		for (int j = i + 1; j < 8; j++)
+			k += (x->c[j] & 7) < pi;
+		r = r * (8 - i) + k;
+	}
+	return r;
+}
+
 /* Bit p set when corner position p holds a U-layer piece (0..3). */
 static inline int opt__csep_mask(const opt__cube *x)
 {
@@ -126,14 +141,15 @@ extern const opt__level opt__levels[3];
 
 /* The header's magic and format version (solve_internal.h). */
 #define OPT__MAGIC "cubedopt"
-#define OPT__VERSION 1u
+#define OPT__VERSION 2u
 
 /* Where everything is, for one level. */
 typedef struct opt__layout {
 	uint64_t info, twist_move, twist_conj, csep_move, csep_conj,
 		flip_move, slice_move, sorted_move, slice_rank, order_rank,
 		csep_rank, fs_sym, fs_rep, fs_stab, fss_sym, fss_rep, fss_stab,
-		prun0, prun, state, total;
+		cp_move, cp_sym, cp_rep, cp_stab, prunc, prun0, prun, state,
+		total;
 } opt__layout;
 
 int opt__layout_of(int level, opt__layout *out);
@@ -142,6 +158,7 @@ int opt__layout_of(int level, opt__layout *out);
 typedef struct opt__info {
 	uint32_t level;
 	uint32_t base;
+	uint64_t at_depthc[16]; /* corner table: entries per depth */
 	uint64_t at_depth0[16]; /* level-0 table: entries per depth */
 	uint64_t at_depth[24];  /* the main table (levels 1–2): entries per
 				 * depth up to base + 2, then "deeper" */
@@ -167,6 +184,12 @@ typedef struct opt__tables {
 	uint32_t *fss_sym;     /* [NFSS] (level 1) */
 	uint32_t *fss_rep;     /* [NCLS_FSS] */
 	uint16_t *fss_stab;    /* [NCLS_FSS] */
+	uint16_t *cp_move;     /* [NCP][NMOVE] */
+	uint32_t *cp_sym;      /* [NCP]: class << 4 | sym to the rep */
+	uint32_t *cp_rep;      /* [NCLS_CP] */
+	uint16_t *cp_stab;     /* [NCLS_CP] */
+	uint8_t *prunc;        /* corners: 4 bits per (cp class, twist), the
+				* exact corner distance */
 	uint8_t *prun0;        /* level 0: 4 bits per (fs class, twist) */
 	uint8_t *prun;         /* levels 1–2: 2 bits per (class, raw) */
 	opt__info *info;

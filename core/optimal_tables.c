@@ -56,6 +56,7 @@ struct build {
 
 enum phase {
 	PH_CLASSES,  /* level 1: each flip·sorted value's class (parallel) */
+	PH_BFSC,     /* corner-table layers */
 	PH_BFS0,     /* level-0 layers */
 	PH_BFS,      /* main-table layers */
 	PH_SWEEP,    /* main-table renaming between layers */
@@ -89,6 +90,11 @@ int opt__layout_of(int level, opt__layout *o)
 		PUT(fss_rep, (uint64_t)OPT__NCLS_FSS * 4);
 		PUT(fss_stab, (uint64_t)OPT__NCLS_FSS * 2);
 	}
+	PUT(cp_move, OPT__NCP * OPT__NMOVE * 2);
+	PUT(cp_sym, OPT__NCP * 4);
+	PUT(cp_rep, OPT__NCLS_CP * 4);
+	PUT(cp_stab, OPT__NCLS_CP * 2);
+	PUT(prunc, ((uint64_t)OPT__NCLS_CP * OPT__NTWIST + 1) / 2);
 	PUT(prun0, ((uint64_t)OPT__NCLS_FS * OPT__NTWIST + 1) / 2);
 	if (level > 0)
 		PUT(prun, ((uint64_t)lv->nclass * lv->nraw + 3) / 4);
@@ -125,6 +131,11 @@ void opt__bind(opt__tables *t, int level, unsigned char *b)
 		t->fss_rep = (uint32_t *)(void *)(b + o.fss_rep);
 		t->fss_stab = (uint16_t *)(void *)(b + o.fss_stab);
 	}
+	t->cp_move = (uint16_t *)(void *)(b + o.cp_move);
+	t->cp_sym = (uint32_t *)(void *)(b + o.cp_sym);
+	t->cp_rep = (uint32_t *)(void *)(b + o.cp_rep);
+	t->cp_stab = (uint16_t *)(void *)(b + o.cp_stab);
+	t->prunc = b + o.prunc;
 	t->prun0 = b + o.prun0;
 	t->prun = o.prun ? b + o.prun : NULL;
 }
@@ -369,6 +380,24 @@ static void set_csep(const struct unrank *un, opt__cube *x, int r)
 				    (mask >> i & 1 ? u++ : d++));
 }
 
+/* Corners in the permutation of Lehmer rank r (twists kept). */
+static void set_cperm(opt__cube *x, int r)
+{
+	int k[8];
+	for (int i = 7; i >= 0; i--) {
+		k[i] = r % (8 - i);
+		r /= 8 - i;
+	}
+	unsigned used = 0;
+	for (int i = 0; i < 8; i++)
+		for (int v = 0, c = k[i]; v < 8; v++)
+			if (!(used >> v & 1) && c-- == 0) {
+				x->c[i] = (uint8_t)((x->c[i] & 0x18) | v);
+				used |= 1u << v;
+				break;
+			}
+}
+
 static void solved(opt__cube *x)
 {
 	for (int i = 0; i < 8; i++)
@@ -430,6 +459,14 @@ static void init_moves(const opt__tables *t, const struct unrank *u)
 		for (int m = 0; m < OPT__NMOVE; m++) {
 			opt__mul(&x, &mv[m], &y);
 			t->csep_move[i * OPT__NMOVE + m] = (uint8_t)get_csep(t, &y);
+		}
+	}
+	solved(&x);
+	for (int i = 0; i < OPT__NCP; i++) {
+		set_cperm(&x, i);
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			opt__mul(&x, &mv[m], &y);
+			t->cp_move[i * OPT__NMOVE + m] = (uint16_t)opt__cperm(&y);
 		}
 	}
 }
@@ -545,6 +582,40 @@ static uint32_t number_classes(const opt__tables *t, const struct syms *y,
 	return n;
 }
 
+/* The corner permutations' classes: the smallest conjugate represents
+ * each (the mirrors only turn corners the other way: their places are
+ * what counts here). */
+static void cp_classes(const opt__tables *t, const struct syms *y)
+{
+	opt__cube x;
+	cubie3 c, d;
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < OPT__NCP; r++) {
+		solved(&x);
+		set_cperm(&x, (int)r);
+		opt__to_cubie(&x, &c);
+		uint32_t best = r, bs = 0;
+		uint16_t st = 0;
+		for (int s = 0; s < OPT__NSYM; s++) {
+			sym_conj(y, &c, s, &d);
+			for (int i = 0; i < 8; i++)
+				x.c[i] = d.cp[i];
+			uint32_t v = (uint32_t)opt__cperm(&x);
+			if (v < best)
+				best = v, bs = (uint32_t)s;
+			if (v == r)
+				st = (uint16_t)(st | 1u << s);
+		}
+		if (best == r) {
+			t->cp_rep[n] = r;
+			t->cp_stab[n] = st;
+			t->cp_sym[r] = n++ << 4 | bs;
+		} else {
+			t->cp_sym[r] = (t->cp_sym[best] >> 4) << 4 | bs;
+		}
+	}
+}
+
 /* ------------------------------------------------------------ BFS helpers */
 
 static inline int load4(const uint8_t *p, uint64_t i)
@@ -616,6 +687,7 @@ static uint32_t gather(const uint8_t *tab, int bits, uint64_t lo, uint64_t hi,
 struct prun {
 	uint8_t *tab;
 	int bits;
+	int corners;           /* classes of corner permutations (else edges) */
 	int sorted, csep;
 	uint32_t nclass, nraw;
 	const uint32_t *sym;   /* the class table of its edge coordinate */
@@ -623,11 +695,15 @@ struct prun {
 	const uint16_t *stab;
 };
 
-static void prun_of(const opt__tables *t, int main, struct prun *p)
+enum { PT_CORNERS, PT_LEVEL0, PT_MAIN };
+
+static void prun_of(const opt__tables *t, int which, struct prun *p)
 {
-	const opt__level *lv = main ? t->lv : &opt__levels[0];
-	p->tab = main ? t->prun : t->prun0;
-	p->bits = main ? 2 : 4;
+	const opt__level *lv = which == PT_MAIN ? t->lv : &opt__levels[0];
+	p->corners = which == PT_CORNERS;
+	p->tab = which == PT_MAIN ? t->prun : which == PT_LEVEL0 ? t->prun0
+								 : t->prunc;
+	p->bits = which == PT_MAIN ? 2 : 4;
 	p->sorted = lv->sorted;
 	p->csep = lv->csep;
 	p->nclass = lv->nclass;
@@ -635,6 +711,14 @@ static void prun_of(const opt__tables *t, int main, struct prun *p)
 	p->sym = lv->sorted ? t->fss_sym : t->fs_sym;
 	p->rep = lv->sorted ? t->fss_rep : t->fs_rep;
 	p->stab = lv->sorted ? t->fss_stab : t->fs_stab;
+	if (p->corners) {
+		p->sorted = p->csep = 0;
+		p->nclass = OPT__NCLS_CP;
+		p->nraw = OPT__NTWIST;
+		p->sym = t->cp_sym;
+		p->rep = t->cp_rep;
+		p->stab = t->cp_stab;
+	}
 }
 
 /* class << 4 | sym of each move's neighbour of class c. */
@@ -643,6 +727,11 @@ static void class_moves(const opt__tables *t, const struct prun *p, uint32_t c,
 {
 	uint32_t r = p->rep[c], sl = r / OPT__NFLIP, fl = r % OPT__NFLIP;
 	const uint16_t *slm = p->sorted ? t->sorted_move : t->slice_move;
+	if (p->corners) {
+		for (int m = 0; m < OPT__NMOVE; m++)
+			cm[m] = p->sym[t->cp_move[r * OPT__NMOVE + m]];
+		return;
+	}
 	for (int m = 0; m < OPT__NMOVE; m++)
 		cm[m] = p->sym[(uint32_t)slm[sl * OPT__NMOVE + m] * OPT__NFLIP +
 			       t->flip_move[fl * OPT__NMOVE + m]];
@@ -783,11 +872,31 @@ static void seed_table(const opt__tables *t, const struct prun *p, int v)
 {
 	opt__cube x;
 	solved(&x);
-	uint32_t k = p->sym[edge_raw(t, p->sorted, &x)];
+	uint32_t k = p->sym[p->corners ? (uint32_t)opt__cperm(&x)
+				       : edge_raw(t, p->sorted, &x)];
 	uint32_t r = (uint32_t)opt__twist(&x);
 	if (p->csep)
 		r = r * OPT__NCSEP + (uint32_t)get_csep(t, &x);
 	claim_twins(t, p, k >> 4, raw_conj(t, p, r, (int)(k & 15)), v);
+}
+
+static uint64_t entries_c(void)
+{
+	return (uint64_t)OPT__NCLS_CP * OPT__NTWIST;
+}
+
+/* Start the breadth-first search of a 4-bit table: the corners' or
+ * level 0's. */
+static void start_4bit(const opt__tables *t, struct build *bs, int phase)
+{
+	struct prun p;
+	prun_of(t, phase == PH_BFSC ? PT_CORNERS : PT_LEVEL0, &p);
+	memset(p.tab, 0xff, (size_t)(((uint64_t)p.nclass * p.nraw + 1) / 2));
+	seed_table(t, &p, 0);
+	bs->phase = (uint32_t)phase;
+	bs->depth = 0;
+	bs->backward = 0;
+	bs->reached = bs->layer = 1;
 }
 
 int optimal_table_begin(void *buf, size_t size, int level)
@@ -812,20 +921,16 @@ int optimal_table_begin(void *buf, size_t size, int level)
 	if (number_classes(&t, &y, &u, 0, t.fs_sym, OPT__NFS, t.fs_rep,
 			   t.fs_stab, OPT__NCLS_FS) != OPT__NCLS_FS)
 		return SOLVE_ETABLES; /* a bug, not bad input */
+	cp_classes(&t, &y);
 	struct build *bs = state_of(b, level);
 	bs->level = (uint32_t)level;
-	bs->total = entries0() + (level ? entries_main(t.lv) : 0) +
+	bs->total = entries_c() + entries0() +
+		    (level ? entries_main(t.lv) : 0) +
 		    (t.lv->sorted ? OPT__NFSS : 0);
-	if (t.lv->sorted) {
+	if (t.lv->sorted)
 		bs->phase = PH_CLASSES;
-	} else {
-		struct prun p0;
-		prun_of(&t, 0, &p0);
-		memset(t.prun0, 0xff, (size_t)((entries0() + 1) / 2));
-		seed_table(&t, &p0, 0);
-		bs->phase = PH_BFS0;
-		bs->reached = bs->layer = 1;
-	}
+	else
+		start_4bit(&t, bs, PH_BFSC);
 	return CUBE_OK;
 }
 
@@ -870,13 +975,14 @@ int optimal_table_work(void *buf, size_t size, int worker, int nworkers,
 		}
 		return CUBE_OK;
 	}
+	case PH_BFSC:
 	case PH_BFS0:
-		prun_of(&t, 0, &p);
+		prun_of(&t, bs->phase == PH_BFSC ? PT_CORNERS : PT_LEVEL0, &p);
 		return layer_pass(&t, &p, (int)bs->backward, (int)bs->depth,
 				  (int)bs->depth + 1, worker, nworkers, bs, poll,
 				  ctx);
 	case PH_BFS:
-		prun_of(&t, 1, &p);
+		prun_of(&t, PT_MAIN, &p);
 		return layer_pass(&t, &p, (int)bs->backward, (int)bs->fc,
 				  (int)bs->nc, worker, nworkers, bs, poll, ctx);
 	case PH_SWEEP:
@@ -895,7 +1001,7 @@ int optimal_table_work(void *buf, size_t size, int worker, int nworkers,
 static void start_main(const opt__tables *t, struct build *bs)
 {
 	struct prun p;
-	prun_of(t, 1, &p);
+	prun_of(t, PT_MAIN, &p);
 	memset(t->prun, 0xff, (size_t)((entries_main(t->lv) + 3) / 4));
 	seed_table(t, &p, 1);
 	bs->phase = PH_BFS;
@@ -939,35 +1045,39 @@ int optimal_table_next(void *buf, size_t size)
 				   OPT__NCLS_FSS) != OPT__NCLS_FSS)
 			return SOLVE_ETABLES;
 		bs->done += OPT__NFSS;
-		struct prun p0;
-		prun_of(&t, 0, &p0);
-		memset(t.prun0, 0xff, (size_t)((entries0() + 1) / 2));
-		seed_table(&t, &p0, 0);
-		bs->phase = PH_BFS0;
-		bs->reached = bs->layer = 1;
+		start_4bit(&t, bs, PH_BFSC);
 		return 1;
 	}
-	case PH_BFS0:
+	case PH_BFSC:
+	case PH_BFS0: {
+		uint64_t *hist = bs->phase == PH_BFSC ? t.info->at_depthc
+						      : t.info->at_depth0;
+		uint64_t all = bs->phase == PH_BFSC ? entries_c() : entries0();
 		if (bs->depth == 0)
-			t.info->at_depth0[0] = bs->reached;
+			hist[0] = bs->reached;
 		bs->depth++;
 		if (found && bs->depth < 16)
-			t.info->at_depth0[bs->depth] = found;
+			hist[bs->depth] = found;
 		bs->reached += found;
 		bs->done += found;
 		if (found && bs->depth < 15) {
-			bs->backward = entries0() - bs->reached < 3 * found;
+			bs->backward = all - bs->reached < 3 * found;
 			bs->layer = found;
 			return 1;
 		}
-		if (bs->reached != entries0())
+		if (bs->reached != all)
 			return SOLVE_ETABLES; /* some entry was never reached */
+		if (bs->phase == PH_BFSC) {
+			start_4bit(&t, bs, PH_BFS0);
+			return 1;
+		}
 		if (level == 0) {
 			seal(b, size, bs);
 			return 0;
 		}
 		start_main(&t, bs);
 		return 1;
+	}
 	case PH_BFS: {
 		uint32_t lastdepth = (uint32_t)t.lv->base + 2;
 		bs->depth++;

@@ -7,7 +7,12 @@
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
 #                   (node + npm: installs tests/contract's pinned packages)
+#   make test-slow  the slow suites (optimal_slow: superflip, 20 moves,
+#                   proved optimal on the level-OPTIMAL_LEVEL tables)
 #   make bench      benchmarks, one "name: value unit" line per figure
+#   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
+#                   states (hours on a small table; OPTIMAL_LEVEL, 2), and
+#                   two-phase at 20 moves over 1,000
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
 #                   p99 latency, RSS at start and end (growth < 10 %)
 #   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
@@ -45,7 +50,7 @@ PORT ?= 8080
 TABLES ?= build/tables
 
 .PHONY: all run test contract sanitize bench soak clean deps fuzz \
-	fuzz-build fuzz-replay memcheck
+	fuzz-build fuzz-replay memcheck test-slow bench-optimal
 
 all: $(BUILD)/cubed
 
@@ -76,6 +81,15 @@ run: deps
 test: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+
+# Slow suites: only when CUBED_SLOW=1 (run_tests.c), at the optimal
+# tables' level OPTIMAL_LEVEL, cached in $(TABLES) like the others.
+OPTIMAL_LEVEL ?= 2
+test-slow: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	CUBED_SLOW=1 CK_RUN_SUITE=optimal_slow CUBED_OPTIMAL_LEVEL=$(OPTIMAL_LEVEL) \
+		CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+		CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 
 # The fuzz targets linked with a plain main (tests/fuzz/replay.c) instead
 # of libFuzzer: every committed corpus input and crash regression runs
@@ -119,6 +133,11 @@ $(BUILD)/bench/watch: bench/live/watch.c
 
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
 	bash bench/run.sh $(BUILD)
+
+bench-optimal: $(BUILD)/bench/bench
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(TABLES) $(BUILD)/bench/bench --optimal $(OPTIMAL_LEVEL) 100 2
+	$(BUILD)/bench/bench --twenty 1000
 
 SOAK_S ?= 60
 soak: $(BUILD)/cubed

@@ -16,12 +16,14 @@
  * Levels (optimal_table_size says the bytes):
  *   0  the phase-1 coset of the two-phase method (edge flip, E-slice
  *      places, corner twist): 64,430 symmetry classes × 2,187, 4 bits
- *      each, ~75 MB. Built in seconds; slow for deep cubes.
+ *      each; 80 MB in all. Built in seconds; slow for deep cubes.
  *   1  also the order of the four E-slice edges (24 × as fine):
  *      1,523,864 classes × 2,187, 2 bits each relative to a base depth
- *      (entries at or under it fall back to level 0), ~1 GB in all.
+ *      (entries at or under it fall back to level 0); 1.02 GB in all.
  *   2  level 0 with which corners are in the U layer (70 × as fine):
- *      64,430 × 153,090, 2 bits each, ~2.6 GB in all.
+ *      64,430 × 153,090, 2 bits each; 2.55 GB in all.
+ * Every level also holds the corners' exact distance (corner permutation
+ * class × twist, 3 MB), which every child must pass first.
  * Bigger levels are slower to build and faster to search.
  *
  * Tables are caller-owned buffers. Build them in one thread with

@@ -87,8 +87,8 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  idempotency_ttl, "86400", 1, 31536000, "S",                          \
 	  "seconds an Idempotency-Key answer is kept")                         \
 	X("optimal-level", "CUBED_OPTIMAL_LEVEL", OPT_UINT, optimal_level,     \
-	  "1", 0, 2, "0|1|2",                                                  \
-	  "optimal solver table size: 0 = 75 MB, 1 = 1.0 GB, 2 = 2.6 GB "      \
+	  "2", 0, 2, "0|1|2",                                                  \
+	  "optimal solver table size: 0 = 80 MB, 1 = 1.0 GB, 2 = 2.5 GB "      \
 	  "(bigger is faster to solve, slower to build)")                      \
 	X("optimal-preload", "CUBED_OPTIMAL_PRELOAD", OPT_FLAG,                \
 	  optimal_preload, "0", 0, 1, "",                                      \

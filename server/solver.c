@@ -198,7 +198,7 @@ static void *main_loop(void *arg)
 
 struct solver *solver_start(const char *dir)
 {
-	struct solver_options o = {.optimal_level = 1, .optimal_threads = 1};
+	struct solver_options o = {.optimal_level = 2, .optimal_threads = 1};
 	return solver_start_opts(dir, &o);
 }
 

@@ -23,7 +23,7 @@ struct solver_options {
 
 /* Start the background thread. Tables are cached as files in dir (created
  * if missing); a file that fails its checksum is rebuilt. solver_start
- * takes the defaults (level 1, one builder thread, not preloaded). */
+ * takes the defaults (level 2, one builder thread, not preloaded). */
 struct solver *solver_start(const char *dir);
 struct solver *solver_start_opts(const char *dir, const struct solver_options *o);
 /* Cancel a build in progress, wait for the thread, free the tables. */

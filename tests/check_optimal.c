@@ -530,6 +530,43 @@ START_TEST(build_cancelled)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- slow */
+
+/* Superflip (every edge flipped in place) is 20 moves and no fewer
+ * (Reid, 1995), one of the hardest states: every depth up to 19 must be
+ * ruled out. On the level-$CUBED_OPTIMAL_LEVEL tables (2 by default),
+ * built or read like the level-0 ones. */
+START_TEST(superflip)
+{
+	const char *e = getenv("CUBED_OPTIMAL_LEVEL");
+	int level = e && *e ? atoi(e) : 2;
+	unsigned char *t = solver_tables_optimal_cached("optimal_slow", level);
+	cubie3 x;
+	cubie3_solved(&x);
+	memset(x.eo, 1, sizeof x.eo);
+	optimal_progress pr = {0, 0};
+	optimal_limits lim = {.progress = &pr};
+	cube_move m[32];
+	int k = optimal_solve(t, &x, &lim, m, 32);
+	ck_assert_int_eq(k, 20);
+	ck_assert(solves(&x, m, k));
+	ck_assert_int_eq(pr.depth, 19);
+	fprintf(stderr, "superflip: 20 moves, %llu nodes (level %d)\n",
+		(unsigned long long)pr.nodes, level);
+	free(t);
+}
+END_TEST
+
+Suite *optimal_slow_suite(void)
+{
+	Suite *s = suite_create("optimal_slow");
+	TCase *tc = tcase_create("superflip");
+	tcase_set_timeout(tc, 4 * 3600);
+	tcase_add_test(tc, superflip);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
 Suite *optimal_suite(void)
 {
 	Suite *s = suite_create("optimal");

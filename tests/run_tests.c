@@ -20,6 +20,8 @@ int main(void)
 	srunner_add_suite(sr, pattern_suite());
 	srunner_add_suite(sr, solve_suite());
 	srunner_add_suite(sr, optimal_suite());
+	if (getenv("CUBED_SLOW")) /* make test-slow */
+		srunner_add_suite(sr, optimal_slow_suite());
 	srunner_add_suite(sr, beginner_suite());
 	srunner_add_suite(sr, reduce_suite());
 	srunner_add_suite(sr, api_suite());

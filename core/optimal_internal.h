@@ -141,7 +141,7 @@ extern const opt__level opt__levels[3];
 
 /* The header's magic and format version (solve_internal.h). */
 #define OPT__MAGIC "cubedopt"
-#define OPT__VERSION 2u
+#define OPT__VERSION 3u
 
 /* Where everything is, for one level. */
 typedef struct opt__layout {

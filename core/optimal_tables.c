@@ -29,13 +29,19 @@
 
 #include <string.h>
 
-/* base: the depth under which an entry says "look at level 0". Chosen
- * by measurement (bench/RESULTS.md): one less than the most common
- * depth. Changing it changes the tables: bump OPT__VERSION. */
+/* base: entries at or under it say "look at level 0", a second read at
+ * random that a search near its leaves (few moves left, small bounds)
+ * would make often; codes 1, 2, 3 say base + 1, base + 2 and at least
+ * base + 3. So base is two under the most common depth: level 1's
+ * depths are 9 (8.9 % of entries), 10 (49 %), 11 (41 %), 12 (0.3 %),
+ * level 2's 10 (28 %), 11 (62 %), 12 (5.3 %), 13 (0.0001 %), and only
+ * 1 % and 3.5 % of their entries fall back, where base one under the
+ * mode sent 10 % and 32 % back (bench/RESULTS.md). Changing it changes
+ * the tables: bump OPT__VERSION. */
 const opt__level opt__levels[3] = {
 	{0, 0, 0, OPT__NCLS_FS, OPT__NTWIST},
-	{1, 0, 9, OPT__NCLS_FSS, OPT__NTWIST},
-	{0, 1, 10, OPT__NCLS_FS, OPT__NTWIST * OPT__NCSEP},
+	{1, 0, 8, OPT__NCLS_FSS, OPT__NTWIST},
+	{0, 1, 9, OPT__NCLS_FS, OPT__NTWIST * OPT__NCSEP},
 };
 
 /* ------------------------------------------------------------ the buffer */

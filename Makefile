@@ -1,14 +1,25 @@
 # cubed — build, run, test, benchmark.
 #
-#   make            build build/cubed
-#   make run        install missing packages, build, serve on :8080 (data in ./data/)
-#   make test       build and run every test (Check suites + black-box HTTP)
+#   make            build build/cubed, and the web page into build/web when
+#                   node and npm are installed
+#   make run        install missing packages (node and npm too), build, serve
+#                   the page and the API on :8080 (data in ./data/)
+#   make test       install missing packages (Chromium too), build and run
+#                   every test (Check suites + black-box HTTP, then the
+#                   browser tests: make test-web)
+#   make test-web   the browser tests alone (tests/web: Debian's headless
+#                   Chromium driven by playwright-core)
+#   make screenshot the README's screenshot (docs/screenshot.png), taken by
+#                   the browser tests
 #   make sanitize   the same tests under ASan + UBSan (separate build dir,
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
 #                   (node + npm: installs tests/contract's pinned packages)
 #   make test-slow  the slow suites (optimal_slow: superflip, 20 moves,
 #                   proved optimal on the level-OPTIMAL_LEVEL tables)
+#   make client-check  TypeScript types generated from openapi.yaml, a typed
+#                   client checked with tsc --strict and run against a live
+#                   server (node + npm: tests/client's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
 #   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
 #                   states (hours on a small table; OPTIMAL_LEVEL, 2), and
@@ -26,13 +37,14 @@ OPT     ?= -O2
 CFLAGS  ?=
 CFLAGS  += -std=c11 -Wall -Wextra -Wpedantic -Werror $(OPT) -g \
            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
-PKGS     = libmicrohttpd jansson sqlite3
+PKGS     = libmicrohttpd jansson sqlite3 zlib libbrotlienc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# the tests decode what the server encodes with the libraries' own decoders
+CHECK_LIBS := $(shell pkg-config --libs check libbrotlidec 2>/dev/null)
 LDLIBS  += -lpthread -lm
 
-CORE_SRC   := $(wildcard core/*.c)
+CORE_SRC   := $(wildcard core/*.c core/reduce/*.c)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC   := $(wildcard tests/*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
@@ -49,14 +61,51 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test contract sanitize bench soak clean deps fuzz \
-	fuzz-build fuzz-replay memcheck test-slow bench-optimal
+.PHONY: all run test test-run contract client-check sanitize bench soak \
+	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
+	test-web bench-web screenshot test-slow bench-optimal
 
-all: $(BUILD)/cubed
+all: $(BUILD)/cubed web
+
+# The web page (web/): esbuild bundles it with three.js into
+# $(BUILD)/web, which cubed serves from beside itself. npm ci runs only
+# when a lockfile changed (the stamp), so later builds are offline. Without
+# node the page is skipped with a note: the API works without it.
+HAVE_NODE := $(shell command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && echo 1)
+WEB_SRC   := $(wildcard web/src/*) web/index.html web/build.mjs
+
+ifeq ($(HAVE_NODE),1)
+web: $(BUILD)/web/index.html
+else
+web:
+	@echo "note: node and npm are not installed: the web page is not built (make run installs them)"
+endif
+
+web/node_modules/.stamp: web/package.json web/package-lock.json
+	npm ci --prefix web --no-audit --no-fund
+	@touch $@
+
+$(BUILD)/web/index.html: web/node_modules/.stamp $(WEB_SRC)
+	node web/build.mjs $(BUILD)/web
+
+tests/web/node_modules/.stamp: tests/web/package.json tests/web/package-lock.json
+	npm ci --prefix tests/web --no-audit --no-fund
+	@touch $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Icore -Iserver -c $< -o $@
+
+# The commit /version and cubed_build_info report: version.c alone is
+# compiled with it, and again only when it changes (the stamp file is
+# rewritten only then).
+GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+$(BUILD)/commit-stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
+$(BUILD)/server/version.o: $(BUILD)/commit-stamp
+$(BUILD)/server/version.o: CFLAGS += -DCUBED_COMMIT='"$(GIT_COMMIT)"'
+FORCE:
 
 $(BUILD)/libcubecore.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^
@@ -73,14 +122,38 @@ $(BUILD)/bench/bench: $(BENCH_OBJ) $(BUILD)/libcubecore.a
 deps:
 	@bash .ci/install-deps
 
+deps-test:
+	@bash .ci/install-deps --test
+
 run: deps
-	@$(MAKE) --no-print-directory $(BUILD)/cubed
+	@$(MAKE) --no-print-directory $(BUILD)/cubed $(BUILD)/web/index.html
 	@mkdir -p data
+	@echo "cubed: open http://localhost:$(PORT)/ to play"
 	$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
 
-test: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
+# deps first (a fresh machine needs the -dev packages and Chromium), then
+# a new make so pkg-config sees them. The browser suites run after the C
+# suites, one file at a time (each starts its own server and Chromium),
+# never beside a build: they hold the page to deadlines of a second.
+test: deps-test
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	@$(MAKE) --no-print-directory test-web
+
+# npm ci and Chromium must be there: the browser tests never skip
+# themselves (.ci/install-deps installs chromium).
+WEB_TESTS ?= tests/web/*.test.mjs
+test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	@mkdir -p $(TABLES)
+	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
+		node --test --test-concurrency=1 --test-timeout=120000 $(WEB_TESTS)
+
+screenshot: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
+		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/solve.test.mjs
 
 # Slow suites: only when CUBED_SLOW=1 (run_tests.c), at the optimal
 # tables' level OPTIMAL_LEVEL, cached in $(TABLES) like the others.
@@ -119,10 +192,21 @@ fuzz-replay: $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
 
 # npm ci fails (and so does the target) if the packages cannot be had: the
 # check never skips itself.
-contract: $(BUILD)/cubed
+contract: $(BUILD)/cubed $(BUILD)/web/index.html
 	npm ci --prefix tests/contract --no-audit --no-fund
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) node tests/contract/check.mjs $(BUILD)/cubed openapi.yaml schema
+
+# The typed-client check: types generated by the pinned openapi-typescript,
+# tests/client/client.ts type-checked with tsc --strict (it stops compiling
+# if a main route's bodies become unknown again), then run against a
+# server it spawns. npm ci fails if the packages cannot be had.
+client-check: $(BUILD)/cubed
+	npm ci --prefix tests/client --no-audit --no-fund
+	npm run --prefix tests/client --silent gen
+	npm run --prefix tests/client --silent build
+	@mkdir -p $(TABLES)
+	node tests/client/build/client.js $(BUILD)/cubed $(TABLES)
 
 sanitize:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
@@ -133,6 +217,14 @@ $(BUILD)/bench/watch: bench/live/watch.c
 
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
 	bash bench/run.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-web
+
+# The page's figures (bench/web): time to first render and move-to-visible
+# latency between two browser pages, each beside the API's round trip.
+bench-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	@mkdir -p $(TABLES)
+	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
+		node bench/web/bench.mjs
 
 bench-optimal: $(BUILD)/bench/bench
 	@mkdir -p $(TABLES)

@@ -25,6 +25,9 @@
 #    500 watchers of one session: delivery latency p50/p99 from write
 #    acknowledged to event received (target p99 <= 50 ms), next to the
 #    writer's own round trip, and the server's memory per watcher.
+# 7. bench/compress.sh: a 1024³ apply and a 64³ render as identity, gzip
+#    and br (bytes, and time on loopback and at 10 Mbit/s); small replies'
+#    throughput and CPU per request with compression on against off.
 #
 # The machine is noisy: read each figure against its reference from the
 # same run (printed beside it), not against numbers from another run.
@@ -306,4 +309,8 @@ live() {
 	server_pid=
 }
 live
+
+# 7. compression (its own servers): big replies' bytes and time by coding,
+# small and mid-size replies with compression on against off
+bash "$here/compress.sh" "$build"
 exit 0

@@ -12,7 +12,10 @@
 #      http.session_moves  POST /v1/sessions/{id}/moves   (session_moves.lua)
 #                          {"moves": "R U"}, Authorization: Bearer <token>
 #    the last two with the 32 connections spread over the 32 sessions (.s32)
-#    and all on one session (.s1). Each prints rps and p99.ms (medians over
+#    and all on one session (.s1); and POST …/moves {"moves": "R"} over
+#    32 sessions of 33×33 and 128×128 (http.session_moves.n33/.n128: a
+#    write costs O(moves × n), the reply carries 6n² facelets). Each
+#    prints rps and p99.ms (medians over
 #    the rounds), errors (non-2xx and socket errors, all rounds) and
 #    vs_healthz: the median over the rounds of its rps / that round's
 #    /healthz rps. The machine is shared and its load moves within seconds
@@ -54,7 +57,8 @@ trap 'exit 130' INT TERM
 note() { echo "sessions.sh: $*" >&2; }
 
 figures="http.sess.healthz.c32 http.session_get.s32.c32 http.session_get.s1.c32
-	http.session_moves.s32.c32 http.session_moves.s1.c32"
+	http.session_moves.s32.c32 http.session_moves.s1.c32
+	http.session_moves.n33.c32 http.session_moves.n128.c32"
 unavailable() {
 	note "$*"
 	local f
@@ -92,13 +96,14 @@ start_server() {
 	url=http://127.0.0.1:$port
 }
 
-# create_sessions N FILE: N 3×3 sessions, one "id token" line each
+# create_sessions N FILE [SIZE]: N sessions (3×3 by default), one
+# "id token" line each
 create_sessions() {
 	local k out
 	: >"$2"
 	for k in $(seq "$1"); do
 		out=$(curl -s --max-time 5 -H 'Content-Type: application/json' \
-			-d '{"size": 3}' "$url/v1/sessions")
+			-d "{\"size\": ${3:-3}}" "$url/v1/sessions")
 		local id token
 		id=$(printf '%s' "$out" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
 		token=$(printf '%s' "$out" | sed -n 's/.*"write_token":"\([^"]*\)".*/\1/p')
@@ -131,6 +136,8 @@ start_server "$tmp/a"
 note "server $url (pid $server_pid), $conns connections, $rounds rounds of ${secs}s runs"
 create_sessions "$conns" "$tmp/s32" || unavailable "could not create sessions"
 head -n 1 "$tmp/s32" >"$tmp/s1"
+create_sessions "$conns" "$tmp/n33" 33 || unavailable "could not create 33×33 sessions"
+create_sessions "$conns" "$tmp/n128" 128 || unavailable "could not create 128×128 sessions"
 
 # one of each request by hand first: a benchmark of error replies is worthless
 read -r id token <"$tmp/s1"
@@ -147,11 +154,15 @@ run_wrk() { # OUT [wrk args...]
 	shift
 	timeout $((secs + 30)) wrk -t2 -c"$conns" -d"${secs}s" --latency "$@" >"$out" 2>&1
 }
-runs="sess.healthz session_get.s32 session_get.s1 session_moves.s32 session_moves.s1"
+runs="sess.healthz session_get.s32 session_get.s1 session_moves.s32 session_moves.s1
+	session_moves.n33 session_moves.n128"
 for r in $(seq "$rounds"); do
 	for w in $runs; do
 		case $w in
 		sess.healthz) run_wrk "$tmp/wrk.$w.$r" "$url/healthz" ;;
+		session_moves.n*) CUBED_SESSIONS=$tmp/${w##*.} \
+			CUBED_MOVES_BODY='{"moves": "R"}' run_wrk "$tmp/wrk.$w.$r" \
+			-s "$here/session_moves.lua" "$url" ;;
 		*) CUBED_SESSIONS=$tmp/${w##*.} run_wrk "$tmp/wrk.$w.$r" \
 			-s "$here/${w%.*}.lua" "$url" ;;
 		esac

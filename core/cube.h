@@ -141,4 +141,13 @@ int cube_from_facelets(cube_t *c, int n, const char *s, size_t len,
 /* Letters for face indices, "URFDLB". */
 extern const char cube_face_letters[7];
 
+/* A whole-cube orientation: one of the 24 rotations. up and front are the
+ * face letters ('U'…'B') of the colours seen on the U and F sides;
+ * moves is the shortest rotation sequence ("", "x", "y2 z'", …) that takes
+ * the cube as given to the standard orientation. */
+typedef struct cube_orientation {
+	char up, front;
+	char moves[8];
+} cube_orientation;
+
 #endif

@@ -1,61 +1,37 @@
 /* reduce.h — solving any n×n×n cube, 4 <= n <= REDUCE_MAX_N, by reduction
  * to a 3×3: the centers, then the edges paired, then the 3×3 two-phase
  * solver (solve.h), with the parities of big cubes found and fixed on the
- * way.
+ * way. docs/solvers.md says how each stage works (core/reduce/ holds
+ * them, a file each) and what the settings rest on.
  *
- * How (reduce.c says more):
- *   - every piece type of a big cube falls into orbits of 24 places (the
- *     places one piece can reach): center orbits (four per face) and wing
- *     orbits (two per edge); after the greedy free turns below, each
- *     orbit is finished on its own with pure 3-cycles (commutators such
- *     as [3R 2U 3R', U] for centers and [2R, U R U'] for wings)
- *     conjugated by short set-up moves, which touch nothing outside their
- *     three places;
- *   - oll_parity: a wing orbit whose permutation is odd cannot be solved by
- *     3-cycles; one inner slice quarter turn of that orbit's layer, made
- *     before the centers (which then absorb it), makes it even. On even n
- *     this is OLL parity (a lone flipped dedge), on odd n the "last two
- *     edges" parity;
+ * The stages, in the order they run and the answer lists them:
+ *   - oll_parity: a wing orbit whose permutation is odd cannot be solved
+ *     by 3-cycles; one inner slice quarter turn of that orbit's layer,
+ *     made before the centers (which then absorb it), makes it even. On
+ *     even n this is OLL parity (a lone flipped dedge), on odd n the
+ *     "last two edges" parity;
  *   - centers: every center orbit to the frame's colours (odd n: the fixed
  *     middle centers; even n: one of the 24 whole-cube orientations with
- *     many center stickers right already, the best in the first variant);
- *     on 4×4 and 5×5 by a staged search with pruning tables: U/D colours
- *     onto U and D (beam search), L/R onto L and R (IDA*, keeping the
- *     first), then U and D each onto its face and the rest (IDA*, with
- *     face turns and half turns); about 18 and 33 moves. On 7×7 the
- *     same for the X- and +-centers, the outer ring then the inner,
- *     and what follows for the obliques. Otherwise, or where a search
- *     runs past its node budget, for n <= 12 plain and
- *     block turns chosen greedily come first, while they place at least
- *     a sticker per three moves (on 4×4 with one step of lookahead), and
- *     the 3-cycles finish;
- *   - edges: every wing orbit paired with its edge: with the midge on odd
- *     n, and on even n with a virtual 3×3 edge set chosen from the wings'
- *     own votes (a legal 3×3 with the corners: even flip sum); for n <= 8
- *     a beam search over slice–turn–slice sequences that keep the centers
- *     (u R U R' u', the slice held open for several turns; the middle
- *     slice too on odd n) pairs them, on 5×5 in about 41 moves, and the
- *     3-cycles finish whatever it leaves;
+ *     many center stickers right already), by a staged search with
+ *     pruning tables ring by ring, greedy free turns, commutator macros
+ *     for the obliques, and pure 3-cycles (commutators such as
+ *     [3R 2U 3R', U]) that finish any orbit;
+ *   - edges: every wing paired with its edge (the midge on odd n; on even
+ *     n a legal 3×3 edge set chosen from the wings' own votes), by a beam
+ *     search over slice–turn–slice sequences that keep the centers (up to
+ *     8×8) and wing 3-cycles ([2R, U R U']);
  *   - pll_parity (even n): when that edge set's permutation parity differs
- *     from the corners', two dedges are swapped (PLL parity) by the six
- *     block turns r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half,
- *     Uw the U half);
+ *     from the corners', two dedges are swapped by the six block turns
+ *     r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half, Uw the U
+ *     half);
  *   - 3x3: the corners and paired edges read as a 3×3 and solved by
  *     twophase_solve with face turns (which keep centers and pairs),
  *     searching on for a shorter answer within a fixed node budget.
- * For n <= 7 the stages run several times with different thresholds for
- * the greedy center phase, frames (even n) and the cube turned as a
- * whole, and the shortest answer is kept (20 variants for 4×4, 5 for
- * 5×5, 3 for 6×6 and 7×7). Everything runs in a caller-owned work buffer
- * (reduce_work_size; for 4×4 and 5×5 it also holds the staged search's
- * pruning tables, about 2 MB, built once per call and shared by the
- * variants; twice that on 7×7; and up to 8×8 the edge beam's macros and
- * levels, about 1.9 MB), and nothing allocates. Time: about a
- * second of CPU for 7×7, half that for 5×5 (the staged searches, in
- * every variant), less for the other sizes up to 8×8, about 0.6 s for
- * 17×17 and 1.2 s for 33×33 (the oblique macros; past 33×33 only
- * 3-cycles, a tenth of a second for 64×64); the poll
- * callback can stop it (a time budget, a cancelled request).
+ * Small sizes run the stages several times (reduce_variants) and keep the
+ * shortest answer. Everything runs in a caller-owned work buffer
+ * (reduce_work_size), and nothing allocates. Budgets inside are counted
+ * in nodes, not time, so an answer is the same on every machine; the
+ * poll callback can stop a solve (a time budget, a cancelled request).
  *
  * Same error contract as cube.h and solve.h.
  */
@@ -151,10 +127,11 @@ int reduce_solve(const void *twophase_tables, const cube_t *c,
 		 const reduce_limits *lim, void *work, size_t work_size,
 		 cube_move *out, size_t cap, reduce_result *res);
 
-/* The staged center search's tables for every size (about 7 MB), to
- * keep and pass as reduce_limits.stage_tables: reduce_stage_tables_size()
- * bytes of tables (any alignment malloc gives), built using
- * reduce_stage_tables_work_size() bytes of work, in about 0.6 s; lim's
+/* The staged center search's tables for every size (and the 7×7 bars'
+ * macros), to keep and pass as reduce_limits.stage_tables:
+ * reduce_stage_tables_size() bytes of tables (any alignment malloc
+ * gives; about 7 MB), built using reduce_stage_tables_work_size() bytes
+ * of work, in well under a second (docs/solvers.md); lim's
  * poll may stop it (SOLVE_ENOTFOUND). The same tables every solve would
  * build, so answers are the same with them or without. Errors:
  * CUBE_EINVAL (a NULL or a buffer too small). A solve given tables not

@@ -39,8 +39,10 @@
  * each can be reached (an odd permutation becomes even by swapping two
  * same-coloured centers), and the orbit counts are the whole condition.
  */
-#include "cubie.h"
+#include "validate.h"
+
 #include "cubie_internal.h"
+#include "pieces.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -24,8 +24,10 @@
 #include "sessions.h"
 #include "jobs.h"
 #include "solver.h"
+#include "static.h"
 #include "store.h"
 #include "token.h"
+#include "version.h"
 
 /* ---- replies ---------------------------------------------------------- */
 
@@ -781,6 +783,23 @@ static void get_healthz(const struct api_config *cfg,
 	api_reply_json(rp, 200, json_pack("{s:s}", "status", "ok"));
 }
 
+/* GET /version: which build answers, for bug reports and rollouts. */
+static void get_version(const struct api_config *cfg,
+			const struct api_request *rq, struct api_reply *rp)
+{
+	(void)cfg;
+	(void)rq;
+	struct version_info v;
+	version_get(&v);
+	api_reply_json(rp, 200,
+		       json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s}}",
+				 "name", "cubed", "version", v.version, "commit",
+				 v.commit, "libraries", "libmicrohttpd",
+				 v.libmicrohttpd, "jansson", v.jansson,
+				 "sqlite", v.sqlite, "zlib", v.zlib, "brotli",
+				 v.brotli));
+}
+
 static void get_openapi(const struct api_config *cfg,
 			const struct api_request *rq, struct api_reply *rp)
 {
@@ -795,6 +814,16 @@ static void get_openapi(const struct api_config *cfg,
 	rp->content_type = "application/yaml";
 	rp->raw = cfg->openapi;
 	rp->raw_len = cfg->openapi_len;
+	/* the same bytes until the server restarts with another contract:
+	 * kept five minutes, then checked again by its ETag */
+	rp->cache_max_age = 300;
+}
+
+/* The web page: "/" and "/assets/{file}" (static.c). */
+static void get_page(const struct api_config *cfg,
+		     const struct api_request *rq, struct api_reply *rp)
+{
+	web_serve(cfg->web, rq, rp);
 }
 
 /* The optimal solver's tables and jobs, for /readyz. */
@@ -883,6 +912,8 @@ static void get_metrics(const struct api_config *cfg,
 	}
 	struct metrics_buf b = {0};
 	metrics_render(cfg->metrics, &b);
+	metrics_render_build(&b);
+	metrics_render_process(&b);
 	if (cfg->sessions) {
 		struct sessions_stats st;
 		sessions_stats(cfg->sessions, &st);
@@ -936,6 +967,33 @@ static void get_metrics(const struct api_config *cfg,
 			       (unsigned long long)cum,
 			       (unsigned long long)st.cache_hits,
 			       (unsigned long long)st.cache_misses);
+		metrics_printf(&b,
+			       "# HELP cubed_session_cache_entries Sessions "
+			       "held in memory.\n"
+			       "# TYPE cubed_session_cache_entries gauge\n"
+			       "cubed_session_cache_entries %llu\n"
+			       "# HELP cubed_session_cache_bytes Bytes they "
+			       "hold (states, working cubes).\n"
+			       "# TYPE cubed_session_cache_bytes gauge\n"
+			       "cubed_session_cache_bytes %llu\n"
+			       "# HELP cubed_snapshots_total Snapshot rows "
+			       "written.\n"
+			       "# TYPE cubed_snapshots_total counter\n"
+			       "cubed_snapshots_total %llu\n"
+			       "# HELP cubed_write_conflicts_total Writes that "
+			       "found another writer's version and were "
+			       "evaluated again.\n"
+			       "# TYPE cubed_write_conflicts_total counter\n"
+			       "cubed_write_conflicts_total %llu\n"
+			       "# HELP cubed_writer_cpu_seconds_total CPU "
+			       "time of the session writer thread.\n"
+			       "# TYPE cubed_writer_cpu_seconds_total counter\n"
+			       "cubed_writer_cpu_seconds_total %.6f\n",
+			       (unsigned long long)st.cache_entries,
+			       (unsigned long long)st.cache_bytes,
+			       (unsigned long long)st.snapshots,
+			       (unsigned long long)st.conflicts,
+			       (double)st.writer_cpu_ns / 1e9);
 	}
 	if (cfg->events) {
 		struct events_stats es;
@@ -999,9 +1057,13 @@ static const struct route {
 	api__req_handler *postrq; /* a POST handler that takes rq */
 	api__job_handler *job;
 } routes[] = {
+	{"/", "GET", "GET, HEAD, OPTIONS", get_page, NULL, NULL, 0, NULL, NULL},
+	{"/assets/{file}", "GET", "GET, HEAD, OPTIONS", get_page, NULL, NULL,
+	 0, NULL, NULL},
 	{"/healthz", "GET", "GET, HEAD, OPTIONS", get_healthz, NULL, NULL, 0, NULL, NULL},
 	{"/readyz", "GET", "GET, HEAD, OPTIONS", get_readyz, NULL, NULL, 0, NULL, NULL},
 	{"/metrics", "GET", "GET, HEAD, OPTIONS", get_metrics, NULL, NULL, 0, NULL, NULL},
+	{"/version", "GET", "GET, HEAD, OPTIONS", get_version, NULL, NULL, 0, NULL, NULL},
 	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", get_openapi, NULL, NULL,
 	 0, NULL, NULL},
 	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0, NULL, NULL},
@@ -1053,6 +1115,8 @@ static const struct route {
 	 NULL, api__session_tokens, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
 	 NULL, api__session_token_revoke, BODY_NONE, NULL, NULL},
+	{"/v1/sessions/{id}/tickets", "POST", "POST, OPTIONS", NULL, NULL,
+	 api__session_ticket, BODY_NONE, NULL, NULL},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -1073,7 +1137,8 @@ int api_route_patterns(const char **out, int cap)
 
 /* Does path fit pattern? "{id}" takes one non-empty segment (copied to id,
  * which holds STORE_ID_MAX bytes; longer segments do not fit); "{tid}"
- * takes 1 to 18 digits (the handler reads them from the path). */
+ * takes 1 to 18 digits and "{file}" one segment of up to 128 bytes (the
+ * handlers read them from the path). */
 static int match(const char *pattern, const char *path, char *id)
 {
 	while (*pattern) {
@@ -1103,6 +1168,14 @@ static int match(const char *pattern, const char *path, char *id)
 			id[len] = '\0';
 			path += len;
 			pattern += 5;
+			continue;
+		}
+		if (strncmp(pattern, "{file}", 6) == 0) {
+			size_t len = strcspn(path, "/");
+			if (len == 0 || len > 128)
+				return 0;
+			path += len;
+			pattern += 6;
 			continue;
 		}
 		if (strncmp(pattern, "{id}", 4) == 0) {
@@ -1286,7 +1359,9 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		api_reply_header(rp, "Access-Control-Allow-Methods", "%s",
 				 r->allow);
 		api_reply_header(rp, "Access-Control-Allow-Headers", "%s",
-				 API_CORS_ALLOW_HEADERS);
+				 cfg->cors_allow_headers
+					 ? cfg->cors_allow_headers
+					 : API_CORS_ALLOW_HEADERS);
 		api_reply_header(rp, "Access-Control-Max-Age", "%s",
 				 API_CORS_MAX_AGE);
 		return;

@@ -21,6 +21,8 @@ struct idem;
 struct api_pending;
 struct jobs;
 struct limits_key;
+struct tickets;
+struct web_root;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -37,6 +39,13 @@ struct api_config {
 	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
 	struct jobs *jobs;         /* NULL: optimal solves answer 503 */
 	uint64_t max_job_ms;       /* longest time limit of one job */
+	struct tickets *tickets;   /* stream tickets (ticket.h); NULL: none */
+	/* The CORS preflight's Access-Control-Allow-Headers: NULL for the
+	 * API's own (API_CORS_ALLOW_HEADERS) */
+	const char *cors_allow_headers;
+	/* The web page served at / (static.h); NULL: those routes answer
+	 * 404 page_not_built */
+	const struct web_root *web;
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */
@@ -79,6 +88,11 @@ struct api_reply {
 	const char *raw;
 	size_t raw_len;
 	char *owned;      /* malloc'd text raw points into, freed with rp */
+	/* A deterministic reply (the same request always gets the same
+	 * bytes): the HTTP layer gives it a strong ETag from the body,
+	 * answers If-None-Match with 304 and lets browsers and proxies keep
+	 * it this many seconds (Cache-Control: public, max-age). 0: not. */
+	unsigned cache_max_age;
 	int nheaders;
 	struct api_header headers[API_MAX_HEADERS];
 	const char *route; /* the matched route pattern (static), for metrics */
@@ -133,7 +147,8 @@ const char *api_allow(const char *path);
 	"Content-Type, Authorization, If-Match, If-None-Match, "               \
 	"Idempotency-Key, Last-Event-ID"
 #define API_CORS_EXPOSE_HEADERS                                                \
-	"ETag, Location, Retry-After, Idempotent-Replayed"
+	"ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, "     \
+	"WWW-Authenticate, Allow"
 #define API_CORS_MAX_AGE "86400"
 
 #endif

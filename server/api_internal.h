@@ -56,6 +56,7 @@ api__session_handler api__session_events;
 api__session_handler api__session_token_add;
 api__session_handler api__session_tokens;
 api__session_handler api__session_token_revoke;
+api__session_handler api__session_ticket;  /* api_tickets.c */
 api__session_handler api__session_solve;   /* api_solve.c */
 api__session_handler api__session_solves;
 /* POST routes that need the request too (the client, headers). */
@@ -91,6 +92,23 @@ struct api_pending {
 	unsigned char scope[32];
 	struct idem *im;   /* where, so that an abandoned request lets go */
 };
+
+/* The bearer token of rq (NULL if none; *bad set for another scheme),
+ * and the problem of a session-layer error code (api_sessions.c). */
+const char *api__bearer(const struct api_request *rq, int *bad);
+void api__session_problem(struct api_reply *rp, int rc);
+
+/* The event stream's credentials in its URL (api_tickets.c): ?token= may
+ * be a read token only (a write or owner token: 403 token_in_url), and
+ * ?ticket= a live stream ticket of this session (expired: 401
+ * ticket_expired). *token is the Authorization header's token (or NULL),
+ * replaced by the URL's token when it has none; *granted is set when a
+ * ticket alone lets the request read a private session. Returns 0, or -1
+ * with rp the problem. */
+int api__url_credential(const struct api_config *cfg, const char *id,
+			int is_private, const char *qtoken,
+			const char *qticket, const char **token, int *granted,
+			struct api_reply *rp);
 
 /* The reply of a finished pending session write. */
 void api__session_write_finish(const struct api_config *cfg,

@@ -398,7 +398,11 @@ void api__session_create(const struct api_config *cfg,
 	if (!start)
 		return;
 	n = start->n;
-	free(start);
+	char *scramble = NULL;
+	size_t scramble_len = 0;
+	uint64_t seed = 0;
+	struct session_view v;
+	memset(&v, 0, sizeof v);
 	if (n > cfg->max_session_size) {
 		json_t *p = api__bad_field(
 			rp, "size_out_of_range", jsize ? "size" : "facelets",
@@ -407,17 +411,17 @@ void api__session_create(const struct api_config *cfg,
 		if (p)
 			json_object_set_new(p, "limit",
 					    json_integer(cfg->max_session_size));
-		return;
+		goto out;
 	}
 	if (jseed && !json_is_true(js)) {
 		api__bad_field(rp, "seed_without_scramble", "seed",
 			       "seed is for \"scramble\": true");
-		return;
+		goto out;
 	}
 	if (jseed && json_integer_value(jseed) < 0) {
 		api__bad_field(rp, "value_out_of_range", "seed",
 			       "seed must be a whole number from 0");
-		return;
+		goto out;
 	}
 	int is_private = 0;
 	if (jvis) {
@@ -427,20 +431,18 @@ void api__session_create(const struct api_config *cfg,
 		else if (strcmp(v, "public") != 0) {
 			api__bad_field(rp, "bad_visibility", "visibility",
 				       "visibility must be public or private");
-			return;
+			goto out;
 		}
 	}
 	if (jtitle && json_string_length(jtitle) > 200) {
 		api__bad_field(rp, "too_long", "title",
 			       "title is at most 200 bytes");
-		return;
+		goto out;
 	}
 
 	/* A random scramble: random moves of the WCA length for the size,
-	 * from a seed the reply returns so it can be replayed. */
-	char *scramble = NULL;
-	size_t scramble_len = 0;
-	uint64_t seed = 0;
+	 * from a seed the reply returns so it can be replayed. Either kind
+	 * is applied to the start state here: version 0 is the result. */
 	if (js && json_is_true(js)) {
 		if (jseed) {
 			seed = (uint64_t)json_integer_value(jseed);
@@ -468,6 +470,8 @@ void api__session_create(const struct api_config *cfg,
 		if (scramble)
 			moves_print(m, (size_t)count, n, scramble, need + 1);
 		scramble_len = need;
+		if (count > 0)
+			cube_apply_moves(start, m, (size_t)count);
 		free(m);
 	} else if (js) {
 		/* notation errors answered here with their offsets */
@@ -480,8 +484,9 @@ void api__session_create(const struct api_config *cfg,
 			if (rp->json && json_object_get(rp->json, "field"))
 				json_object_set_new(rp->json, "field",
 						    json_string("scramble"));
-			return;
+			goto out;
 		}
+		alg_apply(&pa.a, start, 0);
 		free(pa.nodes);
 		scramble = strndup(json_string_value(js), json_string_length(js));
 		scramble_len = json_string_length(js);
@@ -489,22 +494,16 @@ void api__session_create(const struct api_config *cfg,
 
 	struct session_create c = {
 		.size = n,
-		.initial = jf ? json_string_value(jf) : NULL,
-		.initial_len = jf ? json_string_length(jf) : 0,
-		.scramble = scramble,
-		.scramble_len = scramble_len,
+		.start = start,
 		.title = jtitle ? json_string_value(jtitle) : NULL,
 		.is_private = is_private,
 		.actor = "owner",
 	};
-	struct session_view v;
 	char token[36], read_token[36] = "";
-	int rc = sessions_create(cfg->sessions, &c, &v, token, read_token,
-				 NULL);
+	int rc = sessions_create(cfg->sessions, &c, &v, token, read_token);
 	if (rc != SES_OK) {
-		free(scramble);
 		session_problem(rp, rc, NULL);
-		return;
+		goto out;
 	}
 	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
@@ -521,6 +520,8 @@ void api__session_create(const struct api_config *cfg,
 		set_etag(rp, v.version);
 		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
 	}
+out:
+	free(start);
 	free(scramble);
 	session_view_free(&v);
 }
@@ -631,8 +632,9 @@ static void session_write(const struct api_config *cfg,
 	const char *token = bearer(rq, &bad);
 	int64_t if_match = if_match_version(rq);
 
-	struct session_view cur;
-	int rc = sessions_get(cfg->sessions, id, -1, &cur);
+	/* the size, to parse the moves for; not the state */
+	struct session_meta cur;
+	int rc = sessions_meta(cfg->sessions, id, &cur);
 	if (rc != SES_OK) {
 		session_problem(rp, rc, NULL);
 		return;
@@ -642,7 +644,11 @@ static void session_write(const struct api_config *cfg,
 	 * queues; but only to a caller with the token (401 and 403 come
 	 * first, as the writer would answer them), so that no one else
 	 * learns the session's version or size this way. The token is
-	 * checked only on these error paths: the writer checks it anyway. */
+	 * checked only on these error paths: the writer checks it anyway.
+	 * The moves are parsed once, here: the writer applies this parse. */
+	struct session_write w = {
+		.kind = kind, .id = id, .token = token, .if_match = if_match,
+	};
 	int refuse = if_match == -2;
 	if (!refuse && kind == SES_MOVES) {
 		alg_limits lim;
@@ -650,34 +656,30 @@ static void session_write(const struct api_config *cfg,
 		struct api__parsed pa;
 		refuse = api__parse_moves(moves, moves_len, cur.size, &lim,
 					  &pa, rp) < 0;
-		if (!refuse)
-			free(pa.nodes);
+		w.alg = pa.a;
+		w.nodes = pa.nodes;
 	}
 	if (refuse) {
 		enum ses_role role;
 		rc = sessions_auth(cfg->sessions, id, token, &role, NULL);
 		if (rc == SES_OK && role == SES_ROLE_READ)
 			rc = SES_READ_ONLY;
+		struct session_view stale = {.version = cur.version};
 		if (rc != SES_OK)
 			session_problem(rp, rc, NULL);
 		else if (if_match == -2)
-			session_problem(rp, SES_STALE, &cur);
+			session_problem(rp, SES_STALE, &stale);
 		/* else rp is the notation problem */
-		session_view_free(&cur);
+		free(w.nodes);
 		return;
 	}
-	session_view_free(&cur);
-
-	struct session_write w = {
-		.kind = kind, .id = id, .token = token, .if_match = if_match,
-		.moves = moves, .moves_len = moves_len,
-	};
 	if (rq->done) {
 		/* answered when the writer is done (api_finish) */
 		struct api_pending *p = calloc(1, sizeof *p);
 		if (p)
 			p->sp = sessions_write_begin(cfg->sessions, &w, rq->done,
 						     rq->done_ctx);
+		free(w.nodes);
 		if (!p || !p->sp) {
 			free(p);
 			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
@@ -691,7 +693,7 @@ static void session_write(const struct api_config *cfg,
 	struct session_view v;
 	memset(&v, 0, sizeof v);
 	char *text = NULL;
-	rc = sessions_write(cfg->sessions, &w, &v, &text, NULL);
+	rc = sessions_write(cfg->sessions, &w, &v, &text);
 	written_reply(cfg, kind, rc, &v, text, rp);
 }
 
@@ -701,7 +703,7 @@ void api__session_write_finish(const struct api_config *cfg,
 	struct session_view v;
 	memset(&v, 0, sizeof v);
 	char *text = NULL;
-	int rc = sessions_write_end(p->sp, &v, &text, NULL);
+	int rc = sessions_write_end(p->sp, &v, &text);
 	p->sp = NULL;
 	written_reply(cfg, (enum ses_write_kind)p->kind, rc, &v, text, rp);
 }
@@ -799,19 +801,17 @@ void api__session_fork(const struct api_config *cfg,
 		}
 	}
 	/* forking reads the source: a private one needs its token */
-	struct session_view src;
-	int rc = sessions_get(cfg->sessions, id, -1, &src);
+	struct session_meta src;
+	int rc = sessions_meta(cfg->sessions, id, &src);
 	if (rc != SES_OK) {
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	int hidden = may_read(cfg, rq, id, src.is_private, rp) < 0;
+	if (may_read(cfg, rq, id, src.is_private, rp) < 0)
+		return;
 	/* no version: the one read now, so the reply can name it */
 	if (version < 0)
 		version = src.version;
-	session_view_free(&src);
-	if (hidden)
-		return;
 	struct session_view v;
 	char token[36];
 	rc = sessions_fork(cfg->sessions, id, version, "owner", &v, token);
@@ -856,17 +856,15 @@ void api__session_history(const struct api_config *cfg,
 			json_object_set_new(p, "limit", json_integer(HISTORY_MAX));
 		return;
 	}
-	struct session_view cur;
-	int rc = sessions_get(cfg->sessions, id, -1, &cur);
+	struct session_meta cur;
+	int rc = sessions_meta(cfg->sessions, id, &cur);
 	if (rc != SES_OK) {
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	int hidden = may_read(cfg, rq, id, cur.is_private, rp) < 0;
-	int64_t version = cur.version;
-	session_view_free(&cur);
-	if (hidden)
+	if (may_read(cfg, rq, id, cur.is_private, rp) < 0)
 		return;
+	int64_t version = cur.version;
 	/* one more than asked, to know whether there is a next page */
 	struct store_event *ev = malloc((size_t)(limit + 1) * sizeof *ev);
 	if (!ev) {
@@ -885,7 +883,7 @@ void api__session_history(const struct api_config *cfg,
 		json_array_append_new(
 			arr, json_pack("{s:I, s:s, s:s, s:o, s:o}", "version",
 				       (json_int_t)ev[i].version, "type",
-				       ev[i].type, "moves", ev[i].moves,
+				       ev[i].kind, "moves", ev[i].moves,
 				       "actor",
 				       ev[i].actor ? json_string(ev[i].actor)
 						   : json_null(),
@@ -923,7 +921,8 @@ void api__session_events(const struct api_config *cfg,
 			      "live events are off on this server");
 		return;
 	}
-	static const char *const allowed[] = {"after", "token", NULL};
+	static const char *const allowed[] = {"after", "token", "ticket",
+					      NULL};
 	struct api__query q;
 	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
 		return;
@@ -948,22 +947,24 @@ void api__session_events(const struct api_config *cfg,
 	}
 	if (!has_after)
 		after = -1;
-	struct session_view v;
-	int rc = sessions_get(cfg->sessions, id, -1, &v);
+	struct session_meta v;
+	int rc = sessions_meta(cfg->sessions, id, &v);
 	if (rc != SES_OK) {
 		session_problem(rp, rc, NULL);
 		return;
 	}
-	int bad;
+	/* EventSource cannot send headers: a read token or a stream ticket
+	 * may come in the URL instead, never a write token (api_tickets.c) */
+	int bad, granted;
 	const char *token = bearer(rq, &bad);
-	if (!token)
-		token = api__query_get(&q, "token");
-	int hidden = may_read_token(cfg, id, v.is_private, token, rp) < 0;
+	if (api__url_credential(cfg, id, v.is_private,
+				api__query_get(&q, "token"),
+				api__query_get(&q, "ticket"), &token, &granted,
+				rp) < 0 ||
+	    (!granted && may_read_token(cfg, id, v.is_private, token, rp) < 0))
+		return;
 	int64_t version = v.version;
 	int n = v.size;
-	session_view_free(&v);
-	if (hidden)
-		return;
 	if (after > version) {
 		json_t *p = api__bad_field(rp, "value_out_of_range", field,
 					   "%s is %" PRId64 ", past the "
@@ -1139,4 +1140,16 @@ void api__session_token_revoke(const struct api_config *cfg,
 		return;
 	}
 	rp->status = 204;
+}
+
+/* ---- shared with api_tickets.c ---------------------------------------- */
+
+const char *api__bearer(const struct api_request *rq, int *bad)
+{
+	return bearer(rq, bad);
+}
+
+void api__session_problem(struct api_reply *rp, int rc)
+{
+	session_problem(rp, rc, NULL);
 }

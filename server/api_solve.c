@@ -126,7 +126,10 @@ static int tables_or_503(const struct api_config *cfg, enum solver_table t,
 		json_object_set_new(p, "tables", json_string(state));
 		json_object_set_new(p, "percent", json_integer(percent));
 	}
-	api_reply_header(rp, "Retry-After", "%d", 5);
+	/* a real estimate, and none when waiting will not help */
+	unsigned wait = solver_retry_after(cfg->solver, t);
+	if (wait)
+		api_reply_header(rp, "Retry-After", "%u", wait);
 	return -1;
 }
 
@@ -149,7 +152,7 @@ static int beginner_or_503(const struct api_config *cfg, const void **out,
 				    json_string(cfg->solver ? "failed" : "off"));
 		json_object_set_new(p, "percent", json_integer(0));
 	}
-	api_reply_header(rp, "Retry-After", "%d", 5);
+	/* no Retry-After: these tables are built at start-up or never */
 	return -1;
 }
 
@@ -822,6 +825,12 @@ void api__get_scramble(const struct api_config *cfg,
 	free(c);
 	free(m);
 	api_reply_json(rp, 200, o);
+	/* a seed always gives the same scramble: anyone may keep it for a
+	 * day (the HTTP layer adds its ETag); a random one never repeats */
+	if (has_seed)
+		rp->cache_max_age = 86400;
+	else
+		api_reply_header(rp, "Cache-Control", "no-store");
 }
 
 /* ---- session solves --------------------------------------------------- */

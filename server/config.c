@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compress.h"
 #include "config.h"
+#include "log.h"
+#include "version.h"
 
 enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 
@@ -51,14 +54,42 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("openapi", "CUBED_OPENAPI", OPT_STR, openapi, "", 0, 0, "PATH",      \
 	  "contract served at /openapi.yaml (default: ./openapi.yaml, "        \
 	  "else <dir of binary>/../openapi.yaml)")                             \
+	X("web-root", "CUBED_WEB_ROOT", OPT_STR, web_root, "", 0, 0, "DIR",    \
+	  "the built web page served at / (default: <dir of binary>/web, "     \
+	  "which `make` builds)")                                              \
 	X("quiet", "CUBED_QUIET", OPT_FLAG, quiet, "0", 0, 1, "",              \
-	  "no per-request log lines (env: 1 or 0)")                            \
+	  "log errors only, like --log-level error (env: 1 or 0)")            \
+	X("log-format", "CUBED_LOG_FORMAT", OPT_STR, log_format, "text", 0, 0, \
+	  "text|json", "log lines as text, or as one JSON object each")       \
+	X("log-level", "CUBED_LOG_LEVEL", OPT_STR, log_level, "info", 0, 0,    \
+	  "debug|info|warn|error",                                             \
+	  "least severe lines logged (requests are info, 5xx error)")         \
+	X("cors-allow-headers", "CUBED_CORS_ALLOW_HEADERS", OPT_STR,           \
+	  cors_allow_headers, "traceparent, tracestate, X-Request-Id", 0, 0,   \
+	  "LIST", "request headers browsers may send besides the API's own "   \
+	  "(CORS preflight; \"-\" for none)")                                 \
+	X("compress", "CUBED_COMPRESS", OPT_STR, compress, "br,gzip", 0, 0,    \
+	  "br,gzip|gzip|br|off", "content codings offered to clients")         \
+	X("compress-min", "CUBED_COMPRESS_MIN", OPT_UINT, compress_min,        \
+	  "1024", 0, 1073741824, "BYTES",                                      \
+	  "smallest reply body worth compressing")                            \
+	X("gzip-level", "CUBED_GZIP_LEVEL", OPT_UINT, gzip_level, "4", 1, 9,   \
+	  "N", "zlib level of gzip replies (1 fastest, 9 smallest)")           \
+	X("brotli-quality", "CUBED_BROTLI_QUALITY", OPT_UINT, brotli_quality,  \
+	  "2", 0, 6, "N",                                                      \
+	  "quality of br replies (0 fastest; past 6 a reply's coder would "    \
+	  "hold 10 MB and more)")                                              \
+	X("ticket-ttl", "CUBED_TICKET_TTL", OPT_UINT, ticket_ttl, "60", 1,     \
+	  3600, "S", "seconds a stream ticket may open event streams")         \
 	X("schema", "CUBED_SCHEMA", OPT_STR, schema, "", 0, 0, "DIR",          \
 	  "directory of NNN_name.sql migrations (default: ./schema, else "     \
 	  "<dir of binary>/../schema)")                                        \
 	X("durability", "CUBED_DURABILITY", OPT_STR, durability, "normal", 0,  \
 	  0, "normal|full",                                                    \
 	  "full: fsync every commit (power-loss safe); normal: WAL default")   \
+	X("shared-db", "CUBED_SHARED_DB", OPT_FLAG, shared_db, "0", 0, 1, "",  \
+	  "other cubed processes write this --db too: sessions held in "      \
+	  "memory are checked against it (env: 1 or 0)")                      \
 	X("max-session-size", "CUBED_MAX_SESSION_SIZE", OPT_UINT,              \
 	  max_session_size, "128", 1, 1024, "N",                               \
 	  "largest cube size n a session may have")                            \
@@ -187,7 +218,8 @@ static int set_value(struct config *cfg, const struct opt *o, const char *v,
 			}
 		if (v[0] == '\0' && strcmp(o->name, "openapi") != 0 &&
 		    strcmp(o->name, "schema") != 0 &&
-		    strcmp(o->name, "tables") != 0) {
+		    strcmp(o->name, "tables") != 0 &&
+		    strcmp(o->name, "web-root") != 0) {
 			fprintf(err, "cubed: %s: must not be empty\n", where);
 			return -1;
 		}
@@ -218,6 +250,34 @@ static int set_value(struct config *cfg, const struct opt *o, const char *v,
 	uint64_t u = x;
 	memcpy(base, &u, sizeof u);
 	return 0;
+}
+
+/* A list of header names for --cors-allow-headers: tokens (RFC 9110
+ * tchar) separated by commas and spaces, or "-" for none. */
+static int header_list_ok(const char *s)
+{
+	if (strcmp(s, "-") == 0)
+		return 1;
+	int names = 0;
+	for (const char *p = s; *p;) {
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				     "!#$%&'*+-.^_`|~");
+		if (n == 0)
+			return 0;
+		names++;
+		p += n;
+		p += strspn(p, " ");
+		if (*p == ',') {
+			p++;
+			p += strspn(p, " ");
+			if (*p == '\0')
+				return 0;
+		} else if (*p != '\0') {
+			return 0;
+		}
+	}
+	return names > 0;
 }
 
 static const struct opt *find_opt(const char *name, size_t len)
@@ -275,7 +335,10 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 			return CONFIG_EXIT;
 		}
 		if (strcmp(a, "--version") == 0) {
-			fprintf(out, "cubed %s\n", CUBED_VERSION);
+			struct version_info v;
+			version_get(&v);
+			fprintf(out, "cubed %s (commit %s)\n", v.version,
+				v.commit);
 			return CONFIG_EXIT;
 		}
 		if (strncmp(a, "--", 2) != 0) {
@@ -309,6 +372,31 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 		}
 		if (set_value(cfg, o, v, where, err) < 0)
 			return CONFIG_ERROR;
+	}
+	if (log_format_parse(cfg->log_format) < 0) {
+		fprintf(err, "cubed: --log-format must be text or json, not "
+			     "\"%s\"\n",
+			cfg->log_format);
+		return CONFIG_ERROR;
+	}
+	if (log_level_parse(cfg->log_level) < 0) {
+		fprintf(err, "cubed: --log-level must be debug, info, warn or "
+			     "error, not \"%s\"\n",
+			cfg->log_level);
+		return CONFIG_ERROR;
+	}
+	unsigned mask;
+	if (compress_parse_list(cfg->compress, &mask) < 0) {
+		fprintf(err, "cubed: --compress must be a list of br and gzip, "
+			     "or off, not \"%s\"\n",
+			cfg->compress);
+		return CONFIG_ERROR;
+	}
+	if (!header_list_ok(cfg->cors_allow_headers)) {
+		fprintf(err, "cubed: --cors-allow-headers must be header names "
+			     "separated by commas (or \"-\"), not \"%s\"\n",
+			cfg->cors_allow_headers);
+		return CONFIG_ERROR;
 	}
 	if (strcmp(cfg->durability, "normal") != 0 &&
 	    strcmp(cfg->durability, "full") != 0) {

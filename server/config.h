@@ -24,9 +24,19 @@ struct config {
 	uint64_t rate_burst;
 	uint64_t timeout;             /* idle connection timeout, seconds */
 	const char *openapi;          /* NULL = look next to the binary */
-	uint64_t quiet;               /* 1 = no per-request log lines */
+	uint64_t quiet;               /* 1 = errors only (--log-level error) */
+	const char *log_format;       /* "text" or "json" */
+	const char *log_level;        /* "debug", "info", "warn", "error" */
+	const char *cors_allow_headers; /* extra preflight headers, "-" = none */
+	const char *compress;         /* "br,gzip", "gzip", "br" or "off" */
+	uint64_t compress_min;        /* smallest body compressed, bytes */
+	uint64_t gzip_level;          /* 1..9 */
+	uint64_t brotli_quality;      /* 0..11 */
+	uint64_t ticket_ttl;          /* seconds a stream ticket is good for */
+	const char *web_root;         /* NULL = <dir of binary>/web */
 	const char *schema;           /* NULL = ./schema, else next to the binary */
 	const char *durability;       /* "normal" or "full" */
+	uint64_t shared_db;           /* 1 = other processes write the db */
 	uint64_t max_session_size;    /* largest n of a session */
 	uint64_t max_sessions;        /* 0 = no limit */
 	uint64_t session_cache;       /* sessions kept in memory */

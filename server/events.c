@@ -1,5 +1,8 @@
-/* events.c — live session events (see events.h). Locks: the hub's lock
- * (channel table, totals) is taken before a channel's lock, never after. */
+/* events.c — live session events (see events.h): the channels and their
+ * rings, the fan-out thread that formats what the writer publishes, the
+ * replay from the store, and the ticker (presence, heartbeats). Locks: the
+ * hub's lock (channel table, totals) is taken before a channel's lock,
+ * never after; the fan-out queue's lock is taken alone. */
 #include "events.h"
 
 #include <errno.h>
@@ -65,7 +68,7 @@ struct watcher {
 	int64_t last_io_ms;
 	events_park_fn *park, *wake;
 	void *ctx;
-	char *state;              /* W_REPLAY: facelets at last_sent, or NULL */
+	cube_t *cube;             /* W_REPLAY: the state at last_sent, or NULL */
 };
 
 struct events {
@@ -79,6 +82,24 @@ struct events {
 	pthread_t ticker;
 	pthread_cond_t tick;
 	struct events_stats stats;
+	/* committed changes on their way from the writer to the channels:
+	 * the fan-out thread formats them (the writer only copies a few
+	 * strings) and appends them in the order they came */
+	pthread_mutex_t qlock;
+	pthread_cond_t qwake;
+	struct pub *qhead, *qtail;
+	int qstop;
+	pthread_t fanout;
+};
+
+/* A session_event as the writer handed it over, owned. */
+struct pub {
+	struct session_event e;
+	char id[STORE_ID_MAX];
+	char type[16];
+	char method[16];
+	char *moves, *actor, *facelets;
+	struct pub *next;
 };
 
 static int64_t mono_ms(void)
@@ -205,16 +226,28 @@ static void append_locked(struct events *ev, struct channel *c,
 	}
 }
 
-void events_publish(void *ctx, const struct session_event *e)
+/* End every stream of session id (locked hub): memory ran out for one of
+ * its events, and a stream must not skip one. */
+static void cut_all_locked(struct channel *c)
 {
-	struct events *ev = ctx;
-	pthread_mutex_lock(&ev->lock);
-	int watched = find(ev, e->id) != NULL;
-	pthread_mutex_unlock(&ev->lock);
-	if (!watched)
-		return;
+	for (struct watcher *w = c->watchers; w; w = w->next) {
+		if (w->counted) {
+			w->counted = 0;
+			c->nwatchers--;
+		}
+		w->cut = 1;
+		wake_locked(w);
+	}
+}
+
+/* Format one change and append it to its channel (fan-out thread). */
+static void deliver(struct events *ev, struct pub *p)
+{
+	const struct session_event *e = &p->e;
 	size_t len = 0;
 	char *buf = NULL;
+	int no_id = strcmp(e->type, "solve") == 0 ||
+		    strcmp(e->type, "delete") == 0;
 	if (strcmp(e->type, "delete") == 0) {
 		buf = sse_format(-1, "delete",
 				 json_pack("{s:s, s:o}", "type", "delete",
@@ -222,9 +255,12 @@ void events_publish(void *ctx, const struct session_event *e)
 				 &len);
 	} else {
 		/* a solve changes no version: no id, so Last-Event-ID stays */
-		int solve = strcmp(e->type, "solve") == 0;
-		buf = sse_format(solve ? -1 : e->version, e->type,
-				 event_json(ev, e), &len);
+		struct session_event f = *e;
+		if (!f.facelets && f.state && f.size <= ev->cfg.facelets_max_n)
+			f.facelets = session_state_facelets(f.state);
+		if (f.facelets || !f.state || f.size > ev->cfg.facelets_max_n)
+			buf = sse_format(no_id ? -1 : e->version, e->type,
+					 event_json(ev, &f), &len);
 	}
 	pthread_mutex_lock(&ev->lock);
 	struct channel *c = find(ev, e->id);
@@ -235,26 +271,123 @@ void events_publish(void *ctx, const struct session_event *e)
 		if (strcmp(e->type, "delete") == 0)
 			c->deleted = 1;
 		if (buf)
-			append_locked(ev, c, strcmp(e->type, "solve") == 0 ||
-						     strcmp(e->type, "delete") == 0
-					     ? -1
-					     : e->version,
-				      buf, len);
+			append_locked(ev, c, no_id ? -1 : e->version, buf, len);
 		else /* out of memory: end the streams rather than skip */
-			for (struct watcher *w = c->watchers; w; w = w->next) {
-				if (w->counted) {
-					w->counted = 0;
-					c->nwatchers--;
-				}
-				w->cut = 1;
-				wake_locked(w);
-			}
+			cut_all_locked(c);
 		buf = NULL;
 		pthread_mutex_unlock(&c->lock);
 	} else {
 		pthread_mutex_unlock(&ev->lock);
 	}
 	free(buf);
+}
+
+static void pub_free(struct pub *p)
+{
+	session_state_release(p->e.state);
+	free(p->moves);
+	free(p->actor);
+	free(p->facelets);
+	free(p);
+}
+
+/* A copy of e that outlives the call, or NULL without memory. */
+static struct pub *pub_new(const struct events *ev,
+			   const struct session_event *e)
+{
+	struct pub *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->e = *e;
+	snprintf(p->id, sizeof p->id, "%s", e->id);
+	snprintf(p->type, sizeof p->type, "%s", e->type);
+	p->e.id = p->id;
+	p->e.type = p->type;
+	p->moves = strdup(e->moves ? e->moves : "");
+	p->e.moves = p->moves;
+	if (e->actor)
+		p->actor = strdup(e->actor);
+	p->e.actor = p->actor;
+	if (e->method) {
+		snprintf(p->method, sizeof p->method, "%s", e->method);
+		p->e.method = p->method;
+	}
+	if (e->facelets && e->size <= ev->cfg.facelets_max_n)
+		p->facelets = strdup(e->facelets);
+	p->e.facelets = p->facelets;
+	/* the state only where events carry facelets: a reference, the
+	 * fan-out thread formats them */
+	p->e.state = e->state && e->size <= ev->cfg.facelets_max_n
+			     ? session_state_retain(e->state)
+			     : NULL;
+	if (!p->moves || (e->actor && !p->actor) ||
+	    (e->facelets && e->size <= ev->cfg.facelets_max_n &&
+	     !p->facelets)) {
+		pub_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* The writer, after each commit: a copy of the change into the fan-out
+ * queue if anyone watches the session (if nobody does, a watcher that
+ * subscribes later reads this change from the store). Nothing is
+ * formatted here. */
+void events_publish(void *ctx, const struct session_event *e)
+{
+	struct events *ev = ctx;
+	pthread_mutex_lock(&ev->lock);
+	int watched = find(ev, e->id) != NULL;
+	pthread_mutex_unlock(&ev->lock);
+	if (!watched)
+		return;
+	struct pub *p = pub_new(ev, e);
+	if (!p) {
+		pthread_mutex_lock(&ev->lock);
+		struct channel *c = find(ev, e->id);
+		if (c) {
+			pthread_mutex_lock(&c->lock);
+			cut_all_locked(c);
+			pthread_mutex_unlock(&c->lock);
+		}
+		pthread_mutex_unlock(&ev->lock);
+		return;
+	}
+	pthread_mutex_lock(&ev->qlock);
+	if (ev->qtail)
+		ev->qtail->next = p;
+	else
+		ev->qhead = p;
+	ev->qtail = p;
+	pthread_cond_signal(&ev->qwake);
+	pthread_mutex_unlock(&ev->qlock);
+}
+
+/* The fan-out thread: deliver what the writer queued, in order; at stop,
+ * what is still queued first. */
+static void *fanout_main(void *arg)
+{
+	struct events *ev = arg;
+	pthread_mutex_lock(&ev->qlock);
+	for (;;) {
+		while (!ev->qhead && !ev->qstop)
+			pthread_cond_wait(&ev->qwake, &ev->qlock);
+		struct pub *p = ev->qhead;
+		if (!p)
+			break;
+		ev->qhead = NULL;
+		ev->qtail = NULL;
+		pthread_mutex_unlock(&ev->qlock);
+		while (p) {
+			struct pub *next = p->next;
+			deliver(ev, p);
+			pub_free(p);
+			p = next;
+		}
+		pthread_mutex_lock(&ev->qlock);
+	}
+	pthread_mutex_unlock(&ev->qlock);
+	return NULL;
 }
 
 int events_watchers(struct events *ev, const char *id)
@@ -419,15 +552,14 @@ void events_detach(struct watcher *w)
 		free(dead);
 	}
 	free(w->pend);
-	free(w->state);
+	free(w->cube);
 	free(w);
 }
 
 /* ---------------------------------------------------------------- replay */
 
-/* Apply moves (trusted: they were checked when written) to the facelets
- * of size n, in place. */
-static int apply_moves(int n, char *facelets, const char *moves)
+/* Apply moves (trusted: they were checked when written) to c. */
+static int apply_moves(cube_t *c, const char *moves)
 {
 	size_t len = strlen(moves);
 	if (len == 0)
@@ -438,20 +570,30 @@ static int apply_moves(int n, char *facelets, const char *moves)
 	lim.max_work = 0;
 	size_t cap = alg_nodes_needed(len);
 	alg_node *nodes = malloc(cap * sizeof *nodes);
-	cube_t *c = malloc(cube_sizeof(n));
 	alg_t a;
 	int rc = -1;
-	if (nodes && c &&
-	    alg_parse(&a, nodes, cap, n, moves, len, &lim, NULL) >= 0 &&
-	    cube_from_facelets(c, n, facelets, 6u * (size_t)n * (size_t)n,
+	if (nodes && alg_parse(&a, nodes, cap, c->n, moves, len, &lim,
 			       NULL) >= 0) {
 		alg_apply(&a, c, 0);
-		cube_to_facelets(c, facelets);
 		rc = 0;
 	}
 	free(nodes);
-	free(c);
 	return rc;
+}
+
+/* w->cube := the session's state at version (a copy). */
+static int replay_state(struct watcher *w, int64_t version)
+{
+	struct session_view v;
+	if (sessions_get(w->ses, w->id, version, &v) != SES_OK)
+		return -1;
+	const cube_t *c = session_state_cube(v.state);
+	if (!w->cube)
+		w->cube = malloc(cube_sizeof(c->n));
+	if (w->cube)
+		cube_copy(w->cube, c);
+	session_view_free(&v);
+	return w->cube ? 0 : -1;
 }
 
 /* Try to join the ring: the store's part (up to target) must be sent, and
@@ -482,8 +624,8 @@ live:
 	w->mode = W_LIVE;
 	w->next_seq = start;
 	w->off = 0;
-	free(w->state);
-	w->state = NULL;
+	free(w->cube);
+	w->cube = NULL;
 	return 1;
 }
 
@@ -494,48 +636,35 @@ static int replay_page(struct watcher *w)
 {
 	struct events *ev = w->hub;
 	int want_facelets = w->size <= ev->cfg.facelets_max_n;
-	if (want_facelets && !w->state) {
-		struct session_view v;
-		if (sessions_get(w->ses, w->id, w->last_sent, &v) !=
-		    SES_OK)
-			return -1;
-		w->state = v.facelets;
-		v.facelets = NULL;
-		session_view_free(&v);
-	}
+	if (want_facelets && !w->cube && replay_state(w, w->last_sent) < 0)
+		return -1;
+	size_t flen = 6u * (size_t)w->size * (size_t)w->size;
+	char *facelets = want_facelets ? malloc(flen + 1) : NULL;
+	if (want_facelets && !facelets)
+		return -1;
 	struct store_event page[REPLAY_PAGE];
 	int k = sessions_history(w->ses, w->id, w->last_sent, page,
 				 REPLAY_PAGE);
-	if (k < 0)
-		return -1;
 	int rc = k;
 	for (int i = 0; i < k && rc >= 0; i++) {
 		struct store_event *e = &page[i];
 		if (want_facelets) {
-			if (strcmp(e->type, "reset") == 0) {
-				struct session_view v;
-				if (sessions_get(w->ses, w->id, 0,
-						 &v) != SES_OK) {
-					rc = -1;
-					break;
-				}
-				free(w->state);
-				w->state = v.facelets;
-				v.facelets = NULL;
-				session_view_free(&v);
-			} else if (apply_moves(w->size, w->state, e->moves) < 0) {
+			if (strcmp(e->kind, "reset") == 0
+				    ? replay_state(w, 0) < 0
+				    : apply_moves(w->cube, e->moves) < 0) {
 				rc = -1;
 				break;
 			}
+			cube_to_facelets(w->cube, facelets);
+			facelets[flen] = '\0';
 		}
 		struct session_event se = {
-			.id = w->id, .type = e->type, .version = e->version,
+			.id = w->id, .type = e->kind, .version = e->version,
 			.size = w->size, .moves = e->moves, .actor = e->actor,
-			.facelets = want_facelets ? w->state : NULL,
-			.created_at = e->created_at,
+			.facelets = facelets, .created_at = e->created_at,
 		};
 		size_t len;
-		char *buf = sse_format(e->version, e->type, event_json(ev, &se),
+		char *buf = sse_format(e->version, e->kind, event_json(ev, &se),
 				       &len);
 		if (!buf || pend_add(w, buf, len) < 0)
 			rc = -1;
@@ -544,12 +673,13 @@ static int replay_page(struct watcher *w)
 	}
 	for (int i = 0; i < k; i++)
 		store_event_free(&page[i]);
+	free(facelets);
 	if (rc > 0) {
 		pthread_mutex_lock(&ev->lock);
 		ev->stats.replayed += (uint64_t)rc;
 		pthread_mutex_unlock(&ev->lock);
 	}
-	return rc;
+	return rc < 0 ? -1 : rc;
 }
 
 /* --------------------------------------------------------------- reading */
@@ -703,9 +833,26 @@ int events_open(const struct events_config *cfg, struct events **out)
 		ev->cfg.facelets_max_n = 16;
 	pthread_mutex_init(&ev->lock, NULL);
 	pthread_cond_init(&ev->tick, NULL);
+	pthread_mutex_init(&ev->qlock, NULL);
+	pthread_cond_init(&ev->qwake, NULL);
 	if (pthread_create(&ev->ticker, NULL, ticker_main, ev) != 0) {
 		pthread_mutex_destroy(&ev->lock);
 		pthread_cond_destroy(&ev->tick);
+		pthread_mutex_destroy(&ev->qlock);
+		pthread_cond_destroy(&ev->qwake);
+		free(ev);
+		return EVENTS_NOMEM;
+	}
+	if (pthread_create(&ev->fanout, NULL, fanout_main, ev) != 0) {
+		pthread_mutex_lock(&ev->lock);
+		ev->stop = 1;
+		pthread_cond_signal(&ev->tick);
+		pthread_mutex_unlock(&ev->lock);
+		pthread_join(ev->ticker, NULL);
+		pthread_mutex_destroy(&ev->lock);
+		pthread_cond_destroy(&ev->tick);
+		pthread_mutex_destroy(&ev->qlock);
+		pthread_cond_destroy(&ev->qwake);
 		free(ev);
 		return EVENTS_NOMEM;
 	}
@@ -746,6 +893,12 @@ void events_close(struct events *ev)
 	pthread_cond_signal(&ev->tick);
 	pthread_mutex_unlock(&ev->lock);
 	pthread_join(ev->ticker, NULL);
+	/* the writer has stopped: deliver what it queued, then stop */
+	pthread_mutex_lock(&ev->qlock);
+	ev->qstop = 1;
+	pthread_cond_signal(&ev->qwake);
+	pthread_mutex_unlock(&ev->qlock);
+	pthread_join(ev->fanout, NULL);
 	/* streams still attached belong to connections the HTTP server has
 	 * closed by now; their watchers were detached with them */
 	for (int bi = 0; bi < CHANNEL_BUCKETS; bi++)
@@ -756,7 +909,7 @@ void events_close(struct events *ev)
 			struct watcher *w = c->watchers;
 			c->watchers = w->next;
 			free(w->pend);
-			free(w->state);
+			free(w->cube);
 			free(w);
 		}
 		for (uint64_t s = c->tail; s < c->head; s++)
@@ -766,6 +919,8 @@ void events_close(struct events *ev)
 	}
 	pthread_mutex_destroy(&ev->lock);
 	pthread_cond_destroy(&ev->tick);
+	pthread_mutex_destroy(&ev->qlock);
+	pthread_cond_destroy(&ev->qwake);
 	free(ev);
 }
 

@@ -1,7 +1,12 @@
 /* events.h — live session events for Server-Sent Events watchers.
  *
  * The session writer calls events_publish after every commit, in commit
- * order; each session with watchers has a channel: a ring of the latest
+ * order, with a small record (id, type, version, moves, actor, time, and
+ * the state for sessions small enough that events carry facelets); if the
+ * session has watchers the record is queued, and a fan-out thread formats
+ * it (JSON, facelets) and appends it to the session's channel in the same
+ * order: the writer never formats an event. Each session with watchers has
+ * a channel: a ring of the latest
  * formatted events (shared by every watcher of the session, so a watcher
  * costs a small struct, not a copy of the stream) and the list of its
  * watchers, each with a cursor into the ring.
@@ -10,8 +15,11 @@
  * first replays the events after it from the store, page by page, then
  * joins the ring where the replay ended: it registers before it reads the
  * store, and a version it already sent is skipped, so there is no gap and
- * no duplicate. A watcher whose unread bytes pass the buffer limit (one
- * that does not read) is cut off; the others never wait for it.
+ * no duplicate (the fan-out thread finds the channel when it delivers, so
+ * a record queued before a watcher registered still reaches it, and one
+ * the store already gave it is skipped). A watcher whose unread bytes
+ * pass the buffer limit (one that does not read) is cut off; the others
+ * never wait for it.
  *
  * The HTTP layer drives a watcher with events_read from libmicrohttpd's
  * content callback: when nothing is ready it gets 0 after events_read has

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "client_limits.h"
+#include "log.h"
 #include "problem.h"
 
 struct guard {
@@ -76,10 +77,10 @@ struct guard *guard_new(const struct config *cfg)
 	uint64_t need = (uint64_t)guard_mhd_connection_limit(cfg) + 64;
 	uint64_t have = limits_raise_nofile();
 	if (have && have < need)
-		fprintf(stderr,
-			"cubed: warning: the open-file limit is %llu, below "
+		log_msg(LOG_WARN,
+			"the open-file limit is %llu, below "
 			"the %llu that --max-connections %llu needs; raise "
-			"it (ulimit -n) or lower --max-connections\n",
+			"it (ulimit -n) or lower --max-connections",
 			(unsigned long long)have, (unsigned long long)need,
 			(unsigned long long)cfg->max_connections);
 	return g;
@@ -258,14 +259,22 @@ void guard_security_headers(struct MHD_Response *resp,
 			    const struct api_reply *rp)
 {
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	/* nothing cubed sends is a page: whatever a browser renders from it
-	 * may load, run and frame nothing */
-	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'none'; frame-ancestors 'none'");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	for (int i = 0; i < rp->nheaders; i++)
-		if (strcasecmp(rp->headers[i].name, "Cache-Control") == 0)
-			return;
+	int csp = 0, cache = 0;
+	for (int i = 0; i < rp->nheaders; i++) {
+		csp |= strcasecmp(rp->headers[i].name,
+				  "Content-Security-Policy") == 0;
+		cache |= strcasecmp(rp->headers[i].name, "Cache-Control") == 0;
+	}
+	/* nothing cubed sends but the web page (static.c, with a policy of
+	 * its own) is a page: whatever a browser renders from it may load,
+	 * run and frame nothing */
+	if (!csp)
+		MHD_add_response_header(resp, "Content-Security-Policy",
+					"default-src 'none'; "
+					"frame-ancestors 'none'");
+	if (cache)
+		return;
 	/* errors are never worth keeping; anything else may be kept but is
 	 * checked again first (session replies carry ETags for that) */
 	MHD_add_response_header(resp, "Cache-Control",

@@ -1,6 +1,9 @@
 /* http.c — libmicrohttpd glue: turns MHD's access-handler calls into one
- * api_request per request, and the api_reply into an MHD_Response with the
- * CORS headers every response carries, then logs one line per request.
+ * api_request per request, and the api_reply into an MHD_Response through
+ * the reply path every reply takes (reply_body below): the request id in
+ * problem bodies, a strong ETag and 304s for deterministic replies, content
+ * coding (compress.h), then the headers every response carries (request
+ * id, CORS, Vary, security); and logs one line per request when it ends.
  *
  * MHD calls the access handler several times per request. The first call
  * only sets up the per-request context (answering there makes 0.9.75 close
@@ -9,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +23,27 @@
 
 #include <microhttpd.h>
 
+#include "compress.h"
 #include "events.h"
 #include "client_limits.h"
 #include "guard.h"
 #include "http.h"
 #include "jsonout.h"
+#include "log.h"
 #include "metrics.h"
 #include "problem.h"
+#include "reqid.h"
+#include "token.h"
+
+/* Deterministic bodies that live as long as the server (the contract):
+ * their ETag is worked out once. */
+#define ETAG_MEMO 16
+
+struct etag_memo {
+	const char *src;
+	size_t len;
+	char tag[40];
+};
 
 struct http_server {
 	struct MHD_Daemon *daemon;
@@ -33,6 +51,12 @@ struct http_server {
 	const struct api_config *api;
 	struct guard *guard; /* limits and security headers (guard.h) */
 	unsigned port;
+	struct compress_config cc;
+	struct compress_cache *zcache; /* compressed long-lived bodies */
+	_Atomic int zstreams;          /* compressed streams being sent */
+	pthread_mutex_t memo_lock;
+	int nmemo;
+	struct etag_memo memo[ETAG_MEMO];
 };
 
 /* Past this much discarded body a too-large upload is cut off without an
@@ -59,6 +83,19 @@ struct request {
 	pthread_mutex_t wlock; /* guards wdone and suspended */
 	int wdone;             /* the writer is done with the write */
 	int suspended;         /* the connection waits for it */
+	/* for the log line, written when MHD is done with the request */
+	char rid[REQID_MAX + 1]; /* X-Request-Id, the client's or ours */
+	char trace[33];          /* traceparent's trace id, or "" */
+	char method[16];
+	char *path;              /* the decoded path, no query */
+	int status;              /* 0 until a reply is queued */
+	const char *log_route;
+	const char *encoding;    /* content coding sent, NULL: identity */
+	uint64_t bytes;          /* body bytes handed to MHD */
+	int head;                /* a HEAD request: no body is sent */
+	/* If-None-Match and If-Match as the handlers see them: without the
+	 * coding suffixes of our entity tags (compress.h), or NULL */
+	char *inm, *im;
 };
 
 /* The writer finished a pending write (writer thread): resume the
@@ -95,15 +132,69 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	const char *q = uri ? strchr(uri, '?') : NULL;
 	if (q)
 		rq->query = strdup(q + 1);
+	/* for the log line of a request MHD may yet refuse itself; the
+	 * access handler puts the decoded path here */
+	if (uri)
+		rq->path = strndup(uri, q ? (size_t)(q - uri) : strlen(uri));
 	return rq;
+}
+
+/* Client address as text for the log. */
+static void client_addr(struct MHD_Connection *con, char *out, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	snprintf(out, cap, "-");
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	const struct sockaddr *sa = ci->client_addr;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  out, (socklen_t)cap);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  (socklen_t)cap);
+}
+
+/* The request's log line, once MHD is done with it: the duration covers
+ * sending, and a streamed body's bytes are all counted. A request that
+ * never reached the access handler was answered by libmicrohttpd itself
+ * (a broken request line or head): its status is not known here. */
+static void log_done(struct MHD_Connection *con, const struct request *rq,
+		     enum MHD_RequestTerminationCode toe)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	char addr[INET6_ADDRSTRLEN + 1], rid[REQID_MAX + 1];
+	client_addr(con, addr, sizeof addr);
+	if (rq->rid[0])
+		memcpy(rid, rq->rid, sizeof rid);
+	else
+		reqid_new(rid); /* never sent, but the line has one */
+	int mhd_status = rq->status ? 0 : log_mhd_status();
+	struct log_request lr = {
+		.method = rq->method[0] ? rq->method : NULL,
+		.path = rq->path,
+		.route = rq->log_route,
+		.status = rq->status ? rq->status : mhd_status,
+		.bytes = rq->head ? 0 : rq->bytes,
+		.seconds = (double)(now.tv_sec - rq->t0.tv_sec) +
+			   (double)(now.tv_nsec - rq->t0.tv_nsec) / 1e9,
+		.client = addr,
+		.request_id = rid,
+		.trace_id = rq->trace[0] ? rq->trace : NULL,
+		.encoding = rq->encoding,
+		.aborted = toe != MHD_REQUEST_TERMINATED_COMPLETED_OK,
+		.mhd = rq->status == 0,
+	};
+	log_request(&lr);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *con,
 			 void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	(void)cls;
-	(void)con;
-	(void)toe;
 	struct request *rq = *con_cls;
 	if (rq == NULL)
 		return;
@@ -121,12 +212,17 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 		}
 		api_pending_free(rq->pending);
 	}
+	log_done(con, rq, toe);
 	pthread_mutex_destroy(&rq->wlock);
 	free(rq->query);
 	free(rq->body);
+	free(rq->path);
+	free(rq->inm);
+	free(rq->im);
 	free(rq);
 	*con_cls = NULL;
 }
+
 
 /* Append upload data, or count it as discarded once past the cap. Returns
  * 0, or -1 if the connection should be dropped. */
@@ -183,72 +279,72 @@ static int expects_too_much(const struct http_server *srv,
 	       (errno == ERANGE || n > srv->cfg->max_body);
 }
 
+
+static const char *raw_header(struct MHD_Connection *con, const char *name)
+{
+	return MHD_lookup_connection_value(con, MHD_HEADER_KIND, name);
+}
+
+/* What the handlers see of a request header: If-None-Match and If-Match
+ * without our coding suffixes, everything else as sent. */
 static const char *header_of(void *cls, const char *name)
 {
-	return MHD_lookup_connection_value(cls, MHD_HEADER_KIND, name);
+	struct request *rq = cls;
+	if (rq->inm && strcasecmp(name, MHD_HTTP_HEADER_IF_NONE_MATCH) == 0)
+		return rq->inm;
+	if (rq->im && strcasecmp(name, MHD_HTTP_HEADER_IF_MATCH) == 0)
+		return rq->im;
+	return raw_header(rq->con, name);
 }
 
-/* Client address as text for the log. */
-static void client_addr(struct MHD_Connection *con, char *out, size_t cap)
+/* A copy of the header without coding suffixes, or NULL when it has none
+ * (or memory ran out: then the handler sees it as sent and at worst
+ * answers 200 or 412 where 304 or 200 was possible). */
+static char *unsuffixed(struct MHD_Connection *con, const char *name)
 {
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	snprintf(out, cap, "-");
-	if (ci == NULL || ci->client_addr == NULL)
-		return;
-	const struct sockaddr *sa = ci->client_addr;
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
-			  out, (socklen_t)cap);
-	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6,
-			  &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
-			  (socklen_t)cap);
-}
-
-/* Copy s into out with bytes outside printable ASCII escaped, so a request
- * line can never forge or break a log line. */
-static void log_escape(char *out, size_t cap, const char *s)
-{
-	size_t o = 0;
-	for (; s && *s && o + 5 < cap; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x21 && c < 0x7f && c != '\\')
-			out[o++] = (char)c;
-		else
-			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+	const char *v = raw_header(con, name);
+	if (v == NULL || (strstr(v, "-gzip\"") == NULL &&
+			  strstr(v, "-br\"") == NULL))
+		return NULL;
+	size_t cap = strlen(v) + 1;
+	char *out = malloc(cap);
+	if (out && compress_etag_strip(v, out, cap) != 1) {
+		free(out);
+		out = NULL;
 	}
-	out[o] = '\0';
+	return out;
 }
 
-static void log_request(struct MHD_Connection *con, const struct request *rq,
-			const char *method, const char *url, int status,
-			size_t bytes)
+/* At the first access call: what the log line and every reply need. */
+static void request_start(struct request *rq, struct MHD_Connection *con,
+			  const char *method, const char *url)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long long us = 0;
-	if (rq)
-		us = (long long)(now.tv_sec - rq->t0.tv_sec) * 1000000 +
-		     (now.tv_nsec - rq->t0.tv_nsec) / 1000;
-	time_t t = time(NULL);
-	struct tm tm;
-	char when[32], addr[INET6_ADDRSTRLEN + 1], m[48], path[256];
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	client_addr(con, addr, sizeof addr);
-	log_escape(m, sizeof m, method);
-	log_escape(path, sizeof path, url);
-	fprintf(stderr, "%s %s %s %s %d %zuB %lldus\n", when, addr, m, path,
-		status, bytes, us);
+	rq->con = con;
+	snprintf(rq->method, sizeof rq->method, "%s", method);
+	rq->head = strcmp(method, "HEAD") == 0;
+	free(rq->path);
+	rq->path = strdup(url);
+	const char *id = raw_header(con, "X-Request-Id");
+	if (reqid_valid(id))
+		snprintf(rq->rid, sizeof rq->rid, "%s", id);
+	else
+		reqid_new(rq->rid);
+	reqid_trace_id(raw_header(con, "traceparent"), rq->trace);
+	rq->inm = unsuffixed(con, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	rq->im = unsuffixed(con, MHD_HTTP_HEADER_IF_MATCH);
 }
+
+/* ---- live event streams -------------------------------------------------- */
 
 /* A live event stream: libmicrohttpd pulls bytes with sse_read; when there
  * are none the watcher parks the connection (suspends it) and wakes it
- * (resumes it) when an event arrives (events.h). */
+ * (resumes it) when an event arrives (events.h). Streams are never
+ * compressed: a compressor holds bytes back until it has enough, and an
+ * event must reach the watcher at once. */
 struct sse {
 	struct watcher *w;
 	struct MHD_Connection *con;
+	uint64_t *sent; /* the request's byte count (read only before it ends) */
 };
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -256,7 +352,10 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 	(void)pos;
 	struct sse *s = cls;
 	ssize_t n = events_read(s->w, buf, max);
-	return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+	if (n < 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	*s->sent += (uint64_t)n;
+	return n;
 }
 
 static void sse_park(void *ctx)
@@ -278,6 +377,7 @@ static void sse_free(void *cls)
 
 /* The stream's response, which owns rp->stream from here on. */
 static struct MHD_Response *sse_response(struct MHD_Connection *con,
+					 struct request *rq,
 					 struct api_reply *rp)
 {
 	struct sse *s = malloc(sizeof *s);
@@ -285,6 +385,7 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 		return NULL;
 	s->w = rp->stream;
 	s->con = con;
+	s->sent = &rq->bytes;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		MHD_SIZE_UNKNOWN, 4096, sse_read, s, sse_free);
 	if (resp == NULL) {
@@ -296,77 +397,402 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 	return resp;
 }
 
-/* Build the MHD response for rp, add every header, queue it, log it. */
-static enum MHD_Result send_reply(const struct http_server *srv,
-				  struct MHD_Connection *con,
-				  const struct request *rq, const char *method,
-				  const char *url, struct api_reply *rp)
+/* ---- the reply path -------------------------------------------------------- */
+
+/* A reply body on its way to becoming an MHD_Response. */
+struct body {
+	const char *data;
+	size_t len;
+	char *owned;    /* malloc'd bytes data points into, or NULL */
+	int persistent; /* data lives as long as the server */
+};
+
+static void body_set_owned(struct body *b, char *text, size_t len)
+{
+	free(b->owned);
+	b->owned = text;
+	b->data = text;
+	b->len = len;
+	b->persistent = 0;
+}
+
+/* The fixed 500 body, with the request id when memory allows. */
+static void body_fallback(struct body *b, const struct request *rq)
+{
+	size_t n = strlen(problem_internal_fallback);
+	size_t cap = n + sizeof ",\"request_id\":\"\"" + REQID_MAX;
+	char *t = malloc(cap);
+	if (t) {
+		int k = snprintf(t, cap, "%.*s,\"request_id\":\"%s\"}",
+				 (int)(n - 1), problem_internal_fallback,
+				 rq->rid);
+		body_set_owned(b, t, (size_t)k);
+		return;
+	}
+	free(b->owned);
+	b->owned = NULL;
+	b->data = problem_internal_fallback;
+	b->len = n;
+	b->persistent = 1;
+}
+
+/* The bytes of rp (not a stream). Replies that cannot be built become the
+ * fixed 500. */
+static void body_of(struct api_reply *rp, const struct request *rq,
+		    struct body *b)
+{
+	memset(b, 0, sizeof *b);
+	b->data = "";
+	b->persistent = 1;
+	if (rp->json) {
+		size_t len = 0;
+		char *text = jsonout_dump(rp->json, &len);
+		if (text) {
+			body_set_owned(b, text, len);
+			return;
+		}
+	} else if (rp->raw && rp->owned) {
+		/* the reply's own buffer: taken over */
+		body_set_owned(b, rp->owned, rp->raw_len);
+		rp->owned = NULL;
+		rp->raw = NULL;
+		return;
+	} else if (rp->raw) {
+		b->data = rp->raw;
+		b->len = rp->raw_len;
+		return;
+	} else if (rp->status != 500) {
+		return; /* no body (204, 304, HEAD-less answers) */
+	}
+	/* out of memory, or a problem whose body could not be built */
+	rp->status = 500;
+	rp->content_type = PROBLEM_CONTENT_TYPE;
+	body_fallback(b, rq);
+}
+
+/* A problem body names its request: "request_id" is added as the last
+ * member (the body is a JSON object we wrote, or replayed, so it ends in
+ * '}'; the id's characters need no escaping, reqid.h). */
+static void body_add_request_id(struct body *b, const struct request *rq)
+{
+	if (b->len < 2 || b->data[b->len - 1] != '}')
+		return;
+	size_t cap = b->len + sizeof ",\"request_id\":\"\"" + strlen(rq->rid);
+	char *t = malloc(cap);
+	if (t == NULL)
+		return;
+	int empty = b->len == 2; /* "{}" */
+	int k = snprintf(t, cap, "%.*s%s\"request_id\":\"%s\"}",
+			 (int)(b->len - 1), b->data, empty ? "" : ",", rq->rid);
+	body_set_owned(b, t, (size_t)k);
+}
+
+static int find_header(const struct api_reply *rp, const char *name)
+{
+	for (int i = 0; i < rp->nheaders; i++)
+		if (strcasecmp(rp->headers[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Does an If-None-Match list name the tag (weak comparison: W/ ignored;
+ * "*" names any)? */
+static int inm_names(const char *list, const char *tag)
+{
+	const char *q = strchr(tag, '"');
+	if (list == NULL || q == NULL)
+		return 0;
+	size_t n = strlen(q);
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t,");
+		if (*p == '*')
+			return 1;
+		if (p[0] == 'W' && p[1] == '/')
+			p += 2;
+		if (strncmp(p, q, n) == 0 &&
+		    (p[n] == '\0' || p[n] == ',' || p[n] == ' ' || p[n] == '\t'))
+			return 1;
+		p += strcspn(p, ",");
+	}
+	return 0;
+}
+
+/* The strong tag of a deterministic body: 128 bits of its SHA-256 in hex,
+ * worked out once for a body that lives as long as the server. */
+static void body_etag(struct http_server *srv, const struct body *b,
+		      char out[40])
+{
+	if (b->persistent) {
+		pthread_mutex_lock(&srv->memo_lock);
+		for (int i = 0; i < srv->nmemo; i++)
+			if (srv->memo[i].src == b->data &&
+			    srv->memo[i].len == b->len) {
+				memcpy(out, srv->memo[i].tag, 40);
+				pthread_mutex_unlock(&srv->memo_lock);
+				return;
+			}
+		pthread_mutex_unlock(&srv->memo_lock);
+	}
+	uint8_t h[TOKEN_HASH_LEN];
+	token_sha256(b->data, b->len, h);
+	static const char hex[] = "0123456789abcdef";
+	out[0] = '"';
+	for (int i = 0; i < 16; i++) {
+		out[1 + 2 * i] = hex[h[i] >> 4];
+		out[2 + 2 * i] = hex[h[i] & 15];
+	}
+	out[33] = '"';
+	out[34] = '\0';
+	if (b->persistent) {
+		pthread_mutex_lock(&srv->memo_lock);
+		if (srv->nmemo < ETAG_MEMO) {
+			struct etag_memo *m = &srv->memo[srv->nmemo++];
+			m->src = b->data;
+			m->len = b->len;
+			memcpy(m->tag, out, 40);
+		}
+		pthread_mutex_unlock(&srv->memo_lock);
+	}
+}
+
+/* A deterministic 200: ETag from the body, public caching, and 304 when
+ * the client has it already. */
+static void deterministic(struct http_server *srv, const struct request *rq,
+			  struct api_reply *rp, struct body *b)
+{
+	char tag[40];
+	int i = find_header(rp, "ETag");
+	if (i >= 0)
+		snprintf(tag, sizeof tag, "%s", rp->headers[i].value);
+	else {
+		body_etag(srv, b, tag);
+		api_reply_header(rp, "ETag", "%s", tag);
+	}
+	if (find_header(rp, "Cache-Control") < 0)
+		api_reply_header(rp, "Cache-Control", "public, max-age=%u",
+				 rp->cache_max_age);
+	const char *inm = rq->inm ? rq->inm
+				  : raw_header(rq->con,
+					       MHD_HTTP_HEADER_IF_NONE_MATCH);
+	if (inm_names(inm, tag)) {
+		rp->status = 304;
+		rp->content_type = NULL;
+		body_set_owned(b, NULL, 0);
+		b->data = "";
+		b->persistent = 1;
+	}
+}
+
+/* A compressed body streamed out while MHD sends it. */
+struct zbody {
+	struct compress_stream *cs;
+	char *owned;    /* the identity bytes, when they are ours */
+	uint64_t *sent; /* the request's byte count */
+	_Atomic int *live; /* the server's count of open streams */
+};
+
+static ssize_t zbody_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct zbody *z = cls;
+	ssize_t n = compress_stream_read(z->cs, buf, max);
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	if (n == 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	*z->sent += (uint64_t)n;
+	return n;
+}
+
+static void zbody_free(void *cls)
+{
+	struct zbody *z = cls;
+	compress_stream_free(z->cs);
+	free(z->owned);
+	atomic_fetch_sub(z->live, 1);
+	free(z);
+}
+
+static int coding_level(const struct http_server *srv, enum compress_coding c)
+{
+	return c == COMPRESS_GZIP ? srv->cc.gzip_level : srv->cc.br_quality;
+}
+
+/* The response for body b in coding c, or NULL (then the caller sends it
+ * as identity). Takes b's bytes over on success. */
+static struct MHD_Response *encoded(struct http_server *srv,
+				    struct request *rq, struct body *b,
+				    enum compress_coding c)
 {
 	struct MHD_Response *resp = NULL;
-	size_t bytes = 0;
+	if (b->persistent) {
+		size_t n;
+		const char *z = compress_cache_get(srv->zcache, c, b->data,
+						   b->len, &n);
+		if (z) {
+			resp = MHD_create_response_from_buffer(
+				n, (void *)z, MHD_RESPMEM_PERSISTENT);
+			if (resp)
+				rq->bytes = n;
+			return resp;
+		}
+	}
+	if (b->len <= COMPRESS_ONESHOT_MAX) {
+		char *z;
+		size_t n;
+		if (compress_oneshot(c, coding_level(srv, c), b->data, b->len,
+				     &z, &n) < 0)
+			return NULL;
+		resp = MHD_create_response_from_buffer(n, z,
+						       MHD_RESPMEM_MUST_FREE);
+		if (resp == NULL) {
+			free(z);
+			return NULL;
+		}
+		rq->bytes = n;
+		body_set_owned(b, NULL, 0);
+		return resp;
+	}
+	/* a stream lives as long as its client takes to read: a bounded
+	 * number at once, past which big replies go out as they are */
+	if (atomic_fetch_add(&srv->zstreams, 1) >= COMPRESS_MAX_STREAMS) {
+		atomic_fetch_sub(&srv->zstreams, 1);
+		return NULL;
+	}
+	struct zbody *zb = calloc(1, sizeof *zb);
+	if (zb)
+		zb->cs = compress_stream_new(c, coding_level(srv, c), b->data,
+					     b->len);
+	if (zb && zb->cs) {
+		zb->sent = &rq->bytes;
+		zb->live = &srv->zstreams;
+		resp = MHD_create_response_from_callback(
+			MHD_SIZE_UNKNOWN, COMPRESS_BLOCK, zbody_read, zb,
+			zbody_free);
+	}
+	if (resp == NULL) {
+		if (zb)
+			compress_stream_free(zb->cs);
+		free(zb);
+		atomic_fetch_sub(&srv->zstreams, 1);
+		return NULL;
+	}
+	/* the stream reads b's bytes until MHD lets it go */
+	zb->owned = b->owned;
+	b->owned = NULL;
+	rq->bytes = 0;
+	return resp;
+}
+
+/* Build the MHD response for rp, add every header, queue it. */
+static enum MHD_Result send_reply(struct http_server *srv,
+				  struct MHD_Connection *con,
+				  struct request *rq, struct api_reply *rp)
+{
+	const struct config *cfg = srv->cfg;
+	struct MHD_Response *resp = NULL;
+	struct body b = {"", 0, NULL, 1};
+	enum compress_coding enc = COMPRESS_IDENTITY;
+	int vary_coding = 0;
 	if (rp->stream) {
-		resp = sse_response(con, rp);
+		resp = sse_response(con, rq, rp);
 		if (resp == NULL) {
 			rp->status = 500;
 			rp->content_type = PROBLEM_CONTENT_TYPE;
 			rp->nheaders = 0;
-			bytes = strlen(problem_internal_fallback);
-			resp = MHD_create_response_from_buffer(
-				bytes, (void *)problem_internal_fallback,
-				MHD_RESPMEM_PERSISTENT);
+			body_fallback(&b, rq);
 		}
-	} else if (rp->json) {
-		char *text = jsonout_dump(rp->json, &bytes);
-		if (text) {
-			resp = MHD_create_response_from_buffer(
-				bytes, text, MHD_RESPMEM_MUST_FREE);
-			if (resp == NULL)
-				free(text);
-		}
-		if (resp == NULL) {
-			/* Out of memory: the fixed 500 body needs none. */
-			rp->status = 500;
-			rp->content_type = PROBLEM_CONTENT_TYPE;
-			bytes = strlen(problem_internal_fallback);
-			resp = MHD_create_response_from_buffer(
-				bytes, (void *)problem_internal_fallback,
-				MHD_RESPMEM_PERSISTENT);
-		}
-	} else if (rp->raw && rp->owned) {
-		/* MHD sends after we return: it takes the buffer over */
-		bytes = rp->raw_len;
-		resp = MHD_create_response_from_buffer(bytes, rp->owned,
-						       MHD_RESPMEM_MUST_FREE);
-		if (resp)
-			rp->owned = NULL;
-	} else if (rp->raw) {
-		bytes = rp->raw_len;
-		resp = MHD_create_response_from_buffer(
-			bytes, (void *)rp->raw, MHD_RESPMEM_PERSISTENT);
-	} else if (rp->status == 500) {
-		/* A problem whose body could not be built. */
-		rp->content_type = PROBLEM_CONTENT_TYPE;
-		bytes = strlen(problem_internal_fallback);
-		resp = MHD_create_response_from_buffer(
-			bytes, (void *)problem_internal_fallback,
-			MHD_RESPMEM_PERSISTENT);
 	} else {
-		resp = MHD_create_response_from_buffer(0, (void *)"",
-						       MHD_RESPMEM_PERSISTENT);
+		body_of(rp, rq, &b);
+		if (rp->content_type &&
+		    strcmp(rp->content_type, PROBLEM_CONTENT_TYPE) == 0)
+			body_add_request_id(&b, rq);
+		if (rp->cache_max_age && rp->status == 200)
+			deterministic(srv, rq, rp, &b);
 	}
+	/* a reply that chose its coding itself (static.c's gzip twins) says
+	 * so with its own Vary (and Content-Encoding when coded): never code
+	 * it twice, never name Accept-Encoding twice */
+	int precoded = find_header(rp, "Content-Encoding") >= 0 ||
+		       find_header(rp, "Vary") >= 0;
+	if (resp == NULL && !precoded) {
+		vary_coding = srv->cc.codings &&
+			      (compress_type_ok(rp->content_type) ||
+			       rp->status == 304);
+		int identity_ok = 1;
+		const char *ae = NULL;
+		if (vary_coding && b.len > 0)
+			ae = raw_header(con, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+		/* a small body is only coded when the client refuses identity,
+		 * which needs "identity" or "*" in the header: most small
+		 * replies skip the negotiation altogether */
+		if (ae && (b.len >= srv->cc.min_size ||
+			   strstr(ae, "identity") || strchr(ae, '*')))
+			enc = compress_negotiate(ae, srv->cc.codings,
+						 &identity_ok);
+		/* below the threshold the coder costs more than it saves,
+		 * unless the client refuses identity outright */
+		if (enc != COMPRESS_IDENTITY && b.len < srv->cc.min_size &&
+		    identity_ok)
+			enc = COMPRESS_IDENTITY;
+		if (enc != COMPRESS_IDENTITY) {
+			resp = encoded(srv, rq, &b, enc);
+			if (resp == NULL)
+				enc = COMPRESS_IDENTITY;
+		}
+	}
+	if (resp == NULL) {
+		rq->bytes = b.len;
+		if (b.owned) {
+			resp = MHD_create_response_from_buffer(
+				b.len, b.owned, MHD_RESPMEM_MUST_FREE);
+			if (resp)
+				b.owned = NULL;
+		} else {
+			resp = MHD_create_response_from_buffer(
+				b.len, (void *)b.data, MHD_RESPMEM_PERSISTENT);
+		}
+	}
+	free(b.owned);
 	if (resp == NULL)
 		return MHD_NO;
 
-	const char *origin = srv->cfg->cors_origin;
+	/* the entity tag names the bytes sent (compress.h); a 304 names the
+	 * variant the client holds */
+	int et = find_header(rp, "ETag");
+	if (et >= 0) {
+		enum compress_coding tagc = enc;
+		if (rp->status == 304)
+			tagc = compress_etag_suffix_in(
+				raw_header(con, MHD_HTTP_HEADER_IF_NONE_MATCH),
+				rp->headers[et].value);
+		char tag[API_HEADER_VALUE_MAX];
+		if (tagc != COMPRESS_IDENTITY &&
+		    compress_etag_with(rp->headers[et].value, tagc, tag,
+				       sizeof tag) == 0)
+			snprintf(rp->headers[et].value,
+				 sizeof rp->headers[et].value, "%s", tag);
+	}
+
+	const char *origin = cfg->cors_origin;
 	if (rp->content_type)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 					rp->content_type);
 	for (int i = 0; i < rp->nheaders; i++)
 		MHD_add_response_header(resp, rp->headers[i].name,
 					rp->headers[i].value);
+	if (enc != COMPRESS_IDENTITY)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					compress_name(enc));
+	MHD_add_response_header(resp, "X-Request-Id", rq->rid);
 	MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
-	if (strcmp(origin, "*") != 0)
-		MHD_add_response_header(resp, "Vary", "Origin");
+	int vary_origin = strcmp(origin, "*") != 0;
+	if (vary_origin || vary_coding)
+		MHD_add_response_header(
+			resp, "Vary",
+			vary_origin && vary_coding ? "Origin, Accept-Encoding"
+			: vary_origin		   ? "Origin"
+						   : "Accept-Encoding");
 	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 				API_CORS_EXPOSE_HEADERS);
 	guard_security_headers(resp, rp);
@@ -374,9 +800,9 @@ static enum MHD_Result send_reply(const struct http_server *srv,
 	enum MHD_Result ok =
 		MHD_queue_response(con, (unsigned)rp->status, resp);
 	MHD_destroy_response(resp);
-	if (!srv->cfg->quiet)
-		log_request(con, rq, method, url, rp->status,
-			    strcmp(method, "HEAD") == 0 ? 0 : bytes);
+	rq->status = rp->status;
+	rq->log_route = rp->route;
+	rq->encoding = compress_name(enc);
 	return ok;
 }
 
@@ -386,7 +812,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 				  size_t *upload_data_size, void **con_cls)
 {
 	(void)version;
-	const struct http_server *srv = cls;
+	struct http_server *srv = cls;
 	struct request *rq = *con_cls;
 	if (rq == NULL) {
 		/* The URI callback could not allocate; try once more here. */
@@ -397,6 +823,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 	}
 	if (!rq->started) {
 		rq->started = 1;
+		request_start(rq, con, method, url);
 		rq->refused = guard_check(srv->guard, con, method, url,
 					  rq->uri_len, &rq->retry_after);
 		if (rq->refused)
@@ -443,16 +870,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			.query = rq->query,
 			.body = rq->body,
 			.body_len = rq->len,
-			.content_type = MHD_lookup_connection_value(
-				con, MHD_HEADER_KIND,
-				MHD_HTTP_HEADER_CONTENT_TYPE),
+			.content_type = raw_header(con,
+						   MHD_HTTP_HEADER_CONTENT_TYPE),
 			.header = header_of,
-			.header_cls = con,
+			.header_cls = rq,
 			.done = write_done,
 			.done_ctx = rq,
 			.client = &client,
 		};
-		rq->con = con;
 		rq->wdone = rq->suspended = 0;
 		api_handle(srv->api, &req, &rp);
 		if (rp.pending) {
@@ -472,7 +897,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			api_finish(srv->api, &rp); /* done already */
 		}
 	}
-	enum MHD_Result ok = send_reply(srv, con, rq, method, url, &rp);
+	enum MHD_Result ok = send_reply(srv, con, rq, &rp);
 	if (srv->api->metrics) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -483,6 +908,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 	api_reply_free(&rp);
 	return ok;
 }
+
 
 /* Fill a sockaddr for cfg->bind. Returns its length, or 0 if the address
  * is not a numeric IPv4 or IPv6 address. */
@@ -527,11 +953,19 @@ struct http_server *http_start(const struct config *cfg,
 	srv->cfg = cfg;
 	srv->api = api;
 	srv->guard = guard_new(cfg);
-	if (srv->guard == NULL) {
+	srv->zcache = compress_cache_new();
+	if (srv->guard == NULL || srv->zcache == NULL) {
 		snprintf(err, errlen, "out of memory");
+		guard_free(srv->guard);
+		compress_cache_free(srv->zcache);
 		free(srv);
 		return NULL;
 	}
+	compress_parse_list(cfg->compress, &srv->cc.codings);
+	srv->cc.min_size = (size_t)cfg->compress_min;
+	srv->cc.gzip_level = (int)cfg->gzip_level;
+	srv->cc.br_quality = (int)cfg->brotli_quality;
+	pthread_mutex_init(&srv->memo_lock, NULL);
 
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
@@ -544,6 +978,8 @@ struct http_server *http_start(const struct config *cfg,
 	errno = 0;
 	srv->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv,
+		/* first, or MHD prints its first messages itself */
+		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, (void *)NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, (void *)srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)srv,
@@ -561,6 +997,8 @@ struct http_server *http_start(const struct config *cfg,
 			 cfg->bind, (unsigned)cfg->port, errno ? ": " : "",
 			 errno ? strerror(errno) : "");
 		guard_free(srv->guard);
+		compress_cache_free(srv->zcache);
+		pthread_mutex_destroy(&srv->memo_lock);
 		free(srv);
 		return NULL;
 	}
@@ -587,5 +1025,7 @@ void http_stop(struct http_server *srv)
 		return;
 	MHD_stop_daemon(srv->daemon);
 	guard_free(srv->guard);
+	compress_cache_free(srv->zcache);
+	pthread_mutex_destroy(&srv->memo_lock);
 	free(srv);
 }

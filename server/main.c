@@ -18,13 +18,14 @@
 #include "events.h"
 #include "http.h"
 #include "idempotency.h"
+#include "log.h"
 #include "metrics.h"
 #include "sessions.h"
 #include "jobs.h"
 #include "solve_pool.h"
 #include "solver.h"
-#include "events.h"
-#include "http.h"
+#include "static.h"
+#include "ticket.h"
 
 /* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
 static int make_parent_dirs(const char *path)
@@ -128,6 +129,64 @@ static char *load_openapi(const struct config *cfg, const char *argv0,
 	return read_file(used, len);
 }
 
+/* The web page: --web-root if given (which must load), else web/ beside
+ * the binary (build/cubed → build/web, where `make` builds it), which may
+ * be missing: the API works without it and / says the page was not built.
+ * Returns 0 with *out set (NULL when there is no page), or -1. */
+static int load_web(const struct config *cfg, struct web_root **out)
+{
+	char dir[PATH_MAX];
+	char err[768];
+	int missing = 0;
+	*out = NULL;
+	if (cfg->web_root) {
+		snprintf(dir, sizeof dir, "%s", cfg->web_root);
+	} else {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(dir, sizeof dir, "%.*s/web", PATH_MAX - 8, exe);
+	}
+	*out = web_root_load(dir, &missing, err, sizeof err);
+	if (*out) {
+		log_msg(LOG_INFO, "the web page: %zu files, %zu bytes from %s",
+			web_root_files(*out), web_root_bytes(*out), dir);
+		return 0;
+	}
+	if (cfg->web_root) {
+		log_msg(LOG_ERROR, "--web-root: %s", err);
+		return -1;
+	}
+	log_msg(LOG_WARN, "%s%s; / will answer 404 page_not_built",
+		missing ? "the web page is not built: " : "", err);
+	return 0;
+}
+
+/* Everything main started, stopped in the reverse order; each part may be
+ * missing (a start that failed part way) — every free function takes NULL.
+ * One place, so an early exit cannot leak what a later one frees. */
+static void release(struct api_config *api, struct solve_pool *pool,
+		    struct web_root *web, char *openapi)
+{
+	/* a job ending now may still store its solve: the pool stops
+	 * (queued jobs dropped, running ones returned) before the writer */
+	jobs_shutdown(api->jobs);
+	solve_pool_free(pool);
+	jobs_free(api->jobs);
+	solver_stop(api->solver); /* cancels a table build in progress */
+	sessions_close(api->sessions);
+	events_close(api->events);
+	idem_free(api->idem);
+	tickets_free(api->tickets);
+	store_close(api->store);
+	metrics_free(api->metrics);
+	web_root_free(web);
+	free(openapi);
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -145,15 +204,33 @@ int main(int argc, char **argv)
 		return 0;
 	if (cr == CONFIG_ERROR)
 		return 2;
+	log_configure((enum log_format)log_format_parse(cfg.log_format),
+		      cfg.quiet ? LOG_ERROR
+				: (enum log_level)log_level_parse(cfg.log_level));
 
 	if (make_parent_dirs(cfg.db) < 0) {
-		fprintf(stderr, "cubed: --db: cannot create the directory of "
-				"%s: %s\n",
+		log_msg(LOG_ERROR, "--db: cannot create the directory of %s: %s",
 			cfg.db, strerror(errno));
 		return 2;
 	}
 
+	/* the preflight's list: the API's own headers, then the ones
+	 * browsers' tracing tools add (--cors-allow-headers) */
+	char allow_headers[API_HEADER_VALUE_MAX];
+	int ah = snprintf(allow_headers, sizeof allow_headers, "%s%s%s",
+			  API_CORS_ALLOW_HEADERS,
+			  strcmp(cfg.cors_allow_headers, "-") ? ", " : "",
+			  strcmp(cfg.cors_allow_headers, "-")
+				  ? cfg.cors_allow_headers
+				  : "");
+	if (ah < 0 || (size_t)ah >= sizeof allow_headers) {
+		log_msg(LOG_ERROR, "--cors-allow-headers: the list is too long "
+				   "(at most %zu characters with the API's own)",
+			sizeof allow_headers - 1);
+		return 2;
+	}
 	struct api_config api = {
+		.cors_allow_headers = allow_headers,
 		.max_moves = cfg.max_moves,
 		.max_work = cfg.max_work,
 		.max_session_size = (int)cfg.max_session_size,
@@ -182,10 +259,11 @@ int main(int argc, char **argv)
 		.path = cfg.db,
 		.schema_dir = schema,
 		.durability_full = strcmp(cfg.durability, "full") == 0,
+		.shared = cfg.shared_db != 0,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {
-		fprintf(stderr, "cubed: database: %s\n", serr);
+		log_msg(LOG_ERROR, "database: %s", serr);
 		return 2;
 	}
 	struct events_config ecfg = {
@@ -194,8 +272,8 @@ int main(int argc, char **argv)
 		.heartbeat_ms = (unsigned)cfg.heartbeat * 1000u,
 	};
 	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
-		fprintf(stderr, "cubed: cannot start live events\n");
-		store_close(api.store);
+		log_msg(LOG_ERROR, "cannot start live events");
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	struct sessions_config sescfg = {
@@ -209,13 +287,17 @@ int main(int argc, char **argv)
 	sescfg.limits.max_moves = cfg.max_moves;
 	sescfg.limits.max_work = cfg.max_work;
 	if (sessions_open(&sescfg, &api.sessions) != SES_OK) {
-		fprintf(stderr, "cubed: cannot start the session writer\n");
-		store_close(api.store);
+		log_msg(LOG_ERROR, "cannot start the session writer");
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	if (cfg.idempotency_keys)
 		api.idem = idem_new((size_t)cfg.idempotency_keys,
 				    (int64_t)cfg.idempotency_ttl * 1000);
+	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000);
+	if (api.tickets == NULL)
+		log_msg(LOG_WARN, "no stream tickets (no randomness from the "
+				  "OS): private streams need read tokens");
 	const char *patterns[64];
 	int npat = api_route_patterns(patterns, 64);
 	api.metrics = metrics_new(patterns, npat);
@@ -256,44 +338,45 @@ int main(int argc, char **argv)
 		api.jobs = pool ? jobs_new(&jc, pool, api.solver, api.sessions)
 				: NULL;
 		if (!api.jobs)
-			fprintf(stderr, "cubed: warning: cannot start the "
-					"solver pool: optimal solves will "
-					"answer 503\n");
+			log_msg(LOG_WARN, "cannot start the solver pool: "
+					  "optimal solves will answer 503");
 	}
 	char used[PATH_MAX + 32];
 	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
 				     &api.openapi_len, used, sizeof used);
 	if (openapi == NULL && cfg.openapi) {
-		fprintf(stderr, "cubed: --openapi: cannot read %s: %s\n",
-			cfg.openapi, strerror(errno));
+		log_msg(LOG_ERROR, "--openapi: cannot read %s: %s", cfg.openapi,
+			strerror(errno));
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	if (openapi == NULL)
-		fprintf(stderr, "cubed: warning: openapi.yaml not found; "
-				"GET /openapi.yaml will answer 404\n");
+		log_msg(LOG_WARN, "openapi.yaml not found; GET /openapi.yaml "
+				  "will answer 404");
 	api.openapi = openapi;
+	struct web_root *web = NULL;
+	if (load_web(&cfg, &web) < 0) {
+		release(&api, pool, NULL, openapi);
+		return 2;
+	}
+	api.web = web;
 
 	signal(SIGPIPE, SIG_IGN);
 
 	char err[256];
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
-		fprintf(stderr, "cubed: %s\n", err);
-		jobs_shutdown(api.jobs);
-		solve_pool_free(pool);
-		jobs_free(api.jobs);
-		solver_stop(api.solver);
-		sessions_close(api.sessions);
-		events_close(api.events);
-		store_close(api.store);
-		metrics_free(api.metrics);
-		free(openapi);
+		log_msg(LOG_ERROR, "%s", err);
+		release(&api, pool, web, openapi);
 		return 2;
 	}
 	int v6 = strchr(cfg.bind, ':') != NULL;
-	fprintf(stderr, "cubed: listening on http://%s%s%s:%u\n", v6 ? "[" : "",
-		cfg.bind, v6 ? "]" : "", http_port(srv));
-	fflush(stderr);
+	/* always written, whatever the level: it is how a supervisor (and
+	 * the tests) learn the port */
+	char url[128];
+	snprintf(url, sizeof url, "http://%s%s%s:%u", v6 ? "[" : "", cfg.bind,
+		 v6 ? "]" : "", http_port(srv));
+	log_always("url", url, "listening on %s", url);
 
 	int sig = 0;
 	while (sigwait(&stop, &sig) != 0)
@@ -306,19 +389,10 @@ int main(int argc, char **argv)
 	events_shutdown(api.events, 2000);
 	sessions_drain(api.sessions);
 	http_stop(srv);
-	/* no request refers to a job any more; a job ending now may still
-	 * store its solve, so the pool stops before the writer */
-	solve_pool_free(pool);
-	jobs_free(api.jobs);
-	/* every request has been answered: let the writer finish, then close
-	 * the database */
-	solver_stop(api.solver); /* cancels a table build in progress */
-	sessions_close(api.sessions);
-	events_close(api.events);
-	idem_free(api.idem);
-	store_close(api.store);
-	metrics_free(api.metrics);
-	free(openapi);
-	fprintf(stderr, "cubed: stopped\n");
+	/* every request has been answered and none refers to a job any
+	 * more: stop the pool, let the writer finish, then close the
+	 * database */
+	release(&api, pool, web, openapi);
+	log_msg(LOG_INFO, "stopped");
 	return 0;
 }

@@ -30,5 +30,12 @@ void metrics_printf(struct metrics_buf *b, const char *fmt, ...)
 #endif
 	;
 void metrics_render(struct metrics *m, struct metrics_buf *b);
+/* process_cpu_seconds_total, process_resident_memory_bytes,
+ * process_virtual_memory_bytes, process_start_time_seconds,
+ * process_open_fds, process_max_fds (from /proc, as Prometheus's client
+ * libraries name them); a figure /proc cannot give is left out. */
+void metrics_render_process(struct metrics_buf *b);
+/* cubed_build_info{version, commit, libraries…} 1. */
+void metrics_render_build(struct metrics_buf *b);
 
 #endif

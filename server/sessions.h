@@ -1,23 +1,33 @@
 /* sessions.h — cube sessions: a cube of size n with an append-only history
  * of events (moves, undo, redo, reset), read at any version, forked,
- * solved. The rules live here; rows live in the store.
+ * solved. Rows live in the store (store.h); this layer keeps the rules,
+ * one writer thread and one cache.
  *
  * Writes are serialised by one writer thread that commits them in groups:
  * every write request that arrives while a commit is running joins the next
  * transaction (one that fails with a database error is left out and the
  * rest run again, so it cannot leave half a write behind), and a caller is
- * answered only after the transaction holding its write has committed. Versions of a
- * session are therefore consecutive, and a reply never acknowledges a write
- * that a crash could lose (beyond what synchronous=NORMAL allows: see
- * --durability).
+ * answered only after the transaction holding its write has committed.
+ * Versions of a session are therefore consecutive, and a reply never
+ * acknowledges a write that a crash could lose (beyond what
+ * synchronous=NORMAL allows: see --durability). Moves come parsed: the
+ * caller parses them once (that is where notation errors and their offsets
+ * come from) and the writer applies the parsed form to the session's cube
+ * in memory, O(moves × n) for a write (faces turn lazily), stores one event
+ * row and updates the small session row.
  *
  * Undo reverts the latest write still in effect (all moves of one request),
  * redo re-applies the latest undone one; both are events. A reset returns
  * to the initial state and clears undo and redo (it cannot be undone).
  *
- * Reads go through a bounded LRU cache of current states; the database is
- * the truth. Reading an old version starts from the nearest snapshot (every
- * SESSIONS_SNAPSHOT_EVERY versions) and replays fewer than that many events.
+ * Reads go through one bounded cache of sessions (metadata and the cube at
+ * the current version); the database is the truth. Reading an old version
+ * starts from its latest snapshot or reset and replays the events after it
+ * (sessions_internal.h has the snapshot rule).
+ *
+ * A state at a version is a struct session_state: immutable, shared by
+ * reference count, its facelets formatted once, on the first thread that
+ * asks for them (never the writer's).
  */
 #ifndef CUBED_SESSIONS_H
 #define CUBED_SESSIONS_H
@@ -26,9 +36,8 @@
 #include <stdint.h>
 
 #include "alg.h"
+#include "cube.h"
 #include "store.h"
-
-#define SESSIONS_SNAPSHOT_EVERY 32
 
 enum ses_err {
 	SES_OK = 0,
@@ -39,7 +48,7 @@ enum ses_err {
 	SES_NOTHING_TO_UNDO = -5,
 	SES_NOTHING_TO_REDO = -6,
 	SES_BAD_MOVES = -7,      /* notation error: see the alg_error */
-	SES_BAD_STATE = -8,      /* initial facelets not a valid string */
+	SES_BAD_STATE = -8,      /* a start state of another size */
 	SES_LIMIT = -9,          /* too many sessions */
 	SES_STORE = -10,         /* the database failed */
 	SES_SHUTDOWN = -11,      /* the writer is stopping */
@@ -52,8 +61,18 @@ enum ses_err {
 /* What a token may do in a session. */
 enum ses_role { SES_ROLE_NONE, SES_ROLE_READ, SES_ROLE_WRITE, SES_ROLE_OWNER };
 
+/* A session's state at one version: immutable once made, freed with its
+ * last reference. */
+struct session_state;
+struct session_state *session_state_retain(struct session_state *st);
+void session_state_release(struct session_state *st);
+const cube_t *session_state_cube(const struct session_state *st);
+/* Its 6n² facelets (NUL-terminated), formatted on the first call and kept;
+ * NULL if memory ran out. */
+const char *session_state_facelets(struct session_state *st);
+
 /* One committed change, as live watchers hear of it (events.h). Strings
- * are borrowed for the duration of the call. */
+ * and state are borrowed for the duration of the call. */
 struct session_event {
 	const char *id;
 	const char *type;     /* moves, undo, redo, reset, solve, delete */
@@ -61,7 +80,8 @@ struct session_event {
 	int size;
 	const char *moves;    /* moves text ("" if none); the solution for solve */
 	const char *actor;    /* NULL if none */
-	const char *facelets; /* the state at version; NULL for delete */
+	struct session_state *state; /* moves…reset: the state at version */
+	const char *facelets; /* solve: the state solved, or NULL */
 	int64_t created_at;
 	const char *method;   /* solve only */
 };
@@ -70,11 +90,13 @@ typedef void session_event_fn(void *ctx, const struct session_event *e);
 struct sessions_config {
 	struct store *store;
 	size_t cache_max;        /* sessions kept in memory, 0 = 1024 */
+	size_t cache_bytes;      /* and their states' bytes, 0 = 64 MiB */
 	alg_limits limits;       /* for moves in writes */
 	int64_t max_sessions;    /* 0 = no limit */
 	int max_batch;           /* writes per transaction, 0 = 256 */
 	/* Called by the writer after each commit, once per committed change,
-	 * in commit order (so in version order per session). May be NULL. */
+	 * in commit order (so in version order per session). It must not
+	 * format anything big: it runs on the writer. May be NULL. */
 	session_event_fn *on_event;
 	void *on_event_ctx;
 };
@@ -93,37 +115,44 @@ void sessions_drain(struct sessions *s);
 /* Stop the writer (pending writes finish first) and free everything. */
 void sessions_close(struct sessions *s);
 
-/* A session as readers see it; facelets and title are malloc'd. */
+/* A session as readers see it. facelets points into state (both released
+ * by session_view_free); title is malloc'd. */
 struct session_view {
 	char id[STORE_ID_MAX];
 	int size;
 	int64_t version, created_at, updated_at;
 	int is_private;
 	char *title;
-	char *facelets;
+	const char *facelets;
+	struct session_state *state;
 	int can_undo, can_redo;
 	char actor[STORE_NAME_MAX]; /* who made a write (sessions_write) */
 };
 void session_view_free(struct session_view *v);
 
-/* Create a session of size n: solved, or from initial facelets (checked
- * for length/letters), then scrambled by the moves in scramble (may be
- * NULL) as version 0. token receives the owner's write token (shown
- * once); a private session also gets a read token in read_token (when
- * read_token is not NULL; "" for a public one). */
+/* What a session is, without its state. */
+struct session_meta {
+	int size;
+	int64_t version;
+	int is_private;
+};
+int sessions_meta(struct sessions *s, const char *id, struct session_meta *out);
+
+/* Create a session of size n: solved, or start (a cube of size n, copied),
+ * then the scramble (parsed for n, or NULL) applied, as version 0. token
+ * receives the owner's write token (shown once); a private session also
+ * gets a read token in read_token (when read_token is not NULL; "" for a
+ * public one). */
 struct session_create {
 	int size;
-	const char *initial;  /* facelets or NULL */
-	size_t initial_len;
-	const char *scramble; /* moves or NULL */
-	size_t scramble_len;
-	const char *title;    /* or NULL */
+	const cube_t *start;   /* or NULL */
+	const alg_t *scramble; /* or NULL */
+	const char *title;     /* or NULL */
 	int is_private;
-	const char *actor;    /* recorded on the create event, or NULL */
+	const char *actor;     /* recorded on the create event, or NULL */
 };
 int sessions_create(struct sessions *s, const struct session_create *c,
-		    struct session_view *out, char token[36], char *read_token,
-		    alg_error *err);
+		    struct session_view *out, char token[36], char *read_token);
 
 /* Read a session at its current version (version < 0) or any earlier one
  * (time travel; SES_NOT_FOUND past the current version). */
@@ -132,36 +161,44 @@ int sessions_get(struct sessions *s, const char *id, int64_t version,
 
 enum ses_write_kind { SES_MOVES, SES_UNDO, SES_REDO, SES_RESET };
 
+/* A write. SES_MOVES carries its moves parsed for the session's size
+ * (sessions_parse, or alg_parse into a malloc'd node buffer): the write
+ * takes nodes, whatever it returns. */
 struct session_write {
 	enum ses_write_kind kind;
 	const char *id;
 	const char *token;       /* NULL = none given */
 	int64_t if_match;        /* < 0 = no precondition */
-	const char *moves;       /* SES_MOVES */
-	size_t moves_len;
+	alg_t alg;               /* SES_MOVES */
+	alg_node *nodes;         /* SES_MOVES: malloc'd, alg's node buffer */
 };
+
+/* Parse moves text for a session of size n under the session layer's
+ * limits into w->alg and w->nodes (malloc'd): SES_OK, or SES_BAD_MOVES
+ * with *err saying where (nothing left to free). */
+int sessions_parse(struct sessions *s, int n, const char *text, size_t len,
+		   struct session_write *w, alg_error *err);
 
 /* Apply a write through the writer; returns after it committed. The
  * owner's token and co-players' write tokens may write; out->actor names
- * who did (SES_READ_ONLY for a read token). On
- * SES_STALE, out->version holds the current version. On SES_BAD_MOVES,
- * *err says where. The new event's moves text (canonical) is in
+ * who did (SES_READ_ONLY for a read token). On SES_STALE, out->version
+ * holds the current version. The new event's moves text (canonical) is in
  * out_moves (malloc'd, may be NULL). */
-int sessions_write(struct sessions *s, const struct session_write *w,
-		   struct session_view *out, char **out_moves, alg_error *err);
+int sessions_write(struct sessions *s, struct session_write *w,
+		   struct session_view *out, char **out_moves);
 
 /* The same write without waiting: returns at once (NULL if memory ran
- * out; w's strings are copied) and done(ctx) is called, from the writer
- * thread, when it has committed or failed (at once, from this call, if
- * the writer is stopping). Only then sessions_write_end gives what
- * sessions_write would have, and frees p; sessions_write_abandon frees a
- * finished p whose result nobody wants. */
+ * out; w's strings are copied, its nodes taken) and done(ctx) is called,
+ * from the writer thread, when it has committed or failed (at once, from
+ * this call, if the writer is stopping). Only then sessions_write_end
+ * gives what sessions_write would have, and frees p;
+ * sessions_write_abandon frees a finished p whose result nobody wants. */
 struct session_pending;
 struct session_pending *sessions_write_begin(struct sessions *s,
-					     const struct session_write *w,
+					     struct session_write *w,
 					     void (*done)(void *ctx), void *ctx);
 int sessions_write_end(struct session_pending *p, struct session_view *out,
-		       char **out_moves, alg_error *err);
+		       char **out_moves);
 void sessions_write_abandon(struct session_pending *p);
 
 /* Delete (the owner's token required: SES_NOT_OWNER for another). */
@@ -211,6 +248,10 @@ struct sessions_stats {
 	uint64_t commits, writes, events_appended, batch_max;
 	uint64_t batch_hist[6]; /* batches of 1, 2-3, 4-7, 8-15, 16-63, 64+ */
 	uint64_t cache_hits, cache_misses;
+	uint64_t snapshots, conflicts; /* snapshot rows written; appends that
+					* found another writer's version */
+	uint64_t writer_cpu_ns;        /* the writer thread's CPU time */
+	uint64_t cache_entries, cache_bytes;
 };
 void sessions_stats(struct sessions *s, struct sessions_stats *out);
 

@@ -34,6 +34,7 @@ struct table {
 	void *buf;
 	_Atomic int state; /* 0 loading, 1 building, 2 ready, 3 failed */
 	_Atomic int percent;
+	_Atomic int64_t build_started_ms; /* monotonic, for Retry-After */
 	char reason[160];
 };
 
@@ -67,6 +68,13 @@ struct build {
 	struct table *t;
 	struct solver *s;
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int poll_cb(void *ctx, uint64_t done, uint64_t total)
 {
@@ -170,6 +178,7 @@ static void *main_loop(void *arg)
 			atomic_store(&t->state, 2);
 			continue;
 		}
+		atomic_store(&t->build_started_ms, mono_ms());
 		atomic_store(&t->state, 1);
 		struct build ctx = {t, s};
 		int rc = t->init(t->buf, size, poll_cb, &ctx);
@@ -504,4 +513,21 @@ void solver_optimal_status(struct solver *s, struct solver_optimal_info *out)
 		snprintf(out->reason, sizeof out->reason, "%s", s->opt.reason);
 		pthread_mutex_unlock(&s->mu);
 	}
+}
+
+unsigned solver_retry_after(struct solver *s, enum solver_table t)
+{
+	if (s == NULL)
+		return 0; /* no solver: waiting will not help */
+	int st = atomic_load(&s->t[t].state);
+	if (st == 0)
+		return 1; /* loading a file: well under a second */
+	if (st != 1)
+		return 0; /* ready, or failed until a restart */
+	int p = atomic_load(&s->t[t].percent);
+	int64_t elapsed = mono_ms() - atomic_load(&s->t[t].build_started_ms);
+	/* the rest at the pace so far; before 5 % the pace says little */
+	int64_t left = p >= 5 ? elapsed * (100 - p) / p : 5000;
+	int64_t secs = (left + 999) / 1000;
+	return secs < 1 ? 1 : secs > 60 ? 60 : (unsigned)secs;
 }

@@ -71,4 +71,10 @@ struct solver_optimal_info {
 };
 void solver_optimal_status(struct solver *s, struct solver_optimal_info *out);
 
+/* The Retry-After (seconds) for a request that needs table t now: the
+ * build's remaining time at its pace so far (1 to 60), 1 while loading,
+ * and 0 — no Retry-After — when waiting will not help: no solver (s
+ * NULL, --solver 0), the table ready, or its build failed. */
+unsigned solver_retry_after(struct solver *s, enum solver_table t);
+
 #endif

@@ -1,17 +1,40 @@
-/* store.h — where sessions, their event histories and their solves live.
+/* store.h — where sessions, their histories and their solves live: an
+ * engine-neutral interface in one row model, so that SQLite (store_sqlite.c,
+ * the embedded default) and a PostgreSQL engine (issue 23) can sit behind
+ * the same calls. store_engine.h is what an engine implements; store.c picks
+ * the engine at open from the database address and forwards every call.
  *
- * An engine-neutral interface: handlers and the session layer call these
- * functions; store_sqlite.c is the engine behind them (a PostgreSQL one can
- * sit beside it later). The store knows SQL and rows, nothing about cubes:
- * replaying moves onto a snapshot is the session layer's job.
+ * The row model (schema/005, schema/006), readable with plain SQL:
+ *   sessions   one row per session: size, times, version, undo_top,
+ *              redo_top, the owner token's hash, title, visibility. No
+ *              state: a write changes a few small columns.
+ *   events     one row per version: kind (create, moves, undo, redo,
+ *              reset), moves (the canonical text that takes version-1 to
+ *              version; an undo stores the inverse of what it undoes),
+ *              actor, created_at, and ref/link for the undo and redo stacks.
+ *   snapshots  (session, version, state): version 0 and then now and then
+ *              (the session layer decides when: sessions_internal.h). A
+ *              reset stores no state: its version's state is version 0's.
+ *   solves, tokens  as before.
+ * The state at a version v is rebuilt from its replay base (the latest
+ * snapshot or reset at or before v) by applying the events after it.
+ * Rows at or before a session's committed version never change, so a
+ * reader that learnt the version first can read them in separate
+ * statements without a transaction.
  *
- * Threads: any thread may call any function; each thread gets its own
- * database connection (with its prepared statements) on first use. A write
- * transaction (store_begin … store_commit) belongs to the calling thread.
- * Every write runs inside one: store_begin is BEGIN IMMEDIATE.
+ * Version checks live in the database: store_append_event appends only if
+ * the session is still at the version before (a conditional UPDATE), so two
+ * writers (two processes on one SQLite file today, two nodes on PostgreSQL
+ * tomorrow) can never both write one version. An engine whose database
+ * other writers can change reports STORE_CAP_SHARED: then a cache in front
+ * of it must validate what it holds (store_session_version).
  *
- * Results: STORE_OK (0) or a negative store_err. Strings in out-structs are
- * malloc'd and released by the matching *_free function.
+ * Threads: any thread may call any function. A write transaction
+ * (store_begin … store_commit) belongs to the calling thread, and every
+ * write runs inside one.
+ *
+ * Results: STORE_OK (0), a count where said, or a negative store_err.
+ * Strings in out-structs are malloc'd and released by the *_free functions.
  */
 #ifndef CUBED_STORE_H
 #define CUBED_STORE_H
@@ -21,20 +44,29 @@
 
 enum store_err {
 	STORE_OK = 0,
-	STORE_NOT_FOUND = -1,  /* no such session / event */
-	STORE_CONFLICT = -2,   /* a row with that key exists */
+	STORE_NOT_FOUND = -1,  /* no such session / event / snapshot */
+	STORE_CONFLICT = -2,   /* a row with that key exists, or the session
+				* is not at the version the append expects */
 	STORE_ERROR = -3,      /* the engine failed: store_last_error says why */
 	STORE_SCHEMA = -4,     /* the database is newer than this binary */
+	STORE_NO_ENGINE = -5,  /* no engine of this build opens that address */
 };
 
 struct store;
 
 struct store_config {
-	const char *path;       /* database file; its directory must exist */
+	const char *path;       /* SQLite file (its directory must exist); an
+				 * address with a scheme (postgres://…) picks
+				 * the engine that knows it */
 	const char *schema_dir; /* NNN_name.sql migrations, applied in order */
-	int durability_full;    /* synchronous=FULL (power-loss safe) */
-	int busy_timeout_ms;    /* 0 = 5000 */
+	int durability_full;    /* SQLite: synchronous=FULL (power-loss safe) */
+	int busy_timeout_ms;    /* SQLite: 0 = 5000 */
+	int shared;             /* other processes write this database too:
+				 * the engine then reports STORE_CAP_SHARED */
 };
+
+/* What an open store can tell its users. */
+#define STORE_CAP_SHARED 1u /* rows may change behind this process's back */
 
 /* Open (creating if needed) and migrate. On failure returns the code and
  * writes a sentence to err. */
@@ -43,16 +75,21 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 /* Close every connection. No other call may be running or follow. */
 void store_close(struct store *st);
 
+const char *store_engine_name(const struct store *st);
+unsigned store_caps(const struct store *st);
+
 /* The calling thread's last engine error, as a sentence. */
 const char *store_last_error(struct store *st);
 
-/* Schema version of the open database (PRAGMA user_version). */
+/* Schema version of the open database. */
 int store_schema_version(struct store *st);
 
-/* Cheap liveness check for /readyz: a query on this thread's connection. */
+/* Cheap liveness check for /readyz. */
 int store_ping(struct store *st);
 
-/* Write transactions: BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
+/* Write transactions. Every write runs inside one; store_begin takes the
+ * database's write lock (SQLite: BEGIN IMMEDIATE), so what a transaction
+ * reads stays true until it commits. */
 int store_begin(struct store *st);
 int store_commit(struct store *st);
 int store_rollback(struct store *st);
@@ -65,60 +102,68 @@ struct store_session {
 	int size;
 	int64_t created_at, updated_at; /* Unix ms */
 	int64_t version;
-	int64_t undo_top, redo_top;
-	char *state;     /* facelets at version */
-	char *initial;   /* facelets at version 0 (only if asked for) */
+	int64_t undo_top, redo_top;     /* 0 = nothing to undo / redo */
 	unsigned char token_hash[STORE_HASH_LEN];
-	char *title;     /* NULL if none */
+	char *title;                    /* NULL if none */
 	int is_private;
 };
 void store_session_free(struct store_session *s);
 
+#define STORE_KIND_MAX 8
 struct store_event {
 	int64_t version;
-	char type[8];    /* create, moves, undo, redo, reset */
-	char *moves;
-	char *actor;     /* NULL if none */
+	char kind[STORE_KIND_MAX]; /* create, moves, undo, redo, reset */
+	char *moves;               /* "" if none */
+	char *actor;               /* NULL if none */
 	int64_t created_at;
 	int64_t ref, link;
-	char *snapshot;  /* NULL unless the row keeps one */
 };
 void store_event_free(struct store_event *e);
 
-/* A new session: its row and the version-0 "create" event (snapshot =
- * initial). s->version must be 0 and s->state == s->initial.
+/* A new session: its row (s->version must be 0), its version-0 "create"
+ * event ev0, and the version-0 snapshot state (len bytes of facelets).
  * STORE_CONFLICT if the id exists. */
 int store_create_session(struct store *st, const struct store_session *s,
-			 const char *actor);
+			 const struct store_event *ev0, const char *state,
+			 size_t len);
 
-/* Read a session (with_initial: also the initial state). */
-int store_get_session(struct store *st, const char *id, int with_initial,
+/* A session's row. */
+int store_get_session(struct store *st, const char *id,
 		      struct store_session *out);
 
-/* Append event e (e->version must be the session's version + 1) and move
- * the session to it: version, state, undo_top, redo_top, updated_at =
- * e->created_at. STORE_CONFLICT if the session is not at e->version - 1.
- * Events are immutable once appended (how the engine keeps them, e.g. the
- * newest few in the session's own row, is its business: every read below
- * sees each appended event). */
+/* Only its version: what a cache checks its copy against. */
+int store_session_version(struct store *st, const char *id, int64_t *version);
+
+/* Append event e and move the session to it (version = e->version,
+ * undo_top, redo_top, updated_at = e->created_at), only if the session is
+ * at e->version - 1: else STORE_CONFLICT and nothing is written (another
+ * writer got there first). STORE_NOT_FOUND if there is no such session. */
 int store_append_event(struct store *st, const char *id,
-		       const struct store_event *e, const char *state,
-		       int64_t undo_top, int64_t redo_top);
+		       const struct store_event *e, int64_t undo_top,
+		       int64_t redo_top);
+
+/* Keep the state at version (len bytes of facelets). */
+int store_add_snapshot(struct store *st, const char *id, int64_t version,
+		       const char *state, size_t len);
+
+/* Where the state at version `at` can be rebuilt from: the latest snapshot
+ * or reset at or before it. *base is its version; *state (malloc'd, *len
+ * bytes, NUL-terminated) the state there (for a reset, version 0's
+ * snapshot). The events after *base up to `at` then give the state at
+ * `at`. STORE_NOT_FOUND if the session has no snapshot at or before it. */
+int store_replay_base(struct store *st, const char *id, int64_t at,
+		      int64_t *base, char **state, size_t *len);
 
 /* One event. */
 int store_get_event(struct store *st, const char *id, int64_t version,
 		    struct store_event *out);
 
-/* Events with after < version, oldest first, at most cap: returns the
- * count (0 .. cap) or an error. Snapshots are not read (snapshot = NULL). */
-int store_history(struct store *st, const char *id, int64_t after,
-		  struct store_event *out, int cap);
+/* Events with version > after, oldest first, at most cap: the count
+ * (0 .. cap) or an error. */
+int store_events_after(struct store *st, const char *id, int64_t after,
+		       struct store_event *out, int cap);
 
-/* The latest snapshot at or before version: its version and text. */
-int store_snapshot_at(struct store *st, const char *id, int64_t version,
-		      int64_t *snap_version, char **snapshot);
-
-/* Delete a session with its events and solves. */
+/* Delete a session with its events, snapshots, tokens and solves. */
 int store_delete_session(struct store *st, const char *id);
 
 /* Number of sessions. */
@@ -141,7 +186,8 @@ int store_add_solve(struct store *st, const char *session_id,
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap);
 
-/* Tokens the owner hands out (the owner's own is sessions' token_hash). */
+/* Tokens the owner hands out (the owner's own is the session's
+ * token_hash). */
 #define STORE_NAME_MAX 48
 struct store_token {
 	int64_t id;                 /* 1, 2, … within the session */

@@ -26,10 +26,9 @@ static int random_bytes(void *buf, size_t len)
 static const char b64url[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-/* base64url without padding; out gets 4·⌈len/3⌉ (minus padding) chars
- * and a NUL. */
-static void encode(const unsigned char *in, size_t len, char *out)
+void token_base64url(const void *data, size_t len, char *out)
 {
+	const unsigned char *in = data;
 	size_t k = 0;
 	for (size_t i = 0; i < len; i += 3) {
 		uint32_t v = (uint32_t)in[i] << 16;
@@ -47,12 +46,41 @@ static void encode(const unsigned char *in, size_t len, char *out)
 	out[k] = '\0';
 }
 
+int token_base64url_decode(const char *s, size_t len, void *out,
+			   size_t cap)
+{
+	unsigned char *o = out;
+	size_t n = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	if (len % 4 == 1)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		const char *p = s[i] ? memchr(b64url, s[i], 64) : NULL;
+		if (p == NULL)
+			return -1;
+		acc = acc << 6 | (uint32_t)(p - b64url);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == cap)
+				return -1;
+			o[n++] = (unsigned char)(acc >> bits);
+		}
+	}
+	/* the leftover bits of the last character must be zero (one
+	 * spelling per byte string) */
+	if (acc & ((1u << bits) - 1))
+		return -1;
+	return (int)n;
+}
+
 int token_new_id(char out[23])
 {
 	unsigned char b[16];
 	if (random_bytes(b, sizeof b) < 0)
 		return -1;
-	encode(b, sizeof b, out);
+	token_base64url(b, sizeof b, out);
 	return 0;
 }
 
@@ -62,7 +90,7 @@ int token_new_secret(char out[36])
 	if (random_bytes(b, sizeof b) < 0)
 		return -1;
 	memcpy(out, "ct_", 3);
-	encode(b, sizeof b, out + 3);
+	token_base64url(b, sizeof b, out + 3);
 	return 0;
 }
 
@@ -136,32 +164,89 @@ static void block(uint32_t h[8], const unsigned char *p)
 	h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
+void token_sha256_init(token_sha256_ctx *c)
+{
+	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+				       0xa54ff53a, 0x510e527f, 0x9b05688c,
+				       0x1f83d9ab, 0x5be0cd19};
+	memcpy(c->h, h0, sizeof h0);
+	c->len = 0;
+	c->n = 0;
+}
+
+void token_sha256_update(token_sha256_ctx *c, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	c->len += len;
+	if (c->n) {
+		size_t k = 64 - c->n < len ? 64 - c->n : len;
+		memcpy(c->buf + c->n, p, k);
+		c->n += k;
+		p += k;
+		len -= k;
+		if (c->n < 64)
+			return;
+		block(c->h, c->buf);
+		c->n = 0;
+	}
+	while (len >= 64) {
+		block(c->h, p);
+		p += 64;
+		len -= 64;
+	}
+	memcpy(c->buf, p, len);
+	c->n = len;
+}
+
+void token_sha256_final(token_sha256_ctx *c, uint8_t out[TOKEN_HASH_LEN])
+{
+	uint64_t bits = c->len * 8;
+	unsigned char pad[72] = {0x80};
+	/* 0x80, zeros up to 56 mod 64, then the length in bits */
+	size_t padlen = (c->n < 56 ? 56 : 120) - c->n;
+	for (int i = 0; i < 8; i++)
+		pad[padlen + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+	uint64_t keep = c->len;
+	token_sha256_update(c, pad, padlen + 8);
+	c->len = keep;
+	for (int i = 0; i < 8; i++) {
+		out[4 * i] = (uint8_t)(c->h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)c->h[i];
+	}
+}
+
 void token_sha256(const void *data, size_t len, uint8_t out[TOKEN_HASH_LEN])
 {
-	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-	const unsigned char *p = data;
-	size_t left = len;
-	while (left >= 64) {
-		block(h, p);
-		p += 64;
-		left -= 64;
-	}
-	unsigned char tail[128];
-	memset(tail, 0, sizeof tail);
-	memcpy(tail, p, left);
-	tail[left] = 0x80;
-	size_t tl = left + 1 + 8 <= 64 ? 64 : 128;
-	uint64_t bits = (uint64_t)len * 8;
-	for (int i = 0; i < 8; i++)
-		tail[tl - 1 - i] = (unsigned char)(bits >> (8 * i));
-	block(h, tail);
-	if (tl == 128)
-		block(h, tail + 64);
-	for (int i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)h[i];
-	}
+	token_sha256_ctx c;
+	token_sha256_init(&c);
+	token_sha256_update(&c, data, len);
+	token_sha256_final(&c, out);
+}
+
+/* ------------------------------------------------------------ HMAC (2104) */
+
+void token_hmac_sha256(const void *key, size_t keylen, const void *msg,
+		       size_t len, uint8_t out[TOKEN_HASH_LEN])
+{
+	unsigned char k[64] = {0}, pad[64];
+	if (keylen > 64)
+		token_sha256(key, keylen, k);
+	else
+		memcpy(k, key, keylen);
+	token_sha256_ctx c;
+	uint8_t inner[TOKEN_HASH_LEN];
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	token_sha256_init(&c);
+	token_sha256_update(&c, pad, 64);
+	token_sha256_update(&c, msg, len);
+	token_sha256_final(&c, inner);
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	token_sha256_init(&c);
+	token_sha256_update(&c, pad, 64);
+	token_sha256_update(&c, inner, sizeof inner);
+	token_sha256_final(&c, out);
 }

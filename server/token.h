@@ -18,8 +18,28 @@ int token_new_id(char out[23]);
  * 36 bytes. */
 int token_new_secret(char out[36]);
 
-/* SHA-256 of data. */
+/* SHA-256 of data (FIPS 180-4), at once or in pieces. */
 void token_sha256(const void *data, size_t len, uint8_t out[TOKEN_HASH_LEN]);
+typedef struct {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t n;
+} token_sha256_ctx;
+void token_sha256_init(token_sha256_ctx *c);
+void token_sha256_update(token_sha256_ctx *c, const void *data, size_t len);
+void token_sha256_final(token_sha256_ctx *c, uint8_t out[TOKEN_HASH_LEN]);
+
+/* HMAC-SHA256 (RFC 2104) of msg under key. */
+void token_hmac_sha256(const void *key, size_t keylen, const void *msg,
+		       size_t len, uint8_t out[TOKEN_HASH_LEN]);
+
+/* base64url without padding (RFC 4648 section 5): out gets
+ * ceil(4·len/3) characters and a NUL. */
+void token_base64url(const void *data, size_t len, char *out);
+/* The bytes of len characters of unpadded base64url into out (cap bytes):
+ * the count, or -1 if s is not base64url or does not fit. */
+int token_base64url_decode(const char *s, size_t len, void *out, size_t cap);
 
 /* 1 if the hashes are equal, compared in time independent of where they
  * differ. */

@@ -122,7 +122,8 @@ static void check_cors(const http_response *r, const char *what)
 		      "%s: Access-Control-Allow-Origin is %s, expected *", what,
 		      o ? o : "(missing)");
 	const char *e = http_header(r, "Access-Control-Expose-Headers");
-	ck_assert_msg(e && strcmp(e, "ETag, Location, Retry-After, Idempotent-Replayed") == 0,
+	ck_assert_msg(e && strcmp(e, "ETag, Location, Retry-After, Idempotent-Replayed, "
+				    "X-Request-Id, WWW-Authenticate, Allow") == 0,
 		      "%s: Access-Control-Expose-Headers is %s", what,
 		      e ? e : "(missing)");
 }
@@ -2412,7 +2413,8 @@ END_TEST
 /* openapi.yaml's PreflightPost. */
 #define ALLOW_HEADERS                                                          \
 	"Content-Type, Authorization, If-Match, If-None-Match, "               \
-	"Idempotency-Key, Last-Event-ID"
+	"Idempotency-Key, Last-Event-ID, traceparent, tracestate, "            \
+	"X-Request-Id"
 
 START_TEST(cors_preflight)
 {

@@ -1200,7 +1200,9 @@ START_TEST(tables_not_ready)
 		      "tables %s: %s", t, reply);
 	long long pc = iget(p, "percent");
 	ck_assert_msg(pc >= 0 && pc <= 100, "percent %lld", pc);
-	ck_assert_msg(retry[0] && strspn(retry, "0123456789") == strlen(retry),
+	/* the build's remaining time at its pace so far, 1 to 60 s */
+	ck_assert_msg(retry[0] && strspn(retry, "0123456789") == strlen(retry) &&
+			      atoi(retry) >= 1 && atoi(retry) <= 60,
 		      "Retry-After \"%s\"", retry);
 	json_decref(p);
 	ck_assert_msg(rz != NULL, "/readyz did not answer 200");
@@ -1236,8 +1238,10 @@ START_TEST(solver_off)
 					   NULL, body, 503, "unavailable",
 					   "tables_not_ready", NULL, &r);
 		ck_assert_str_eq(sget(p, "tables"), "off");
-		ck_assert_msg(http_header(&r, "Retry-After") != NULL,
-			      "no Retry-After");
+		/* waiting will not help a server without a solver */
+		ck_assert_msg(http_header(&r, "Retry-After") == NULL,
+			      "Retry-After %s with the solver off",
+			      http_header(&r, "Retry-After"));
 		http_response_free(&r);
 		json_decref(p);
 		free(body);

@@ -10,7 +10,8 @@
  * answers as without); a guard on the mean length of 4×4, 5×5, 6×6, 7×7
  * and 9×9 answers, their centers and their edges; the staged centers'
  * steps each reaching its goal; the edges stage's goal (centers kept,
- * every edge paired).
+ * every edge paired); the answers to seeded states of every size 4 to 12
+ * and a few larger, move for move, against a golden file.
  *
  * The two-phase tables are read from $CUBED_TABLES/cubed-tables-3x3.bin
  * when a server has cached them there, else built (about 5 s), once, in
@@ -30,6 +31,7 @@
 #include "suites.h"
 
 #include "cube_helpers.h"
+#include "golden.h"
 #include "require.h"
 #include "solver_tables.h"
 
@@ -733,6 +735,85 @@ START_TEST(shared_stage_tables)
 }
 END_TEST
 
+/* FNV-1a over the moves' fields: one number that changes with any move. */
+static uint64_t moves_hash(const cube_move *m, int count)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < count; i++) {
+		const unsigned b[6] = {m[i].axis, m[i].qt, m[i].lo & 255u,
+				       m[i].lo >> 8, m[i].hi & 255u,
+				       m[i].hi >> 8};
+		for (int k = 0; k < 6; k++)
+			h = (h ^ b[k]) * 1099511628211ull;
+	}
+	return h;
+}
+
+/* The answers to seeded random states of every size 4 to 12 and a few
+ * larger, move for move, as tests/golden/reduce_solutions.txt has them
+ * (n, seed, moves, each stage's moves, a hash of the moves): a change
+ * that should not change answers (a refactoring, a faster scan) is held
+ * to that, and one that should shows where. With CUBED_GOLDEN_UPDATE=1
+ * the test writes the file anew from today's answers instead (after a
+ * change meant to change them; the diff then goes in its commit). */
+START_TEST(golden_solutions)
+{
+	struct golden_case *gc;
+	int count = golden_load("reduce_solutions.txt", &gc);
+	const char *upd = getenv("CUBED_GOLDEN_UPDATE");
+	int update = upd && strcmp(upd, "1") == 0;
+	FILE *out = NULL;
+	if (update) {
+		const char *dir = getenv("CUBED_GOLDEN");
+		char path[1024];
+		snprintf(path, sizeof path, "%s/reduce_solutions.txt",
+			 dir && *dir ? dir : "tests/golden");
+		out = fopen(path, "w");
+		REQUIRE(out);
+		fprintf(out, "# reduce_solve's answers to seeded random states "
+			     "(check_reduce.c, golden_solutions):\n# n\tseed\t"
+			     "moves\toll_parity\tcenters\tedges\tpll_parity\t"
+			     "3x3\tFNV-1a of the moves\n");
+	}
+	ck_assert_int_ge(count, 14);
+	for (int i = 0; i < count; i++) {
+		ck_assert_int_ge(gc[i].nfields, 2);
+		int n = atoi(gc[i].field[0]);
+		unsigned seed = (unsigned)strtoul(gc[i].field[1], NULL, 10);
+		cube_t *c = random_cube(n, seed);
+		struct solved s = solve_checked(c);
+		char line[256];
+		int len = snprintf(line, sizeof line, "%d\t%u\t%d", n, seed,
+				   s.count);
+		for (int k = 0; k < REDUCE_STAGES; k++)
+			len += snprintf(line + len, sizeof line - (size_t)len,
+					"\t%d", s.res.stage[k].count);
+		snprintf(line + len, sizeof line - (size_t)len, "\t%016llx",
+			 (unsigned long long)moves_hash(s.moves, s.count));
+		if (out) {
+			fprintf(out, "%s\n", line);
+		} else {
+			/* the whole line as the file has it */
+			char want[256];
+			int w = 0;
+			for (int f = 0; f < gc[i].nfields; f++)
+				w += snprintf(want + w, sizeof want - (size_t)w,
+					      "%s%s", f ? "\t" : "",
+					      gc[i].field[f]);
+			ck_assert_msg(strcmp(line, want) == 0,
+				      "reduce_solutions.txt line %d:\n"
+				      "  file:  %s\n  today: %s",
+				      gc[i].line, want, line);
+		}
+		free(s.moves);
+		free(c);
+	}
+	if (out)
+		REQUIRE(fclose(out) == 0);
+	golden_free(gc, count);
+}
+END_TEST
+
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
@@ -766,6 +847,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, illegal_states);
 	tcase_add_test(t, poll_cap_and_arguments);
 	tcase_add_test(t, deterministic);
+	tcase_add_test(t, golden_solutions);
 	tcase_add_test(t, shared_stage_tables);
 	tcase_add_test(t, poll_late_keeps_answer);
 	tcase_add_test(t, mean_length_guard);

@@ -15,7 +15,6 @@
 
 #include "alg.h"
 #include "cube.h"
-#include "rowcache.h"
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
@@ -102,28 +101,49 @@ static char *replay(int n, const char *moves)
 static void create3(struct session_view *v, char token[36])
 {
 	struct session_create c = {.size = 3, .title = "t", .actor = "owner"};
-	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL, NULL), SES_OK);
+	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL), SES_OK);
+}
+
+/* A moves write as the HTTP layer makes it: parsed for the session's size
+ * first (n), then handed to the writer. */
+static int write_moves_n(struct sessions *on, int n, const char *id,
+			 const char *token, const char *moves,
+			 int64_t if_match, struct session_view *out)
+{
+	struct session_write w = {
+		.kind = SES_MOVES, .id = id, .token = token,
+		.if_match = if_match,
+	};
+	alg_error err;
+	memset(out, 0, sizeof *out);
+	ck_assert_int_eq(sessions_parse(on, n, moves, strlen(moves), &w, &err),
+			 SES_OK);
+	return sessions_write(on, &w, out, NULL);
 }
 
 static int write_moves(const char *id, const char *token, const char *moves,
 		       int64_t if_match, struct session_view *out)
 {
-	struct session_write w = {
-		.kind = SES_MOVES, .id = id, .token = token,
-		.if_match = if_match, .moves = moves,
-		.moves_len = strlen(moves),
-	};
+	struct session_meta m;
+	if (sessions_meta(ses, id, &m) != SES_OK)
+		m.size = 3;
+	return write_moves_n(ses, m.size, id, token, moves, if_match, out);
+}
+
+static int write_kind_on(struct sessions *on, const char *id,
+			 const char *token, enum ses_write_kind kind,
+			 int64_t if_match, struct session_view *out)
+{
+	struct session_write w = {.kind = kind, .id = id, .token = token,
+				  .if_match = if_match};
 	memset(out, 0, sizeof *out);
-	return sessions_write(ses, &w, out, NULL, NULL);
+	return sessions_write(on, &w, out, NULL);
 }
 
 static int write_kind(const char *id, const char *token,
 		      enum ses_write_kind kind, struct session_view *out)
 {
-	struct session_write w = {.kind = kind, .id = id, .token = token,
-				  .if_match = -1};
-	memset(out, 0, sizeof *out);
-	return sessions_write(ses, &w, out, NULL, NULL);
+	return write_kind_on(ses, id, token, kind, -1, out);
 }
 
 START_TEST(create_and_read)
@@ -168,13 +188,13 @@ START_TEST(tokens_and_if_match)
 	ck_assert_int_eq(g.version, 1);
 	ck_assert_str_eq(g.facelets, AFTER_R);
 	session_view_free(&g);
-	/* bad notation: no version is used up */
+	/* bad notation is found by the parse, before any write */
 	alg_error err;
 	struct session_write bad = {.kind = SES_MOVES, .id = v.id,
-				    .token = token, .if_match = -1,
-				    .moves = "R Q", .moves_len = 3};
-	ck_assert_int_eq(sessions_write(ses, &bad, &w, NULL, &err),
+				    .token = token, .if_match = -1};
+	ck_assert_int_eq(sessions_parse(ses, 3, "R Q", 3, &bad, &err),
 			 SES_BAD_MOVES);
+	ck_assert_ptr_null(bad.nodes);
 	ck_assert_int_eq(err.code, ALG_ETOKEN);
 	ck_assert_uint_eq(err.offset, 2);
 	ck_assert_int_eq(write_moves(v.id, token, "R'", 1, &w), SES_OK);
@@ -243,7 +263,7 @@ START_TEST(undo_redo_reset)
 				      "redo", "undo", "moves", "reset"};
 	for (int i = 0; i < 9; i++) {
 		ck_assert_int_eq(ev[i].version, i + 1);
-		ck_assert_str_eq(ev[i].type, types[i]);
+		ck_assert_str_eq(ev[i].kind, types[i]);
 	}
 	ck_assert_str_eq(ev[0].moves, "R U");
 	ck_assert_str_eq(ev[2].moves, "F2'");   /* undo of F2 */
@@ -263,7 +283,7 @@ START_TEST(time_travel_every_version)
 	struct session_view v, w;
 	char token[36];
 	struct session_create c = {.size = 4};
-	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL, NULL), SES_OK);
+	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL), SES_OK);
 	static const char *moves[] = {"R", "U'", "Fw2", "3L", "x", "D B'",
 				      "2-3Rw", "L2 U"};
 	char history[4096] = "";
@@ -433,10 +453,10 @@ START_TEST(concurrent_writers)
 END_TEST
 
 /* A database made by an older cubed (schema 2: every event a row of its
- * own) keeps every session and event through migrations 003 (which
- * rebuilds the events table) and 004 (pending events in the sessions
- * row), undo reads an old row, and the rebuilt table still refuses a type
- * it does not know. The old rows are written here as that cubed wrote
+ * own, the state in the sessions row) keeps every session and event
+ * through migrations 003 to 006 (the events table rebuilt, then one row
+ * per version and snapshots), undo reads an old row, and the rebuilt
+ * table still refuses a kind it does not know. The old rows are written here as that cubed wrote
  * them: moves R, U, F2, D', L B, then an undo of the last. */
 START_TEST(migration_keeps_history)
 {
@@ -502,13 +522,13 @@ START_TEST(migration_keeps_history)
 	sqlite3_close(db);
 
 	open_all();
-	ck_assert_int_eq(store_schema_version(st), 4);
+	ck_assert_int_eq(store_schema_version(st), 6);
 	struct store_event ev[10];
 	int k = sessions_history(ses, id, -1, ev, 10);
 	ck_assert_int_eq(k, 7);
 	for (int i = 0; i < k; i++) {
 		ck_assert_int_eq(ev[i].version, i);
-		ck_assert_str_eq(ev[i].type, old_ev[i].type);
+		ck_assert_str_eq(ev[i].kind, old_ev[i].type);
 		ck_assert_str_eq(ev[i].moves, old_ev[i].moves);
 		store_event_free(&ev[i]);
 	}
@@ -537,7 +557,7 @@ START_TEST(migration_keeps_history)
 	static const char *const later[] = {"undo", "moves", "undo", "undo"};
 	for (int i = 0; i < k; i++) {
 		ck_assert_int_eq(ev[i].version, 6 + i);
-		ck_assert_str_eq(ev[i].type, later[i]);
+		ck_assert_str_eq(ev[i].kind, later[i]);
 		store_event_free(&ev[i]);
 	}
 	free(want);
@@ -547,7 +567,7 @@ START_TEST(migration_keeps_history)
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	char *msg = NULL;
 	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO events (session_id, "
-				      "version, type, created_at) SELECT id, "
+				      "version, kind, created_at) SELECT id, "
 				      "99, 'jump', 0 FROM sessions",
 				      NULL, NULL, &msg),
 			 SQLITE_CONSTRAINT);
@@ -569,7 +589,7 @@ START_TEST(migration_keeps_history)
 END_TEST
 
 /* A write that fails with a database error after part of it was written
- * (its event inserted, then the session's row refused by a trigger the
+ * (the session's row moved on, then its event row refused by a trigger the
  * test installs) inside a grouped commit: the others of its batch commit,
  * and nothing of it stays. The batch is formed by holding the database's
  * write lock from another connection while the writes queue up; a solve
@@ -607,9 +627,9 @@ START_TEST(failed_op_leaves_batch)
 	sqlite3 *hold = hold_write_lock();
 	char trig[300];
 	snprintf(trig, sizeof trig,
-		 "CREATE TRIGGER refuse BEFORE UPDATE ON sessions "
-		 "WHEN NEW.id = '%s' BEGIN SELECT RAISE(ABORT, 'refused'); "
-		 "END",
+		 "CREATE TRIGGER refuse BEFORE INSERT ON events "
+		 "WHEN NEW.session_id = '%s' BEGIN SELECT RAISE(ABORT, "
+		 "'refused'); END",
 		 v[1].id);
 	ck_assert_int_eq(sqlite3_exec(hold, trig, NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -621,8 +641,12 @@ START_TEST(failed_op_leaves_batch)
 	for (int i = 0; i < 3; i++) {
 		w[i] = (struct session_write){
 			.kind = SES_MOVES, .id = v[i].id, .token = tok[i],
-			.if_match = -1, .moves = moves[i], .moves_len = 1,
+			.if_match = -1,
 		};
+		alg_error perr;
+		ck_assert_int_eq(sessions_parse(ses, 3, moves[i], 1, &w[i],
+						&perr),
+				 SES_OK);
 		p[i] = sessions_write_begin(ses, &w[i], count_done, NULL);
 		ck_assert_ptr_nonnull(p[i]);
 		/* the first waits alone for the lock; the solve of a missing
@@ -649,8 +673,7 @@ START_TEST(failed_op_leaves_batch)
 	for (int i = 0; i < 3; i++) {
 		struct session_view out;
 		char *text = NULL;
-		alg_error err;
-		int rc = sessions_write_end(p[i], &out, &text, &err);
+		int rc = sessions_write_end(p[i], &out, &text);
 		if (i == 1) {
 			/* refused, and not half written */
 			ck_assert_int_eq(rc, SES_STORE);
@@ -699,84 +722,392 @@ START_TEST(failed_op_leaves_batch)
 }
 END_TEST
 
-/* The writer's row copies: a copy in, a copy out; a rollback forgets what
- * the open transaction put, a commit keeps it; the bounds drop rows. */
-static struct store_session mkrow(const char *id, int64_t version,
-				  const char *state)
+/* ------------------------------------------------------- several nodes */
+
+/* A second "node": its own store and session layer on the test's file,
+ * as another process would have. */
+struct node {
+	struct store *st;
+	struct sessions *ses;
+};
+
+static void open_node(struct node *n, int shared, size_t cache_max,
+		      size_t cache_bytes)
 {
-	struct store_session r;
-	memset(&r, 0, sizeof r);
-	snprintf(r.id, sizeof r.id, "%s", id);
-	r.size = 3;
-	r.version = version;
-	r.undo_top = version;
-	r.state = (char *)state;
-	r.title = version % 2 ? "odd" : NULL;
-	r.token_hash[0] = (unsigned char)version;
-	return r;
+	char path[300], err[256];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	struct store_config cfg = {.path = path, .schema_dir = schema_dir(),
+				   .shared = shared};
+	ck_assert_msg(store_open(&cfg, &n->st, err, sizeof err) == STORE_OK,
+		      "store_open: %s", err);
+	struct sessions_config sc = {.store = n->st, .cache_max = cache_max,
+				     .cache_bytes = cache_bytes};
+	alg_limits_default(&sc.limits);
+	ck_assert_int_eq(sessions_open(&sc, &n->ses), SES_OK);
 }
 
-START_TEST(rowcache_rules)
+static void close_node(struct node *n)
 {
-	struct rowcache *c = rowcache_new(4, 1 << 20);
-	ck_assert_ptr_nonnull(c);
-	struct store_session out;
-	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
-	struct store_session a = mkrow("a", 1, "UUU");
-	rowcache_put(c, &a);
-	ck_assert_int_eq(rowcache_get(c, "a", &out), 1);
-	ck_assert_str_eq(out.id, "a");
-	ck_assert_int_eq(out.version, 1);
-	ck_assert_int_eq(out.undo_top, 1);
-	ck_assert_str_eq(out.state, "UUU");
-	ck_assert_ptr_ne(out.state, a.state); /* a copy */
-	ck_assert_str_eq(out.title, "odd");
-	ck_assert_ptr_null(out.initial);
-	ck_assert_int_eq(out.token_hash[0], 1);
-	store_session_free(&out);
-	/* put in a transaction that rolls back: gone */
-	rowcache_rollback(c);
-	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
-	/* committed: stays through a later rollback, which forgets only the
-	 * newer put */
-	rowcache_put(c, &a);
-	rowcache_commit(c);
-	struct store_session b = mkrow("b", 2, "RRR");
-	rowcache_put(c, &b);
-	rowcache_rollback(c);
-	ck_assert_int_eq(rowcache_get(c, "a", &out), 1);
-	store_session_free(&out);
-	ck_assert_int_eq(rowcache_get(c, "b", &out), 0);
-	/* a put replaces; a remove forgets */
-	struct store_session a2 = mkrow("a", 2, "FFF");
-	rowcache_put(c, &a2);
-	ck_assert_int_eq(rowcache_get(c, "a", &out), 1);
-	ck_assert_int_eq(out.version, 2);
-	ck_assert_str_eq(out.state, "FFF");
-	ck_assert_ptr_null(out.title);
-	store_session_free(&out);
-	ck_assert_uint_eq(rowcache_count(c), 1);
-	rowcache_remove(c, "a");
-	ck_assert_int_eq(rowcache_get(c, "a", &out), 0);
-	ck_assert_uint_eq(rowcache_count(c), 0);
-	/* past 4 rows everything goes, and the new one is kept */
-	char id[16];
-	for (int i = 0; i < 5; i++) {
-		snprintf(id, sizeof id, "r%d", i);
-		struct store_session r = mkrow(id, i, "DDD");
-		rowcache_put(c, &r);
+	sessions_close(n->ses);
+	store_close(n->st);
+}
+
+/* The session's whole history replayed locally (resets to start). */
+static char *replay_history(struct sessions *on, const char *id, int n,
+			    int64_t upto, const char *start)
+{
+	struct store_event *ev = malloc((size_t)(upto + 1) * sizeof *ev);
+	int k = sessions_history(on, id, -1, ev, (int)upto + 1);
+	ck_assert_int_eq(k, upto + 1);
+	size_t fl = 6u * (size_t)n * (size_t)n;
+	cube_t *c = malloc(cube_sizeof(n));
+	ck_assert_int_eq(cube_from_facelets(c, n, start, fl, NULL), CUBE_OK);
+	for (int i = 0; i < k; i++) {
+		ck_assert_int_eq(ev[i].version, i);
+		if (strcmp(ev[i].kind, "reset") == 0) {
+			cube_from_facelets(c, n, start, fl, NULL);
+		} else if (i > 0) {
+			size_t len = strlen(ev[i].moves);
+			size_t cap = alg_nodes_needed(len);
+			alg_node *nodes = malloc((cap ? cap : 1) * sizeof *nodes);
+			alg_t a;
+			ck_assert_int_eq(alg_parse(&a, nodes, cap, n, ev[i].moves,
+						   len, NULL, NULL),
+					 CUBE_OK);
+			alg_apply(&a, c, 0);
+			free(nodes);
+		}
+		store_event_free(&ev[i]);
 	}
-	ck_assert_uint_eq(rowcache_count(c), 1);
-	ck_assert_int_eq(rowcache_get(c, "r4", &out), 1);
-	store_session_free(&out);
-	ck_assert_int_eq(rowcache_get(c, "r0", &out), 0);
-	rowcache_free(c);
-	/* a state past max_bytes / 64 is not kept */
-	c = rowcache_new(4, 64 * 8);
-	struct store_session big = mkrow("big", 0, "0123456789");
-	rowcache_put(c, &big);
-	ck_assert_int_eq(rowcache_get(c, "big", &out), 0);
-	rowcache_free(c);
+	char *out = malloc(fl + 1);
+	cube_to_facelets(c, out);
+	out[fl] = '\0';
+	free(c);
+	free(ev);
+	return out;
+}
+
+struct node_writer {
+	struct node *n;
+	const char *id, *token;
+	int writes, ok;
+};
+
+static void *node_writes(void *arg)
+{
+	struct node_writer *w = arg;
+	static const char *moves[] = {"R", "U", "F'", "D2", "L", "B'", "x"};
+	for (int i = 0; i < w->writes; i++) {
+		struct session_view v;
+		if (write_moves_n(w->n->ses, 3, w->id, w->token, moves[i % 7],
+				  -1, &v) == SES_OK)
+			w->ok++;
+		session_view_free(&v);
+	}
+	return NULL;
+}
+
+/* Two nodes on one SQLite file that know other writers exist (shared):
+ * interleaved writes from both land densely, none lost; each node reads
+ * the other's writes at once; an If-Match against a version the other
+ * node overtook is refused with the fresh version; undo reverts the
+ * other node's write. */
+START_TEST(two_nodes_one_file)
+{
+	close_all();
+	struct node a, b;
+	open_node(&a, 1, 8, 0);
+	open_node(&b, 1, 8, 0);
+	struct session_view v, g;
+	char token[36];
+	struct session_create c = {.size = 3, .actor = "owner"};
+	ck_assert_int_eq(sessions_create(a.ses, &c, &v, token, NULL), SES_OK);
+	/* both nodes cache it before the race */
+	ck_assert_int_eq(sessions_get(b.ses, v.id, -1, &g), SES_OK);
+	session_view_free(&g);
+	enum { WRITES = 60 };
+	struct node_writer wa = {&a, v.id, token, WRITES, 0};
+	struct node_writer wb = {&b, v.id, token, WRITES, 0};
+	pthread_t ta, tb;
+	ck_assert_int_eq(pthread_create(&ta, NULL, node_writes, &wa), 0);
+	ck_assert_int_eq(pthread_create(&tb, NULL, node_writes, &wb), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	ck_assert_int_eq(wa.ok, WRITES);
+	ck_assert_int_eq(wb.ok, WRITES);
+	char *want = replay_history(a.ses, v.id, 3, 2 * WRITES, SOLVED3);
+	struct node *both[2] = {&a, &b};
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(sessions_get(both[i]->ses, v.id, -1, &g),
+				 SES_OK);
+		ck_assert_int_eq(g.version, 2 * WRITES);
+		ck_assert_str_eq(g.facelets, want);
+		session_view_free(&g);
+	}
+	free(want);
+	/* B writes; A's If-Match on the version before is stale, and says
+	 * the version B made */
+	struct session_view w;
+	ck_assert_int_eq(write_moves_n(b.ses, 3, v.id, token, "R", 2 * WRITES,
+				       &w),
+			 SES_OK);
+	session_view_free(&w);
+	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "U", 2 * WRITES,
+				       &w),
+			 SES_STALE);
+	ck_assert_int_eq(w.version, 2 * WRITES + 1);
+	/* A reads B's write, then undoes it */
+	ck_assert_int_eq(sessions_get(a.ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 2 * WRITES + 1);
+	session_view_free(&g);
+	ck_assert_int_eq(write_kind_on(a.ses, v.id, token, SES_UNDO,
+				       2 * WRITES + 1, &w),
+			 SES_OK);
+	char *before = NULL;
+	ck_assert_int_eq(sessions_get(b.ses, v.id, 2 * WRITES, &g), SES_OK);
+	before = strdup(g.facelets);
+	session_view_free(&g);
+	ck_assert_str_eq(w.facelets, before);
+	session_view_free(&w);
+	ck_assert_int_eq(sessions_get(b.ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 2 * WRITES + 2);
+	ck_assert_str_eq(g.facelets, before);
+	session_view_free(&g);
+	free(before);
+	want = replay_history(b.ses, v.id, 3, 2 * WRITES + 2, SOLVED3);
+	ck_assert_int_eq(sessions_get(b.ses, v.id, -1, &g), SES_OK);
+	ck_assert_str_eq(g.facelets, want);
+	session_view_free(&g);
+	free(want);
+	session_view_free(&v);
+	close_node(&a);
+	close_node(&b);
+}
+END_TEST
+
+/* Nodes that do not know of each other (not shared) still never lose or
+ * misplace a write: the append is conditional in the database, and a
+ * writer whose copy is stale reloads the session and evaluates the op
+ * again. A plain write then lands on top; an If-Match of the copy's stale
+ * version is refused with the fresh one, and one of the fresh version is
+ * accepted; "nothing to undo" from a stale copy is checked first. */
+START_TEST(conflict_reload)
+{
+	close_all();
+	struct node a, b;
+	open_node(&a, 0, 8, 0);
+	open_node(&b, 0, 8, 0);
+	struct session_view v, w, g;
+	char token[36];
+	struct session_create c = {.size = 3, .actor = "owner"};
+	ck_assert_int_eq(sessions_create(a.ses, &c, &v, token, NULL), SES_OK);
+	ck_assert_int_eq(sessions_get(b.ses, v.id, -1, &g), SES_OK); /* v0 */
+	session_view_free(&g);
+	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "R", -1, &w),
+			 SES_OK);
+	session_view_free(&w);
+	/* B believes v0: nothing to undo; the store says otherwise */
+	ck_assert_int_eq(write_kind_on(b.ses, v.id, token, SES_UNDO, -1, &w),
+			 SES_OK);
+	ck_assert_int_eq(w.version, 2);
+	ck_assert_str_eq(w.facelets, SOLVED3);
+	session_view_free(&w);
+	/* A (at v1) writes on top of B's undo */
+	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "U", -1, &w),
+			 SES_OK);
+	ck_assert_int_eq(w.version, 3);
+	session_view_free(&w);
+	/* B (at v2) writes on top of A's v3 */
+	ck_assert_int_eq(write_moves_n(b.ses, 3, v.id, token, "F", -1, &w),
+			 SES_OK);
+	ck_assert_int_eq(w.version, 4);
+	char *uf = replay(3, "U F");
+	ck_assert_str_eq(w.facelets, uf);
+	free(uf);
+	session_view_free(&w);
+	/* A (at v3) with If-Match 3: stale, the fresh version is 4 */
+	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "D", 3, &w),
+			 SES_STALE);
+	ck_assert_int_eq(w.version, 4);
+	/* B writes v5; A, told 5 by someone, writes with If-Match 5 */
+	ck_assert_int_eq(write_moves_n(b.ses, 3, v.id, token, "L", 4, &w),
+			 SES_OK);
+	session_view_free(&w);
+	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "B", 5, &w),
+			 SES_OK);
+	ck_assert_int_eq(w.version, 6);
+	session_view_free(&w);
+	char *want = replay_history(a.ses, v.id, 3, 6, SOLVED3);
+	char *direct = replay(3, "U F L B");
+	ck_assert_str_eq(want, direct);
+	free(direct);
+	ck_assert_int_eq(sessions_get(a.ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 6);
+	ck_assert_str_eq(g.facelets, want);
+	session_view_free(&g);
+	free(want);
+	struct sessions_stats sa, sb;
+	sessions_stats(a.ses, &sa);
+	sessions_stats(b.ses, &sb);
+	ck_assert_uint_eq(sa.conflicts, 3); /* U, D, B */
+	ck_assert_uint_eq(sb.conflicts, 2); /* undo, F */
+	session_view_free(&v);
+	close_node(&a);
+	close_node(&b);
+}
+END_TEST
+
+/* Snapshot rows in the database (plain SQL). */
+static int count_snapshots(const char *id)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *s;
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM "
+					    "snapshots WHERE session_id = ?1",
+					    -1, &s, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	int k = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return k;
+}
+
+static void make_session(int n, struct session_view *v, char token[36])
+{
+	struct session_create c = {.size = n, .actor = "owner"};
+	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL), SES_OK);
+}
+
+/* The rule of sessions_internal.h: a snapshot when the events since the
+ * last one (or a reset) reach max(32, n), or the stickers they moved
+ * reach max(6n², 4096); a reset stores none. Every version still reads
+ * back as the history replayed. */
+START_TEST(snapshot_rule)
+{
+	struct session_view v, w, g;
+	char token[36];
+	/* 3×3: by count, at 32 and 64 */
+	make_session(3, &v, token);
+	for (int i = 1; i <= 70; i++) {
+		ck_assert_int_eq(write_moves(v.id, token, i % 2 ? "R" : "U'",
+					     -1, &w),
+				 SES_OK);
+		session_view_free(&w);
+	}
+	ck_assert_int_eq(count_snapshots(v.id), 3);
+	session_view_free(&v);
+	/* 64×64: x moves 4·64² = 16,384 stickers, the bound is 6·64²:
+	 * a snapshot every second x */
+	make_session(64, &v, token);
+	for (int i = 1; i <= 5; i++) {
+		ck_assert_int_eq(write_moves(v.id, token, "x", -1, &w), SES_OK);
+		session_view_free(&w);
+	}
+	ck_assert_int_eq(count_snapshots(v.id), 3);
+	session_view_free(&v);
+	/* a reset is a replay base without a row */
+	make_session(3, &v, token);
+	static const char *const hist[] = {"R", "U", "F", NULL, "D", "L2"};
+	for (int i = 0; i < 6; i++) {
+		int rc = hist[i] ? write_moves(v.id, token, hist[i], -1, &w)
+				 : write_kind(v.id, token, SES_RESET, &w);
+		ck_assert_int_eq(rc, SES_OK);
+		session_view_free(&w);
+	}
+	ck_assert_int_eq(count_snapshots(v.id), 1);
+	static const char *const at[] = {"", "R", "R U", "R U F", "", "D",
+					 "D L2"};
+	for (int i = 0; i <= 6; i++) {
+		char *want = replay(3, at[i]);
+		ck_assert_int_eq(sessions_get(ses, v.id, i, &g), SES_OK);
+		ck_assert_msg(strcmp(g.facelets, want) == 0, "version %d", i);
+		session_view_free(&g);
+		free(want);
+	}
+	session_view_free(&v);
+	/* 128×128: by count at n = 128 (face turns move 4n stickers each,
+	 * far from 6n²) */
+	make_session(128, &v, token);
+	for (int i = 1; i <= 130; i++) {
+		ck_assert_int_eq(write_moves(v.id, token, i % 2 ? "R" : "U",
+					     -1, &w),
+				 SES_OK);
+		session_view_free(&w);
+	}
+	ck_assert_int_eq(count_snapshots(v.id), 2);
+	char *want = replay_history(ses, v.id, 128, 130, v.facelets);
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_str_eq(g.facelets, want);
+	session_view_free(&g);
+	free(want);
+	want = replay_history(ses, v.id, 128, 127, v.facelets);
+	ck_assert_int_eq(sessions_get(ses, v.id, 127, &g), SES_OK);
+	ck_assert_str_eq(g.facelets, want);
+	session_view_free(&g);
+	free(want);
+	struct sessions_stats st1;
+	sessions_stats(ses, &st1);
+	ck_assert_uint_eq(st1.snapshots, 2 + 2 + 0 + 1);
+	session_view_free(&v);
+}
+END_TEST
+
+/* The cache stays within its entries and bytes whatever is read and
+ * written, and what it dropped reads back right from the store. */
+START_TEST(cache_bounds)
+{
+	close_all();
+	struct node a;
+	size_t limit = 300 * 1024;
+	open_node(&a, 0, 100, limit);
+	struct session_view v[8], w, g;
+	char token[8][36];
+	for (int i = 0; i < 8; i++) {
+		struct session_create c = {.size = 64, .actor = "owner"};
+		ck_assert_int_eq(sessions_create(a.ses, &c, &v[i], token[i],
+						 NULL),
+				 SES_OK);
+	}
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 8; i++) {
+			ck_assert_int_eq(write_moves_n(a.ses, 64, v[i].id,
+						       token[i], "R 3Uw'", -1,
+						       &w),
+					 SES_OK);
+			ck_assert_int_eq(w.version, round + 1);
+			session_view_free(&w);
+			struct sessions_stats st1;
+			sessions_stats(a.ses, &st1);
+			ck_assert_msg(st1.cache_bytes <= limit &&
+					      st1.cache_entries < 8,
+				      "%llu bytes in %llu entries",
+				      (unsigned long long)st1.cache_bytes,
+				      (unsigned long long)st1.cache_entries);
+		}
+	char *want = replay(64, "R 3Uw' R 3Uw'");
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(sessions_get(a.ses, v[i].id, -1, &g), SES_OK);
+		ck_assert_int_eq(g.version, 2);
+		ck_assert_str_eq(g.facelets, want);
+		session_view_free(&g);
+		session_view_free(&v[i]);
+	}
+	free(want);
+	close_node(&a);
+	/* by count: 8 entries at most (the suite's sessions) */
+	open_all();
+	for (int i = 0; i < 20; i++) {
+		make_session(3, &v[0], token[0]);
+		session_view_free(&v[0]);
+	}
+	struct sessions_stats st2;
+	sessions_stats(ses, &st2);
+	ck_assert_uint_le(st2.cache_entries, 8);
 }
 END_TEST
 
@@ -841,8 +1172,11 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, migration_keeps_history);
 	tcase_add_test(tc, failed_op_leaves_batch);
-	tcase_add_test(tc, rowcache_rules);
 	tcase_add_test(tc, timestamps);
+	tcase_add_test(tc, two_nodes_one_file);
+	tcase_add_test(tc, conflict_reload);
+	tcase_add_test(tc, snapshot_rule);
+	tcase_add_test(tc, cache_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, validate_suite());
 	srunner_add_suite(sr, store_suite());
 	srunner_add_suite(sr, sessions_suite());
+	srunner_add_suite(sr, upgrade_suite());
 	srunner_add_suite(sr, pattern_suite());
 	srunner_add_suite(sr, solve_suite());
 	srunner_add_suite(sr, optimal_suite());
@@ -25,6 +26,7 @@ int main(void)
 	srunner_add_suite(sr, beginner_suite());
 	srunner_add_suite(sr, reduce_suite());
 	srunner_add_suite(sr, api_suite());
+	srunner_add_suite(sr, static_suite());
 	srunner_add_suite(sr, http_suite());
 	srunner_add_suite(sr, http_sessions_suite());
 	srunner_add_suite(sr, http_solve_suite());
@@ -33,6 +35,8 @@ int main(void)
 	srunner_add_suite(sr, http_live_suite());
 	srunner_add_suite(sr, client_limits_suite());
 	srunner_add_suite(sr, limits_suite());
+	srunner_add_suite(sr, eco_suite());
+	srunner_add_suite(sr, http_eco_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());
 	srunner_run_all(sr, CK_NORMAL);

@@ -11,8 +11,9 @@ Suite *render_suite(void); /* tests/check_render.c: render and animation data */
 Suite *index_suite(void);  /* tests/check_index.c: unique index, features */
 Suite *cubie_suite(void);  /* tests/check_cubie.c: cubie model, conversions, orientations */
 Suite *validate_suite(void); /* tests/check_validate.c: validation, broken-cube goldens */
-Suite *store_suite(void);  /* tests/check_store.c: pending events, reads during moves */
-Suite *sessions_suite(void); /* tests/check_sessions.c: store and session rules */
+Suite *store_suite(void);  /* tests/check_store.c: the row model, appends, replay bases */
+Suite *sessions_suite(void); /* tests/check_sessions.c: store and session rules, two nodes */
+Suite *upgrade_suite(void); /* tests/check_upgrade.c: a schema-4 database answers as before */
 Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute-force matcher */
 Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *optimal_suite(void); /* tests/check_optimal.c: optimal 3×3 solver, brute-force proofs */
@@ -29,6 +30,9 @@ Suite *http_jobs_suite(void); /* tests/check_http_jobs.c: optimal solves as jobs
 Suite *client_limits_suite(void); /* tests/check_client_limits.c: rate buckets and connection counts */
 Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header limits, security headers */
 Suite *crash_suite(void);  /* tests/check_crash.c: acknowledged writes survive SIGKILL */
+Suite *eco_suite(void);    /* tests/check_eco.c: hashes, codings, ids, tickets (known answers) */
+Suite *http_eco_suite(void); /* tests/check_http_eco.c: compression, request ids, logs, CORS, tickets, metrics */
+Suite *static_suite(void); /* tests/check_static.c: the web page's files and their headers */
 Suite *barrage_suite(void); /* tests/check_barrage.c: malformed requests to every route change nothing */
 
 #endif

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char marker[] = "cubed: listening on http://127.0.0.1:";
+static const char marker[] = "listening on http://127.0.0.1:";
 
 double test_now(void)
 {

@@ -367,6 +367,11 @@ async function main() {
 		{ name: 'contract', method: 'GET', path: '/openapi.yaml', status: 200 },
 		{ name: 'contract head', method: 'HEAD', path: '/openapi.yaml', status: 200 },
 		{ name: 'contract preflight', method: 'OPTIONS', path: '/openapi.yaml', status: 204 },
+		{ name: 'version', method: 'GET', path: '/version', status: 200,
+			check: (j) => expect(j.name === 'cubed' && j.libraries.libmicrohttpd === '0.9.75', `not cubed on libmicrohttpd 0.9.75: ${JSON.stringify(j)}`) },
+		{ name: 'version head', method: 'HEAD', path: '/version', status: 200 },
+		{ name: 'version preflight', method: 'OPTIONS', path: '/version', status: 204 },
+		{ name: 'version 405', method: 'POST', path: '/version', raw: '', status: 405 },
 		{ name: 'ready', method: 'GET', path: '/readyz', status: 200,
 			check: (j) => expect(j.database === 'ok' && j.solver && j.solver['3x3'] && j.solver['2x2'], 'database is not ok, or no solver member') },
 		{ name: 'ready head', method: 'HEAD', path: '/readyz', status: 200 },
@@ -436,6 +441,32 @@ async function main() {
 		{ name: 'pieces preflight', method: 'OPTIONS', path: '/v1/pieces', status: 204 },
 	];
 	for (const c of stateless) await run(c, srv);
+
+	// the web page (the server's default web root, build/web beside the
+	// binary) and one of its assets, named as index.html names them
+	const page = await run({ name: 'page', method: 'GET', path: '/', status: 200,
+		check: (j, res, text) => expect(/<script type="module" src="\/assets\/main-[A-Z0-9]{8}\.js">/.test(text), 'no bundled script') }, srv);
+	const pageTag = page.res && page.res.headers.get('etag');
+	const asset = ((page.text || '').match(/\/assets\/main-[A-Z0-9]{8}\.js/) || ['/assets/main-missing.js'])[0];
+	for (const c of [
+		{ name: 'page head', method: 'HEAD', path: '/', status: 200 },
+		{ name: 'page 304', method: 'GET', path: '/', headers: { 'If-None-Match': pageTag }, status: 304 },
+		{ name: 'page head 304', method: 'HEAD', path: '/', headers: { 'If-None-Match': '*' }, status: 304 },
+		{ name: 'page preflight', method: 'OPTIONS', path: '/', status: 204 },
+		{ name: 'page 405', method: 'POST', path: '/', raw: '', status: 405 },
+		{ name: 'asset', method: 'GET', path: asset, status: 200 },
+		{ name: 'asset gzip', method: 'GET', path: asset, headers: { 'Accept-Encoding': 'gzip' }, status: 200 },
+		{ name: 'asset head', method: 'HEAD', path: asset, status: 200 },
+		{ name: 'asset preflight', method: 'OPTIONS', path: asset, status: 204 },
+		{ name: 'asset 404', method: 'GET', path: '/assets/main-ZZZZZZZZ.js', status: 404 },
+	]) {
+		const r = await run(c, srv);
+		if (c.name === 'asset') {
+			const tag = r.res && r.res.headers.get('etag');
+			await run({ name: 'asset 304', method: 'GET', path: asset, headers: { 'If-None-Match': tag }, status: 304 }, srv);
+			await run({ name: 'asset head 304', method: 'HEAD', path: asset, headers: { 'If-None-Match': tag }, status: 304 }, srv);
+		}
+	}
 
 	// solving: once the tables are ready
 	await waitTables(srv);
@@ -784,6 +815,18 @@ async function main() {
 			check: (j) => expect(j.code === 'value_out_of_range' && j.current_version === 1, 'not value_out_of_range at 1') },
 		{ name: 'watch 422 header', method: 'GET', path: `${lp}/events`, headers: { 'Last-Event-ID': 'x' }, status: 422 },
 		{ name: 'watch preflight', method: 'OPTIONS', path: `${lp}/events`, status: 204 },
+		{ name: 'watch owner token in url', method: 'GET', path: `${lp}/events?token=${live.write_token}`, status: 403,
+			check: (j) => expect(j.code === 'token_in_url' && j.field === 'token', 'not token_in_url') },
+		{ name: 'watch head token in url', method: 'HEAD', path: `${s}/${priv.id}/events?token=${priv.write_token}`, status: 403 },
+		{ name: 'ticket', method: 'POST', path: `${s}/${priv.id}/tickets`, headers: { Authorization: `Bearer ${priv.write_token}` }, status: 201,
+			check: (j, res) => expect(j.events === `${s}/${priv.id}/events?ticket=${j.ticket}` && j.expires_in === 60 && res.headers.get('cache-control') === 'no-store', `not a 60 s ticket: ${JSON.stringify(j)}`) },
+		{ name: 'ticket 401', method: 'POST', path: `${s}/${priv.id}/tickets`, status: 401 },
+		{ name: 'ticket 403', method: 'POST', path: `${s}/${priv.id}/tickets`, headers: owner, status: 403,
+			check: (j) => expect(j.code === 'wrong_token', 'not wrong_token') },
+		{ name: 'ticket 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/tickets`, headers: owner, status: 404 },
+		{ name: 'ticket 405', method: 'GET', path: `${s}/${priv.id}/tickets`, status: 405 },
+		{ name: 'ticket 413', method: 'POST', path: `${s}/${priv.id}/tickets`, headers: owner, raw: big, status: 413 },
+		{ name: 'ticket preflight', method: 'OPTIONS', path: `${s}/${priv.id}/tickets`, status: 204 },
 		{ name: 'revoke 403', method: 'DELETE', path: `${lp}/tokens/1`, headers: { Authorization: `Bearer ${alice.token}` }, status: 403 },
 		{ name: 'revoke 401', method: 'DELETE', path: `${lp}/tokens/1`, status: 401 },
 		{ name: 'revoke', method: 'DELETE', path: `${lp}/tokens/1`, headers: owner, status: 204 },
@@ -795,6 +838,21 @@ async function main() {
 			check: (j) => expect(j.code === 'wrong_token', 'not wrong_token') },
 	];
 	for (const c of liveCases) await run(c, srv);
+	// the ticket just minted opens the private stream
+	const t = (await run({ name: 'ticket for watch', method: 'POST', path: `${s}/${priv.id}/tickets`, headers: { Authorization: `Bearer ${priv.read_token}` }, status: 201 }, srv)).json;
+	if (t)
+		await run({ name: 'watch private ticket', method: 'GET', path: t.events, stream: 'event: state', status: 200 }, srv);
+
+	// caching: deterministic replies revalidate (fetch sends
+	// Accept-Encoding, so the tags carry the coding; a 304 repeats it)
+	for (const path of ['/openapi.yaml', '/v1/scramble?size=5&seed=3']) {
+		const first = await run({ name: `etag ${path}`, method: 'GET', path, status: 200,
+			check: (j, res) => expect(/^public, max-age=[0-9]+$/.test(res.headers.get('cache-control')) && res.headers.get('etag'), 'no public caching or no ETag') }, srv);
+		const tag = first.res?.headers.get('etag');
+		if (tag)
+			await run({ name: `304 ${path}`, method: 'GET', path, headers: { 'If-None-Match': tag }, status: 304,
+				check: (j, res) => expect(res.headers.get('etag') === tag, `304 with ETag ${res.headers.get('etag')}, sent ${tag}`) }, srv);
+	}
 
 	// optimal solves as jobs (level 0 on this server): 202 with the job,
 	// GET until done, DELETE; a random state runs far longer than this
@@ -883,7 +941,7 @@ async function main() {
 	await run({ name: 'ready off', method: 'GET', path: '/readyz', status: 200,
 		check: (j) => expect(j.solver['3x3'].tables === 'off' && j.solver['2x2'].tables === 'off', 'tables not off') }, off);
 	await run({ name: 'solve 503 off', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED2 }, status: 503,
-		check: (j) => expect(j.code === 'tables_not_ready' && j.tables === 'off', 'not tables off') }, off);
+		check: (j, res) => expect(j.code === 'tables_not_ready' && j.tables === 'off' && res.headers.get('retry-after') === null, 'not tables off, or a Retry-After for a wait that will not help') }, off);
 	await run({ name: 'scramble 503', method: 'GET', path: '/v1/scramble?size=3', status: 503 }, off);
 	await run({ name: 'solve optimal 503 off', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, method: 'optimal' }, status: 503,
 		check: (j) => expect(j.code === 'no_jobs', 'not no_jobs') }, off);

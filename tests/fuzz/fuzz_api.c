@@ -107,7 +107,7 @@ static void new_session(void)
 	struct session_create c = {.size = 3};
 	struct session_view v;
 	char tok[36];
-	int rc = sessions_create(ses, &c, &v, tok, NULL, NULL);
+	int rc = sessions_create(ses, &c, &v, tok, NULL);
 	LAW(rc == SES_OK, "cannot create the fuzzing session: %s",
 	    sessions_strerror(rc));
 	snprintf(sid, sizeof sid, "%s", v.id);
@@ -208,8 +208,7 @@ static int64_t session_state(char **facelets)
 	if (sessions_get(ses, sid, -1, &v) != SES_OK)
 		return -1;
 	int64_t version = v.version;
-	*facelets = v.facelets;
-	v.facelets = NULL;
+	*facelets = strdup(v.facelets);
 	session_view_free(&v);
 	return version;
 }

@@ -1,86 +1,20 @@
-/* evlog.c — events as records of text (see evlog.h). */
-#include "evlog.h"
+/* migrate_evlog.c — migration code: schema 4's event text read back (see
+ * migrate_evlog.h). Strict: a record has exactly one spelling, so a
+ * damaged value fails the upgrade instead of turning into wrong events. */
+#include "migrate_evlog.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define US '\x1f'
 #define RS '\x1e'
 
-static char *put_escaped(char *o, const char *s)
+void evlog_record_free(struct evlog_record *r)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '\\':
-			*o++ = '\\';
-			*o++ = '\\';
-			break;
-		case US:
-			*o++ = '\\';
-			*o++ = 'U';
-			break;
-		case RS:
-			*o++ = '\\';
-			*o++ = 'R';
-			break;
-		default:
-			*o++ = *s;
-		}
-	}
-	return o;
-}
-
-/* Decimal, by hand: the writer encodes an event per write, and sprintf
- * showed in its profile. */
-static char *put_int(char *o, int64_t v)
-{
-	char tmp[20];
-	int k = 0;
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	do {
-		tmp[k++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*o++ = '-';
-	while (k)
-		*o++ = tmp[--k];
-	return o;
-}
-
-char *evlog_encode(const struct store_event *e, size_t *len)
-{
-	const char *moves = e->moves ? e->moves : "";
-	size_t cap = 2 * (strlen(e->type) + strlen(moves) +
-			  (e->actor ? strlen(e->actor) : 0)) +
-		     4 * 21 + 8;
-	char *buf = malloc(cap), *o = buf;
-	if (!buf)
-		return NULL;
-	o = put_int(o, e->version);
-	*o++ = US;
-	o = put_escaped(o, e->type);
-	*o++ = US;
-	o = put_escaped(o, moves);
-	*o++ = US;
-	if (e->actor) {
-		*o++ = '=';
-		o = put_escaped(o, e->actor);
-	} else {
-		*o++ = '-';
-	}
-	*o++ = US;
-	o = put_int(o, e->created_at);
-	*o++ = US;
-	o = put_int(o, e->ref);
-	*o++ = US;
-	o = put_int(o, e->link);
-	*o++ = RS;
-	*o = '\0';
-	*len = (size_t)(o - buf);
-	return buf;
+	free(r->moves);
+	free(r->actor);
+	r->moves = r->actor = NULL;
 }
 
 /* The field [s, f): unescaped into a new string, or NULL if malformed or
@@ -114,7 +48,7 @@ bad:
 	return NULL;
 }
 
-/* A number as put_int writes it: an optional '-', then digits without a
+/* A number as the writer spelt it: an optional '-', then digits without a
  * leading zero (one spelling per value, so a record re-encodes to the
  * same bytes); -0 is not one. */
 static int take_int(const char *s, const char *f, int64_t *v)
@@ -137,7 +71,7 @@ static int take_int(const char *s, const char *f, int64_t *v)
 	return 0;
 }
 
-int evlog_next(const char **p, const char *end, struct store_event *out)
+int evlog_next(const char **p, const char *end, struct evlog_record *out)
 {
 	memset(out, 0, sizeof *out);
 	const char *s = *p;
@@ -186,7 +120,7 @@ int evlog_next(const char **p, const char *end, struct store_event *out)
 	return 1;
 bad:
 	free(type);
-	store_event_free(out);
+	evlog_record_free(out);
 	memset(out, 0, sizeof *out);
 	return -1;
 }

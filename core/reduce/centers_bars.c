@@ -1,0 +1,690 @@
+/* centers_bars.c — the 7×7 bars: each +-center of ring 1 paired with the
+ * two obliques beside it into a 1×3 bar while ring 2 stays solved, so that
+ * ring 1's staged search (as on a 5×5) solves the obliques too.
+ */
+#include "internal.h"
+
+/* The bars (reduce__bar_pair; before bar_center, how they work): on 7×7, each
+ * +-center of ring 1 with the two obliques beside it, paired into a
+ * 1×3 bar while ring 2 stays solved. Turns as in the oblique macros:
+ * axis | layer << 2 | qt << 5. */
+#ifndef BAR_BW
+#define BAR_BW 16
+#endif
+/* from BAR_END obliques paired on, BAR_BWE states a step */
+#ifndef BAR_BWE
+#define BAR_BWE 64
+#endif
+#ifndef BAR_END
+#define BAR_END 20
+#endif
+#ifndef BAR_LOOK
+#define BAR_LOOK 8
+#endif
+#ifndef BAR_BR
+#define BAR_BR 3
+#endif
+#define BAR_NC 150   /* the center places, as om_center numbers them */
+/* states scanned at once: at least BAR_BWE */
+#ifndef BAR_LANES
+#define BAR_LANES 64
+#endif
+#define BAR_NB 24    /* bars */
+#define BAR_DEPTH (BAR_OBL + 1)
+#define BAR_MOV 16 /* bars a macro may change */
+#ifndef BAR_MAX
+#define BAR_MAX 98304
+#endif
+#define BAR_HASH (1 << 18)
+_Static_assert(BAR_BWE <= BAR_LANES && BAR_BW <= BAR_LANES, "bar lanes");
+
+/* A macro: its turns, and the bars it changes, in order, each as the
+ * places its three stickers come from (bar b's place j gets the sticker
+ * at src[j]); ring 1's corner centers are no bar's and left out. */
+struct barent {
+	uint8_t b, src[3];
+};
+
+struct barcand {
+	uint8_t nb, len;
+	uint8_t ub; /* the most it may gain: 2 per bar it breaks up */
+	uint8_t ns;             /* bars it breaks up: e[0..ns) made of parts
+				 * of others, whose bars are brk[0..ns) */
+	uint8_t brk[BAR_MOV];
+	uint8_t mv[BAR_LEN];
+	struct barent e[BAR_MOV];
+};
+
+struct barnode {
+	uint8_t col[BAR_NC];
+	struct omtail tail; /* the turns before it, for what merges */
+	int16_t cost, paired, parent;
+	int32_t cand;
+};
+
+/* What a scan reads of macro c[i], packed (as built, no macro breaks up
+ * more than 6 bars): its bound, length, first turn, the bars it breaks
+ * up as in struct barcand. */
+#define BAR_HOTN 6
+struct barhot {
+	uint8_t ub, len, mv0, ns;
+	uint8_t src[BAR_HOTN][3];
+	uint8_t brk[BAR_HOTN];
+};
+
+/* The macros, made once (in the shared tables, or per solve). */
+struct barmacs {
+	int count;
+	struct barhot hot[BAR_MAX];
+	uint8_t perm[3][7][4][BAR_NC]; /* place t goes to perm[..][t] */
+	int8_t barof[BAR_NC];          /* the bar place t is in, or -1 */
+	uint8_t bar[BAR_NB][3];        /* oblique, +-center, oblique */
+	struct barcand c[BAR_MAX];
+};
+
+struct barlib {
+	int built;
+	const struct barmacs *B; /* own, or the shared tables' */
+	struct barmacs own;
+	int32_t slot[BAR_HASH];  /* building: the maps seen */
+	/* a step's scan, its states side by side (lanes): their stickers
+	 * and pairs per bar, and per lane the best macros so far */
+	_Alignas(64) uint8_t colT[BAR_NC][BAR_LANES];
+	_Alignas(64) uint8_t opT[BAR_NB][BAR_LANES];
+	_Alignas(64) int16_t tgw[BAR_LANES], tcw[BAR_LANES];
+	int nt[BAR_LANES];
+	int top[BAR_LANES][BAR_LOOK], tg[BAR_LANES][BAR_LOOK],
+	    tc[BAR_LANES][BAR_LOOK];
+	int nlev[BAR_DEPTH];
+	struct barnode lev[BAR_DEPTH][BAR_BWE];
+	struct barnode kids[BAR_BWE * BAR_LOOK];
+};
+
+/* On 7×7 the rings' staged search and the oblique macros left the
+ * centers far longer than a 5×5's. The bars take the centers another
+ * way, as a reduction to 5×5: ring 2 first (its staged steps alone),
+ * then each +-center of ring 1 paired with the two obliques beside it
+ * into a bar, then ring 1 (its staged steps alone). Ring 1's turns
+ * (faces, layers 1 and m-1 and the blocks of both) keep bars whole and
+ * ring 2 solved, and turn the bars as a 5×5's turns turn its +-centers,
+ * so its search solves the obliques too. While ring 2 is searched, layer
+ * 1 is free; so each ring is a 5×5's center search, outer blocks
+ * included, on 5×5's tables. Pairing minds nothing but ring 2: ring 1's
+ * corners and where the bars are are free. The macros keep ring 2 (and
+ * the middle centers) in place:
+ *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4), X a turn
+ *    of ring 1's group across it, Y an optional set-up from that group
+ *    (3 to 5 moves);
+ *  - [Y] [P Q P', F]: P and Q slices on two axes, F a face turn or a
+ *    slice of ring 1 on Q's axis, Y an optional turn of ring 1's group
+ *    first, not undone: it only moves bars (8 or 9 moves).
+ * One macro per map of the bars' places (the cheapest), made once with
+ * the stage tables. A bar moved whole takes its pairs along, so what a
+ * macro gains is what the bars it makes of parts pair less what the bars
+ * it breaks up did (as many): the macros are sorted by twice that many
+ * per move, an upper bound, and a scan stops where it cannot beat the
+ * best it holds; it reads them packed (struct barhot) and weighs each on
+ * all of a step's states at once, side by side in lanes that the
+ * compiler vectorizes (bar_scan). A macro whose first turn merges with
+ * the turns before it costs that much less. A beam as the oblique
+ * macros' (BAR_BW states a step, BAR_BWE once BAR_END obliques are
+ * paired, since the last obliques cost the most and gain the most from
+ * a wider search; each grown by its BAR_LOOK best macros by obliques
+ * paired per move, ranked by moves plus BAR_BR per oblique unpaired)
+ * runs until every oblique is paired; the shortest such state is made.
+ * Ring 2's last step picks, of its answers, the one that leaves the most
+ * obliques paired (BAR_RATE). docs/solvers.md has the measurements
+ * behind these settings and the variants tried and left out. */
+
+static int bar_center(int f, int r, int c)
+{
+	return f * 25 + (r - 1) * 5 + c - 1;
+}
+
+static int bar_inner(int t)
+{
+	int r = t % 25 / 5 + 1, c = t % 5 + 1;
+	return r >= 2 && r <= 4 && c >= 2 && c <= 4;
+}
+
+/* The map of turns mv[0..len) on the places (t goes to map[t]), after
+ * map pre (NULL: none). */
+static void bar_compose(const struct barmacs *L, uint8_t *map,
+			const uint8_t *pre, const uint8_t *mv, int len)
+{
+	for (int t = 0; t < BAR_NC; t++) {
+		int p = pre ? pre[t] : t;
+		for (int k = 0; k < len; k++)
+			p = L->perm[mv[k] & 3][mv[k] >> 2 & 7][mv[k] >> 5][p];
+		map[t] = (uint8_t)p;
+	}
+}
+
+static uint8_t bar_mv(int axis, int layer, int qt)
+{
+	return (uint8_t)(axis | layer << 2 | qt << 5);
+}
+
+/* Keep macro mv[0..len) of map (t goes to map[t]) if it keeps ring 2
+ * and no macro of its map is as short. */
+static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map,
+		    const uint8_t *mv, int len)
+{
+	uint8_t inv[BAR_NC];
+	for (int t = 0; t < BAR_NC; t++) {
+		if (map[t] != t && bar_inner(t))
+			return;
+		inv[map[t]] = (uint8_t)t;
+	}
+	struct barcand a;
+	a.nb = 0;
+	a.len = (uint8_t)len;
+	for (int b = 0; b < BAR_NB; b++) {
+		const uint8_t *p = L->bar[b];
+		if (inv[p[0]] == p[0] && inv[p[1]] == p[1] && inv[p[2]] == p[2])
+			continue;
+		if (a.nb == BAR_MOV)
+			return;
+		struct barent *e = &a.e[a.nb++];
+		e->b = (uint8_t)b;
+		for (int j = 0; j < 3; j++)
+			e->src[j] = inv[p[j]];
+	}
+	if (a.nb == 0)
+		return;
+	memcpy(a.mv, mv, (size_t)len);
+	size_t sz = a.nb * sizeof *a.e;
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *k = (const unsigned char *)a.e;
+	for (size_t j = 0; j < sz; j++)
+		h = (h ^ k[j]) * 1099511628211ull;
+	uint32_t i = (uint32_t)(h >> 20) & (BAR_HASH - 1);
+	for (; slot[i] >= 0; i = (i + 1) & (BAR_HASH - 1)) {
+		struct barcand *o = &L->c[slot[i]];
+		if (o->nb == a.nb && memcmp(o->e, a.e, sz) == 0) {
+			if (o->len > a.len)
+				*o = a;
+			return;
+		}
+	}
+	if (L->count >= BAR_MAX)
+		return;
+	slot[i] = L->count;
+	L->c[L->count++] = a;
+}
+
+/* The macros [Y] S X S' [Y'] (bar_build), Y and X of ring 1's group
+ * (its turns ys[0..ny)). */
+static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
+		     int ny)
+{
+	uint8_t map[BAR_NC], pre[BAR_NC], mv[BAR_LEN];
+	for (int y = 0; y <= ny; y++) {
+		int k0 = y < ny;
+		if (k0) {
+			mv[0] = ys[y];
+			bar_compose(L, pre, NULL, mv, 1);
+		}
+		for (int sa = 0; sa < 3; sa++)
+		for (int sl = 2; sl <= 4; sl++)
+		for (int sq = 1; sq <= 3; sq++)
+		for (int x1 = 0; x1 < ny; x1++) {
+			if ((ys[x1] & 3) == sa)
+				continue;
+			int k = k0;
+			mv[k++] = bar_mv(sa, sl, sq);
+			mv[k++] = ys[x1];
+			mv[k++] = bar_mv(sa, sl, 4 - sq);
+			bar_compose(L, map, k0 ? pre : NULL, mv + k0, k - k0);
+			bar_add(L, slot, map, mv, k);
+			if (!k0)
+				continue;
+			mv[k++] = bar_mv(ys[y] & 3, ys[y] >> 2 & 7,
+					 4 - (ys[y] >> 5));
+			bar_compose(L, map, NULL, mv, k);
+			bar_add(L, slot, map, mv, k);
+		}
+	}
+}
+
+/* Macro a's order: by ub per move, most first (2520 = lcm(1..10)). */
+static int bar_key(const struct barcand *a)
+{
+	return a->ub * 2520 / a->len;
+}
+
+static void bar_sift(struct barcand *c, int i, int n)
+{
+	for (;;) {
+		int k = 2 * i + 1;
+		if (k >= n)
+			return;
+		if (k + 1 < n && bar_key(&c[k + 1]) < bar_key(&c[k]))
+			k++;
+		if (bar_key(&c[i]) <= bar_key(&c[k]))
+			return;
+		struct barcand t = c[i];
+		c[i] = c[k];
+		c[k] = t;
+		i = k;
+	}
+}
+
+/* Each macro's ub, and the macros sorted by ub per move, most first
+ * (a heap sort: no allocation), so that a scan may stop where no macro
+ * left can make its best. */
+static void bar_order(struct barmacs *L)
+{
+	for (int i = 0; i < L->count; i++) {
+		struct barcand *a = &L->c[i];
+		/* a bar moved whole takes its pairs along; the pairs a macro
+		 * gains are those of the bars it makes of parts, less those
+		 * of the bars it breaks up: as many, the rest being moved
+		 * whole or left */
+		uint32_t kept = (1u << BAR_NB) - 1;
+		for (int j = 0; j < a->nb; j++)
+			kept &= ~(1u << a->e[j].b);
+		a->ns = 0;
+		for (int j = 0; j < a->nb; j++) {
+			const uint8_t *src = a->e[j].src;
+			int wb = L->barof[src[1]];
+			const uint8_t *w = L->bar[wb];
+			if ((src[0] == w[0] && src[2] == w[2]) ||
+			    (src[0] == w[2] && src[2] == w[0])) {
+				kept |= 1u << wb;
+				continue;
+			}
+			struct barent t = a->e[a->ns];
+			a->e[a->ns++] = a->e[j];
+			a->e[j] = t;
+		}
+		int nbrk = 0;
+		for (int b = 0; b < BAR_NB; b++)
+			if (!(kept >> b & 1))
+				a->brk[nbrk++] = (uint8_t)b;
+		a->ub = (uint8_t)(2 * a->ns);
+		if (nbrk != a->ns) {
+			/* cannot be (a permutation of the places); if it were,
+			 * weigh every bar it changes */
+			a->ns = a->nb;
+			for (int j = 0; j < a->nb; j++)
+				a->brk[j] = a->e[j].b;
+			a->ub = (uint8_t)(2 * a->nb);
+		}
+	}
+	int n = L->count;
+	for (int i = n / 2 - 1; i >= 0; i--)
+		bar_sift(L->c, i, n);
+	for (int k = n - 1; k > 0; k--) {
+		struct barcand t = L->c[0];
+		L->c[0] = L->c[k];
+		L->c[k] = t;
+		bar_sift(L->c, 0, k);
+	}
+	for (int i = 0; i < n; i++) {
+		const struct barcand *a = &L->c[i];
+		struct barhot *h = &L->hot[i];
+		memset(h, 0, sizeof *h);
+		h->len = a->len;
+		h->mv0 = a->mv[0];
+		if (a->ns > BAR_HOTN)
+			continue; /* none as built; never chosen if one were */
+		h->ub = a->ub;
+		h->ns = a->ns;
+		for (int j = 0; j < a->ns; j++) {
+			memcpy(h->src[j], a->e[j].src, 3);
+			h->brk[j] = a->brk[j];
+		}
+	}
+}
+
+static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
+{
+	if (cube_sizeof(7) > 1024)
+		return SOLVE_ESTAGE;
+	for (int a = 0; a < 3; a++)
+		for (int l = 0; l < 7; l++)
+			for (int qt = 1; qt <= 3; qt++) {
+				cube_init(sim, 7);
+				for (int t = 0; t < BAR_NC; t++)
+					cube__set(sim, t / 25, t % 25 / 5 + 1,
+						  t % 5 + 1, LABEL0 + t);
+				cube_turn(sim, a, l, l, qt);
+				for (int t = 0; t < BAR_NC; t++) {
+					int v = cube_get(sim, t / 25,
+							 t % 25 / 5 + 1,
+							 t % 5 + 1) - LABEL0;
+					if (v < 0 || v >= BAR_NC)
+						return SOLVE_ESTAGE;
+					L->perm[a][l][qt][v] = (uint8_t)t;
+				}
+			}
+	/* the bars: top, bottom, left, right of each face */
+	static const uint8_t shape[4][3][2] = {
+		{{1, 2}, {1, 3}, {1, 4}}, {{5, 2}, {5, 3}, {5, 4}},
+		{{2, 1}, {3, 1}, {4, 1}}, {{2, 5}, {3, 5}, {4, 5}}};
+	memset(L->barof, -1, sizeof L->barof);
+	for (int f = 0, b = 0; f < 6; f++)
+		for (int k = 0; k < 4; k++, b++)
+			for (int j = 0; j < 3; j++) {
+				int t = bar_center(f, shape[k][j][0],
+						   shape[k][j][1]);
+				L->bar[b][j] = (uint8_t)t;
+				L->barof[t] = (int8_t)b;
+			}
+	memset(slot, -1, BAR_HASH * sizeof *slot);
+	L->count = 0;
+	/* ring 1's group: its turns, and "no set-up" last */
+	static const uint8_t ring1[4] = {0, 1, 5, 6};
+	uint8_t ys[37];
+	int ny = 0;
+	for (int a = 0; a < 3; a++)
+		for (int i = 0; i < 4; i++)
+			for (int qt = 1; qt <= 3; qt++)
+				ys[ny++] = bar_mv(a, ring1[i], qt);
+	bar_conj(L, slot, ys, ny);
+	uint8_t map[BAR_NC], mv[BAR_LEN];
+	/* the commutators, each made once and then after each set-up */
+	uint8_t base[BAR_NC];
+	for (int A = 0; A < 3; A++)
+	for (int B = 0; B < 3; B++) {
+		if (A == B)
+			continue;
+		for (int pl = 1; pl <= 5; pl++)
+		for (int pq = 1; pq <= 3; pq++)
+		for (int ql = 1; ql <= 5; ql++)
+		for (int qq = 1; qq <= 3; qq++)
+		for (int fi = 0; fi < 4; fi++)
+		for (int fq = 1; fq <= 3; fq++) {
+			/* F: a face, or a slice of ring 1 (it moves bars whole) */
+			static const uint8_t fl[4] = {0, 6, 1, 5};
+			const uint8_t c8[8] = {
+				bar_mv(A, pl, pq), bar_mv(B, ql, qq),
+				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], fq),
+				bar_mv(A, pl, pq), bar_mv(B, ql, 4 - qq),
+				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], 4 - fq)};
+			bar_compose(L, base, NULL, c8, 8);
+			int keeps = 1;
+			for (int t = 0; t < BAR_NC && keeps; t++)
+				keeps = base[t] == t || !bar_inner(t);
+			if (!keeps)
+				continue;
+			memcpy(mv + 1, c8, 8);
+			bar_add(L, slot, base, mv + 1, 8);
+			for (int y = 0; y < ny; y++) {
+				mv[0] = ys[y];
+				const uint8_t *py = L->perm[ys[y] & 3]
+							   [ys[y] >> 2 & 7]
+							   [ys[y] >> 5];
+				for (int t = 0; t < BAR_NC; t++)
+					map[t] = base[py[t]];
+				bar_add(L, slot, map, mv, 9);
+			}
+		}
+	}
+	if (L->count == 0)
+		return SOLVE_ESTAGE;
+	bar_order(L);
+	return 0;
+}
+
+static struct barlib *barlib_of(struct ctx *x)
+{
+	return (struct barlib *)x->region[REDUCE_R_BARS];
+}
+
+size_t reduce__bars_size(int n)
+{
+	return BAR_ON(n) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
+}
+
+void reduce__bars_reset(struct ctx *x)
+{
+	barlib_of(x)->built = 0;
+}
+
+size_t reduce__bar_macs_size(void)
+{
+	return sizeof(struct barmacs);
+}
+
+/* The macros made into macs (reduce__bar_macs_size() bytes), for the
+ * tables a caller shares; x's work buffer (size 7) lends the scratch. */
+int reduce__bar_build(void *macs, struct ctx *x)
+{
+	return bar_build((struct barmacs *)macs, barlib_of(x)->slot,
+			 (cube_t *)(void *)x->w->sim);
+}
+
+static int bar_pairs(const struct barmacs *L, const uint8_t *col, int b)
+{
+	int t = col[L->bar[b][1]];
+	return (col[L->bar[b][0]] == t) + (col[L->bar[b][2]] == t);
+}
+
+static int bar_count(const struct barmacs *L, const uint8_t *col)
+{
+	int k = 0;
+	for (int b = 0; b < BAR_NB; b++)
+		k += bar_pairs(L, col, b);
+	return k;
+}
+
+static void bar_apply(const struct barmacs *L, const struct barcand *a,
+		      const uint8_t *col, uint8_t *out)
+{
+	memcpy(out, col, BAR_NC);
+	for (int j = 0; j < a->nb; j++)
+		for (int i = 0; i < 3; i++)
+			out[L->bar[a->e[j].b][i]] = col[a->e[j].src[i]];
+}
+
+static void bar_read(const cube_t *c, uint8_t *col)
+{
+	for (int t = 0; t < BAR_NC; t++)
+		col[t] = (uint8_t)cube_get(c, t / 25, t % 25 / 5 + 1, t % 5 + 1);
+}
+
+static int bar_score(const struct barnode *s)
+{
+	return s->cost + BAR_BR * (BAR_OBL - s->paired);
+}
+
+/* For each state lane[0..nl) of step d, its BAR_LOOK best macros by
+ * obliques paired per move, best first (W->top, tg, tc; W->nt of
+ * them). The states are scanned side by side, each macro weighed on all
+ * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
+ * the lanes past nl never gain). */
+static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
+		     const int *lane, int nl)
+{
+	for (int l = 0; l < BAR_LANES; l++) {
+		const uint8_t *col = W->lev[d][lane[l < nl ? l : 0]].col;
+		for (int t = 0; t < BAR_NC; t++)
+			W->colT[t][l] = l < nl ? col[t] : 0;
+		for (int b = 0; b < BAR_NB; b++)
+			W->opT[b][l] = (uint8_t)(l < nl ? bar_pairs(L, col, b)
+							: 2);
+		W->tgw[l] = 0, W->tcw[l] = 1, W->nt[l] = 0;
+	}
+	/* once every lane holds BAR_LOOK, the worst of their worsts */
+	int full = 0, mg = 0, mc = 1, i = 0;
+	for (; i < L->count; i++) {
+		const struct barhot *a = &L->hot[i];
+		/* (its first turn may merge: 2 moves less at most) */
+		int least = a->len > 3 ? a->len - 2 : 1;
+		if (full == nl && a->ub * mc <= mg * least)
+			break; /* nor any after it, in any lane */
+		int8_t g[BAR_LANES];
+		memset(g, 0, sizeof g);
+		for (int j = 0; j < a->ns; j++) {
+			const uint8_t *c0 = W->colT[a->src[j][0]],
+				      *c1 = W->colT[a->src[j][1]],
+				      *c2 = W->colT[a->src[j][2]],
+				      *o = W->opT[a->brk[j]];
+			for (int l = 0; l < BAR_LANES; l++)
+				g[l] = (int8_t)(g[l] + (c0[l] == c1[l]) +
+						(c2[l] == c1[l]) - o[l]);
+		}
+		int any = 0;
+		for (int l = 0; l < BAR_LANES; l++)
+			any |= g[l] * W->tcw[l] > W->tgw[l] * least;
+		if (!any)
+			continue;
+		for (int l = 0; l < nl; l++) {
+			if (g[l] <= 0 || g[l] * W->tcw[l] <= W->tgw[l] * least)
+				continue;
+			const struct barnode *s = &W->lev[d][lane[l]];
+			int cost = a->len - om_tail_saves(&s->tail, a->mv0);
+			top_put(W->top[l], W->tg[l], W->tc[l], &W->nt[l],
+				BAR_LOOK, i, g[l], cost < 1 ? 1 : cost);
+			if (W->nt[l] < BAR_LOOK)
+				continue;
+			/* full: its worst is what a macro must beat */
+			if (W->tcw[l] == 1 && W->tgw[l] == 0)
+				full++;
+			W->tgw[l] = (int16_t)W->tg[l][BAR_LOOK - 1];
+			W->tcw[l] = (int16_t)W->tc[l][BAR_LOOK - 1];
+			if (full == nl) {
+				mg = W->tgw[0], mc = W->tcw[0];
+				for (int k = 1; k < nl; k++)
+					if (W->tgw[k] * mc < mg * W->tcw[k])
+						mg = W->tgw[k], mc = W->tcw[k];
+			}
+		}
+	}
+}
+
+/* The macros: the shared tables', or made now; NULL on error (rc). */
+static const struct barmacs *bar_macs(struct ctx *x, int *rc)
+{
+	struct barlib *W = barlib_of(x);
+	if (!W->built) {
+		const void *sh = x->shared_bars;
+		W->B = sh ? (const struct barmacs *)sh : &W->own;
+		if (!sh && (*rc = bar_build(&W->own, W->slot,
+					    (cube_t *)(void *)x->w->sim)) < 0)
+			return NULL;
+		W->built = 1;
+	}
+	return W->B;
+}
+
+/* The obliques c leaves unpaired (c: the cube as a staged search's
+ * answer would leave it). */
+int reduce__bar_rate(struct ctx *x, const cube_t *c)
+{
+	int rc;
+	const struct barmacs *L = bar_macs(x, &rc);
+	if (!L)
+		return 0;
+	uint8_t col[BAR_NC];
+	bar_read(c, col);
+	return BAR_OBL - bar_count(L, col);
+}
+
+/* Ring 2 solved, pair every oblique with its bar's +-center (*par: the
+ * wing parities, kept up). Returns 1 when all are paired, 0 when the
+ * beam could not (the oblique macros then finish), or an error. */
+int reduce__bar_pair(struct ctx *x, unsigned *par)
+{
+	struct barlib *W = barlib_of(x);
+	int rc = 0;
+	const struct barmacs *L = bar_macs(x, &rc);
+	if (!L)
+		return rc;
+	struct barnode *root = &W->lev[0][0];
+	bar_read(x->c, root->col);
+	memset(&root->tail, 0, sizeof root->tail);
+	root->tail.axis = -1;
+	root->cost = 0;
+	root->paired = (int16_t)bar_count(L, root->col);
+	root->parent = -1;
+	root->cand = -1;
+	W->nlev[0] = 1;
+	int bd = root->paired == BAR_OBL ? 0 : -1, bi = 0, d = 0;
+	for (; d + 1 < BAR_DEPTH && W->nlev[d] > 0; d++) {
+		if (poll_now(x))
+			return SOLVE_ENOTFOUND;
+		int nk = 0, lane[BAR_LANES], nl = 0;
+		for (int i = 0; i < W->nlev[d]; i++) {
+			const struct barnode *s = &W->lev[d][i];
+			if (s->paired < BAR_OBL)
+				lane[nl++] = i;
+			else if (bd < 0 || s->cost < W->lev[bd][bi].cost)
+				bd = d, bi = i;
+		}
+		if (nl > 0)
+			bar_scan(L, W, d, lane, nl);
+		for (int l = 0; l < nl; l++) {
+			const struct barnode *s = &W->lev[d][lane[l]];
+			for (int t = 0; t < W->nt[l]; t++) {
+				struct barnode *k = &W->kids[nk++];
+				k->cost = (int16_t)(s->cost + W->tc[l][t]);
+				k->paired = (int16_t)(s->paired + W->tg[l][t]);
+				k->parent = (int16_t)lane[l];
+				k->cand = W->top[l][t];
+			}
+		}
+		/* the BAR_BW best children, each state once, none past a
+		 * finished one */
+		int nn = 0;
+		int most = 0;
+		for (int t = 0; t < nk; t++)
+			if (W->kids[t].paired > most)
+				most = W->kids[t].paired;
+		int bw = most >= BAR_END ? BAR_BWE : BAR_BW;
+		for (int t = 0; t < nk && nn < bw; t++) {
+			int b = t;
+			for (int u = t + 1; u < nk; u++)
+				if (bar_score(&W->kids[u]) <
+				    bar_score(&W->kids[b]))
+					b = u;
+			struct barnode k = W->kids[b];
+			W->kids[b] = W->kids[t];
+			if (bd >= 0 && k.cost >= W->lev[bd][bi].cost)
+				continue;
+			const struct barnode *pa = &W->lev[d][k.parent];
+			const struct barcand *a = &L->c[k.cand];
+			bar_apply(L, a, pa->col, k.col);
+			int dup = 0;
+			for (int u = 0; u < nn && !dup; u++)
+				dup = memcmp(W->lev[d + 1][u].col, k.col,
+					     BAR_NC) == 0;
+			if (dup)
+				continue;
+			k.tail = pa->tail;
+			for (int j = 0; j < a->len; j++)
+				om_tail_add(&k.tail, a->mv[j]);
+			W->lev[d + 1][nn++] = k;
+		}
+		W->nlev[d + 1] = nn;
+	}
+	for (int i = 0; i < W->nlev[d]; i++)
+		if (W->lev[d][i].paired == BAR_OBL &&
+		    (bd < 0 || W->lev[d][i].cost < W->lev[bd][bi].cost))
+			bd = d, bi = i;
+	if (bd <= 0)
+		return bd == 0;
+	int path[BAR_DEPTH];
+	for (int e = bd, i = bi; e > 0; e--) {
+		path[e] = W->lev[e][i].cand;
+		i = W->lev[e][i].parent;
+	}
+	size_t start = x->count;
+	for (int e = 1; e <= bd; e++) {
+		const struct barcand *a = &L->c[path[e]];
+		for (int k = 0; k < a->len; k++) {
+			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
+			    qt = a->mv[k] >> 5;
+			if ((rc = emit(x, axis, l, qt)) < 0)
+				return rc;
+			*par ^= turn_par(x->m, l, l, qt);
+		}
+	}
+	size_t nk = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
+	uint8_t now[BAR_NC];
+	bar_read(x->c, now);
+	return bar_count(L, now) == BAR_OBL ? 1 : SOLVE_ESTAGE;
+}

@@ -1,0 +1,376 @@
+/* internal.h — what the files of the reduction solver share (the
+ * public surface is core/reduce.h): which sizes run which stage, the
+ * orbit models, the layer-turn maps, the solve's context and work
+ * buffer, small helpers every stage uses, and each file's entry points
+ * (reduce__ names). Not part of the API. */
+#ifndef CUBED_REDUCE_INTERNAL_H
+#define CUBED_REDUCE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "alg.h"
+#include "cube_internal.h"
+#include "cubie_internal.h"
+#include "reduce.h"
+
+#define NPOS 24
+#define NTRI (NPOS * NPOS * NPOS)
+#define MAX_GEN 54
+#define MAX_BASE 1536
+#define BASE_LEN 8
+/* Longest set-up the search keeps; deeper triples would be left unused
+ * (the greedy step always has a shallow choice). As built, every ordered
+ * triple of an orbit is reached within 3 set-up moves (X-centers and
+ * wings) or 2 (+-centers and obliques), so the cap never bites. */
+#define MAX_SETUP 4
+#define STEP_MOVES (BASE_LEN + 2 * MAX_SETUP)
+#define UNSEEN 255
+
+/* Symbolic layers and coordinates of a model. */
+enum { K_0, K_P, K_Q, K_MQ, K_MP, K_M, K_NONE = 255 };
+
+struct smove {
+	uint8_t axis, kind, qt;
+};
+
+enum { M_X, M_PLUS, M_OBL, M_WING, M_COUNT };
+
+struct model {
+	int nm;             /* model size */
+	int wing;           /* positions are wings (two stickers) */
+	uint8_t kind_of[8]; /* model layer / coordinate → kind */
+	uint8_t st[NPOS][2][3]; /* each place's (face, row, col); for wings
+				 * [0] is its first sticker: every move
+				 * carries first stickers to first stickers */
+	int ngen;
+	struct smove gen[MAX_GEN];
+	uint8_t perm[MAX_GEN][NPOS]; /* place p goes to perm[g][p] */
+	uint8_t inv[MAX_GEN];
+	int nbase;
+	struct smove base[MAX_BASE][BASE_LEN];
+	uint8_t dist[NTRI];     /* set-up length, UNSEEN */
+	uint8_t how[NTRI];      /* dist > 0: the set-up's first generator */
+	uint16_t base_of[NTRI]; /* dist == 0: the base */
+	int max_dist;
+};
+
+/* Which sizes run which stage (the files that own them say why):
+ *   STAGED(n)      the staged center search (centers_staged.c);
+ *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path;
+ *   OM_ON(n)       the oblique macros (centers_obliques.c);
+ *   BAR_ON(n)      the 7×7 bars (centers_bars.c);
+ *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
+ *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
+#define STAGED_MAX_N 33
+#define STAGED(n) ((n) >= 4 && (n) <= STAGED_MAX_N)
+#define EB_MAX_N 8
+#define EB_BEAM(n) ((n) <= EB_MAX_N)
+#define EB_LEVELS 128 /* the most moves a path may take */
+#ifndef OM_MIN_N
+#define OM_MIN_N 6
+#endif
+#ifndef OM_MAX_N
+#define OM_MAX_N 33
+#endif
+#define OM_ON(n) ((n) >= OM_MIN_N && (n) <= OM_MAX_N)
+#ifndef BAR_ON
+#define BAR_ON(n) ((n) == 7)
+#endif
+#ifndef EDGE_RATE
+#define EDGE_RATE 1
+#endif
+#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || BAR_ON(n)))
+/* 7×7: ring 2's last step picks the answer that leaves the most obliques
+ * paired into bars */
+#ifndef BAR_RATE
+#define BAR_RATE 1
+#endif
+
+/* Labels of tracked stickers start here (untracked ones show 0..5): the
+ * models and macro libraries find a turn's map by turning a cube whose
+ * stickers carry labels. */
+#define LABEL0 16
+
+/* The two-phase search keeps shortening its answer until it reaches the
+ * target or a budget of polls (one per 4096 nodes) runs out: counted in
+ * nodes, not time, so the answer is the same from run to run; the
+ * caller's poll can still stop it. A short budget takes most of what a
+ * long one would (docs/solvers.md). */
+#define TWOPHASE_POLLS 25
+#define TWOPHASE_TARGET 18
+
+/* Bounds reduce_max_moves needs: the longest oblique macro (with its
+ * set-up: OM_LEN + 2), the bars' obliques and their longest macro. */
+#define OM_LEN 12
+#define BAR_OBL 48 /* obliques, two to a bar */
+#define BAR_LEN 10
+
+/* The free-move center phase (n <= FREE_MAX_N): the center places of
+ * the cube as one array, every layer turn as its list of (to, from)
+ * pairs of center places. */
+#define FREE_MAX_N 12
+#define FREE_S (FREE_MAX_N - 2)
+#define FREE_NC (6 * FREE_S * FREE_S)
+/* Turns: single layers and blocks up to FREE_MAX_W layers wide; blocks
+ * and commutators [A, B] searched up to FREE_COMM_MAX_N (past it they
+ * cost more time than they save moves). */
+#define FREE_MAX_W 3
+#define FREE_COMM_MAX_N 9
+#define FREE_GEN (9 * FREE_MAX_W * FREE_MAX_N)
+#define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
+/* Labels for center places when finding the pairs: 6 .. 255. */
+#define FREE_BATCH 250
+
+#define FREE_NE (24 * FREE_S)
+#define FREE_EPAIRS (FREE_GEN * (8 * FREE_S + 8 * FREE_MAX_W))
+
+struct fgen {
+	uint8_t axis, qt, inv_off;
+	uint16_t lo, hi; /* its layers */
+	uint32_t wing;   /* the wing orbits whose parity it flips (bits) */
+	uint32_t first, count;   /* its pairs of center places */
+	uint32_t efirst, ecount; /* its pairs of edge places */
+};
+
+struct freec {
+	int nc, ne, ngen, nall; /* turns: ngen, then the edge beam's */
+	struct fgen gen[FREE_GEN];
+	uint16_t pr[FREE_PAIRS][2];
+	uint16_t epr[FREE_EPAIRS][2];
+	uint16_t epos[FREE_NE][3]; /* edge place → (face, row, col) */
+	/* the edge places along each of the 12 edges, index 1..n-2 along
+	 * it: [0] on the edge's first face, [1] on its second */
+	uint16_t slot[12][FREE_MAX_N][2];
+	/* each turn as a map on the edge places: the sticker that lands on
+	 * p comes from esrc[g][p]; and the edges (bits) it touches */
+	uint16_t esrc[FREE_GEN][FREE_NE];
+	uint16_t eslots[FREE_GEN];
+	uint8_t cur[FREE_NC], tgt[FREE_NC], ecur[FREE_NE];
+	uint8_t tmp[FREE_NC];
+};
+
+struct rwork {
+	struct model model[M_COUNT];
+	uint16_t queue[NTRI];
+	struct freec fc;
+	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7), or
+					       * the cube for the free
+					       * phase (n <= FREE_MAX_N) */
+};
+
+struct orbit {
+	const struct model *M;
+	int p, q;
+	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
+};
+
+/* ------------------------------------------------ the work buffer's parts */
+
+/* The parts of the work buffer a stage owns, each only for the sizes
+ * that run it (their size 0 otherwise), in this order after the cube
+ * and the other variants' moves: reduce.c lays them out and puts where
+ * each starts in the context (ctx.region), so a stage never asks. */
+enum reduce_region {
+	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
+	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam */
+	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
+	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
+	REDUCE_REGIONS
+};
+
+/* Each region's bytes for size n (0 if the size does not run it). */
+size_t reduce__staged_size(int n);
+size_t reduce__edge_beam_size(int n);
+size_t reduce__obliques_size(int n);
+size_t reduce__bars_size(int n);
+
+struct ctx {
+	struct rwork *w;
+	void *region[REDUCE_REGIONS]; /* each at a 64-byte boundary */
+	const void *shared_bars; /* the bars' macros in the caller's shared
+				  * tables (reduce_stage_tables_build), or
+				  * NULL */
+	cube_t *c;
+	int n, m;
+	cube_move *out;
+	size_t cap, count;
+	const reduce_limits *lim;
+	int tcol[6];   /* colour each face ends with */
+	int face_of[6]; /* inverse: colour → face */
+	uint64_t ticks;
+	/* the variant: free phases' thresholds (stickers per move), and
+	 * on even n which frame (0 the best) */
+	int c_num, c_den, frame;
+	long polls; /* the 3×3 search's budget */
+	int rot;    /* the cube is solved turned by whole-cube rotation rot
+		     * (0 none), the moves turned back */
+	int staged;   /* the staged center search runs (STAGED(n)) */
+	int split[4]; /* its steps' moves, all 0 unless all four ran */
+	unsigned cpar; /* wing parities the center stage made so far */
+	long st_nodes; /* nodes the staged searches visited */
+	long om_evals; /* macros the oblique greedy weighed */
+	int erate;     /* the free phase's places are built: the centers'
+			* last step may rate its answers by the edges */
+};
+
+static inline int poll_now(struct ctx *x)
+{
+	return x->lim && x->lim->poll && x->lim->poll(x->lim->ctx, 0, 0);
+}
+
+static inline int emit_block(struct ctx *x, int axis, int lo, int hi, int qt)
+{
+	if (x->count >= x->cap)
+		return CUBE_ESPACE;
+	cube_move mv = {(uint8_t)axis, (uint8_t)(qt & 3), (uint16_t)lo,
+			(uint16_t)hi};
+	x->out[x->count++] = mv;
+	cube__turn_generic(x->c, axis, lo, hi, qt & 3);
+	return 0;
+}
+
+static inline int emit(struct ctx *x, int axis, int layer, int qt)
+{
+	return emit_block(x, axis, layer, layer, qt);
+}
+
+/* Orbits of each kind: wing orbits 1 .. wing_orbits(n), one per pair of
+ * inner layers k and m-k. */
+static inline int wing_orbits(int n)
+{
+	return (n - 2) / 2;
+}
+
+/* The wing orbits whose parity turning layers lo..hi qt quarter turns
+ * flips (bit k: orbit k): each inner layer off the middle, on odd qt. */
+static inline unsigned turn_par(int m, int lo, int hi, int qt)
+{
+	unsigned p = 0;
+	for (int l = lo; l <= hi && qt % 2; l++)
+		if (l > 0 && l < m && 2 * l != m)
+			p ^= 1u << (l < m - l ? l : m - l);
+	return p;
+}
+
+/* ------------------------------------------------- macro search helpers */
+
+/* The oblique macros and the bars write a turn in one byte: axis | model
+ * layer << 2 | quarter turns << 5. */
+
+/* The last run of turns of one axis made (model layers: net quarter
+ * turns), for what the next macro's first turn merges with. */
+struct omtail {
+	int axis;
+	uint8_t q[7];
+};
+
+/* Moves a turn mv saves when made after the run t: 2 if it cancels a
+ * turn of t, 1 if it merges into one, else 0. */
+static inline int om_tail_saves(const struct omtail *t, uint8_t mv)
+{
+	if ((mv & 3) != t->axis || !t->q[mv >> 2 & 7])
+		return 0;
+	return (t->q[mv >> 2 & 7] + (mv >> 5)) % 4 == 0 ? 2 : 1;
+}
+
+static inline void om_tail_add(struct omtail *t, uint8_t mv)
+{
+	if ((mv & 3) != t->axis) {
+		memset(t, 0, sizeof *t);
+		t->axis = mv & 3;
+	}
+	t->q[mv >> 2 & 7] = (uint8_t)((t->q[mv >> 2 & 7] + (mv >> 5)) % 4);
+}
+
+/* Candidate i (gain g, cost) into the list top, tg, tc of *nt (at most
+ * want), kept best first by gain per move, if it gets in. */
+static inline void top_put(int *top, int *tg, int *tc, int *nt, int want,
+			   int i, int g, int cost)
+{
+	if (*nt == want && g * tc[*nt - 1] <= tg[*nt - 1] * cost)
+		return;
+	int at = *nt < want ? (*nt)++ : *nt - 1;
+	for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
+		top[at] = top[at - 1], tg[at] = tg[at - 1], tc[at] = tc[at - 1];
+	top[at] = i, tg[at] = g, tc[at] = cost;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+/* orbits.c */
+void reduce__where3d(int n, int f, int r, int c, int xyz[3]);
+int reduce__build_model(struct model *M, int id, cube_t *sim,
+			uint16_t *queue);
+void reduce__orbit_init(struct orbit *o, const struct model *M, int p,
+			int q, int m);
+void reduce__read_orbit(const struct ctx *x, const struct orbit *o,
+			uint8_t *cur);
+long reduce__solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
+			 const uint8_t *tgt);
+
+/* reduced3x3.c */
+int reduce__idx3(int m, int f, int r, int c);
+int reduce__big_of3(int n, int v);
+void reduce__reduced3(const struct ctx *x, uint8_t ecol[12][2], char s[54]);
+int reduce__perm_parity(const int *p, int k);
+int reduce__parities3(const char s[54], int *cpar, int *epar, int *flip);
+int reduce__stage_3x3(struct ctx *x, const void *tables);
+
+/* parity.c */
+void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k);
+void reduce__wing_targets(const struct ctx *x, const struct orbit *o,
+			  const int8_t *e_of3, uint8_t ecol[12][2],
+			  uint8_t *tgt);
+int reduce__wings_legal(struct ctx *x);
+int reduce__stage_oll(struct ctx *x, const int8_t *e_of3,
+		      reduce_result *res);
+int reduce__stage_pll(struct ctx *x);
+
+/* turns.c */
+static inline int reduce__free_inv(const struct freec *F, int g)
+{
+	return g + F->gen[g].inv_off - 2;
+}
+int reduce__free_build(struct ctx *x);
+void reduce__free_read(struct ctx *x);
+int reduce__free_ready(struct ctx *x);
+void reduce__free_apply(struct freec *F, int g);
+int reduce__free_emit(struct ctx *x, int g, unsigned *par);
+
+/* centers.c, centers_greedy.c */
+int reduce__stage_centers(struct ctx *x);
+int reduce__free_centers(struct ctx *x);
+
+/* centers_staged.c; the tables a caller shares come in kinds of size,
+ * built one by one on the work buffer of the size each kind names
+ * (reduce__staged_kind_size: 0 past the last), behind a header that
+ * seal marks good */
+int reduce__staged_centers(struct ctx *x);
+void reduce__staged_reset(struct ctx *x);
+size_t reduce__staged_shared_size(void);
+int reduce__staged_kind_size(int k);
+int reduce__staged_build_kind(struct ctx *x, void *shared, int k);
+void reduce__staged_shared_seal(void *shared, int good);
+
+/* centers_obliques.c */
+void reduce__obliques_reset(struct ctx *x);
+int reduce__om_pair(struct ctx *x, int p, int q);
+
+/* centers_bars.c */
+void reduce__bars_reset(struct ctx *x);
+size_t reduce__bar_macs_size(void);
+int reduce__bar_build(void *macs, struct ctx *x);
+int reduce__bar_pair(struct ctx *x, unsigned *par);
+int reduce__bar_rate(struct ctx *x, const cube_t *c);
+
+/* edges.c */
+int reduce__beam_edges(struct ctx *x);
+void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
+			  uint8_t ecol[12][2]);
+int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
+		     uint8_t ecol[12][2]);
+int reduce__edge_rate(struct ctx *x, const cube_t *c);
+
+#endif

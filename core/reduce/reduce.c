@@ -1,0 +1,548 @@
+/* reduce.c — the reduction solver for n×n×n cubes, 4 <= n <= REDUCE_MAX_N
+ * (reduce.h gives the stages): the public entry points, the layout of the
+ * caller's work buffer, and the driver that runs the stages in order, in
+ * several variants for small n, keeping the shortest answer. Each stage
+ * lives in a file of its own in this folder (internal.h lists what
+ * they share).
+ *
+ * Variants. The stages make different choices for different center
+ * thresholds, frames (even n) and for the cube turned as a whole (the
+ * moves found for the turned cube are turned back: ρ m ρ⁻¹ is a turn of
+ * the same layers about another axis); the answer's length varies by 10%
+ * and more between them. Up to VARIANT_MAX_N several variants run in
+ * turn (the cube copied afresh for each, the 3×3 searched briefly) and
+ * the shortest is kept, its 3×3 then searched on: 20 variants for 4×4,
+ * 5 for 5×5, 3 for 6×6 and 7×7 (the winners spread evenly over the
+ * variants, a best of N draws, so more help where each is cheap:
+ * docs/solvers.md). The caller's poll stopping a later variant keeps the
+ * answer in hand.
+ *
+ * Pure C11, no allocation, no globals but const tables.
+ */
+#include "internal.h"
+
+static const char *const stage_names[REDUCE_STAGES] = {
+	"oll_parity", "centers", "edges", "pll_parity", "3x3",
+};
+
+const char *reduce_stage_name(int k)
+{
+	return k >= 0 && k < REDUCE_STAGES ? stage_names[k] : NULL;
+}
+
+/* Bytes from the start of the work buffer to the cube and the facelets. */
+static size_t cube_offset(void)
+{
+	return (sizeof(struct rwork) + 63) & ~(size_t)63;
+}
+
+/* Several variants of the greedy phases are run for n <= this many
+ * layers, and the shortest answer kept (variants(n) says how many). */
+#define VARIANT_MAX_N 7
+#define VARIANTS 24
+
+static int variants(int n)
+{
+	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
+}
+
+/* Bytes from the start of the work buffer to the other variants' move
+ * buffer (after the cube and the facelets). */
+static size_t alt_offset(int n)
+{
+	return cube_offset() + ((cube_sizeof(n) + 63) & ~(size_t)63) +
+	       ((6u * (size_t)n * (size_t)n + 63) & ~(size_t)63);
+}
+
+/* Bytes from the start of the work buffer to the stages' regions
+ * (internal.h), after the other variants' moves. */
+static size_t regions_offset(int n)
+{
+	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
+				     : 0;
+	return (alt_offset(n) + alt + 63) & ~(size_t)63;
+}
+
+static size_t region_size(int n, int r)
+{
+	switch (r) {
+	case REDUCE_R_STAGED: return reduce__staged_size(n);
+	case REDUCE_R_EDGE_BEAM: return reduce__edge_beam_size(n);
+	case REDUCE_R_OBLIQUES: return reduce__obliques_size(n);
+	default: return reduce__bars_size(n);
+	}
+}
+
+/* Each region starts where the ones before it end. */
+static size_t region_offset(int n, int r)
+{
+	size_t at = regions_offset(n);
+	for (int k = 0; k < r; k++)
+		at += region_size(n, k);
+	return at;
+}
+
+/* A context for size n on work buffer work (its regions laid out), the
+ * rest zero. */
+static void ctx_init(struct ctx *x, void *work, int n,
+		     const reduce_limits *lim)
+{
+	memset(x, 0, sizeof *x);
+	x->w = (struct rwork *)work;
+	x->n = n;
+	x->m = n - 1;
+	x->lim = lim;
+	for (int r = 0; r < REDUCE_REGIONS; r++)
+		x->region[r] = (unsigned char *)work + region_offset(n, r);
+}
+
+/* The shared tables (reduce_stage_tables_build): the staged search's
+ * header and kinds, then the bars' macros from here on. */
+static size_t shared_bars_at(void)
+{
+	return (reduce__staged_shared_size() + 63) & ~(size_t)63;
+}
+
+size_t reduce_work_size(int n)
+{
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return 0;
+	return region_offset(n, REDUCE_REGIONS) + 64;
+}
+
+static int center_orbits(int n)
+{
+	int m = n - 1, k = 0;
+	for (int r = 1; r < m - r; r++)
+		k += m - 2 * r;
+	return k;
+}
+
+int reduce_variants(int n)
+{
+	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0 : variants(n);
+}
+
+/* Each greedy 3-cycle step fixes at least one of 24 places; each step
+ * of the free center phase (at most four turns) puts at least one more
+ * center sticker right; the edge beam's path is shorter than its
+ * levels; then one slice per wing orbit for its parity, six turns for
+ * PLL parity, and the 3×3. */
+size_t reduce_max_moves(int n)
+{
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return 0;
+	size_t per_orbit = (size_t)NPOS * STEP_MOVES;
+	size_t s = (size_t)n - 2, free = 0;
+	if (n <= FREE_MAX_N)
+		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
+	if (EB_BEAM(n))
+		free += EB_LEVELS + 1;
+	/* each step of the oblique macros puts one more of a pair of
+	 * orbits' 48 stickers right, with at most a macro and a set-up */
+	size_t om = OM_ON(n) ? (size_t)NPOS * (OM_LEN + 2) : 0;
+	/* each step of the bars pairs one more oblique, with one macro */
+	size_t bar = BAR_ON(n) ? (size_t)BAR_OBL * BAR_LEN : 0;
+	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
+	       (size_t)center_orbits(n) * (per_orbit + om) + free + bar + 64;
+}
+
+static void stage_begin(struct ctx *x, reduce_result *res, int k)
+{
+	res->stage[k].name = stage_names[k];
+	res->stage[k].start = (int)x->count;
+	res->stage[k].count = 0;
+}
+
+static void stage_end(struct ctx *x, reduce_result *res, int k)
+{
+	size_t start = (size_t)res->stage[k].start;
+	size_t len = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, len, x->n);
+	res->stage[k].count = (int)(x->count - start);
+}
+
+/* The frame on even n: of the 24 orientations, the one with most center
+ * stickers already on their face (x->frame > 0: the one that many places
+ * down that order, ties in a fixed order). */
+static void choose_frame(struct ctx *x)
+{
+	int n = x->n, m = x->m;
+	if (n % 2) {
+		for (int f = 0; f < 6; f++)
+			x->tcol[f] = cube_get(x->c, f, n / 2, n / 2);
+	} else {
+		long count[6][6] = {{0}};
+		for (int f = 0; f < 6; f++)
+			for (int r = 1; r < m; r++)
+				for (int c = 1; c < m; c++)
+					count[f][cube_get(x->c, f, r, c)]++;
+		/* the 24 colour maps: the centers of a 3×3 with each face
+		 * brought up (x, x2, x', z, z'), then turned by y */
+		static const int pre[6][2] = {{0, 0}, {0, 1}, {0, 2},
+					      {0, 3}, {2, 1}, {2, 3}};
+		_Alignas(64) unsigned char buf[512];
+		cube_t *t = (cube_t *)(void *)buf;
+		long score[24];
+		int col[24][6];
+		for (int a = 0; a < 6; a++) {
+			cube_init(t, 3);
+			cube_turn(t, pre[a][0], 0, 2, pre[a][1]);
+			for (int b = 0; b < 4; b++) {
+				long sc = 0;
+				for (int f = 0; f < 6; f++) {
+					col[4 * a + b][f] = cube_get(t, f, 1, 1);
+					sc += count[f][col[4 * a + b][f]];
+				}
+				score[4 * a + b] = sc;
+				cube_turn(t, 1, 0, 2, 1);
+			}
+		}
+		/* the frame-th best: pick the best, strike it, again */
+		int pick = 0;
+		for (int k = 0; k <= x->frame && k < 24; k++) {
+			pick = 0;
+			for (int i = 1; i < 24; i++)
+				if (score[i] > score[pick])
+					pick = i;
+			if (k < x->frame)
+				score[pick] = -1;
+		}
+		for (int f = 0; f < 6; f++)
+			x->tcol[f] = col[pick][f];
+	}
+	for (int f = 0; f < 6; f++)
+		x->face_of[x->tcol[f]] = f;
+}
+
+static int all_solved(const struct ctx *x)
+{
+	for (int f = 0; f < 6; f++)
+		for (int r = 0; r < x->n; r++)
+			for (int c = 0; c < x->n; c++)
+				if (cube_get(x->c, f, r, c) != x->tcol[f])
+					return 0;
+	return 1;
+}
+
+/* Whole-cube rotation k of 24 (0 none): a face brought up by x, x2, x',
+ * z or z', then y^(k%4); inverse != 0 undoes it. */
+static void rotate(cube_t *c, int k, int inverse)
+{
+	static const int pre[6][2] = {{0, 0}, {0, 1}, {0, 2},
+				      {0, 3}, {2, 1}, {2, 3}};
+	int m = c->n - 1, a = k / 4, b = k % 4;
+	if (!inverse) {
+		cube_turn(c, pre[a][0], 0, m, pre[a][1]);
+		cube_turn(c, CUBE_Y, 0, m, b);
+	} else {
+		cube_turn(c, CUBE_Y, 0, m, (4 - b) & 3);
+		cube_turn(c, pre[a][0], 0, m, (4 - pre[a][1]) & 3);
+	}
+}
+
+/* The moves found for the rotated cube, turned into moves for c itself:
+ * with c' = c ρ solved by M', c is solved by ρ M' ρ⁻¹ = the moves ρ m' ρ⁻¹
+ * one by one, each a turn of the same layers about another axis, seen
+ * from one end or the other (found on a 3×3). The answer is checked on
+ * c, and the frame read from where it ends. */
+static int unrotate(struct ctx *x, const cube_t *c, reduce_result *r)
+{
+	_Alignas(64) unsigned char b1[512], b2[512];
+	cube_t *t = (cube_t *)(void *)b1, *u = (cube_t *)(void *)b2;
+	int to_axis[3], mirror[3], q1[3], m = x->m;
+	for (int a = 0; a < 3; a++) {
+		cube_init(t, 3);
+		rotate(t, x->rot, 0);
+		cube_turn(t, a, 0, 0, 1);
+		rotate(t, x->rot, 1);
+		to_axis[a] = -1;
+		for (int b = 0; b < 3 && to_axis[a] < 0; b++)
+			for (int l = 0; l <= 2; l += 2)
+				for (int q = 1; q <= 3; q += 2) {
+					cube_init(u, 3);
+					cube_turn(u, b, l, l, q);
+					if (cube_equal(t, u)) {
+						to_axis[a] = b;
+						mirror[a] = l == 2;
+						q1[a] = q;
+					}
+				}
+		if (to_axis[a] < 0)
+			return SOLVE_ESTAGE;
+	}
+	for (size_t i = 0; i < x->count; i++) {
+		cube_move *mv = &x->out[i];
+		int a = mv->axis, lo = mv->lo, hi = mv->hi;
+		mv->axis = (uint8_t)to_axis[a];
+		mv->qt = (uint8_t)(mv->qt * q1[a] & 3);
+		if (mirror[a]) {
+			mv->lo = (uint16_t)(m - hi);
+			mv->hi = (uint16_t)(m - lo);
+		}
+	}
+	cube_copy(x->c, c);
+	cube__apply_trusted(x->c, x->out, x->count);
+	char centers[6];
+	for (int f = 0; f < 6; f++) {
+		x->tcol[f] = cube_get(x->c, f, 0, 0);
+		x->face_of[x->tcol[f]] = f;
+		centers[f] = cube_face_letters[x->tcol[f]];
+	}
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	int rot = cubie__rotation_of_centers(centers);
+	if (rot < 0)
+		return SOLVE_ESTAGE;
+	cubie__orientation(rot, &r->orient);
+	return 0;
+}
+
+/* One run of the stages on a fresh copy of c, into x->out. Returns the
+ * count or an error. */
+static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
+			 const int8_t *e_of3, reduce_result *r)
+{
+	int n = x->n;
+	cube_copy(x->c, c);
+	x->count = 0;
+	memset(r, 0, sizeof *r);
+	rotate(x->c, x->rot, 0);
+	choose_frame(x);
+	char centers[6];
+	for (int f = 0; f < 6; f++)
+		centers[f] = cube_face_letters[x->tcol[f]];
+	int rot = cubie__rotation_of_centers(centers);
+	if (rot < 0)
+		return SOLVE_ESTAGE;
+	cubie__orientation(rot, &r->orient);
+
+	int rc;
+	stage_begin(x, r, REDUCE_OLL_PARITY);
+	if ((rc = reduce__stage_oll(x, e_of3, r)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_OLL_PARITY);
+
+	stage_begin(x, r, REDUCE_CENTERS);
+	if ((rc = reduce__stage_centers(x)) < 0)
+		return rc;
+	if (x->split[0] + x->split[1] + x->split[2] + x->split[3] > 0) {
+		/* staged: each step already simplified on its own, and kept
+		 * apart so that center_steps says where each ends */
+		r->stage[REDUCE_CENTERS].count =
+			(int)x->count - r->stage[REDUCE_CENTERS].start;
+		memcpy(r->center_steps, x->split, sizeof x->split);
+	} else {
+		stage_end(x, r, REDUCE_CENTERS);
+	}
+
+	stage_begin(x, r, REDUCE_EDGES);
+	if (EB_BEAM(n) && (rc = reduce__beam_edges(x)) < 0)
+		return rc;
+	uint8_t ecol[12][2];
+	if (n % 2) {
+		for (int e = 0; e < 12; e++)
+			for (int s = 0; s < 2; s++) {
+				int i = cubie__edge_facelet[e][s];
+				ecol[e][s] = (uint8_t)cube_get(
+					x->c, i / 9,
+					reduce__big_of3(n, i % 9 / 3),
+					reduce__big_of3(n, i % 3));
+			}
+	} else {
+		reduce__choose_edges(x, e_of3, ecol);
+	}
+	if ((rc = reduce__pair_all(x, e_of3, ecol)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_EDGES);
+
+	stage_begin(x, r, REDUCE_PLL_PARITY);
+	char s3[54];
+	int cpar, epar, flip;
+	reduce__reduced3(x, ecol, s3);
+	if (reduce__parities3(s3, &cpar, &epar, &flip) < 0 || flip)
+		return SOLVE_ESTAGE;
+	if (cpar != epar) {
+		r->pll_parity = 1;
+		if ((rc = reduce__stage_pll(x)) < 0)
+			return rc;
+	}
+	stage_end(x, r, REDUCE_PLL_PARITY);
+
+	stage_begin(x, r, REDUCE_3X3);
+	if ((rc = reduce__stage_3x3(x, tables)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_3X3);
+
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	if (x->rot && (rc = unrotate(x, c, r)) < 0)
+		return rc;
+	r->count = (int)x->count;
+	return r->count;
+}
+
+int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
+		 void *work, size_t work_size, cube_move *out, size_t cap,
+		 reduce_result *res)
+{
+	if (!tables || !c || !work || !out || !res)
+		return CUBE_EINVAL;
+	int n = c->n;
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return CUBE_ESIZE;
+	if (work_size < reduce_work_size(n))
+		return CUBE_EINVAL;
+
+	struct ctx x;
+	ctx_init(&x, work, n, lim);
+	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
+	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
+	x.out = out;
+	x.cap = cap;
+	if (lim && lim->stage_tables)
+		x.shared_bars =
+			(const unsigned char *)lim->stage_tables + shared_bars_at();
+
+	/* legal? the cube's own checks, then the wings */
+	size_t len = 6u * (size_t)n * (size_t)n;
+	cube_to_facelets(c, fl);
+	cube_problem pr[1];
+	cube_validation_result vr;
+	if (cube_validate(fl, len, pr, 1, &vr) != 0)
+		return CUBE_EINVALID;
+	cube_copy(x.c, c);
+	if (STAGED(n))
+		reduce__staged_reset(&x);
+	if (OM_ON(n))
+		reduce__obliques_reset(&x);
+	if (BAR_ON(n))
+		reduce__bars_reset(&x);
+	for (int id = 0; id < M_COUNT; id++) {
+		if (reduce__build_model(&x.w->model[id], id,
+				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)
+			return SOLVE_ESTAGE;
+	}
+	if (!reduce__wings_legal(&x))
+		return CUBE_EINVALID;
+
+	int8_t e_of3[54];
+	memset(e_of3, -1, sizeof e_of3);
+	for (int e = 0; e < 12; e++)
+		for (int s = 0; s < 2; s++)
+			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
+
+	/* the variants: threshold of the free center phase (stickers per
+	 * move), the frame's rank on even n, the whole-cube rotation; the
+	 * first is the one measured best alone */
+	static const int var[VARIANTS][4] = {
+		{1, 3, 0, 0}, {1, 2, 1, 5}, {2, 7, 2, 10}, {2, 5, 3, 15},
+		{1, 3, 0, 7}, {1, 3, 1, 2}, {1, 3, 2, 13}, {1, 3, 3, 20},
+		{1, 3, 4, 0}, {1, 2, 0, 9}, {1, 3, 5, 18}, {2, 7, 1, 22},
+		{1, 3, 0, 4}, {1, 2, 1, 11}, {2, 7, 0, 17}, {1, 3, 2, 3},
+		{2, 5, 1, 21}, {1, 3, 0, 14}, {1, 2, 3, 8}, {1, 3, 6, 1},
+		{2, 7, 0, 19}, {1, 3, 4, 12}, {1, 2, 2, 23}, {1, 3, 1, 6},
+	};
+	reduce_result r, best;
+	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
+					       alt_offset(n));
+	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
+	int nbest = -1, best_tcol[6];
+	for (int v = 0; v < variants(n); v++) {
+		x.c_num = var[v][0], x.c_den = var[v][1];
+		x.frame = var[v][2];
+		x.rot = var[v][3];
+		x.staged = STAGED(n);
+		x.om_evals = 0;
+		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
+		x.out = v == 0 ? out : alt;
+		x.cap = v == 0 ? cap : alt_cap;
+		int k = solve_variant(&x, c, tables, e_of3, &r);
+		if (k == CUBE_ESPACE && v > 0)
+			continue; /* longer than the answer in hand */
+		if (k == SOLVE_ENOTFOUND && v > 0)
+			break; /* the caller's poll: keep what is in hand */
+		if (k < 0)
+			return k;
+		if (nbest < 0 || k < nbest) {
+			if (v > 0)
+				memcpy(out, alt, (size_t)k * sizeof *out);
+			nbest = k;
+			best = r;
+			memcpy(best_tcol, x.tcol, sizeof best_tcol);
+		}
+	}
+	if (variants(n) > 1) {
+		/* the winner's 3×3 searched on with the full budget: the
+		 * same search continued, so never longer */
+		int start = best.stage[REDUCE_3X3].start;
+		cube_copy(x.c, c);
+		cube__apply_trusted(x.c, out, (size_t)start);
+		x.out = out;
+		x.cap = cap;
+		x.count = (size_t)start;
+		x.polls = TWOPHASE_POLLS;
+		for (int f = 0; f < 6; f++) {
+			x.tcol[f] = best_tcol[f];
+			x.face_of[best_tcol[f]] = f;
+		}
+		int rc = reduce__stage_3x3(&x, tables);
+		if (rc == SOLVE_ENOTFOUND) {
+			/* stopped by the caller's poll before it found
+			 * anything: out still holds the short search's
+			 * answer */
+			*res = best;
+			return nbest;
+		}
+		if (rc < 0)
+			return rc;
+		stage_end(&x, &best, REDUCE_3X3);
+		if (!all_solved(&x))
+			return SOLVE_ESTAGE;
+		best.count = (int)x.count;
+		nbest = best.count;
+	}
+	*res = best;
+	return nbest;
+}
+
+size_t reduce_stage_tables_size(void)
+{
+	return shared_bars_at() + reduce__bar_macs_size();
+}
+
+size_t reduce_stage_tables_work_size(void)
+{
+	size_t w = 0;
+	for (int n = 4; n <= 7; n++)
+		if (reduce_work_size(n) > w)
+			w = reduce_work_size(n);
+	return w;
+}
+
+int reduce_stage_tables_build(void *tables, size_t size, void *work,
+			      size_t work_size, const reduce_limits *lim)
+{
+	if (!tables || !work || size < reduce_stage_tables_size() ||
+	    work_size < reduce_stage_tables_work_size())
+		return CUBE_EINVAL;
+	reduce__staged_shared_seal(tables, 0);
+	reduce_limits own = {lim ? lim->poll : NULL, lim ? lim->ctx : NULL,
+			     NULL};
+	struct ctx x;
+	int rc, n;
+	for (int k = 0; (n = reduce__staged_kind_size(k)) > 0; k++) {
+		ctx_init(&x, work, n, &own);
+		if (poll_now(&x))
+			return SOLVE_ENOTFOUND;
+		if ((rc = reduce__staged_build_kind(&x, tables, k)) < 0)
+			return rc;
+	}
+	/* the bars' macros, with a 7×7's work buffer for scratch */
+	ctx_init(&x, work, 7, NULL);
+	rc = reduce__bar_build((unsigned char *)tables + shared_bars_at(), &x);
+	if (rc < 0)
+		return rc;
+	reduce__staged_shared_seal(tables, 1);
+	return 0;
+}

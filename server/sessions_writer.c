@@ -1,0 +1,324 @@
+/* sessions_writer.c — the session layer's one writer thread: every change
+ * is an op queued here (writer_submit, the one way in; the synchronous
+ * calls wait on top of it), taken in batches of up to max_batch, run in one
+ * transaction by the rules (sessions_rules.c), committed, published to the
+ * cache and to live watchers, then completed — in that order, so a reply
+ * or an event never tells of a write that is not committed, and a reader
+ * never sees one either. */
+#include "sessions_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+void op_free(struct ses_op *op)
+{
+	if (!op)
+		return;
+	free(op->nodes);
+	free(op->canonical);
+	free(op->moves_out);
+	session_state_release(op->result);
+	session_state_release(op->start);
+	free(op);
+}
+
+/* Forget what a run of op produced (its transaction rolled back). */
+static void op_reset(struct sessions *s, struct ses_op *op)
+{
+	session_state_release(op->result);
+	op->result = NULL;
+	free(op->moves_out);
+	op->moves_out = NULL;
+	op->snapshots = op->conflicts = 0;
+	struct sentry *e = op->entry;
+	if (!e)
+		return;
+	/* rebuilt from the committed state at the next write */
+	e->w.valid = 0;
+	e->w.ops = 0;
+	e->w.checked = 0;
+	if (op->kind == OP_CREATE) { /* never listed: gone with its pin */
+		cache_unpin(s, e);
+		op->entry = NULL;
+	}
+}
+
+/* The ops of a batch in one transaction: 1 if it committed (each op's rc
+ * says whether it is in it), 0 if not (every op's result is dropped and
+ * the caller turns each SES_OK into SES_STORE). *events counts the events
+ * appended.
+ *
+ * No savepoint per op (a savepoint copies every page an op first touches
+ * into the statement journal, and costs two more statements per op).
+ * Every refusal an op can give (a wrong token, a stale If-Match, a name
+ * taken, ...) is found before it writes anything, or is a single statement
+ * that failed (SQLite undoes a failed statement by itself). Only
+ * SES_STORE, a database error, can come after part of an op was written:
+ * then the whole transaction is rolled back and the batch runs again
+ * without that op, which keeps its SES_STORE. */
+static int run_batch(struct sessions *s, struct ses_op *batch,
+		     uint64_t *events)
+{
+	for (struct ses_op *op = batch; op; op = op->next)
+		op->rc = SES_OK;
+	for (;;) {
+		*events = 0;
+		if (store_begin(s->store) != STORE_OK) {
+			for (struct ses_op *op = batch; op; op = op->next)
+				op->rc = SES_STORE;
+			return 0;
+		}
+		struct ses_op *failed = NULL;
+		for (struct ses_op *op = batch; op && !failed; op = op->next) {
+			if (op->rc == SES_STORE)
+				continue; /* left out after a failed run */
+			op->rc = rules_run(s, op);
+			if (op->rc == SES_STORE)
+				failed = op;
+			else if (op->rc == SES_OK)
+				*events += op->kind == OP_CREATE ||
+					   op->kind == OP_WRITE;
+		}
+		if (!failed && store_commit(s->store) == STORE_OK)
+			return 1;
+		store_rollback(s->store);
+		for (struct ses_op *op = batch; op; op = op->next)
+			op_reset(s, op);
+		if (!failed)
+			return 0;
+		/* run again without it, from a clean slate */
+		for (struct ses_op *op = batch; op; op = op->next)
+			if (op != failed && op->rc != SES_STORE)
+				op->rc = SES_OK;
+	}
+}
+
+/* Tell the watchers of one committed op (writer thread, after commit). */
+static void publish(struct sessions *s, const struct ses_op *op)
+{
+	struct session_event e = {0};
+	switch (op->kind) {
+	case OP_WRITE:
+		e.id = op->id;
+		e.type = op->event_type;
+		e.version = op->result->version;
+		e.size = op->result->size;
+		e.moves = op->moves_out ? op->moves_out : "";
+		e.actor = op->actor_out;
+		e.state = op->result;
+		e.created_at = op->result->updated_at;
+		break;
+	case OP_DELETE:
+		e.id = op->id;
+		e.type = "delete";
+		e.moves = "";
+		e.version = -1;
+		e.created_at = sessions_now_ms();
+		break;
+	case OP_SOLVE:
+		e.id = op->id;
+		e.type = "solve";
+		e.version = op->solve->version;
+		e.moves = op->solve->solution ? op->solve->solution : "";
+		e.facelets = op->facelets;
+		e.created_at = op->solve->created_at;
+		e.method = op->solve->method;
+		break;
+	default:
+		return;
+	}
+	s->on_event(s->on_event_ctx, &e);
+}
+
+static void stats_batch(struct sessions_stats *st, uint64_t n)
+{
+	static const uint64_t edges[] = {1, 3, 7, 15, 63};
+	int b = 5;
+	for (int i = 0; i < 5; i++)
+		if (n <= edges[i]) {
+			b = i;
+			break;
+		}
+	st->batch_hist[b]++;
+	if (n > st->batch_max)
+		st->batch_max = n;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* After the batch ran: publish what committed, let go of the entries. */
+static void finish_batch(struct sessions *s, struct ses_op *batch, int ok,
+			 uint64_t *snapshots, uint64_t *conflicts)
+{
+	for (struct ses_op *op = batch; op; op = op->next) {
+		if (!ok && op->rc == SES_OK)
+			op->rc = SES_STORE;
+		*snapshots += op->snapshots;
+		*conflicts += op->conflicts;
+		if (op->rc != SES_OK)
+			continue;
+		struct sentry *e = op->entry;
+		if (op->kind == OP_WRITE || op->kind == OP_CREATE)
+			cache_publish(s, e, op->result,
+				      op->kind == OP_WRITE ? e->w.since_events
+							   : 0,
+				      op->kind == OP_WRITE ? e->w.since_work : 0);
+		else if (op->kind == OP_DELETE)
+			cache_forget(s, op->id);
+	}
+	for (struct ses_op *op = batch; op; op = op->next) {
+		if (op->entry) {
+			op->entry->w.ops = 0;
+			op->entry->w.checked = 0;
+		}
+	}
+	if (s->on_event)
+		for (struct ses_op *op = batch; op; op = op->next)
+			if (op->rc == SES_OK)
+				publish(s, op);
+	for (struct ses_op *op = batch; op; op = op->next)
+		if (op->entry) {
+			cache_unpin(s, op->entry);
+			op->entry = NULL;
+		}
+}
+
+static void *writer_main(void *arg)
+{
+	struct sessions *s = arg;
+	prctl(PR_SET_NAME, "cubed-writer", 0, 0, 0);
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->head && !s->stop)
+			pthread_cond_wait(&s->wake, &s->lock);
+		if (!s->head && s->stop)
+			break;
+		/* take up to max_batch ops */
+		struct ses_op *batch = s->head, *last = s->head;
+		int count = 1;
+		while (last->next && count < s->max_batch) {
+			last = last->next;
+			count++;
+		}
+		s->head = last->next;
+		if (!s->head)
+			s->tail = NULL;
+		last->next = NULL;
+		s->busy = 1;
+		pthread_mutex_unlock(&s->lock);
+
+		uint64_t t0 = thread_cpu_ns(), events = 0, snapshots = 0,
+			 conflicts = 0;
+		int ok = run_batch(s, batch, &events);
+		finish_batch(s, batch, ok, &snapshots, &conflicts);
+		uint64_t spent = thread_cpu_ns() - t0;
+
+		pthread_mutex_lock(&s->lock);
+		if (ok) {
+			s->stats.commits++;
+			s->stats.events_appended += events;
+			stats_batch(&s->stats, (uint64_t)count);
+		}
+		s->stats.writes += (uint64_t)count;
+		s->stats.snapshots += snapshots;
+		s->stats.conflicts += conflicts;
+		s->stats.writer_cpu_ns += spent;
+		pthread_mutex_unlock(&s->lock);
+		/* a callback may free its op (or return from a waiting call):
+		 * read next first, touch nothing after */
+		for (struct ses_op *op = batch, *next; op; op = next) {
+			next = op->next;
+			op->done(op->ctx);
+		}
+		pthread_mutex_lock(&s->lock);
+		s->busy = 0;
+		if (s->closing && !s->head)
+			pthread_cond_broadcast(&s->idle);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+void writer_submit(struct sessions *s, struct ses_op *op)
+{
+	op->next = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (s->stop || s->closing) {
+		pthread_mutex_unlock(&s->lock);
+		op->rc = SES_SHUTDOWN;
+		op->done(op->ctx);
+		return;
+	}
+	if (s->tail)
+		s->tail->next = op;
+	else
+		s->head = op;
+	s->tail = op;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+}
+
+struct waiter {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+};
+
+static void wake_waiter(void *ctx)
+{
+	struct waiter *w = ctx;
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+int writer_run(struct sessions *s, struct ses_op *op)
+{
+	struct waiter w = {.done = 0};
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	op->done = wake_waiter;
+	op->ctx = &w;
+	writer_submit(s, op);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+	return op->rc;
+}
+
+int writer_start(struct sessions *s)
+{
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->idle, NULL);
+	if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
+		pthread_mutex_destroy(&s->lock);
+		pthread_cond_destroy(&s->wake);
+		pthread_cond_destroy(&s->idle);
+		return -1;
+	}
+	return 0;
+}
+
+void writer_stop(struct sessions *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stop = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->writer, NULL);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->idle);
+}

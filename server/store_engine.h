@@ -1,0 +1,69 @@
+/* store_engine.h — what a store engine implements (store.h is what the
+ * rest of the server calls). One table of functions per engine; store.c
+ * keeps the list of engines this build has and, at store_open, gives the
+ * database address to the first whose `accepts` says it is theirs. Each
+ * function has the contract of the store.h call of the same name, with
+ * the engine's own state (what open returned) instead of the store.
+ *
+ * An engine for a database that several processes or nodes write reports
+ * STORE_CAP_SHARED from open, and must keep store_append_event's version
+ * check in the database (a conditional UPDATE or a row lock), never only
+ * in its memory. */
+#ifndef CUBED_STORE_ENGINE_H
+#define CUBED_STORE_ENGINE_H
+
+#include "store.h"
+
+struct store_engine {
+	const char *name;
+	/* 1 if this engine opens that address (a path, or scheme://…) */
+	int (*accepts)(const char *path);
+	int (*open)(const struct store_config *cfg, void **impl,
+		    unsigned *caps, char *err, size_t errlen);
+	void (*close)(void *impl);
+	const char *(*last_error)(void *impl);
+	int (*schema_version)(void *impl);
+	int (*ping)(void *impl);
+	int (*begin)(void *impl);
+	int (*commit)(void *impl);
+	int (*rollback)(void *impl);
+
+	int (*create_session)(void *impl, const struct store_session *s,
+			      const struct store_event *ev0, const char *state,
+			      size_t len);
+	int (*get_session)(void *impl, const char *id,
+			   struct store_session *out);
+	int (*session_version)(void *impl, const char *id, int64_t *version);
+	int (*append_event)(void *impl, const char *id,
+			    const struct store_event *e, int64_t undo_top,
+			    int64_t redo_top);
+	int (*add_snapshot)(void *impl, const char *id, int64_t version,
+			    const char *state, size_t len);
+	int (*replay_base)(void *impl, const char *id, int64_t at,
+			   int64_t *base, char **state, size_t *len);
+	int (*get_event)(void *impl, const char *id, int64_t version,
+			 struct store_event *out);
+	int (*events_after)(void *impl, const char *id, int64_t after,
+			    struct store_event *out, int cap);
+	int (*delete_session)(void *impl, const char *id);
+	int (*count_sessions)(void *impl, int64_t *count);
+
+	int (*add_solve)(void *impl, const char *session_id,
+			 const struct store_solve *s, int64_t *out_id);
+	int (*list_solves)(void *impl, const char *session_id, int64_t after,
+			   struct store_solve *out, int cap);
+
+	int (*add_token)(void *impl, const char *session_id,
+			 struct store_token *t, const unsigned char *hash);
+	int (*find_token)(void *impl, const char *session_id,
+			  const unsigned char *hash, struct store_token *out);
+	int (*list_tokens)(void *impl, const char *session_id,
+			   struct store_token *out, int cap);
+	int (*revoke_token)(void *impl, const char *session_id, int64_t id,
+			    int64_t when);
+};
+
+/* The engines of this build. */
+extern const struct store_engine store_sqlite_engine;
+
+#endif

@@ -1,0 +1,141 @@
+// harness.mjs — what every browser test needs: a cubed server of its own
+// (build/cubed on a free 127.0.0.1 port with a database in a temporary
+// directory, stopped by its pid), Debian's headless Chromium through
+// playwright-core with a fresh profile, pages that record every console
+// error and failed request, the API from node, and waiting for a state
+// with a deadline (never a sleep).
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(new URL('../../..', import.meta.url).pathname);
+const BIN = resolve(ROOT, process.env.CUBED_BIN || 'build/cubed');
+const WEB = resolve(ROOT, process.env.CUBED_WEB_ROOT || 'build/web');
+const CHROMIUM = process.env.CUBED_CHROMIUM || '/usr/bin/chromium';
+
+// Start a server; extra: more command-line options. Resolves when it
+// listens (10 s at most).
+// opts.dir: reuse a database directory (one a stop({keep: true}) left).
+export async function startServer(extra = [], opts = {}) {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run make first`);
+  const dir = opts.dir || mkdtempSync(join(tmpdir(), 'cubed-web-'));
+  const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'), '--quiet'];
+  if (!extra.includes('--web-root')) args.push('--web-root', WEB);
+  if (existsSync(join(ROOT, 'openapi.yaml'))) args.push('--openapi', join(ROOT, 'openapi.yaml'));
+  if (process.env.CUBED_TABLES) args.push('--tables', resolve(ROOT, process.env.CUBED_TABLES));
+  else args.push('--solver', '0');
+  args.push(...extra);
+  // options only from the command line: CUBED_* of the runner stay out
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CUBED_')));
+  const child = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: ROOT, env });
+  let log = '';
+  const port = await new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`cubed did not listen within 10 s:\n${log}`)), 10000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d) => {
+      log += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        res(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`cubed exited (${code}) before listening:\n${log}`));
+    });
+  });
+  const exited = new Promise((r) => child.on('exit', (code, sig) => r({ code, sig })));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid,
+    dir,
+    log: () => log,
+    // SIGTERM by pid (SIGKILL after 10 s); the directory goes unless
+    // kept. A server that does not stop cleanly with status 0 (a crash, a
+    // sanitizer's report, a leak at exit) fails the test that stops it.
+    async stop({ keep = false } = {}) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10000);
+      const r = await exited;
+      clearTimeout(t);
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+      if (r.code !== 0) throw new Error(`cubed stopped with ${r.code ?? r.sig}:\n${log.slice(-4000)}`);
+      return r;
+    },
+  };
+}
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+// webgl: false starts Chromium with WebGL (and every 3D API) off.
+export async function launch({ webgl = true } = {}) {
+  const args = [...CHROMIUM_ARGS];
+  if (webgl) args.push('--use-angle=swiftshader', '--enable-unsafe-swiftshader');
+  else args.push('--disable-webgl', '--disable-3d-apis');
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CUBED_CHROMIUM)`);
+  // playwright-core's launch uses a fresh temporary profile every time
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args, timeout: 30000 });
+}
+
+// A page in a new, isolated context (its own storage and cookies) that
+// records console errors, uncaught exceptions and failed requests.
+// motion: false asks for reduced motion (turns shown without animation),
+// for tests about state rather than animation.
+export async function newPage(browser, { width = 1280, height = 800, permissions = [], motion = true } = {}) {
+  const context = await browser.newContext({
+    viewport: { width, height }, deviceScaleFactor: 1, reducedMotion: motion ? 'no-preference' : 'reduce',
+  });
+  if (permissions.length) await context.grantPermissions(permissions);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    // an event stream closed because the page moved on is not a failure
+    if (r.url().includes('/events') && /ERR_ABORTED/.test(r.failure()?.errorText || '')) return;
+    problems.push(`failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on('dialog', (d) => d.accept());
+  page.problems = problems;
+  page.statuses = [];
+  page.on('response', (r) => page.statuses.push({ url: r.url(), status: r.status(), method: r.request().method() }));
+  return page;
+}
+
+// The JSON API from node.
+export async function call(base, method, path, body, headers = {}) {
+  const h = { ...headers };
+  if (body !== undefined) h['Content-Type'] = 'application/json';
+  const res = await fetch(base + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { status: res.status, body: json, headers: res.headers, text };
+}
+
+// Wait until the viewport says it shows version v with nothing pending;
+// returns the facelets it shows.
+export async function shownState(page, v, timeout = 5000) {
+  await page.waitForSelector(`#viewport[data-version="${v}"][data-pending="0"][data-mode="live"]`, { timeout });
+  return page.$eval('#viewport', (e) => e.dataset.facelets);
+}
+
+export async function openSession(page, base, id, params = {}) {
+  const q = new URLSearchParams(Object.entries(params).filter(([, x]) => x)).toString();
+  await page.goto(`${base}/#/s/${id}${q ? `?${q}` : ''}`);
+  await page.waitForSelector('#viewport[data-ready="1"]', { timeout: 10000 });
+}
+
+// Press keys on the page (outside any input).
+export async function keys(page, ...ks) {
+  for (const k of ks) await page.keyboard.press(k);
+}

@@ -1,0 +1,173 @@
+// main.js — the page's entry: the router and the lobby. The address's
+// fragment says what to show — `#/` the lobby, `#/s/<id>?t=<token>&role=…`
+// a session — because a fragment never leaves the browser: tokens in it
+// reach no server log and no Referer. Recent sessions (with their links)
+// are remembered in this browser's localStorage only.
+
+import './style.css';
+import { api, ApiError } from './api.js';
+import { openPlay } from './play.js';
+import { $, show, toast } from './dom.js';
+
+const RECENT_KEY = 'cubed.recent';
+const PLAY_MAX = 33;
+const VIEW_MAX = 64;
+
+// #/s/<id>?t=…&rt=…&role=… → {id, token, readToken, role}
+export function parseRoute(hash) {
+  const m = /^#\/s\/([A-Za-z0-9_-]{1,47})(?:\?(.*))?$/.exec(hash);
+  if (!m) return null;
+  const q = new URLSearchParams(m[2] || '');
+  return { id: m[1], token: q.get('t') || '', readToken: q.get('rt') || '', role: q.get('role') || '' };
+}
+
+export function sessionLink(id, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const qs = q.toString();
+  return `${location.origin}/#/s/${id}${qs ? `?${qs}` : ''}`;
+}
+
+function recent() {
+  try {
+    const list = JSON.parse(localStorage.getItem(RECENT_KEY) || '[]');
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+export function remember(entry) {
+  const list = recent().filter((e) => e.id !== entry.id);
+  list.unshift({ ...entry, at: Date.now() });
+  try {
+    localStorage.setItem(RECENT_KEY, JSON.stringify(list.slice(0, 12)));
+  } catch {
+    /* private mode: nothing remembered */
+  }
+}
+
+// ---- lobby ----------------------------------------------------------------
+
+function initLobby() {
+  const presets = $('#size-presets');
+  for (const n of [2, 3, 4, 5, 7, 10, 17, 33]) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = `${n}×${n}`;
+    b.addEventListener('click', () => {
+      $('#size').value = String(n);
+      sizeNote();
+    });
+    presets.append(b);
+  }
+  const sizeNote = () => {
+    const n = Number($('#size').value);
+    $('#size-note').textContent = n > PLAY_MAX && n <= VIEW_MAX
+      ? `A ${n}×${n} is for looking at: type moves in the notation box; keys and drags stop at 33×33.`
+      : 'Play any size from 2 to 33; up to 64 to look at.';
+  };
+  $('#size').addEventListener('input', sizeNote);
+  $('#scramble').addEventListener('change', () => { $('#seed').disabled = !$('#scramble').checked; });
+
+  $('#create').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const err = $('#create-error');
+    show(err, false);
+    const n = Number($('#size').value);
+    if (!Number.isInteger(n) || n < 1 || n > VIEW_MAX) {
+      err.textContent = `Pick a size from 1 to ${VIEW_MAX} (the 3D view's limit).`;
+      show(err, true);
+      return;
+    }
+    const req = { size: n, visibility: document.querySelector('input[name=visibility]:checked').value };
+    if ($('#scramble').checked) {
+      req.scramble = true;
+      const seed = $('#seed').value.trim();
+      if (seed !== '') req.seed = Number(seed);
+    }
+    const title = $('#session-title').value.trim();
+    if (title) req.title = title;
+    const btn = $('#create-btn');
+    btn.disabled = true;
+    try {
+      const r = await api.createSession(req);
+      const s = r.body;
+      const params = { t: s.write_token, rt: s.read_token, role: 'owner' };
+      remember({ id: s.id, size: s.size, title: s.title, role: 'owner', link: sessionLink(s.id, params) });
+      location.hash = `#/s/${s.id}?${new URLSearchParams(Object.entries(params).filter(([, v]) => v))}`;
+    } catch (ex) {
+      err.textContent = ex instanceof ApiError ? ex.message : String(ex);
+      show(err, true);
+    } finally {
+      btn.disabled = false;
+    }
+  });
+
+  $('#open').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = $('#open-link').value.trim();
+    const err = $('#open-error');
+    show(err, false);
+    const hash = v.includes('#') ? v.slice(v.indexOf('#')) : `#/s/${v}`;
+    if (!parseRoute(hash)) {
+      err.textContent = 'That is neither a cubed link nor a session id.';
+      show(err, true);
+      return;
+    }
+    location.hash = hash;
+  });
+}
+
+function showLobby() {
+  document.title = 'cubed — play a cube together';
+  show($('#lobby'), true);
+  show($('#play'), false);
+  for (const id of ['#role', '#presence', '#conn']) show($(id), false);
+  $('#title').textContent = '';
+  const ul = $('#recent');
+  ul.replaceChildren();
+  const list = recent();
+  if (!list.length) {
+    const li = document.createElement('li');
+    li.className = 'muted';
+    li.textContent = 'Cubes you open appear here.';
+    ul.append(li);
+  }
+  for (const e of list) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = e.link;
+    a.textContent = e.title || `${e.size}×${e.size} cube`;
+    const meta = document.createElement('span');
+    meta.className = 'muted';
+    meta.textContent = { owner: 'yours', play: 'co-player', watch: 'watching' }[e.role] || '';
+    li.append(a, meta);
+    ul.append(li);
+  }
+}
+
+// ---- router ---------------------------------------------------------------
+
+let current = null;
+
+async function route() {
+  if (current) {
+    current.close();
+    current = null;
+  }
+  const r = parseRoute(location.hash);
+  if (!r) {
+    if (location.hash && location.hash !== '#/') history.replaceState(null, '', '#/');
+    showLobby();
+    return;
+  }
+  show($('#lobby'), false);
+  current = await openPlay(r, { remember, sessionLink });
+}
+
+initLobby();
+window.addEventListener('hashchange', () => {
+  route().catch((e) => toast(String(e)));
+});
+route().catch((e) => toast(String(e)));

@@ -23,6 +23,7 @@
 #include "problem.h"
 #include "sessions.h"
 #include "jobs.h"
+#include "solve_pool.h"
 #include "solver.h"
 #include "static.h"
 #include "store.h"
@@ -1027,6 +1028,34 @@ static void get_metrics(const struct api_config *cfg,
 			       "# TYPE cubed_idempotency_keys gauge\n"
 			       "cubed_idempotency_keys %zu\n",
 			       idem_count(cfg->idem));
+	if (cfg->pool) {
+		struct solve_pool_stats ps;
+		solve_pool_stats(cfg->pool, &ps);
+		metrics_printf(&b,
+			       "# HELP cubed_solves_queued Solves waiting for a "
+			       "solver thread.\n"
+			       "# TYPE cubed_solves_queued gauge\n"
+			       "cubed_solves_queued %u\n"
+			       "# HELP cubed_solves_running Solves on a solver "
+			       "thread.\n"
+			       "# TYPE cubed_solves_running gauge\n"
+			       "cubed_solves_running %u\n"
+			       "# HELP cubed_solves_refused_total Solves refused: "
+			       "client at its cap (429) or queue full (503).\n"
+			       "# TYPE cubed_solves_refused_total counter\n"
+			       "cubed_solves_refused_total{reason=\"client\"} "
+			       "%llu\n"
+			       "cubed_solves_refused_total{reason=\"full\"} "
+			       "%llu\n"
+			       "# HELP cubed_solves_cancelled_total Solves "
+			       "stopped because their client went away.\n"
+			       "# TYPE cubed_solves_cancelled_total counter\n"
+			       "cubed_solves_cancelled_total %llu\n",
+			       ps.queued, ps.running,
+			       (unsigned long long)ps.refused_client,
+			       (unsigned long long)ps.refused_full,
+			       (unsigned long long)ps.cancelled);
+	}
 	if (b.failed || !b.data) {
 		free(b.data);
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
@@ -1432,7 +1461,10 @@ void api_finish(const struct api_config *cfg, struct api_reply *rp)
 	rp->pending = NULL;
 	if (!p)
 		return;
-	api__session_write_finish(cfg, p, rp);
+	if (p->st)
+		api__solve_finish(p, rp);
+	else
+		api__session_write_finish(cfg, p, rp);
 	if (p->idem)
 		idem_keep(cfg, p->scope, rp);
 	free(p);
@@ -1444,6 +1476,8 @@ void api_pending_free(struct api_pending *p)
 		return;
 	if (p->sp)
 		sessions_write_abandon(p->sp);
+	if (p->st)
+		api__solve_abandon(p);
 	if (p->idem && p->im) /* nobody got an answer: a retry may run */
 		idem_abort(p->im, p->scope);
 	free(p);

@@ -85,8 +85,10 @@ json_t *api__job_json(const struct api_config *cfg, const struct job_view *v);
 /* A request answered later (api.h: rq->done): a session write in the
  * writer's queue, and the Idempotency-Key scope its answer is kept under. */
 struct session_pending;
+struct solve_task;
 struct api_pending {
 	struct session_pending *sp;
+	struct solve_task *st; /* or a solve on the solver pool */
 	int kind;          /* enum ses_write_kind */
 	int idem;          /* keep the answer under scope */
 	unsigned char scope[32];
@@ -109,6 +111,11 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 			int is_private, const char *qtoken,
 			const char *qticket, const char **token, int *granted,
 			struct api_reply *rp);
+
+/* The reply of a finished solve on the solver pool into rp, and the
+ * task freed; or the task freed unanswered (api_solve.c). */
+void api__solve_finish(struct api_pending *p, struct api_reply *rp);
+void api__solve_abandon(struct api_pending *p);
 
 /* The reply of a finished pending session write. */
 void api__session_write_finish(const struct api_config *cfg,
@@ -193,6 +200,11 @@ int api__repr_check(enum repr r, int n, const char *field,
 
 /* The cubie form of c (a 2×2 or 3×3), or 422 invalid_cube with every
  * problem cube_validate finds; field names the state in the request. */
+/* The solver's table t into *out, or -1 with rp a 503 tables_not_ready
+ * (with Retry-After while they load or build) (api_solve.c). */
+int api__tables_or_503(const struct api_config *cfg, int t,
+		       const void **out, struct api_reply *rp);
+
 int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
 		   struct api_reply *rp);
 

@@ -14,11 +14,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
 #include "api_internal.h"
 #include "jobs.h"
+#include "solve_pool.h"
 #include "timefmt.h"
 #include "beginner.h"
 #include "pattern.h"
@@ -43,6 +45,7 @@ struct solve_args {
 	const char *target;  /* NULL = solve; else target_len bytes */
 	size_t target_len;
 	const char *field;   /* the request field that holds the state */
+	struct solve_task *task; /* run on the pool: its stop flags */
 };
 
 struct solved {
@@ -88,19 +91,66 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* A synchronous solve run by a pool worker while its connection waits
+ * (api.h: rq->done), so the HTTP threads never search. */
+struct solve_task {
+	const struct api_config *cfg;
+	int session;             /* a session's solve: stored, 201 */
+	cube_t *c;
+	struct solve_args a;
+	char *target;            /* a.target, copied out of the body */
+	char *method;            /* a.method, the same */
+	char sid[STORE_ID_MAX];
+	int64_t version;
+	char *facelets;          /* the session's state, copied (owned) */
+	const char *state;       /* the session's state: facelets, or the
+				  * caller's when solved on its thread */
+	struct api_reply rp;     /* the answer, built by the worker */
+	uint64_t ticket;
+	_Atomic int cancel;      /* nobody waits for the answer any more */
+	int (*gone)(void *ctx);  /* has the client gone away? */
+	void *gone_ctx;
+	double next_gone;        /* when to ask gone next */
+	void (*done)(void *ctx);
+	void *done_ctx;
+};
+
+/* Should the task's search stop: cancelled, the pool stopping, or the
+ * client gone (asked every 20 ms: a system call)? */
+static int task_stop(struct solve_task *t)
+{
+	if (!t)
+		return 0;
+	if (atomic_load(&t->cancel) || solve_pool_stopping(t->cfg->pool))
+		return 1;
+	if (t->gone) {
+		double now = now_ms();
+		if (now >= t->next_gone) {
+			t->next_gone = now + 20;
+			if (t->gone(t->gone_ctx)) {
+				atomic_store(&t->cancel, 1);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 struct deadline {
 	double until;
+	struct solve_task *task;
 };
 
 static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
 {
 	(void)done;
 	(void)total;
-	return now_ms() > ((struct deadline *)ctx)->until;
+	const struct deadline *d = ctx;
+	return now_ms() > d->until || task_stop(d->task);
 }
 
-static int tables_or_503(const struct api_config *cfg, enum solver_table t,
-			 const void **out, struct api_reply *rp)
+int api__tables_or_503(const struct api_config *cfg, int t,
+		       const void **out, struct api_reply *rp)
 {
 	*out = solver_table(cfg->solver, t);
 	if (*out)
@@ -278,7 +328,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	}
 	json_decref(errors);
 	const void *tables;
-	if (tables_or_503(cfg, SOLVER_3X3, &tables, rp) < 0)
+	if (api__tables_or_503(cfg, SOLVER_3X3, &tables, rp) < 0)
 		return -1;
 	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 	void *work = malloc(ws);
@@ -289,7 +339,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 		return -1;
 	}
 	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms};
+	struct deadline d = {t0 + a->timeout_ms, a->task};
 	reduce_limits lim = {poll_deadline, &d,
 			     solver_stage_tables(cfg->solver)};
 	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
@@ -387,12 +437,12 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 		 * those tables are ready, and needs them not */
 		if (!beginner)
 			tables = solver_table(cfg->solver, SOLVER_3X3);
-	} else if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
+	} else if (api__tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
 				 &tables, rp) < 0) {
 		goto done;
 	}
 	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms};
+	struct deadline d = {t0 + a->timeout_ms, a->task};
 	if (a->target) {
 		target_limits lim = {
 			.max_length = a->max_given ? a->max_length : 0,
@@ -589,6 +639,199 @@ static void post_optimal(const struct api_config *cfg,
 	api__job_submit(cfg, rq, &jr, rp);
 }
 
+/* The 200 reply of a solve of c as a asks, or its problem. */
+static void post_solve_reply(const struct api_config *cfg, const cube_t *c,
+			     const struct solve_args *a,
+			     struct api_reply *rp)
+{
+	struct solved *s = malloc(sizeof *s);
+	if (!s) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	if (solve_cube(cfg, c, a, s, rp) < 0) {
+		free(s->big);
+		free(s);
+		return;
+	}
+	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
+			      "method", s->method, "solution",
+			      moves_text(solved_moves(s), s->count, s->n),
+			      "length", s->count, "elapsed_ms", s->elapsed_ms,
+			      "orientation", repr_orientation(&s->orient));
+	if (o && s->big) {
+		json_object_set_new(o, "stages", reduce_stages_json(s));
+		json_object_set_new(o, "oll_parity",
+				    json_integer(s->reduced.oll_parity));
+		json_object_set_new(o, "pll_parity",
+				    json_boolean(s->reduced.pll_parity));
+	}
+	if (o && a->target) {
+		json_object_set_new(o, "target",
+				    json_stringn(a->target, a->target_len));
+		json_object_set_new(o, "optimal", json_boolean(s->optimal));
+	}
+	if (o && strcmp(s->method, "beginner") == 0)
+		json_object_set_new(o, "stages", stages_json(s, c));
+	free(s->big);
+	free(s);
+	api_reply_json(rp, 200, o);
+}
+
+/* ---- solves on the solver pool --------------------------------------- */
+
+static void session_solve_reply(const struct api_config *cfg,
+				struct solve_task *t, struct api_reply *rp);
+
+static void task_free(struct solve_task *t)
+{
+	if (!t)
+		return;
+	free(t->c);
+	free(t->target);
+	free(t->method);
+	free(t->facelets);
+	api_reply_free(&t->rp);
+	free(t);
+}
+
+/* A task for c (taken over on success) as a asks, if this request can
+ * wait for a pool worker: else NULL, and the caller solves here. */
+static struct solve_task *task_new(const struct api_config *cfg,
+				   const struct api_request *rq, cube_t *c,
+				   const struct solve_args *a)
+{
+	if (!cfg->pool || !rq->done)
+		return NULL;
+	struct solve_task *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	if (a->target) {
+		t->target = malloc(a->target_len + 1);
+		if (!t->target) {
+			free(t);
+			return NULL;
+		}
+		memcpy(t->target, a->target, a->target_len);
+		t->target[a->target_len] = '\0';
+	}
+	if (a->method && !(t->method = strdup(a->method))) {
+		free(t->target);
+		free(t);
+		return NULL;
+	}
+	t->cfg = cfg;
+	t->c = c;
+	t->a = *a;
+	t->a.target = t->target;
+	t->a.method = t->method;
+	t->a.task = t;
+	api_reply_init(&t->rp);
+	t->gone = rq->gone;
+	t->gone_ctx = rq->gone_ctx;
+	t->done = rq->done;
+	t->done_ctx = rq->done_ctx;
+	return t;
+}
+
+static void task_run(void *arg)
+{
+	struct solve_task *t = arg;
+	if (!task_stop(t)) {
+		if (t->session)
+			session_solve_reply(t->cfg, t, &t->rp);
+		else
+			post_solve_reply(t->cfg, t->c, &t->a, &t->rp);
+	}
+	int ok = t->rp.status >= 200 && t->rp.status < 300;
+	if (!ok && solve_pool_stopping(t->cfg->pool)) {
+		/* the search was cut short, not answered: say why (a solve
+		 * stored already keeps its 201) */
+		problem_reply(&t->rp, PROBLEM_UNAVAILABLE, "shutting_down",
+			      "the server is shutting down");
+		api_reply_header(&t->rp, "Retry-After", "5");
+	} else if (atomic_load(&t->cancel)) {
+		solve_pool_count_cancelled(t->cfg->pool);
+		/* nobody reads it; the log line shows what happened */
+		if (!ok)
+			problem_reply(&t->rp, PROBLEM_UNAVAILABLE, "cancelled",
+				      "the solve was stopped: its client went "
+				      "away");
+	}
+	/* t may be freed as soon as done is called */
+	t->done(t->done_ctx);
+}
+
+/* Taken out of the queue: the pool stops, or nobody waits any more. */
+static void task_drop(void *arg)
+{
+	struct solve_task *t = arg;
+	problem_reply(&t->rp, PROBLEM_UNAVAILABLE, "shutting_down",
+		      "the server is shutting down");
+	api_reply_header(&t->rp, "Retry-After", "5");
+	t->done(t->done_ctx);
+}
+
+/* Queue t on the pool: rp->pending answers later; or rp is the refusal
+ * (429 when the client has as many solves waiting as it may, 503 when
+ * the queue is full) and t is freed. */
+static void offload(const struct api_config *cfg, const struct api_request *rq,
+		    struct solve_task *t, struct api_reply *rp)
+{
+	static const struct limits_key nobody = {0, {0}};
+	struct api_pending *p = calloc(1, sizeof *p);
+	int rc = p ? solve_pool_submit(cfg->pool,
+				       rq->client ? rq->client : &nobody,
+				       task_run, task_drop, t, &t->ticket)
+		   : POOL_NOMEM;
+	if (rc == POOL_OK) {
+		p->st = t;
+		rp->pending = p;
+		return;
+	}
+	free(p);
+	task_free(t);
+	switch (rc) {
+	case POOL_CLIENT_BUSY:
+		problem_reply(rp, PROBLEM_TOO_MANY_REQUESTS, "too_many_solves",
+			      "this client already has as many solves running "
+			      "and waiting as it may (--solve-client-running, "
+			      "--solve-client-queued); retry when one has "
+			      "finished");
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case POOL_FULL:
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "queue_full",
+			      "the solver queue is full (--solve-queue); try "
+			      "again shortly");
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case POOL_STOPPED:
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "shutting_down",
+			      "the server is shutting down");
+		api_reply_header(rp, "Retry-After", "5");
+		return;
+	}
+	problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+}
+
+void api__solve_finish(struct api_pending *p, struct api_reply *rp)
+{
+	const char *route = rp->route;
+	api_reply_free(rp);
+	*rp = p->st->rp;
+	rp->route = route;
+	api_reply_init(&p->st->rp);
+	task_free(p->st);
+	p->st = NULL;
+}
+
+void api__solve_abandon(struct api_pending *p)
+{
+	task_free(p->st);
+	p->st = NULL;
+}
+
 void api__post_solve(const struct api_config *cfg,
 		     const struct api_request *rq, const json_t *body,
 		     struct api_reply *rp)
@@ -654,183 +897,13 @@ void api__post_solve(const struct api_config *cfg,
 	};
 	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
 		a.timeout_ms = reduce_default_ms(cfg, c->n);
-	struct solved *s = malloc(sizeof *s);
-	if (!s) {
-		free(c);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+	struct solve_task *t = task_new(cfg, rq, c, &a);
+	if (t) {
+		offload(cfg, rq, t, rp);
 		return;
 	}
-	if (solve_cube(cfg, c, &a, s, rp) < 0) {
-		free(s->big);
-		free(s);
-		free(c);
-		return;
-	}
-	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
-			      "method", s->method, "solution",
-			      moves_text(solved_moves(s), s->count, s->n),
-			      "length", s->count, "elapsed_ms", s->elapsed_ms,
-			      "orientation", repr_orientation(&s->orient));
-	if (o && s->big) {
-		json_object_set_new(o, "stages", reduce_stages_json(s));
-		json_object_set_new(o, "oll_parity",
-				    json_integer(s->reduced.oll_parity));
-		json_object_set_new(o, "pll_parity",
-				    json_boolean(s->reduced.pll_parity));
-	}
-	if (o && a.target) {
-		json_object_set_new(o, "target",
-				    json_stringn(a.target, a.target_len));
-		json_object_set_new(o, "optimal", json_boolean(s->optimal));
-	}
-	if (o && strcmp(s->method, "beginner") == 0)
-		json_object_set_new(o, "stages", stages_json(s, c));
-	free(s->big);
-	free(s);
+	post_solve_reply(cfg, c, &a, rp);
 	free(c);
-	api_reply_json(rp, 200, o);
-}
-
-void api__get_scramble(const struct api_config *cfg,
-		       const struct api_request *rq, struct api_reply *rp)
-{
-	static const char *const allowed[] = {"size", "seed", NULL};
-	struct api__query q;
-	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
-		return;
-	int64_t n = 0, seed = 0;
-	int has_n = api__query_int(&q, "size", &n, rp);
-	if (has_n < 0)
-		return;
-	int has_seed = api__query_int(&q, "seed", &seed, rp);
-	if (has_seed < 0)
-		return;
-	if (!has_n) {
-		api__bad_field(rp, "missing_parameter", "size",
-			       "query parameter \"size\" is required: "
-			       "/v1/scramble?size=3");
-		return;
-	}
-	if (n < 2 || n > CUBE_MAX_N) {
-		json_t *p = api__bad_field(rp, "size_out_of_range", "size",
-					   "size must be from 2 to %d",
-					   CUBE_MAX_N);
-		(void)p;
-		return;
-	}
-	if (has_seed && seed > ((int64_t)1 << 53) - 1) {
-		api__bad_field(rp, "value_out_of_range", "seed",
-			       "seed is from 0 to 2^53-1");
-		return;
-	}
-	if (!has_seed) {
-		uint8_t h[TOKEN_HASH_LEN];
-		char raw[23];
-		token_new_id(raw);
-		token_sha256(raw, strlen(raw), h);
-		memcpy(&seed, h, sizeof seed);
-		seed &= ((int64_t)1 << 53) - 1;
-	}
-	cube_rng r;
-	cube_rng_seed(&r, (uint64_t)seed);
-	cube_move *m = NULL;
-	int count = 0;
-	const char *kind;
-	if (n == 2 || n == 3) {
-		/* random state: a uniform state, then its solution inverted */
-		kind = "random-state";
-		const void *tables;
-		if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
-				  &tables, rp) < 0)
-			return;
-		m = malloc(SOLVE_MAX_MOVES * sizeof *m);
-		if (n == 3) {
-			cubie3 c;
-			cubie3_random(&r, &c);
-			solve_limits lim = {.max_length = 21, .target_length = 20};
-			count = twophase_solve(tables, &c, &lim, m,
-					       SOLVE_MAX_MOVES);
-		} else {
-			cubie2 c;
-			cubie2_random(&r, &c);
-			count = solve2_optimal(tables, &c, m, SOLVE_MAX_MOVES);
-		}
-		if (count < 0) {
-			free(m);
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
-				      "the solver failed: %s",
-				      solve_strerror(count));
-			return;
-		}
-		/* invert: reverse, each quarter-turn count negated */
-		for (int i = 0; i < count / 2; i++) {
-			cube_move t = m[i];
-			m[i] = m[count - 1 - i];
-			m[count - 1 - i] = t;
-		}
-		for (int i = 0; i < count; i++)
-			m[i].qt = (uint8_t)((4 - m[i].qt) & 3);
-	} else {
-		kind = "random-move";
-		int len = scramble_length((int)n);
-		m = malloc((size_t)len * sizeof *m);
-		count = m ? scramble_moves(&r, (int)n, m, len) : -1;
-		if (count < 0) {
-			free(m);
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
-				      "out of memory");
-			return;
-		}
-		/* Applying a big cube's scramble to get its facelets costs
-		 * like any other request's moves: the same work limit. */
-		uint64_t work = 0;
-		for (int i = 0; i < count; i++)
-			work += move_work(&m[i], (int)n);
-		if (cfg->max_work && work > cfg->max_work) {
-			free(m);
-			json_t *p = problem_reply(
-				rp, PROBLEM_LIMIT_EXCEEDED, "too_much_work",
-				"a %" PRId64 "×%" PRId64 " scramble moves %" PRIu64
-				" stickers, more than the server's limit of "
-				"%" PRIu64 " per request (--max-work)",
-				n, n, work, cfg->max_work);
-			if (p) {
-				json_object_set_new(
-					p, "limit",
-					json_integer((json_int_t)cfg->max_work));
-				json_object_set_new(p, "field",
-						    json_string("size"));
-			}
-			return;
-		}
-	}
-	size_t need = moves_print(m, (size_t)count, (int)n, NULL, 0);
-	char *text = malloc(need + 1);
-	cube_t *c = malloc(cube_sizeof((int)n));
-	if (!text || !c) {
-		free(text);
-		free(c);
-		free(m);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
-		return;
-	}
-	moves_print(m, (size_t)count, (int)n, text, need + 1);
-	cube_init(c, (int)n);
-	cube_apply_moves(c, m, (size_t)count);
-	json_t *o = json_pack("{s:I, s:s, s:I, s:s#, s:i, s:o}", "size",
-			      (json_int_t)n, "kind", kind, "seed",
-			      (json_int_t)seed, "moves", text, (int)need,
-			      "length", count, "facelets", repr_facelets(c));
-	free(text);
-	free(c);
-	free(m);
-	api_reply_json(rp, 200, o);
-	/* a seed always gives the same scramble: anyone may keep it for a
-	 * day (the HTTP layer adds its ETag); a random one never repeats */
-	if (has_seed)
-		rp->cache_max_age = 86400;
-	else
-		api_reply_header(rp, "Cache-Control", "no-store");
 }
 
 /* ---- session solves --------------------------------------------------- */
@@ -915,6 +988,54 @@ static void session_optimal(const struct api_config *cfg,
 		api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v->version);
 }
 
+/* Solve a session's cube (t: its id, version and state) and store the
+ * solve with the session's: 201 with it, or the problem. */
+static void session_solve_reply(const struct api_config *cfg,
+				struct solve_task *t, struct api_reply *rp)
+{
+	const char *id = t->sid;
+	struct solved *s = malloc(sizeof *s);
+	int rc = s ? solve_cube(cfg, t->c, &t->a, s, rp) : -1;
+	if (rc < 0) {
+		if (!s)
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+				      "out of memory");
+		else
+			free(s->big);
+		free(s);
+		return;
+	}
+	size_t need = moves_print(solved_moves(s), (size_t)s->count, s->n,
+				  NULL, 0);
+	char *text = malloc(need + 1);
+	if (!text) {
+		free(s->big);
+		free(s);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		return;
+	}
+	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
+	struct store_solve sv = {
+		.version = t->version, .solution = text, .length = s->count,
+		.elapsed_ms = s->elapsed_ms,
+	};
+	snprintf(sv.method, sizeof sv.method, "%s", s->method);
+	free(s->big);
+	free(s);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (sessions_add_solve(cfg->sessions, id, &sv, t->state) != SES_OK) {
+		free(text);
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+			      "the solve could not be stored");
+		return;
+	}
+	api_reply_json(rp, 201, solve_json(id, &sv));
+	free(text);
+	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", t->version);
+}
+
 void api__session_solve(const struct api_config *cfg,
 			const struct api_request *rq, const char *id,
 			const json_t *body, struct api_reply *rp)
@@ -950,50 +1071,28 @@ void api__session_solve(const struct api_config *cfg,
 		.method = method, .max_length = 21,
 		.timeout_ms = (int)cfg->max_solve_ms, .field = "session",
 	};
-	struct solved *s = malloc(sizeof *s);
-	int rc = s ? solve_cube(cfg, c, &a, s, rp) : -1;
+	/* solved and stored on a pool worker, or here if there is none */
+	struct solve_task local = {.cfg = cfg, .c = c, .a = a};
+	struct solve_task *t = task_new(cfg, rq, c, &a);
+	if (t && !(t->facelets = strdup(v.facelets))) {
+		t->c = NULL;
+		task_free(t);
+		t = NULL;
+	}
+	if (t)
+		t->state = t->facelets;
+	struct solve_task *w = t ? t : &local;
+	w->session = 1;
+	snprintf(w->sid, sizeof w->sid, "%s", id);
+	w->version = v.version;
+	if (t) {
+		session_view_free(&v);
+		offload(cfg, rq, t, rp);
+		return;
+	}
+	local.state = v.facelets;
+	session_solve_reply(cfg, &local, rp);
 	free(c);
-	if (rc < 0) {
-		if (!s)
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
-				      "out of memory");
-		else
-			free(s->big);
-		free(s);
-		session_view_free(&v);
-		return;
-	}
-	size_t need = moves_print(solved_moves(s), (size_t)s->count, s->n,
-				  NULL, 0);
-	char *text = malloc(need + 1);
-	if (!text) {
-		free(s->big);
-		free(s);
-		session_view_free(&v);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
-		return;
-	}
-	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
-	struct store_solve sv = {
-		.version = v.version, .solution = text, .length = s->count,
-		.elapsed_ms = s->elapsed_ms,
-	};
-	snprintf(sv.method, sizeof sv.method, "%s", s->method);
-	free(s->big);
-	free(s);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (sessions_add_solve(cfg->sessions, id, &sv, v.facelets) != SES_OK) {
-		free(text);
-		session_view_free(&v);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
-			      "the solve could not be stored");
-		return;
-	}
-	api_reply_json(rp, 201, solve_json(id, &sv));
-	free(text);
-	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v.version);
 	session_view_free(&v);
 }
 

@@ -176,6 +176,7 @@ static void release(struct api_config *api, struct solve_pool *pool,
 	jobs_shutdown(api->jobs);
 	solve_pool_free(pool);
 	jobs_free(api->jobs);
+	solve_pool_free(api->pool);
 	solver_stop(api->solver); /* cancels a table build in progress */
 	sessions_close(api->sessions);
 	events_close(api->events);
@@ -335,6 +336,13 @@ int main(int argc, char **argv)
 			.max_job_ms = cfg.max_job_s * 1000,
 		};
 		pool = solve_pool_new(&pc);
+		/* the other solves on a pool of their own with the same
+		 * caps, so that an hour-long optimal job does not hold a
+		 * client's everyday solves behind it */
+		api.pool = solve_pool_new(&pc);
+		if (!api.pool)
+			log_msg(LOG_WARN, "cannot start the solver pool for "
+					  "solves: they run on the HTTP threads");
 		api.jobs = pool ? jobs_new(&jc, pool, api.solver, api.sessions)
 				: NULL;
 		if (!api.jobs)
@@ -386,6 +394,9 @@ int main(int argc, char **argv)
 	 * connection may still be suspended when the daemon stops */
 	http_quiesce(srv);
 	jobs_shutdown(api.jobs); /* running searches stop at their next poll */
+	/* waiting solves answer 503, running ones stop at their next poll
+	 * and answer: no connection stays suspended for a solve */
+	solve_pool_stop(api.pool);
 	events_shutdown(api.events, 2000);
 	sessions_drain(api.sessions);
 	http_stop(srv);

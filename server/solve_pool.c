@@ -19,6 +19,7 @@ struct task {
 struct client {
 	struct limits_key key;
 	unsigned running, queued;
+	uint64_t served; /* when a task of it last started (round-robin) */
 };
 
 struct solve_pool {
@@ -33,7 +34,7 @@ struct solve_pool {
 	unsigned nthreads;
 	uint64_t next_ticket;
 	unsigned running;
-	uint64_t run_total, refused_client, refused_full;
+	uint64_t run_total, refused_client, refused_full, cancelled;
 	_Atomic int stop;
 };
 
@@ -59,21 +60,27 @@ static unsigned client_of(struct solve_pool *p, const struct limits_key *k)
 	}
 	p->clients[free_slot].key = *k;
 	p->clients[free_slot].running = p->clients[free_slot].queued = 0;
+	p->clients[free_slot].served = 0;
 	return free_slot;
 }
 
-/* The queue position of the task to run next, or -1. */
+/* The queue position of the task to run next, or -1: the oldest task of
+ * the client with the fewest running and, among those, the one served
+ * longest ago (round-robin over clients, not first come first served:
+ * a client that queued many tasks early does not go before one that
+ * queued one later). */
 static int pick(struct solve_pool *p)
 {
 	int best = -1;
-	unsigned best_running = 0;
+	const struct client *bc = NULL;
 	for (unsigned i = 0; i < p->nqueue; i++) {
-		struct client *c = &p->clients[p->queue[i].client];
+		const struct client *c = &p->clients[p->queue[i].client];
 		if (c->running >= p->c.client_running)
 			continue;
-		if (best < 0 || c->running < best_running) {
+		if (best < 0 || c->running < bc->running ||
+		    (c->running == bc->running && c->served < bc->served)) {
 			best = (int)i;
-			best_running = c->running;
+			bc = c;
 		}
 	}
 	return best;
@@ -103,6 +110,7 @@ static void *worker(void *arg)
 		c->running++;
 		p->running++;
 		p->run_total++;
+		c->served = p->run_total;
 		pthread_mutex_unlock(&p->mu);
 		t.run(t.arg);
 		pthread_mutex_lock(&p->mu);
@@ -189,6 +197,7 @@ int solve_pool_cancel(struct solve_pool *p, uint64_t ticket)
 			t = p->queue[i];
 			remove_at(p, i);
 			p->clients[t.client].queued--;
+			p->cancelled++;
 			found = 1;
 			break;
 		}
@@ -207,6 +216,14 @@ void solve_pool_stats(struct solve_pool *p, struct solve_pool_stats *out)
 	out->run_total = p->run_total;
 	out->refused_client = p->refused_client;
 	out->refused_full = p->refused_full;
+	out->cancelled = p->cancelled;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void solve_pool_count_cancelled(struct solve_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->cancelled++;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -215,7 +232,7 @@ int solve_pool_stopping(struct solve_pool *p)
 	return atomic_load(&p->stop);
 }
 
-void solve_pool_free(struct solve_pool *p)
+void solve_pool_stop(struct solve_pool *p)
 {
 	if (!p)
 		return;
@@ -231,6 +248,14 @@ void solve_pool_free(struct solve_pool *p)
 			left[i].drop(left[i].arg);
 	for (unsigned i = 0; i < p->nthreads; i++)
 		pthread_join(p->threads[i], NULL);
+	p->nthreads = 0; /* a second stop has nothing to join */
+}
+
+void solve_pool_free(struct solve_pool *p)
+{
+	if (!p)
+		return;
+	solve_pool_stop(p);
 	pthread_cond_destroy(&p->work);
 	pthread_mutex_destroy(&p->mu);
 	free(p->queue);

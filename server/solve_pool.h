@@ -5,9 +5,10 @@
  * Each task belongs to a client (the address the rate limiter keys on).
  * A client has at most client_running tasks running and client_queued
  * waiting; the queue holds at most queue_max in all. When a worker is
- * free it takes the oldest task of the client with the fewest running,
- * skipping clients at their running cap, so one client's many slow tasks
- * cannot hold every worker while another client waits.
+ * free it takes the oldest task of the client with the fewest running
+ * and, of those, the one served longest ago (round-robin), skipping
+ * clients at their running cap, so one client's many slow tasks cannot
+ * hold every worker while another client waits.
  *
  * A task is run(arg) on a worker, or drop(arg) — exactly one of the two,
  * exactly once — if it is cancelled while queued or the pool stops first.
@@ -56,14 +57,22 @@ int solve_pool_cancel(struct solve_pool *p, uint64_t ticket);
 struct solve_pool_stats {
 	unsigned workers, queued, running;
 	uint64_t run_total, refused_client, refused_full;
+	uint64_t cancelled; /* taken out while queued, or stopped running */
 };
 void solve_pool_stats(struct solve_pool *p, struct solve_pool_stats *out);
+
+/* Count a running task that stopped early because nobody wanted its
+ * answer any more (its client went away). */
+void solve_pool_count_cancelled(struct solve_pool *p);
 
 /* 1 once solve_pool_free has begun: running tasks should return. */
 int solve_pool_stopping(struct solve_pool *p);
 
 /* Stop: drop every waiting task, wait for the running ones to return,
- * join the workers, free p. */
+ * join the workers; later submits get POOL_STOPPED. Idempotent. */
+void solve_pool_stop(struct solve_pool *p);
+
+/* Stop, then free p. */
 void solve_pool_free(struct solve_pool *p);
 
 #endif

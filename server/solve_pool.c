@@ -28,7 +28,7 @@ struct solve_pool {
 	pthread_cond_t work; /* a task was queued, a client's count fell, or stop */
 	struct task *queue;  /* [queue_max], oldest first */
 	unsigned nqueue;
-	struct client *clients; /* [queue_max + workers] */
+	struct client *clients; /* [queue_max + workers + 1] */
 	unsigned nclients;
 	pthread_t *threads;
 	unsigned nthreads;
@@ -44,7 +44,8 @@ static int same_key(const struct limits_key *a, const struct limits_key *b)
 }
 
 /* The client's slot, made if needed (there is always room: every slot in
- * use has a task queued or running). */
+ * use has a task queued or running, and there is one slot more than
+ * those can fill). */
 static unsigned client_of(struct solve_pool *p, const struct limits_key *k)
 {
 	unsigned free_slot = p->nclients;
@@ -133,7 +134,9 @@ struct solve_pool *solve_pool_new(const struct solve_pool_config *c)
 		return NULL;
 	p->c = *c;
 	p->queue = calloc(c->queue_max, sizeof *p->queue);
-	p->nclients = c->queue_max + c->workers;
+	/* every client with a task queued or running, and one more: the
+	 * one asking, which a full queue then refuses */
+	p->nclients = c->queue_max + c->workers + 1;
 	p->clients = calloc(p->nclients, sizeof *p->clients);
 	p->threads = calloc(c->workers, sizeof *p->threads);
 	pthread_mutex_init(&p->mu, NULL);

@@ -31,6 +31,7 @@ int main(void)
 	srunner_add_suite(sr, http_sessions_suite());
 	srunner_add_suite(sr, http_solve_suite());
 	srunner_add_suite(sr, http_jobs_suite());
+	srunner_add_suite(sr, solve_pool_suite());
 	srunner_add_suite(sr, http_fair_suite());
 	srunner_add_suite(sr, http_beginner_suite());
 	srunner_add_suite(sr, http_live_suite());

@@ -26,6 +26,7 @@ Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes
 Suite *http_beginner_suite(void); /* tests/check_http_beginner.c: /v1/solve's beginner method and target */
 Suite *http_live_suite(void); /* tests/check_http_live.c: tokens, idempotency, live events */
 Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */
+Suite *solve_pool_suite(void); /* tests/check_solve_pool.c: round-robin order, caps, cancel, stop */
 Suite *http_fair_suite(void); /* tests/check_http_fair.c: solves on the pool, fair between clients, caps, hang-ups */
 Suite *http_jobs_suite(void); /* tests/check_http_jobs.c: optimal solves as jobs, caps, cancel, lost jobs */
 Suite *client_limits_suite(void); /* tests/check_client_limits.c: rate buckets and connection counts */

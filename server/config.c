@@ -126,17 +126,18 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "load or build the optimal solver's tables at start, not at the "    \
 	  "first optimal solve")                                               \
 	X("solve-workers", "CUBED_SOLVE_WORKERS", OPT_UINT, solve_workers, "", \
-	  1, 256, "N", "solver pool threads (jobs; also build the optimal "    \
-	  "tables)")                                                           \
+	  1, 256, "N", "solver pool threads, for jobs and again for other "   \
+	  "solves (also build the optimal tables)")                           \
 	X("solve-queue", "CUBED_SOLVE_QUEUE", OPT_UINT, solve_queue, "64", 1,  \
-	  100000, "N", "jobs waiting for a solver thread, in all (503 past "   \
-	  "it)")                                                               \
+	  100000, "N", "jobs (and, apart, solves) waiting for a solver "       \
+	  "thread, in all (503 past it)")                                      \
 	X("solve-client-running", "CUBED_SOLVE_CLIENT_RUNNING", OPT_UINT,      \
 	  solve_client_running, "1", 1, 256, "N",                              \
-	  "jobs one client address may have running at once")                 \
+	  "jobs (and, apart, solves) one client address may run at once")     \
 	X("solve-client-queued", "CUBED_SOLVE_CLIENT_QUEUED", OPT_UINT,        \
 	  solve_client_queued, "4", 1, 100000, "N",                            \
-	  "jobs one client address may have waiting (429 past it)")            \
+	  "jobs (and, apart, solves) one client address may have waiting "    \
+	  "(429 past it)")                                                     \
 	X("max-jobs", "CUBED_MAX_JOBS", OPT_UINT, max_jobs, "1000", 1,         \
 	  1000000, "N", "jobs kept in memory, running or finished (503 when "  \
 	  "all are still running)")                                            \

@@ -20,10 +20,15 @@
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
 #                   (node + npm: installs tests/contract's pinned packages)
+#   make test-slow  the slow suites (optimal_slow: superflip, 20 moves,
+#                   proved optimal on the level-OPTIMAL_LEVEL tables)
 #   make client-check  TypeScript types generated from openapi.yaml, a typed
 #                   client checked with tsc --strict and run against a live
 #                   server (node + npm: tests/client's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
+#   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
+#                   states (hours on a small table; OPTIMAL_LEVEL, 2), and
+#                   two-phase at 20 moves over 1,000
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
 #                   p99 latency, RSS at start and end (growth < 10 %)
 #   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
@@ -63,7 +68,7 @@ TABLES ?= build/tables
 
 .PHONY: all run test test-run test-slow contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
-	test-web bench-web screenshot
+	test-web bench-web screenshot test-slow bench-optimal
 
 all: $(BUILD)/cubed web
 
@@ -172,6 +177,15 @@ screenshot: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
 		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/solve.test.mjs
 
+# Slow suites: only when CUBED_SLOW=1 (run_tests.c), at the optimal
+# tables' level OPTIMAL_LEVEL, cached in $(TABLES) like the others.
+OPTIMAL_LEVEL ?= 2
+test-slow: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	CUBED_SLOW=1 CK_RUN_SUITE=optimal_slow CUBED_OPTIMAL_LEVEL=$(OPTIMAL_LEVEL) \
+		CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+		CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+
 # The fuzz targets linked with a plain main (tests/fuzz/replay.c) instead
 # of libFuzzer: every committed corpus input and crash regression runs
 # through the target's laws with the ordinary compiler (and under the
@@ -233,6 +247,11 @@ bench-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
 		node bench/web/bench.mjs
+
+bench-optimal: $(BUILD)/bench/bench
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(TABLES) $(BUILD)/bench/bench --optimal $(OPTIMAL_LEVEL) 100 2
+	$(BUILD)/bench/bench --twenty 1000
 
 SOAK_S ?= 60
 soak: $(BUILD)/cubed

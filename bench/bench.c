@@ -13,6 +13,8 @@
  *   build/bench/bench [ALGS_FILE]
  *   build/bench/bench --solve [STATES_FILE]    (the solver figures only)
  *   build/bench/bench --reduce [COUNT [SIZE]]  (big cubes by reduction only)
+ *   build/bench/bench --optimal LEVEL [N [THREADS [STATES_OUT]]]
+ *   build/bench/bench --twenty [N [STATES_OUT]]  (bench_optimal.c)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so
@@ -1748,8 +1750,13 @@ static void bench_reduce(int count, int only)
 	free(tables);
 }
 
+int bench_optimal_main(int argc, char **argv); /* bench_optimal.c */
+
 int main(int argc, char **argv)
 {
+	int orc = bench_optimal_main(argc, argv);
+	if (orc >= 0)
+		return orc;
 	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {
 		bench_algs(NULL, argv[2]);
 		return 0;
@@ -1767,8 +1774,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [ALGS_FILE]\n"
 				"       %s --parse-apply ALGS_FILE\n"
 				"       %s --solve [STATES_FILE]\n"
-				"       %s --reduce [COUNT [SIZE]]\n",
-			argv[0], argv[0], argv[0], argv[0]);
+				"       %s --reduce [COUNT [SIZE]]\n"
+				"       %s --optimal LEVEL [N [THREADS [STATES_OUT]]]\n"
+				"       %s --twenty [N [STATES_OUT]]\n",
+			argv[0], argv[0], argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	bench_turn3();

@@ -61,6 +61,8 @@ enum {
 	NMOVE = 18,     /* face turns: face·3 + qt-1, faces U R F D L B */
 	NMOVE2 = 10,    /* G1 turns */
 	MAXLEN = 31,    /* longest solution searched for */
+	MAXPRE = 2,     /* pre-moves (see twophase_solve) */
+	MINP1PRE = 7,   /* the shortest phase 1 searched after pre-moves */
 };
 
 #define NP1 ((uint64_t)NCLS1 * NTWIST)  /* phase-1 pruning entries */
@@ -861,6 +863,8 @@ struct search {
 	cubie3 cube[6];      /* per direction */
 	int h1[6];           /* per direction: phase-1 distance, -1 = skip */
 	int dir, n1;         /* current direction, phase-1 length */
+	uint8_t pre[MAXPRE]; /* pre-moves: pre[0] next to the cube */
+	int npre;
 	cubie3 cub[MAXLEN + 1]; /* cub[k]: direction cube after k moves */
 	int valid;              /* cub[0..valid] are up to date */
 	uint8_t path[MAXLEN];
@@ -890,15 +894,33 @@ static void record(struct search *s, int n)
 {
 	int a = s->dir % 3, inv = s->dir >= 3;
 	const uint8_t *um = s->t.urf_move + a * NMOVE;
-	for (int i = 0; i < n; i++) {
-		int m = um[s->path[i]];
+	/* the direction cube's solution: path, then the pre-moves, last
+	 * first, a move on the face of the one before it merged into it */
+	uint8_t seq[MAXLEN + MAXPRE];
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		seq[k++] = s->path[i];
+	for (int i = s->npre - 1; i >= 0; i--) {
+		int m = s->pre[i];
+		if (k > 0 && seq[k - 1] / 3 == m / 3) {
+			int q = (seq[k - 1] % 3 + m % 3 + 2) % 4; /* quarter turns */
+			if (q == 0)
+				k--;
+			else
+				seq[k - 1] = (uint8_t)(m / 3 * 3 + q - 1);
+			continue;
+		}
+		seq[k++] = (uint8_t)m;
+	}
+	for (int i = 0; i < k; i++) {
+		int m = um[seq[i]];
 		if (inv) /* the inverse's solution, reversed and inverted */
-			s->best[n - 1 - i] = (uint8_t)(m / 3 * 3 + 2 - m % 3);
+			s->best[k - 1 - i] = (uint8_t)(m / 3 * 3 + 2 - m % 3);
 		else
 			s->best[i] = (uint8_t)m;
 	}
-	s->best_len = n;
-	if (n <= s->target)
+	s->best_len = k;
+	if (k <= s->target)
 		s->stop = 1;
 }
 
@@ -978,7 +1000,7 @@ static int phase2(struct search *s, int cp, int ue, int sp, int d2, int k,
  * better than the best so far. */
 static void phase2_start(struct search *s, int n)
 {
-	int budget = s->best_len - 1 - n;
+	int budget = s->best_len - 1 - n - s->npre;
 	if (budget < 0)
 		return;
 	for (int j = s->valid; j < n; j++)
@@ -1037,7 +1059,7 @@ static void phase1(struct search *s, int tw, int fl, int sl, int d, int k,
 				if (s->valid > k)
 					s->valid = k;
 				phase2_start(s, k + 1);
-				if (s->stop || s->n1 >= s->best_len)
+				if (s->stop || s->n1 + s->npre >= s->best_len)
 					return;
 			}
 		}
@@ -1068,7 +1090,7 @@ static void phase1(struct search *s, int tw, int fl, int sl, int d, int k,
 		if (s->valid > k)
 			s->valid = k;
 		phase1(s, tw2[m], fl2[m], sl2[m], dd, k + 1, togo - 1);
-		if (s->stop || s->n1 >= s->best_len)
+		if (s->stop || s->n1 + s->npre >= s->best_len)
 			return;
 	}
 }
@@ -1112,6 +1134,49 @@ static cube_move to_cube_move(int m)
 	return r;
 }
 
+/* A cube to start phase 1 from: x itself or x after pre-moves. */
+struct prestart {
+	cubie3 y;
+	uint8_t pre[MAXPRE];
+	int8_t npre, h1;
+};
+
+/* The starts with j pre-moves (1 or 2) from x: m·x for each quarter turn
+ * m of R L F B (a move in G1 would not change phase 1's coordinates), or
+ * m'·m·x for m' on another face than m (of two opposite faces, not the
+ * negative one after the positive: they commute), each with its own
+ * phase-1 distance (a move before the cube changes it by any amount).
+ * Returns how many. */
+static int prestarts(const struct search *s, const cubie3 *x, int j,
+		     struct prestart *out)
+{
+	int k = 0;
+	for (int m = 0; m < NMOVE; m++) {
+		if (m % 3 == 1 || m / 3 % 3 == 0) /* in G1 */
+			continue;
+		cubie3 y;
+		cubie3_compose(&s->mv[m], x, &y);
+		for (int m2 = 0; m2 < NMOVE; m2++) {
+			struct prestart *p = &out[k];
+			if (j == 1) {
+				p->y = y;
+			} else if (follows(m2 / 3, m / 3)) {
+				cubie3_compose(&s->mv[m2], &y, &p->y);
+				p->pre[1] = (uint8_t)m2;
+			} else {
+				continue;
+			}
+			p->pre[0] = (uint8_t)m;
+			p->npre = (int8_t)j;
+			p->h1 = (int8_t)p1_depth(&s->t, &p->y);
+			k++;
+			if (j == 1)
+				break;
+		}
+	}
+	return k;
+}
+
 int twophase_solve(const void *tables, const cubie3 *c,
 		   const solve_limits *lim, cube_move *out, int cap)
 {
@@ -1137,6 +1202,7 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	bind(&s.t, (unsigned char *)(uintptr_t)tables);
 	face_turns(s.mv);
 	s.best_len = max_len + 1;
+	s.npre = 0;
 	s.target = target;
 	s.nodes = 0;
 	s.next_poll = POLL_NODES;
@@ -1167,17 +1233,46 @@ int twophase_solve(const void *tables, const cubie3 *c,
 			lo = s.h1[dir];
 	}
 
+	/* Pre-moves: once the shortest phase-1 length has not given a short
+	 * enough total, phase 1 also starts from m·X and m'·m·X, the
+	 * pre-moves ending the solution: more starting points for the same
+	 * total length, as min2phase does. At each total, the starts without
+	 * pre-moves in every direction go first, then those with one, then
+	 * two, each set worked out only when first reached. */
+	struct prestart pst[6][MAXPRE + 1][8 * 15];
+	int cnt[6][MAXPRE + 1]; /* starts worked out, -1: not yet */
+	memset(cnt, 0xff, sizeof cnt);
 	for (int n = lo; n < s.best_len && !s.stop; n++)
-		for (int dir = 0; dir < 6 && !s.stop; dir++) {
-			const cubie3 *x = &s.cube[dir];
-			if (s.h1[dir] < 0 || s.h1[dir] > n || n >= s.best_len)
-				continue;
-			s.dir = dir;
-			s.n1 = n;
-			s.cub[0] = *x;
-			s.valid = 0;
-			phase1(&s, get_twist(x), get_flip(x), get_slice(x),
-			       s.h1[dir], 0, n);
+		for (int j = 0; j <= MAXPRE && !s.stop; j++) {
+			if (j > 0 && (n == lo || n - j < MINP1PRE))
+				break;
+			for (int dir = 0; dir < 6 && !s.stop; dir++) {
+				if (s.h1[dir] < 0)
+					continue;
+				struct prestart *ps = pst[dir][j];
+				if (cnt[dir][j] < 0 && j == 0) {
+					ps->y = s.cube[dir];
+					ps->h1 = (int8_t)s.h1[dir];
+					ps->npre = 0;
+					cnt[dir][j] = 1;
+				} else if (cnt[dir][j] < 0) {
+					cnt[dir][j] = prestarts(&s, &s.cube[dir],
+								j, ps);
+				}
+				for (int i = 0; i < cnt[dir][j] && !s.stop; i++) {
+					const cubie3 *x = &ps[i].y;
+					if (ps[i].h1 > n - j || n >= s.best_len)
+						continue;
+					s.dir = dir;
+					s.n1 = n - j;
+					s.npre = j;
+					memcpy(s.pre, ps[i].pre, (size_t)j);
+					s.cub[0] = *x;
+					s.valid = 0;
+					phase1(&s, get_twist(x), get_flip(x),
+					       get_slice(x), ps[i].h1, 0, n - j);
+				}
+			}
 		}
 
 	if (s.best_len > max_len)

@@ -23,7 +23,9 @@
 #include "idempotency.h"
 #include "metrics.h"
 #include "problem.h"
+#include "jobs.h"
 #include "sessions.h"
+#include "solve_pool.h"
 #include "solver.h"
 #include "static.h"
 #include "store.h"
@@ -83,62 +85,69 @@ static const struct route {
 	api__post_handler *post;
 	api__session_handler *ses;
 	enum body_rule body;
+	api__req_handler *postrq; /* a POST handler that takes rq */
+	api__job_handler *job;
 } routes[] = {
-	{"/", "GET", "GET, HEAD, OPTIONS", api__get_page, NULL, NULL, 0},
+	{"/", "GET", "GET, HEAD, OPTIONS", api__get_page, NULL, NULL, 0, NULL, NULL},
 	{"/assets/{file}", "GET", "GET, HEAD, OPTIONS", api__get_page, NULL, NULL,
-	 0},
-	{"/healthz", "GET", "GET, HEAD, OPTIONS", api__get_healthz, NULL, NULL, 0},
-	{"/readyz", "GET", "GET, HEAD, OPTIONS", api__get_readyz, NULL, NULL, 0},
-	{"/metrics", "GET", "GET, HEAD, OPTIONS", api__get_metrics, NULL, NULL, 0},
-	{"/version", "GET", "GET, HEAD, OPTIONS", api__get_version, NULL, NULL, 0},
+	 0, NULL, NULL},
+	{"/healthz", "GET", "GET, HEAD, OPTIONS", api__get_healthz, NULL, NULL, 0, NULL, NULL},
+	{"/readyz", "GET", "GET, HEAD, OPTIONS", api__get_readyz, NULL, NULL, 0, NULL, NULL},
+	{"/metrics", "GET", "GET, HEAD, OPTIONS", api__get_metrics, NULL, NULL, 0, NULL, NULL},
+	{"/version", "GET", "GET, HEAD, OPTIONS", api__get_version, NULL, NULL, 0, NULL, NULL},
 	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", api__get_openapi, NULL, NULL,
-	 0},
-	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0},
-	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg, NULL, 0},
+	 0, NULL, NULL},
+	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0, NULL, NULL},
+	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg, NULL, 0, NULL, NULL},
 	{"/v1/convert", "POST", "POST, OPTIONS", NULL, api__post_convert, NULL,
-	 0},
+	 0, NULL, NULL},
 	{"/v1/validate", "POST", "POST, OPTIONS", NULL, api__post_validate,
-	 NULL, 0},
-	{"/v1/match", "POST", "POST, OPTIONS", NULL, api__post_match, NULL, 0},
+	 NULL, 0, NULL, NULL},
+	{"/v1/match", "POST", "POST, OPTIONS", NULL, api__post_match, NULL, 0, NULL, NULL},
 	{"/v1/patterns", "GET", "GET, HEAD, OPTIONS", api__get_patterns, NULL,
-	 NULL, 0},
+	 NULL, 0, NULL, NULL},
 	{"/v1/pieces", "POST", "POST, OPTIONS", NULL, api__post_pieces, NULL,
-	 0},
+	 0, NULL, NULL},
 	{"/v1/sessions", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_create, BODY_REQUIRED},
+	 api__session_create, BODY_REQUIRED, NULL, NULL},
 	{"/v1/sessions/{id}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
-	 api__session_get, BODY_NONE},
+	 api__session_get, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL,
-	 NULL, api__session_delete, BODY_NONE},
+	 NULL, api__session_delete, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/moves", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_moves, BODY_REQUIRED},
+	 api__session_moves, BODY_REQUIRED, NULL, NULL},
 	{"/v1/sessions/{id}/undo", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_undo, BODY_OPTIONAL},
+	 api__session_undo, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/redo", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_redo, BODY_OPTIONAL},
+	 api__session_redo, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/reset", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_reset, BODY_OPTIONAL},
+	 api__session_reset, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/fork", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_fork, BODY_OPTIONAL},
-	{"/v1/solve", "POST", "POST, OPTIONS", NULL, api__post_solve, NULL, 0},
+	 api__session_fork, BODY_OPTIONAL, NULL, NULL},
+	{"/v1/solve", "POST", "POST, OPTIONS", NULL, NULL, NULL, BODY_REQUIRED,
+	 api__post_solve, NULL},
+	{"/v1/jobs/{jid}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
+	 NULL, BODY_NONE, NULL, api__job_get},
+	{"/v1/jobs/{jid}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
+	 NULL, BODY_NONE, NULL, api__job_delete},
 	{"/v1/scramble", "GET", "GET, HEAD, OPTIONS", api__get_scramble, NULL,
-	 NULL, 0},
+	 NULL, 0, NULL, NULL},
 	{"/v1/sessions/{id}/solve", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_solve, BODY_OPTIONAL},
+	 api__session_solve, BODY_OPTIONAL, NULL, NULL},
 	{"/v1/sessions/{id}/solves", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_solves, BODY_NONE},
+	 api__session_solves, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/history", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_history, BODY_NONE},
+	 api__session_history, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/events", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_events, BODY_NONE},
+	 api__session_events, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/tokens", "POST", "GET, HEAD, POST, OPTIONS", NULL,
-	 NULL, api__session_token_add, BODY_REQUIRED},
+	 NULL, api__session_token_add, BODY_REQUIRED, NULL, NULL},
 	{"/v1/sessions/{id}/tokens", "GET", "GET, HEAD, POST, OPTIONS", NULL,
-	 NULL, api__session_tokens, BODY_NONE},
+	 NULL, api__session_tokens, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
-	 NULL, api__session_token_revoke, BODY_NONE},
+	 NULL, api__session_token_revoke, BODY_NONE, NULL, NULL},
 	{"/v1/sessions/{id}/tickets", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_ticket, BODY_NONE},
+	 api__session_ticket, BODY_NONE, NULL, NULL},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -175,6 +184,19 @@ static int match(const char *pattern, const char *path, char *id)
 			size_t len = strspn(path, "0123456789");
 			if (len == 0 || len > 18)
 				return 0;
+			path += len;
+			pattern += 5;
+			continue;
+		}
+		if (strncmp(pattern, "{jid}", 5) == 0) {
+			/* a job id's letters; the handler says whether it is
+			 * one (unknown, lost or expired) */
+			size_t len = strspn(path, "abcdefghijklmnopqrstuvwxyz"
+						  "0123456789-");
+			if (len == 0 || len >= STORE_ID_MAX)
+				return 0;
+			memcpy(id, path, len);
+			id[len] = '\0';
 			path += len;
 			pattern += 5;
 			continue;
@@ -393,6 +415,10 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		m->get(cfg, rq, rp);
 		return;
 	}
+	if (m->job) {
+		m->job(cfg, rq, id, rp);
+		return;
+	}
 	if (m->ses && strstr(m->pattern, "{id}") && !token_id_ok(id)) {
 		/* not the shape of an id: no such session */
 		problem_reply(rp, PROBLEM_NO_SUCH_SESSION,
@@ -402,6 +428,11 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	json_t *body;
 	if (json_body(rq, m->post ? BODY_REQUIRED : m->body, &body, rp) < 0)
 		return;
+	if (m->postrq) {
+		m->postrq(cfg, rq, body, rp);
+		json_decref(body);
+		return;
+	}
 	uint8_t scope[32];
 	int idem = m->ses && strcmp(m->method, "POST") == 0 ?
 			   idem_start(cfg, rq, m->pattern, scope, rp) : 0;
@@ -432,7 +463,10 @@ void api_finish(const struct api_config *cfg, struct api_reply *rp)
 	rp->pending = NULL;
 	if (!p)
 		return;
-	api__session_write_finish(cfg, p, rp);
+	if (p->st)
+		api__solve_finish(p, rp);
+	else
+		api__session_write_finish(cfg, p, rp);
 	if (p->idem)
 		idem_keep(cfg, p->scope, rp);
 	free(p);

@@ -60,7 +60,28 @@ api__session_handler api__session_token_revoke;
 api__session_handler api__session_ticket;  /* api_tickets.c */
 api__session_handler api__session_solve;   /* api_solve.c */
 api__session_handler api__session_solves;
-api__post_handler api__post_solve;          /* api_solve.c */
+/* POST routes that need the request too (the client, headers). */
+typedef void api__req_handler(const struct api_config *cfg,
+			      const struct api_request *rq, const json_t *body,
+			      struct api_reply *rp);
+api__req_handler api__post_solve;          /* api_solve.c */
+
+/* Job routes: id from the path (/v1/jobs/{jid}). */
+typedef void api__job_handler(const struct api_config *cfg,
+			      const struct api_request *rq, const char *id,
+			      struct api_reply *rp);
+api__job_handler api__job_get;    /* api_jobs.c */
+api__job_handler api__job_delete;
+
+struct job_request;
+struct job_view;
+/* Submit a job: rp becomes the 202 with its JSON and Location, or the
+ * 429 / 503 (with Retry-After) of a full queue or cap. */
+void api__job_submit(const struct api_config *cfg,
+		     const struct api_request *rq, const struct job_request *jr,
+		     struct api_reply *rp);
+/* A job as its JSON reply body (NULL if memory ran out). */
+json_t *api__job_json(const struct api_config *cfg, const struct job_view *v);
 
 api__get_handler api__get_healthz; /* api_ops.c */
 api__get_handler api__get_readyz;
@@ -72,8 +93,10 @@ api__get_handler api__get_metrics; /* metrics.c */
 /* A request answered later (api.h: rq->done): a session write in the
  * writer's queue, and the Idempotency-Key scope its answer is kept under. */
 struct session_pending;
+struct solve_task;
 struct api_pending {
 	struct session_pending *sp;
+	struct solve_task *st; /* or a solve on the solver pool */
 	int kind;          /* enum ses_write_kind */
 	int idem;          /* keep the answer under scope */
 	unsigned char scope[32];
@@ -102,6 +125,11 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 			int is_private, const char *qtoken,
 			const char *qticket, const char **token, int *granted,
 			struct api_reply *rp);
+
+/* The reply of a finished solve on the solver pool into rp, and the
+ * task freed; or the task freed unanswered (api_solve.c). */
+void api__solve_finish(struct api_pending *p, struct api_reply *rp);
+void api__solve_abandon(struct api_pending *p);
 
 /* The reply of a finished pending session write. */
 void api__session_write_finish(const struct api_config *cfg,
@@ -186,6 +214,11 @@ int api__repr_check(enum repr r, int n, const char *field,
 
 /* The cubie form of c (a 2×2 or 3×3), or 422 invalid_cube with every
  * problem cube_validate finds; field names the state in the request. */
+/* The solver's table t into *out, or -1 with rp a 503 tables_not_ready
+ * (with Retry-After while they load or build) (api_solve.c). */
+int api__tables_or_503(const struct api_config *cfg, int t,
+		       const void **out, struct api_reply *rp);
+
 int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
 		   struct api_reply *rp);
 

@@ -6,6 +6,7 @@
 
 #include "api_internal.h"
 #include "problem.h"
+#include "jobs.h"
 #include "sessions.h"
 #include "solver.h"
 #include "static.h"
@@ -63,6 +64,29 @@ void api__get_page(const struct api_config *cfg,
 	web_serve(cfg->web, rq, rp);
 }
 
+/* The optimal solver's tables and jobs, for /readyz. */
+static json_t *optimal_json(const struct api_config *cfg)
+{
+	struct solver_optimal_info si;
+	solver_optimal_status(cfg->solver, &si);
+	json_t *o = json_pack("{s:s, s:i, s:I}", "tables", si.state, "level",
+			      si.level, "bytes", (json_int_t)si.bytes);
+	if (o && strcmp(si.state, "building") == 0)
+		json_object_set_new(o, "percent", json_integer(si.percent));
+	if (o && si.reason[0])
+		json_object_set_new(o, "reason", json_string(si.reason));
+	if (o && cfg->jobs) {
+		struct jobs_stats js;
+		jobs_stats(cfg->jobs, &js);
+		json_object_set_new(o, "jobs",
+				    json_pack("{s:i, s:i, s:i}", "queued",
+					      (int)js.queued, "running",
+					      (int)js.running, "kept",
+					      (int)js.kept));
+	}
+	return o;
+}
+
 /* The solver tables' state, for /readyz. */
 static json_t *solver_json(const struct api_config *cfg)
 {
@@ -82,6 +106,7 @@ static json_t *solver_json(const struct api_config *cfg)
 			json_object_set_new(e, "reason", json_string(reason));
 		json_object_set_new(o, names[t], e);
 	}
+	json_object_set_new(o, "optimal", optimal_json(cfg));
 	return o;
 }
 

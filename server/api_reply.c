@@ -110,6 +110,8 @@ void api_pending_free(struct api_pending *p)
 		return;
 	if (p->sp)
 		sessions_write_abandon(p->sp);
+	if (p->st)
+		api__solve_abandon(p);
 	if (p->idem && p->im) /* nobody got an answer: a retry may run */
 		idem_abort(p->im, p->scope);
 	free(p);

@@ -18,6 +18,9 @@ struct solver;
 struct events;
 struct watcher;
 struct idem;
+struct solve_pool;
+struct jobs;
+struct limits_key;
 struct api_pending;
 struct tickets;
 struct web_root;
@@ -35,6 +38,11 @@ struct api_config {
 	uint64_t max_solve_ms;     /* largest time budget of one solve */
 	struct events *events;     /* NULL: no live event streams (503) */
 	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
+	struct jobs *jobs;         /* NULL: optimal solves answer 503 */
+	/* Where the other solves run (solve_pool.h): NULL, or a request
+	 * without done, solves on the calling thread */
+	struct solve_pool *pool;
+	uint64_t max_job_ms;       /* longest time limit of one job */
 	struct tickets *tickets;   /* stream tickets (ticket.h); NULL: none */
 	/* The CORS preflight's Access-Control-Allow-Headers: NULL for the
 	 * API's own (API_CORS_ALLOW_HEADERS) */
@@ -62,6 +70,14 @@ struct api_request {
 	 * NULL: every request is answered before api_handle returns. */
 	void (*done)(void *ctx);
 	void *done_ctx;
+	/* With done: has the client gone away (closed its connection)? A
+	 * solve waiting for a worker or searching stops then; NULL: never
+	 * asked. Callable from any thread until done is called. */
+	int (*gone)(void *ctx);
+	void *gone_ctx;
+	/* The client's address as the rate limiter keys it (per-client caps
+	 * on jobs); NULL: all such callers count as one client. */
+	const struct limits_key *client;
 };
 
 #define API_MAX_HEADERS 8

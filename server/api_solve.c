@@ -14,10 +14,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
 #include "api_internal.h"
+#include "jobs.h"
+#include "solve_pool.h"
 #include "timefmt.h"
 #include "beginner.h"
 #include "pattern.h"
@@ -43,6 +46,7 @@ struct solve_args {
 	size_t target_len;
 	const char *field;   /* the request field that holds the state */
 	int effort;          /* reduction: reduce_limits.effort (0: default) */
+	struct solve_task *task; /* run on the pool: its stop flags */
 };
 
 struct solved {
@@ -88,19 +92,66 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* A synchronous solve run by a pool worker while its connection waits
+ * (api.h: rq->done), so the HTTP threads never search. */
+struct solve_task {
+	const struct api_config *cfg;
+	int session;             /* a session's solve: stored, 201 */
+	cube_t *c;
+	struct solve_args a;
+	char *target;            /* a.target, copied out of the body */
+	char *method;            /* a.method, the same */
+	char sid[STORE_ID_MAX];
+	int64_t version;
+	char *facelets;          /* the session's state, copied (owned) */
+	const char *state;       /* the session's state: facelets, or the
+				  * caller's when solved on its thread */
+	struct api_reply rp;     /* the answer, built by the worker */
+	uint64_t ticket;
+	_Atomic int cancel;      /* nobody waits for the answer any more */
+	int (*gone)(void *ctx);  /* has the client gone away? */
+	void *gone_ctx;
+	double next_gone;        /* when to ask gone next */
+	void (*done)(void *ctx);
+	void *done_ctx;
+};
+
+/* Should the task's search stop: cancelled, the pool stopping, or the
+ * client gone (asked every 20 ms: a system call)? */
+static int task_stop(struct solve_task *t)
+{
+	if (!t)
+		return 0;
+	if (atomic_load(&t->cancel) || solve_pool_stopping(t->cfg->pool))
+		return 1;
+	if (t->gone) {
+		double now = now_ms();
+		if (now >= t->next_gone) {
+			t->next_gone = now + 20;
+			if (t->gone(t->gone_ctx)) {
+				atomic_store(&t->cancel, 1);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 struct deadline {
 	double until;
+	struct solve_task *task;
 };
 
 static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
 {
 	(void)done;
 	(void)total;
-	return now_ms() > ((struct deadline *)ctx)->until;
+	const struct deadline *d = ctx;
+	return now_ms() > d->until || task_stop(d->task);
 }
 
-static int tables_or_503(const struct api_config *cfg, enum solver_table t,
-			 const void **out, struct api_reply *rp)
+int api__tables_or_503(const struct api_config *cfg, int t,
+		       const void **out, struct api_reply *rp)
 {
 	*out = solver_table(cfg->solver, t);
 	if (*out)
@@ -131,49 +182,6 @@ static int tables_or_503(const struct api_config *cfg, enum solver_table t,
 	if (wait)
 		api_reply_header(rp, "Retry-After", "%u", wait);
 	return -1;
-}
-
-/* Where each face of the standard frame sits on the cube as given: turn a
- * solved cube by the inverse of the orientation's moves and read its
- * centers. */
-static void frame_map(const cube_orientation *o, int map[6])
-{
-	for (int f = 0; f < 6; f++)
-		map[f] = f;
-	if (!o->moves[0])
-		return;
-	alg_node nodes[32];
-	alg_t a;
-	unsigned char buf[256];
-	cube_t *c = (cube_t *)buf;
-	if (cube_sizeof(3) > sizeof buf ||
-	    alg_parse(&a, nodes, sizeof nodes / sizeof *nodes, 3, o->moves, strlen(o->moves), NULL,
-		      NULL) < 0)
-		return;
-	cube_init(c, 3);
-	alg_apply(&a, c, 1);
-	for (int g = 0; g < 6; g++)
-		map[cube_get(c, g, 1, 1)] = g;
-}
-
-static const int face_axis[6] = {CUBE_Y, CUBE_X, CUBE_Z, CUBE_Y, CUBE_X,
-				 CUBE_Z};
-
-/* A standard-frame face turn of size n, renamed into the given frame. */
-static cube_move rename_move(cube_move m, int n, const int map[6])
-{
-	int positive = m.lo == 0;
-	static const int pos_face[3] = {CUBE_R, CUBE_U, CUBE_F};
-	static const int neg_face[3] = {CUBE_L, CUBE_D, CUBE_B};
-	int f = positive ? pos_face[m.axis] : neg_face[m.axis];
-	int qt_face = positive ? m.qt : (4 - m.qt) & 3; /* seen from f */
-	int g = map[f];
-	cube_move out;
-	out.axis = (uint8_t)face_axis[g];
-	int g_positive = g == CUBE_R || g == CUBE_U || g == CUBE_F;
-	out.lo = out.hi = (uint16_t)(g_positive ? 0 : n - 1);
-	out.qt = (uint8_t)(g_positive ? qt_face : (4 - qt_face) & 3);
-	return out;
 }
 
 /* The beginner tables, or a 503 like tables_or_503's (they are built when
@@ -321,7 +329,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	}
 	json_decref(errors);
 	const void *tables;
-	if (tables_or_503(cfg, SOLVER_3X3, &tables, rp) < 0)
+	if (api__tables_or_503(cfg, SOLVER_3X3, &tables, rp) < 0)
 		return -1;
 	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 	void *work = malloc(ws);
@@ -332,7 +340,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 		return -1;
 	}
 	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms};
+	struct deadline d = {t0 + a->timeout_ms, a->task};
 	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
 			     .stage_tables = solver_stage_tables(cfg->solver),
 			     .effort = a->effort};
@@ -436,12 +444,12 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 		 * those tables are ready, and needs them not */
 		if (!beginner)
 			tables = solver_table(cfg->solver, SOLVER_3X3);
-	} else if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
+	} else if (api__tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
 				 &tables, rp) < 0) {
 		goto done;
 	}
 	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms};
+	struct deadline d = {t0 + a->timeout_ms, a->task};
 	if (a->target) {
 		target_limits lim = {
 			.max_length = a->max_given ? a->max_length : 0,
@@ -506,10 +514,7 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 			      "the solver failed: %s", solve_strerror(k));
 		goto done;
 	}
-	int map[6];
-	frame_map(&out->orient, map);
-	for (int i = 0; i < k; i++)
-		out->moves[i] = rename_move(out->moves[i], n, map);
+	repr_moves_to_frame(out->moves, k, n, &out->orient);
 	out->count = k;
 	rc = 0;
 done:
@@ -579,7 +584,261 @@ static json_t *stages_json(const struct solved *s, const cube_t *c)
 	return arr;
 }
 
-void api__post_solve(const struct api_config *cfg, const json_t *body,
+/* method "optimal": a job (api_jobs.c) for a 3×3 given by its facelets,
+ * answered 202 at once. max_length bounds the search (the job fails if
+ * the optimum is longer); timeout_ms is the job's time limit, up to
+ * --max-job-s. */
+static void post_optimal(const struct api_config *cfg,
+			 const struct api_request *rq, const json_t *body,
+			 struct api_reply *rp)
+{
+	const json_t *jl = json_object_get(body, "max_length");
+	const json_t *jt = json_object_get(body, "timeout_ms");
+	struct job_request jr;
+	memset(&jr, 0, sizeof jr);
+	jr.max_length = 20;
+	if (jl) {
+		json_int_t v = json_integer_value(jl);
+		if (v < 0 || v > 30) {
+			json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE,
+						   "max_length",
+						   "max_length is from 0 to 30");
+			if (p)
+				json_object_set_new(p, "limit", json_integer(30));
+			return;
+		}
+		jr.max_length = v > 20 ? 20 : (int)v;
+	}
+	if (jt) {
+		json_int_t v = json_integer_value(jt);
+		if (v < 1 || (uint64_t)v > cfg->max_job_ms) {
+			json_t *p = api__bad_field(
+				rp, PROBLEM_VALUE_OUT_OF_RANGE, "timeout_ms",
+				"an optimal solve's timeout_ms is from 1 to "
+				"%" PRIu64 " (--max-job-s)",
+				cfg->max_job_ms);
+			if (p)
+				json_object_set_new(
+					p, "limit",
+					json_integer((json_int_t)cfg->max_job_ms));
+			return;
+		}
+		jr.time_limit_ms = (uint64_t)v;
+	}
+	if (json_object_get(body, "target")) {
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "target",
+			       "method \"optimal\" solves the whole cube; "
+			       "solving to a pattern is the default method's");
+		return;
+	}
+	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
+	if (!c)
+		return;
+	struct repr_cubies cub;
+	int rc = api__cubies_of(c, "facelets", &cub, rp);
+	free(c);
+	if (rc < 0)
+		return;
+	jr.cube = cub.c3;
+	jr.orient = cub.orient;
+	api__job_submit(cfg, rq, &jr, rp);
+}
+
+/* The 200 reply of a solve of c as a asks, or its problem. */
+static void post_solve_reply(const struct api_config *cfg, const cube_t *c,
+			     const struct solve_args *a,
+			     struct api_reply *rp)
+{
+	struct solved *s = malloc(sizeof *s);
+	if (!s) {
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+		return;
+	}
+	if (solve_cube(cfg, c, a, s, rp) < 0) {
+		free(s->big);
+		free(s);
+		return;
+	}
+	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
+			      "method", s->method, "solution",
+			      moves_text(solved_moves(s), s->count, s->n),
+			      "length", s->count, "elapsed_ms", s->elapsed_ms,
+			      "orientation", repr_orientation(&s->orient));
+	if (o && s->big) {
+		json_object_set_new(o, "stages", reduce_stages_json(s));
+		json_object_set_new(o, "oll_parity",
+				    json_integer(s->reduced.oll_parity));
+		json_object_set_new(o, "pll_parity",
+				    json_boolean(s->reduced.pll_parity));
+	}
+	if (o && a->target) {
+		json_object_set_new(o, "target",
+				    json_stringn(a->target, a->target_len));
+		json_object_set_new(o, "optimal", json_boolean(s->optimal));
+	}
+	if (o && strcmp(s->method, "beginner") == 0)
+		json_object_set_new(o, "stages", stages_json(s, c));
+	free(s->big);
+	free(s);
+	api_reply_json(rp, 200, o);
+}
+
+/* ---- solves on the solver pool --------------------------------------- */
+
+static void session_solve_reply(const struct api_config *cfg,
+				struct solve_task *t, struct api_reply *rp);
+
+static void task_free(struct solve_task *t)
+{
+	if (!t)
+		return;
+	free(t->c);
+	free(t->target);
+	free(t->method);
+	free(t->facelets);
+	api_reply_free(&t->rp);
+	free(t);
+}
+
+/* A task for c (taken over on success) as a asks, if this request can
+ * wait for a pool worker: else NULL, and the caller solves here. */
+static struct solve_task *task_new(const struct api_config *cfg,
+				   const struct api_request *rq, cube_t *c,
+				   const struct solve_args *a)
+{
+	if (!cfg->pool || !rq->done)
+		return NULL;
+	struct solve_task *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	if (a->target) {
+		t->target = malloc(a->target_len + 1);
+		if (!t->target) {
+			free(t);
+			return NULL;
+		}
+		memcpy(t->target, a->target, a->target_len);
+		t->target[a->target_len] = '\0';
+	}
+	if (a->method && !(t->method = strdup(a->method))) {
+		free(t->target);
+		free(t);
+		return NULL;
+	}
+	t->cfg = cfg;
+	t->c = c;
+	t->a = *a;
+	t->a.target = t->target;
+	t->a.method = t->method;
+	t->a.task = t;
+	api_reply_init(&t->rp);
+	t->gone = rq->gone;
+	t->gone_ctx = rq->gone_ctx;
+	t->done = rq->done;
+	t->done_ctx = rq->done_ctx;
+	return t;
+}
+
+static void task_run(void *arg)
+{
+	struct solve_task *t = arg;
+	if (!task_stop(t)) {
+		if (t->session)
+			session_solve_reply(t->cfg, t, &t->rp);
+		else
+			post_solve_reply(t->cfg, t->c, &t->a, &t->rp);
+	}
+	int ok = t->rp.status >= 200 && t->rp.status < 300;
+	if (!ok && solve_pool_stopping(t->cfg->pool)) {
+		/* the search was cut short, not answered: say why (a solve
+		 * stored already keeps its 201) */
+		problem_reply(&t->rp, PROBLEM_SHUTTING_DOWN,
+			      "the server is shutting down");
+		api_reply_header(&t->rp, "Retry-After", "5");
+	} else if (atomic_load(&t->cancel)) {
+		solve_pool_count_cancelled(t->cfg->pool);
+		/* nobody reads it; the log line shows what happened */
+		if (!ok)
+			problem_reply(&t->rp, PROBLEM_CANCELLED,
+				      "the solve was stopped: its client went "
+				      "away");
+	}
+	/* t may be freed as soon as done is called */
+	t->done(t->done_ctx);
+}
+
+/* Taken out of the queue: the pool stops, or nobody waits any more. */
+static void task_drop(void *arg)
+{
+	struct solve_task *t = arg;
+	problem_reply(&t->rp, PROBLEM_SHUTTING_DOWN,
+		      "the server is shutting down");
+	api_reply_header(&t->rp, "Retry-After", "5");
+	t->done(t->done_ctx);
+}
+
+/* Queue t on the pool: rp->pending answers later; or rp is the refusal
+ * (429 when the client has as many solves waiting as it may, 503 when
+ * the queue is full) and t is freed. */
+static void offload(const struct api_config *cfg, const struct api_request *rq,
+		    struct solve_task *t, struct api_reply *rp)
+{
+	static const struct limits_key nobody = {0, {0}};
+	struct api_pending *p = calloc(1, sizeof *p);
+	int rc = p ? solve_pool_submit(cfg->pool,
+				       rq->client ? rq->client : &nobody,
+				       task_run, task_drop, t, &t->ticket)
+		   : POOL_NOMEM;
+	if (rc == POOL_OK) {
+		p->st = t;
+		rp->pending = p;
+		return;
+	}
+	free(p);
+	task_free(t);
+	switch (rc) {
+	case POOL_CLIENT_BUSY:
+		problem_reply(rp, PROBLEM_TOO_MANY_SOLVES,
+			      "this client already has as many solves running "
+			      "and waiting as it may (--solve-client-running, "
+			      "--solve-client-queued); retry when one has "
+			      "finished");
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case POOL_FULL:
+		problem_reply(rp, PROBLEM_QUEUE_FULL,
+			      "the solver queue is full (--solve-queue); try "
+			      "again shortly");
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case POOL_STOPPED:
+		problem_reply(rp, PROBLEM_SHUTTING_DOWN,
+			      "the server is shutting down");
+		api_reply_header(rp, "Retry-After", "5");
+		return;
+	}
+	problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+}
+
+void api__solve_finish(struct api_pending *p, struct api_reply *rp)
+{
+	const char *route = rp->route;
+	api_reply_free(rp);
+	*rp = p->st->rp;
+	rp->route = route;
+	api_reply_init(&p->st->rp);
+	task_free(p->st);
+	p->st = NULL;
+}
+
+void api__solve_abandon(struct api_pending *p)
+{
+	task_free(p->st);
+	p->st = NULL;
+}
+
+void api__post_solve(const struct api_config *cfg,
+		     const struct api_request *rq, const json_t *body,
 		     struct api_reply *rp)
 {
 	static const struct api__field fields[] = {
@@ -590,6 +849,14 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	if (api__check_fields(body, NULL, fields, 6, rp) < 0)
 		return;
 	const json_t *jm = json_object_get(body, "method");
+	const json_t *jf = json_object_get(body, "facelets");
+	/* optimal on a 3×3 is a job; on a 2×2 it is the default search, and
+	 * on a bigger cube the size's method check refuses it */
+	if (jm && strcmp(json_string_value(jm), "optimal") == 0 &&
+	    json_string_length(jf) == 54) {
+		post_optimal(cfg, rq, body, rp);
+		return;
+	}
 	const json_t *jl = json_object_get(body, "max_length");
 	const json_t *jt = json_object_get(body, "timeout_ms");
 	const json_t *jg = json_object_get(body, "target");
@@ -653,183 +920,13 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
 		a.timeout_ms = effort > 1 ? (int)cfg->max_solve_ms
 					  : reduce_default_ms(cfg, c->n);
-	struct solved *s = malloc(sizeof *s);
-	if (!s) {
-		free(c);
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+	struct solve_task *t = task_new(cfg, rq, c, &a);
+	if (t) {
+		offload(cfg, rq, t, rp);
 		return;
 	}
-	if (solve_cube(cfg, c, &a, s, rp) < 0) {
-		free(s->big);
-		free(s);
-		free(c);
-		return;
-	}
-	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
-			      "method", s->method, "solution",
-			      moves_text(solved_moves(s), s->count, s->n),
-			      "length", s->count, "elapsed_ms", s->elapsed_ms,
-			      "orientation", repr_orientation(&s->orient));
-	if (o && s->big) {
-		json_object_set_new(o, "stages", reduce_stages_json(s));
-		json_object_set_new(o, "oll_parity",
-				    json_integer(s->reduced.oll_parity));
-		json_object_set_new(o, "pll_parity",
-				    json_boolean(s->reduced.pll_parity));
-	}
-	if (o && a.target) {
-		json_object_set_new(o, "target",
-				    json_stringn(a.target, a.target_len));
-		json_object_set_new(o, "optimal", json_boolean(s->optimal));
-	}
-	if (o && strcmp(s->method, "beginner") == 0)
-		json_object_set_new(o, "stages", stages_json(s, c));
-	free(s->big);
-	free(s);
+	post_solve_reply(cfg, c, &a, rp);
 	free(c);
-	api_reply_json(rp, 200, o);
-}
-
-void api__get_scramble(const struct api_config *cfg,
-		       const struct api_request *rq, struct api_reply *rp)
-{
-	static const char *const allowed[] = {"size", "seed", NULL};
-	struct api__query q;
-	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
-		return;
-	int64_t n = 0, seed = 0;
-	int has_n = api__query_int(&q, "size", &n, rp);
-	if (has_n < 0)
-		return;
-	int has_seed = api__query_int(&q, "seed", &seed, rp);
-	if (has_seed < 0)
-		return;
-	if (!has_n) {
-		api__bad_field(rp, PROBLEM_MISSING_PARAMETER, "size",
-			       "query parameter \"size\" is required: "
-			       "/v1/scramble?size=3");
-		return;
-	}
-	if (n < 2 || n > CUBE_MAX_N) {
-		json_t *p = api__bad_field(rp, PROBLEM_SIZE_OUT_OF_RANGE, "size",
-					   "size must be from 2 to %d",
-					   CUBE_MAX_N);
-		(void)p;
-		return;
-	}
-	if (has_seed && seed > ((int64_t)1 << 53) - 1) {
-		api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, "seed",
-			       "seed is from 0 to 2^53-1");
-		return;
-	}
-	if (!has_seed) {
-		uint8_t h[TOKEN_HASH_LEN];
-		char raw[23];
-		token_new_id(raw);
-		token_sha256(raw, strlen(raw), h);
-		memcpy(&seed, h, sizeof seed);
-		seed &= ((int64_t)1 << 53) - 1;
-	}
-	cube_rng r;
-	cube_rng_seed(&r, (uint64_t)seed);
-	cube_move *m = NULL;
-	int count = 0;
-	const char *kind;
-	if (n == 2 || n == 3) {
-		/* random state: a uniform state, then its solution inverted */
-		kind = "random-state";
-		const void *tables;
-		if (tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
-				  &tables, rp) < 0)
-			return;
-		m = malloc(SOLVE_MAX_MOVES * sizeof *m);
-		if (n == 3) {
-			cubie3 c;
-			cubie3_random(&r, &c);
-			solve_limits lim = {.max_length = 21, .target_length = 20};
-			count = twophase_solve(tables, &c, &lim, m,
-					       SOLVE_MAX_MOVES);
-		} else {
-			cubie2 c;
-			cubie2_random(&r, &c);
-			count = solve2_optimal(tables, &c, m, SOLVE_MAX_MOVES);
-		}
-		if (count < 0) {
-			free(m);
-			problem_reply(rp, PROBLEM_SOLVER,
-				      "the solver failed: %s",
-				      solve_strerror(count));
-			return;
-		}
-		/* invert: reverse, each quarter-turn count negated */
-		for (int i = 0; i < count / 2; i++) {
-			cube_move t = m[i];
-			m[i] = m[count - 1 - i];
-			m[count - 1 - i] = t;
-		}
-		for (int i = 0; i < count; i++)
-			m[i].qt = (uint8_t)((4 - m[i].qt) & 3);
-	} else {
-		kind = "random-move";
-		int len = scramble_length((int)n);
-		m = malloc((size_t)len * sizeof *m);
-		count = m ? scramble_moves(&r, (int)n, m, len) : -1;
-		if (count < 0) {
-			free(m);
-			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
-				      "out of memory");
-			return;
-		}
-		/* Applying a big cube's scramble to get its facelets costs
-		 * like any other request's moves: the same work limit. */
-		uint64_t work = 0;
-		for (int i = 0; i < count; i++)
-			work += move_work(&m[i], (int)n);
-		if (cfg->max_work && work > cfg->max_work) {
-			free(m);
-			json_t *p = problem_reply(
-				rp, PROBLEM_TOO_MUCH_WORK,
-				"a %" PRId64 "×%" PRId64 " scramble moves %" PRIu64
-				" stickers, more than the server's limit of "
-				"%" PRIu64 " per request (--max-work)",
-				n, n, work, cfg->max_work);
-			if (p) {
-				json_object_set_new(
-					p, "limit",
-					json_integer((json_int_t)cfg->max_work));
-				json_object_set_new(p, "field",
-						    json_string("size"));
-			}
-			return;
-		}
-	}
-	size_t need = moves_print(m, (size_t)count, (int)n, NULL, 0);
-	char *text = malloc(need + 1);
-	cube_t *c = malloc(cube_sizeof((int)n));
-	if (!text || !c) {
-		free(text);
-		free(c);
-		free(m);
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
-		return;
-	}
-	moves_print(m, (size_t)count, (int)n, text, need + 1);
-	cube_init(c, (int)n);
-	cube_apply_moves(c, m, (size_t)count);
-	json_t *o = json_pack("{s:I, s:s, s:I, s:s#, s:i, s:o}", "size",
-			      (json_int_t)n, "kind", kind, "seed",
-			      (json_int_t)seed, "moves", text, (int)need,
-			      "length", count, "facelets", repr_facelets(c));
-	free(text);
-	free(c);
-	free(m);
-	api_reply_json(rp, 200, o);
-	/* a seed always gives the same scramble: anyone may keep it for a
-	 * day (the HTTP layer adds its ETag); a random one never repeats */
-	if (has_seed)
-		rp->cache_max_age = 86400;
-	else
-		api_reply_header(rp, "Cache-Control", "no-store");
 }
 
 /* ---- session solves --------------------------------------------------- */
@@ -878,6 +975,88 @@ static int session_for(const struct api_config *cfg,
 	return 0;
 }
 
+/* A session's optimal solve: a job (202) that stores its solution with
+ * the session's solves when it is done. */
+static void session_optimal(const struct api_config *cfg,
+			    const struct api_request *rq, const char *id,
+			    const struct session_view *v, struct api_reply *rp)
+{
+	if (v->size != 3) {
+		api__bad_field(rp, PROBLEM_METHOD_UNAVAILABLE, "method",
+			       "method \"optimal\" is for 3×3 cubes; this "
+			       "session's is %d×%d",
+			       v->size, v->size);
+		return;
+	}
+	struct job_request jr;
+	memset(&jr, 0, sizeof jr);
+	jr.max_length = 20;
+	struct repr_cubies cub;
+	size_t len = strlen(v->facelets);
+	if (len != 54 ||
+	    repr_cubies_from_facelets(v->facelets, len, &cub) < 0) {
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
+			      "a stored state could not be read");
+		return;
+	}
+	jr.cube = cub.c3;
+	jr.orient = cub.orient;
+	snprintf(jr.session_id, sizeof jr.session_id, "%s", id);
+	jr.version = v->version;
+	memcpy(jr.facelets, v->facelets, 54);
+	api__job_submit(cfg, rq, &jr, rp);
+	if (rp->status == 202)
+		api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v->version);
+}
+
+/* Solve a session's cube (t: its id, version and state) and store the
+ * solve with the session's: 201 with it, or the problem. */
+static void session_solve_reply(const struct api_config *cfg,
+				struct solve_task *t, struct api_reply *rp)
+{
+	const char *id = t->sid;
+	struct solved *s = malloc(sizeof *s);
+	int rc = s ? solve_cube(cfg, t->c, &t->a, s, rp) : -1;
+	if (rc < 0) {
+		if (!s)
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
+				      "out of memory");
+		else
+			free(s->big);
+		free(s);
+		return;
+	}
+	size_t need = moves_print(solved_moves(s), (size_t)s->count, s->n,
+				  NULL, 0);
+	char *text = malloc(need + 1);
+	if (!text) {
+		free(s->big);
+		free(s);
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+		return;
+	}
+	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
+	struct store_solve sv = {
+		.version = t->version, .solution = text, .length = s->count,
+		.elapsed_ms = s->elapsed_ms,
+	};
+	snprintf(sv.method, sizeof sv.method, "%s", s->method);
+	free(s->big);
+	free(s);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (sessions_add_solve(cfg->sessions, id, &sv, t->state) != SES_OK) {
+		free(text);
+		problem_reply(rp, PROBLEM_DATABASE,
+			      "the solve could not be stored");
+		return;
+	}
+	api_reply_json(rp, 201, solve_json(id, &sv));
+	free(text);
+	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", t->version);
+}
+
 void api__session_solve(const struct api_config *cfg,
 			const struct api_request *rq, const char *id,
 			const json_t *body, struct api_reply *rp)
@@ -895,6 +1074,11 @@ void api__session_solve(const struct api_config *cfg,
 	struct session_view v;
 	if (session_for(cfg, rq, id, &v, rp) < 0)
 		return;
+	if (method && strcmp(method, "optimal") == 0) {
+		session_optimal(cfg, rq, id, &v, rp);
+		session_view_free(&v);
+		return;
+	}
 	cube_t *c = malloc(cube_sizeof(v.size));
 	if (!c || cube_from_facelets(c, v.size, v.facelets, strlen(v.facelets),
 				     NULL) < 0) {
@@ -908,50 +1092,28 @@ void api__session_solve(const struct api_config *cfg,
 		.method = method, .max_length = 21,
 		.timeout_ms = (int)cfg->max_solve_ms, .field = "session",
 	};
-	struct solved *s = malloc(sizeof *s);
-	int rc = s ? solve_cube(cfg, c, &a, s, rp) : -1;
+	/* solved and stored on a pool worker, or here if there is none */
+	struct solve_task local = {.cfg = cfg, .c = c, .a = a};
+	struct solve_task *t = task_new(cfg, rq, c, &a);
+	if (t && !(t->facelets = strdup(v.facelets))) {
+		t->c = NULL;
+		task_free(t);
+		t = NULL;
+	}
+	if (t)
+		t->state = t->facelets;
+	struct solve_task *w = t ? t : &local;
+	w->session = 1;
+	snprintf(w->sid, sizeof w->sid, "%s", id);
+	w->version = v.version;
+	if (t) {
+		session_view_free(&v);
+		offload(cfg, rq, t, rp);
+		return;
+	}
+	local.state = v.facelets;
+	session_solve_reply(cfg, &local, rp);
 	free(c);
-	if (rc < 0) {
-		if (!s)
-			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
-				      "out of memory");
-		else
-			free(s->big);
-		free(s);
-		session_view_free(&v);
-		return;
-	}
-	size_t need = moves_print(solved_moves(s), (size_t)s->count, s->n,
-				  NULL, 0);
-	char *text = malloc(need + 1);
-	if (!text) {
-		free(s->big);
-		free(s);
-		session_view_free(&v);
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
-		return;
-	}
-	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
-	struct store_solve sv = {
-		.version = v.version, .solution = text, .length = s->count,
-		.elapsed_ms = s->elapsed_ms,
-	};
-	snprintf(sv.method, sizeof sv.method, "%s", s->method);
-	free(s->big);
-	free(s);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (sessions_add_solve(cfg->sessions, id, &sv, v.facelets) != SES_OK) {
-		free(text);
-		session_view_free(&v);
-		problem_reply(rp, PROBLEM_DATABASE,
-			      "the solve could not be stored");
-		return;
-	}
-	api_reply_json(rp, 201, solve_json(id, &sv));
-	free(text);
-	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v.version);
 	session_view_free(&v);
 }
 

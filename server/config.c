@@ -116,7 +116,35 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "Idempotency-Key answers kept in memory (0 = ignore the header)")    \
 	X("idempotency-ttl", "CUBED_IDEMPOTENCY_TTL", OPT_UINT,                \
 	  idempotency_ttl, "86400", 1, 31536000, "S",                          \
-	  "seconds an Idempotency-Key answer is kept")
+	  "seconds an Idempotency-Key answer is kept")                         \
+	X("optimal-level", "CUBED_OPTIMAL_LEVEL", OPT_UINT, optimal_level,     \
+	  "2", 0, 2, "0|1|2",                                                  \
+	  "optimal solver table size: 0 = 80 MB, 1 = 1.0 GB, 2 = 2.5 GB "      \
+	  "(bigger is faster to solve, slower to build)")                      \
+	X("optimal-preload", "CUBED_OPTIMAL_PRELOAD", OPT_FLAG,                \
+	  optimal_preload, "0", 0, 1, "",                                      \
+	  "load or build the optimal solver's tables at start, not at the "    \
+	  "first optimal solve")                                               \
+	X("solve-workers", "CUBED_SOLVE_WORKERS", OPT_UINT, solve_workers, "", \
+	  1, 256, "N", "solver pool threads, for jobs and again for other "   \
+	  "solves (also build the optimal tables)")                           \
+	X("solve-queue", "CUBED_SOLVE_QUEUE", OPT_UINT, solve_queue, "64", 1,  \
+	  100000, "N", "jobs (and, apart, solves) waiting for a solver "       \
+	  "thread, in all (503 past it)")                                      \
+	X("solve-client-running", "CUBED_SOLVE_CLIENT_RUNNING", OPT_UINT,      \
+	  solve_client_running, "1", 1, 256, "N",                              \
+	  "jobs (and, apart, solves) one client address may run at once")     \
+	X("solve-client-queued", "CUBED_SOLVE_CLIENT_QUEUED", OPT_UINT,        \
+	  solve_client_queued, "4", 1, 100000, "N",                            \
+	  "jobs (and, apart, solves) one client address may have waiting "    \
+	  "(429 past it)")                                                     \
+	X("max-jobs", "CUBED_MAX_JOBS", OPT_UINT, max_jobs, "1000", 1,         \
+	  1000000, "N", "jobs kept in memory, running or finished (503 when "  \
+	  "all are still running)")                                            \
+	X("job-ttl", "CUBED_JOB_TTL", OPT_UINT, job_ttl, "3600", 1, 31536000,  \
+	  "S", "seconds a finished job is kept")                               \
+	X("max-job-s", "CUBED_MAX_JOB_S", OPT_UINT, max_job_s, "3600", 1,      \
+	  604800, "S", "seconds a job may run before it fails")
 
 static const struct opt {
 	const char *name;
@@ -159,7 +187,8 @@ static void print_help(FILE *out)
 		fprintf(out, "  %-28s %s\n", left, o->help);
 		if (o->kind == OPT_FLAG)
 			fprintf(out, "  %-28s env %s, default off\n", "", o->env);
-		else if (strcmp(o->name, "threads") == 0)
+		else if (strcmp(o->name, "threads") == 0 ||
+			 strcmp(o->name, "solve-workers") == 0)
 			fprintf(out, "  %-28s env %s, default %lu (online CPUs)\n",
 				"", o->env, (unsigned long)online_cpus());
 		else
@@ -289,6 +318,7 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 		}
 	}
 	cfg->threads = online_cpus();
+	cfg->solve_workers = online_cpus();
 
 	/* The command line wins: an environment value it overrides is not
 	 * even checked, so a stale bad CUBED_X never blocks --x. */

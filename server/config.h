@@ -48,6 +48,15 @@ struct config {
 	uint64_t heartbeat;           /* seconds between pings on a quiet stream */
 	uint64_t idempotency_keys;    /* answers kept, 0 = header ignored */
 	uint64_t idempotency_ttl;     /* seconds an answer is kept */
+	uint64_t optimal_level;       /* the optimal solver's table level */
+	uint64_t optimal_preload;     /* 1 = make those tables at start */
+	uint64_t solve_workers;       /* solver pool threads */
+	uint64_t solve_queue;         /* jobs waiting in the pool, in all */
+	uint64_t solve_client_running; /* jobs one client may have running */
+	uint64_t solve_client_queued; /* jobs one client may have waiting */
+	uint64_t max_jobs;            /* jobs kept in memory */
+	uint64_t job_ttl;             /* seconds a finished job is kept */
+	uint64_t max_job_s;           /* seconds a job may run */
 };
 
 enum config_result {

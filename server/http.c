@@ -25,6 +25,7 @@
 
 #include "compress.h"
 #include "events.h"
+#include "client_limits.h"
 #include "guard.h"
 #include "http.h"
 #include "jsonout.h"
@@ -82,6 +83,7 @@ struct request {
 	pthread_mutex_t wlock; /* guards wdone and suspended */
 	int wdone;             /* the writer is done with the write */
 	int suspended;         /* the connection waits for it */
+	int fd;                /* the connection's socket, for client_gone */
 	/* for the log line, written when MHD is done with the request */
 	char rid[REQID_MAX + 1]; /* X-Request-Id, the client's or ours */
 	char trace[33];          /* traceparent's trace id, or "" */
@@ -114,6 +116,22 @@ static void write_done(void *ctx)
 	 * free rq (and its lock) at any moment */
 	if (con)
 		MHD_resume_connection(con);
+}
+
+/* Has the client closed the connection (api.h: rq->gone)? Asked by a
+ * solve on a pool worker while the connection is suspended, when
+ * libmicrohttpd does not watch the socket: a peek that reads the end of
+ * the stream, or an error such as a reset, says so. The socket stays
+ * open until the request completes, which waits for the solve. */
+static int client_gone(void *ctx)
+{
+	const struct request *rq = ctx;
+	char b;
+	if (rq->fd < 0)
+		return 0;
+	ssize_t n = recv(rq->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			  errno != EINTR);
 }
 
 /* MHD strips the query from the URL it hands the access handler; this
@@ -859,6 +877,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		json_object_set_new(p, "limit",
 				    json_integer((json_int_t)srv->cfg->max_body));
 	} else {
+		/* the client as the rate limiter keys it: per-client job caps */
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+			con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		struct limits_key client;
+		limits_key_of(ci ? ci->client_addr : NULL, &client);
+		const union MHD_ConnectionInfo *fi = MHD_get_connection_info(
+			con, MHD_CONNECTION_INFO_CONNECTION_FD);
+		rq->fd = fi ? fi->connect_fd : -1;
 		struct api_request req = {
 			.method = method,
 			.path = url,
@@ -871,6 +897,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			.header_cls = rq,
 			.done = write_done,
 			.done_ctx = rq,
+			.gone = client_gone,
+			.gone_ctx = rq,
+			.client = &client,
 		};
 		rq->wdone = rq->suspended = 0;
 		api_handle(srv->api, &req, &rp);

@@ -21,6 +21,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "sessions.h"
+#include "jobs.h"
+#include "solve_pool.h"
 #include "solver.h"
 #include "static.h"
 #include "ticket.h"
@@ -166,9 +168,15 @@ static int load_web(const struct config *cfg, struct web_root **out)
 /* Everything main started, stopped in the reverse order; each part may be
  * missing (a start that failed part way) — every free function takes NULL.
  * One place, so an early exit cannot leak what a later one frees. */
-static void release(struct api_config *api, struct web_root *web,
-		    char *openapi)
+static void release(struct api_config *api, struct solve_pool *pool,
+		    struct web_root *web, char *openapi)
 {
+	/* a job ending now may still store its solve: the pool stops
+	 * (queued jobs dropped, running ones returned) before the writer */
+	jobs_shutdown(api->jobs);
+	solve_pool_free(pool);
+	jobs_free(api->jobs);
+	solve_pool_free(api->pool);
 	solver_stop(api->solver); /* cancels a table build in progress */
 	sessions_close(api->sessions);
 	events_close(api->events);
@@ -228,7 +236,9 @@ int main(int argc, char **argv)
 		.max_work = cfg.max_work,
 		.max_session_size = (int)cfg.max_session_size,
 		.max_solve_ms = cfg.max_solve_ms,
+		.max_job_ms = cfg.max_job_s * 1000,
 	};
+	struct solve_pool *pool = NULL;
 
 	/* The database: migrations from --schema, else ./schema, else the
 	 * schema directory installed next to the binary. */
@@ -264,7 +274,7 @@ int main(int argc, char **argv)
 	};
 	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
 		log_msg(LOG_ERROR, "cannot start live events");
-		release(&api, NULL, NULL);
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	struct sessions_config sescfg = {
@@ -279,7 +289,7 @@ int main(int argc, char **argv)
 	sescfg.limits.max_work = cfg.max_work;
 	if (sessions_open(&sescfg, &api.sessions) != SES_OK) {
 		log_msg(LOG_ERROR, "cannot start the session writer");
-		release(&api, NULL, NULL);
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	if (cfg.idempotency_keys)
@@ -308,7 +318,37 @@ int main(int argc, char **argv)
 			else
 				snprintf(tdir, sizeof tdir, ".");
 		}
-		api.solver = solver_start(tdir);
+		struct solver_options so = {
+			.optimal_level = (int)cfg.optimal_level,
+			.optimal_threads = (int)cfg.solve_workers,
+			.optimal_preload = (int)cfg.optimal_preload,
+		};
+		api.solver = solver_start_opts(tdir, &so);
+		/* jobs (optimal solves) run on the solver pool */
+		struct solve_pool_config pc = {
+			.workers = (unsigned)cfg.solve_workers,
+			.queue_max = (unsigned)cfg.solve_queue,
+			.client_running = (unsigned)cfg.solve_client_running,
+			.client_queued = (unsigned)cfg.solve_client_queued,
+		};
+		struct jobs_config jc = {
+			.max_jobs = (unsigned)cfg.max_jobs,
+			.ttl_ms = cfg.job_ttl * 1000,
+			.max_job_ms = cfg.max_job_s * 1000,
+		};
+		pool = solve_pool_new(&pc);
+		/* the other solves on a pool of their own with the same
+		 * caps, so that an hour-long optimal job does not hold a
+		 * client's everyday solves behind it */
+		api.pool = solve_pool_new(&pc);
+		if (!api.pool)
+			log_msg(LOG_WARN, "cannot start the solver pool for "
+					  "solves: they run on the HTTP threads");
+		api.jobs = pool ? jobs_new(&jc, pool, api.solver, api.sessions)
+				: NULL;
+		if (!api.jobs)
+			log_msg(LOG_WARN, "cannot start the solver pool: "
+					  "optimal solves will answer 503");
 	}
 	char used[PATH_MAX + 32];
 	char *openapi = load_openapi(&cfg, argc > 0 ? argv[0] : "cubed",
@@ -316,7 +356,7 @@ int main(int argc, char **argv)
 	if (openapi == NULL && cfg.openapi) {
 		log_msg(LOG_ERROR, "--openapi: cannot read %s: %s", cfg.openapi,
 			strerror(errno));
-		release(&api, NULL, NULL);
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	if (openapi == NULL)
@@ -325,7 +365,7 @@ int main(int argc, char **argv)
 	api.openapi = openapi;
 	struct web_root *web = NULL;
 	if (load_web(&cfg, &web) < 0) {
-		release(&api, NULL, openapi);
+		release(&api, pool, NULL, openapi);
 		return 2;
 	}
 	api.web = web;
@@ -336,7 +376,7 @@ int main(int argc, char **argv)
 	struct http_server *srv = http_start(&cfg, &api, err, sizeof err);
 	if (srv == NULL) {
 		log_msg(LOG_ERROR, "%s", err);
-		release(&api, web, openapi);
+		release(&api, pool, web, openapi);
 		return 2;
 	}
 	int v6 = strchr(cfg.bind, ':') != NULL;
@@ -354,12 +394,17 @@ int main(int argc, char **argv)
 	 * every queued write (new ones get 503), then stop serving: no
 	 * connection may still be suspended when the daemon stops */
 	http_quiesce(srv);
+	jobs_shutdown(api.jobs); /* running searches stop at their next poll */
+	/* waiting solves answer 503, running ones stop at their next poll
+	 * and answer: no connection stays suspended for a solve */
+	solve_pool_stop(api.pool);
 	events_shutdown(api.events, 2000);
 	sessions_drain(api.sessions);
 	http_stop(srv);
-	/* every request has been answered: let the writer finish, then close
-	 * the database */
-	release(&api, web, openapi);
+	/* every request has been answered and none refers to a job any
+	 * more: stop the pool, let the writer finish, then close the
+	 * database */
+	release(&api, pool, web, openapi);
 	log_msg(LOG_INFO, "stopped");
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "idempotency.h"
 #include "problem.h"
 #include "sessions.h"
+#include "solve_pool.h"
 #include "solver.h"
 #include "store.h"
 #include "version.h"
@@ -440,6 +441,34 @@ void api__get_metrics(const struct api_config *cfg,
 			       "# TYPE cubed_idempotency_keys gauge\n"
 			       "cubed_idempotency_keys %zu\n",
 			       idem_count(cfg->idem));
+	if (cfg->pool) {
+		struct solve_pool_stats ps;
+		solve_pool_stats(cfg->pool, &ps);
+		metrics_printf(&b,
+			       "# HELP cubed_solves_queued Solves waiting for a "
+			       "solver thread.\n"
+			       "# TYPE cubed_solves_queued gauge\n"
+			       "cubed_solves_queued %u\n"
+			       "# HELP cubed_solves_running Solves on a solver "
+			       "thread.\n"
+			       "# TYPE cubed_solves_running gauge\n"
+			       "cubed_solves_running %u\n"
+			       "# HELP cubed_solves_refused_total Solves refused: "
+			       "client at its cap (429) or queue full (503).\n"
+			       "# TYPE cubed_solves_refused_total counter\n"
+			       "cubed_solves_refused_total{reason=\"client\"} "
+			       "%llu\n"
+			       "cubed_solves_refused_total{reason=\"full\"} "
+			       "%llu\n"
+			       "# HELP cubed_solves_cancelled_total Solves "
+			       "stopped because their client went away.\n"
+			       "# TYPE cubed_solves_cancelled_total counter\n"
+			       "cubed_solves_cancelled_total %llu\n",
+			       ps.queued, ps.running,
+			       (unsigned long long)ps.refused_client,
+			       (unsigned long long)ps.refused_full,
+			       (unsigned long long)ps.cancelled);
+	}
 	if (b.failed || !b.data) {
 		free(b.data);
 		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");

@@ -509,3 +509,57 @@ json_t *repr_unchecked(unsigned flags)
 		}
 	return out;
 }
+
+/* ---- solutions in the frame a cube was given in ---------------------- */
+
+/* Where each face of the standard frame sits on the cube as given: turn a
+ * solved cube by the inverse of the orientation's moves and read its
+ * centers. */
+static void frame_map(const cube_orientation *o, int map[6])
+{
+	for (int f = 0; f < 6; f++)
+		map[f] = f;
+	if (!o->moves[0])
+		return;
+	alg_node nodes[32];
+	alg_t a;
+	unsigned char buf[256];
+	cube_t *c = (cube_t *)buf;
+	if (cube_sizeof(3) > sizeof buf ||
+	    alg_parse(&a, nodes, 32, 3, o->moves, strlen(o->moves), NULL,
+		      NULL) < 0)
+		return;
+	cube_init(c, 3);
+	alg_apply(&a, c, 1);
+	for (int g = 0; g < 6; g++)
+		map[cube_get(c, g, 1, 1)] = g;
+}
+
+static const int face_axis[6] = {CUBE_Y, CUBE_X, CUBE_Z, CUBE_Y, CUBE_X,
+				 CUBE_Z};
+
+/* A standard-frame face turn of size n, renamed into the given frame. */
+static cube_move rename_move(cube_move m, int n, const int map[6])
+{
+	int positive = m.lo == 0;
+	static const int pos_face[3] = {CUBE_R, CUBE_U, CUBE_F};
+	static const int neg_face[3] = {CUBE_L, CUBE_D, CUBE_B};
+	int f = positive ? pos_face[m.axis] : neg_face[m.axis];
+	int qt_face = positive ? m.qt : (4 - m.qt) & 3; /* seen from f */
+	int g = map[f];
+	cube_move out;
+	out.axis = (uint8_t)face_axis[g];
+	int g_positive = g == CUBE_R || g == CUBE_U || g == CUBE_F;
+	out.lo = out.hi = (uint16_t)(g_positive ? 0 : n - 1);
+	out.qt = (uint8_t)(g_positive ? qt_face : (4 - qt_face) & 3);
+	return out;
+}
+
+void repr_moves_to_frame(cube_move *m, int count, int n,
+			 const cube_orientation *o)
+{
+	int map[6];
+	frame_map(o, map);
+	for (int i = 0; i < count; i++)
+		m[i] = rename_move(m[i], n, map);
+}

@@ -102,4 +102,10 @@ json_t *repr_validation_errors(const char *s, size_t len, size_t max,
  * "center_placement"] (those set, in that order). */
 json_t *repr_unchecked(unsigned flags);
 
+/* Rename face turns of a solution found for the cube turned to the
+ * standard orientation so that they name the faces as the cube was given
+ * (orientation o): applied to the given facelets they solve them. */
+void repr_moves_to_frame(cube_move *m, int count, int n,
+			 const cube_orientation *o);
+
 #endif

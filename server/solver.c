@@ -1,7 +1,11 @@
 /* solver.c — builds or loads the solver tables in a background thread
  * (see solver.h). A cache file is written to a temporary name and renamed,
  * so a crash mid-write never leaves a truncated table under the real name;
- * every loaded file is checked (size and checksum) before use. */
+ * every loaded file is checked (size and checksum) before use. The optimal
+ * solver's tables (hundreds of MB to GB) are only made when first asked
+ * for, or at start with --optimal-preload, by their own thread and as
+ * many builder threads as --solve-workers: most servers never solve
+ * optimally, and the tests start many servers. */
 #include "solver.h"
 
 #include <errno.h>
@@ -12,10 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "beginner.h"
+#include "optimal.h"
 #include "reduce.h"
 #include "solve.h"
 
@@ -47,6 +54,14 @@ struct solver {
 	pthread_mutex_t mu; /* with cv: the thread waits for stage_wanted
 			     * or stop */
 	pthread_cond_t cv;
+	/* the optimal tables: state as struct table's, plus 4 = not asked
+	 * for yet; opt_cv (with mu) wakes those waiting for them */
+	struct solver_options opts;
+	struct table opt;
+	pthread_t opt_thread;
+	int opt_started;
+	size_t opt_alloc; /* bytes mapped for opt.buf (munmap) */
+	pthread_cond_t opt_cv;
 };
 
 struct build {
@@ -192,9 +207,19 @@ static void *main_loop(void *arg)
 
 struct solver *solver_start(const char *dir)
 {
+	struct solver_options o = {.optimal_level = 2, .optimal_threads = 1};
+	return solver_start_opts(dir, &o);
+}
+
+struct solver *solver_start_opts(const char *dir, const struct solver_options *o)
+{
 	struct solver *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
+	s->opts = *o;
+	if (s->opts.optimal_threads < 1)
+		s->opts.optimal_threads = 1;
+	s->opt.state = 4;
 	snprintf(s->dir, sizeof s->dir, "%s", dir);
 	mkdir(dir, 0755);
 	s->beginner = malloc(beginner_table_size());
@@ -211,7 +236,9 @@ struct solver *solver_start(const char *dir)
 		.init = solve2_table_init, .check = solve2_table_check};
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
+	pthread_cond_init(&s->opt_cv, NULL);
 	if (pthread_create(&s->thread, NULL, main_loop, s) != 0) {
+		pthread_cond_destroy(&s->opt_cv);
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		free(s->beginner);
@@ -219,6 +246,8 @@ struct solver *solver_start(const char *dir)
 		return NULL;
 	}
 	s->started = 1;
+	if (s->opts.optimal_preload)
+		solver_optimal(s);
 	return s;
 }
 
@@ -232,6 +261,11 @@ void solver_stop(struct solver *s)
 	pthread_mutex_unlock(&s->mu);
 	if (s->started)
 		pthread_join(s->thread, NULL);
+	if (s->opt_started)
+		pthread_join(s->opt_thread, NULL);
+	if (s->opt.buf)
+		munmap(s->opt.buf, s->opt_alloc);
+	pthread_cond_destroy(&s->opt_cv);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	for (int i = 0; i < SOLVER_NTABLES; i++)
@@ -271,11 +305,214 @@ void solver_status(struct solver *s, enum solver_table t, const char **state,
 		   int *percent, const char **reason)
 {
 	static const char *const names[] = {"loading", "building", "ready",
-					    "failed"};
+					    "failed", "absent"};
 	int st = s ? atomic_load(&s->t[t].state) : 3;
 	*state = names[st];
 	*percent = s ? atomic_load(&s->t[t].percent) : 0;
 	*reason = s && st == 3 ? s->t[t].reason : NULL;
+}
+
+/* ---- the optimal tables ------------------------------------------------ */
+
+struct opt_round {
+	struct solver *s;
+	int worker;
+	int rc;
+};
+
+static int opt_poll(void *ctx, uint64_t done, uint64_t total)
+{
+	struct solver *s = ctx;
+	/* every worker reports its own share: worker 0's is the estimate */
+	if (total)
+		atomic_store(&s->opt.percent, (int)(done * 100 / total));
+	return atomic_load(&s->stop);
+}
+
+static void *opt_worker(void *arg)
+{
+	struct opt_round *r = arg;
+	r->rc = optimal_table_work(r->s->opt.buf, r->s->opt.size(), r->worker,
+				   r->s->opts.optimal_threads, opt_poll, r->s);
+	return NULL;
+}
+
+/* Build the tables in rounds, each run by optimal_threads threads (this
+ * one among them). */
+static int opt_build(struct solver *s)
+{
+	int n = s->opts.optimal_threads;
+	size_t size = s->opt.size();
+	int rc = optimal_table_begin(s->opt.buf, size, s->opts.optimal_level);
+	while (rc == CUBE_OK || rc == 1) {
+		struct opt_round r[64];
+		pthread_t th[64];
+		int started = 0;
+		if (n > 64)
+			n = 64;
+		for (int w = 0; w < n; w++)
+			r[w] = (struct opt_round){s, w, CUBE_OK};
+		for (int w = 1; w < n; w++) {
+			if (pthread_create(&th[w], NULL, opt_worker, &r[w]) != 0)
+				break;
+			started = w;
+		}
+		if (started != n - 1) {
+			/* too few threads: this round cannot be split as begun */
+			for (int w = 1; w <= started; w++)
+				pthread_join(th[w], NULL);
+			return SOLVE_ECANCELLED;
+		}
+		opt_worker(&r[0]);
+		for (int w = 1; w < n; w++)
+			pthread_join(th[w], NULL);
+		for (int w = 0; w < n; w++)
+			if (r[w].rc < 0)
+				return r[w].rc;
+		rc = optimal_table_next(s->opt.buf, size);
+		if (rc == 0)
+			return CUBE_OK;
+	}
+	return rc;
+}
+
+static void opt_finish(struct solver *s, int state, const char *reason)
+{
+	pthread_mutex_lock(&s->mu);
+	if (reason)
+		snprintf(s->opt.reason, sizeof s->opt.reason, "%s", reason);
+	atomic_store(&s->opt.state, state);
+	pthread_cond_broadcast(&s->opt_cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void *opt_loop(void *arg)
+{
+	struct solver *s = arg;
+	struct table *t = &s->opt;
+	size_t size = t->size();
+	/* 2 MB pages where the kernel offers them: the search reads the
+	 * table at random, and a TLB miss per read costs as much as the
+	 * read itself */
+	size_t huge = (size_t)2 << 20;
+	s->opt_alloc = (size + huge - 1) / huge * huge;
+	void *buf = mmap(NULL, s->opt_alloc, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		opt_finish(s, 3, "out of memory");
+		return NULL;
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(buf, s->opt_alloc, MADV_HUGEPAGE);
+#endif
+	t->buf = buf;
+	char path[1100];
+	snprintf(path, sizeof path, "%s/%s", s->dir, t->file);
+	if (read_all(path, buf, size) == 0 &&
+	    optimal_table_check(buf, size, s->opts.optimal_level) == 0) {
+		opt_finish(s, 2, NULL);
+		return NULL;
+	}
+	atomic_store(&t->state, 1);
+	int rc = opt_build(s);
+	if (rc < 0) {
+		opt_finish(s, 3, rc == SOLVE_ECANCELLED ? "cancelled"
+							 : solve_strerror(rc));
+		return NULL;
+	}
+	atomic_store(&t->percent, 100);
+	opt_finish(s, 2, NULL);
+	if (write_all(path, buf, size) < 0)
+		fprintf(stderr,
+			"cubed: warning: cannot cache the optimal solver's "
+			"tables in %s: %s (they will be rebuilt next time)\n",
+			path, strerror(errno));
+	return NULL;
+}
+
+static size_t opt_size0(void) { return optimal_table_size(0); }
+static size_t opt_size1(void) { return optimal_table_size(1); }
+static size_t opt_size2(void) { return optimal_table_size(2); }
+
+const void *solver_optimal(struct solver *s)
+{
+	if (!s)
+		return NULL;
+	int st = atomic_load(&s->opt.state);
+	if (st == 2)
+		return s->opt.buf;
+	if (st != 4)
+		return NULL;
+	pthread_mutex_lock(&s->mu);
+	if (atomic_load(&s->opt.state) == 4 && !atomic_load(&s->stop)) {
+		static size_t (*const sizes[OPTIMAL_LEVELS])(void) = {
+			opt_size0, opt_size1, opt_size2};
+		static char files[OPTIMAL_LEVELS][32];
+		int l = s->opts.optimal_level;
+		if (l < 0 || l >= OPTIMAL_LEVELS)
+			l = 1;
+		s->opts.optimal_level = l;
+		snprintf(files[l], sizeof files[l], "cubed-optimal-%d.bin", l);
+		s->opt.file = files[l];
+		s->opt.size = sizes[l];
+		atomic_store(&s->opt.state, 0);
+		if (pthread_create(&s->opt_thread, NULL, opt_loop, s) == 0) {
+			s->opt_started = 1;
+		} else {
+			snprintf(s->opt.reason, sizeof s->opt.reason,
+				 "cannot start a thread");
+			atomic_store(&s->opt.state, 3);
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+const void *solver_optimal_wait(struct solver *s, int (*stop)(void *ctx),
+				void *ctx)
+{
+	if (!s)
+		return NULL;
+	solver_optimal(s);
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		int st = atomic_load(&s->opt.state);
+		if (st == 2 || st == 3 || atomic_load(&s->stop) ||
+		    (stop && stop(ctx)))
+			break;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		/* a deadline, not a sleep: stop is checked every 100 ms */
+		pthread_cond_timedwait(&s->opt_cv, &s->mu, &ts);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return atomic_load(&s->opt.state) == 2 ? s->opt.buf : NULL;
+}
+
+void solver_optimal_status(struct solver *s, struct solver_optimal_info *out)
+{
+	static const char *const names[] = {"loading", "building", "ready",
+					    "failed", "absent"};
+	memset(out, 0, sizeof *out);
+	if (!s) {
+		out->state = "off";
+		return;
+	}
+	int st = atomic_load(&s->opt.state);
+	out->state = names[st];
+	out->percent = atomic_load(&s->opt.percent);
+	out->level = s->opts.optimal_level;
+	out->bytes = optimal_table_size(s->opts.optimal_level);
+	if (st == 3) {
+		pthread_mutex_lock(&s->mu);
+		snprintf(out->reason, sizeof out->reason, "%s", s->opt.reason);
+		pthread_mutex_unlock(&s->mu);
+	}
 }
 
 unsigned solver_retry_after(struct solver *s, enum solver_table t)

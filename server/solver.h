@@ -12,9 +12,20 @@ struct solver;
 
 enum solver_table { SOLVER_3X3, SOLVER_2X2, SOLVER_NTABLES };
 
+/* How the optimal solver's tables are had: their level (optimal.h), how
+ * many threads build them, and whether to start at once rather than at
+ * the first solver_optimal call. */
+struct solver_options {
+	int optimal_level;
+	int optimal_threads;
+	int optimal_preload;
+};
+
 /* Start the background thread. Tables are cached as files in dir (created
- * if missing); a file that fails its checksum is rebuilt. */
+ * if missing); a file that fails its checksum is rebuilt. solver_start
+ * takes the defaults (level 2, one builder thread, not preloaded). */
 struct solver *solver_start(const char *dir);
+struct solver *solver_start_opts(const char *dir, const struct solver_options *o);
 /* Cancel a build in progress, wait for the thread, free the tables. */
 void solver_stop(struct solver *s);
 
@@ -37,6 +48,28 @@ const void *solver_beginner(struct solver *s);
  * building; a reason when failed), for /readyz. */
 void solver_status(struct solver *s, enum solver_table t, const char **state,
 		   int *percent, const char **reason);
+
+/* The optimal solver's tables, or NULL until they are ready: the first
+ * call starts loading them from dir (cubed-optimal-<level>.bin) or
+ * building them. */
+const void *solver_optimal(struct solver *s);
+
+/* The same, waiting until they are ready (the tables), failed or the
+ * solver stops (NULL), or stop(ctx) says so (NULL; polled every 100 ms,
+ * may be NULL). */
+const void *solver_optimal_wait(struct solver *s, int (*stop)(void *ctx),
+				void *ctx);
+
+struct solver_optimal_info {
+	const char *state; /* "absent" (not asked for yet), "loading",
+			    * "building", "ready", "failed", "off" (no
+			    * solver) */
+	int percent;       /* while building */
+	int level;
+	size_t bytes;
+	char reason[160];  /* when failed */
+};
+void solver_optimal_status(struct solver *s, struct solver_optimal_info *out);
 
 /* The Retry-After (seconds) for a request that needs table t now: the
  * build's remaining time at its pace so far (1 to 60), 1 while loading,

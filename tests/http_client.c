@@ -29,9 +29,26 @@ static int fail(http_response *r, const char *fmt, ...)
 
 int http_connect(int port, int timeout_ms)
 {
+	return http_connect_from(port, NULL, timeout_ms);
+}
+
+int http_connect_from(int port, const char *from, int timeout_ms)
+{
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 		return -1;
+	if (from) {
+		struct sockaddr_in src;
+		memset(&src, 0, sizeof src);
+		src.sin_family = AF_INET;
+		if (inet_pton(AF_INET, from, &src.sin_addr) != 1 ||
+		    bind(fd, (struct sockaddr *)&src, sizeof src) < 0) {
+			int e = errno;
+			close(fd);
+			errno = e ? e : EINVAL;
+			return -1;
+		}
+	}
 	struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

@@ -28,6 +28,11 @@ typedef struct http_response {
  * and receive. Returns the socket, or -1 (errno set). */
 int http_connect(int port, int timeout_ms);
 
+/* The same from the local address from (an IPv4 literal such as
+ * "127.0.0.2": another client, as the server's per-client limits see
+ * it), or from any address when from is NULL. */
+int http_connect_from(int port, const char *from, int timeout_ms);
+
 /* Send one request on fd and read its response into *out (which the call
  * initialises; release it with http_response_free even after an error).
  * headers is NULL or a NULL-terminated list of full lines without CRLF

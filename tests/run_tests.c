@@ -20,6 +20,9 @@ int main(void)
 	srunner_add_suite(sr, upgrade_suite());
 	srunner_add_suite(sr, pattern_suite());
 	srunner_add_suite(sr, solve_suite());
+	srunner_add_suite(sr, optimal_suite());
+	if (getenv("CUBED_SLOW")) /* make test-slow */
+		srunner_add_suite(sr, optimal_slow_suite());
 	srunner_add_suite(sr, beginner_suite());
 	srunner_add_suite(sr, reduce_suite());
 	srunner_add_suite(sr, api_suite());
@@ -27,6 +30,9 @@ int main(void)
 	srunner_add_suite(sr, http_suite());
 	srunner_add_suite(sr, http_sessions_suite());
 	srunner_add_suite(sr, http_solve_suite());
+	srunner_add_suite(sr, http_jobs_suite());
+	srunner_add_suite(sr, solve_pool_suite());
+	srunner_add_suite(sr, http_fair_suite());
 	srunner_add_suite(sr, http_beginner_suite());
 	srunner_add_suite(sr, http_live_suite());
 	srunner_add_suite(sr, client_limits_suite());

@@ -4,8 +4,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cube.h"
+#include "optimal.h"
 #include "solve.h"
 
 unsigned char *solver_tables_alloc(const char *who, size_t size)
@@ -45,5 +47,36 @@ unsigned char *solver_tables3_cached(const char *who)
 	}
 	solver_tables_require(who, "two-phase",
 			      twophase_table_init(t, size, NULL, NULL));
+	return t;
+}
+
+unsigned char *solver_tables_optimal_cached(const char *who, int level)
+{
+	size_t size = optimal_table_size(level);
+	unsigned char *t = solver_tables_alloc(who, size);
+	const char *dir = getenv("CUBED_TABLES");
+	char path[1024] = "";
+	if (dir && *dir) {
+		snprintf(path, sizeof path, "%s/cubed-optimal-%d.bin", dir,
+			 level);
+		FILE *f = fopen(path, "rb");
+		size_t got = f ? fread(t, 1, size, f) : 0;
+		if (f)
+			fclose(f);
+		if (got == size && optimal_table_check(t, size, level) == CUBE_OK)
+			return t;
+	}
+	solver_tables_require(who, "optimal",
+			      optimal_table_init(t, size, level, NULL, NULL));
+	if (path[0]) {
+		char tmp[1100];
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+		FILE *f = fopen(tmp, "wb");
+		int ok = f && fwrite(t, 1, size, f) == size;
+		if (f && fclose(f) != 0)
+			ok = 0;
+		if (!ok || rename(tmp, path) != 0)
+			remove(tmp);
+	}
 	return t;
 }

@@ -24,4 +24,11 @@ void solver_tables_require(const char *who, const char *what, int rc);
  * test` share, when that file is there and checks, else built (seconds). */
 unsigned char *solver_tables3_cached(const char *who);
 
+/* The optimal solver's tables of level (optimal_table_size bytes): read
+ * from $CUBED_TABLES/cubed-optimal-<level>.bin — the file servers with
+ * --tables $CUBED_TABLES load — when it is there and checks, else built
+ * and written there (to a temporary name, then renamed), so that the
+ * servers of the HTTP suites find them. */
+unsigned char *solver_tables_optimal_cached(const char *who, int level);
+
 #endif

@@ -353,7 +353,9 @@ const SOLVED3 = 'UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB';
 const AFTER_R = 'UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB';
 
 async function main() {
-	const srv = await startServer(['--max-body', '65536']);
+	// level 0: the optimal solver's smallest tables (75 MB, seconds to
+	// build, shared through $CUBED_TABLES like the others)
+	const srv = await startServer(['--max-body', '65536', '--optimal-level', '0']);
 	const big = '{"size": 3, "moves": "' + 'R '.repeat(40000) + '"}';
 
 	// stateless routes and ops
@@ -725,7 +727,7 @@ async function main() {
 		{ name: 'session solve 413', method: 'POST', path: `${solvePath}/solve`, raw: big, status: 413 },
 		{ name: 'session solve 415', method: 'POST', path: `${solvePath}/solve`, headers: { 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
 		{ name: 'session solve 422 field', method: 'POST', path: `${solvePath}/solve`, body: { max_length: 3 }, status: 422, check: problem('unknown_field', 'max_length') },
-		{ name: 'session solve 422 method', method: 'POST', path: `${solvePath}/solve`, body: { method: 'optimal' }, status: 422, check: problem('method_unavailable', 'method') },
+		{ name: 'session solve 422 method', method: 'POST', path: `${solvePath}/solve`, body: { method: 'reduction' }, status: 422, check: problem('method_unavailable', 'method') },
 		{ name: 'session solve big', method: 'POST', path: `${s}/${bigSes.id}/solve`, status: 201,
 			check: (j) => expect(j.method === 'reduction' && j.length === j.solution.split(' ').filter((m) => m).length, `big session solve: ${JSON.stringify(j)}`) },
 		{ name: 'session solve 422 method big', method: 'POST', path: `${s}/${bigSes.id}/solve`, body: { method: 'twophase' }, status: 422, check: problem('method_unavailable', 'method') },
@@ -852,6 +854,79 @@ async function main() {
 				check: (j, res) => expect(res.headers.get('etag') === tag, `304 with ETag ${res.headers.get('etag')}, sent ${tag}`) }, srv);
 	}
 
+	// optimal solves as jobs (level 0 on this server): 202 with the job,
+	// GET until done, DELETE; a random state runs far longer than this
+	// check, which makes it the job to cancel
+	const jobCase = (name, method, path, status, check) => ({ name, method, path, status, check });
+	const accepted = (j, res) => expect(['queued', 'running', 'done'].includes(j.state) && j.method === 'optimal' &&
+		res.headers.get('location') === `/v1/jobs/${j.id}` && res.headers.get('retry-after') !== null,
+		`not a new job with its Location: ${JSON.stringify(j)}`);
+	const short = (await run({ name: 'solve optimal', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, method: 'optimal' }, status: 202, check: accepted }, srv)).json;
+	const long = (await run({ name: 'solve optimal long', method: 'POST', path: '/v1/solve', body: { facelets: SCRAMBLED, method: 'optimal', max_length: 20, timeout_ms: 600000 }, status: 202, check: accepted }, srv)).json;
+	const sesJob = (await run({ name: 'session solve optimal', method: 'POST', path: `${solvePath}/solve`, body: { method: 'optimal' }, status: 202,
+		check: (j, res) => { accepted(j, res); expect(j.session_id === solveSes.id && j.version === 1 && j.solve_id === null && res.headers.get('etag') === '"v1"', `not a job of v1: ${JSON.stringify(j)}`); } }, srv)).json;
+	if (!short || !long || !sesJob) throw new Error(`cannot submit jobs; failures so far:\n${failures.join('\n')}`);
+	// the short one finishes once the tables are loaded (outside the checked exchanges)
+	const until = Date.now() + 240000;
+	for (;;) {
+		const j = await (await fetch(`${srv.base}/v1/jobs/${short.id}`)).json();
+		if (j.state === 'done') break;
+		if (j.state !== 'queued' && j.state !== 'running') throw new Error(`the optimal job ended ${JSON.stringify(j)}`);
+		if (Date.now() > until) throw new Error(`the optimal job did not finish in 240 s: ${JSON.stringify(j)}`);
+		await new Promise((ok) => setTimeout(ok, 100));
+	}
+	const jobs = [
+		jobCase('job', 'GET', `/v1/jobs/${short.id}`, 200,
+			(j) => expect(j.state === 'done' && j.result.solution === "R'" && j.result.length === 1 && j.result.optimal === true && j.result.metric === 'htm',
+				`not R' done: ${JSON.stringify(j)}`)),
+		jobCase('job head', 'HEAD', `/v1/jobs/${short.id}`, 200),
+		jobCase('job 409', 'DELETE', `/v1/jobs/${short.id}`, 409,
+			(j) => expect(j.code === 'job_finished' && j.state === 'done', `not job_finished: ${JSON.stringify(j)}`)),
+		jobCase('job running', 'GET', `/v1/jobs/${long.id}`, 200,
+			(j, res) => expect(['queued', 'running'].includes(j.state) && res.headers.get('retry-after') === '1', `not in progress: ${JSON.stringify(j)}`)),
+		jobCase('job delete', 'DELETE', `/v1/jobs/${long.id}`, 200,
+			(j) => expect(j.state === 'cancelled' && j.finished_at !== null, `not cancelled: ${JSON.stringify(j)}`)),
+		jobCase('job delete session', 'DELETE', `/v1/jobs/${sesJob.id}`, 200),
+		jobCase('job 404', 'GET', '/v1/jobs/nope', 404, problem('no_such_job')),
+		jobCase('job head 404', 'HEAD', '/v1/jobs/nope', 404),
+		jobCase('job delete 404', 'DELETE', '/v1/jobs/nope', 404, problem('no_such_job')),
+		jobCase('job 410', 'GET', '/v1/jobs/j00000000-1-0123456789abcdef', 410,
+			(j) => expect(j.code === 'job_lost' && j.state === 'lost', `not job_lost: ${JSON.stringify(j)}`)),
+		jobCase('job head 410', 'HEAD', '/v1/jobs/j00000000-1-0123456789abcdef', 410),
+		jobCase('job delete 410', 'DELETE', '/v1/jobs/j00000000-1-0123456789abcdef', 410),
+		{ name: 'job 405', method: 'POST', path: '/v1/jobs/x', raw: '', status: 405 },
+		jobCase('job preflight', 'OPTIONS', '/v1/jobs/x', 204),
+		{ name: 'ready optimal', method: 'GET', path: '/readyz', status: 200,
+			check: (j) => expect(j.solver.optimal.tables === 'ready' && j.solver.optimal.level === 0 && j.solver.optimal.jobs.kept >= 3, `optimal: ${JSON.stringify(j.solver.optimal)}`) },
+		{ name: 'solve optimal 422 target', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, method: 'optimal', target: 'cross' }, status: 422, check: problem('not_applicable', 'target') },
+		{ name: 'solve optimal 422 timeout', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, method: 'optimal', timeout_ms: 0 }, status: 422, check: problem('value_out_of_range', 'timeout_ms') },
+	];
+	for (const c of jobs) await run(c, srv);
+
+	// the job caps: one worker, one waiting job per client (429), and a
+	// queue of one (503), each with Retry-After
+	const capped = await startServer(['--optimal-level', '0', '--solve-workers', '1', '--solve-client-queued', '1', '--solve-queue', '4']);
+	const queued = await startServer(['--optimal-level', '0', '--solve-workers', '1', '--solve-client-queued', '4', '--solve-queue', '1']);
+	for (const [server, status, code] of [[capped, 429, 'too_many_jobs'], [queued, 503, 'queue_full']]) {
+		const body = { facelets: SCRAMBLED, method: 'optimal' };
+		for (let i = 0; i < 2; i++) {
+			const r = await fetch(`${server.base}/v1/solve`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+			if (r.status !== 202) throw new Error(`job ${i} on the capped server: ${r.status} ${await r.text()}`);
+			const j = await r.json();
+			// the first one must be running before the second waits
+			const until2 = Date.now() + 240000;
+			while (i === 0) {
+				const g = await (await fetch(`${server.base}/v1/jobs/${j.id}`)).json();
+				if (g.state === 'running') break;
+				if (Date.now() > until2) throw new Error(`the first job did not start: ${JSON.stringify(g)}`);
+				await new Promise((ok) => setTimeout(ok, 100));
+			}
+		}
+		await run({ name: `solve optimal ${status}`, method: 'POST', path: '/v1/solve', body, status,
+			check: (j, res) => expect(j.code === code && res.headers.get('retry-after') !== null, `not ${code} with Retry-After: ${JSON.stringify(j)}`) }, server);
+		await stopServer(server);
+	}
+
 	// 503 tables_not_ready: a server building its tables in an empty
 	// directory, asked at once (the 3×3 tables take seconds), and one
 	// run with --solver 0 (tables off for good)
@@ -868,6 +943,12 @@ async function main() {
 	await run({ name: 'solve 503 off', method: 'POST', path: '/v1/solve', body: { facelets: SOLVED2 }, status: 503,
 		check: (j, res) => expect(j.code === 'tables_not_ready' && j.tables === 'off' && res.headers.get('retry-after') === null, 'not tables off, or a Retry-After for a wait that will not help') }, off);
 	await run({ name: 'scramble 503', method: 'GET', path: '/v1/scramble?size=3', status: 503 }, off);
+	await run({ name: 'solve optimal 503 off', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, method: 'optimal' }, status: 503,
+		check: (j) => expect(j.code === 'no_jobs', 'not no_jobs') }, off);
+	await run({ name: 'job 503 off', method: 'GET', path: '/v1/jobs/nope', status: 503,
+		check: (j) => expect(j.code === 'no_jobs', 'not no_jobs') }, off);
+	await run({ name: 'ready optimal off', method: 'GET', path: '/readyz', status: 200,
+		check: (j) => expect(j.solver.optimal.tables === 'off', 'optimal tables not off') }, off);
 	await run({ name: 'scramble head 503', method: 'HEAD', path: '/v1/scramble?size=2', status: 503 }, off);
 	const offSes = (await run({ name: 'create off', method: 'POST', path: s, body: { size: 3 }, status: 201 }, off)).json;
 	if (offSes)

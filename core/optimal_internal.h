@@ -1,0 +1,220 @@
+/* optimal_internal.h — what optimal_tables.c (building the tables) and
+ * optimal.c (the search) share, opt__ names: the whole-cube form both use,
+ * its coordinates, and where each table lives in the caller's buffer. Not
+ * part of the public API.
+ *
+ * A cube here is 20 bytes: corner byte = twist << 3 | piece, edge byte =
+ * flip << 4 | piece, positions and pieces numbered as in cubie.h. a·b is
+ * "a, then b" as cubie3_compose. */
+#ifndef CUBED_OPTIMAL_INTERNAL_H
+#define CUBED_OPTIMAL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cubie.h"
+#include "solve_internal.h"
+
+enum {
+	OPT__NMOVE = 18,   /* face · 3 + quarter turns - 1, faces U R F D L B */
+	OPT__NSYM = 16,    /* symmetries keeping the U–D axis */
+	OPT__NTWIST = 2187,
+	OPT__NFLIP = 2048,
+	OPT__NSLICE = 495,     /* places of the four E-slice edges */
+	OPT__NSORTED = 11880,  /* their places and order: slice · 24 + order */
+	OPT__NCSEP = 70,       /* places of the four U-layer corners */
+	OPT__NFS = OPT__NSLICE * OPT__NFLIP,
+	OPT__NFSS = OPT__NSORTED * OPT__NFLIP,
+	OPT__NCLS_FS = 64430,
+	OPT__NCLS_FSS = 1523864,
+	OPT__NCP = 40320,      /* corner permutations */
+	OPT__NCLS_CP = 2768,   /* their symmetry classes */
+	OPT__MAXWORKERS = 64,
+};
+
+typedef struct opt__cube {
+	uint8_t c[8];
+	uint8_t e[12];
+} opt__cube;
+
+/* ------------------------------------------------------ cube arithmetic */
+
+/* out = a·b; out may alias neither. */
+static inline void opt__mul(const opt__cube *a, const opt__cube *b,
+			    opt__cube *out)
+{
+	for (int i = 0; i < 8; i++) {
+		int x = a->c[b->c[i] & 7];
+		int t = (x >> 3) + (b->c[i] >> 3);
+		t -= t >= 3 ? 3 : 0;
+		out->c[i] = (uint8_t)((x & 7) | t << 3);
+	}
+	for (int i = 0; i < 12; i++)
+		out->e[i] = (uint8_t)(a->e[b->e[i] & 15] ^ (b->e[i] & 16));
+}
+
+static inline void opt__inv(const opt__cube *a, opt__cube *out)
+{
+	for (int i = 0; i < 8; i++) {
+		int t = a->c[i] >> 3;
+		out->c[a->c[i] & 7] = (uint8_t)(i | (t ? 3 - t : 0) << 3);
+	}
+	for (int i = 0; i < 12; i++)
+		out->e[a->e[i] & 15] = (uint8_t)(i | (a->e[i] & 16));
+}
+
+void opt__from_cubie(const cubie3 *c, opt__cube *out);
+void opt__to_cubie(const opt__cube *c, cubie3 *out);
+
+/* ------------------------------------------------------------ coordinates */
+
+static inline int opt__twist(const opt__cube *x)
+{
+	int t = 0;
+	for (int i = 0; i < 7; i++)
+		t = 3 * t + (x->c[i] >> 3);
+	return t;
+}
+
+static inline int opt__flip(const opt__cube *x)
+{
+	int f = 0;
+	for (int i = 0; i < 11; i++)
+		f = 2 * f + (x->e[i] >> 4);
+	return f;
+}
+
+/* Bit p set when position p holds an E-slice edge (pieces 8..11). */
+static inline int opt__slice_mask(const opt__cube *x)
+{
+	int m = 0;
+	for (int i = 0; i < 12; i++)
+		m |= ((x->e[i] & 15) >= 8) << i;
+	return m;
+}
+
+/* The order of the slice edges read in position order, as a 4-digit
+ * base-4 number of (piece - 8): look it up in order_rank. */
+static inline int opt__slice_order(const opt__cube *x)
+{
+	int o = 0;
+	for (int i = 0; i < 12; i++)
+		if ((x->e[i] & 15) >= 8)
+			o = o << 2 | ((x->e[i] & 15) - 8);
+	return o;
+}
+
+/* The corners' permutation as a Lehmer rank (identity 0). */
+static inline int opt__cperm(const opt__cube *x)
+{
+	int r = 0;
+	for (int i = 0; i < 7; i++) {
+		int k = 0, pi = x->c[i] & 7;
+		for (int j = i + 1; j < 8; j++)
+			k += (x->c[j] & 7) < pi;
+		r = r * (8 - i) + k;
+	}
+	return r;
+}
+
+/* Bit p set when corner position p holds a U-layer piece (0..3). */
+static inline int opt__csep_mask(const opt__cube *x)
+{
+	int m = 0;
+	for (int i = 0; i < 8; i++)
+		m |= ((x->c[i] & 7) < 4) << i;
+	return m;
+}
+
+/* ------------------------------------------------------------ the buffer */
+
+/* The level descriptions. */
+typedef struct opt__level {
+	int sorted;      /* classes of flip·sorted slice (else flip·slice) */
+	int csep;        /* raw part is twist · csep (else twist) */
+	int base;        /* 2-bit main table's base depth (0: level 0) */
+	uint32_t nclass; /* classes of the main table */
+	uint32_t nraw;   /* raw entries per class */
+} opt__level;
+
+extern const opt__level opt__levels[3];
+
+/* The header's magic and format version (solve_internal.h). */
+#define OPT__MAGIC "cubedopt"
+#define OPT__VERSION 3u
+
+/* Where everything is, for one level. */
+typedef struct opt__layout {
+	uint64_t info, twist_move, twist_conj, csep_move, csep_conj,
+		flip_move, slice_move, sorted_move, slice_rank, order_rank,
+		csep_rank, fs_sym, fs_rep, fs_stab, fss_sym, fss_rep, fss_stab,
+		cp_move, cp_sym, cp_rep, cp_stab, prunc, prun0, prun, state,
+		total;
+} opt__layout;
+
+int opt__layout_of(int level, opt__layout *out);
+
+/* What the info block (covered by the checksum) records. */
+typedef struct opt__info {
+	uint32_t level;
+	uint32_t base;
+	uint64_t at_depthc[16]; /* corner table: entries per depth */
+	uint64_t at_depth0[16]; /* level-0 table: entries per depth */
+	uint64_t at_depth[24];  /* the main table (levels 1–2): entries per
+				 * depth up to base + 2, then "deeper" */
+} opt__info;
+
+/* Pointers into a buffer. */
+typedef struct opt__tables {
+	const opt__level *lv;
+	int level;
+	uint16_t *twist_move;  /* [NTWIST][NMOVE] */
+	uint16_t *twist_conj;  /* [NTWIST][NSYM] */
+	uint8_t *csep_move;    /* [NCSEP][NMOVE] */
+	uint8_t *csep_conj;    /* [NCSEP][NSYM] */
+	uint16_t *flip_move;   /* [NFLIP][NMOVE] */
+	uint16_t *slice_move;  /* [NSLICE][NMOVE] */
+	uint16_t *sorted_move; /* [NSORTED][NMOVE] */
+	uint16_t *slice_rank;  /* [4096]: slice mask → 0..494 */
+	uint8_t *order_rank;   /* [256]: slice order → 0..23 */
+	uint8_t *csep_rank;    /* [256]: csep mask → 0..69 */
+	uint32_t *fs_sym;      /* [NFS]: class << 4 | sym to the rep */
+	uint32_t *fs_rep;      /* [NCLS_FS] */
+	uint16_t *fs_stab;     /* [NCLS_FS] */
+	uint32_t *fss_sym;     /* [NFSS] (level 1) */
+	uint32_t *fss_rep;     /* [NCLS_FSS] */
+	uint16_t *fss_stab;    /* [NCLS_FSS] */
+	uint16_t *cp_move;     /* [NCP][NMOVE] */
+	uint32_t *cp_sym;      /* [NCP]: class << 4 | sym to the rep */
+	uint32_t *cp_rep;      /* [NCLS_CP] */
+	uint16_t *cp_stab;     /* [NCLS_CP] */
+	uint8_t *prunc;        /* corners: 4 bits per (cp class, twist), the
+				* exact corner distance */
+	uint8_t *prun0;        /* level 0: 4 bits per (fs class, twist) */
+	uint8_t *prun;         /* levels 1–2: 2 bits per (class, raw) */
+	opt__info *info;
+} opt__tables;
+
+/* Bind pointers for the level the layout says. */
+void opt__bind(opt__tables *t, int level, unsigned char *buf);
+
+static inline int opt__get4(const uint8_t *p, uint64_t i)
+{
+	return p[i >> 1] >> ((i & 1) << 2) & 15;
+}
+
+static inline int opt__get2(const uint8_t *p, uint64_t i)
+{
+	return p[i >> 2] >> ((i & 3) << 1) & 3;
+}
+
+/* The cubies of face turn m and of the 16 symmetries (mirrored corners
+ * carry twist + 3 only inside optimal_tables.c; these are for edges and
+ * unmirrored ones). */
+void opt__move_cube(int m, opt__cube *out);
+
+/* The URF rotation S (a 120° turn about the URF–DBL diagonal) as a cube:
+ * S·x·S⁻¹ sees x with another axis vertical. */
+void opt__urf(opt__cube *s, opt__cube *sinv);
+
+#endif

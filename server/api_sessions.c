@@ -176,6 +176,24 @@ static void session_problem(struct api_reply *rp, int rc,
 		problem_reply(rp, PROBLEM_UNAVAILABLE, "shutting_down",
 			      "the server is shutting down");
 		return;
+	case SES_STORE_FULL:
+		problem_reply(rp, PROBLEM_STORAGE_FULL, NULL,
+			      "the disk holding the database is full: nothing "
+			      "of this request was written");
+		return;
+	case SES_STORE_BUSY:
+		problem_reply(rp, PROBLEM_DATABASE_BUSY, NULL,
+			      "the database is locked by another connection: "
+			      "nothing of this request was written; try again");
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case SES_STORE_DOWN:
+		problem_reply(rp, PROBLEM_STORAGE_UNAVAILABLE, NULL,
+			      "the database cannot be written just now "
+			      "(read-only or an I/O error): nothing of this "
+			      "request was written; try again");
+		api_reply_header(rp, "Retry-After", "5");
+		return;
 	default:
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
 			      "the database failed: %s", sessions_strerror(rc));

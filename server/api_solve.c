@@ -921,11 +921,16 @@ void api__session_solve(const struct api_config *cfg,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (sessions_add_solve(cfg->sessions, id, &sv, v.facelets) != SES_OK) {
+	int src = sessions_add_solve(cfg->sessions, id, &sv, v.facelets);
+	if (src != SES_OK) {
 		free(text);
 		session_view_free(&v);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
-			      "the solve could not be stored");
+		if (src == SES_STORE_FULL || src == SES_STORE_BUSY ||
+		    src == SES_STORE_DOWN || src == SES_SHUTDOWN)
+			api__session_problem(rp, src);
+		else
+			problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+				      "the solve could not be stored");
 		return;
 	}
 	api_reply_json(rp, 201, solve_json(id, &sv));

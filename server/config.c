@@ -116,7 +116,11 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "Idempotency-Key answers kept in memory (0 = ignore the header)")    \
 	X("idempotency-ttl", "CUBED_IDEMPOTENCY_TTL", OPT_UINT,                \
 	  idempotency_ttl, "86400", 1, 31536000, "S",                          \
-	  "seconds an Idempotency-Key answer is kept")
+	  "seconds an Idempotency-Key answer is kept")                         \
+	X("db-busy-timeout", "CUBED_DB_BUSY_TIMEOUT", OPT_UINT,                \
+	  db_busy_timeout, "5000", 1, 600000, "MS",                            \
+	  "how long a write waits for a database lock another connection "    \
+	  "holds (then 503 database_busy)")
 
 static const struct opt {
 	const char *name;

@@ -48,6 +48,7 @@ struct config {
 	uint64_t heartbeat;           /* seconds between pings on a quiet stream */
 	uint64_t idempotency_keys;    /* answers kept, 0 = header ignored */
 	uint64_t idempotency_ttl;     /* seconds an answer is kept */
+	uint64_t db_busy_timeout;     /* ms a write waits for a held lock */
 };
 
 enum config_result {

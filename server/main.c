@@ -251,6 +251,7 @@ int main(int argc, char **argv)
 		.schema_dir = schema,
 		.durability_full = strcmp(cfg.durability, "full") == 0,
 		.shared = cfg.shared_db != 0,
+		.busy_timeout_ms = (int)cfg.db_busy_timeout,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {

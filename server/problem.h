@@ -38,7 +38,11 @@
 	  "Request Header Fields Too Large")                                   \
 	X(PROBLEM_INTERNAL_ERROR, "internal_error", 500,                       \
 	  "Internal Server Error")                                             \
-	X(PROBLEM_UNAVAILABLE, "unavailable", 503, "Service Unavailable")
+	X(PROBLEM_UNAVAILABLE, "unavailable", 503, "Service Unavailable")     \
+	X(PROBLEM_DATABASE_BUSY, "database_busy", 503, "Service Unavailable") \
+	X(PROBLEM_STORAGE_UNAVAILABLE, "storage_unavailable", 503,             \
+	  "Service Unavailable")                                               \
+	X(PROBLEM_STORAGE_FULL, "storage_full", 507, "Insufficient Storage")
 
 enum problem_kind {
 #define PROBLEM_ENUM(name, kind, status, title) name,

@@ -419,6 +419,9 @@ const char *sessions_strerror(int err)
 	case SES_NOT_OWNER: return "only the owner's token may do this";
 	case SES_NAME_TAKEN: return "a token of this session already has that name";
 	case SES_NO_SUCH_TOKEN: return "the session has no live token with that id";
+	case SES_STORE_FULL: return "the disk or the database is full";
+	case SES_STORE_BUSY: return "the database is locked by another connection";
+	case SES_STORE_DOWN: return "the database cannot be written";
 	}
 	return "unknown error";
 }

@@ -56,6 +56,11 @@ enum ses_err {
 	SES_NOT_OWNER = -13,     /* an owner-only request with another token */
 	SES_NAME_TAKEN = -14,    /* a token name already used in the session */
 	SES_NO_SUCH_TOKEN = -15, /* revoking a token that is not live */
+	/* a write the database refused for a storage fault (store.h):
+	 * nothing of it was written */
+	SES_STORE_FULL = -16,    /* STORE_FULL */
+	SES_STORE_BUSY = -17,    /* STORE_BUSY */
+	SES_STORE_DOWN = -18,    /* STORE_UNWRITABLE */
 };
 
 /* What a token may do in a session. */

@@ -157,9 +157,18 @@ static uint64_t thread_cpu_ns(void)
 static void finish_batch(struct sessions *s, struct ses_op *batch, int ok,
 			 uint64_t *snapshots, uint64_t *conflicts)
 {
+	/* a storage fault is told apart from other database errors: the
+	 * client can do something about it (retry later) */
+	int fault = store_last_fault();
+	int ses_fault = fault == STORE_FULL   ? SES_STORE_FULL
+			: fault == STORE_BUSY ? SES_STORE_BUSY
+			: fault		      ? SES_STORE_DOWN
+					      : SES_STORE;
 	for (struct ses_op *op = batch; op; op = op->next) {
 		if (!ok && op->rc == SES_OK)
 			op->rc = SES_STORE;
+		if (op->rc == SES_STORE)
+			op->rc = ses_fault;
 		*snapshots += op->snapshots;
 		*conflicts += op->conflicts;
 		if (op->rc != SES_OK)

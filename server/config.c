@@ -120,7 +120,15 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("db-busy-timeout", "CUBED_DB_BUSY_TIMEOUT", OPT_UINT,                \
 	  db_busy_timeout, "5000", 1, 600000, "MS",                            \
 	  "how long a write waits for a database lock another connection "    \
-	  "holds (then 503 database_busy)")
+	  "holds (then 503 database_busy)")                                    \
+	X("request-timeout", "CUBED_REQUEST_TIMEOUT", OPT_UINT,                \
+	  request_timeout, "30", 0, 86400, "S",                                \
+	  "seconds a connection has to send a whole request from opening or "  \
+	  "from its previous reply (then it is closed; 0 = no limit)")        \
+	X("shutdown-timeout", "CUBED_SHUTDOWN_TIMEOUT", OPT_UINT,              \
+	  shutdown_timeout, "20", 0, 3600, "S",                                \
+	  "seconds a stop (SIGTERM) may take before the process exits "       \
+	  "anyway, status 1 (0 = wait as long as it takes)")
 
 static const struct opt {
 	const char *name;

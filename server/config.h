@@ -49,6 +49,8 @@ struct config {
 	uint64_t idempotency_keys;    /* answers kept, 0 = header ignored */
 	uint64_t idempotency_ttl;     /* seconds an answer is kept */
 	uint64_t db_busy_timeout;     /* ms a write waits for a held lock */
+	uint64_t request_timeout;     /* s to send a whole request, 0 = off */
+	uint64_t shutdown_timeout;    /* s a stop may take, 0 = unbounded */
 };
 
 enum config_result {

@@ -53,6 +53,8 @@ struct http_server {
 	struct compress_config cc;
 	struct compress_cache *zcache; /* compressed long-lived bodies */
 	_Atomic int zstreams;          /* compressed streams being sent */
+	_Atomic int active;            /* requests MHD has not completed */
+	_Atomic int stopping;          /* quiesced: replies close connections */
 	pthread_mutex_t memo_lock;
 	int nmemo;
 	struct etag_memo memo[ETAG_MEMO];
@@ -120,11 +122,12 @@ static void write_done(void *ctx)
  * callback sees the raw URI first, so it creates the request context. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
-	(void)cls;
+	struct http_server *srv = cls;
 	(void)con;
 	struct request *rq = calloc(1, sizeof *rq);
 	if (rq == NULL)
 		return NULL;
+	atomic_fetch_add(&srv->active, 1);
 	clock_gettime(CLOCK_MONOTONIC, &rq->t0);
 	pthread_mutex_init(&rq->wlock, NULL);
 	rq->uri_len = uri ? strlen(uri) : 0;
@@ -193,8 +196,10 @@ static void log_done(struct MHD_Connection *con, const struct request *rq,
 static void on_completed(void *cls, struct MHD_Connection *con,
 			 void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
+	struct http_server *srv = cls;
 	struct request *rq = *con_cls;
+	/* the connection's next request has its own deadline from now */
+	guard_request_done(con);
 	if (rq == NULL)
 		return;
 	if (rq->pending) {
@@ -220,6 +225,7 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 	free(rq->im);
 	free(rq);
 	*con_cls = NULL;
+	atomic_fetch_sub(&srv->active, 1);
 }
 
 
@@ -794,6 +800,11 @@ static enum MHD_Result send_reply(struct http_server *srv,
 						   : "Accept-Encoding");
 	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 				API_CORS_EXPOSE_HEADERS);
+	/* stopping: a keep-alive client is told to go, so that its
+	 * connection ends with this reply instead of being cut later */
+	if (atomic_load(&srv->stopping))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
+					"close");
 	guard_security_headers(resp, rp);
 
 	enum MHD_Result ok =
@@ -815,7 +826,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 	struct request *rq = *con_cls;
 	if (rq == NULL) {
 		/* The URI callback could not allocate; try once more here. */
-		rq = on_uri(NULL, url, con);
+		rq = on_uri(srv, url, con);
 		if (rq == NULL)
 			return MHD_NO;
 		*con_cls = rq;
@@ -839,6 +850,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		return rc < 0 ? MHD_NO : MHD_YES;
 	}
 
+	/* the request is all here: the deadline is no longer the client's */
+	guard_request_answering(con);
 	struct api_reply rp;
 	api_reply_init(&rp);
 	if (rq->pending) {
@@ -1008,8 +1021,28 @@ unsigned http_port(const struct http_server *srv)
 
 void http_quiesce(struct http_server *srv)
 {
-	if (srv)
+	if (srv) {
+		atomic_store(&srv->stopping, 1);
 		MHD_quiesce_daemon(srv->daemon);
+	}
+}
+
+int http_drain(struct http_server *srv, unsigned wait_ms)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int left = atomic_load(&srv->active);
+		if (left <= 0)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t ms = (int64_t)(now.tv_sec - t0.tv_sec) * 1000 +
+			     (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= (int64_t)wait_ms)
+			return left;
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 }
 
 void http_stop(struct http_server *srv)

@@ -17,6 +17,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +28,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+
 #include <jansson.h>
 #include <sqlite3.h>
 
 #include "http_client.h"
 #include "session_helpers.h"
+#include "sse_client.h"
 #include "suites.h"
 
 #define HEALTHZ_MAX_S 1.0
@@ -364,6 +372,454 @@ START_TEST(unwritable_at_start)
 }
 END_TEST
 
+/* ---- slow clients -------------------------------------------------------- */
+
+/* A TCP connection to 127.0.0.1:port from source address src (another
+ * loopback address is another client to the server), non-blocking, or
+ * -1. */
+static int connect_from(const char *src, int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	inet_pton(AF_INET, src, &a.sin_addr);
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+	    connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+/* 1 once the server has closed fd (end of stream or reset). */
+static int closed_by_server(int fd)
+{
+	char buf[512];
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof buf, 0);
+		if (n == 0)
+			return 1;
+		if (n < 0)
+			return errno != EAGAIN && errno != EWOULDBLOCK;
+		/* a reply (a 503 past the connection limit): keep reading */
+	}
+}
+
+/* Slowloris from 127.0.0.2: many connections trickling request heads and
+ * bodies a few bytes at a time, more than its per-address limit. Each is
+ * closed by the request deadline (--request-timeout), never kept alive by
+ * its trickle; meanwhile /healthz and a session write from 127.0.0.1 are
+ * served promptly. */
+START_TEST(slow_clients)
+{
+	enum { DEADLINE_S = 2 };
+	int nconn = 300 * scale();
+	server s;
+	char nslow[16];
+	snprintf(nslow, sizeof nslow, "%d", nconn / 2);
+	const char *extra[] = {"--solver", "0", "--request-timeout", "2",
+			       "--max-connections-per-ip", nslow,
+			       "--max-connections", "100000", NULL};
+	start_or_abort(&s, NULL, extra);
+	ses a;
+	json_decref(create(s.port, "{\"size\":3}", &a));
+
+	int *fds = calloc((size_t)nconn, sizeof *fds);
+	int *gone = calloc((size_t)nconn, sizeof *gone);
+	ck_assert_ptr_nonnull(fds);
+	ck_assert_ptr_nonnull(gone);
+	int open = 0;
+	for (int i = 0; i < nconn; i++) {
+		fds[i] = connect_from("127.0.0.2", s.port);
+		if (fds[i] >= 0)
+			open++;
+	}
+	ck_assert_int_ge(open, nconn / 2);
+	/* half trickle a head, half a body */
+	for (int i = 0; i < nconn; i++) {
+		if (fds[i] < 0)
+			continue;
+		const char *start =
+			i % 2 ? "POST /v1/apply HTTP/1.1\r\nHost: x\r\n"
+				"Content-Type: application/json\r\n"
+				"Content-Length: 100000\r\n\r\n{"
+			      : "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+		if (send(fds[i], start, strlen(start), MSG_NOSIGNAL) < 0)
+			gone[i] = 1;
+	}
+	double t0 = now_s(), worst = 0;
+	int closed = 0, rounds = 0;
+	long long version = 0;
+	/* the attack goes on until every connection is gone, or well past
+	 * the deadline (then the test fails) */
+	while (closed < open && now_s() - t0 < DEADLINE_S + 3.0) {
+		for (int i = 0; i < nconn; i++) {
+			if (fds[i] < 0 || gone[i])
+				continue;
+			if (closed_by_server(fds[i])) {
+				gone[i] = 1;
+				closed++;
+				continue;
+			}
+			const char *bit = i % 2 ? "\"" : "X-Slow: 1\r\n";
+			if (send(fds[i], bit, strlen(bit), MSG_NOSIGNAL) < 0 &&
+			    errno != EAGAIN) {
+				gone[i] = 1;
+				closed++;
+			}
+		}
+		double dt = healthz_ok(s.port, "under slowloris");
+		worst = dt > worst ? dt : worst;
+		if (rounds++ % 4 == 0)
+			move_ok(s.port, &a, ++version);
+		poll(NULL, 0, 100); /* the attack's pace: a byte per 100 ms */
+	}
+	double took = now_s() - t0;
+	ck_assert_msg(closed == open,
+		      "%d of %d slow connections still open after %.1f s",
+		      open - closed, open, took);
+	ck_assert_msg(took > DEADLINE_S - 0.5,
+		      "connections closed after %.2f s, before the deadline",
+		      took);
+	rss_ok(&s, "after slowloris");
+	healthz_ok(s.port, "after slowloris");
+	for (int i = 0; i < nconn; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	free(gone);
+	fprintf(stderr, "slow_clients: %d connections, worst /healthz %.3f s, "
+			"all closed after %.2f s\n",
+		open, worst, took);
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(events_in(s.db, a.id), version + 1);
+	test_server_remove(&s);
+}
+END_TEST
+
+/* ---- private sessions ----------------------------------------------------- */
+
+/* The body without its request id, with every id replaced by "ID". */
+static char *normalised(const http_response *r, const char *id)
+{
+	char *b = strdup(r->body ? r->body : "");
+	ck_assert_ptr_nonnull(b);
+	char *q = strstr(b, ",\"request_id\":\"");
+	if (q) {
+		char *end = strchr(q + 15, '"');
+		ck_assert_ptr_nonnull(end);
+		memmove(q, end + 1, strlen(end + 1) + 1);
+	}
+	size_t n = strlen(id);
+	for (char *p = strstr(b, id); p; p = strstr(p, id)) {
+		memcpy(p, "ID", 2);
+		memmove(p + 2, p + n, strlen(p + n) + 1);
+	}
+	return b;
+}
+
+/* Every (method, path) of openapi.yaml under /v1/sessions/{id}. */
+static int session_routes(char routes[][2][96], int cap)
+{
+	FILE *f = fopen("openapi.yaml", "r");
+	ck_assert_msg(f != NULL, "openapi.yaml: %s", strerror(errno));
+	char line[512], path[96] = "";
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		char p[96], m[16];
+		if (sscanf(line, "  %95[^:\n]:", p) == 1 && line[2] == '/' &&
+		    line[3] != ' ') {
+			snprintf(path, sizeof path, "%s",
+				 strncmp(p, "/v1/sessions/{id}", 17) == 0 ? p
+									  : "");
+			continue;
+		}
+		if (path[0] && strncmp(line, "    ", 4) == 0 && line[4] != ' ' &&
+		    sscanf(line, "    %15[a-z]:", m) == 1 &&
+		    strstr("get head post put patch delete options", m) &&
+		    n < cap) {
+			for (char *c = m; *c; c++)
+				*c = (char)(*c - 'a' + 'A');
+			snprintf(routes[n][0], 96, "%s", m);
+			snprintf(routes[n][1], 96, "%s", path);
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* A body that gets each write route past its body checks. */
+static const char *body_for(const char *method, const char *path)
+{
+	if (strcmp(method, "POST") && strcmp(method, "PUT") &&
+	    strcmp(method, "PATCH"))
+		return NULL;
+	if (strstr(path, "/moves"))
+		return "{\"moves\":\"R U\"}";
+	if (strstr(path, "/tokens"))
+		return "{\"role\":\"read\"}";
+	return "{}";
+}
+
+/* To a client without a valid token, every route of a private session
+ * answers exactly as for a session that does not exist: same status,
+ * same media type, same WWW-Authenticate (none), byte-identical body but
+ * for the request id. Table-driven over every session route of the
+ * contract, with no token, a malformed one, another session's token, and
+ * a revoked token of this session; then the owner still gets in. */
+START_TEST(private_sessions)
+{
+	server s;
+	const char *extra[] = {"--solver", "0", NULL};
+	start_or_abort(&s, NULL, extra);
+	ses priv, other;
+	json_decref(create(s.port,
+			   "{\"size\":3,\"visibility\":\"private\"}", &priv));
+	json_decref(create(s.port, "{\"size\":2}", &other));
+	/* a token of the private session, revoked */
+	char tpath[160];
+	snprintf(tpath, sizeof tpath, "%s/tokens", priv.path);
+	json_t *t = expect_json(s.port, "POST", tpath, priv.token, NULL,
+				"{\"role\":\"write\"}", 201, NULL);
+	char revoked[96], rpath[200];
+	snprintf(revoked, sizeof revoked, "%s", sget(t, "token"));
+	snprintf(rpath, sizeof rpath, "%s/tokens/%lld", priv.path,
+		 iget(t, "id"));
+	json_decref(t);
+	http_response r;
+	call(&r, s.port, "DELETE", rpath, priv.token, NULL, NULL);
+	ck_assert_int_eq(r.status, 204);
+	http_response_free(&r);
+	/* an id of the same shape that names nothing */
+	char missing[48];
+	snprintf(missing, sizeof missing, "%s", priv.id);
+	for (char *c = missing; *c; c++)
+		*c = *c == 'A' ? 'B' : 'A';
+
+	static char routes[128][2][96];
+	int nr = session_routes(routes, 128);
+	ck_assert_int_ge(nr, 20);
+	const char *tokens[] = {NULL, "not-a-token", other.token, revoked};
+	int compared = 0, write_routes = 0;
+	for (int i = 0; i < nr; i++) {
+		const char *m = routes[i][0];
+		const char *body = body_for(m, routes[i][1]);
+		write_routes += body != NULL;
+		for (size_t k = 0; k < sizeof tokens / sizeof *tokens; k++) {
+			http_response got[2];
+			const char *ids[2] = {priv.id, missing};
+			for (int w = 0; w < 2; w++) {
+				char path[256], *p = path;
+				const char *tpl = routes[i][1];
+				/* {id} and {tid} filled in */
+				while (*tpl && p < path + sizeof path - 64) {
+					if (strncmp(tpl, "{id}", 4) == 0) {
+						p += sprintf(p, "%s", ids[w]);
+						tpl += 4;
+					} else if (strncmp(tpl, "{tid}", 5) ==
+						   0) {
+						p += sprintf(p, "1");
+						tpl += 5;
+					} else {
+						*p++ = *tpl++;
+					}
+				}
+				*p = '\0';
+				call(&got[w], s.port, m, path, tokens[k], NULL,
+				     body);
+				ck_assert_msg(got[w].status > 0, "%s %s: %s", m,
+					      path, got[w].error);
+			}
+			char *b0 = normalised(&got[0], priv.id);
+			char *b1 = normalised(&got[1], missing);
+			const char *h[] = {"Content-Type", "WWW-Authenticate",
+					   "Allow", "ETag"};
+			ck_assert_msg(got[0].status == got[1].status &&
+					      strcmp(b0, b1) == 0,
+				      "%s %s (token %zu): private %d %s, "
+				      "missing %d %s",
+				      m, routes[i][1], k, got[0].status, b0,
+				      got[1].status, b1);
+			for (size_t j = 0; j < sizeof h / sizeof *h; j++) {
+				const char *a = http_header(&got[0], h[j]);
+				const char *b = http_header(&got[1], h[j]);
+				ck_assert_msg((!a && !b) ||
+						      (a && b && !strcmp(a, b)),
+					      "%s %s: %s differs: %s / %s", m,
+					      routes[i][1], h[j], a, b);
+			}
+			free(b0);
+			free(b1);
+			http_response_free(&got[0]);
+			http_response_free(&got[1]);
+			compared++;
+		}
+	}
+	ck_assert_int_ge(write_routes, 8);
+	/* not vacuous: the owner reads and writes it */
+	json_decref(get_session(s.port, priv.path, priv.token, 0));
+	move_ok(s.port, &priv, 1);
+	fprintf(stderr, "private_sessions: %d routes, %d comparisons\n", nr,
+		compared);
+	healthz_ok(s.port, "after probing");
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	test_server_remove(&s);
+}
+END_TEST
+
+/* ---- shutdown ------------------------------------------------------------- */
+
+/* One keep-alive writer: posts moves until the server stops answering,
+ * counting the writes acknowledged with 200. */
+struct writer {
+	int port;
+	const ses *s;
+	int acked;         /* 200s */
+	int refused;       /* 503 shutting_down */
+	int other;         /* any other status: a failure */
+	int lost;          /* connections closed mid-request */
+	_Atomic int *go;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	char path[128];
+	snprintf(path, sizeof path, "%s/moves", w->s->path);
+	char auth[96];
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", w->s->token);
+	const char *hdr[] = {auth, "Content-Type: application/json", NULL};
+	int fd = -1;
+	while (atomic_load(w->go)) {
+		if (fd < 0 && (fd = http_connect(w->port, 5000)) < 0)
+			break; /* the server no longer listens */
+		http_response r;
+		const char *body = "{\"moves\":\"R\"}";
+		int rc = http_send(fd, w->port, "POST", path, hdr, body,
+				   strlen(body), 0, &r);
+		if (rc < 0 || r.status == 0)
+			w->lost++;
+		else if (r.status == 200)
+			w->acked++;
+		else if (r.status == 503 && strstr(r.body, "shutting_down"))
+			w->refused++;
+		else
+			w->other++;
+		int closed = rc < 0 || r.closed ||
+			     (http_header(&r, "Connection") &&
+			      strcasecmp(http_header(&r, "Connection"),
+					 "close") == 0);
+		http_response_free(&r);
+		if (closed) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* SIGTERM under load: keep-alive writers and live streams. Every write
+ * the server committed was answered (the database holds exactly the
+ * acknowledged writes), every stream ends cleanly (its last chunk), and
+ * the process exits with status 0 within the bound. */
+START_TEST(shutdown_clean)
+{
+	enum { NW = 4, NS = 2, BOUND_S = 10 };
+	server s;
+	const char *extra[] = {"--solver", "0", "--shutdown-timeout", "10",
+			       NULL};
+	start_or_abort(&s, NULL, extra);
+	ses ss[NW];
+	for (int i = 0; i < NW; i++)
+		json_decref(create(s.port, "{\"size\":3}", &ss[i]));
+	sse_client sc[NS];
+	for (int i = 0; i < NS; i++) {
+		char path[160];
+		snprintf(path, sizeof path, "%s/events", ss[i].path);
+		ck_assert_int_eq(sse_open(&sc[i], s.port, path, NULL, 5000, 0),
+				 0);
+		ck_assert_int_eq(sc[i].status, 200);
+	}
+	_Atomic int go = 1;
+	struct writer w[NW];
+	pthread_t th[NW];
+	for (int i = 0; i < NW; i++) {
+		w[i] = (struct writer){.port = s.port, .s = &ss[i], .go = &go};
+		ck_assert_int_eq(pthread_create(&th[i], NULL, writer_main, &w[i]),
+				 0);
+	}
+	/* wait for the stream to carry a write: the load is on */
+	sse_event ev;
+	int got = 0;
+	double until = now_s() + 10;
+	while (!got && now_s() < until) {
+		int rc = sse_next(&sc[0], &ev, 2000);
+		ck_assert_int_eq(rc, 1);
+		got = !ev.comment && strcmp(ev.type, "moves") == 0;
+		sse_event_free(&ev);
+	}
+	ck_assert_msg(got, "no moves event on the stream");
+	double t0 = now_s();
+	ck_assert_int_eq(kill(s.pid, SIGTERM), 0);
+	/* each stream ends cleanly */
+	for (int i = 0; i < NS; i++) {
+		int rc;
+		while ((rc = sse_next(&sc[i], &ev, 5000)) == 1)
+			sse_event_free(&ev);
+		ck_assert_msg(rc == 0, "stream %d did not end cleanly: %s", i,
+			      sc[i].error);
+		sse_close(&sc[i]);
+	}
+	int st = 0;
+	int done = 0;
+	while (now_s() - t0 < BOUND_S + 1) {
+		if (waitpid(s.pid, &st, WNOHANG) == s.pid) {
+			done = 1;
+			break;
+		}
+		test_sleep_ms(5);
+	}
+	double took = now_s() - t0;
+	ck_assert_msg(done, "still running %.1f s after SIGTERM", took);
+	s.pid = 0;
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "exit status 0x%x", st);
+	atomic_store(&go, 0);
+	int acked = 0;
+	for (int i = 0; i < NW; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(w[i].other == 0, "writer %d: unexpected statuses",
+			      i);
+		acked += w[i].acked;
+	}
+	ck_assert_int_gt(acked, 0);
+	integrity_ok(s.db);
+	for (int i = 0; i < NW; i++)
+		ck_assert_msg(events_in(s.db, ss[i].id) == 1 + w[i].acked,
+			      "session %d: %lld events, %d writes acknowledged "
+			      "(%d refused, %d lost)",
+			      i, events_in(s.db, ss[i].id), w[i].acked,
+			      w[i].refused, w[i].lost);
+	char buf[2048];
+	const char *log = test_server_log_tail(&s, buf, sizeof buf);
+	ck_assert_msg(strstr(log, "stopped") != NULL, "log: %s", log);
+	fprintf(stderr, "shutdown_clean: %d writes acknowledged, exit after "
+			"%.2f s\n",
+		acked, took);
+	test_server_remove(&s);
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
 	Suite *su = suite_create("hostile");
@@ -372,6 +828,12 @@ Suite *hostile_suite(void)
 	tcase_add_test(tc, storage_full);
 	tcase_add_test(tc, database_busy);
 	tcase_add_test(tc, unwritable_at_start);
+	suite_add_tcase(su, tc);
+	tc = tcase_create("clients");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, slow_clients);
+	tcase_add_test(tc, private_sessions);
+	tcase_add_test(tc, shutdown_clean);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -187,6 +187,12 @@ static void session_problem(struct api_reply *rp, int rc,
 			      "nothing of this request was written; try again");
 		api_reply_header(rp, "Retry-After", "1");
 		return;
+	case SES_STORAGE_CAP:
+		problem_reply(rp, PROBLEM_STORAGE_FULL, "storage_cap",
+			      "the database holds as many bytes as this server "
+			      "allows (--max-db-size): nothing was written; "
+			      "deleting sessions makes room");
+		return;
 	case SES_STORE_DOWN:
 		problem_reply(rp, PROBLEM_STORAGE_UNAVAILABLE, NULL,
 			      "the database cannot be written just now "

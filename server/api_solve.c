@@ -926,6 +926,7 @@ void api__session_solve(const struct api_config *cfg,
 		free(text);
 		session_view_free(&v);
 		if (src == SES_STORE_FULL || src == SES_STORE_BUSY ||
+		    src == SES_STORAGE_CAP ||
 		    src == SES_STORE_DOWN || src == SES_SHUTDOWN)
 			api__session_problem(rp, src);
 		else

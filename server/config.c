@@ -128,7 +128,17 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("shutdown-timeout", "CUBED_SHUTDOWN_TIMEOUT", OPT_UINT,              \
 	  shutdown_timeout, "20", 0, 3600, "S",                                \
 	  "seconds a stop (SIGTERM) may take before the process exits "       \
-	  "anyway, status 1 (0 = wait as long as it takes)")
+	  "anyway, status 1 (0 = wait as long as it takes)")                  \
+	X("max-db-size", "CUBED_MAX_DB_SIZE", OPT_UINT, max_db_size,           \
+	  "17179869184", 0, UINT64_MAX, "BYTES",                               \
+	  "bytes the database may hold; past it writes get 507 (deletes "      \
+	  "still work; 0 = no limit)")                                         \
+	X("session-quota", "CUBED_SESSION_QUOTA", OPT_UINT, session_quota,     \
+	  "1000", 0, 1000000, "N",                                             \
+	  "sessions one client address may create per --quota-window "        \
+	  "(429 past it; 0 = no limit)")                                       \
+	X("quota-window", "CUBED_QUOTA_WINDOW", OPT_UINT, quota_window,        \
+	  "3600", 1, 31536000, "S", "the window of --session-quota")
 
 static const struct opt {
 	const char *name;

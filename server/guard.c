@@ -35,6 +35,7 @@
 struct guard {
 	const struct config *cfg;
 	struct limits *limits;
+	struct limits *quota; /* sessions created per address, or NULL */
 	/* the request deadline's connections and reaper (the file comment) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -177,6 +178,20 @@ struct guard *guard_new(const struct config *cfg)
 	}
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->wake, NULL);
+	if (cfg->session_quota) {
+		/* the same buckets as the rate limit: a window's quota is the
+		 * bucket, refilled evenly over the window */
+		struct limits_config qc = {
+			.rate = (double)cfg->session_quota /
+				(double)cfg->quota_window,
+			.burst = (double)cfg->session_quota,
+		};
+		g->quota = limits_new(&qc);
+		if (g->quota == NULL) {
+			guard_free(g);
+			return NULL;
+		}
+	}
 	if (cfg->request_timeout) {
 		if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0) {
 			guard_free(g);
@@ -211,6 +226,7 @@ void guard_free(struct guard *g)
 	}
 	pthread_cond_destroy(&g->wake);
 	pthread_mutex_destroy(&g->lock);
+	limits_free(g->quota);
 	limits_free(g->limits);
 	free(g);
 }
@@ -288,6 +304,19 @@ static int is_ops_path(const char *url)
 	       strcmp(url, "/metrics") == 0;
 }
 
+/* POST /v1/sessions and POST /v1/sessions/{id}/fork make a session. */
+static int creates_session(const char *url)
+{
+	static const char base[] = "/v1/sessions";
+	if (strncmp(url, base, sizeof base - 1) != 0)
+		return 0;
+	const char *rest = url + sizeof base - 1;
+	if (*rest == '\0' || strcmp(rest, "/") == 0)
+		return 1;
+	size_t n = strlen(rest);
+	return n > 5 && strcmp(rest + n - 5, "/fork") == 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -321,6 +350,18 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 	    (hs.content_length && hs.transfer_encoding))
 		return GUARD_FRAMING;
 
+	if (g->quota && strcmp(method, "POST") == 0 && creates_session(url)) {
+		struct limits_key key;
+		if (gc)
+			key = gc->key;
+		else
+			client_key(con, &key);
+		unsigned wait = limits_rate_take(g->quota, &key, now_s());
+		if (wait) {
+			*retry_after = wait;
+			return GUARD_QUOTA;
+		}
+	}
 	if (g->cfg->rate_limit && !is_ops_path(url)) {
 		struct limits_key key;
 		if (gc)
@@ -374,6 +415,14 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "the request line and headers are larger "
 				  "than %llu bytes, the server's limit",
 				  limit);
+		break;
+	case GUARD_QUOTA:
+		limit = cfg->session_quota;
+		p = problem_reply(rp, PROBLEM_QUOTA_EXCEEDED, "session_quota",
+				  "your address created %llu sessions within "
+				  "%llu s, the server's limit; try again in %u s",
+				  limit, (unsigned long long)cfg->quota_window,
+				  retry_after);
 		break;
 	case GUARD_FRAMING:
 		problem_reply(rp, PROBLEM_MALFORMED_REQUEST, "ambiguous_length",

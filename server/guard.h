@@ -19,6 +19,9 @@
  *   - a connection that has not sent a whole request (head and body)
  *     within --request-timeout of opening or of its previous reply: its
  *     socket is shut down (libmicrohttpd's own timeout is an idle one);
+ *   - sessions created (POST /v1/sessions, a fork) per client address
+ *     past --session-quota per --quota-window: 429 `quota_exceeded` code
+ *     `session_quota` with Retry-After;
  *   - every reply: X-Content-Type-Options: nosniff, a Content-Security-
  *     Policy that allows nothing, Referrer-Policy: no-referrer, and
  *     Cache-Control (no-store on errors, no-cache otherwise) unless the
@@ -42,6 +45,7 @@ enum guard_refusal {
 	GUARD_RATE,        /* past --rate-limit */
 	GUARD_HEADERS,     /* past --max-header */
 	GUARD_FRAMING,     /* ambiguous body length */
+	GUARD_QUOTA,       /* past --session-quota */
 };
 
 struct guard;

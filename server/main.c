@@ -294,6 +294,7 @@ int main(int argc, char **argv)
 		.on_event_ctx = api.events,
 		.cache_max = (size_t)cfg.session_cache,
 		.max_sessions = (int64_t)cfg.max_sessions,
+		.max_db_bytes = (int64_t)cfg.max_db_size,
 	};
 	alg_limits_default(&sescfg.limits);
 	sescfg.limits.max_moves = cfg.max_moves;

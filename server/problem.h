@@ -34,6 +34,7 @@
 	X(PROBLEM_LIMIT_EXCEEDED, "limit_exceeded", 422, "Limit Exceeded")     \
 	X(PROBLEM_TOO_MANY_REQUESTS, "too_many_requests", 429,                 \
 	  "Too Many Requests")                                                 \
+	X(PROBLEM_QUOTA_EXCEEDED, "quota_exceeded", 429, "Too Many Requests")  \
 	X(PROBLEM_HEADERS_TOO_LARGE, "headers_too_large", 431,                 \
 	  "Request Header Fields Too Large")                                   \
 	X(PROBLEM_INTERNAL_ERROR, "internal_error", 500,                       \

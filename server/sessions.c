@@ -27,6 +27,7 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->shared = (store_caps(cfg->store) & STORE_CAP_SHARED) != 0;
 	s->limits = cfg->limits;
 	s->max_sessions = cfg->max_sessions;
+	s->max_db_bytes = cfg->max_db_bytes;
 	s->max_batch = cfg->max_batch > 0 ? cfg->max_batch : 256;
 	s->on_event = cfg->on_event;
 	s->on_event_ctx = cfg->on_event_ctx;
@@ -422,6 +423,7 @@ const char *sessions_strerror(int err)
 	case SES_STORE_FULL: return "the disk or the database is full";
 	case SES_STORE_BUSY: return "the database is locked by another connection";
 	case SES_STORE_DOWN: return "the database cannot be written";
+	case SES_STORAGE_CAP: return "the database holds as many bytes as it may";
 	}
 	return "unknown error";
 }

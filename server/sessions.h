@@ -61,6 +61,7 @@ enum ses_err {
 	SES_STORE_FULL = -16,    /* STORE_FULL */
 	SES_STORE_BUSY = -17,    /* STORE_BUSY */
 	SES_STORE_DOWN = -18,    /* STORE_UNWRITABLE */
+	SES_STORAGE_CAP = -19,   /* the database holds max_db_bytes already */
 };
 
 /* What a token may do in a session. */
@@ -98,6 +99,8 @@ struct sessions_config {
 	size_t cache_bytes;      /* and their states' bytes, 0 = 64 MiB */
 	alg_limits limits;       /* for moves in writes */
 	int64_t max_sessions;    /* 0 = no limit */
+	int64_t max_db_bytes;    /* past it only deletes and revokes are
+				  * taken; 0 = no limit */
 	int max_batch;           /* writes per transaction, 0 = 256 */
 	/* Called by the writer after each commit, once per committed change,
 	 * in commit order (so in version order per session). It must not

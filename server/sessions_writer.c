@@ -63,6 +63,12 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 {
 	for (struct ses_op *op = batch; op; op = op->next)
 		op->rc = SES_OK;
+	/* past the storage cap only what frees space (or withdraws a
+	 * token) is taken; once per batch: two page counts */
+	int64_t used = 0;
+	int over = s->max_db_bytes > 0 &&
+		   store_used_bytes(s->store, &used) == STORE_OK &&
+		   used >= s->max_db_bytes;
 	for (;;) {
 		*events = 0;
 		if (store_begin(s->store) != STORE_OK) {
@@ -74,7 +80,10 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		for (struct ses_op *op = batch; op && !failed; op = op->next) {
 			if (op->rc == SES_STORE)
 				continue; /* left out after a failed run */
-			op->rc = rules_run(s, op);
+			op->rc = over && op->kind != OP_DELETE &&
+					 op->kind != OP_REVOKE
+					 ? SES_STORAGE_CAP
+					 : rules_run(s, op);
 			if (op->rc == SES_STORE)
 				failed = op;
 			else if (op->rc == SES_OK)

@@ -268,6 +268,13 @@ int store_count_sessions(struct store *st, int64_t *count)
 	return note(st, st->eng->count_sessions(st->impl, count));
 }
 
+int store_used_bytes(struct store *st, int64_t *bytes)
+{
+	if (!st->eng->used_bytes)
+		return STORE_ERROR;
+	return note(st, st->eng->used_bytes(st->impl, bytes));
+}
+
 int store_add_solve(struct store *st, const char *session_id,
 		    const struct store_solve *s, int64_t *out_id)
 {

@@ -186,6 +186,11 @@ int store_delete_session(struct store *st, const char *id);
 /* Number of sessions. */
 int store_count_sessions(struct store *st, int64_t *count);
 
+/* Bytes the database's rows take (SQLite: pages in use, free pages not
+ * counted, so deleting frees quota). STORE_ERROR if the engine cannot
+ * tell. */
+int store_used_bytes(struct store *st, int64_t *bytes);
+
 struct store_solve {
 	int64_t id, version;
 	char method[16];

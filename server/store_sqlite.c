@@ -66,6 +66,10 @@
 	  "ORDER BY version LIMIT ?3")                                         \
 	X(S_DELETE_SESSION, "DELETE FROM sessions WHERE id = ?1")              \
 	X(S_COUNT_SESSIONS, "SELECT count(*) FROM sessions")                   \
+	X(S_USED_BYTES,                                                        \
+	  "SELECT (p.page_count - f.freelist_count) * s.page_size FROM "       \
+	  "pragma_page_count() p, pragma_freelist_count() f, "                 \
+	  "pragma_page_size() s")                                              \
 	X(S_INSERT_SOLVE,                                                      \
 	  "INSERT INTO solves (session_id, version, method, solution, length, " \
 	  "elapsed_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")       \
@@ -467,6 +471,20 @@ static int sq_ping(void *impl) { return simple(impl, S_PING); }
 static int sq_begin(void *impl) { return simple(impl, S_BEGIN); }
 static int sq_commit(void *impl) { return simple(impl, S_COMMIT); }
 static int sq_rollback(void *impl) { return simple(impl, S_ROLLBACK); }
+
+static int sq_used_bytes(void *impl, int64_t *bytes)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_USED_BYTES);
+	if (!s)
+		return STORE_ERROR;
+	int rc = step_row(c, s);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	*bytes = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return STORE_OK;
+}
 
 /* Bytes the write probe puts on the database's file system: a write that
  * fits is likely to fit in the database too (a commit of a few pages). */
@@ -1013,4 +1031,5 @@ const struct store_engine store_sqlite_engine = {
 	.list_tokens = sq_list_tokens,
 	.revoke_token = sq_revoke_token,
 	.probe_write = sq_probe_write,
+	.used_bytes = sq_used_bytes,
 };

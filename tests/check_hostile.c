@@ -675,6 +675,132 @@ START_TEST(private_sessions)
 }
 END_TEST
 
+/* ---- quotas ----------------------------------------------------------------- */
+
+/* One request from source address src (blocking), status returned and the
+ * response kept in *r. */
+static int request_from(const char *src, int port, const char *method,
+			const char *path, const char *body, http_response *r)
+{
+	int fd = connect_from(src, port);
+	ck_assert_int_ge(fd, 0);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	const char *hdr[] = {"Content-Type: application/json", NULL};
+	int rc = http_send(fd, port, method, path, hdr, body,
+			   body ? strlen(body) : 0, 1, r);
+	close(fd);
+	ck_assert_msg(rc == 0, "%s %s: %s", method, path, r->error);
+	return r->status;
+}
+
+static long long count_rows(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	sqlite3_stmt *q = NULL;
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	long long n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return n;
+}
+
+/* Per-client session quota: past it, 429 quota_exceeded with Retry-After
+ * for that address only (creating and forking), others unaffected. The
+ * global storage cap: past it, writes get 507 storage_full code
+ * storage_cap, reads and deletes still work; nothing acknowledged is
+ * lost. */
+START_TEST(quotas)
+{
+	server s;
+	const char *extra[] = {"--solver", "0", "--session-quota", "5",
+			       "--max-db-size", "300000", NULL};
+	start_or_abort(&s, NULL, extra);
+	http_response r;
+	int created = 0;
+	char first[96] = "";
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(request_from("127.0.0.2", s.port, "POST",
+					      "/v1/sessions", "{\"size\":2}", &r),
+				 201);
+		if (!first[0])
+			snprintf(first, sizeof first, "%s",
+				 http_header(&r, "Location"));
+		http_response_free(&r);
+		created++;
+	}
+	char fork[128];
+	snprintf(fork, sizeof fork, "%s/fork", first);
+	const char *paths[] = {"/v1/sessions", fork};
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(request_from("127.0.0.2", s.port, "POST",
+					      paths[i], "{\"size\":2}", &r),
+				 429);
+		ck_assert_msg(strstr(r.body, "urn:cubed:problem:quota_exceeded") &&
+				      strstr(r.body, "\"code\":\"session_quota\""),
+			      "%s", r.body);
+		const char *ra = http_header(&r, "Retry-After");
+		ck_assert_msg(ra && atoi(ra) >= 1, "Retry-After %s", ra);
+		http_response_free(&r);
+	}
+	/* another address is another client */
+	ck_assert_int_eq(request_from("127.0.0.3", s.port, "POST",
+				      "/v1/sessions", "{\"size\":2}", &r),
+			 201);
+	http_response_free(&r);
+	created++;
+	healthz_ok(s.port, "past a quota");
+
+	/* the storage cap, filled by clients within their quotas */
+	int capped = 0;
+	char src[32];
+	ses last = {0};
+	for (int i = 0; i < 2000 && !capped; i++) {
+		snprintf(src, sizeof src, "127.0.%d.%d", 1 + i / 5 / 200,
+			 10 + i / 5 % 200);
+		int st = request_from(src, s.port, "POST", "/v1/sessions",
+				      "{\"size\":16}", &r);
+		if (st == 201) {
+			created++;
+			json_t *j = parse(&r, "create");
+			snprintf(last.id, sizeof last.id, "%s", sget(j, "id"));
+			snprintf(last.token, sizeof last.token, "%s",
+				 sget(j, "write_token"));
+			snprintf(last.path, sizeof last.path, "/v1/sessions/%s",
+				 last.id);
+			json_decref(j);
+		} else {
+			ck_assert_msg(st == 507 &&
+					      strstr(r.body, "storage_full") &&
+					      strstr(r.body, "storage_cap"),
+				      "%d %s", st, r.body);
+			capped = 1;
+		}
+		http_response_free(&r);
+	}
+	ck_assert_msg(capped, "the storage cap was never reached");
+	char path[160];
+	snprintf(path, sizeof path, "%s/moves", last.path);
+	json_decref(expect_problem(s.port, "POST", path, last.token, NULL,
+				   "{\"moves\":\"R\"}", 507, "storage_full",
+				   "storage_cap", NULL, NULL));
+	json_decref(get_session(s.port, last.path, NULL, 0));
+	call(&r, s.port, "DELETE", last.path, last.token, NULL, NULL);
+	ck_assert_int_eq(r.status, 204);
+	http_response_free(&r);
+	created--;
+	rss_ok(&s, "at the storage cap");
+	healthz_ok(s.port, "at the storage cap");
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(count_rows(s.db, "SELECT count(*) FROM sessions"),
+			 created);
+	test_server_remove(&s);
+}
+END_TEST
+
 /* ---- shutdown ------------------------------------------------------------- */
 
 /* One keep-alive writer: posts moves until the server stops answering,
@@ -834,6 +960,7 @@ Suite *hostile_suite(void)
 	tcase_add_test(tc, slow_clients);
 	tcase_add_test(tc, private_sessions);
 	tcase_add_test(tc, shutdown_clean);
+	tcase_add_test(tc, quotas);
 	suite_add_tcase(su, tc);
 	return su;
 }

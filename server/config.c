@@ -138,7 +138,11 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "sessions one client address may create per --quota-window "        \
 	  "(429 past it; 0 = no limit)")                                       \
 	X("quota-window", "CUBED_QUOTA_WINDOW", OPT_UINT, quota_window,        \
-	  "3600", 1, 31536000, "S", "the window of --session-quota")
+	  "3600", 1, 31536000, "S", "the window of --session-quota")          \
+	X("events-memory", "CUBED_EVENTS_MEMORY", OPT_UINT, events_memory,     \
+	  "268435456", 65536, 68719476736ULL, "BYTES",                         \
+	  "event bytes kept for live streams in all (watchers that fall "     \
+	  "behind what is kept are cut off)")
 
 static const struct opt {
 	const char *name;

@@ -54,6 +54,7 @@ struct config {
 	uint64_t max_db_size;         /* bytes of rows, 0 = no limit */
 	uint64_t session_quota;       /* creations per address per window */
 	uint64_t quota_window;        /* seconds */
+	uint64_t events_memory;       /* bytes of events kept for streams */
 };
 
 enum config_result {

@@ -53,7 +53,7 @@ struct http_server {
 	struct compress_config cc;
 	struct compress_cache *zcache; /* compressed long-lived bodies */
 	_Atomic int zstreams;          /* compressed streams being sent */
-	_Atomic int active;            /* requests MHD has not completed */
+	_Atomic int active;            /* requests being answered */
 	_Atomic int stopping;          /* quiesced: replies close connections */
 	pthread_mutex_t memo_lock;
 	int nmemo;
@@ -68,6 +68,7 @@ struct http_server {
 struct request {
 	struct timespec t0;
 	int started;        /* the access handler has seen this request */
+	int answering;      /* all of it arrived: counted in srv->active */
 	int too_large;      /* body went past --max-body: answer 413 */
 	enum guard_refusal refused; /* answer the guard's refusal */
 	unsigned retry_after;
@@ -122,12 +123,11 @@ static void write_done(void *ctx)
  * callback sees the raw URI first, so it creates the request context. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
-	struct http_server *srv = cls;
+	(void)cls;
 	(void)con;
 	struct request *rq = calloc(1, sizeof *rq);
 	if (rq == NULL)
 		return NULL;
-	atomic_fetch_add(&srv->active, 1);
 	clock_gettime(CLOCK_MONOTONIC, &rq->t0);
 	pthread_mutex_init(&rq->wlock, NULL);
 	rq->uri_len = uri ? strlen(uri) : 0;
@@ -222,10 +222,12 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 	free(rq->body);
 	free(rq->path);
 	free(rq->inm);
+	int answered = rq->answering;
 	free(rq->im);
 	free(rq);
 	*con_cls = NULL;
-	atomic_fetch_sub(&srv->active, 1);
+	if (answered)
+		atomic_fetch_sub(&srv->active, 1);
 }
 
 
@@ -850,8 +852,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		return rc < 0 ? MHD_NO : MHD_YES;
 	}
 
-	/* the request is all here: the deadline is no longer the client's */
+	/* the request is all here: the deadline is no longer the client's,
+	 * and a stop waits for its reply (http_drain) */
 	guard_request_answering(con);
+	if (!rq->answering) {
+		rq->answering = 1;
+		atomic_fetch_add(&srv->active, 1);
+	}
 	struct api_reply rp;
 	api_reply_init(&rp);
 	if (rq->pending) {

@@ -282,6 +282,7 @@ int main(int argc, char **argv)
 		.max_watchers = (size_t)cfg.max_watchers,
 		.watcher_buffer = (size_t)cfg.watcher_buffer,
 		.heartbeat_ms = (unsigned)cfg.heartbeat * 1000u,
+		.memory = (size_t)cfg.events_memory,
 	};
 	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
 		log_msg(LOG_ERROR, "cannot start live events");

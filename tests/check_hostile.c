@@ -675,6 +675,92 @@ START_TEST(private_sessions)
 }
 END_TEST
 
+/* ---- bounded memory ------------------------------------------------------ */
+
+/* Clients that do not read: live streams replaying a long history from
+ * version 0 and then missing every new event, and GETs of a big cube's
+ * session whose replies are never read. Resident memory grows by less
+ * than MEM_GROWTH_KB over the server's own baseline, /healthz keeps
+ * answering, and writes go on. The bound: 32 MiB, plus 128 KiB per
+ * non-reading client (its unread reply, about 100 KB for a 128³ session,
+ * and its buffers): what one connection may hold, times the connections
+ * the server lets in. */
+#define MEM_GROWTH_KB(clients) (32L * 1024 + 128L * (clients))
+START_TEST(non_reading_clients)
+{
+	int nw = 100 * scale(), ng = 100 * scale(), nev = 400;
+	server s;
+	const char *extra[] = {"--solver", "0", "--watcher-buffer", "65536",
+			       "--events-memory", "4194304",
+			       "--max-connections-per-ip", "0",
+			       "--compress", "off", NULL};
+	start_or_abort(&s, NULL, extra);
+	ses a, big;
+	json_decref(create(s.port, "{\"size\":16}", &a));
+	json_decref(create(s.port, "{\"size\":128}", &big));
+	long long version = 0;
+	for (int i = 0; i < nev; i++)
+		move_ok(s.port, &a, ++version);
+	long base = test_server_rss_kb(&s);
+	ck_assert_int_gt(base, 0);
+
+	sse_client *w = calloc((size_t)nw, sizeof *w);
+	int *g = calloc((size_t)ng, sizeof *g);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(g);
+	char path[200];
+	snprintf(path, sizeof path, "%s/events?after=0", a.path);
+	for (int i = 0; i < nw; i++) {
+		ck_assert_int_eq(sse_open(&w[i], s.port, path, NULL, 5000, 4096),
+				 0);
+		ck_assert_int_eq(w[i].status, 200);
+	}
+	for (int i = 0; i < ng; i++) {
+		g[i] = http_connect(s.port, 5000);
+		ck_assert_int_ge(g[i], 0);
+		int small = 4096;
+		setsockopt(g[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+		char req[256];
+		int n = snprintf(req, sizeof req,
+				 "GET %s HTTP/1.1\r\nHost: x\r\n\r\n",
+				 big.path);
+		ck_assert_int_eq(send(g[i], req, (size_t)n, MSG_NOSIGNAL), n);
+	}
+	long peak = 0;
+	double worst = 0;
+	for (int i = 0; i < nev; i++) {
+		move_ok(s.port, &a, ++version);
+		if (i % 20 == 0) {
+			double dt = healthz_ok(s.port, "non-reading clients");
+			worst = dt > worst ? dt : worst;
+			long kb = test_server_rss_kb(&s);
+			peak = kb > peak ? kb : peak;
+		}
+	}
+	long kb = test_server_rss_kb(&s);
+	peak = kb > peak ? kb : peak;
+	fprintf(stderr,
+		"non_reading_clients: %d streams, %d unread replies, RSS %ld "
+		"KiB at rest, %ld KiB at most (+%ld), worst /healthz %.3f s\n",
+		nw, ng, base, peak, peak - base, worst);
+	ck_assert_msg(peak - base < MEM_GROWTH_KB(nw + ng),
+		      "RSS grew by %ld KiB (bound %ld)", peak - base,
+		      MEM_GROWTH_KB(nw + ng));
+	rss_ok(&s, "non-reading clients");
+	for (int i = 0; i < nw; i++)
+		sse_close(&w[i]);
+	for (int i = 0; i < ng; i++)
+		close(g[i]);
+	free(w);
+	free(g);
+	healthz_ok(s.port, "after the non-reading clients left");
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(events_in(s.db, a.id), version + 1);
+	test_server_remove(&s);
+}
+END_TEST
+
 /* ---- quotas ----------------------------------------------------------------- */
 
 /* One request from source address src (blocking), status returned and the
@@ -950,17 +1036,18 @@ Suite *hostile_suite(void)
 {
 	Suite *su = suite_create("hostile");
 	TCase *tc = tcase_create("storage");
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 60 * scale());
 	tcase_add_test(tc, storage_full);
 	tcase_add_test(tc, database_busy);
 	tcase_add_test(tc, unwritable_at_start);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("clients");
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 60 * scale());
 	tcase_add_test(tc, slow_clients);
 	tcase_add_test(tc, private_sessions);
 	tcase_add_test(tc, shutdown_clean);
 	tcase_add_test(tc, quotas);
+	tcase_add_test(tc, non_reading_clients);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -332,6 +332,76 @@ START_TEST(database_busy)
 }
 END_TEST
 
+/* The database's files made immutable while the server runs (chattr +i
+ * on a loop-mounted ext4 made by the test: chmod does not stop root, and
+ * a file system with open files cannot be remounted read-only): writes
+ * answer 503 storage_unavailable with Retry-After, reads work, /readyz
+ * says writes are unavailable; chattr -i, and the server recovers by
+ * itself. Skipped (said on stderr) without mkfs.ext4, loop devices or
+ * chattr. */
+START_TEST(unwritable_at_runtime)
+{
+	char dir[64], cmd[512];
+	snprintf(dir, sizeof dir, "/tmp/cubed-hostile-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd,
+		 "truncate -s 32M %s.img && mkfs.ext4 -q %s.img && "
+		 "mount -o loop %s.img %s && chattr -i %s 2>/dev/null",
+		 dir, dir, dir, dir, dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "check_hostile: no loop-mounted ext4 with "
+				"chattr here: unwritable_at_runtime skipped\n");
+		snprintf(cmd, sizeof cmd, "umount %s 2>/dev/null; rm -f %s.img",
+			 dir, dir);
+		ck_assert_int_ge(system(cmd), 0);
+		rmdir(dir);
+		return;
+	}
+	server s;
+	const char *extra[] = {"--solver", "0", NULL};
+	start_or_abort(&s, dir, extra);
+	ses a;
+	json_decref(create(s.port, "{\"size\":3}", &a));
+	move_ok(s.port, &a, 1);
+	snprintf(cmd, sizeof cmd, "chattr +i %s/cubed.db %s/cubed.db-wal",
+		 dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	char path[128];
+	snprintf(path, sizeof path, "%s/moves", a.path);
+	for (int i = 0; i < 3 * scale(); i++) {
+		http_response keep;
+		json_decref(expect_problem(s.port, "POST", path, a.token, NULL,
+					   "{\"moves\":\"R\"}", 503,
+					   "storage_unavailable",
+					   "storage_unavailable", NULL, &keep));
+		const char *ra = http_header(&keep, "Retry-After");
+		ck_assert_msg(ra && atoi(ra) >= 1, "Retry-After: %s", ra);
+		http_response_free(&keep);
+		json_decref(get_session(s.port, a.path, NULL, 1));
+		healthz_ok(s.port, "database immutable");
+	}
+	json_t *r = expect_problem(s.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "storage_unavailable",
+				   "storage_unavailable", NULL, NULL);
+	ck_assert_str_eq(sget(r, "writes"), "unavailable");
+	json_decref(r);
+	ck_assert_int_eq(log_count(&s, "storage: the database cannot be "
+				       "written"),
+			 1);
+	snprintf(cmd, sizeof cmd, "chattr -i %s/cubed.db %s/cubed.db-wal",
+		 dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	wait_status(s.port, "/readyz", 200);
+	move_ok(s.port, &a, 2);
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(events_in(s.db, a.id), 3);
+	snprintf(cmd, sizeof cmd, "umount %s && rm -f %s.img", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	rmdir(dir);
+}
+END_TEST
+
 /* A database on a read-only file system: the server refuses to start and
  * says why (exit status 2, one clear line). */
 START_TEST(unwritable_at_start)
@@ -1050,6 +1120,7 @@ Suite *hostile_suite(void)
 	tcase_add_test(tc, storage_full);
 	tcase_add_test(tc, database_busy);
 	tcase_add_test(tc, unwritable_at_start);
+	tcase_add_test(tc, unwritable_at_runtime);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("clients");
 	tcase_set_timeout(tc, 60 * scale());

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api.h"
+#include "api_reply.h"
 
 struct idem;
 

@@ -55,9 +55,16 @@ static void op_reset(struct sessions *s, struct ses_op *op)
  * Every refusal an op can give (a wrong token, a stale If-Match, a name
  * taken, ...) is found before it writes anything, or is a single statement
  * that failed (SQLite undoes a failed statement by itself). Only
- * SES_STORE, a database error, can come after part of an op was written:
- * then the whole transaction is rolled back and the batch runs again
- * without that op, which keeps its SES_STORE. */
+ * SES_STORE (a database error) or SES_NOMEM can come after part of an op
+ * was written: then the whole transaction is rolled back and the batch
+ * runs again without that op, which keeps its error. */
+/* An op that may have written part of itself: a database error, or an
+ * allocation that failed on the way. */
+static int op_failed(int rc)
+{
+	return rc == SES_STORE || rc == SES_NOMEM;
+}
+
 static int run_batch(struct sessions *s, struct ses_op *batch,
 		     uint64_t *events)
 {
@@ -78,13 +85,13 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		}
 		struct ses_op *failed = NULL;
 		for (struct ses_op *op = batch; op && !failed; op = op->next) {
-			if (op->rc == SES_STORE)
+			if (op_failed(op->rc))
 				continue; /* left out after a failed run */
 			op->rc = over && op->kind != OP_DELETE &&
 					 op->kind != OP_REVOKE
 					 ? SES_STORAGE_CAP
 					 : rules_run(s, op);
-			if (op->rc == SES_STORE)
+			if (op_failed(op->rc))
 				failed = op;
 			else if (op->rc == SES_OK)
 				*events += op->kind == OP_CREATE ||
@@ -99,7 +106,7 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 			return 0;
 		/* run again without it, from a clean slate */
 		for (struct ses_op *op = batch; op; op = op->next)
-			if (op != failed && op->rc != SES_STORE)
+			if (op != failed && !op_failed(op->rc))
 				op->rc = SES_OK;
 	}
 }
@@ -226,6 +233,7 @@ static void *writer_main(void *arg)
 			count++;
 		}
 		s->head = last->next;
+		s->stats.queued -= (uint64_t)count;
 		if (!s->head)
 			s->tail = NULL;
 		last->next = NULL;
@@ -279,6 +287,8 @@ void writer_submit(struct sessions *s, struct ses_op *op)
 	else
 		s->head = op;
 	s->tail = op;
+	s->stats.submitted++;
+	s->stats.queued++;
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 }

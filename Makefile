@@ -30,7 +30,8 @@
 #                   states (hours on a small table; OPTIMAL_LEVEL, 2), and
 #                   two-phase at 20 moves over 1,000
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
-#                   p99 latency, RSS at start and end (growth < 10 %)
+#                   p99 latency, RSS at start and end (growth < 10 %); then
+#                   the hostile suite at HOSTILE_SCALE (5) times its size
 #   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
 #                   (clang, ASan + UBSan, separate build dir build-fuzz/)
 #   make memcheck   the core and store Check suites under valgrind memcheck
@@ -254,9 +255,14 @@ bench-optimal: $(BUILD)/bench/bench
 	$(BUILD)/bench/bench --twenty 1000
 
 SOAK_S ?= 60
-soak: $(BUILD)/cubed
+# then the adversarial suite (tests/check_hostile.c) at HOSTILE_SCALE times
+# its everyday attack sizes
+HOSTILE_SCALE ?= 5
+soak: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) SOAK_S=$(SOAK_S) bash bench/soak.sh $(BUILD)
+	CK_RUN_SUITE=hostile CUBED_HOSTILE_SCALE=$(HOSTILE_SCALE) CUBED_BIN=$(BUILD)/cubed \
+		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 # libFuzzer: clang only. Core and server objects get the sanitizers and
 # libFuzzer's coverage instrumentation (fuzzer-no-link); each target is
 # linked with -fsanitize=fuzzer. tests/fuzz/run.sh runs one target for

@@ -78,6 +78,17 @@ void api__session_problem(struct api_reply *rp, int rc,
 		problem_reply(rp, id, "the database failed: %s",
 			      sessions_strerror(rc));
 		return;
+	case SES_STORE_BUSY:
+		/* the lock is usually let go within the busy timeout */
+		problem_reply(rp, id, "%s", sessions_strerror(rc));
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case SES_STORE_DOWN:
+		/* the server checks the database again at most once a second;
+		 * an operator has to act first */
+		problem_reply(rp, id, "%s", sessions_strerror(rc));
+		api_reply_header(rp, "Retry-After", "5");
+		return;
 	default:
 		problem_reply(rp, id, "%s", sessions_strerror(rc));
 		return;

@@ -123,6 +123,26 @@ void api__get_readyz(const struct api_config *cfg,
 					 solver_json(cfg)));
 		return;
 	}
+	char why[256];
+	int fault = store_fault(cfg->store, why, sizeof why);
+	if (fault && store_ping(cfg->store) == STORE_OK) {
+		/* reads work: say so, and what keeps writes out */
+		json_t *p = problem_reply(
+			rp,
+			fault == STORE_BUSY   ? PROBLEM_DATABASE_BUSY
+			: fault == STORE_FULL ? PROBLEM_WRITES_FULL
+					      : PROBLEM_STORAGE_UNAVAILABLE,
+			"writes are unavailable: %s; reads still work", why);
+		if (p) {
+			json_object_set_new(p, "database",
+					    json_string("read-only"));
+			json_object_set_new(p, "writes",
+					    json_string("unavailable"));
+			json_object_set_new(p, "reads", json_string("ok"));
+		}
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	}
 	if (store_ping(cfg->store) != STORE_OK) {
 		json_t *p = problem_reply(rp, PROBLEM_DATABASE_DOWN,
 					  "the database does not answer: %s",

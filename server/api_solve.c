@@ -1046,10 +1046,18 @@ static void session_solve_reply(const struct api_config *cfg,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (sessions_add_solve(cfg->sessions, id, &sv, t->state) != SES_OK) {
+	int src = sessions_add_solve(cfg->sessions, id, &sv, t->state);
+	if (src != SES_OK) {
 		free(text);
-		problem_reply(rp, PROBLEM_DATABASE,
-			      "the solve could not be stored");
+		/* a storage fault or a stop says what it is (507/503 with
+		 * Retry-After); anything else is the database failing */
+		if (src == SES_STORE_FULL || src == SES_STORE_BUSY ||
+		    src == SES_STORAGE_CAP || src == SES_STORE_DOWN ||
+		    src == SES_SHUTDOWN || src == SES_NOMEM)
+			api__session_problem(rp, src, NULL);
+		else
+			problem_reply(rp, PROBLEM_DATABASE,
+				      "the solve could not be stored");
 		return;
 	}
 	api_reply_json(rp, 201, solve_json(id, &sv));

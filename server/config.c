@@ -144,7 +144,33 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("job-ttl", "CUBED_JOB_TTL", OPT_UINT, job_ttl, "3600", 1, 31536000,  \
 	  "S", "seconds a finished job is kept")                               \
 	X("max-job-s", "CUBED_MAX_JOB_S", OPT_UINT, max_job_s, "3600", 1,      \
-	  604800, "S", "seconds a job may run before it fails")
+	  604800, "S", "seconds a job may run before it fails")  \
+	X("db-busy-timeout", "CUBED_DB_BUSY_TIMEOUT", OPT_UINT,                \
+	  db_busy_timeout, "5000", 1, 600000, "MS",                            \
+	  "how long a write waits for a database lock another connection "    \
+	  "holds (then 503 database_busy)")                                    \
+	X("request-timeout", "CUBED_REQUEST_TIMEOUT", OPT_UINT,                \
+	  request_timeout, "30", 0, 86400, "S",                                \
+	  "seconds a connection has to send a whole request from opening or "  \
+	  "from its previous reply (then it is closed; 0 = no limit)")        \
+	X("shutdown-timeout", "CUBED_SHUTDOWN_TIMEOUT", OPT_UINT,              \
+	  shutdown_timeout, "20", 0, 3600, "S",                                \
+	  "seconds a stop (SIGTERM) may take before the process exits "       \
+	  "anyway, status 1 (0 = wait as long as it takes)")                  \
+	X("max-db-size", "CUBED_MAX_DB_SIZE", OPT_UINT, max_db_size,           \
+	  "17179869184", 0, UINT64_MAX, "BYTES",                               \
+	  "bytes the database may hold; past it writes get 507 (deletes "      \
+	  "still work; 0 = no limit)")                                         \
+	X("session-quota", "CUBED_SESSION_QUOTA", OPT_UINT, session_quota,     \
+	  "1000", 0, 1000000, "N",                                             \
+	  "sessions one client address may create per --quota-window "        \
+	  "(429 past it; 0 = no limit)")                                       \
+	X("quota-window", "CUBED_QUOTA_WINDOW", OPT_UINT, quota_window,        \
+	  "3600", 1, 31536000, "S", "the window of --session-quota")          \
+	X("events-memory", "CUBED_EVENTS_MEMORY", OPT_UINT, events_memory,     \
+	  "268435456", 65536, 68719476736ULL, "BYTES",                         \
+	  "event bytes kept for live streams in all (watchers that fall "     \
+	  "behind what is kept are cut off)")
 
 static const struct opt {
 	const char *name;

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,7 @@ struct events {
 	pthread_t ticker;
 	pthread_cond_t tick;
 	struct events_stats stats;
+	_Atomic size_t kept;      /* bytes in every channel's ring */
 	/* committed changes on their way from the writer to the channels:
 	 * the fan-out thread formats them (the writer only copies a few
 	 * strings) and appends them in the order they came */
@@ -189,17 +191,19 @@ static uint64_t watcher_pos(const struct channel *c, const struct watcher *w)
 static void append_locked(struct events *ev, struct channel *c,
 			  int64_t version, char *buf, size_t len)
 {
-	if (c->head - c->tail == RING || (c->kept + len > RING_BYTES &&
-					  c->head > c->tail)) {
-		do {
-			struct entry *old = &c->ring[c->tail % RING];
-			c->kept -= old->len;
-			free(old->buf);
-			old->buf = NULL;
-			c->tail++;
-		} while (c->head > c->tail &&
-			 (c->head - c->tail == RING ||
-			  c->kept + len > RING_BYTES));
+	/* room: at most RING entries and RING_BYTES per channel, and the
+	 * channels together within cfg.memory (a channel can only drop its
+	 * own entries: the total stays within memory plus the newest entry
+	 * of each channel) */
+	while (c->head > c->tail &&
+	       (c->head - c->tail == RING || c->kept + len > RING_BYTES ||
+		atomic_load(&ev->kept) + len > ev->cfg.memory)) {
+		struct entry *old = &c->ring[c->tail % RING];
+		c->kept -= old->len;
+		atomic_fetch_sub(&ev->kept, old->len);
+		free(old->buf);
+		old->buf = NULL;
+		c->tail++;
 	}
 	struct entry *e = &c->ring[c->head % RING];
 	e->version = version;
@@ -208,6 +212,7 @@ static void append_locked(struct events *ev, struct channel *c,
 	e->start = c->bytes;
 	c->bytes += len;
 	c->kept += len;
+	atomic_fetch_add(&ev->kept, len);
 	c->head++;
 	if (version > c->last_version)
 		c->last_version = version;
@@ -548,6 +553,7 @@ void events_detach(struct watcher *w)
 	if (dead) {
 		for (uint64_t s = dead->tail; s < dead->head; s++)
 			free(dead->ring[s % RING].buf);
+		atomic_fetch_sub(&ev->kept, dead->kept);
 		pthread_mutex_destroy(&dead->lock);
 		free(dead);
 	}
@@ -829,6 +835,8 @@ int events_open(const struct events_config *cfg, struct events **out)
 		ev->cfg.watcher_buffer = (size_t)1 << 20;
 	if (!ev->cfg.heartbeat_ms)
 		ev->cfg.heartbeat_ms = 20000;
+	if (!ev->cfg.memory)
+		ev->cfg.memory = (size_t)256 << 20;
 	if (!ev->cfg.facelets_max_n)
 		ev->cfg.facelets_max_n = 16;
 	pthread_mutex_init(&ev->lock, NULL);

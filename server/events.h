@@ -40,6 +40,10 @@ struct events_config {
 	size_t watcher_buffer;     /* unread bytes before a cut-off, 0 = 1 MiB */
 	unsigned heartbeat_ms;     /* ": ping" after this much silence, 0 = 20000 */
 	int facelets_max_n;        /* events carry facelets up to this n, 0 = 16 */
+	size_t memory;             /* event bytes all channels keep together,
+				    * 0 = 256 MiB: past it a channel drops
+				    * its oldest (cutting off the watchers
+				    * that still needed them) */
 };
 
 struct events;

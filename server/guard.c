@@ -1,14 +1,31 @@
 /* guard.c — the checks http.c makes before a request reaches the API (the
  * connection, header-size and rate limits), the problem replies of their
- * refusals, and the security headers on every reply (see guard.h). The
- * tables behind the limits are in client_limits.c; this file is the glue between
- * them, libmicrohttpd and the one table of problem kinds. */
+ * refusals, the request deadline, and the security headers on every reply
+ * (see guard.h). The tables behind the limits are in client_limits.c; this
+ * file is the glue between them, libmicrohttpd and the one table of
+ * problem kinds.
+ *
+ * The request deadline (--request-timeout): libmicrohttpd's own timeout is
+ * an idle one (a byte every few seconds keeps a connection forever), and
+ * it calls nothing of ours while a request head trickles in. So every
+ * connection is on a list with the time its current request phase began
+ * (when it opened, or when its previous reply was sent), and a reaper
+ * thread shuts down the socket of any that has not delivered a whole
+ * request by the deadline. shutdown(2), never close(2): the descriptor
+ * stays libmicrohttpd's, which sees the end of the stream and cleans up
+ * as for any client that went away; the list's lock is held across it and
+ * across the close notice, so a descriptor is never shut down after
+ * libmicrohttpd let go of it. */
 #include "guard.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "client_limits.h"
@@ -18,13 +35,100 @@
 struct guard {
 	const struct config *cfg;
 	struct limits *limits;
+	struct limits *quota; /* sessions created per address, or NULL */
+	/* the request deadline's connections and reaper (the file comment) */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct guard_conn *conns;
+	int stop, reaper_started;
+	pthread_t reaper;
+	_Atomic uint64_t reaped; /* connections cut off at the deadline */
 };
 
 /* What MHD keeps for us per connection (its socket context). */
 struct guard_conn {
 	struct limits_key key;
 	enum limits_conn verdict;
+	int fd;
+	/* ms (monotonic) the current request phase began; 0: not in one (a
+	 * reply is being made or sent, or a stream is open) */
+	_Atomic int64_t phase;
+	int reaped;
+	struct guard_conn *prev, *next;
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The reaper: every quarter of a second (a tenth of short deadlines),
+ * shut down what is past the deadline. */
+static void *reaper_main(void *arg)
+{
+	struct guard *g = arg;
+	int64_t limit = (int64_t)g->cfg->request_timeout * 1000;
+	int64_t tick = limit / 10 < 250 ? limit / 10 : 250;
+	if (tick < 10)
+		tick = 10;
+	pthread_mutex_lock(&g->lock);
+	while (!g->stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)(tick % 1000) * 1000000L;
+		ts.tv_sec += (time_t)(tick / 1000) + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&g->wake, &g->lock, &ts);
+		int64_t now = mono_ms();
+		uint64_t cut = 0;
+		for (struct guard_conn *c = g->conns; c; c = c->next) {
+			int64_t p = atomic_load(&c->phase);
+			if (p && !c->reaped && now - p > limit && c->fd >= 0) {
+				shutdown(c->fd, SHUT_RDWR);
+				c->reaped = 1;
+				cut++;
+			}
+		}
+		if (cut) {
+			atomic_fetch_add(&g->reaped, cut);
+			log_msg(LOG_INFO,
+				"closed %llu connection%s that had not sent a "
+				"whole request within %llu s (--request-timeout)",
+				(unsigned long long)cut, cut == 1 ? "" : "s",
+				(unsigned long long)g->cfg->request_timeout);
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+static struct guard_conn *conn_of(struct MHD_Connection *con)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+void guard_request_answering(struct MHD_Connection *con)
+{
+	struct guard_conn *gc = conn_of(con);
+	if (gc)
+		atomic_store(&gc->phase, 0);
+}
+
+void guard_request_done(struct MHD_Connection *con)
+{
+	struct guard_conn *gc = conn_of(con);
+	if (gc)
+		atomic_store(&gc->phase, mono_ms());
+}
+
+uint64_t guard_reaped(const struct guard *g)
+{
+	return g ? atomic_load(&g->reaped) : 0;
+}
 
 /* Headroom above a configured connection limit before MHD itself closes
  * connections without a reply. */
@@ -72,6 +176,29 @@ struct guard *guard_new(const struct config *cfg)
 		free(g);
 		return NULL;
 	}
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->wake, NULL);
+	if (cfg->session_quota) {
+		/* the same buckets as the rate limit: a window's quota is the
+		 * bucket, refilled evenly over the window */
+		struct limits_config qc = {
+			.rate = (double)cfg->session_quota /
+				(double)cfg->quota_window,
+			.burst = (double)cfg->session_quota,
+		};
+		g->quota = limits_new(&qc);
+		if (g->quota == NULL) {
+			guard_free(g);
+			return NULL;
+		}
+	}
+	if (cfg->request_timeout) {
+		if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0) {
+			guard_free(g);
+			return NULL;
+		}
+		g->reaper_started = 1;
+	}
 	/* the listening socket, the database, the log and the solver's
 	 * files need a few descriptors beyond the connections */
 	uint64_t need = (uint64_t)guard_mhd_connection_limit(cfg) + 64;
@@ -90,6 +217,16 @@ void guard_free(struct guard *g)
 {
 	if (g == NULL)
 		return;
+	if (g->reaper_started) {
+		pthread_mutex_lock(&g->lock);
+		g->stop = 1;
+		pthread_cond_signal(&g->wake);
+		pthread_mutex_unlock(&g->lock);
+		pthread_join(g->reaper, NULL);
+	}
+	pthread_cond_destroy(&g->wake);
+	pthread_mutex_destroy(&g->lock);
+	limits_free(g->quota);
 	limits_free(g->limits);
 	free(g);
 }
@@ -112,11 +249,29 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 			return; /* uncounted, and not refused: see guard_check */
 		client_key(con, &gc->key);
 		gc->verdict = limits_conn_open(g->limits, &gc->key);
+		const union MHD_ConnectionInfo *fi = MHD_get_connection_info(
+			con, MHD_CONNECTION_INFO_CONNECTION_FD);
+		gc->fd = fi ? fi->connect_fd : -1;
+		atomic_store(&gc->phase, mono_ms());
+		pthread_mutex_lock(&g->lock);
+		gc->next = g->conns;
+		if (g->conns)
+			g->conns->prev = gc;
+		g->conns = gc;
+		pthread_mutex_unlock(&g->lock);
 		*socket_context = gc;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		struct guard_conn *gc = *socket_context;
 		if (gc == NULL)
 			return;
+		pthread_mutex_lock(&g->lock);
+		if (gc->prev)
+			gc->prev->next = gc->next;
+		else
+			g->conns = gc->next;
+		if (gc->next)
+			gc->next->prev = gc->prev;
+		pthread_mutex_unlock(&g->lock);
 		limits_conn_close(g->limits, &gc->key);
 		free(gc);
 		*socket_context = NULL;
@@ -147,6 +302,19 @@ static int is_ops_path(const char *url)
 {
 	return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
 	       strcmp(url, "/metrics") == 0;
+}
+
+/* POST /v1/sessions and POST /v1/sessions/{id}/fork make a session. */
+static int creates_session(const char *url)
+{
+	static const char base[] = "/v1/sessions";
+	if (strncmp(url, base, sizeof base - 1) != 0)
+		return 0;
+	const char *rest = url + sizeof base - 1;
+	if (*rest == '\0' || strcmp(rest, "/") == 0)
+		return 1;
+	size_t n = strlen(rest);
+	return n > 5 && strcmp(rest + n - 5, "/fork") == 0;
 }
 
 static double now_s(void)
@@ -182,6 +350,18 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 	    (hs.content_length && hs.transfer_encoding))
 		return GUARD_FRAMING;
 
+	if (g->quota && strcmp(method, "POST") == 0 && creates_session(url)) {
+		struct limits_key key;
+		if (gc)
+			key = gc->key;
+		else
+			client_key(con, &key);
+		unsigned wait = limits_rate_take(g->quota, &key, now_s());
+		if (wait) {
+			*retry_after = wait;
+			return GUARD_QUOTA;
+		}
+	}
 	if (g->cfg->rate_limit && !is_ops_path(url)) {
 		struct limits_key key;
 		if (gc)
@@ -235,6 +415,14 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "the request line and headers are larger "
 				  "than %llu bytes, the server's limit",
 				  limit);
+		break;
+	case GUARD_QUOTA:
+		limit = cfg->session_quota;
+		p = problem_reply(rp, PROBLEM_SESSION_QUOTA,
+				  "your address created %llu sessions within "
+				  "%llu s, the server's limit; try again in %u s",
+				  limit, (unsigned long long)cfg->quota_window,
+				  retry_after);
 		break;
 	case GUARD_FRAMING:
 		problem_reply(rp, PROBLEM_AMBIGUOUS_LENGTH,

@@ -16,6 +16,12 @@
  *     --rate-burst at once): 429 `too_many_requests` with Retry-After. The
  *     liveness, readiness and metrics routes are not counted, so a monitor
  *     can still see a server that is being flooded;
+ *   - a connection that has not sent a whole request (head and body)
+ *     within --request-timeout of opening or of its previous reply: its
+ *     socket is shut down (libmicrohttpd's own timeout is an idle one);
+ *   - sessions created (POST /v1/sessions, a fork) per client address
+ *     past --session-quota per --quota-window: 429 `quota_exceeded` code
+ *     `session_quota` with Retry-After;
  *   - every reply: X-Content-Type-Options: nosniff, a Content-Security-
  *     Policy that allows nothing, Referrer-Policy: no-referrer, and
  *     Cache-Control (no-store on errors, no-cache otherwise) unless the
@@ -39,6 +45,7 @@ enum guard_refusal {
 	GUARD_RATE,        /* past --rate-limit */
 	GUARD_HEADERS,     /* past --max-header */
 	GUARD_FRAMING,     /* ambiguous body length */
+	GUARD_QUOTA,       /* past --session-quota */
 };
 
 struct guard;
@@ -68,6 +75,16 @@ size_t guard_mhd_memory_limit(const struct config *cfg);
 void guard_on_connection(void *cls, struct MHD_Connection *con,
 			 void **socket_context,
 			 enum MHD_ConnectionNotificationCode code);
+
+/* The request deadline (--request-timeout; guard.c): a connection must
+ * deliver a whole request (head and body) within it of opening or of its
+ * previous reply, or its socket is shut down. http.c says when a request
+ * is complete (answering: from then on the time is the reply's) and when
+ * a reply was sent (done: the next request's time starts). */
+void guard_request_answering(struct MHD_Connection *con);
+void guard_request_done(struct MHD_Connection *con);
+/* Connections cut off at the deadline so far. */
+uint64_t guard_reaped(const struct guard *g);
 
 /* At the first access-handler call of a request: may it go ahead?
  * uri_len is the length of the raw request URI (query included). On a

@@ -54,6 +54,8 @@ struct http_server {
 	struct compress_config cc;
 	struct compress_cache *zcache; /* compressed long-lived bodies */
 	_Atomic int zstreams;          /* compressed streams being sent */
+	_Atomic int active;            /* requests being answered */
+	_Atomic int stopping;          /* quiesced: replies close connections */
 	pthread_mutex_t memo_lock;
 	int nmemo;
 	struct etag_memo memo[ETAG_MEMO];
@@ -67,6 +69,7 @@ struct http_server {
 struct request {
 	struct timespec t0;
 	int started;        /* the access handler has seen this request */
+	int answering;      /* all of it arrived: counted in srv->active */
 	int too_large;      /* body went past --max-body: answer 413 */
 	enum guard_refusal refused; /* answer the guard's refusal */
 	unsigned retry_after;
@@ -211,8 +214,10 @@ static void log_done(struct MHD_Connection *con, const struct request *rq,
 static void on_completed(void *cls, struct MHD_Connection *con,
 			 void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
+	struct http_server *srv = cls;
 	struct request *rq = *con_cls;
+	/* the connection's next request has its own deadline from now */
+	guard_request_done(con);
 	if (rq == NULL)
 		return;
 	if (rq->pending) {
@@ -235,9 +240,12 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 	free(rq->body);
 	free(rq->path);
 	free(rq->inm);
+	int answered = rq->answering;
 	free(rq->im);
 	free(rq);
 	*con_cls = NULL;
+	if (answered)
+		atomic_fetch_sub(&srv->active, 1);
 }
 
 
@@ -813,6 +821,11 @@ static enum MHD_Result send_reply(struct http_server *srv,
 						   : "Accept-Encoding");
 	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 				API_CORS_EXPOSE_HEADERS);
+	/* stopping: a keep-alive client is told to go, so that its
+	 * connection ends with this reply instead of being cut later */
+	if (atomic_load(&srv->stopping))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
+					"close");
 	guard_security_headers(resp, rp);
 
 	enum MHD_Result ok =
@@ -834,7 +847,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 	struct request *rq = *con_cls;
 	if (rq == NULL) {
 		/* The URI callback could not allocate; try once more here. */
-		rq = on_uri(NULL, url, con);
+		rq = on_uri(srv, url, con);
 		if (rq == NULL)
 			return MHD_NO;
 		*con_cls = rq;
@@ -858,6 +871,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		return rc < 0 ? MHD_NO : MHD_YES;
 	}
 
+	/* the request is all here: the deadline is no longer the client's,
+	 * and a stop waits for its reply (http_drain) */
+	guard_request_answering(con);
+	if (!rq->answering) {
+		rq->answering = 1;
+		atomic_fetch_add(&srv->active, 1);
+	}
 	struct api_reply rp;
 	api_reply_init(&rp);
 	if (rq->pending) {
@@ -1038,8 +1058,28 @@ unsigned http_port(const struct http_server *srv)
 
 void http_quiesce(struct http_server *srv)
 {
-	if (srv)
+	if (srv) {
+		atomic_store(&srv->stopping, 1);
 		MHD_quiesce_daemon(srv->daemon);
+	}
+}
+
+int http_drain(struct http_server *srv, unsigned wait_ms)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int left = atomic_load(&srv->active);
+		if (left <= 0)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t ms = (int64_t)(now.tv_sec - t0.tv_sec) * 1000 +
+			     (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= (int64_t)wait_ms)
+			return left;
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 }
 
 void http_stop(struct http_server *srv)

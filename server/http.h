@@ -22,6 +22,11 @@ unsigned http_port(const struct http_server *srv);
 /* Stop accepting, finish or close every connection, free srv. */
 /* Stop accepting connections (those open go on). */
 void http_quiesce(struct http_server *srv);
+/* After http_quiesce: wait up to wait_ms until every request that
+ * arrived whole has been completed (its reply sent, or its client gone),
+ * so that stopping the daemon cuts no reply short. A request still
+ * arriving is not waited for. Returns how many were left (0: none). */
+int http_drain(struct http_server *srv, unsigned wait_ms);
 void http_stop(struct http_server *srv);
 
 #endif

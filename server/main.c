@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alg.h"
@@ -26,6 +27,25 @@
 #include "solver.h"
 #include "static.h"
 #include "ticket.h"
+
+/* After a stop signal: if the clean stop is not over within *arg
+ * seconds, end the process anyway (status 1). Every write already
+ * committed is on disk by then; what is lost is only the answers not yet
+ * sent. */
+static void *watchdog(void *arg)
+{
+	unsigned secs = *(unsigned *)arg;
+	struct timespec ts = {(time_t)secs, 0};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	log_msg(LOG_ERROR,
+		"the stop took longer than --shutdown-timeout %u s: exiting "
+		"now (committed writes are on disk; some replies were not "
+		"sent)",
+		secs);
+	_exit(1);
+	return NULL;
+}
 
 /* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
 static int make_parent_dirs(const char *path)
@@ -261,6 +281,7 @@ int main(int argc, char **argv)
 		.schema_dir = schema,
 		.durability_full = strcmp(cfg.durability, "full") == 0,
 		.shared = cfg.shared_db != 0,
+		.busy_timeout_ms = (int)cfg.db_busy_timeout,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {
@@ -271,6 +292,7 @@ int main(int argc, char **argv)
 		.max_watchers = (size_t)cfg.max_watchers,
 		.watcher_buffer = (size_t)cfg.watcher_buffer,
 		.heartbeat_ms = (unsigned)cfg.heartbeat * 1000u,
+		.memory = (size_t)cfg.events_memory,
 	};
 	if (events_open(&ecfg, &api.events) != EVENTS_OK) {
 		log_msg(LOG_ERROR, "cannot start live events");
@@ -283,6 +305,7 @@ int main(int argc, char **argv)
 		.on_event_ctx = api.events,
 		.cache_max = (size_t)cfg.session_cache,
 		.max_sessions = (int64_t)cfg.max_sessions,
+		.max_db_bytes = (int64_t)cfg.max_db_size,
 	};
 	alg_limits_default(&sescfg.limits);
 	sescfg.limits.max_moves = cfg.max_moves;
@@ -390,6 +413,17 @@ int main(int argc, char **argv)
 	int sig = 0;
 	while (sigwait(&stop, &sig) != 0)
 		;
+	/* the stop is bounded: whatever hangs (a client that never reads its
+	 * reply, a database lock), the process is gone within
+	 * --shutdown-timeout */
+	static unsigned bound;
+	bound = (unsigned)cfg.shutdown_timeout;
+	pthread_t dog;
+	if (bound && pthread_create(&dog, NULL, watchdog, &bound) == 0)
+		pthread_detach(dog);
+	log_msg(LOG_INFO, "stopping (signal %d): no new connections; "
+			  "finishing requests in flight",
+		sig);
 	/* stop taking connections, end every live stream cleanly, answer
 	 * every queued write (new ones get 503), then stop serving: no
 	 * connection may still be suspended when the daemon stops */
@@ -400,6 +434,13 @@ int main(int argc, char **argv)
 	solve_pool_stop(api.pool);
 	events_shutdown(api.events, 2000);
 	sessions_drain(api.sessions);
+	/* every queued write is answered; let those answers (and any other
+	 * reply under way) reach their clients before connections close */
+	int left = http_drain(srv, 5000);
+	if (left)
+		log_msg(LOG_WARN, "stopping with %d request%s not completed "
+				  "after 5 s",
+			left, left == 1 ? "" : "s");
 	http_stop(srv);
 	/* every request has been answered and none refers to a job any
 	 * more: stop the pool, let the writer finish, then close the

@@ -24,8 +24,9 @@
 #include "store.h"
 #include "version.h"
 
-static const int statuses[] = {200, 201, 204, 304, 400, 401, 403, 404, 405,
-			       409, 412, 413, 415, 422, 429, 431, 500, 503};
+static const int statuses[] = {200, 201, 202, 204, 304, 400, 401, 403, 404, 405,
+			       409, 410, 412, 413, 415, 422, 429, 431, 500, 503,
+			       507};
 #define NSTATUS (int)(sizeof statuses / sizeof statuses[0])
 
 /* From a cached GET (0.1 ms) to the slowest solves: a big cube's

@@ -27,6 +27,7 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->shared = (store_caps(cfg->store) & STORE_CAP_SHARED) != 0;
 	s->limits = cfg->limits;
 	s->max_sessions = cfg->max_sessions;
+	s->max_db_bytes = cfg->max_db_bytes;
 	s->max_batch = cfg->max_batch > 0 ? cfg->max_batch : 256;
 	s->on_event = cfg->on_event;
 	s->on_event_ctx = cfg->on_event_ctx;
@@ -425,6 +426,10 @@ const char *sessions_strerror(int err)
 	case SES_NAME_TAKEN: return "another token of this session has that name";
 	case SES_NO_SUCH_TOKEN: return "the session has no live token with that id";
 	case SES_NOMEM: return "the server ran out of memory";
+	case SES_STORE_FULL: return "the disk holding the database is full: nothing of this request was written";
+	case SES_STORE_BUSY: return "the database is locked by another connection: nothing of this request was written; try again";
+	case SES_STORE_DOWN: return "the database cannot be written just now (read-only or an I/O error): nothing of this request was written; try again";
+	case SES_STORAGE_CAP: return "the database holds as many bytes as this server allows (--max-db-size): nothing was written; deleting sessions makes room";
 	}
 	return "unknown error";
 }

@@ -61,6 +61,12 @@ enum ses_err {
 	SES_NAME_TAKEN = -PROBLEM_NAME_TAKEN,      /* a token name already used in the session */
 	SES_NO_SUCH_TOKEN = -PROBLEM_NO_SUCH_TOKEN, /* revoking a token that is not live */
 	SES_NOMEM = -PROBLEM_OUT_OF_MEMORY,        /* an allocation failed: try again */
+	/* a write the database refused for a storage fault (store.h):
+	 * nothing of it was written */
+	SES_STORE_FULL = -PROBLEM_STORAGE_FULL,         /* STORE_FULL */
+	SES_STORE_BUSY = -PROBLEM_DATABASE_BUSY,        /* STORE_BUSY */
+	SES_STORE_DOWN = -PROBLEM_STORAGE_UNAVAILABLE,  /* STORE_UNWRITABLE */
+	SES_STORAGE_CAP = -PROBLEM_STORAGE_CAP,         /* the database holds max_db_bytes already */
 };
 
 /* What a token may do in a session. */
@@ -98,6 +104,8 @@ struct sessions_config {
 	size_t cache_bytes;      /* and their states' bytes, 0 = 64 MiB */
 	alg_limits limits;       /* for moves in writes */
 	int64_t max_sessions;    /* 0 = no limit */
+	int64_t max_db_bytes;    /* past it only deletes and revokes are
+				  * taken; 0 = no limit */
 	int max_batch;           /* writes per transaction, 0 = 256 */
 	/* Called by the writer after each commit, once per committed change,
 	 * in commit order (so in version order per session). It must not

@@ -230,6 +230,7 @@ struct sessions {
 	int shared;              /* STORE_CAP_SHARED */
 	alg_limits limits;
 	int64_t max_sessions;
+	int64_t max_db_bytes;
 	int max_batch;
 	struct cache cache;
 	session_event_fn *on_event;

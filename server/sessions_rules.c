@@ -79,13 +79,24 @@ static char *print_alg(const alg_t *a, int inverse)
 	return t;
 }
 
+/* A private session does not exist for a client without one of its live
+ * tokens: its refusal (no token, a wrong one) is the 404 of a session that
+ * is not there, so that nobody can probe which private ids exist. */
+static int hidden(struct sessions *s, const char *id, int rc)
+{
+	struct session_meta m;
+	if (cache_peek(s, id, &m, NULL) == SES_OK && m.is_private)
+		return SES_NOT_FOUND;
+	return rc;
+}
+
 int rules_auth(struct sessions *s, const char *id,
 	       const unsigned char *owner, const unsigned char *h,
 	       enum ses_role *role, char *actor)
 {
 	*role = SES_ROLE_NONE;
 	if (!h)
-		return SES_UNAUTHORIZED;
+		return hidden(s, id, SES_UNAUTHORIZED);
 	if (token_hash_equal(h, owner)) {
 		*role = SES_ROLE_OWNER;
 		if (actor)
@@ -95,7 +106,7 @@ int rules_auth(struct sessions *s, const char *id,
 	struct store_token t;
 	int rc = store_find_token(s->store, id, h, &t);
 	if (rc == STORE_NOT_FOUND)
-		return SES_FORBIDDEN;
+		return hidden(s, id, SES_FORBIDDEN);
 	if (rc != STORE_OK)
 		return SES_STORE;
 	*role = strcmp(t.role, "write") == 0 ? SES_ROLE_WRITE : SES_ROLE_READ;

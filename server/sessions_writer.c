@@ -70,6 +70,12 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 {
 	for (struct ses_op *op = batch; op; op = op->next)
 		op->rc = SES_OK;
+	/* past the storage cap only what frees space (or withdraws a
+	 * token) is taken; once per batch: two page counts */
+	int64_t used = 0;
+	int over = s->max_db_bytes > 0 &&
+		   store_used_bytes(s->store, &used) == STORE_OK &&
+		   used >= s->max_db_bytes;
 	for (;;) {
 		*events = 0;
 		if (store_begin(s->store) != STORE_OK) {
@@ -81,7 +87,10 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		for (struct ses_op *op = batch; op && !failed; op = op->next) {
 			if (op_failed(op->rc))
 				continue; /* left out after a failed run */
-			op->rc = rules_run(s, op);
+			op->rc = over && op->kind != OP_DELETE &&
+					 op->kind != OP_REVOKE
+					 ? SES_STORAGE_CAP
+					 : rules_run(s, op);
 			if (op_failed(op->rc))
 				failed = op;
 			else if (op->rc == SES_OK)
@@ -164,9 +173,18 @@ static uint64_t thread_cpu_ns(void)
 static void finish_batch(struct sessions *s, struct ses_op *batch, int ok,
 			 uint64_t *snapshots, uint64_t *conflicts)
 {
+	/* a storage fault is told apart from other database errors: the
+	 * client can do something about it (retry later) */
+	int fault = store_last_fault();
+	int ses_fault = fault == STORE_FULL   ? SES_STORE_FULL
+			: fault == STORE_BUSY ? SES_STORE_BUSY
+			: fault		      ? SES_STORE_DOWN
+					      : SES_STORE;
 	for (struct ses_op *op = batch; op; op = op->next) {
 		if (!ok && op->rc == SES_OK)
 			op->rc = SES_STORE;
+		if (op->rc == SES_STORE)
+			op->rc = ses_fault;
 		*snapshots += op->snapshots;
 		*conflicts += op->conflicts;
 		if (op->rc != SES_OK)

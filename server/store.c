@@ -1,19 +1,119 @@
 /* store.c — the store interface's front (store.h): picks the engine at
- * open from the database address, then forwards each call to it. Also the
- * *_free functions, which are the same for every engine. */
+ * open from the database address, then forwards each call to it, watching
+ * the results for storage faults (a full disk, a held lock, a file that
+ * cannot be written): the first failure of a kind starts an episode that
+ * is logged once and reported by store_fault until a commit succeeds or a
+ * probe finds the fault gone. Also the *_free functions, which are the
+ * same for every engine. */
 #include "store.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "log.h"
 #include "store_engine.h"
 
 struct store {
 	const struct store_engine *eng;
 	void *impl;
 	unsigned caps;
+	pthread_mutex_t fault_lock; /* guards the episode below */
+	_Atomic int fault;          /* the episode's fault, 0: none */
+	char fault_msg[256];        /* what failed, as the engine said */
+	struct timespec probed;     /* the latest probe */
 };
+
+/* The result of the calling thread's latest failed call (store_last_fault):
+ * the writer thread builds no reply itself, so the fault travels with the
+ * failed write's return code from here. */
+static _Thread_local int last_failure;
+
+static int is_fault(int rc)
+{
+	return rc == STORE_FULL || rc == STORE_BUSY || rc == STORE_UNWRITABLE;
+}
+
+static const char *fault_what(int rc)
+{
+	return rc == STORE_FULL   ? "the disk or the database is full"
+	       : rc == STORE_BUSY ? "the database is locked by another "
+				    "connection"
+				  : "the database cannot be written";
+}
+
+/* Start (or change the kind of) a fault episode: logged once. */
+static void fault_begin(struct store *st, int rc, const char *msg)
+{
+	pthread_mutex_lock(&st->fault_lock);
+	if (atomic_load(&st->fault) != rc) {
+		snprintf(st->fault_msg, sizeof st->fault_msg, "%s", msg);
+		atomic_store(&st->fault, rc);
+		log_msg(LOG_ERROR,
+			"storage: %s (%s): writes are refused until it clears",
+			fault_what(rc), msg);
+	}
+	pthread_mutex_unlock(&st->fault_lock);
+}
+
+static void fault_end(struct store *st)
+{
+	if (atomic_load(&st->fault) == 0)
+		return;
+	pthread_mutex_lock(&st->fault_lock);
+	int f = atomic_load(&st->fault);
+	if (f) {
+		atomic_store(&st->fault, 0);
+		log_msg(LOG_WARN, "storage: writes work again (after: %s)",
+			fault_what(f));
+	}
+	pthread_mutex_unlock(&st->fault_lock);
+}
+
+/* Watch one call's result. */
+static int note(struct store *st, int rc)
+{
+	if (rc >= 0 || rc == STORE_NOT_FOUND || rc == STORE_CONFLICT)
+		return rc;
+	last_failure = rc;
+	if (is_fault(rc))
+		fault_begin(st, rc, store_last_error(st));
+	return rc;
+}
+
+int store_last_fault(void)
+{
+	return is_fault(last_failure) ? last_failure : 0;
+}
+
+int store_fault(struct store *st, char *msg, size_t cap)
+{
+	if (atomic_load(&st->fault) && st->eng->probe_write) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		pthread_mutex_lock(&st->fault_lock);
+		int due = now.tv_sec - st->probed.tv_sec >= 1;
+		if (due)
+			st->probed = now;
+		pthread_mutex_unlock(&st->fault_lock);
+		if (due) {
+			int rc = st->eng->probe_write(st->impl);
+			if (rc == STORE_OK)
+				fault_end(st);
+			else if (is_fault(rc))
+				fault_begin(st, rc, store_last_error(st));
+		}
+	}
+	pthread_mutex_lock(&st->fault_lock);
+	int f = atomic_load(&st->fault);
+	if (msg && cap)
+		snprintf(msg, cap, "%s", f ? st->fault_msg : "");
+	pthread_mutex_unlock(&st->fault_lock);
+	return f;
+}
 
 static const struct store_engine *const engines[] = {
 	&store_sqlite_engine,
@@ -45,8 +145,19 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 	int rc = eng->open(cfg, &st->impl, &st->caps, err, errlen);
 	if (rc != STORE_OK) {
 		free(st);
+		if (is_fault(rc) || strstr(err, "readonly") ||
+		    strstr(err, "unable to open")) {
+			/* say what to do, not only what SQLite said */
+			size_t n = strlen(err);
+			snprintf(err + n, errlen - n,
+				 " (cubed needs to write %s and its "
+				 "directory: check the permissions, that the "
+				 "file system is mounted read-write and has "
+				 "room)", cfg->path);
+		}
 		return rc;
 	}
+	pthread_mutex_init(&st->fault_lock, NULL);
 	*out = st;
 	return STORE_OK;
 }
@@ -56,6 +167,7 @@ void store_close(struct store *st)
 	if (!st)
 		return;
 	st->eng->close(st->impl);
+	pthread_mutex_destroy(&st->fault_lock);
 	free(st);
 }
 
@@ -80,103 +192,123 @@ int store_schema_version(struct store *st)
 }
 
 int store_ping(struct store *st) { return st->eng->ping(st->impl); }
-int store_begin(struct store *st) { return st->eng->begin(st->impl); }
-int store_commit(struct store *st) { return st->eng->commit(st->impl); }
+
+int store_begin(struct store *st)
+{
+	last_failure = 0; /* what fails from here on is this write's */
+	return note(st, st->eng->begin(st->impl));
+}
+
+int store_commit(struct store *st)
+{
+	int rc = note(st, st->eng->commit(st->impl));
+	if (rc == STORE_OK)
+		fault_end(st);
+	return rc;
+}
+
 int store_rollback(struct store *st) { return st->eng->rollback(st->impl); }
 
 int store_create_session(struct store *st, const struct store_session *s,
 			 const struct store_event *ev0, const char *state,
 			 size_t len)
 {
-	return st->eng->create_session(st->impl, s, ev0, state, len);
+	return note(st, st->eng->create_session(st->impl, s, ev0, state, len));
 }
 
 int store_get_session(struct store *st, const char *id,
 		      struct store_session *out)
 {
-	return st->eng->get_session(st->impl, id, out);
+	return note(st, st->eng->get_session(st->impl, id, out));
 }
 
 int store_session_version(struct store *st, const char *id, int64_t *version)
 {
-	return st->eng->session_version(st->impl, id, version);
+	return note(st, st->eng->session_version(st->impl, id, version));
 }
 
 int store_append_event(struct store *st, const char *id,
 		       const struct store_event *e, int64_t undo_top,
 		       int64_t redo_top)
 {
-	return st->eng->append_event(st->impl, id, e, undo_top, redo_top);
+	return note(st, st->eng->append_event(st->impl, id, e, undo_top, redo_top));
 }
 
 int store_add_snapshot(struct store *st, const char *id, int64_t version,
 		       const char *state, size_t len)
 {
-	return st->eng->add_snapshot(st->impl, id, version, state, len);
+	return note(st, st->eng->add_snapshot(st->impl, id, version, state, len));
 }
 
 int store_replay_base(struct store *st, const char *id, int64_t at,
 		      int64_t *base, char **state, size_t *len)
 {
-	return st->eng->replay_base(st->impl, id, at, base, state, len);
+	return note(st, st->eng->replay_base(st->impl, id, at, base, state, len));
 }
 
 int store_get_event(struct store *st, const char *id, int64_t version,
 		    struct store_event *out)
 {
-	return st->eng->get_event(st->impl, id, version, out);
+	return note(st, st->eng->get_event(st->impl, id, version, out));
 }
 
 int store_events_after(struct store *st, const char *id, int64_t after,
 		       struct store_event *out, int cap)
 {
-	return st->eng->events_after(st->impl, id, after, out, cap);
+	return note(st, st->eng->events_after(st->impl, id, after, out, cap));
 }
 
 int store_delete_session(struct store *st, const char *id)
 {
-	return st->eng->delete_session(st->impl, id);
+	return note(st, st->eng->delete_session(st->impl, id));
 }
 
 int store_count_sessions(struct store *st, int64_t *count)
 {
-	return st->eng->count_sessions(st->impl, count);
+	return note(st, st->eng->count_sessions(st->impl, count));
+}
+
+int store_used_bytes(struct store *st, int64_t *bytes)
+{
+	if (!st->eng->used_bytes)
+		return STORE_ERROR;
+	return note(st, st->eng->used_bytes(st->impl, bytes));
 }
 
 int store_add_solve(struct store *st, const char *session_id,
 		    const struct store_solve *s, int64_t *out_id)
 {
-	return st->eng->add_solve(st->impl, session_id, s, out_id);
+	return note(st, st->eng->add_solve(st->impl, session_id, s, out_id));
 }
 
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap)
 {
-	return st->eng->list_solves(st->impl, session_id, after, out, cap);
+	return note(st, st->eng->list_solves(st->impl, session_id, after, out, cap));
 }
 
 int store_add_token(struct store *st, const char *session_id,
 		    struct store_token *t, const unsigned char *hash)
 {
-	return st->eng->add_token(st->impl, session_id, t, hash);
+	return note(st, st->eng->add_token(st->impl, session_id, t, hash));
 }
 
 int store_find_token(struct store *st, const char *session_id,
 		     const unsigned char *hash, struct store_token *out)
 {
-	return st->eng->find_token(st->impl, session_id, hash, out);
+	return note(st, st->eng->find_token(st->impl, session_id, hash, out));
 }
 
 int store_list_tokens(struct store *st, const char *session_id,
 		      struct store_token *out, int cap)
 {
-	return st->eng->list_tokens(st->impl, session_id, out, cap);
+	return note(st, st->eng->list_tokens(st->impl, session_id, out, cap));
 }
 
 int store_revoke_token(struct store *st, const char *session_id, int64_t id,
 		       int64_t when)
 {
-	return st->eng->revoke_token(st->impl, session_id, id, when);
+	return note(st, st->eng->revoke_token(st->impl, session_id, id, when));
 }
 
 void store_session_free(struct store_session *s)

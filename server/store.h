@@ -50,6 +50,11 @@ enum store_err {
 	STORE_ERROR = -3,      /* the engine failed: store_last_error says why */
 	STORE_SCHEMA = -4,     /* the database is newer than this binary */
 	STORE_NO_ENGINE = -5,  /* no engine of this build opens that address */
+	/* storage faults (store_fault): the call changed nothing */
+	STORE_FULL = -6,       /* the disk (or the database) is full */
+	STORE_BUSY = -7,       /* another connection held the write lock past
+				* the busy timeout */
+	STORE_UNWRITABLE = -8, /* read-only now, or an I/O error */
 };
 
 struct store;
@@ -86,6 +91,18 @@ int store_schema_version(struct store *st);
 
 /* Cheap liveness check for /readyz. */
 int store_ping(struct store *st);
+
+/* Storage faults. A call failing with STORE_FULL, STORE_BUSY or
+ * STORE_UNWRITABLE starts a fault episode (logged once, with what failed);
+ * the next commit that succeeds ends it (logged once). store_fault: the
+ * episode's fault (0: none; msg gets the engine's sentence), probing the
+ * database first, at most once a second, so that an episode ends by
+ * itself once the fault clears even when nobody writes (the disk has room
+ * again, the lock is free, the file is writable). store_last_fault: the
+ * fault of the calling thread's latest failed call (0: that failure was
+ * no storage fault), for the reply of the write that failed. */
+int store_fault(struct store *st, char *msg, size_t cap);
+int store_last_fault(void);
 
 /* Write transactions. Every write runs inside one; store_begin takes the
  * database's write lock (SQLite: BEGIN IMMEDIATE), so what a transaction
@@ -168,6 +185,11 @@ int store_delete_session(struct store *st, const char *id);
 
 /* Number of sessions. */
 int store_count_sessions(struct store *st, int64_t *count);
+
+/* Bytes the database's rows take (SQLite: pages in use, free pages not
+ * counted, so deleting frees quota). STORE_ERROR if the engine cannot
+ * tell. */
+int store_used_bytes(struct store *st, int64_t *bytes);
 
 struct store_solve {
 	int64_t id, version;

@@ -59,6 +59,13 @@ struct store_engine {
 			  const unsigned char *hash, struct store_token *out);
 	int (*list_tokens)(void *impl, const char *session_id,
 			   struct store_token *out, int cap);
+	/* Optional (NULL: no storage cap can be enforced): store_used_bytes */
+	int (*used_bytes)(void *impl, int64_t *bytes);
+	/* Optional (NULL: faults end only at a commit): can a write go
+	 * through now? STORE_OK, or STORE_FULL / STORE_BUSY /
+	 * STORE_UNWRITABLE with the reason in last_error. Must change no
+	 * row. */
+	int (*probe_write)(void *impl);
 	int (*revoke_token)(void *impl, const char *session_id, int64_t id,
 			    int64_t when);
 };

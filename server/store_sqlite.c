@@ -16,12 +16,15 @@
  */
 #include "store_engine.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_sqlite_migrate.h"
 
@@ -63,6 +66,10 @@
 	  "ORDER BY version LIMIT ?3")                                         \
 	X(S_DELETE_SESSION, "DELETE FROM sessions WHERE id = ?1")              \
 	X(S_COUNT_SESSIONS, "SELECT count(*) FROM sessions")                   \
+	X(S_USED_BYTES,                                                        \
+	  "SELECT (p.page_count - f.freelist_count) * s.page_size FROM "       \
+	  "pragma_page_count() p, pragma_freelist_count() f, "                 \
+	  "pragma_page_size() s")                                              \
 	X(S_INSERT_SOLVE,                                                      \
 	  "INSERT INTO solves (session_id, version, method, solution, length, " \
 	  "elapsed_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")       \
@@ -244,6 +251,25 @@ static sqlite3_stmt *stmt(struct conn *c, enum stmt_id id)
 	return c->stmt[id];
 }
 
+/* The store.h fault an SQLite result code is, or STORE_ERROR. */
+static int fault_of(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return STORE_FULL;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return STORE_BUSY;
+	case SQLITE_READONLY:
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+		/* SQLITE_IOERR_NOMEM is memory, not storage */
+		return rc == SQLITE_IOERR_NOMEM ? STORE_ERROR
+						: STORE_UNWRITABLE;
+	}
+	return STORE_ERROR;
+}
+
 static int fail(struct conn *c, sqlite3_stmt *s)
 {
 	int rc = sqlite3_extended_errcode(c->db);
@@ -257,7 +283,7 @@ static int fail(struct conn *c, sqlite3_stmt *s)
 	}
 	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
 		return STORE_CONFLICT;
-	return STORE_ERROR;
+	return fault_of(rc);
 }
 
 /* Run a statement with no result rows. */
@@ -449,6 +475,76 @@ static int sq_ping(void *impl) { return simple(impl, S_PING); }
 static int sq_begin(void *impl) { return simple(impl, S_BEGIN); }
 static int sq_commit(void *impl) { return simple(impl, S_COMMIT); }
 static int sq_rollback(void *impl) { return simple(impl, S_ROLLBACK); }
+
+static int sq_used_bytes(void *impl, int64_t *bytes)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_USED_BYTES);
+	if (!s)
+		return STORE_ERROR;
+	int rc = step_row(c, s);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	*bytes = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return STORE_OK;
+}
+
+/* Bytes the write probe puts on the database's file system: a write that
+ * fits is likely to fit in the database too (a commit of a few pages). */
+#define PROBE_BYTES (256 * 1024)
+
+/* Can a write go through now? The file must be writable (access() sees
+ * an immutable file even for root), the write lock free, and the file
+ * system must take PROBE_BYTES in a file beside the database, removed at
+ * once. No row changes. */
+static int sq_probe_write(void *impl)
+{
+	struct sq *st = impl;
+	CONN_OR_FAIL(c, impl);
+	if (access(st->path, W_OK) != 0) {
+		snprintf(c->error, sizeof c->error, "%s is not writable: %s",
+			 st->path, strerror(errno));
+		return STORE_UNWRITABLE;
+	}
+	/* a probe asks, it does not queue for the lock */
+	sqlite3_busy_timeout(c->db, 0);
+	int rc = simple(impl, S_BEGIN);
+	if (rc == STORE_OK)
+		simple(impl, S_ROLLBACK);
+	sqlite3_busy_timeout(c->db, st->busy_timeout_ms);
+	if (rc != STORE_OK)
+		return rc;
+	size_t n = strlen(st->path) + sizeof "-probe";
+	char *probe = malloc(n);
+	char *buf = calloc(1, PROBE_BYTES);
+	rc = STORE_ERROR;
+	if (probe == NULL || buf == NULL) {
+		nomem(c);
+		goto out;
+	}
+	snprintf(probe, n, "%s-probe", st->path);
+	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ssize_t w = fd < 0 ? -1 : write(fd, buf, PROBE_BYTES);
+	int e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	if (w == PROBE_BYTES) {
+		rc = STORE_OK;
+	} else {
+		if (w >= 0)
+			e = ENOSPC; /* a short write: the disk ran out */
+		snprintf(c->error, sizeof c->error,
+			 "cannot write beside %s: %s", st->path, strerror(e));
+		rc = e == ENOSPC || e == EDQUOT ? STORE_FULL : STORE_UNWRITABLE;
+	}
+out:
+	free(probe);
+	free(buf);
+	return rc;
+}
 
 /* -------------------------------------------------------------- sessions */
 
@@ -938,4 +1034,6 @@ const struct store_engine store_sqlite_engine = {
 	.find_token = sq_find_token,
 	.list_tokens = sq_list_tokens,
 	.revoke_token = sq_revoke_token,
+	.probe_write = sq_probe_write,
+	.used_bytes = sq_used_bytes,
 };

@@ -41,6 +41,7 @@ int main(void)
 	srunner_add_suite(sr, http_eco_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());
+	srunner_add_suite(sr, hostile_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -37,4 +37,6 @@ Suite *http_eco_suite(void); /* tests/check_http_eco.c: compression, request ids
 Suite *static_suite(void); /* tests/check_static.c: the web page's files and their headers */
 Suite *barrage_suite(void); /* tests/check_barrage.c: malformed requests to every route change nothing */
 
+Suite *hostile_suite(void); /* tests/check_hostile.c: slow clients, storage faults, private sessions, shutdown (issue 24) */
+
 #endif

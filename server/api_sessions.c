@@ -176,6 +176,12 @@ static void session_problem(struct api_reply *rp, int rc,
 		problem_reply(rp, PROBLEM_UNAVAILABLE, "shutting_down",
 			      "the server is shutting down");
 		return;
+	case SES_UNAVAILABLE:
+		problem_reply(rp, PROBLEM_UNAVAILABLE, "store_unavailable",
+			      "the database cannot be reached; nothing was "
+			      "changed, retry later");
+		api_reply_header(rp, "Retry-After", "1");
+		return;
 	default:
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
 			      "the database failed: %s", sessions_strerror(rc));

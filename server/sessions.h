@@ -56,6 +56,7 @@ enum ses_err {
 	SES_NOT_OWNER = -13,     /* an owner-only request with another token */
 	SES_NAME_TAKEN = -14,    /* a token name already used in the session */
 	SES_NO_SUCH_TOKEN = -15, /* revoking a token that is not live */
+	SES_UNAVAILABLE = -16,   /* the database cannot be reached now */
 };
 
 /* What a token may do in a session. */

@@ -7,6 +7,8 @@
  * never sees one either. */
 #include "sessions_internal.h"
 
+#include "log.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -83,6 +85,9 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		}
 		if (!failed && store_commit(s->store) == STORE_OK)
 			return 1;
+		/* the operator's clue: the client gets 500 or 503 */
+		log_msg(LOG_WARN, "a write batch was rolled back: %s",
+			store_last_error(s->store));
 		store_rollback(s->store);
 		for (struct ses_op *op = batch; op; op = op->next)
 			op_reset(s, op);
@@ -157,9 +162,13 @@ static uint64_t thread_cpu_ns(void)
 static void finish_batch(struct sessions *s, struct ses_op *batch, int ok,
 			 uint64_t *snapshots, uint64_t *conflicts)
 {
+	/* the database could not be reached: the client may retry */
+	int down = store_unavailable(s->store);
 	for (struct ses_op *op = batch; op; op = op->next) {
 		if (!ok && op->rc == SES_OK)
 			op->rc = SES_STORE;
+		if (op->rc == SES_STORE && down)
+			op->rc = SES_UNAVAILABLE;
 		*snapshots += op->snapshots;
 		*conflicts += op->conflicts;
 		if (op->rc != SES_OK)

@@ -60,14 +60,50 @@ static void op_reset(struct sessions *s, struct ses_op *op)
  * SES_STORE, a database error, can come after part of an op was written:
  * then the whole transaction is rolled back and the batch runs again
  * without that op, which keeps its SES_STORE. */
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Other nodes write too: take every session the batch touches now, in id
+ * order (see store_lock_sessions), so no two nodes' batches wait for each
+ * other in a circle. */
+static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
+{
+	const char **ids = malloc((size_t)count * sizeof *ids);
+	if (!ids)
+		return STORE_ERROR;
+	int n = 0;
+	for (struct ses_op *op = batch; op && n < count; op = op->next)
+		if (op->id[0] && op->kind != OP_CREATE)
+			ids[n++] = op->id;
+	qsort(ids, (size_t)n, sizeof *ids, by_id);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (k == 0 || strcmp(ids[k - 1], ids[i]) != 0)
+			ids[k++] = ids[i];
+	int rc = store_lock_sessions(s->store, ids, k);
+	free(ids);
+	return rc;
+}
+
 static int run_batch(struct sessions *s, struct ses_op *batch,
 		     uint64_t *events)
 {
+	int count = 0;
+	for (struct ses_op *op = batch; op; op = op->next)
+		count++;
 	for (struct ses_op *op = batch; op; op = op->next)
 		op->rc = SES_OK;
 	for (;;) {
 		*events = 0;
 		if (store_begin(s->store) != STORE_OK) {
+			for (struct ses_op *op = batch; op; op = op->next)
+				op->rc = SES_STORE;
+			return 0;
+		}
+		if (s->shared && lock_batch(s, batch, count) != STORE_OK) {
+			store_rollback(s->store);
 			for (struct ses_op *op = batch; op; op = op->next)
 				op->rc = SES_STORE;
 			return 0;

@@ -80,6 +80,13 @@ int store_unavailable(struct store *st)
 	return st->eng->unavailable ? st->eng->unavailable(st->impl) : 0;
 }
 
+int store_lock_sessions(struct store *st, const char *const *ids, int n)
+{
+	if (!st->eng->lock_sessions || n <= 0)
+		return STORE_OK;
+	return st->eng->lock_sessions(st->impl, ids, n);
+}
+
 int store_idem_claim(struct store *st, const unsigned char *scope,
 		     const unsigned char *print, int64_t now, int64_t ttl_ms,
 		     struct store_idem *out)

@@ -145,6 +145,14 @@ int store_get_session(struct store *st, const char *id,
  * PostgreSQL: the row is locked), so what it said stays true. */
 int store_session_version(struct store *st, const char *id, int64_t *version);
 
+/* Inside a write transaction: keep other writers off these sessions (n
+ * ids, sorted by strcmp, no duplicates) until it ends. Taking a batch's
+ * sessions at its start, in one order every node follows, means two
+ * nodes' transactions never wait for each other in a circle (a
+ * deadlock). SQLite's BEGIN IMMEDIATE already excludes every other
+ * writer: there it does nothing. */
+int store_lock_sessions(struct store *st, const char *const *ids, int n);
+
 /* Append event e and move the session to it (version = e->version,
  * undo_top, redo_top, updated_at = e->created_at), only if the session is
  * at e->version - 1: else STORE_CONFLICT and nothing is written (another

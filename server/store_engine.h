@@ -62,6 +62,8 @@ struct store_engine {
 			   struct store_token *out, int cap);
 	int (*revoke_token)(void *impl, const char *session_id, int64_t id,
 			    int64_t when);
+	/* NULL: nothing to do (the transaction excludes other writers) */
+	int (*lock_sessions)(void *impl, const char *const *ids, int n);
 	/* NULL: records stay in each process's memory */
 	int (*idem_claim)(void *impl, const unsigned char *scope,
 			  const unsigned char *print, int64_t now,

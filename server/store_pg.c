@@ -69,6 +69,9 @@
 	  "encode(token_hash, 'hex'), title, visibility FROM sessions "        \
 	  "WHERE id = $1")                                                     \
 	X(S_SESSION_VERSION, 1, "SELECT version FROM sessions WHERE id = $1")  \
+	X(S_LOCK_SESSIONS, 1,                                                  \
+	  "SELECT id FROM sessions WHERE id = ANY($1::text[]) ORDER BY id "    \
+	  "FOR UPDATE")                                                        \
 	X(S_SESSION_VERSION_LOCK, 1,                                           \
 	  "SELECT version FROM sessions WHERE id = $1 FOR UPDATE")             \
 	X(S_ADVANCE, 5,                                                        \
@@ -996,6 +999,41 @@ static int pg_revoke_token(void *impl, const char *session_id, int64_t id,
 	return n == 1 ? STORE_OK : STORE_NOT_FOUND;
 }
 
+/* The rows are locked as the sorted scan returns them: in id order on
+ * every node. Session ids are URL-safe base64, but every element is
+ * quoted and escaped anyway. */
+static int pg_lock_sessions(void *impl, const char *const *ids, int n)
+{
+	size_t cap = 3;
+	for (int i = 0; i < n; i++)
+		cap += 2 * strlen(ids[i]) + 3;
+	char *arr = malloc(cap);
+	if (!arr)
+		return nomem(impl);
+	size_t k = 0;
+	arr[k++] = '{';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			arr[k++] = ',';
+		arr[k++] = '"';
+		for (const char *c = ids[i]; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				arr[k++] = '\\';
+			arr[k++] = *c;
+		}
+		arr[k++] = '"';
+	}
+	arr[k++] = '}';
+	arr[k] = '\0';
+	const char *p[] = {arr};
+	PGresult *r;
+	int rc = call(impl, S_LOCK_SESSIONS, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	free(arr);
+	return rc;
+}
+
 /* ----------------------------------------------------------- idempotency */
 
 static int pg_idem_claim(void *impl, const unsigned char *scope,
@@ -1209,6 +1247,7 @@ const struct store_engine store_pg_engine = {
 	.find_token = pg_find_token,
 	.list_tokens = pg_list_tokens,
 	.revoke_token = pg_revoke_token,
+	.lock_sessions = pg_lock_sessions,
 	.idem_claim = pg_idem_claim,
 	.idem_finish = pg_idem_finish,
 	.idem_abort = pg_idem_abort,

@@ -5,14 +5,19 @@
 #   make run        install missing packages (node and npm too), build, serve
 #                   the page and the API on :8080 (data in ./data/)
 #   make test       install missing packages (Chromium too), build and run
-#                   every test (Check suites + black-box HTTP, then the
-#                   browser tests: make test-web)
+#                   the everyday tests (Check suites but the cases tagged
+#                   "slow", black-box HTTP, then the browser tests: make test-web)
+#   make test-slow  the full sweeps the everyday suites shorten: the cases
+#                   tagged "slow" (big-cube sweeps), then SLOW_SUITES again
+#                   with their full loop counts (CUBED_SLOW=1); CI runs it
 #   make test-pg    the store suites on a private PostgreSQL cluster, and
 #                   the two-node suite (needs the postgresql package)
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png), taken by
 #                   the browser tests
+#   make test-slow  the long sweeps left out of make test (Check tests tagged
+#                   "slow": every big-cube size and parity case, 128×128)
 #   make sanitize   the same tests under ASan + UBSan (separate build dir,
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
@@ -58,7 +63,7 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test test-run test-pg bench-pg contract client-check sanitize bench soak \
+.PHONY: all run test test-run test-slow test-pg bench-pg contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
 	test-web bench-web screenshot
 
@@ -137,8 +142,25 @@ test: deps-test
 
 test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
-	CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 	@$(MAKE) --no-print-directory test-web
+
+# The slow sweeps: the Check cases tagged "slow" (tcase_set_tags), then
+# these suites again with their full loop counts (tests/require.h:
+# test_slow()). make test runs a short version of each. A branch with a
+# slow suite of its own tags its case "slow" or adds it here:
+# SLOW_SUITES += name.
+SLOW_SUITES := solve beginner
+test-slow: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	CK_INCLUDE_TAGS=slow CUBED_SLOW=1 CUBED_BIN=$(BUILD)/cubed \
+		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+	@for s in $(SLOW_SUITES); do \
+		echo "test-slow: $$s"; \
+		CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=slow CUBED_SLOW=1 \
+			CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+			CUBED_TABLES=$(TABLES) $(BUILD)/run_tests || exit 1; \
+	done
 
 # The store suites again on PostgreSQL (tests/run_tests.c, CUBED_TEST_DB=pg):
 # a private cluster for the run (tests/pg_cluster.c: initdb + pg_ctl in a
@@ -147,7 +169,7 @@ test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 # engine's and two-node suites. CI runs it after make test.
 test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
-	CUBED_TEST_DB=pg CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+	CUBED_TEST_DB=pg CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
 		CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 
 # npm ci and Chromium must be there: the browser tests never skip

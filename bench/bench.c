@@ -53,6 +53,15 @@
 
 static volatile uint64_t sink; /* everything measured ends up here */
 
+/* CPU time of this process: what a solve costs when other processes
+ * share the machine (wall time then counts their turns too). */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -1549,31 +1558,38 @@ static void *reduce_tables(void)
 }
 
 /* Random-move states (two WCA-length scrambles from seeded generators)
- * of n = 4, 5, 6, 7, 10, 17 (or the one SIZE asked for, any n from 4)
+ * of n = 4 to 10 and 17 (or the one SIZE asked for, any n from 4)
  * solved by reduce_solve: every answer checked
  * by applying it; median moves in STM (moves_metrics: any turn of a block
  * of adjacent layers, "3Rw" or "2-3Lw'", counts 1, a whole-cube rotation
  * 0; reduce_solve emits none), the metric the published figures use;
  * beside it the median counted in layer turns (a block of k layers counts
  * k: the count before block turns were merged), median and largest time
- * per solve, and the published averages of the best-known open big-cube
- * solver where there is one. count states per size (17×17: half as
+ * per solve (wall and CPU), mean and largest length, and the published
+ * averages of the open NxNxN solver with figures for 4×4 to 10×10
+ * (dwalton76's) and, where another solver publishes fewer, the best
+ * public figure (TPR-4x4x4, cube555). count states per size (17×17: half as
  * many). The staged center search's tables are built first, once (its
  * time printed), and shared by every solve as the server shares them;
- * CUBED_BENCH_OWN_TABLES=1 makes each solve build its own instead. */
+ * CUBED_BENCH_OWN_TABLES=1 makes each solve build its own instead, and
+ * CUBED_BENCH_EFFORT=2 or 3 solves at that effort (reduce_limits). */
 static void bench_reduce(int count, int only)
 {
-	static const int listed[] = {4, 5, 6, 7, 10, 17};
-	static const int pub[] = {72, 99, 0, 214, 0, 0};
-	int sizes[6], published[6], nsizes = 0;
+	static const int listed[] = {4, 5, 6, 7, 8, 9, 10, 17};
+	static const int pub[] = {72, 99, 156, 214, 326, 389, 543, 0};
+	static const double best_pub[] = {44.6, 72, 0, 0, 0, 0, 0, 0};
+	int sizes[8], published[8], nsizes = 0;
+	double best[8];
 	for (size_t si = 0; si < sizeof listed / sizeof *listed; si++) {
 		if (only && listed[si] != only)
 			continue;
 		sizes[nsizes] = listed[si];
+		best[nsizes] = best_pub[si];
 		published[nsizes++] = pub[si];
 	}
 	if (!nsizes) { /* any other size asked for */
 		sizes[0] = only;
+		best[0] = 0;
 		published[nsizes++] = 0;
 	}
 	if (only < 0 || only == 1 || only == 2 || only == 3 ||
@@ -1583,7 +1599,15 @@ static void bench_reduce(int count, int only)
 	/* the staged-center tables built once and shared by every solve,
 	 * as the server does (CUBED_BENCH_OWN_TABLES=1: each solve builds
 	 * its own, as before) */
-	reduce_limits lim = {NULL, NULL, NULL};
+	reduce_limits lim = {.poll = NULL};
+#ifdef REDUCE_MAX_EFFORT /* (builds before the effort have none) */
+	const char *eff = getenv("CUBED_BENCH_EFFORT");
+	lim.effort = eff ? atoi(eff) : 0;
+#endif
+	/* CUBED_BENCH_FIRST=i starts at the i-th state (bench/reduce_cmp.sh
+	 * runs two builds state by state) */
+	const char *fst = getenv("CUBED_BENCH_FIRST");
+	unsigned first = fst ? (unsigned)atoi(fst) : 0;
 	const char *own = getenv("CUBED_BENCH_OWN_TABLES");
 	void *stage = NULL;
 	if (!own || strcmp(own, "1") != 0) {
@@ -1612,9 +1636,12 @@ static void bench_reduce(int count, int only)
 		int *moves = xmalloc((size_t)k * sizeof *moves);
 		int *layers = xmalloc((size_t)k * sizeof *layers);
 		double *ms = xmalloc((size_t)k * sizeof *ms), worst = 0;
+		double *cpu = xmalloc((size_t)k * sizeof *cpu), msum = 0;
+		int mmax = 0;
 		for (int i = 0; i < k; i++) {
 			cube_rng r;
-			cube_rng_seed(&r, 9100u * (unsigned)n + (unsigned)i);
+			cube_rng_seed(&r, 9100u * (unsigned)n + (unsigned)i +
+					      first);
 			cube_init(c, n);
 			for (int rep = 0; rep < 2; rep++) {
 				if (scramble_moves(&r, n, sc, len) != len)
@@ -1622,10 +1649,11 @@ static void bench_reduce(int count, int only)
 				cube_apply_moves(c, sc, (size_t)len);
 			}
 			reduce_result res;
-			uint64_t t0 = now_ns();
+			uint64_t t0 = now_ns(), c0 = cpu_ns();
 			int m = reduce_solve(tables, c, &lim, work, ws, out, cap,
 					     &res);
 			ms[i] = (double)(now_ns() - t0) / 1e6;
+			cpu[i] = (double)(cpu_ns() - c0) / 1e6;
 			if (ms[i] > worst)
 				worst = ms[i];
 			moves[i] = layers[i] = m;
@@ -1634,6 +1662,9 @@ static void bench_reduce(int count, int only)
 			alg_metrics am;
 			moves_metrics(out, (size_t)m, n, &am);
 			moves[i] = (int)am.stm;
+			msum += (double)am.stm / k;
+			if (moves[i] > mmax)
+				mmax = moves[i];
 			for (int st = 0; st < REDUCE_STAGES; st++) {
 				moves_metrics(out + res.stage[st].start,
 					      (size_t)res.stage[st].count, n, &am);
@@ -1672,6 +1703,11 @@ static void bench_reduce(int count, int only)
 				 "reduce_%dx%d_moves_published", n, n);
 			figi(name, (uint64_t)published[si], "moves");
 		}
+		if (best[si] > 0) {
+			snprintf(name, sizeof name,
+				 "reduce_%dx%d_moves_best_public", n, n);
+			fig(name, best[si], "moves");
+		}
 		/* one figure per line, as everywhere: the mean STM moves of
 		 * each stage, and of the staged center search's four steps */
 		for (int st = 0; st < REDUCE_STAGES; st++) {
@@ -1692,7 +1728,14 @@ static void bench_reduce(int count, int only)
 		fig(name, median(ms, k), "ms");
 		snprintf(name, sizeof name, "reduce_%dx%d_ms_max", n, n);
 		fig(name, worst, "ms");
+		snprintf(name, sizeof name, "reduce_%dx%d_cpu_ms_median", n, n);
+		fig(name, median(cpu, k), "ms");
+		snprintf(name, sizeof name, "reduce_%dx%d_moves_mean", n, n);
+		fig(name, msum, "moves");
+		snprintf(name, sizeof name, "reduce_%dx%d_moves_max", n, n);
+		figi(name, (uint64_t)mmax, "moves");
 		free(ms);
+		free(cpu);
 		free(moves);
 		free(layers);
 		free(d);

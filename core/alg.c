@@ -1,32 +1,23 @@
 /* alg.c — move notation for n×n×n cubes: a recursive-descent parser that
- * builds a tree in a caller-owned node array, and the readers of that tree:
- * printers (canonical, inverse, expanded), an iterator over the expansion,
- * metrics, apply, and simplification of plain move lists.
+ * builds a tree in a caller-owned node array, and the readers of that tree
+ * that do not print: sizes, limits and metrics, an iterator over the
+ * expansion, apply. Printing and plain move lists are alg_print.c.
  *
  * The grammar follows cubing.js (see alg.h): every unit must be followed by
  * whitespace, a closing bracket, ',' or ':', a comment, or the end. Errors
  * carry the offset of the offending token so clients can point at it.
  */
 #include "alg.h"
+#include "alg_internal.h"
 #include "cube_internal.h"
 
 #include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
-enum fam_kind { FAM_FACE, FAM_WIDE, FAM_SLICE, FAM_WSLICE, FAM_ROT };
-
-struct family {
-	char name[3];
-	unsigned char kind;  /* enum fam_kind */
-	unsigned char axis;  /* enum cube_axis */
-	signed char dir;     /* +1 turns like R/U/F, -1 like L/D/B */
-	char letter;         /* face letter for printing face and wide moves */
-};
-
 /* Every family the parser knows. Order is irrelevant: lookup is by exact
  * token. */
-static const struct family families[] = {
+const struct family alg__families[] = {
 	{"R", FAM_FACE, CUBE_X, 1, 'R'},   {"U", FAM_FACE, CUBE_Y, 1, 'U'},
 	{"F", FAM_FACE, CUBE_Z, 1, 'F'},   {"D", FAM_FACE, CUBE_Y, -1, 'D'},
 	{"L", FAM_FACE, CUBE_X, -1, 'L'},  {"B", FAM_FACE, CUBE_Z, -1, 'B'},
@@ -45,10 +36,10 @@ static const struct family families[] = {
 	{"Dv", FAM_ROT, CUBE_Y, -1, 0},    {"Lv", FAM_ROT, CUBE_X, -1, 0},
 	{"Bv", FAM_ROT, CUBE_Z, -1, 0},
 };
-#define NFAMILIES (int)(sizeof families / sizeof families[0])
+#define NFAMILIES (int)(sizeof alg__families / sizeof alg__families[0])
 #define NFAMILIES_MAX 33
 
-static const char rot_names[3] = {'x', 'y', 'z'};
+const char alg__rot_names[3] = {'x', 'y', 'z'};
 
 void alg_limits_default(alg_limits *lim)
 {
@@ -351,7 +342,7 @@ static int parse_move(struct parser *p, int32_t *out, struct size *sz)
 	int fi = lookup_family(p->s + fam_at, pos - fam_at);
 	if (fi < 0) /* report the whole token: "Q", "RW", "3#" */
 		return fail(p, ALG_ETOKEN, start, token_len(p, start));
-	const struct family *fam = &families[fi];
+	const struct family *fam = &alg__families[fi];
 	if (has_prefix && fam->kind != FAM_FACE && fam->kind != FAM_WIDE)
 		return fail(p, ALG_ETOKEN, start, pos - start);
 
@@ -416,7 +407,7 @@ static int parse_move(struct parser *p, int32_t *out, struct size *sz)
 static void plain_layers_init(struct plain_layers *pl, int n)
 {
 	for (int k = 0; k < NFAMILIES; k++) {
-		const struct family *fam = &families[k];
+		const struct family *fam = &alg__families[k];
 		uint32_t a = 1, b = 1;
 		int err = 0;
 		switch (fam->kind) {
@@ -766,7 +757,7 @@ uint64_t move_work(const cube_move *m, int n)
 	return (uint64_t)(m->hi - m->lo + 1) * 4u * (uint64_t)n;
 }
 
-static void metrics_add(alg_metrics *to, const alg_metrics *x, uint64_t times)
+void alg__metrics_add(alg_metrics *to, const alg_metrics *x, uint64_t times)
 {
 	to->moves = sat_add(to->moves, sat_mul(x->moves, times));
 	to->htm = sat_add(to->htm, sat_mul(x->htm, times));
@@ -775,7 +766,7 @@ static void metrics_add(alg_metrics *to, const alg_metrics *x, uint64_t times)
 	to->etm = sat_add(to->etm, sat_mul(x->etm, times));
 }
 
-static void move_metrics(const cube_move *m, int n, alg_metrics *out)
+void alg__move_metrics(const cube_move *m, int n, alg_metrics *out)
 {
 	memset(out, 0, sizeof *out);
 	out->moves = 1;
@@ -820,7 +811,7 @@ static void unit_totals(const alg_t *a, int32_t id, struct totals *t)
 		return;
 	if (nd->kind == ALG_MOVE) {
 		cube_move m = alg_node_move(nd, 0);
-		move_metrics(&m, a->n, &t->m);
+		alg__move_metrics(&m, a->n, &t->m);
 		t->work = move_work(&m, a->n);
 		return;
 	}
@@ -841,10 +832,10 @@ static void unit_totals(const alg_t *a, int32_t id, struct totals *t)
 		memset(&tb, 0, sizeof tb);
 	struct totals once;
 	memset(&once, 0, sizeof once);
-	metrics_add(&once.m, &ta.m, wa);
-	metrics_add(&once.m, &tb.m, wb);
+	alg__metrics_add(&once.m, &ta.m, wa);
+	alg__metrics_add(&once.m, &tb.m, wb);
 	once.work = sat_add(sat_mul(ta.work, wa), sat_mul(tb.work, wb));
-	metrics_add(&t->m, &once.m, times);
+	alg__metrics_add(&t->m, &once.m, times);
 	t->work = sat_mul(once.work, times);
 }
 
@@ -854,7 +845,7 @@ static void seq_totals(const alg_t *a, int32_t first, struct totals *t)
 	for (int32_t id = first; id >= 0; id = a->nodes[id].next) {
 		struct totals u;
 		unit_totals(a, id, &u);
-		metrics_add(&t->m, &u.m, 1);
+		alg__metrics_add(&t->m, &u.m, 1);
 		t->work = sat_add(t->work, u.work);
 	}
 }
@@ -922,213 +913,6 @@ void alg_metrics_of(const alg_t *a, alg_metrics *out)
 	struct totals t;
 	unit_totals(a, a->root, &t);
 	*out = t.m;
-}
-
-/* -------------------------------------------------------------- printing */
-
-struct writer {
-	char *out;
-	size_t cap, len;
-};
-
-static void put(struct writer *w, const char *s, size_t k)
-{
-	if (w->len < w->cap) {
-		size_t room = w->cap - w->len;
-		memcpy(w->out + w->len, s, k < room ? k : room);
-	}
-	w->len += k;
-}
-
-static void puts_(struct writer *w, const char *s)
-{
-	put(w, s, strlen(s));
-}
-
-static void putc_(struct writer *w, char c)
-{
-	put(w, &c, 1);
-}
-
-static void put_uint(struct writer *w, uint64_t v)
-{
-	char buf[24];
-	int k = 0;
-	do {
-		buf[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (k)
-		putc_(w, buf[--k]);
-}
-
-static size_t finish(struct writer *w)
-{
-	if (w->cap) {
-		size_t end = w->len < w->cap ? w->len : w->cap - 1;
-		w->out[end] = '\0';
-	}
-	return w->len;
-}
-
-/* "", "'", "2", "2'", "0". */
-static void put_amount(struct writer *w, int64_t v)
-{
-	if (v == 1)
-		return;
-	if (v == -1) {
-		putc_(w, '\'');
-		return;
-	}
-	put_uint(w, (uint64_t)(v < 0 ? -v : v));
-	if (v < 0)
-		putc_(w, '\'');
-}
-
-/* Layer prefix and family in canonical spelling; returns the sign to apply
- * to the amount (-1 for Lv/Dv/Bv, printed as x'/y'/z'). */
-static int put_move_name(struct writer *w, const alg_node *nd)
-{
-	const struct family *fam = &families[nd->family];
-	unsigned a = nd->outer, b = nd->inner;
-	switch (fam->kind) {
-	case FAM_FACE:
-		if (nd->outer) { /* range a-b */
-			goto range;
-		}
-		if (b > 1)
-			put_uint(w, b);
-		putc_(w, fam->letter);
-		return 1;
-	case FAM_WIDE:
-		if (nd->outer)
-			goto range;
-		if (b == 1) {
-			putc_(w, fam->letter);
-			return 1;
-		}
-		if (b > 2)
-			put_uint(w, b);
-		putc_(w, fam->letter);
-		putc_(w, 'w');
-		return 1;
-	case FAM_ROT:
-		putc_(w, rot_names[fam->axis]);
-		return fam->dir;
-	default:
-		puts_(w, fam->name);
-		return 1;
-	}
-range:
-	if (a == 1) {
-		if (b > 2)
-			put_uint(w, b);
-	} else {
-		put_uint(w, a);
-		putc_(w, '-');
-		put_uint(w, b);
-	}
-	putc_(w, fam->letter);
-	putc_(w, 'w');
-	return 1;
-}
-
-static void put_move(struct writer *w, const alg_node *nd, int inverted)
-{
-	int sign = put_move_name(w, nd);
-	int64_t v = (int64_t)nd->amount * sign * (inverted ? -1 : 1);
-	put_amount(w, v);
-}
-
-static void print_seq(struct writer *w, const alg_t *a, int32_t first,
-		      int invert);
-
-/* One unit, inverted or not, structure kept. */
-static void print_unit(struct writer *w, const alg_t *a, int32_t id,
-		       int invert)
-{
-	const alg_node *nd = &a->nodes[id];
-	int64_t amount = nd->amount;
-	switch (nd->kind) {
-	case ALG_PAUSE:
-		putc_(w, '.');
-		return;
-	case ALG_MOVE:
-		put_move(w, nd, invert);
-		return;
-	case ALG_GROUP:
-		putc_(w, '(');
-		print_seq(w, a, nd->a_first, 0);
-		putc_(w, ')');
-		put_amount(w, invert ? -amount : amount);
-		return;
-	default:
-		break;
-	}
-	/* Commutator or conjugate. Inverting one with amount 1 rewrites it:
-	 * [A, B]' = [B, A] and [A: B]' = [A: B']; otherwise the amount flips. */
-	int rewrite = invert && amount == 1;
-	putc_(w, '[');
-	if (nd->kind == ALG_COMM) {
-		print_seq(w, a, rewrite ? nd->b_first : nd->a_first, 0);
-		puts_(w, ", ");
-		print_seq(w, a, rewrite ? nd->a_first : nd->b_first, 0);
-	} else {
-		print_seq(w, a, nd->a_first, 0);
-		puts_(w, ": ");
-		if (rewrite)
-			print_seq(w, a, nd->b_last, 1);
-		else
-			print_seq(w, a, nd->b_first, 0);
-	}
-	putc_(w, ']');
-	if (!rewrite)
-		put_amount(w, invert ? -amount : amount);
-}
-
-/* A sequence from first (forward) or, when invert, from the given last
- * node backwards with each unit inverted. */
-static void print_seq(struct writer *w, const alg_t *a, int32_t from,
-		      int invert)
-{
-	int sep = 0;
-	for (int32_t id = from; id >= 0;
-	     id = invert ? a->nodes[id].prev : a->nodes[id].next) {
-		if (sep)
-			putc_(w, ' ');
-		print_unit(w, a, id, invert);
-		sep = 1;
-	}
-}
-
-size_t alg_print_canonical(const alg_t *a, char *out, size_t cap)
-{
-	struct writer w = {out, cap, 0};
-	print_seq(&w, a, a->nodes[a->root].a_first, 0);
-	return finish(&w);
-}
-
-size_t alg_print_inverse(const alg_t *a, char *out, size_t cap)
-{
-	struct writer w = {out, cap, 0};
-	print_seq(&w, a, a->nodes[a->root].a_last, 1);
-	return finish(&w);
-}
-
-size_t alg_print_expanded(const alg_t *a, int inverse, char *out, size_t cap)
-{
-	struct writer w = {out, cap, 0};
-	alg_iter it;
-	int32_t id;
-	int inv, sep = 0;
-	alg_iter_init(&it, a, inverse);
-	while (alg_iter_next(&it, &id, &inv)) {
-		if (sep)
-			putc_(&w, ' ');
-		put_move(&w, &a->nodes[id], inv);
-		sep = 1;
-	}
-	return finish(&w);
 }
 
 /* -------------------------------------------------------------- iterator */
@@ -1295,217 +1079,4 @@ int64_t alg_expand(const alg_t *a, int inverse, cube_move *out, size_t cap)
 	while (alg_iter_next(&it, &id, &inv))
 		out[k++] = alg_node_move(&a->nodes[id], inv);
 	return (int64_t)k;
-}
-
-/* ------------------------------------------------------ plain move lists */
-
-void moves_metrics(const cube_move *m, size_t count, int n, alg_metrics *out)
-{
-	memset(out, 0, sizeof *out);
-	for (size_t k = 0; k < count; k++) {
-		alg_metrics one;
-		move_metrics(&m[k], n, &one);
-		metrics_add(out, &one, 1);
-	}
-}
-
-size_t moves_simplify(cube_move *m, size_t count)
-{
-	size_t out = 0;
-	for (size_t k = 0; k < count; k++) {
-		cube_move mv = m[k];
-		mv.qt &= 3;
-		if (mv.qt == 0)
-			continue;
-		int merged = 0;
-		size_t seen = 0;
-		for (size_t j = out; j-- > 0 && seen < ALG_SIMPLIFY_WINDOW;
-		     seen++) {
-			if (m[j].axis != mv.axis)
-				break;
-			if (m[j].lo != mv.lo || m[j].hi != mv.hi)
-				continue;
-			int q = (m[j].qt + mv.qt) & 3;
-			if (q == 0) {
-				memmove(&m[j], &m[j + 1],
-					(out - j - 1) * sizeof *m);
-				out--;
-			} else {
-				m[j].qt = (uint8_t)q;
-			}
-			merged = 1;
-			break;
-		}
-		if (!merged)
-			m[out++] = mv;
-	}
-	return out;
-}
-
-static size_t put_block(cube_move *out, size_t w, int axis, int qt, int lo,
-			int hi, int n, int had_rotation)
-{
-	cube_move mv = {(uint8_t)axis, (uint8_t)qt, (uint16_t)lo,
-			(uint16_t)hi};
-	if (lo == 0 && hi == n - 1 && n > 1 && !had_rotation) {
-		mv.hi = (uint16_t)(hi - 1);
-		out[w++] = mv;
-		mv.lo = mv.hi = (uint16_t)hi;
-	}
-	out[w++] = mv;
-	return w;
-}
-
-/* One run of count same-axis moves (they commute) rewritten as the
- * layers' net amounts: each stretch of adjacent layers turned by the same
- * amount becomes one block. A stretch over every layer (a whole-cube
- * rotation) is kept apart from its last layer unless the run already held
- * a rotation, so merging never turns layer turns into a rotation that the
- * metrics would count as nothing. Writes to out (room for 2·count) and
- * returns the moves written. */
-static size_t merge_run(const cube_move *m, size_t count, int n,
-			cube_move *out)
-{
-	/* the amounts change only at a move's lo or hi + 1: sort those
-	 * points (count <= ALG_MERGE_RUN, insertion sort is enough) */
-	struct point {
-		int at, dq;
-	} pt[2 * ALG_MERGE_RUN];
-	size_t np = 0;
-	int had_rotation = 0;
-	for (size_t k = 0; k < count; k++) {
-		had_rotation |= m[k].lo == 0 && m[k].hi == n - 1;
-		struct point a = {m[k].lo, m[k].qt & 3},
-			     b = {m[k].hi + 1, (4 - (m[k].qt & 3)) & 3};
-		struct point two[2] = {a, b};
-		for (int t = 0; t < 2; t++) {
-			size_t j = np++;
-			while (j > 0 && pt[j - 1].at > two[t].at) {
-				pt[j] = pt[j - 1];
-				j--;
-			}
-			pt[j] = two[t];
-		}
-	}
-	/* stretches of one amount, from each point where it changes */
-	size_t w = 0;
-	int amount = 0, from = 0, cur = 0;
-	for (size_t i = 0; i < np;) {
-		int at = pt[i].at;
-		while (i < np && pt[i].at == at)
-			amount = (amount + pt[i++].dq) & 3;
-		if (amount == cur)
-			continue;
-		if (cur)
-			w = put_block(out, w, m[0].axis, cur, from, at - 1, n,
-				      had_rotation);
-		cur = amount;
-		from = at;
-	}
-	return w;
-}
-
-size_t moves_merge_blocks(cube_move *m, size_t count, int n)
-{
-	size_t out = 0;
-	for (size_t k = 0; k < count;) {
-		size_t len = 1;
-		while (k + len < count && len < ALG_MERGE_RUN &&
-		       m[k + len].axis == m[k].axis)
-			len++;
-		cube_move merged[2 * ALG_MERGE_RUN];
-		size_t w = len > 1 ? merge_run(&m[k], len, n, merged) : len;
-		if (len > 1 && w < len) {
-			memcpy(&m[out], merged, w * sizeof *m);
-			out += w;
-		} else {
-			memmove(&m[out], &m[k], len * sizeof *m);
-			out += len;
-		}
-		k += len;
-	}
-	return out;
-}
-
-static const char pos_letter[3] = {'R', 'U', 'F'};
-static const char neg_letter[3] = {'L', 'D', 'B'};
-static const char mid_letter[3] = {'M', 'E', 'S'};
-/* M turns like L, E like D (against +axis), S like F (with it). */
-static const int mid_sign[3] = {-1, -1, 1};
-
-static void put_qt(struct writer *w, int qt)
-{
-	if (qt == 2)
-		putc_(w, '2');
-	else if (qt == 3)
-		putc_(w, '\'');
-}
-
-static void put_plain_move(struct writer *w, const cube_move *mv, int n)
-{
-	int m = n - 1, lo = mv->lo, hi = mv->hi, ax = mv->axis;
-	int qt = mv->qt & 3;
-	int neg = (4 - qt) & 3;
-	if (lo == 0 && hi == m) {
-		putc_(w, rot_names[ax]);
-		put_qt(w, qt);
-	} else if (lo == 0) {
-		if (hi > 1)
-			put_uint(w, (uint64_t)hi + 1);
-		putc_(w, pos_letter[ax]);
-		if (hi > 0)
-			putc_(w, 'w');
-		put_qt(w, qt);
-	} else if (hi == m) {
-		int k = n - lo;
-		if (k > 2)
-			put_uint(w, (uint64_t)k);
-		putc_(w, neg_letter[ax]);
-		if (k > 1)
-			putc_(w, 'w');
-		put_qt(w, neg);
-	} else if (lo == hi && n % 2 == 1 && lo == m / 2) {
-		putc_(w, mid_letter[ax]);
-		put_qt(w, mid_sign[ax] > 0 ? qt : neg);
-	} else if (lo == hi) {
-		if (lo <= m - lo) {
-			put_uint(w, (uint64_t)lo + 1);
-			putc_(w, pos_letter[ax]);
-			put_qt(w, qt);
-		} else {
-			put_uint(w, (uint64_t)(n - lo));
-			putc_(w, neg_letter[ax]);
-			put_qt(w, neg);
-		}
-	} else if (lo <= m - hi) {
-		put_uint(w, (uint64_t)lo + 1);
-		putc_(w, '-');
-		put_uint(w, (uint64_t)hi + 1);
-		putc_(w, pos_letter[ax]);
-		putc_(w, 'w');
-		put_qt(w, qt);
-	} else {
-		put_uint(w, (uint64_t)(n - hi));
-		putc_(w, '-');
-		put_uint(w, (uint64_t)(n - lo));
-		putc_(w, neg_letter[ax]);
-		putc_(w, 'w');
-		put_qt(w, neg);
-	}
-}
-
-size_t moves_print(const cube_move *m, size_t count, int n, char *out,
-		   size_t cap)
-{
-	struct writer w = {out, cap, 0};
-	int sep = 0;
-	for (size_t k = 0; k < count; k++) {
-		if ((m[k].qt & 3) == 0)
-			continue;
-		if (sep)
-			putc_(&w, ' ');
-		put_plain_move(&w, &m[k], n);
-		sep = 1;
-	}
-	return finish(&w);
 }

@@ -343,7 +343,7 @@ static void cube_of(const cubie3 *c, cube_t *k)
 {
 	char f[54];
 	cube3_to_facelets(c, f);
-	cube_from_facelets(k, 3, f, 54, NULL);
+	cube_from_facelets(k, 3, f, sizeof f, NULL);
 }
 
 /* Face turn m (face·3 + qt-1) as a cube_move (as twophase.c). */
@@ -794,7 +794,7 @@ const char *target_name_of_text(const char *s, size_t len)
 		const pattern_named *pn = pattern_named_at(3, k);
 		if (pn->nparts == 1 &&
 		    pattern_named_text(pn, 3, 0, text) == CUBE_OK &&
-		    memcmp(text, s, 54) == 0)
+		    memcmp(text, s, sizeof text) == 0)
 			return pn->name;
 	}
 	return NULL;
@@ -827,14 +827,14 @@ static int frame_of(const cubie3 *c, int f, cubie3 *out,
 		return CUBE_EINVAL;
 	char s[54];
 	cube_to_facelets(k, s);
-	for (int i = 0; i < 54; i++) {
+	for (size_t i = 0; i < sizeof s; i++) {
 		const char *p = strchr(cube_face_letters, s[i]);
 		s[i] = cube_face_letters[map[p - cube_face_letters]];
 	}
 	for (int m = 0; m < NMOVE; m++)
 		rename[m] = (uint8_t)(map[m / 3] * 3 + m % 3);
 	cube_orientation o;
-	return cube3_from_facelets(s, 54, out, &o);
+	return cube3_from_facelets(s, sizeof s, out, &o);
 }
 
 struct tsearch {
@@ -1072,7 +1072,8 @@ int target_solve(const void *tables, const target_spec *t, const cubie3 *c,
 	int tlen = -1;
 	if (lim && lim->twophase && !lim->beginner_only) {
 		solve_limits sl = {.max_length = 21, .target_length = 21};
-		int n = twophase_solve(lim->twophase, c, &sl, tm, 32);
+		int n = twophase_solve(lim->twophase, c, &sl, tm,
+				       (int)(sizeof tm / sizeof *tm));
 		cubie3 x = *c;
 		for (int j = 0; j < n && tlen < 0; j++) {
 			cubie3_compose(&x, &tb->turn[face_move_of(tm[j])], &x);

@@ -19,7 +19,7 @@
  *   - edges: every wing paired with its edge (the midge on odd n; on even
  *     n a legal 3×3 edge set chosen from the wings' own votes), by a beam
  *     search over slice–turn–slice sequences that keep the centers (up to
- *     8×8) and wing 3-cycles ([2R, U R U']);
+ *     12×12) and wing 3-cycles ([2R, U R U']);
  *   - pll_parity (even n): when that edge set's permutation parity differs
  *     from the corners', two dedges are swapped by the six block turns
  *     r2 U2 r2 Uw2 r2 Uw2 (r the inner layers of the R half, Uw the U
@@ -94,7 +94,14 @@ typedef struct reduce_limits {
 	 * (read only); NULL: each solve builds the ones it needs (about a
 	 * quarter of a second of its time) */
 	const void *stage_tables;
+	/* how hard to look for a short answer: 0 or 1 the default, 2 and
+	 * 3 (REDUCE_MAX_EFFORT) spend about two and four times the time
+	 * for shorter answers (more variants, wider beams, a longer 3×3
+	 * search); the answer stays the same for the same effort */
+	int effort;
 } reduce_limits;
+
+#define REDUCE_MAX_EFFORT 3
 
 /* Bytes of work buffer a size-n solve needs (any alignment malloc
  * gives); 0 if n is outside [REDUCE_MIN_N, REDUCE_MAX_N]. */
@@ -104,8 +111,10 @@ size_t reduce_work_size(int n);
  * are far shorter: about a tenth of it). 0 outside the sizes. */
 size_t reduce_max_moves(int n);
 
-/* How many variants a size-n solve runs, keeping the shortest (20 for
- * 4×4, 5 for 5×5, 3 for 6×6 and 7×7, else 1); 0 outside the sizes. With
+/* How many variants a size-n solve runs at the default effort, keeping
+ * the shortest (20 for 4×4, 5 for 5×5, 3 for 6×6 and 7×7, else 1; each
+ * effort above 1 doubles them, and gives 8×8 to 33×33 two and four);
+ * 0 outside the sizes. With
  * more than one, a poll that stops the solve after the first variant
  * still gets an answer; with one, a poll that stops it before its 3×3
  * stage leaves no answer. */

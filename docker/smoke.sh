@@ -241,6 +241,10 @@ else
 	failed=1
 fi
 show GET /openapi.yaml 200
+# the page (built in the image's web stage) and one of its assets
+show GET / 200
+grep -q '<script type="module" src="/assets/' "$work/body" ||
+	{ echo "docker-smoke: / is not the built page" >&2; failed=1; }
 if podman healthcheck run "$name" >/dev/null 2>&1; then
 	echo "HEALTHCHECK -> healthy"
 else

@@ -1,121 +1,12 @@
 /* api.h — cubed's HTTP API as plain C: a request struct in, a reply struct
- * out, no libmicrohttpd anywhere, so routes can be unit-tested and fuzzed by
- * filling a struct. The HTTP layer (http.c) turns MHD calls into an
- * api_request and an api_reply into an MHD_Response. */
+ * out (api_reply.h), no libmicrohttpd anywhere, so routes can be
+ * unit-tested and fuzzed by filling a struct. The HTTP layer (http.c) turns
+ * MHD calls into an api_request and an api_reply into an MHD_Response.
+ * This is the router's interface (api.c). */
 #ifndef CUBED_API_H
 #define CUBED_API_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#include <jansson.h>
-
-/* Settings the handlers read; owned by the caller, read-only while serving. */
-struct sessions;
-struct store;
-struct metrics;
-struct solver;
-struct events;
-struct watcher;
-struct idem;
-struct api_pending;
-struct tickets;
-struct web_root;
-
-struct api_config {
-	uint64_t max_moves;   /* expanded moves per request */
-	uint64_t max_work;    /* stickers moved per request, 0 = no limit */
-	const char *openapi;  /* the contract text, NULL if it was not found */
-	size_t openapi_len;
-	struct sessions *sessions; /* NULL: the session routes answer 503 */
-	struct store *store;
-	struct metrics *metrics;   /* NULL: /metrics answers 503 */
-	int max_session_size;      /* largest n of a session */
-	struct solver *solver;     /* NULL: solving answers 503 */
-	uint64_t max_solve_ms;     /* largest time budget of one solve */
-	struct events *events;     /* NULL: no live event streams (503) */
-	struct idem *idem;         /* NULL: Idempotency-Key is ignored */
-	struct tickets *tickets;   /* stream tickets (ticket.h); NULL: none */
-	/* The CORS preflight's Access-Control-Allow-Headers: NULL for the
-	 * API's own (API_CORS_ALLOW_HEADERS) */
-	const char *cors_allow_headers;
-	/* The web page served at / (static.h); NULL: those routes answer
-	 * 404 page_not_built */
-	const struct web_root *web;
-};
-
-/* One request. Every pointer is borrowed for the duration of the call. */
-struct api_request {
-	const char *method;       /* "GET", "HEAD", "POST", "OPTIONS", … */
-	const char *path;         /* decoded path, no query: "/v1/apply" */
-	const char *query;        /* raw query after '?', NULL if none */
-	const char *body;         /* NULL or body_len bytes, not NUL-terminated */
-	size_t body_len;
-	const char *content_type; /* Content-Type header, NULL if absent */
-	/* Any other request header by name (case-insensitive), NULL if absent;
-	 * header itself may be NULL (no other headers available). */
-	const char *(*header)(void *cls, const char *name);
-	void *header_cls;
-	/* Set by a caller that can wait without blocking a thread: a session
-	 * write then returns at once with rp->pending, and done(done_ctx) is
-	 * called (from another thread) when api_finish can build its reply.
-	 * NULL: every request is answered before api_handle returns. */
-	void (*done)(void *ctx);
-	void *done_ctx;
-};
-
-#define API_MAX_HEADERS 8
-#define API_HEADER_VALUE_MAX 256
-
-struct api_header {
-	const char *name;                  /* static string */
-	char value[API_HEADER_VALUE_MAX];
-};
-
-/* One reply. The body is json (owned), raw (borrowed, lives as long as the
- * api_config), or neither (no body, e.g. 204). */
-struct api_reply {
-	int status;
-	const char *content_type; /* static string, NULL when there is no body */
-	json_t *json;             /* owned: released by api_reply_free() */
-	const char *raw;
-	size_t raw_len;
-	char *owned;      /* malloc'd text raw points into, freed with rp */
-	/* A deterministic reply (the same request always gets the same
-	 * bytes): the HTTP layer gives it a strong ETag from the body,
-	 * answers If-None-Match with 304 and lets browsers and proxies keep
-	 * it this many seconds (Cache-Control: public, max-age). 0: not. */
-	unsigned cache_max_age;
-	int nheaders;
-	struct api_header headers[API_MAX_HEADERS];
-	const char *route; /* the matched route pattern (static), for metrics */
-	/* A live event stream (text/event-stream) instead of a body: the HTTP
-	 * layer takes it over (and sets this NULL); else api_reply_free lets
-	 * it go. */
-	struct watcher *stream;
-	/* Not answered yet (only with rq->done): call api_finish once done
-	 * was called, or api_pending_free if the answer is not wanted. */
-	struct api_pending *pending;
-};
-
-void api_reply_init(struct api_reply *rp);
-/* Release the body; rp can be initialised again afterwards. */
-void api_reply_free(struct api_reply *rp);
-/* Add a response header (value printf-style, truncated to fit). Returns 0,
- * or -1 if the header table is full. */
-int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,
-		     ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
-/* Make rp a 200 (or other status) JSON reply owning body (stolen, may be
- * NULL: then rp becomes a 500 problem). */
-void api_reply_json(struct api_reply *rp, int status, json_t *body);
-/* The same with the body already JSON text (malloc'd, taken over; NULL
- * makes rp a 500 problem). */
-void api_reply_json_text(struct api_reply *rp, int status, char *text,
-			 size_t len);
+#include "api_reply.h"
 
 /* Route rq and answer it into rp (which must be initialised). Never fails:
  * every error becomes a problem reply. Safe to call from many threads. */
@@ -124,8 +15,6 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 
 /* Build the reply of rp->pending (after its done call) into rp. */
 void api_finish(const struct api_config *cfg, struct api_reply *rp);
-/* Forget a pending request whose done was called. */
-void api_pending_free(struct api_pending *p);
 
 /* The distinct route patterns ("/v1/sessions/{id}"), for metrics labels:
  * fills out (up to cap) and returns the count. */

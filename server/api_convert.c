@@ -26,7 +26,7 @@ static int cubie_array(const json_t *obj, const char *name, size_t len,
 	snprintf(field, sizeof field, "cubie.%s", name);
 	const json_t *a = json_object_get(obj, name);
 	if (json_array_size(a) != len) {
-		api__bad_field(rp, "wrong_length", field,
+		api__bad_field(rp, PROBLEM_WRONG_LENGTH, field,
 			       "%s must have %zu entries, not %zu", field, len,
 			       json_array_size(a));
 		return -1;
@@ -34,13 +34,13 @@ static int cubie_array(const json_t *obj, const char *name, size_t len,
 	for (size_t i = 0; i < len; i++) {
 		const json_t *v = json_array_get(a, i);
 		if (!json_is_integer(v)) {
-			api__bad_field(rp, "wrong_type", field,
+			api__bad_field(rp, PROBLEM_WRONG_TYPE, field,
 				       "%s[%zu] must be an integer", field, i);
 			return -1;
 		}
 		json_int_t x = json_integer_value(v);
 		if (x < 0 || x > max) {
-			api__bad_field(rp, "value_out_of_range", field,
+			api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, field,
 				       "%s[%zu] is %" JSON_INTEGER_FORMAT
 				       "; it must be from 0 to %d",
 				       field, i, x, max);
@@ -173,7 +173,7 @@ static int cubie_arg(const json_t *v, int n, struct repr_cubies *out,
 
 	json_t *errors = cubie_errors(out);
 	if (errors == NULL) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 			      "out of memory checking the cubies");
 		return -1;
 	}
@@ -182,7 +182,7 @@ static int cubie_arg(const json_t *v, int n, struct repr_cubies *out,
 	if (valid != (json_array_size(errors) == 0)) {
 		/* cubie*_is_valid and the reasons above must agree. */
 		json_decref(errors);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
 			      "cubie%d_is_valid says %s, the server's own "
 			      "checks say otherwise",
 			      n, valid ? "valid" : "invalid");
@@ -218,13 +218,13 @@ static int index_arg(const json_t *v, int n, struct repr_cubies *out,
 	int rc = cube_index_parse(json_string_value(v), json_string_length(v),
 				  n, &ix);
 	if (rc == CUBE_EINVAL) {
-		api__bad_field(rp, "bad_index", "index",
+		api__bad_field(rp, PROBLEM_BAD_INDEX, "index",
 			       "index must be a decimal number: digits only, "
 			       "no sign, spaces or leading zeros");
 		return -1;
 	}
 	if (rc == CUBE_ERANGE) {
-		api__bad_field(rp, "index_out_of_range", "index",
+		api__bad_field(rp, PROBLEM_INDEX_OUT_OF_RANGE, "index",
 			       "a %d×%d index is less than %s", n, n,
 			       n == 3 ? "43252003274489856000" : "3674160");
 		return -1;
@@ -236,7 +236,7 @@ static int index_arg(const json_t *v, int n, struct repr_cubies *out,
 		rc = n == 3 ? cubie3_unrank(&ix, &out->c3)
 			    : cubie2_unrank(&ix, &out->c2);
 	if (rc < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname(rc),
+		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, rc,
 			      "reading the index failed: %s",
 			      cube_strerror(rc));
 		return -1;
@@ -255,7 +255,7 @@ static cube_t *cube_of_cubies(const struct repr_cubies *rc,
 	int code = c ? cube_from_facelets(c, rc->n, s, len, NULL) : CUBE_OK;
 	if (c == NULL || code < 0) {
 		free(c);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
 			      "could not make a %d×%d from its cubies",
 			      rc->n, rc->n);
 		return NULL;
@@ -283,7 +283,7 @@ void api__post_convert(const struct api_config *cfg, const json_t *body,
 	const json_t *jinclude = json_object_get(body, "include");
 	int sources = (jfacelets != NULL) + (jcubie != NULL) + (jindex != NULL);
 	if (sources != 1) {
-		api__bad_field(rp, "one_source", NULL,
+		api__bad_field(rp, PROBLEM_ONE_SOURCE, NULL,
 			       "give exactly one of \"facelets\", \"cubie\" "
 			       "(with \"size\") and \"index\" (with \"size\"); "
 			       "this body has %d",
@@ -294,13 +294,13 @@ void api__post_convert(const struct api_config *cfg, const json_t *body,
 	if (jsize && api__size_arg(jsize, &n, rp) < 0)
 		return;
 	if (jfacelets == NULL && jsize == NULL) {
-		api__bad_field(rp, "missing_field", "size",
+		api__bad_field(rp, PROBLEM_MISSING_FIELD, "size",
 			       "\"%s\" needs \"size\": 2 or 3",
 			       jcubie ? "cubie" : "index");
 		return;
 	}
 	if (jfacelets == NULL && n != 2 && n != 3) {
-		api__bad_field(rp, "not_applicable", "size",
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "size",
 			       "\"%s\" exists for 2×2 and 3×3 cubes only, not "
 			       "for size %d",
 			       jcubie ? "cubie" : "index", n);

@@ -12,9 +12,10 @@
 #include <jansson.h>
 
 #include "alg.h"
-#include "api.h"
+#include "api_reply.h"
 #include "cube.h"
 #include "cubie.h"
+#include "errors.h"
 #include "repr.h"
 
 /* ---- handlers (one route each, routed by api.c) ----------------------- */
@@ -61,6 +62,13 @@ api__session_handler api__session_solve;   /* api_solve.c */
 api__session_handler api__session_solves;
 api__post_handler api__post_solve;          /* api_solve.c */
 
+api__get_handler api__get_healthz; /* api_ops.c */
+api__get_handler api__get_readyz;
+api__get_handler api__get_version;
+api__get_handler api__get_openapi;
+api__get_handler api__get_page;
+api__get_handler api__get_metrics; /* metrics.c */
+
 /* A request answered later (api.h: rq->done): a session write in the
  * writer's queue, and the Idempotency-Key scope its answer is kept under. */
 struct session_pending;
@@ -72,12 +80,18 @@ struct api_pending {
 	struct idem *im;   /* where, so that an abandoned request lets go */
 };
 
-/* The bearer token of rq (NULL if none; *bad set for another scheme),
- * and the problem of a session-layer error code (api_sessions.c). */
-const char *api__bearer(const struct api_request *rq, int *bad);
-void api__session_problem(struct api_reply *rp, int rc);
+struct session_view;
 
-/* The event stream's credentials in its URL (api_tickets.c): ?token= may
+/* ---- access (api_access.c) -------------------------------------------- */
+
+/* The bearer token of rq (NULL if none; *bad set for another scheme). */
+const char *api__bearer(const struct api_request *rq, int *bad);
+/* The problem of a session-layer error code; v (may be NULL) is the
+ * session a stale If-Match is answered with. */
+void api__session_problem(struct api_reply *rp, int rc,
+			  const struct session_view *v);
+
+/* The event stream's credentials in its URL: ?token= may
  * be a read token only (a write or owner token: 403 token_in_url), and
  * ?ticket= a live stream ticket of this session (expired: 401
  * ticket_expired). *token is the Authorization header's token (or NULL),
@@ -117,9 +131,9 @@ int api__check_fields(const json_t *obj, const char *prefix,
 		      const struct api__field *f, size_t nf,
 		      struct api_reply *rp);
 
-/* Make rp a 422 invalid_request with this code about field. Returns the
- * problem body (borrowed) for more members, or NULL. */
-json_t *api__bad_field(struct api_reply *rp, const char *code,
+/* Make rp the problem id (an invalid_request row of errors.def) about
+ * field. Returns the problem body (borrowed) for more members, or NULL. */
+json_t *api__bad_field(struct api_reply *rp, enum problem id,
 		       const char *field, const char *detail, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 4, 5)))

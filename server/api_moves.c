@@ -51,7 +51,7 @@ static int format_arg(const json_t *v, enum repr *out, struct api_reply *rp)
 {
 	int r = repr_lookup(json_string_value(v), json_string_length(v));
 	if (r < 0 || !(APPLY_FORMATS & REPR_BIT(r))) {
-		api__bad_field(rp, "bad_format", "format",
+		api__bad_field(rp, PROBLEM_BAD_FORMAT, "format",
 			       "format must be \"facelets\", \"faces\", "
 			       "\"cubie\" or \"index\"");
 		return -1;
@@ -89,7 +89,7 @@ void api__post_apply(const struct api_config *cfg, const json_t *body,
 	const json_t *jformat = json_object_get(body, "format");
 	const json_t *jinclude = json_object_get(body, "include");
 	if (jsize == NULL && jfacelets == NULL) {
-		api__bad_field(rp, "missing_field", "size",
+		api__bad_field(rp, PROBLEM_MISSING_FIELD, "size",
 			       "give \"size\", \"facelets\" (a start state), "
 			       "or both");
 		return;
@@ -123,7 +123,7 @@ void api__post_apply(const struct api_config *cfg, const json_t *body,
 	if ((include & REPR_BIT(REPR_ANIMATION)) &&
 	    alg.a.length > REPR_ANIMATION_MAX_MOVES) {
 		json_t *p = problem_reply(
-			rp, PROBLEM_LIMIT_EXCEEDED, "too_many_moves_to_animate",
+			rp, PROBLEM_TOO_MANY_MOVES_TO_ANIMATE,
 			"the moves expand to %" PRIu64 " moves; \"animation\" "
 			"is built for at most %d",
 			alg.a.length, REPR_ANIMATION_MAX_MOVES);
@@ -134,7 +134,7 @@ void api__post_apply(const struct api_config *cfg, const json_t *body,
 	}
 	int rc = alg_apply(&alg.a, c, 0);
 	if (rc < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname(rc),
+		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, rc,
 			      "applying the moves failed: %s",
 			      cube_strerror(rc));
 		goto done;
@@ -198,14 +198,13 @@ void api__post_alg(const struct api_config *cfg, const json_t *body,
 	size_t cap = (size_t)alg.a.length;
 	list = malloc((cap ? cap : 1) * sizeof *list);
 	if (list == NULL) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 			      "out of memory expanding %zu moves", cap);
 		goto done;
 	}
 	int64_t count = alg_expand(&alg.a, 0, list, cap);
 	if (count < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
-			      cube_errname((int)count),
+		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, (int)count,
 			      "expanding the moves failed: %s",
 			      cube_strerror((int)count));
 		goto done;

@@ -44,7 +44,7 @@ static int parts_alloc(struct parts *pp, int np, struct api_reply *rp)
 	pp->p = calloc((size_t)np, sizeof *pp->p);
 	if (pp->p == NULL) {
 		pp->np = 0;
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 			      "out of memory for %d pattern parts", np);
 		return -1;
 	}
@@ -72,10 +72,10 @@ static int compile_text(int n, const char *s, size_t len, pattern_t **out,
 static void compile_failed(int code, const char *what, struct api_reply *rp)
 {
 	if (code == NO_MEMORY)
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 			      "out of memory compiling %s", what);
 	else
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, pattern_errname(code),
+		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, code,
 			      "compiling %s failed: %s", what,
 			      pattern_strerror(code));
 }
@@ -128,22 +128,19 @@ static void pattern_problem(const pattern_error *e, int n, const char *s,
 	json_t *p;
 	switch (e->code) {
 	case PATTERN_ECHAR:
-		p = problem_reply(rp, PROBLEM_INVALID_PATTERN,
-				  pattern_errname(e->code),
+		p = problem_reply_core(rp, PROBLEM_PATTERN_CORE, e->code,
 				  "pattern has %s at offset %zu; a place is one "
 				  "of U R F D L B, a digit 1 to 6 or *",
 				  shown, e->offset);
 		break;
 	case PATTERN_EDIGITS:
-		p = problem_reply(rp, PROBLEM_INVALID_PATTERN,
-				  pattern_errname(e->code),
+		p = problem_reply_core(rp, PROBLEM_PATTERN_CORE, e->code,
 				  "pattern has the digit %s at offset %zu; "
 				  "generic colours are the digits 1 to 6",
 				  shown, e->offset);
 		break;
 	case CUBE_ELENGTH:
-		p = problem_reply(rp, PROBLEM_INVALID_PATTERN,
-				  pattern_errname(e->code),
+		p = problem_reply_core(rp, PROBLEM_PATTERN_CORE, e->code,
 				  "pattern has %zu places; the facelets are a "
 				  "size %d cube, which has 6·%d² = %zu",
 				  len, n, n, places);
@@ -168,7 +165,7 @@ static int text_parts(int n, const json_t *jp, struct parts *pp,
 	int pn = len == places ? n : cube_size_from_length(len);
 	if (pn > 0 && pn != n) {
 		json_t *p = problem_reply(
-			rp, PROBLEM_INVALID_REQUEST, "size_mismatch",
+			rp, PROBLEM_SIZE_MISMATCH,
 			"pattern has %zu places, which is a size %d pattern, "
 			"but the facelets are a size %d cube (6·%d² = %zu "
 			"places)",
@@ -216,7 +213,7 @@ static int named_parts(int n, const json_t *jname, struct parts *pp,
 		char shown[72], names[256];
 		problem_utf8_clean(shown, sizeof shown, name, len);
 		name_list(n, names, sizeof names);
-		api__bad_field(rp, "unknown_pattern", "name",
+		api__bad_field(rp, PROBLEM_UNKNOWN_PATTERN, "name",
 			       "there is no pattern named \"%s\" for size %d; "
 			       "the names for size %d are %s",
 			       shown, n, n, names);
@@ -226,7 +223,7 @@ static int named_parts(int n, const json_t *jname, struct parts *pp,
 	char *text = malloc(places);
 	if (text == NULL || parts_alloc(pp, pn->nparts, rp) < 0) {
 		if (text == NULL)
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 				      "out of memory for a size %d pattern", n);
 		free(text);
 		return -1;
@@ -274,7 +271,7 @@ void api__post_match(const struct api_config *cfg, const json_t *body,
 	const json_t *jname = json_object_get(body, "name");
 	int first = json_is_true(json_object_get(body, "first"));
 	if ((jpattern != NULL) == (jname != NULL)) {
-		api__bad_field(rp, "one_source", NULL,
+		api__bad_field(rp, PROBLEM_ONE_SOURCE, NULL,
 			       "give exactly one of \"pattern\" (a pattern "
 			       "text) and \"name\" (a named pattern); this "
 			       "body has %s",
@@ -294,7 +291,7 @@ void api__post_match(const struct api_config *cfg, const json_t *body,
 	int found = pattern_match((const pattern_t *const *)pp.p,
 				  (size_t)pp.np, c, first, &mask);
 	if (found < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, pattern_errname(found),
+		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, found,
 			      "matching failed: %s", pattern_strerror(found));
 		goto done;
 	}
@@ -348,21 +345,20 @@ void api__get_patterns(const struct api_config *cfg,
 	if (has < 0)
 		return;
 	if (has == 0) {
-		api__bad_field(rp, "missing_parameter", "size",
+		api__bad_field(rp, PROBLEM_MISSING_PARAMETER, "size",
 			       "query parameter \"size\" is required: "
 			       "/v1/patterns?size=3");
 		return;
 	}
 	if (size < CUBE_MIN_N || size > CUBE_MAX_N) {
-		api__bad_field(rp, "size_out_of_range", "size",
+		api__bad_field(rp, PROBLEM_SIZE_OUT_OF_RANGE, "size",
 			       "size must be between %d and %d, got %lld",
 			       CUBE_MIN_N, CUBE_MAX_N, (long long)size);
 		return;
 	}
 	int n = (int)size;
 	if (n > PATTERNS_MAX_N) {
-		json_t *p = problem_reply(rp, PROBLEM_LIMIT_EXCEEDED,
-					  "too_large_for_representation",
+		json_t *p = problem_reply(rp, PROBLEM_TOO_LARGE_FOR_REPRESENTATION,
 					  "pattern texts are listed for sizes up "
 					  "to %d, not %d (each is 6·n² places)",
 					  PATTERNS_MAX_N, n);
@@ -399,7 +395,7 @@ static json_t *piece_json(const struct repr_cubies *rc, int kind, int i,
 	int code = rc->n == 3 ? piece_query3(&rc->c3, kind, i, &pi)
 			      : piece_query2(&rc->c2, i, &pi);
 	if (code < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, cube_errname(code),
+		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, code,
 			      "the piece query failed: %s",
 			      cube_strerror(code));
 		return NULL;
@@ -431,7 +427,7 @@ void api__post_pieces(const struct api_config *cfg, const json_t *body,
 	json_t *out = NULL;
 	int n = c->n;
 	if (n != 2 && n != 3) {
-		api__bad_field(rp, "not_applicable", "facelets",
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "facelets",
 			       "pieces are read from 2×2 and 3×3 cubes only, "
 			       "not from size %d",
 			       n);
@@ -445,7 +441,7 @@ void api__post_pieces(const struct api_config *cfg, const json_t *body,
 		if (piece < 0) {
 			char shown[72];
 			problem_utf8_clean(shown, sizeof shown, s, len);
-			api__bad_field(rp, "unknown_piece", "piece",
+			api__bad_field(rp, PROBLEM_UNKNOWN_PIECE, "piece",
 				       "\"%s\" names no piece: a corner is the "
 				       "three faces it touches (URF, UFL, ULB, "
 				       "UBR, DFR, DLF, DBL, DRB, letters in any "
@@ -455,7 +451,7 @@ void api__post_pieces(const struct api_config *cfg, const json_t *body,
 			goto done;
 		}
 		if (kind == 1 && n == 2) {
-			api__bad_field(rp, "not_applicable", "piece",
+			api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "piece",
 				       "a 2×2 has no edges, so no %s",
 				       piece_edge_name(piece));
 			goto done;

@@ -29,30 +29,6 @@ static const char *header(const struct api_request *rq, const char *name)
 	return rq->header ? rq->header(rq->header_cls, name) : NULL;
 }
 
-/* The bearer token, NULL if there is no Authorization header. A header
- * with another scheme makes *bad 1. */
-static const char *bearer(const struct api_request *rq, int *bad)
-{
-	const char *h = header(rq, "Authorization");
-	*bad = 0;
-	if (!h)
-		return NULL;
-	while (*h == ' ')
-		h++;
-	if (strncasecmp(h, "Bearer ", 7) != 0) {
-		*bad = 1;
-		return NULL;
-	}
-	h += 7;
-	while (*h == ' ')
-		h++;
-	if (!*h) {
-		*bad = 1;
-		return NULL;
-	}
-	return h;
-}
-
 /* An entity-tag list ("v3", W/"v3", "v3", "v4" or *) against a version:
  * returns 1 if one of them names it. any is set for "*". */
 static int etag_matches(const char *list, int64_t version, int *any)
@@ -110,85 +86,6 @@ static void set_etag(struct api_reply *rp, int64_t version)
 	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", version);
 }
 
-/* The problem for a session-layer error. */
-static void session_problem(struct api_reply *rp, int rc,
-			    const struct session_view *v)
-{
-	json_t *p;
-	switch (rc) {
-	case SES_NOT_FOUND:
-		problem_reply(rp, PROBLEM_NOT_FOUND, "no_such_session",
-			      "there is no such session (or version)");
-		return;
-	case SES_UNAUTHORIZED:
-		problem_reply(rp, PROBLEM_UNAUTHORIZED, "token_required",
-			      "this request needs the session's write token "
-			      "as Authorization: Bearer <token>");
-		api_reply_header(rp, "WWW-Authenticate", "Bearer realm=\"cubed\"");
-		return;
-	case SES_FORBIDDEN:
-		problem_reply(rp, PROBLEM_FORBIDDEN, "wrong_token",
-			      "the token is not a live token of this session "
-			      "(wrong, or revoked)");
-		return;
-	case SES_READ_ONLY:
-		problem_reply(rp, PROBLEM_FORBIDDEN, "read_only_token",
-			      "a read token cannot change the session; writes "
-			      "need a write token");
-		return;
-	case SES_NOT_OWNER:
-		problem_reply(rp, PROBLEM_FORBIDDEN, "owner_only",
-			      "only the session owner's token may do this");
-		return;
-	case SES_NAME_TAKEN:
-		problem_reply(rp, PROBLEM_CONFLICT, "name_taken",
-			      "another token of this session has that name");
-		return;
-	case SES_STALE:
-		p = problem_reply(rp, PROBLEM_PRECONDITION_FAILED,
-				  "stale_version",
-				  "the session is at version %" PRId64
-				  ", not the one named in If-Match",
-				  v->version);
-		json_object_set_new(p, "current_version",
-				    json_integer(v->version));
-		set_etag(rp, v->version);
-		return;
-	case SES_NOTHING_TO_UNDO:
-		problem_reply(rp, PROBLEM_CONFLICT, "nothing_to_undo",
-			      "there is no write to undo");
-		return;
-	case SES_NOTHING_TO_REDO:
-		problem_reply(rp, PROBLEM_CONFLICT, "nothing_to_redo",
-			      "there is no undone write to redo");
-		return;
-	case SES_BAD_STATE:
-		p = problem_reply(rp, PROBLEM_INVALID_FACELETS, "facelets_letter",
-				  "the facelets are not a state of this size");
-		json_object_set_new(p, "field", json_string("facelets"));
-		return;
-	case SES_LIMIT:
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_sessions",
-			      "the server holds as many sessions as it may; "
-			      "delete some or raise --max-sessions");
-		return;
-	case SES_SHUTDOWN:
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "shutting_down",
-			      "the server is shutting down");
-		return;
-	case SES_UNAVAILABLE:
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "store_unavailable",
-			      "the database cannot be reached; nothing was "
-			      "changed, retry later");
-		api_reply_header(rp, "Retry-After", "1");
-		return;
-	default:
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
-			      "the database failed: %s", sessions_strerror(rc));
-		return;
-	}
-}
-
 /* The session as JSON, its state in the representations asked for. */
 json_t *api__session_json(const struct api_config *cfg,
 			  const struct session_view *v, unsigned want,
@@ -207,7 +104,7 @@ json_t *api__session_json(const struct api_config *cfg,
 			      cfg->events ? events_watchers(cfg->events, v->id)
 					  : 0);
 	if (!o) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return NULL;
 	}
 	if (want == REPR_BIT(REPR_FACELETS)) {
@@ -219,7 +116,7 @@ json_t *api__session_json(const struct api_config *cfg,
 				     strlen(v->facelets), NULL) < 0) {
 		free(c);
 		json_decref(o);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
 			      "a stored state could not be read");
 		return NULL;
 	}
@@ -291,7 +188,7 @@ static int may_read_token(const struct api_config *cfg, const char *id,
 	if (sessions_auth(cfg->sessions, id, token, &role, NULL) == SES_OK &&
 	    role != SES_ROLE_NONE)
 		return 0;
-	session_problem(rp, SES_NOT_FOUND, NULL);
+	api__session_problem(rp, SES_NOT_FOUND, NULL);
 	return -1;
 }
 
@@ -299,14 +196,14 @@ static int may_read(const struct api_config *cfg, const struct api_request *rq,
 		    const char *id, int is_private, struct api_reply *rp)
 {
 	int bad;
-	return may_read_token(cfg, id, is_private, bearer(rq, &bad), rp);
+	return may_read_token(cfg, id, is_private, api__bearer(rq, &bad), rp);
 }
 
 static int need_sessions(const struct api_config *cfg, struct api_reply *rp)
 {
 	if (cfg->sessions)
 		return 0;
-	problem_reply(rp, PROBLEM_UNAVAILABLE, "no_database",
+	problem_reply(rp, PROBLEM_NO_DATABASE,
 		      "this server runs without a session database");
 	return -1;
 }
@@ -335,7 +232,7 @@ static int query_reprs(const struct api__query *q, int n, unsigned *want,
 				found = 1;
 			}
 		if (!found) {
-			api__bad_field(rp, "bad_format", "format",
+			api__bad_field(rp, PROBLEM_BAD_FORMAT, "format",
 				       "format must be facelets, faces, cubie "
 				       "or index");
 			return -1;
@@ -393,7 +290,7 @@ void api__session_create(const struct api_config *cfg,
 	const json_t *jvis = json_object_get(body, "visibility");
 	int n = 0;
 	if (!jsize && !jf) {
-		api__bad_field(rp, "missing_field", "size",
+		api__bad_field(rp, PROBLEM_MISSING_FIELD, "size",
 			       "give \"size\", \"facelets\" (a start state), "
 			       "or both");
 		return;
@@ -411,7 +308,7 @@ void api__session_create(const struct api_config *cfg,
 	memset(&v, 0, sizeof v);
 	if (n > cfg->max_session_size) {
 		json_t *p = api__bad_field(
-			rp, "size_out_of_range", jsize ? "size" : "facelets",
+			rp, PROBLEM_SIZE_OUT_OF_RANGE, jsize ? "size" : "facelets",
 			"sessions hold cubes up to %d×%d (--max-session-size)",
 			cfg->max_session_size, cfg->max_session_size);
 		if (p)
@@ -420,12 +317,12 @@ void api__session_create(const struct api_config *cfg,
 		goto out;
 	}
 	if (jseed && !json_is_true(js)) {
-		api__bad_field(rp, "seed_without_scramble", "seed",
+		api__bad_field(rp, PROBLEM_SEED_WITHOUT_SCRAMBLE, "seed",
 			       "seed is for \"scramble\": true");
 		goto out;
 	}
 	if (jseed && json_integer_value(jseed) < 0) {
-		api__bad_field(rp, "value_out_of_range", "seed",
+		api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, "seed",
 			       "seed must be a whole number from 0");
 		goto out;
 	}
@@ -435,13 +332,13 @@ void api__session_create(const struct api_config *cfg,
 		if (strcmp(v, "private") == 0)
 			is_private = 1;
 		else if (strcmp(v, "public") != 0) {
-			api__bad_field(rp, "bad_visibility", "visibility",
+			api__bad_field(rp, PROBLEM_BAD_VISIBILITY, "visibility",
 				       "visibility must be public or private");
 			goto out;
 		}
 	}
 	if (jtitle && json_string_length(jtitle) > 200) {
-		api__bad_field(rp, "too_long", "title",
+		api__bad_field(rp, PROBLEM_TOO_LONG, "title",
 			       "title is at most 200 bytes");
 		goto out;
 	}
@@ -508,7 +405,7 @@ void api__session_create(const struct api_config *cfg,
 	char token[36], read_token[36] = "";
 	int rc = sessions_create(cfg->sessions, &c, &v, token, read_token);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		goto out;
 	}
 	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
@@ -550,7 +447,7 @@ void api__session_get(const struct api_config *cfg,
 	struct session_view v;
 	int rc = sessions_get(cfg->sessions, id, version, &v);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	if (may_read(cfg, rq, id, v.is_private, rp) < 0) {
@@ -596,10 +493,10 @@ void api__session_delete(const struct api_config *cfg,
 	if (need_sessions(cfg, rp) < 0)
 		return;
 	int bad;
-	const char *token = bearer(rq, &bad);
+	const char *token = api__bearer(rq, &bad);
 	int rc = sessions_delete(cfg->sessions, id, token);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	rp->status = 204;
@@ -635,14 +532,14 @@ static void session_write(const struct api_config *cfg,
 			return;
 	}
 	int bad;
-	const char *token = bearer(rq, &bad);
+	const char *token = api__bearer(rq, &bad);
 	int64_t if_match = if_match_version(rq);
 
 	/* the size, to parse the moves for; not the state */
 	struct session_meta cur;
 	int rc = sessions_meta(cfg->sessions, id, &cur);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	/* An entity tag of another form can never match, and notation
@@ -672,9 +569,9 @@ static void session_write(const struct api_config *cfg,
 			rc = SES_READ_ONLY;
 		struct session_view stale = {.version = cur.version};
 		if (rc != SES_OK)
-			session_problem(rp, rc, NULL);
+			api__session_problem(rp, rc, NULL);
 		else if (if_match == -2)
-			session_problem(rp, SES_STALE, &stale);
+			api__session_problem(rp, SES_STALE, &stale);
 		/* else rp is the notation problem */
 		free(w.nodes);
 		return;
@@ -688,7 +585,7 @@ static void session_write(const struct api_config *cfg,
 		free(w.nodes);
 		if (!p || !p->sp) {
 			free(p);
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 				      "out of memory");
 			return;
 		}
@@ -721,7 +618,7 @@ static void written_reply(const struct api_config *cfg,
 			  struct api_reply *rp)
 {
 	if (rc != SES_OK) {
-		session_problem(rp, rc, v);
+		api__session_problem(rp, rc, v);
 		session_view_free(v);
 		free(text);
 		return;
@@ -800,7 +697,7 @@ void api__session_fork(const struct api_config *cfg,
 		if (jv) {
 			version = json_integer_value(jv);
 			if (version < 0) {
-				api__bad_field(rp, "value_out_of_range", "version",
+				api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, "version",
 					       "version must be from 0");
 				return;
 			}
@@ -810,7 +707,7 @@ void api__session_fork(const struct api_config *cfg,
 	struct session_meta src;
 	int rc = sessions_meta(cfg->sessions, id, &src);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	if (may_read(cfg, rq, id, src.is_private, rp) < 0)
@@ -822,7 +719,7 @@ void api__session_fork(const struct api_config *cfg,
 	char token[36];
 	rc = sessions_fork(cfg->sessions, id, version, "owner", &v, token);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
@@ -856,7 +753,7 @@ void api__session_history(const struct api_config *cfg,
 	if (!has_after)
 		after = -1;
 	if (limit < 1 || limit > HISTORY_MAX) {
-		json_t *p = api__bad_field(rp, "value_out_of_range", "limit",
+		json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, "limit",
 					   "limit is from 1 to %d", HISTORY_MAX);
 		if (p)
 			json_object_set_new(p, "limit", json_integer(HISTORY_MAX));
@@ -865,7 +762,7 @@ void api__session_history(const struct api_config *cfg,
 	struct session_meta cur;
 	int rc = sessions_meta(cfg->sessions, id, &cur);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	if (may_read(cfg, rq, id, cur.is_private, rp) < 0)
@@ -874,13 +771,13 @@ void api__session_history(const struct api_config *cfg,
 	/* one more than asked, to know whether there is a next page */
 	struct store_event *ev = malloc((size_t)(limit + 1) * sizeof *ev);
 	if (!ev) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
 	int k = sessions_history(cfg->sessions, id, after, ev, (int)limit + 1);
 	if (k < 0) {
 		free(ev);
-		session_problem(rp, k, NULL);
+		api__session_problem(rp, k, NULL);
 		return;
 	}
 	json_t *arr = json_array();
@@ -923,7 +820,7 @@ void api__session_events(const struct api_config *cfg,
 	if (need_sessions(cfg, rp) < 0)
 		return;
 	if (!cfg->events) {
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_events",
+		problem_reply(rp, PROBLEM_NO_EVENTS,
 			      "live events are off on this server");
 		return;
 	}
@@ -942,7 +839,7 @@ void api__session_events(const struct api_config *cfg,
 		/* the browser's own bookmark wins over the URL's */
 		size_t digits = strspn(lei, "0123456789");
 		if (digits == 0 || digits > 18 || lei[digits] != '\0') {
-			api__bad_field(rp, "wrong_type", "Last-Event-ID",
+			api__bad_field(rp, PROBLEM_WRONG_TYPE, "Last-Event-ID",
 				       "Last-Event-ID must be a version (a "
 				       "whole number from 0)");
 			return;
@@ -956,13 +853,13 @@ void api__session_events(const struct api_config *cfg,
 	struct session_meta v;
 	int rc = sessions_meta(cfg->sessions, id, &v);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	/* EventSource cannot send headers: a read token or a stream ticket
 	 * may come in the URL instead, never a write token (api_tickets.c) */
 	int bad, granted;
-	const char *token = bearer(rq, &bad);
+	const char *token = api__bearer(rq, &bad);
 	if (api__url_credential(cfg, id, v.is_private,
 				api__query_get(&q, "token"),
 				api__query_get(&q, "ticket"), &token, &granted,
@@ -972,7 +869,7 @@ void api__session_events(const struct api_config *cfg,
 	int64_t version = v.version;
 	int n = v.size;
 	if (after > version) {
-		json_t *p = api__bad_field(rp, "value_out_of_range", field,
+		json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, field,
 					   "%s is %" PRId64 ", past the "
 					   "session's version %" PRId64,
 					   field, after, version);
@@ -998,16 +895,16 @@ void api__session_events(const struct api_config *cfg,
 	rp->content_type = NULL;
 	rp->nheaders = 0;
 	if (rc == EVENTS_FULL) {
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_watchers",
+		problem_reply(rp, PROBLEM_TOO_MANY_WATCHERS,
 			      "the server has as many live streams open as it "
 			      "may (--max-watchers); try again later");
 		api_reply_header(rp, "Retry-After", "5");
 	} else if (rc == EVENTS_CLOSING) {
-		session_problem(rp, SES_SHUTDOWN, NULL);
+		api__session_problem(rp, SES_SHUTDOWN, NULL);
 	} else if (rc == EVENTS_GONE) {
-		session_problem(rp, SES_NOT_FOUND, NULL);
+		api__session_problem(rp, SES_NOT_FOUND, NULL);
 	} else {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 	}
 }
 
@@ -1057,26 +954,26 @@ void api__session_token_add(const struct api_config *cfg,
 	else if (strcmp(r, "read") == 0)
 		role = SES_ROLE_READ;
 	else {
-		api__bad_field(rp, "bad_role", "role",
+		api__bad_field(rp, PROBLEM_BAD_ROLE, "role",
 			       "role must be \"write\" or \"read\"");
 		return;
 	}
 	const json_t *jn = json_object_get(body, "name");
 	if (jn && !name_ok(json_string_value(jn), json_string_length(jn))) {
-		api__bad_field(rp, "bad_name", "name",
+		api__bad_field(rp, PROBLEM_BAD_NAME, "name",
 			       "name is 1 to 40 letters, digits, '-', '_' or "
 			       "'.', and not \"owner\"");
 		return;
 	}
 	int bad;
-	const char *token = bearer(rq, &bad);
+	const char *token = api__bearer(rq, &bad);
 	struct store_token t;
 	char secret[36];
 	int rc = sessions_add_token(cfg->sessions, id, token, role,
 				    jn ? json_string_value(jn) : NULL, &t,
 				    secret);
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	json_t *o = token_json(&t);
@@ -1104,15 +1001,15 @@ void api__session_tokens(const struct api_config *cfg,
 		return;
 	struct store_token *t = malloc(TOKENS_MAX * sizeof *t);
 	if (!t) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
 	int bad;
-	int k = sessions_list_tokens(cfg->sessions, id, bearer(rq, &bad), t,
+	int k = sessions_list_tokens(cfg->sessions, id, api__bearer(rq, &bad), t,
 				     TOKENS_MAX);
 	if (k < 0) {
 		free(t);
-		session_problem(rp, k, NULL);
+		api__session_problem(rp, k, NULL);
 		return;
 	}
 	json_t *arr = json_array();
@@ -1134,28 +1031,16 @@ void api__session_token_revoke(const struct api_config *cfg,
 	const char *slash = strrchr(rq->path, '/');
 	int64_t tid = slash ? strtoll(slash + 1, NULL, 10) : 0;
 	int bad;
-	int rc = sessions_revoke_token(cfg->sessions, id, bearer(rq, &bad),
+	int rc = sessions_revoke_token(cfg->sessions, id, api__bearer(rq, &bad),
 				       tid);
 	if (rc == SES_NO_SUCH_TOKEN) {
-		problem_reply(rp, PROBLEM_NOT_FOUND, "no_such_token",
+		problem_reply(rp, PROBLEM_NO_SUCH_TOKEN,
 			      "this session has no live token %" PRId64, tid);
 		return;
 	}
 	if (rc != SES_OK) {
-		session_problem(rp, rc, NULL);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	rp->status = 204;
-}
-
-/* ---- shared with api_tickets.c ---------------------------------------- */
-
-const char *api__bearer(const struct api_request *rq, int *bad)
-{
-	return bearer(rq, bad);
-}
-
-void api__session_problem(struct api_reply *rp, int rc)
-{
-	session_problem(rp, rc, NULL);
 }

@@ -42,6 +42,7 @@ struct solve_args {
 	const char *target;  /* NULL = solve; else target_len bytes */
 	size_t target_len;
 	const char *field;   /* the request field that holds the state */
+	int effort;          /* reduction: reduce_limits.effort (0: default) */
 };
 
 struct solved {
@@ -111,11 +112,11 @@ static int tables_or_503(const struct api_config *cfg, enum solver_table t,
 	if (!cfg->solver) {
 		/* the name /readyz gives this state */
 		state = "off";
-		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+		p = problem_reply(rp, PROBLEM_TABLES_NOT_READY,
 				  "this server runs without solver tables "
 				  "(--solver 0)");
 	} else {
-		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+		p = problem_reply(rp, PROBLEM_TABLES_NOT_READY,
 				  "the %s solver tables are %s%s; try again "
 				  "shortly",
 				  t == SOLVER_3X3 ? "3×3" : "2×2", state,
@@ -146,7 +147,7 @@ static void frame_map(const cube_orientation *o, int map[6])
 	unsigned char buf[256];
 	cube_t *c = (cube_t *)buf;
 	if (cube_sizeof(3) > sizeof buf ||
-	    alg_parse(&a, nodes, 32, 3, o->moves, strlen(o->moves), NULL,
+	    alg_parse(&a, nodes, sizeof nodes / sizeof *nodes, 3, o->moves, strlen(o->moves), NULL,
 		      NULL) < 0)
 		return;
 	cube_init(c, 3);
@@ -184,7 +185,7 @@ static int beginner_or_503(const struct api_config *cfg, const void **out,
 	*out = solver_beginner(cfg->solver);
 	if (*out)
 		return 0;
-	json_t *p = problem_reply(rp, PROBLEM_UNAVAILABLE, "tables_not_ready",
+	json_t *p = problem_reply(rp, PROBLEM_TABLES_NOT_READY,
 				  cfg->solver ? "the beginner method's tables "
 						"could not be built"
 					      : "this server runs without "
@@ -217,7 +218,7 @@ static int target_arg(const char *s, size_t len, target_spec *t,
 	if (len != 54) {
 		char shown[72];
 		problem_utf8_clean(shown, sizeof shown, s, len);
-		api__bad_field(rp, "unknown_pattern", "target",
+		api__bad_field(rp, PROBLEM_UNKNOWN_PATTERN, "target",
 			       "target \"%s\" is neither a pattern of 54 "
 			       "places nor a 3×3 pattern name (solved, cross, "
 			       "first_layer, f2l, eo, oll, pll)",
@@ -229,7 +230,7 @@ static int target_arg(const char *s, size_t len, target_spec *t,
 		return 0;
 	*owned = malloc(pattern_sizeof(3, s, len));
 	if (!*owned) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 			      "out of memory for the target");
 		return -1;
 	}
@@ -239,8 +240,8 @@ static int target_arg(const char *s, size_t len, target_spec *t,
 		*owned = NULL;
 		/* every byte before the offset is an ASCII place */
 		unsigned char ch = (unsigned char)s[e.offset];
-		json_t *p = problem_reply(
-			rp, PROBLEM_INVALID_PATTERN, pattern_errname(e.code),
+		json_t *p = problem_reply_core(
+			rp, PROBLEM_PATTERN_CORE, e.code,
 			ch >= 0x20 && ch < 0x7f
 				? "target has \"%c\" at offset %zu; a place is "
 				  "one of U R F D L B, a digit 1 to 6 or *"
@@ -269,7 +270,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	int n = c->n;
 	const char *method = a->method ? a->method : "reduction";
 	if (strcmp(method, "reduction") != 0) {
-		api__bad_field(rp, "method_unavailable", "method",
+		api__bad_field(rp, PROBLEM_METHOD_UNAVAILABLE, "method",
 			       "method \"%.20s\" is not available for a %d×%d "
 			       "cube; use \"reduction\"",
 			       method, n, n);
@@ -277,12 +278,12 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	}
 	out->method = "reduction";
 	if (a->target) {
-		api__bad_field(rp, "not_applicable", "target",
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "target",
 			       "solving to a pattern is for 3×3 cubes");
 		return -1;
 	}
 	if (n > REDUCE_MAX_N) {
-		api__bad_field(rp, "not_applicable", a->field,
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, a->field,
 			       "this server solves cubes up to %d×%d; this one "
 			       "is %d×%d",
 			       REDUCE_MAX_N, REDUCE_MAX_N, n, n);
@@ -291,7 +292,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	size_t len = 6 * (size_t)n * (size_t)n;
 	char *s = malloc(len);
 	if (!s) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return -1;
 	}
 	cube_to_facelets(c, s);
@@ -327,20 +328,20 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	out->big = malloc(cap * sizeof *out->big);
 	if (!work || !out->big) {
 		free(work);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return -1;
 	}
 	double t0 = now_ms();
 	struct deadline d = {t0 + a->timeout_ms};
-	reduce_limits lim = {poll_deadline, &d,
-			     solver_stage_tables(cfg->solver)};
+	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
+			     .stage_tables = solver_stage_tables(cfg->solver),
+			     .effort = a->effort};
 	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
 			     &out->reduced);
 	out->elapsed_ms = now_ms() - t0;
 	free(work);
 	if (k == SOLVE_ENOTFOUND) {
-		json_t *p = problem_reply(rp, PROBLEM_INVALID_REQUEST,
-					  "no_solution_found",
+		json_t *p = problem_reply(rp, PROBLEM_NO_SOLUTION_FOUND,
 					  "the reduction did not finish in %d "
 					  "ms",
 					  a->timeout_ms);
@@ -353,7 +354,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 		/* validation reads no wings: the solver found one that is
 		 * not a real piece, or one twice */
 		json_t *p = problem_reply(
-			rp, PROBLEM_INVALID_CUBE, NULL,
+			rp, PROBLEM_INVALID_CUBE,
 			"the %s %s not a legal cube: the stickers of an edge "
 			"do not form each wing piece once (a wing flipped in "
 			"place, or one twice)",
@@ -366,7 +367,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 		return -1;
 	}
 	if (k < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
+		problem_reply(rp, PROBLEM_SOLVER,
 			      "the solver failed: %s", solve_strerror(k));
 		return -1;
 	}
@@ -384,7 +385,7 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	if (n == 1) {
-		api__bad_field(rp, "not_applicable", a->field,
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, a->field,
 			       "this server solves cubes of 2 or more layers, "
 			       "not 1×1 (a 1×1 only needs turning to face the "
 			       "right way)");
@@ -392,11 +393,17 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	}
 	if (n >= REDUCE_MIN_N)
 		return solve_big(cfg, c, a, out, rp);
+	if (a->effort) {
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "effort",
+			       "effort is for cubes of 4 or more layers (the "
+			       "reduction)");
+		return -1;
+	}
 	const char *def = n == 2 ? "optimal" : "twophase";
 	const char *method = a->method ? a->method : def;
 	int beginner = n == 3 && strcmp(method, "beginner") == 0;
 	if (strcmp(method, def) != 0 && !beginner) {
-		api__bad_field(rp, "method_unavailable", "method",
+		api__bad_field(rp, PROBLEM_METHOD_UNAVAILABLE, "method",
 			       "method \"%.20s\" is not available for a %d×%d "
 			       "cube; use %s",
 			       method, n, n,
@@ -406,7 +413,7 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	}
 	out->method = beginner ? "beginner" : def;
 	if (a->target && n != 3) {
-		api__bad_field(rp, "not_applicable", "target",
+		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "target",
 			       "solving to a pattern is for 3×3 cubes");
 		return -1;
 	}
@@ -479,13 +486,11 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 	out->elapsed_ms = now_ms() - t0;
 	if (k == SOLVE_ENOTFOUND) {
 		json_t *p = a->target && !a->max_given
-			? problem_reply(rp, PROBLEM_INVALID_REQUEST,
-					"no_solution_found",
+			? problem_reply(rp, PROBLEM_NO_SOLUTION_FOUND,
 					"no moves reaching the target were "
 					"found in %d ms",
 					a->timeout_ms)
-			: problem_reply(rp, PROBLEM_INVALID_REQUEST,
-					"no_solution_found",
+			: problem_reply(rp, PROBLEM_NO_SOLUTION_FOUND,
 					"no solution of at most %d moves was "
 					"found in %d ms",
 					a->max_length, a->timeout_ms);
@@ -497,7 +502,7 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 		goto done;
 	}
 	if (k < 0) {
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
+		problem_reply(rp, PROBLEM_SOLVER,
 			      "the solver failed: %s", solve_strerror(k));
 		goto done;
 	}
@@ -580,19 +585,20 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 1}, {"method", FIELD_STRING, 0},
 		{"max_length", FIELD_INT, 0},  {"timeout_ms", FIELD_INT, 0},
-		{"target", FIELD_STRING, 0},
+		{"target", FIELD_STRING, 0},   {"effort", FIELD_INT, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
+	if (api__check_fields(body, NULL, fields, 6, rp) < 0)
 		return;
 	const json_t *jm = json_object_get(body, "method");
 	const json_t *jl = json_object_get(body, "max_length");
 	const json_t *jt = json_object_get(body, "timeout_ms");
 	const json_t *jg = json_object_get(body, "target");
-	int max_length = 21, timeout_ms = 1000;
+	const json_t *je = json_object_get(body, "effort");
+	int max_length = 21, timeout_ms = 1000, effort = 0;
 	if (jl) {
 		json_int_t v = json_integer_value(jl);
 		if (v < 0 || v > 30) {
-			json_t *p = api__bad_field(rp, "value_out_of_range",
+			json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE,
 						   "max_length",
 						   "max_length is from 0 to 30");
 			if (p)
@@ -605,7 +611,7 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		json_int_t v = json_integer_value(jt);
 		if (v < 1 || v > (json_int_t)cfg->max_solve_ms) {
 			json_t *p = api__bad_field(
-				rp, "value_out_of_range", "timeout_ms",
+				rp, PROBLEM_VALUE_OUT_OF_RANGE, "timeout_ms",
 				"timeout_ms is from 1 to %" PRIu64
 				" (--max-solve-ms)",
 				cfg->max_solve_ms);
@@ -617,6 +623,20 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		}
 		timeout_ms = (int)v;
 	}
+	if (je) {
+		json_int_t v = json_integer_value(je);
+		if (v < 1 || v > REDUCE_MAX_EFFORT) {
+			json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE,
+						   "effort",
+						   "effort is from 1 to %d",
+						   REDUCE_MAX_EFFORT);
+			if (p)
+				json_object_set_new(
+					p, "limit", json_integer(REDUCE_MAX_EFFORT));
+			return;
+		}
+		effort = (int)v;
+	}
 	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
 	if (!c)
 		return;
@@ -626,14 +646,17 @@ void api__post_solve(const struct api_config *cfg, const json_t *body,
 		.timeout_ms = timeout_ms, .timeout_given = jt != NULL,
 		.target = jg ? json_string_value(jg) : NULL,
 		.target_len = jg ? json_string_length(jg) : 0,
-		.field = "facelets",
+		.field = "facelets", .effort = effort,
 	};
+	/* a caller who asks for more effort gets the server's longest
+	 * budget unless it gives its own */
 	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
-		a.timeout_ms = reduce_default_ms(cfg, c->n);
+		a.timeout_ms = effort > 1 ? (int)cfg->max_solve_ms
+					  : reduce_default_ms(cfg, c->n);
 	struct solved *s = malloc(sizeof *s);
 	if (!s) {
 		free(c);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
 	if (solve_cube(cfg, c, &a, s, rp) < 0) {
@@ -682,20 +705,20 @@ void api__get_scramble(const struct api_config *cfg,
 	if (has_seed < 0)
 		return;
 	if (!has_n) {
-		api__bad_field(rp, "missing_parameter", "size",
+		api__bad_field(rp, PROBLEM_MISSING_PARAMETER, "size",
 			       "query parameter \"size\" is required: "
 			       "/v1/scramble?size=3");
 		return;
 	}
 	if (n < 2 || n > CUBE_MAX_N) {
-		json_t *p = api__bad_field(rp, "size_out_of_range", "size",
+		json_t *p = api__bad_field(rp, PROBLEM_SIZE_OUT_OF_RANGE, "size",
 					   "size must be from 2 to %d",
 					   CUBE_MAX_N);
 		(void)p;
 		return;
 	}
 	if (has_seed && seed > ((int64_t)1 << 53) - 1) {
-		api__bad_field(rp, "value_out_of_range", "seed",
+		api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, "seed",
 			       "seed is from 0 to 2^53-1");
 		return;
 	}
@@ -733,7 +756,7 @@ void api__get_scramble(const struct api_config *cfg,
 		}
 		if (count < 0) {
 			free(m);
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, "solver",
+			problem_reply(rp, PROBLEM_SOLVER,
 				      "the solver failed: %s",
 				      solve_strerror(count));
 			return;
@@ -753,7 +776,7 @@ void api__get_scramble(const struct api_config *cfg,
 		count = m ? scramble_moves(&r, (int)n, m, len) : -1;
 		if (count < 0) {
 			free(m);
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 				      "out of memory");
 			return;
 		}
@@ -765,7 +788,7 @@ void api__get_scramble(const struct api_config *cfg,
 		if (cfg->max_work && work > cfg->max_work) {
 			free(m);
 			json_t *p = problem_reply(
-				rp, PROBLEM_LIMIT_EXCEEDED, "too_much_work",
+				rp, PROBLEM_TOO_MUCH_WORK,
 				"a %" PRId64 "×%" PRId64 " scramble moves %" PRIu64
 				" stickers, more than the server's limit of "
 				"%" PRIu64 " per request (--max-work)",
@@ -787,7 +810,7 @@ void api__get_scramble(const struct api_config *cfg,
 		free(text);
 		free(c);
 		free(m);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
 	moves_print(m, (size_t)count, (int)n, text, need + 1);
@@ -829,7 +852,7 @@ static int session_for(const struct api_config *cfg,
 		       struct session_view *v, struct api_reply *rp)
 {
 	if (!cfg->sessions) {
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_database",
+		problem_reply(rp, PROBLEM_NO_DATABASE,
 			      "this server runs without a session database");
 		return -1;
 	}
@@ -848,10 +871,8 @@ static int session_for(const struct api_config *cfg,
 		}
 	}
 	if (rc != SES_OK) {
-		problem_reply(rp, rc == SES_NOT_FOUND ? PROBLEM_NOT_FOUND
-						      : PROBLEM_INTERNAL_ERROR,
-			      rc == SES_NOT_FOUND ? "no_such_session" : "database",
-			      "%s", sessions_strerror(rc));
+		problem_reply(rp, (enum problem)-rc, "%s",
+			      sessions_strerror(rc));
 		return -1;
 	}
 	return 0;
@@ -879,7 +900,7 @@ void api__session_solve(const struct api_config *cfg,
 				     NULL) < 0) {
 		free(c);
 		session_view_free(&v);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
 			      "a stored state could not be read");
 		return;
 	}
@@ -892,7 +913,7 @@ void api__session_solve(const struct api_config *cfg,
 	free(c);
 	if (rc < 0) {
 		if (!s)
-			problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL,
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 				      "out of memory");
 		else
 			free(s->big);
@@ -907,7 +928,7 @@ void api__session_solve(const struct api_config *cfg,
 		free(s->big);
 		free(s);
 		session_view_free(&v);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, NULL, "out of memory");
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
 	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
@@ -924,7 +945,7 @@ void api__session_solve(const struct api_config *cfg,
 	if (sessions_add_solve(cfg->sessions, id, &sv, v.facelets) != SES_OK) {
 		free(text);
 		session_view_free(&v);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+		problem_reply(rp, PROBLEM_DATABASE,
 			      "the solve could not be stored");
 		return;
 	}
@@ -948,7 +969,7 @@ void api__session_solves(const struct api_config *cfg,
 	    api__query_int(&q, "limit", &limit, rp) < 0)
 		return;
 	if (limit < 1 || limit > 1000) {
-		json_t *p = api__bad_field(rp, "value_out_of_range", "limit",
+		json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, "limit",
 					   "limit is from 1 to 1000");
 		if (p)
 			json_object_set_new(p, "limit", json_integer(1000));
@@ -964,7 +985,7 @@ void api__session_solves(const struct api_config *cfg,
 		   : -1;
 	if (k < 0) {
 		free(sv);
-		problem_reply(rp, PROBLEM_INTERNAL_ERROR, "database",
+		problem_reply(rp, PROBLEM_DATABASE,
 			      "the solves could not be read");
 		return;
 	}

@@ -25,13 +25,13 @@ void api__session_ticket(const struct api_config *cfg,
 {
 	(void)body;
 	if (!cfg->sessions) {
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_database",
+		problem_reply(rp, PROBLEM_NO_DATABASE,
 			      "this server runs without a session database");
 		return;
 	}
 	if (!cfg->tickets) {
 		/* only when the OS had no randomness at start-up */
-		problem_reply(rp, PROBLEM_UNAVAILABLE, "no_tickets",
+		problem_reply(rp, PROBLEM_NO_TICKETS,
 			      "this server could not make a ticket key; use a "
 			      "read token in the stream's URL instead");
 		return;
@@ -43,7 +43,7 @@ void api__session_ticket(const struct api_config *cfg,
 	if (rc == SES_OK && role == SES_ROLE_NONE)
 		rc = SES_FORBIDDEN;
 	if (rc != SES_OK) {
-		api__session_problem(rp, rc);
+		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	char t[TICKET_LEN + 1];
@@ -59,58 +59,4 @@ void api__session_ticket(const struct api_config *cfg,
 				 "events", events));
 	/* a credential: no cache may keep it */
 	api_reply_header(rp, "Cache-Control", "no-store");
-}
-
-int api__url_credential(const struct api_config *cfg, const char *id,
-			int is_private, const char *qtoken,
-			const char *qticket, const char **token, int *granted,
-			struct api_reply *rp)
-{
-	*granted = 0;
-	if (qtoken) {
-		enum ses_role role;
-		if (sessions_auth(cfg->sessions, id, qtoken, &role, NULL) ==
-			    SES_OK &&
-		    (role == SES_ROLE_WRITE || role == SES_ROLE_OWNER)) {
-			json_t *p = problem_reply(
-				rp, PROBLEM_FORBIDDEN, "token_in_url",
-				"%s token may not travel in a URL, where "
-				"logs and history keep it; send it as "
-				"Authorization: Bearer, or mint a stream "
-				"ticket with POST /v1/sessions/{id}/tickets "
-				"and use ?ticket=",
-				role == SES_ROLE_OWNER ? "the owner's"
-							: "a write");
-			if (p)
-				json_object_set_new(p, "field",
-						    json_string("token"));
-			return -1;
-		}
-		if (*token == NULL)
-			*token = qtoken;
-	}
-	if (qticket && is_private && *token == NULL) {
-		enum ticket_check c =
-			cfg->tickets ? tickets_check(cfg->tickets, id, qticket,
-						     now_ms())
-				     : TICKET_BAD;
-		if (c == TICKET_OK) {
-			*granted = 1;
-		} else if (c == TICKET_EXPIRED) {
-			json_t *p = problem_reply(
-				rp, PROBLEM_UNAUTHORIZED, "ticket_expired",
-				"the stream ticket has expired; mint a new one "
-				"(POST /v1/sessions/{id}/tickets) and "
-				"reconnect with ?after= the last event id");
-			if (p)
-				json_object_set_new(p, "field",
-						    json_string("ticket"));
-			api_reply_header(rp, "WWW-Authenticate",
-					 "Bearer realm=\"cubed\", "
-					 "error=\"invalid_token\"");
-			return -1;
-		}
-		/* TICKET_BAD: like a wrong token, the session stays hidden */
-	}
-	return 0;
 }

@@ -266,14 +266,14 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 		return;
 	case GUARD_CONN_TOTAL:
 		limit = cfg->max_connections;
-		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_connections",
+		p = problem_reply(rp, PROBLEM_TOO_MANY_CONNECTIONS,
 				  "the server has %llu connections open, its "
 				  "limit; try again shortly",
 				  limit);
 		break;
 	case GUARD_CONN_PER_IP:
 		limit = cfg->max_connections_per_ip;
-		p = problem_reply(rp, PROBLEM_UNAVAILABLE, "too_many_connections",
+		p = problem_reply(rp, PROBLEM_TOO_MANY_CONNECTIONS,
 				  "your address has %llu connections open, the "
 				  "server's limit per address; reuse them or "
 				  "close some",
@@ -281,7 +281,7 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 		break;
 	case GUARD_RATE:
 		limit = cfg->rate_limit;
-		p = problem_reply(rp, PROBLEM_TOO_MANY_REQUESTS, NULL,
+		p = problem_reply(rp, PROBLEM_TOO_MANY_REQUESTS,
 				  "more than %llu requests per second (%llu at "
 				  "once) from your address; try again in %u s",
 				  limit, (unsigned long long)cfg->rate_burst,
@@ -289,13 +289,13 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 		break;
 	case GUARD_HEADERS:
 		limit = cfg->max_header;
-		p = problem_reply(rp, PROBLEM_HEADERS_TOO_LARGE, NULL,
+		p = problem_reply(rp, PROBLEM_HEADERS_TOO_LARGE,
 				  "the request line and headers are larger "
 				  "than %llu bytes, the server's limit",
 				  limit);
 		break;
 	case GUARD_FRAMING:
-		problem_reply(rp, PROBLEM_MALFORMED_REQUEST, "ambiguous_length",
+		problem_reply(rp, PROBLEM_AMBIGUOUS_LENGTH,
 			      "the request gives its body length twice "
 			      "(Content-Length more than once, or with "
 			      "Transfer-Encoding); send one");

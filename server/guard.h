@@ -29,7 +29,7 @@
 
 #include <microhttpd.h>
 
-#include "api.h"
+#include "api_reply.h"
 #include "config.h"
 
 enum guard_refusal {

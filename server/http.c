@@ -415,7 +415,8 @@ static void body_set_owned(struct body *b, char *text, size_t len)
 	b->persistent = 0;
 }
 
-/* The fixed 500 body, with the request id when memory allows. */
+/* The fixed out_of_memory body (problem.h), with the request id when
+ * memory allows. */
 static void body_fallback(struct body *b, const struct request *rq)
 {
 	size_t n = strlen(problem_internal_fallback);
@@ -436,7 +437,7 @@ static void body_fallback(struct body *b, const struct request *rq)
 }
 
 /* The bytes of rp (not a stream). Replies that cannot be built become the
- * fixed 500. */
+ * fixed 503 out_of_memory. */
 static void body_of(struct api_reply *rp, const struct request *rq,
 		    struct body *b)
 {
@@ -460,11 +461,11 @@ static void body_of(struct api_reply *rp, const struct request *rq,
 		b->data = rp->raw;
 		b->len = rp->raw_len;
 		return;
-	} else if (rp->status != 500) {
+	} else if (rp->status < 500) {
 		return; /* no body (204, 304, HEAD-less answers) */
 	}
 	/* out of memory, or a problem whose body could not be built */
-	rp->status = 500;
+	rp->status = problem_status(PROBLEM_OUT_OF_MEMORY);
 	rp->content_type = PROBLEM_CONTENT_TYPE;
 	body_fallback(b, rq);
 }
@@ -696,7 +697,7 @@ static enum MHD_Result send_reply(struct http_server *srv,
 	if (rp->stream) {
 		resp = sse_response(con, rq, rp);
 		if (resp == NULL) {
-			rp->status = 500;
+			rp->status = problem_status(PROBLEM_OUT_OF_MEMORY);
 			rp->content_type = PROBLEM_CONTENT_TYPE;
 			rp->nheaders = 0;
 			body_fallback(&b, rq);
@@ -851,7 +852,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		guard_refusal_reply(srv->guard, rq->refused, rq->retry_after,
 				    &rp);
 	} else if (rq->too_large) {
-		json_t *p = problem_reply(&rp, PROBLEM_BODY_TOO_LARGE, NULL,
+		json_t *p = problem_reply(&rp, PROBLEM_BODY_TOO_LARGE,
 					  "the request body is larger than "
 					  "%llu bytes, the server's limit",
 					  (unsigned long long)srv->cfg->max_body);

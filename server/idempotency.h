@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api.h"
+#include "api_reply.h"
 
 struct idem;
 

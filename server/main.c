@@ -305,7 +305,8 @@ int main(int argc, char **argv)
 		log_msg(LOG_WARN, "no stream tickets (no randomness from the "
 				  "OS): private streams need read tokens");
 	const char *patterns[64];
-	int npat = api_route_patterns(patterns, 64);
+	int npat = api_route_patterns(
+		patterns, (int)(sizeof patterns / sizeof *patterns));
 	api.metrics = metrics_new(patterns, npat);
 
 	/* Solver tables: loaded from (or built and saved to) --tables, by

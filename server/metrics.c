@@ -14,6 +14,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "api_internal.h"
+#include "events.h"
+#include "idempotency.h"
+#include "problem.h"
+#include "sessions.h"
+#include "solver.h"
+#include "store.h"
 #include "version.h"
 
 static const int statuses[] = {200, 201, 204, 304, 400, 401, 403, 404, 405,
@@ -301,4 +308,146 @@ void metrics_render_build(struct metrics_buf *b)
 		       "zlib=\"%s\",brotli=\"%s\"} 1\n",
 		       v.version, v.commit, v.libmicrohttpd, v.jansson,
 		       v.sqlite, v.zlib, v.brotli);
+}
+
+/* ---- GET /metrics ---------------------------------------------------- */
+
+/* The request metrics above, the build and the process, then the session
+ * layer's, the store's, the event fan-out's and the solver's figures. */
+void api__get_metrics(const struct api_config *cfg,
+		       const struct api_request *rq, struct api_reply *rp)
+{
+	(void)rq;
+	if (!cfg->metrics) {
+		problem_reply(rp, PROBLEM_NO_METRICS,
+			      "metrics are off on this server");
+		return;
+	}
+	struct metrics_buf b = {0};
+	metrics_render(cfg->metrics, &b);
+	metrics_render_build(&b);
+	metrics_render_process(&b);
+	if (cfg->sessions) {
+		struct sessions_stats st;
+		sessions_stats(cfg->sessions, &st);
+		int64_t count = -1;
+		if (cfg->store)
+			store_count_sessions(cfg->store, &count);
+		metrics_printf(&b,
+			       "# HELP cubed_sessions Sessions in the database.\n"
+			       "# TYPE cubed_sessions gauge\n"
+			       "cubed_sessions %lld\n"
+			       "# HELP cubed_events_appended_total Events "
+			       "committed to session histories.\n"
+			       "# TYPE cubed_events_appended_total counter\n"
+			       "cubed_events_appended_total %llu\n"
+			       "# HELP cubed_commits_total Write transactions "
+			       "committed.\n"
+			       "# TYPE cubed_commits_total counter\n"
+			       "cubed_commits_total %llu\n"
+			       "# HELP cubed_writes_total Writes taken by the "
+			       "writer (committed or refused).\n"
+			       "# TYPE cubed_writes_total counter\n"
+			       "cubed_writes_total %llu\n"
+			       "# HELP cubed_commit_batch_size Writes per "
+			       "transaction.\n"
+			       "# TYPE cubed_commit_batch_size histogram\n",
+			       (long long)count,
+			       (unsigned long long)st.events_appended,
+			       (unsigned long long)st.commits,
+			       (unsigned long long)st.writes);
+		static const char *const le[] = {"1", "3", "7", "15", "63",
+						 "+Inf"};
+		uint64_t cum = 0;
+		for (int i = 0; i < 6; i++) {
+			cum += st.batch_hist[i];
+			metrics_printf(&b,
+				       "cubed_commit_batch_size_bucket{le=\"%s\"} %llu\n",
+				       le[i], (unsigned long long)cum);
+		}
+		metrics_printf(&b,
+			       "cubed_commit_batch_size_sum %llu\n"
+			       "cubed_commit_batch_size_count %llu\n"
+			       "# HELP cubed_session_cache_hits_total Reads "
+			       "served from the session cache.\n"
+			       "# TYPE cubed_session_cache_hits_total counter\n"
+			       "cubed_session_cache_hits_total %llu\n"
+			       "# HELP cubed_session_cache_misses_total Reads "
+			       "that went to the database.\n"
+			       "# TYPE cubed_session_cache_misses_total counter\n"
+			       "cubed_session_cache_misses_total %llu\n",
+			       (unsigned long long)st.writes,
+			       (unsigned long long)cum,
+			       (unsigned long long)st.cache_hits,
+			       (unsigned long long)st.cache_misses);
+		metrics_printf(&b,
+			       "# HELP cubed_session_cache_entries Sessions "
+			       "held in memory.\n"
+			       "# TYPE cubed_session_cache_entries gauge\n"
+			       "cubed_session_cache_entries %llu\n"
+			       "# HELP cubed_session_cache_bytes Bytes they "
+			       "hold (states, working cubes).\n"
+			       "# TYPE cubed_session_cache_bytes gauge\n"
+			       "cubed_session_cache_bytes %llu\n"
+			       "# HELP cubed_snapshots_total Snapshot rows "
+			       "written.\n"
+			       "# TYPE cubed_snapshots_total counter\n"
+			       "cubed_snapshots_total %llu\n"
+			       "# HELP cubed_write_conflicts_total Writes that "
+			       "found another writer's version and were "
+			       "evaluated again.\n"
+			       "# TYPE cubed_write_conflicts_total counter\n"
+			       "cubed_write_conflicts_total %llu\n"
+			       "# HELP cubed_writer_cpu_seconds_total CPU "
+			       "time of the session writer thread.\n"
+			       "# TYPE cubed_writer_cpu_seconds_total counter\n"
+			       "cubed_writer_cpu_seconds_total %.6f\n",
+			       (unsigned long long)st.cache_entries,
+			       (unsigned long long)st.cache_bytes,
+			       (unsigned long long)st.snapshots,
+			       (unsigned long long)st.conflicts,
+			       (double)st.writer_cpu_ns / 1e9);
+	}
+	if (cfg->events) {
+		struct events_stats es;
+		events_stats(cfg->events, &es);
+		metrics_printf(&b,
+			       "# HELP cubed_watchers Live event streams open.\n"
+			       "# TYPE cubed_watchers gauge\n"
+			       "cubed_watchers %llu\n"
+			       "# HELP cubed_events_published_total Events "
+			       "sent to sessions with watchers.\n"
+			       "# TYPE cubed_events_published_total counter\n"
+			       "cubed_events_published_total %llu\n"
+			       "# HELP cubed_events_replayed_total Events "
+			       "replayed from the store after Last-Event-ID.\n"
+			       "# TYPE cubed_events_replayed_total counter\n"
+			       "cubed_events_replayed_total %llu\n"
+			       "# HELP cubed_watchers_cut_off_total Streams "
+			       "ended because their watcher fell too far "
+			       "behind.\n"
+			       "# TYPE cubed_watchers_cut_off_total counter\n"
+			       "cubed_watchers_cut_off_total %llu\n",
+			       (unsigned long long)es.watchers,
+			       (unsigned long long)es.published,
+			       (unsigned long long)es.replayed,
+			       (unsigned long long)es.cut_off);
+	}
+	if (cfg->idem)
+		metrics_printf(&b,
+			       "# HELP cubed_idempotency_keys Idempotency-Key "
+			       "answers kept.\n"
+			       "# TYPE cubed_idempotency_keys gauge\n"
+			       "cubed_idempotency_keys %zu\n",
+			       idem_count(cfg->idem));
+	if (b.failed || !b.data) {
+		free(b.data);
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+		return;
+	}
+	rp->status = 200;
+	rp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	rp->owned = b.data;
+	rp->raw = b.data;
+	rp->raw_len = b.len;
 }

@@ -1,37 +1,27 @@
-/* problem.c — builds every error reply of the server from the one table in
- * problem.h, as RFC 9457 problem details. Handlers only name a kind, an
- * optional specific code and a sentence; type URI, title and status come
- * from the table so they cannot drift apart. */
+/* problem.c — every error reply of the server, built from a row of the
+ * error table (errors.def, read through errors.h) as RFC 9457 problem
+ * details. Handlers only name a row and a sentence; type URI, title,
+ * status and code come from the row so they cannot drift apart. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "pattern.h"
 #include "problem.h"
-
-static const struct {
-	const char *kind;
-	int status;
-	const char *title;
-} kinds[PROBLEM_COUNT] = {
-#define PROBLEM_ROW(name, kind, status, title) [name] = {kind, status, title},
-	PROBLEM_KINDS(PROBLEM_ROW)
-#undef PROBLEM_ROW
-};
+#include "solve.h"
 
 const char problem_internal_fallback[] =
-	"{\"type\":\"" PROBLEM_TYPE_PREFIX "internal_error\","
-	"\"title\":\"Internal Server Error\",\"status\":500,"
+	"{\"type\":\"" PROBLEM_TYPE_PREFIX "unavailable\","
+	"\"title\":\"Service Unavailable\",\"status\":503,"
 	"\"detail\":\"the server ran out of memory building the reply\","
-	"\"code\":\"internal_error\"}";
+	"\"code\":\"out_of_memory\"}";
 
-const char *problem_kind_name(enum problem_kind kind)
+/* The name of any core error: each core header keeps its own range. */
+static const char *core_name(int err)
 {
-	return (unsigned)kind < PROBLEM_COUNT ? kinds[kind].kind
-					      : "internal_error";
-}
-
-int problem_status(enum problem_kind kind)
-{
-	return (unsigned)kind < PROBLEM_COUNT ? kinds[kind].status : 500;
+	if (err <= SOLVE_ENOTFOUND)
+		return solve_errname(err);
+	return pattern_errname(err);
 }
 
 /* Length of the valid UTF-8 sequence at s[0..len), or 0 if it is not one
@@ -89,32 +79,57 @@ size_t problem_utf8_clean(char *out, size_t cap, const char *s, size_t len)
 	return o;
 }
 
-json_t *problem_reply(struct api_reply *rp, enum problem_kind kind,
-		      const char *code, const char *detail, ...)
+static json_t *reply_v(struct api_reply *rp, enum problem id,
+		       const char *code, const char *detail, va_list ap)
 {
 	char raw[1024], clean[1024], type[96];
-	va_list ap;
-	va_start(ap, detail);
 	int n = vsnprintf(raw, sizeof raw, detail, ap);
-	va_end(ap);
 	if (n < 0)
 		n = 0;
 	if ((size_t)n >= sizeof raw)
 		n = sizeof raw - 1;
 	problem_utf8_clean(clean, sizeof clean, raw, (size_t)n);
 
-	const char *name = problem_kind_name(kind);
-	snprintf(type, sizeof type, "%s%s", PROBLEM_TYPE_PREFIX, name);
+	snprintf(type, sizeof type, "%s%s", PROBLEM_TYPE_PREFIX,
+		 problem_type(id));
 	json_t *body = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", type,
-				 "title", kinds[kind].title, "status",
-				 problem_status(kind), "detail", clean, "code",
-				 code ? code : name);
+				 "title", problem_title(id), "status",
+				 problem_status(id), "detail", clean, "code",
+				 code);
 
 	json_decref(rp->json);
 	rp->json = body;
 	rp->raw = NULL;
 	rp->raw_len = 0;
 	rp->content_type = PROBLEM_CONTENT_TYPE;
-	rp->status = body ? problem_status(kind) : 500;
+	/* a reply that could not be built is the fixed out_of_memory one */
+	rp->status = problem_status(body ? id : PROBLEM_OUT_OF_MEMORY);
+	if (id == PROBLEM_OUT_OF_MEMORY || body == NULL)
+		api_reply_header(rp, "Retry-After", "1");
+	return body;
+}
+
+json_t *problem_reply(struct api_reply *rp, enum problem id,
+		      const char *detail, ...)
+{
+	const char *code = problem_code(id);
+	va_list ap;
+	va_start(ap, detail);
+	json_t *body = reply_v(rp, id, code ? code : "internal_error", detail,
+			       ap);
+	va_end(ap);
+	return body;
+}
+
+json_t *problem_reply_core(struct api_reply *rp, enum problem family, int err,
+			   const char *detail, ...)
+{
+	enum problem id = problem_core(family, err);
+	const char *code = problem_code(id);
+	va_list ap;
+	va_start(ap, detail);
+	json_t *body = reply_v(rp, id, code ? code : core_name(err), detail,
+			       ap);
+	va_end(ap);
 	return body;
 }

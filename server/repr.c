@@ -453,7 +453,8 @@ json_t *repr_validation_errors(const char *s, size_t len, size_t max,
 {
 	cube_problem small[32];
 	cube_problem *p = small;
-	int count = cube_validate(s, len, small, 32, res);
+	int count = cube_validate(s, len, small,
+				  sizeof small / sizeof *small, res);
 	if (count < 0)
 		return NULL;
 	size_t shown = (size_t)count < max ? (size_t)count : max;

@@ -22,7 +22,7 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 {
 	struct sessions *s = calloc(1, sizeof *s);
 	if (!s)
-		return SES_STORE;
+		return SES_NOMEM;
 	s->store = cfg->store;
 	s->shared = (store_caps(cfg->store) & STORE_CAP_SHARED) != 0;
 	s->limits = cfg->limits;
@@ -30,11 +30,13 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->max_batch = cfg->max_batch > 0 ? cfg->max_batch : 256;
 	s->on_event = cfg->on_event;
 	s->on_event_ctx = cfg->on_event_ctx;
+	s->fail_alloc = cfg->fail_alloc;
+	s->fail_alloc_ctx = cfg->fail_alloc_ctx;
 	if (cache_init(&s->cache, cfg->cache_max ? cfg->cache_max : 1024,
 		       cfg->cache_bytes ? cfg->cache_bytes
 					: (size_t)64 << 20) < 0) {
 		free(s);
-		return SES_STORE;
+		return SES_NOMEM;
 	}
 	if (writer_start(s) < 0) {
 		cache_destroy(&s->cache);
@@ -91,7 +93,7 @@ static int view_of(struct session_view *v, struct session_state *st)
 	v->title = st->title ? strdup(st->title) : NULL;
 	if (!v->facelets || (st->title && !v->title)) {
 		session_view_free(v);
-		return SES_STORE;
+		return SES_NOMEM;
 	}
 	return SES_OK;
 }
@@ -109,9 +111,12 @@ int sessions_meta(struct sessions *s, const char *id, struct session_meta *out)
 	return reach(s, cache_peek(s, id, out, NULL));
 }
 
-static struct ses_op *op_new(enum op_kind kind, const char *id,
-			     const char *token)
+static struct ses_op *op_new(struct sessions *s, enum op_kind kind,
+			     const char *id, const char *token)
 {
+	/* the test seam (sessions.h): an allocation that fails on demand */
+	if (s->fail_alloc && s->fail_alloc(s->fail_alloc_ctx))
+		return NULL;
 	struct ses_op *op = calloc(1, sizeof *op);
 	if (!op)
 		return NULL;
@@ -132,9 +137,9 @@ int sessions_create(struct sessions *s, const struct session_create *c,
 {
 	if (c->start && c->start->n != c->size)
 		return SES_BAD_STATE;
-	struct ses_op *op = op_new(OP_CREATE, NULL, NULL);
+	struct ses_op *op = op_new(s, OP_CREATE, NULL, NULL);
 	if (!op)
-		return SES_STORE;
+		return SES_NOMEM;
 	int64_t now = sessions_now_ms();
 	struct store_session meta = {
 		.size = c->size, .created_at = now, .updated_at = now,
@@ -190,7 +195,7 @@ int sessions_parse(struct sessions *s, int n, const char *text, size_t len,
 	size_t cap = alg_nodes_needed(len);
 	w->nodes = malloc((cap ? cap : 1) * sizeof *w->nodes);
 	if (!w->nodes)
-		return SES_STORE;
+		return SES_NOMEM;
 	if (alg_parse(&w->alg, w->nodes, cap, n, text, len, &s->limits,
 		      err) < 0) {
 		free(w->nodes);
@@ -201,9 +206,9 @@ int sessions_parse(struct sessions *s, int n, const char *text, size_t len,
 }
 
 /* The op for a write (w's strings copied, its nodes taken). */
-static struct ses_op *write_op(struct session_write *w)
+static struct ses_op *write_op(struct sessions *s, struct session_write *w)
 {
-	struct ses_op *op = op_new(OP_WRITE, w->id, w->token);
+	struct ses_op *op = op_new(s, OP_WRITE, w->id, w->token);
 	if (op) {
 		op->wkind = w->kind;
 		op->if_match = w->if_match;
@@ -254,9 +259,9 @@ static int write_result(struct ses_op *op, struct session_view *out,
 int sessions_write(struct sessions *s, struct session_write *w,
 		   struct session_view *out, char **out_moves)
 {
-	struct ses_op *op = write_op(w);
+	struct ses_op *op = write_op(s, w);
 	if (!op)
-		return SES_STORE;
+		return SES_NOMEM;
 	writer_run(s, op);
 	return write_result(op, out, out_moves);
 }
@@ -265,7 +270,7 @@ struct session_pending *sessions_write_begin(struct sessions *s,
 					     struct session_write *w,
 					     void (*done)(void *ctx), void *ctx)
 {
-	struct ses_op *op = write_op(w);
+	struct ses_op *op = write_op(s, w);
 	if (!op)
 		return NULL;
 	op->done = done;
@@ -287,9 +292,9 @@ void sessions_write_abandon(struct session_pending *p)
 
 int sessions_delete(struct sessions *s, const char *id, const char *token)
 {
-	struct ses_op *op = op_new(OP_DELETE, id, token);
+	struct ses_op *op = op_new(s, OP_DELETE, id, token);
 	if (!op)
-		return SES_STORE;
+		return SES_NOMEM;
 	int rc = writer_run(s, op);
 	op_free(op);
 	return rc;
@@ -327,9 +332,9 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 int sessions_add_solve(struct sessions *s, const char *id,
 		       struct store_solve *sv, const char *facelets)
 {
-	struct ses_op *op = op_new(OP_SOLVE, id, NULL);
+	struct ses_op *op = op_new(s, OP_SOLVE, id, NULL);
 	if (!op)
-		return SES_STORE;
+		return SES_NOMEM;
 	op->solve = sv;
 	op->facelets = facelets;
 	int rc = writer_run(s, op);
@@ -355,9 +360,9 @@ int sessions_add_token(struct sessions *s, const char *id,
 		       const char *name, struct store_token *out,
 		       char secret[36])
 {
-	struct ses_op *op = op_new(OP_TOKEN, id, owner_token);
+	struct ses_op *op = op_new(s, OP_TOKEN, id, owner_token);
 	if (!op)
-		return SES_STORE;
+		return SES_NOMEM;
 	op->role = role;
 	op->name = name;
 	int rc = writer_run(s, op);
@@ -372,9 +377,9 @@ int sessions_add_token(struct sessions *s, const char *id,
 int sessions_revoke_token(struct sessions *s, const char *id,
 			  const char *owner_token, int64_t tid)
 {
-	struct ses_op *op = op_new(OP_REVOKE, id, owner_token);
+	struct ses_op *op = op_new(s, OP_REVOKE, id, owner_token);
 	if (!op)
-		return SES_STORE;
+		return SES_NOMEM;
 	op->tid = tid;
 	int rc = writer_run(s, op);
 	op_free(op);
@@ -412,22 +417,23 @@ const char *sessions_strerror(int err)
 {
 	switch (err) {
 	case SES_OK: return "ok";
-	case SES_NOT_FOUND: return "no such session or version";
+	case SES_NOT_FOUND: return "there is no such session (or version)";
 	case SES_UNAUTHORIZED: return "this write needs the session's write token";
-	case SES_FORBIDDEN: return "the token is not a write token of this session";
+	case SES_FORBIDDEN: return "the token is not a live token of this session (wrong, or revoked)";
 	case SES_STALE: return "the session has moved on since the version in If-Match";
-	case SES_NOTHING_TO_UNDO: return "there is nothing to undo";
-	case SES_NOTHING_TO_REDO: return "there is nothing to redo";
+	case SES_NOTHING_TO_UNDO: return "there is no write to undo";
+	case SES_NOTHING_TO_REDO: return "there is no undone write to redo";
 	case SES_BAD_MOVES: return "the moves are not valid notation";
 	case SES_BAD_STATE: return "the start state is not a cube of this size";
-	case SES_LIMIT: return "the server holds the maximum number of sessions";
+	case SES_LIMIT: return "the server holds as many sessions as it may; delete some or raise --max-sessions";
 	case SES_STORE: return "the database failed";
 	case SES_SHUTDOWN: return "the server is shutting down";
-	case SES_READ_ONLY: return "a read token cannot write";
-	case SES_NOT_OWNER: return "only the owner's token may do this";
-	case SES_NAME_TAKEN: return "a token of this session already has that name";
-	case SES_UNAVAILABLE: return "the database cannot be reached";
+	case SES_READ_ONLY: return "a read token cannot change the session; writes need a write token";
+	case SES_NOT_OWNER: return "only the session owner's token may do this";
+	case SES_NAME_TAKEN: return "another token of this session has that name";
+	case SES_UNAVAILABLE: return "the database cannot be reached; nothing was changed, retry later";
 	case SES_NO_SUCH_TOKEN: return "the session has no live token with that id";
+	case SES_NOMEM: return "the server ran out of memory";
 	}
 	return "unknown error";
 }

@@ -37,26 +37,31 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "errors.h"
 #include "store.h"
 
+/* A session-layer error is the negated row of the error table (errors.def)
+ * that a client receives for it: the HTTP layer answers -rc, and no
+ * mapping between the two can drift. */
 enum ses_err {
 	SES_OK = 0,
-	SES_NOT_FOUND = -1,      /* no such session (or version) */
-	SES_UNAUTHORIZED = -2,   /* a write without a token */
-	SES_FORBIDDEN = -3,      /* a write with a wrong token */
-	SES_STALE = -4,          /* If-Match names another version */
-	SES_NOTHING_TO_UNDO = -5,
-	SES_NOTHING_TO_REDO = -6,
-	SES_BAD_MOVES = -7,      /* notation error: see the alg_error */
-	SES_BAD_STATE = -8,      /* a start state of another size */
-	SES_LIMIT = -9,          /* too many sessions */
-	SES_STORE = -10,         /* the database failed */
-	SES_SHUTDOWN = -11,      /* the writer is stopping */
-	SES_READ_ONLY = -12,     /* a write with a read token */
-	SES_NOT_OWNER = -13,     /* an owner-only request with another token */
-	SES_NAME_TAKEN = -14,    /* a token name already used in the session */
-	SES_NO_SUCH_TOKEN = -15, /* revoking a token that is not live */
-	SES_UNAVAILABLE = -16,   /* the database cannot be reached now */
+	SES_NOT_FOUND = -PROBLEM_NO_SUCH_SESSION,  /* no such session (or version) */
+	SES_UNAUTHORIZED = -PROBLEM_TOKEN_REQUIRED, /* a write without a token */
+	SES_FORBIDDEN = -PROBLEM_WRONG_TOKEN,       /* a write with a wrong token */
+	SES_STALE = -PROBLEM_STALE_VERSION,         /* If-Match names another version */
+	SES_NOTHING_TO_UNDO = -PROBLEM_NOTHING_TO_UNDO,
+	SES_NOTHING_TO_REDO = -PROBLEM_NOTHING_TO_REDO,
+	SES_BAD_MOVES = -PROBLEM_NOTATION_CORE,    /* notation error: see the alg_error */
+	SES_BAD_STATE = -PROBLEM_FACELETS_LETTER,  /* a start state of another size */
+	SES_LIMIT = -PROBLEM_TOO_MANY_SESSIONS,    /* too many sessions */
+	SES_STORE = -PROBLEM_DATABASE,             /* the database failed */
+	SES_SHUTDOWN = -PROBLEM_SHUTTING_DOWN,     /* the writer is stopping */
+	SES_READ_ONLY = -PROBLEM_READ_ONLY_TOKEN,  /* a write with a read token */
+	SES_NOT_OWNER = -PROBLEM_OWNER_ONLY,       /* an owner-only request with another token */
+	SES_NAME_TAKEN = -PROBLEM_NAME_TAKEN,      /* a token name already used in the session */
+	SES_NO_SUCH_TOKEN = -PROBLEM_NO_SUCH_TOKEN, /* revoking a token that is not live */
+	SES_NOMEM = -PROBLEM_OUT_OF_MEMORY,        /* an allocation failed: try again */
+	SES_UNAVAILABLE = -PROBLEM_STORE_UNAVAILABLE, /* the database cannot be reached now */
 };
 
 /* What a token may do in a session. */
@@ -100,6 +105,12 @@ struct sessions_config {
 	 * format anything big: it runs on the writer. May be NULL. */
 	session_event_fn *on_event;
 	void *on_event_ctx;
+	/* A test seam, NULL in the server: when it returns nonzero, the
+	 * allocation that starts a change (create, write, delete, token)
+	 * fails as if memory had run out, so a test can see SES_NOMEM (503
+	 * out_of_memory) and that nothing was written. */
+	int (*fail_alloc)(void *ctx);
+	void *fail_alloc_ctx;
 };
 
 struct sessions;
@@ -253,6 +264,10 @@ struct sessions_stats {
 					* found another writer's version */
 	uint64_t writer_cpu_ns;        /* the writer thread's CPU time */
 	uint64_t cache_entries, cache_bytes;
+	/* ops ever handed to the writer, and those waiting in its queue now
+	 * (not yet taken into a batch): what tests wait on to know a change
+	 * is queued, or taken */
+	uint64_t submitted, queued;
 };
 void sessions_stats(struct sessions *s, struct sessions_stats *out);
 

@@ -131,7 +131,11 @@ int load_state(struct sessions *s, const char *id, int64_t at,
 	}
 	c = malloc(cube_sizeof(n));
 	page = malloc(REPLAY_PAGE * sizeof *page);
-	if (!c || !page || cube_from_facelets(c, n, text, len, NULL) < 0) {
+	if (!c || !page) {
+		rc = SES_NOMEM;
+		goto out;
+	}
+	if (cube_from_facelets(c, n, text, len, NULL) < 0) {
 		rc = SES_STORE;
 		goto out;
 	}
@@ -188,7 +192,7 @@ int load_state(struct sessions *s, const char *id, int64_t at,
 		meta.undo_top = meta.redo_top = 0;
 	}
 	*out = sstate_new(&meta, c);
-	rc = *out ? SES_OK : SES_STORE;
+	rc = *out ? SES_OK : SES_NOMEM;
 	if (token_hash)
 		memcpy(token_hash, row.token_hash, STORE_HASH_LEN);
 	if (since_events)
@@ -492,7 +496,7 @@ int cache_pin(struct sessions *s, const char *id, struct sentry **out)
 	pthread_mutex_unlock(&c->lock);
 	session_state_release(st);
 	*out = e;
-	return e ? SES_OK : SES_STORE;
+	return e ? SES_OK : SES_NOMEM;
 }
 
 void cache_unpin(struct sessions *s, struct sentry *e)

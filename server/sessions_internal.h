@@ -234,6 +234,8 @@ struct sessions {
 	struct cache cache;
 	session_event_fn *on_event;
 	void *on_event_ctx;
+	int (*fail_alloc)(void *ctx);
+	void *fail_alloc_ctx;
 
 	pthread_t writer;
 	pthread_mutex_t lock;    /* queue, stop, stats */

@@ -56,7 +56,7 @@ int rules_parse_stored(int n, const char *text, alg_t *a, alg_node **nodes)
 	size_t len = strlen(text), cap = alg_nodes_needed(len);
 	*nodes = malloc((cap ? cap : 1) * sizeof **nodes);
 	if (!*nodes)
-		return SES_STORE;
+		return SES_NOMEM;
 	if (alg_parse(a, *nodes, cap, n, text, len, &lim, NULL) < 0) {
 		free(*nodes);
 		*nodes = NULL;
@@ -127,7 +127,7 @@ static int working(struct sessions *s, struct sentry *e)
 		return SES_OK;
 	size_t cb = cube_sizeof(e->size);
 	if (!e->w.cube && !(e->w.cube = malloc(cb)))
-		return SES_STORE;
+		return SES_NOMEM;
 	pthread_mutex_lock(&s->cache.lock);
 	struct session_state *st = session_state_retain(e->cur);
 	e->w.since_events = e->since_events;
@@ -276,7 +276,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 	}
 	if (!text) {
 		free(nodes);
-		return SES_STORE;
+		return SES_NOMEM;
 	}
 	/* from here the working cube changes: any failure below leaves it to
 	 * be rebuilt (RETRY reloads it, SES_STORE rolls the batch back) */
@@ -350,7 +350,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 	struct session_state *st = sstate_new(&meta, e->w.cube);
 	if (!st) {
 		free(text);
-		return SES_STORE;
+		return SES_NOMEM;
 	}
 	session_state_release(e->w.last);
 	e->w.last = st;
@@ -443,7 +443,7 @@ static int do_create(struct sessions *s, struct ses_op *op)
 	snprintf(op->id, sizeof op->id, "%s", row.id);
 	op->entry = cache_new_entry(s, row.id, st->size, row.token_hash, st);
 	if (!op->entry)
-		return SES_STORE;
+		return SES_NOMEM;
 	op->result = session_state_retain(st);
 	snprintf(op->actor_out, sizeof op->actor_out, "%s",
 		 op->actor ? op->actor : "");

@@ -47,19 +47,6 @@ static void op_reset(struct sessions *s, struct ses_op *op)
 	}
 }
 
-/* The ops of a batch in one transaction: 1 if it committed (each op's rc
- * says whether it is in it), 0 if not (every op's result is dropped and
- * the caller turns each SES_OK into SES_STORE). *events counts the events
- * appended.
- *
- * No savepoint per op (a savepoint copies every page an op first touches
- * into the statement journal, and costs two more statements per op).
- * Every refusal an op can give (a wrong token, a stale If-Match, a name
- * taken, ...) is found before it writes anything, or is a single statement
- * that failed (SQLite undoes a failed statement by itself). Only
- * SES_STORE, a database error, can come after part of an op was written:
- * then the whole transaction is rolled back and the batch runs again
- * without that op, which keeps its SES_STORE. */
 static int by_id(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -67,12 +54,12 @@ static int by_id(const void *a, const void *b)
 
 /* Other nodes write too: take every session the batch touches now, in id
  * order (see store_lock_sessions), so no two nodes' batches wait for each
- * other in a circle. */
+ * other in a circle. SES_OK, SES_NOMEM or SES_STORE. */
 static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
 {
 	const char **ids = malloc((size_t)count * sizeof *ids);
 	if (!ids)
-		return STORE_ERROR;
+		return SES_NOMEM;
 	int n = 0;
 	for (struct ses_op *op = batch; op && n < count; op = op->next)
 		if (op->id[0] && op->kind != OP_CREATE)
@@ -84,9 +71,29 @@ static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
 			ids[k++] = ids[i];
 	int rc = store_lock_sessions(s->store, ids, k);
 	free(ids);
-	return rc;
+	return rc == STORE_OK ? SES_OK : SES_STORE;
 }
 
+/* An op that may have written part of itself: a database error, or an
+ * allocation that failed on the way. */
+static int op_failed(int rc)
+{
+	return rc == SES_STORE || rc == SES_NOMEM;
+}
+
+/* The ops of a batch in one transaction: 1 if it committed (each op's rc
+ * says whether it is in it), 0 if not (every op's result is dropped and
+ * the caller turns each SES_OK into SES_STORE). *events counts the events
+ * appended.
+ *
+ * No savepoint per op (a savepoint copies every page an op first touches
+ * into the statement journal, and costs two more statements per op).
+ * Every refusal an op can give (a wrong token, a stale If-Match, a name
+ * taken, ...) is found before it writes anything, or is a single statement
+ * that failed (SQLite undoes a failed statement by itself). Only
+ * SES_STORE (a database error) or SES_NOMEM can come after part of an op
+ * was written: then the whole transaction is rolled back and the batch
+ * runs again without that op, which keeps its error. */
 static int run_batch(struct sessions *s, struct ses_op *batch,
 		     uint64_t *events)
 {
@@ -102,18 +109,19 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 				op->rc = SES_STORE;
 			return 0;
 		}
-		if (s->shared && lock_batch(s, batch, count) != STORE_OK) {
+		int lrc = s->shared ? lock_batch(s, batch, count) : SES_OK;
+		if (lrc != SES_OK) {
 			store_rollback(s->store);
 			for (struct ses_op *op = batch; op; op = op->next)
-				op->rc = SES_STORE;
+				op->rc = lrc;
 			return 0;
 		}
 		struct ses_op *failed = NULL;
 		for (struct ses_op *op = batch; op && !failed; op = op->next) {
-			if (op->rc == SES_STORE)
+			if (op_failed(op->rc))
 				continue; /* left out after a failed run */
 			op->rc = rules_run(s, op);
-			if (op->rc == SES_STORE)
+			if (op_failed(op->rc))
 				failed = op;
 			else if (op->rc == SES_OK)
 				*events += op->kind == OP_CREATE ||
@@ -131,7 +139,7 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 			return 0;
 		/* run again without it, from a clean slate */
 		for (struct ses_op *op = batch; op; op = op->next)
-			if (op != failed && op->rc != SES_STORE)
+			if (op != failed && !op_failed(op->rc))
 				op->rc = SES_OK;
 	}
 }
@@ -253,6 +261,7 @@ static void *writer_main(void *arg)
 			count++;
 		}
 		s->head = last->next;
+		s->stats.queued -= (uint64_t)count;
 		if (!s->head)
 			s->tail = NULL;
 		last->next = NULL;
@@ -306,6 +315,8 @@ void writer_submit(struct sessions *s, struct ses_op *op)
 	else
 		s->head = op;
 	s->tail = op;
+	s->stats.submitted++;
+	s->stats.queued++;
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 }

@@ -134,7 +134,7 @@ static void build_stage_tables(struct solver *s)
 	size_t ws = reduce_stage_tables_work_size();
 	void *work = malloc(ws);
 	s->stage = malloc(reduce_stage_tables_size());
-	reduce_limits lim = {stop_cb, s, NULL};
+	reduce_limits lim = {.poll = stop_cb, .ctx = s};
 	if (work && s->stage &&
 	    reduce_stage_tables_build(s->stage, reduce_stage_tables_size(),
 				      work, ws, &lim) == 0)

@@ -430,7 +430,7 @@ void web_serve(const struct web_root *w, const struct api_request *rq,
 	       struct api_reply *rp)
 {
 	if (w == NULL) {
-		problem_reply(rp, PROBLEM_NOT_FOUND, "page_not_built",
+		problem_reply(rp, PROBLEM_PAGE_NOT_BUILT,
 			      "the web page was not built, so this server has "
 			      "none to show: run `make` with node and npm "
 			      "installed, or start cubed with --web-root "
@@ -449,7 +449,7 @@ void web_serve(const struct web_root *w, const struct api_request *rq,
 			f = find(w, name, len);
 	}
 	if (f == NULL) {
-		problem_reply(rp, PROBLEM_NOT_FOUND, NULL,
+		problem_reply(rp, PROBLEM_NOT_FOUND,
 			      "the page has no file %.200s (a page from an "
 			      "older build asks for it: reload the page)",
 			      rq->path);

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "api.h"
+#include "api_reply.h"
 
 /* Bounds on what a web root may hold: a runaway directory is refused at
  * start-up rather than read into memory. */

@@ -186,11 +186,15 @@ static sqlite3 *connect(struct sq *st, char *err, size_t errlen)
 	 * spread over many sessions rewrite the same pages batch after batch,
 	 * and a checkpoint copies each page once however often it changed;
 	 * at the default 1000, POST moves over 32 sessions ran ~8% slower */
+	/* busy_timeout first: journal_mode=WAL takes a lock, and without a
+	 * busy handler a connection opened while another thread's connection
+	 * held one (the checkpointer's, a writer's) failed at once with
+	 * "database is locked" */
 	char pragmas[256];
 	snprintf(pragmas, sizeof pragmas,
-		 "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
-		 "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=%d;",
-		 st->durability_full ? "FULL" : "NORMAL", st->busy_timeout_ms);
+		 "PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; "
+		 "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON;",
+		 st->busy_timeout_ms, st->durability_full ? "FULL" : "NORMAL");
 	if (exec(db, pragmas, err, errlen) != STORE_OK) {
 		sqlite3_close_v2(db);
 		return NULL;

@@ -218,7 +218,8 @@ int sqlite_migrate(sqlite3 *db, const char *path, const char *dir,
 		   int *version, char *err, size_t errlen)
 {
 	char *names[256];
-	int count = list_migrations(dir, names, 256);
+	int count = list_migrations(dir, names,
+				    (int)(sizeof names / sizeof *names));
 	if (count < 0) {
 		snprintf(err, errlen, "cannot read the schema directory %s: %s",
 			 dir, strerror(errno));

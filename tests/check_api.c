@@ -14,6 +14,8 @@
 #include "api_internal.h"
 #include "idempotency.h"
 #include "jsonout.h"
+#include "pattern.h"
+#include "problem.h"
 #include "sessions.h"
 #include "suites.h"
 
@@ -605,12 +607,113 @@ START_TEST(jsonw_writer)
 }
 END_TEST
 
+/* The error table (errors.def) is consistent: every row a 4xx or 5xx with
+ * a type, a type's rows share status and title, codes are unique within a
+ * type, only the *_CORE rows take their code from the core error. */
+START_TEST(error_table)
+{
+	for (int i = 1; i < PROBLEM_COUNT; i++) {
+		enum problem a = (enum problem)i;
+		ck_assert_int_ge(problem_status(a), 400);
+		ck_assert_int_le(problem_status(a), 599);
+		ck_assert_uint_gt(strlen(problem_type(a)), 0);
+		int core_row = a == PROBLEM_FACELETS_CORE ||
+			       a == PROBLEM_NOTATION_CORE ||
+			       a == PROBLEM_PATTERN_CORE ||
+			       a == PROBLEM_INTERNAL_CORE;
+		ck_assert_int_eq(problem_code(a) == NULL, core_row);
+		for (int j = 1; j < i; j++) {
+			enum problem b = (enum problem)j;
+			if (strcmp(problem_type(a), problem_type(b)) != 0)
+				continue;
+			ck_assert_int_eq(problem_status(a), problem_status(b));
+			ck_assert_str_eq(problem_title(a), problem_title(b));
+			if (problem_code(a) && problem_code(b))
+				ck_assert_msg(strcmp(problem_code(a),
+						     problem_code(b)) != 0,
+					      "code %s twice in type %s",
+					      problem_code(a), problem_type(a));
+		}
+	}
+	/* every notation error the parser gives has its own row, whose code
+	 * is the core's name for it */
+	for (int e = ALG_ETOKEN; e >= ALG_EWORK; e--) {
+		enum problem id = problem_core(PROBLEM_NOTATION_CORE, e);
+		if (e == ALG_ELONG || e == ALG_EWORK) {
+			ck_assert_int_eq(id, PROBLEM_NOTATION_CORE);
+			continue;
+		}
+		ck_assert_int_ne(id, PROBLEM_NOTATION_CORE);
+		ck_assert_str_eq(problem_code(id), cube_errname(e));
+		ck_assert_str_eq(problem_type(id), "invalid_notation");
+	}
+	ck_assert_int_eq(problem_core(PROBLEM_LIMIT_EXCEEDED, ALG_ELONG),
+			 PROBLEM_TOO_MANY_MOVES);
+	ck_assert_int_eq(problem_core(PROBLEM_FACELETS_CORE, CUBE_ELENGTH),
+			 PROBLEM_FACELETS_LENGTH);
+	ck_assert_int_eq(problem_core(PROBLEM_PATTERN_CORE, CUBE_ELENGTH),
+			 PROBLEM_PATTERN_LENGTH);
+	ck_assert_int_eq(problem_core(PROBLEM_PATTERN_CORE, PATTERN_EDIGITS),
+			 PROBLEM_PATTERN_DIGIT);
+	/* a core error without a row of its own keeps its name */
+	struct api_reply rp;
+	api_reply_init(&rp);
+	json_t *p = problem_reply_core(&rp, PROBLEM_INTERNAL_CORE, CUBE_EINVALID,
+				       "x %d", 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(rp.status, 500);
+	ck_assert_str_eq(str(p, "code"), "invalid_cube");
+	ck_assert_str_eq(str(p, "type"), "urn:cubed:problem:internal_error");
+	ck_assert_str_eq(str(p, "detail"), "x 1");
+	api_reply_free(&rp);
+	/* session errors are rows: the value names the reply */
+	api_reply_init(&rp);
+	p = problem_reply(&rp, (enum problem)-SES_NOT_FOUND,
+			  "gone");
+	ck_assert_int_eq(rp.status, 404);
+	ck_assert_str_eq(str(p, "code"), "no_such_session");
+	api_reply_free(&rp);
+}
+END_TEST
+
+/* Out of memory is 503 out_of_memory with Retry-After, whichever layer
+ * ran out (the session layer's SES_NOMEM included), never a 500. */
+START_TEST(out_of_memory_reply)
+{
+	struct api_reply rp;
+	api_reply_init(&rp);
+	json_t *p = problem_reply(&rp, (enum problem)-SES_NOMEM, "%s",
+				  sessions_strerror(SES_NOMEM));
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(rp.status, 503);
+	ck_assert_str_eq(str(p, "code"), "out_of_memory");
+	ck_assert_str_eq(str(p, "type"), "urn:cubed:problem:unavailable");
+	ck_assert_str_eq(str(p, "title"), "Service Unavailable");
+	ck_assert_int_eq(json_integer_value(json_object_get(p, "status")), 503);
+	const char *ra = NULL;
+	for (int i = 0; i < rp.nheaders; i++)
+		if (strcmp(rp.headers[i].name, "Retry-After") == 0)
+			ra = rp.headers[i].value;
+	ck_assert_ptr_nonnull(ra);
+	ck_assert_str_eq(ra, "1");
+	api_reply_free(&rp);
+	/* the fixed body the HTTP layer falls back on says the same */
+	json_t *fb = json_loads(problem_internal_fallback, 0, NULL);
+	ck_assert_ptr_nonnull(fb);
+	ck_assert_str_eq(str(fb, "code"), "out_of_memory");
+	ck_assert_int_eq(json_integer_value(json_object_get(fb, "status")), 503);
+	json_decref(fb);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, routes_allow);
+	tcase_add_test(tc, error_table);
+	tcase_add_test(tc, out_of_memory_reply);
 	tcase_add_test(tc, patterns_query);
 	tcase_add_test(tc, match_named_on_solved);
 	tcase_add_test(tc, include_matrix);

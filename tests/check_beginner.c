@@ -54,7 +54,9 @@ static int sample_size(void)
 	const char *e = getenv("CUBED_BEGINNER_N");
 	if (e && *e)
 		return atoi(e);
-	return SANITIZED ? 400 : 3000;
+	if (SANITIZED)
+		return 400;
+	return test_slow() ? 3000 : 1000;
 }
 
 /* ------------------------------------------------------------- helpers */

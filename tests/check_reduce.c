@@ -1,17 +1,25 @@
-/* check_reduce.c — the reduction solver (core/reduce.c): random states of
- * every size from 4 to 12, and 17 and 33, solved and checked by applying
- * the answer twice, once as moves and once as the printed text read back
- * by the notation parser; the stages laid end to end; the parities forced
+/* check_reduce.c — the reduction solver (core/reduce/): every answer
+ * checked by applying it twice, once as moves and once as the printed
+ * text read back by the notation parser, and its stages laid end to end.
+ *
+ * make test (case "reduce", about 20 s of CPU here): the parities forced
  * on purpose (a flipped dedge = OLL parity, two swapped dedges = PLL
- * parity, on 4×4 and 6×6; a lone flipped wing pair on 5×5); illegal
- * states refused with the reason validation gives; poll (early: an error;
- * late, among the variants: an answer), a small buffer and bad
- * arguments; the staged-center tables shared across calls (the same
- * answers as without); a guard on the mean length of 4×4, 5×5, 6×6, 7×7
- * and 9×9 answers, their centers and their edges; the staged centers'
- * steps each reaching its goal; the edges stage's goal (centers kept,
- * every edge paired); the answers to seeded states of every size 4 to 12
- * and a few larger, move for move, against a golden file.
+ * parity, both, on 4×4 and 6×6; a lone flipped wing pair on 5×5 and
+ * 7×7); illegal states refused with the reason validation gives; poll
+ * (early: an error; late, among the variants: an answer), a small buffer
+ * and bad arguments; the staged-center tables shared across calls (the
+ * same answers as without, 4×4 and 5×5); the staged centers' steps each
+ * reaching its goal; the edges stage's goal (centers kept, every edge
+ * paired); the answers to seeded states of every size 4 to 9, move for
+ * move, against a golden file.
+ *
+ * make test-slow (case "reduce_slow", tag "slow"): random states of every
+ * size from 4 to 12, and 17 and 33; the golden answers of 10×10 to 12×12
+ * and the larger sizes (to 100×100); the shared tables on 6×6 to 9×9;
+ * more edges-stage states; the effort levels; a guard on the mean length
+ * of 4×4, 5×5, 6×6, 7×7 and 9×9 answers, their centers and their edges;
+ * the parity cases (OLL, a lone wing pair, PLL, both, each plain and
+ * scrambled) on every size 4 to 13 and 16, 17, 20, 33, 48 and 128.
  *
  * The two-phase tables are read from $CUBED_TABLES/cubed-tables-3x3.bin
  * when a server has cached them there, else built (about 5 s), once, in
@@ -53,7 +61,9 @@
  * picking the answer that leaves the edges most paired 4×4 54.6, 5×5
  * 93.0, 7×7 220.0, centers 16.9, 33.4, 124.0, edges 18.5, 40.4, 76.4;
  * 7×7 with the bars' beam 64 states wide from 20 paired 213.9, centers
- * 118.6, edges 75.75) plus about 5%; for 4×4 that is also under the
+ * 118.6, edges 75.75; 6×6 and 9×9 with the centers inside out and the
+ * edge beam past 8×8 161.9 and 459.0, centers 77.4 and 269.75, edges
+ * 62.0 and 169.5) plus about 5%; for 4×4 that is also under the
  * published average of 72. */
 #define MEAN_BOUND_4 57.5
 #define MEAN_BOUND_5 98.0
@@ -64,12 +74,17 @@
 #define EDGE_BOUND_4 19.5
 #define EDGE_BOUND_5 42.5
 #define EDGE_BOUND_7 79.5
-#define MEAN_BOUND_6 209.0
-#define CENTER_BOUND_6 121.0
-#define EDGE_BOUND_6 68.0
-#define MEAN_BOUND_9 721.0
-#define CENTER_BOUND_9 403.0
-#define EDGE_BOUND_9 304.5
+#define MEAN_BOUND_6 170.0
+#define CENTER_BOUND_6 81.5
+#define EDGE_BOUND_6 65.5
+#define MEAN_BOUND_9 482.0
+#define CENTER_BOUND_9 283.5
+#define EDGE_BOUND_9 178.0
+
+/* make test checks the golden answers up to this size (one verified
+ * answer of each size, a few seconds in all), make test-slow the rest
+ * (10×10 to 12×12 take a second or more each, 100×100 several) */
+#define GOLDEN_EVERYDAY_N 9
 
 static void *tables;
 /* The staged-center tables, built once for the whole case as the server
@@ -91,6 +106,11 @@ static void load_tables(void)
 				0);
 		free(work);
 	}
+}
+
+static int wing_orbits_of(int n)
+{
+	return (n - 2) / 2;
 }
 
 static cube_t *random_cube(int n, uint64_t seed)
@@ -128,11 +148,13 @@ struct solved {
 	cube_move *moves;
 };
 
-/* Solve c and check everything about the answer. */
-static struct solved solve_with(const cube_t *c, const void *stage_tables)
+/* Solve c at an effort (0: the default) and check everything about the
+ * answer. */
+static struct solved solve_effort(const cube_t *c, const void *stage_tables,
+				  int effort)
 {
 	int n = c->n;
-	reduce_limits rl = {NULL, NULL, stage_tables};
+	reduce_limits rl = {.stage_tables = stage_tables, .effort = effort};
 	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 	void *work = malloc(ws);
 	struct solved s;
@@ -197,6 +219,11 @@ static struct solved solve_with(const cube_t *c, const void *stage_tables)
 	return s;
 }
 
+static struct solved solve_with(const cube_t *c, const void *stage_tables)
+{
+	return solve_effort(c, stage_tables, 0);
+}
+
 static struct solved solve_checked(const cube_t *c)
 {
 	return solve_with(c, stage);
@@ -215,14 +242,16 @@ static void random_states(int n, int count)
 START_TEST(random_4_to_12)
 {
 	for (int n = 4; n <= 12; n++)
-		random_states(n, 4);
+		random_states(n, test_slow() ? 4 : 1);
 }
 END_TEST
 
+/* make test: one 17×17; make test-slow: two, and a 33×33 */
 START_TEST(random_17_and_33)
 {
-	random_states(17, 2);
-	random_states(33, 1);
+	random_states(17, test_slow() ? 2 : 1);
+	if (test_slow())
+		random_states(33, 1);
 }
 END_TEST
 
@@ -240,14 +269,16 @@ START_TEST(solved_needs_nothing)
 }
 END_TEST
 
-/* Flip the dedge between U and F (all its wings, or only orbit 1's): its
- * U stickers are U's last row, its F stickers F's first row, column by
- * column. */
+/* Flip the dedge between U and F (all its wings, or only orbit 1's; on
+ * odd n never the midge, whose flip alone is no cube): its U stickers
+ * are U's last row, its F stickers F's first row, column by column. */
 static void flip_uf(cube_t *c, int all)
 {
 	int n = c->n;
 	for (int k = 1; k < n - 1; k++) {
 		if (!all && k != 1 && k != n - 2)
+			continue;
+		if (n % 2 && 2 * k == n - 1)
 			continue;
 		int u = cube_get(c, CUBE_U, n - 1, k);
 		cube__set(c, CUBE_U, n - 1, k, cube_get(c, CUBE_F, 0, k));
@@ -326,6 +357,103 @@ START_TEST(both_parities_even)
 		free(s.moves);
 		free(c);
 	}
+}
+END_TEST
+
+/* The parity cases on every size from 4 to 12 and some larger ones (the
+ * slow sweep): each state solved and its answer verified (solve_checked
+ * applies it as moves and as text); where the case fixes the counts they
+ * are asserted:
+ *   - OLL parity: the UF dedge flipped whole, every wing orbit odd
+ *     (oll_parity = all of them), on a solved cube and scrambled (then
+ *     the scramble's own count, reversed);
+ *   - a lone flipped wing pair: orbit 1's two UF wings flipped, that
+ *     orbit alone odd (oll_parity 1; on odd n the "last two edges"
+ *     case);
+ *   - PLL parity (even n): the UF and UB dedges swapped (pll_parity,
+ *     and no OLL parity);
+ *   - both (even n): swapped and flipped;
+ *   - none: the swapped-and-flipped cube turned by a whole dedge flip
+ *     and swap again is solved; random states cover the rest. */
+static void parity_cases(int n)
+{
+	int w = wing_orbits_of(n);
+	cube_t *c = new_cube(n), *t = new_cube(n);
+	cube_rng g;
+	cube_rng_seed(&g, 8100u + (unsigned)n);
+	int len = scramble_length(n);
+	cube_move *m = malloc((size_t)len * sizeof *m);
+	REQUIRE(m && scramble_moves(&g, n, m, len) == len);
+
+	/* OLL parity, plain and scrambled */
+	flip_uf(c, 1);
+	struct solved s = solve_checked(c);
+	ck_assert_int_eq(s.res.oll_parity, w);
+	free(s.moves);
+	REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+	s = solve_checked(t);
+	int plain = s.res.oll_parity;
+	free(s.moves);
+	cube_copy(t, c);
+	REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+	s = solve_checked(t);
+	ck_assert_int_eq(s.res.oll_parity, w - plain);
+	free(s.moves);
+
+	/* a lone flipped wing pair */
+	cube_init(c, n);
+	flip_uf(c, 0);
+	s = solve_checked(c);
+	ck_assert_int_eq(s.res.oll_parity, 1);
+	ck_assert_int_eq(s.res.pll_parity, 0);
+	free(s.moves);
+	cube_copy(t, c);
+	REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+	s = solve_checked(t);
+	free(s.moves);
+
+	if (n % 2 == 0) {
+		/* PLL parity, then both, each plain and scrambled */
+		cube_init(c, n);
+		swap_uf_ub(c);
+		s = solve_checked(c);
+		ck_assert_int_eq(s.res.pll_parity, 1);
+		ck_assert_int_eq(s.res.oll_parity, 0);
+		free(s.moves);
+		cube_copy(t, c);
+		REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+		s = solve_checked(t);
+		free(s.moves);
+		flip_uf(c, 1);
+		s = solve_checked(c);
+		ck_assert_int_eq(s.res.oll_parity, w);
+		free(s.moves);
+		cube_copy(t, c);
+		REQUIRE(cube_apply_moves(t, m, (size_t)len) == CUBE_OK);
+		s = solve_checked(t);
+		free(s.moves);
+	}
+	random_states(n, 2);
+	free(m);
+	free(t);
+	free(c);
+}
+
+START_TEST(parity_sweep)
+{
+	static const int sizes[] = {4, 5, 6, 7, 8, 9, 10, 11, 12,
+				    13, 16, 17, 20, 33};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+		parity_cases(sizes[i]);
+}
+END_TEST
+
+/* Sizes past the inside-out centers (33×33) and the largest: random
+ * states and the parity cases, verified. */
+START_TEST(parity_largest)
+{
+	parity_cases(48);
+	parity_cases(REDUCE_MAX_N);
 }
 END_TEST
 
@@ -431,7 +559,7 @@ START_TEST(poll_cap_and_arguments)
 	reduce_result res;
 	REQUIRE(work && m);
 	int calls = 0;
-	reduce_limits lim = {stop_at_once, &calls, NULL};
+	reduce_limits lim = {.poll = stop_at_once, .ctx = &calls};
 	ck_assert_int_eq(reduce_solve(tables, c, &lim, work, ws, m, cap, &res),
 			 SOLVE_ENOTFOUND);
 	ck_assert_int_eq(calls, 1);
@@ -441,6 +569,12 @@ START_TEST(poll_cap_and_arguments)
 				      &res),
 			 CUBE_EINVAL);
 	ck_assert_int_eq(reduce_solve(NULL, c, NULL, work, ws, m, cap, &res),
+			 CUBE_EINVAL);
+	reduce_limits bad = {.effort = -1};
+	ck_assert_int_eq(reduce_solve(tables, c, &bad, work, ws, m, cap, &res),
+			 CUBE_EINVAL);
+	bad.effort = REDUCE_MAX_EFFORT + 1;
+	ck_assert_int_eq(reduce_solve(tables, c, &bad, work, ws, m, cap, &res),
 			 CUBE_EINVAL);
 	ck_assert_uint_eq(reduce_work_size(3), 0);
 	ck_assert_uint_eq(reduce_max_moves(REDUCE_MAX_N + 1), 0);
@@ -488,7 +622,7 @@ START_TEST(poll_late_keeps_answer)
 	cube_move *m = malloc(cap * sizeof *m);
 	REQUIRE(work && m);
 	struct counted k = {0, 0};
-	reduce_limits lim = {count_polls, &k, NULL};
+	reduce_limits lim = {.poll = count_polls, .ctx = &k};
 	reduce_result res;
 	int full = reduce_solve(tables, c, &lim, work, ws, m, cap, &res);
 	ck_assert_int_gt(full, 0);
@@ -525,7 +659,9 @@ START_TEST(mean_length_guard)
 		     {7, MEAN_BOUND_7, CENTER_BOUND_7, EDGE_BOUND_7},
 		     {6, MEAN_BOUND_6, CENTER_BOUND_6, EDGE_BOUND_6},
 		     {9, MEAN_BOUND_9, CENTER_BOUND_9, EDGE_BOUND_9}};
-	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
+	/* make test guards 4×4 to 6×6, make test-slow 7×7 and 9×9 too */
+	size_t sizes = test_slow() ? sizeof guard / sizeof *guard : 3;
+	for (size_t g = 0; g < sizes; g++) {
 		int n = guard[g].n;
 		double sum = 0, csum = 0, esum = 0;
 		for (int k = 0; k < 8; k++) {
@@ -639,16 +775,18 @@ static int edges_unpaired(const cube_t *c, int f)
 }
 
 /* The edges stage's goal, on random states (5×5 most, where the edge beam
- * pairs midges and wings; every size it runs on): after it, every center
+ * pairs midges and wings; every size it runs on; the first states of each
+ * size every day, the others in the slow case): after it, every center
  * still solved and all twelve edges paired, every wing beside its own
  * midge or partner, whatever the 3×3 left to do. */
-START_TEST(edges_stage_pairs_all)
+static void edges_pairs_run(int slow)
 {
 	static const struct {
-		int n, states;
-	} sizes[] = {{5, 10}, {4, 2}, {6, 2}, {7, 2}, {8, 2}};
+		int n, states, everyday;
+	} sizes[] = {{5, 10, 2}, {4, 2, 1}, {6, 2, 1}, {7, 2, 1}, {8, 2, 0}};
 	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
-		for (int k = 0; k < sizes[z].states; k++) {
+		for (int k = slow ? sizes[z].everyday : 0;
+		     k < (slow ? sizes[z].states : sizes[z].everyday); k++) {
 			int n = sizes[z].n;
 			cube_t *c = random_cube(n, 5300u + 100u * (unsigned)n +
 						       (unsigned)k);
@@ -674,13 +812,24 @@ START_TEST(edges_stage_pairs_all)
 			free(c);
 		}
 }
+
+START_TEST(edges_stage_pairs_all)
+{
+	edges_pairs_run(0);
+}
+END_TEST
+
+START_TEST(edges_stage_pairs_more)
+{
+	edges_pairs_run(1);
+}
 END_TEST
 
 /* The staged-center tables built once (reduce_stage_tables_build) give
- * the very answers each solve gets building its own, size by size (4×4,
- * 5×5, an even and an odd size past them, each kind of table); tables
- * not made by it are refused; the build's own errors and poll. */
-START_TEST(shared_stage_tables)
+ * the very answers each solve gets building its own, size by size (4×4
+ * and 5×5 every day, 6×6 to 9×9 in the slow case: each kind of table);
+ * tables not made by it are refused; the build's own errors and poll. */
+static void shared_tables_run(const int *sizes, size_t nsizes, int errors)
 {
 	size_t ts = reduce_stage_tables_size(),
 	       sws = reduce_stage_tables_work_size();
@@ -688,24 +837,27 @@ START_TEST(shared_stage_tables)
 	void *swork = malloc(sws);
 	REQUIRE(st && swork && ts > 1000000 && sws >= reduce_work_size(7));
 	int calls = 0;
-	reduce_limits stop = {stop_at_once, &calls, NULL};
-	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, &stop),
-			 SOLVE_ENOTFOUND);
-	ck_assert_int_eq(calls, 1);
-	ck_assert_int_eq(reduce_stage_tables_build(st, ts - 1, swork, sws,
-						   NULL),
-			 CUBE_EINVAL);
-	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws - 1,
-						   NULL),
-			 CUBE_EINVAL);
-	ck_assert_int_eq(reduce_stage_tables_build(NULL, ts, swork, sws, NULL),
-			 CUBE_EINVAL);
+	reduce_limits stop = {.poll = stop_at_once, .ctx = &calls};
+	if (errors) {
+		ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws,
+							   &stop),
+				 SOLVE_ENOTFOUND);
+		ck_assert_int_eq(calls, 1);
+		ck_assert_int_eq(reduce_stage_tables_build(st, ts - 1, swork, sws,
+							   NULL),
+				 CUBE_EINVAL);
+		ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws - 1,
+							   NULL),
+				 CUBE_EINVAL);
+		ck_assert_int_eq(reduce_stage_tables_build(NULL, ts, swork, sws,
+							   NULL),
+				 CUBE_EINVAL);
+	}
 	ck_assert_int_eq(reduce_stage_tables_build(st, ts, swork, sws, NULL), 0);
 	free(swork);
 
-	static const int sizes[] = {4, 5, 6, 7, 8, 9};
-	reduce_limits lim = {NULL, NULL, st};
-	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+	reduce_limits lim = {.stage_tables = st};
+	for (size_t i = 0; i < nsizes; i++) {
 		int n = sizes[i];
 		cube_t *c = random_cube(n, 6100u + (unsigned)n);
 		struct solved own = solve_with(c, NULL);
@@ -733,6 +885,21 @@ START_TEST(shared_stage_tables)
 	}
 	free(st);
 }
+
+START_TEST(shared_stage_tables)
+{
+	static const int sizes[] = {4, 5};
+	shared_tables_run(sizes, sizeof sizes / sizeof *sizes, 1);
+}
+END_TEST
+
+/* the sizes past them (each solve that builds its own tables takes a
+ * second or two): the slow case */
+START_TEST(shared_stage_tables_larger)
+{
+	static const int sizes[] = {6, 7, 8, 9};
+	shared_tables_run(sizes, sizeof sizes / sizeof *sizes, 0);
+}
 END_TEST
 
 /* FNV-1a over the moves' fields: one number that changes with any move. */
@@ -750,13 +917,14 @@ static uint64_t moves_hash(const cube_move *m, int count)
 }
 
 /* The answers to seeded random states of every size 4 to 12 and a few
- * larger, move for move, as tests/golden/reduce_solutions.txt has them
+ * larger (those past GOLDEN_EVERYDAY_N in the slow case: a 100×100 alone
+ * takes seconds), move for move, as tests/golden/reduce_solutions.txt has them
  * (n, seed, moves, each stage's moves, a hash of the moves): a change
  * that should not change answers (a refactoring, a faster scan) is held
  * to that, and one that should shows where. With CUBED_GOLDEN_UPDATE=1
  * the test writes the file anew from today's answers instead (after a
  * change meant to change them; the diff then goes in its commit). */
-START_TEST(golden_solutions)
+static void golden_run(int large)
 {
 	struct golden_case *gc;
 	int count = golden_load("reduce_solutions.txt", &gc);
@@ -775,10 +943,16 @@ START_TEST(golden_solutions)
 			     "moves\toll_parity\tcenters\tedges\tpll_parity\t"
 			     "3x3\tFNV-1a of the moves\n");
 	}
+	if (large && update) { /* the everyday part wrote every line */
+		golden_free(gc, count);
+		return;
+	}
 	ck_assert_int_ge(count, 14);
 	for (int i = 0; i < count; i++) {
 		ck_assert_int_ge(gc[i].nfields, 2);
 		int n = atoi(gc[i].field[0]);
+		if (!update && (n > GOLDEN_EVERYDAY_N) != large)
+			continue;
 		unsigned seed = (unsigned)strtoul(gc[i].field[1], NULL, 10);
 		cube_t *c = random_cube(n, seed);
 		struct solved s = solve_checked(c);
@@ -812,12 +986,54 @@ START_TEST(golden_solutions)
 		REQUIRE(fclose(out) == 0);
 	golden_free(gc, count);
 }
+
+START_TEST(golden_solutions)
+{
+	golden_run(0);
+}
+END_TEST
+
+START_TEST(golden_solutions_large)
+{
+	golden_run(1);
+}
+END_TEST
+
+/* More effort: every answer verified as at the default (the work buffer
+ * holds the most variants any effort runs), effort 1 the same as 0, and
+ * each effort the same answer twice. */
+START_TEST(efforts)
+{
+	static const int sizes[] = {4, 6, 9};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		cube_t *c = random_cube(sizes[i], 6300u + (unsigned)i);
+		struct solved d = solve_effort(c, stage, 0);
+		struct solved one = solve_effort(c, stage, 1);
+		ck_assert_int_eq(one.count, d.count);
+		ck_assert_int_eq(memcmp(one.moves, d.moves,
+					(size_t)d.count * sizeof *d.moves),
+				 0);
+		for (int e = 2; e <= REDUCE_MAX_EFFORT; e++) {
+			struct solved a = solve_effort(c, stage, e),
+				      b = solve_effort(c, stage, e);
+			ck_assert_int_eq(a.count, b.count);
+			ck_assert_int_eq(memcmp(a.moves, b.moves,
+						(size_t)a.count * sizeof *a.moves),
+					 0);
+			free(a.moves);
+			free(b.moves);
+		}
+		free(one.moves);
+		free(d.moves);
+		free(c);
+	}
+}
 END_TEST
 
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
-	cube_t *c = random_cube(7, 11);
+	cube_t *c = random_cube(5, 11);
 	struct solved a = solve_checked(c), b = solve_checked(c);
 	ck_assert_int_eq(a.count, b.count);
 	ck_assert_int_eq(memcmp(a.moves, b.moves,
@@ -837,8 +1053,6 @@ Suite *reduce_suite(void)
 	/* under the sanitizers a 9×9 solve takes seconds, and the CI machine
 	 * is slower than ours: the guard's 40 solves took 117 s of 120 here */
 	tcase_set_timeout(t, SANITIZED ? 900 : 120);
-	tcase_add_test(t, random_4_to_12);
-	tcase_add_test(t, random_17_and_33);
 	tcase_add_test(t, solved_needs_nothing);
 	tcase_add_test(t, oll_parity_even);
 	tcase_add_test(t, pll_parity_even);
@@ -850,9 +1064,24 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, golden_solutions);
 	tcase_add_test(t, shared_stage_tables);
 	tcase_add_test(t, poll_late_keeps_answer);
-	tcase_add_test(t, mean_length_guard);
 	tcase_add_test(t, staged_centers_steps);
 	tcase_add_test(t, edges_stage_pairs_all);
 	suite_add_tcase(s, t);
+
+	/* the long sweeps: make test-slow (tag "slow"), not make test */
+	TCase *slow = tcase_create("reduce_slow");
+	tcase_set_tags(slow, "slow");
+	tcase_add_unchecked_fixture(slow, load_tables, NULL);
+	tcase_set_timeout(slow, SANITIZED ? 3600 : 900);
+	tcase_add_test(slow, random_4_to_12);
+	tcase_add_test(slow, random_17_and_33);
+	tcase_add_test(slow, golden_solutions_large);
+	tcase_add_test(slow, shared_stage_tables_larger);
+	tcase_add_test(slow, edges_stage_pairs_more);
+	tcase_add_test(slow, efforts);
+	tcase_add_test(slow, mean_length_guard);
+	tcase_add_test(slow, parity_sweep);
+	tcase_add_test(slow, parity_largest);
+	suite_add_tcase(s, slow);
 	return s;
 }

@@ -98,6 +98,31 @@ static char *replay(int n, const char *moves)
 	return out;
 }
 
+/* Wait until the writer has been handed at least submitted ops in all and
+ * holds at most queued of them not yet taken into a batch: the ordering a
+ * test needs, read from the counters sessions_stats reports. Polled (the
+ * writer signals nobody) with a 10 s deadline. */
+static void wait_writer(uint64_t submitted, uint64_t queued)
+{
+	for (int k = 0; k < 10000; k++) {
+		struct sessions_stats st;
+		sessions_stats(ses, &st);
+		if (st.submitted >= submitted && st.queued <= queued)
+			return;
+		struct timespec ts = {0, 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	ck_abort_msg("the writer never had %llu ops with %llu queued",
+		     (unsigned long long)submitted, (unsigned long long)queued);
+}
+
+static uint64_t writer_submitted(void)
+{
+	struct sessions_stats st;
+	sessions_stats(ses, &st);
+	return st.submitted;
+}
+
 static void create3(struct session_view *v, char token[36])
 {
 	struct session_create c = {.size = 3, .title = "t", .actor = "owner"};
@@ -413,11 +438,13 @@ START_TEST(concurrent_writers)
 	 * however the threads are scheduled (on a loaded machine they could
 	 * otherwise each find the writer idle) */
 	sqlite3 *hold = hold_write_lock();
+	uint64_t base = writer_submitted();
 	for (int i = 0; i < THREADS; i++) {
 		r[i] = (struct racer){v.id, token, WRITES, 0};
 		pthread_create(&t[i], NULL, race, &r[i]);
 	}
-	usleep(200000);
+	/* every racer's first write is with the writer before the lock goes */
+	wait_writer(base + THREADS, UINT64_MAX);
 	release_write_lock(hold);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
@@ -594,14 +621,16 @@ END_TEST
  * and nothing of it stays. The batch is formed by holding the database's
  * write lock from another connection while the writes queue up; a solve
  * of a missing session (a foreign key error) queues among them too. */
-static volatile int done_count;
+static int done_count;
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 
 static void count_done(void *ctx)
 {
 	(void)ctx;
 	pthread_mutex_lock(&done_lock);
 	done_count++;
+	pthread_cond_broadcast(&done_cond);
 	pthread_mutex_unlock(&done_lock);
 }
 
@@ -638,6 +667,7 @@ START_TEST(failed_op_leaves_batch)
 	struct session_pending *p[3];
 	done_count = 0;
 	pthread_t t;
+	uint64_t base = writer_submitted();
 	for (int i = 0; i < 3; i++) {
 		w[i] = (struct session_write){
 			.kind = SES_MOVES, .id = v[i].id, .token = tok[i],
@@ -649,27 +679,31 @@ START_TEST(failed_op_leaves_batch)
 				 SES_OK);
 		p[i] = sessions_write_begin(ses, &w[i], count_done, NULL);
 		ck_assert_ptr_nonnull(p[i]);
-		/* the first waits alone for the lock; the solve of a missing
-		 * session (a foreign key error) queues between the others */
-		usleep(60000);
+		/* the first waits alone for the lock (the writer has taken
+		 * it: nothing queued); the solve of a missing session (a
+		 * foreign key error) queues between the others */
+		if (i == 0)
+			wait_writer(base + 1, 0);
 		if (i == 1) {
 			ck_assert_int_eq(pthread_create(&t, NULL, solve_missing,
 							NULL),
 					 0);
-			usleep(60000);
+			wait_writer(base + 3, UINT64_MAX);
 		}
 	}
 	release_write_lock(hold);
 	pthread_join(t, NULL);
 	ck_assert_int_eq(solve_rc, SES_STORE);
-	for (int k = 0; k < 500; k++) {
-		pthread_mutex_lock(&done_lock);
-		int d = done_count;
-		pthread_mutex_unlock(&done_lock);
-		if (d == 3)
-			break;
-		usleep(10000);
-	}
+	/* the three completions, each signalled, within 10 s */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&done_lock);
+	while (done_count < 3 &&
+	       pthread_cond_timedwait(&done_cond, &done_lock, &until) == 0)
+		;
+	ck_assert_int_eq(done_count, 3);
+	pthread_mutex_unlock(&done_lock);
 	for (int i = 0; i < 3; i++) {
 		struct session_view out;
 		char *text = NULL;
@@ -1157,6 +1191,57 @@ START_TEST(timestamps)
 }
 END_TEST
 
+/* Out of memory is its own error, never a database failure: with the
+ * allocation seam (sessions_config.fail_alloc) armed, a create, a write, a
+ * token and a delete answer SES_NOMEM (which the HTTP layer reports as 503
+ * out_of_memory, suite "api"), and nothing of them is written. */
+static int oom_armed;
+static int fail_when_armed(void *ctx)
+{
+	(void)ctx;
+	return oom_armed;
+}
+
+START_TEST(out_of_memory)
+{
+	close_all();
+	char path[300], err[256];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
+	struct sessions_config sc = {.store = st, .cache_max = 8,
+				     .fail_alloc = fail_when_armed};
+	alg_limits_default(&sc.limits);
+	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+
+	struct session_view v, w, g;
+	char token[36], tok2[36];
+	create3(&v, token);
+	oom_armed = 1;
+	struct session_create c = {.size = 3, .title = "t", .actor = "owner"};
+	ck_assert_int_eq(sessions_create(ses, &c, &w, tok2, NULL), SES_NOMEM);
+	ck_assert_int_eq(write_moves(v.id, token, "R", -1, &w), SES_NOMEM);
+	ck_assert_int_eq(sessions_delete(ses, v.id, token), SES_NOMEM);
+	oom_armed = 0;
+	/* nothing was written: one session, still at version 0 */
+	int64_t count = -1;
+	ck_assert_int_eq(store_count_sessions(st, &count), STORE_OK);
+	ck_assert_int_eq(count, 1);
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 0);
+	ck_assert_str_eq(g.facelets, SOLVED3);
+	session_view_free(&g);
+	/* and the next write, with memory back, is version 1 */
+	ck_assert_int_eq(write_moves(v.id, token, "R", -1, &w), SES_OK);
+	ck_assert_int_eq(w.version, 1);
+	ck_assert_str_eq(w.facelets, AFTER_R);
+	session_view_free(&w);
+	session_view_free(&v);
+	ck_assert_str_eq(sessions_strerror(SES_NOMEM),
+			 "the server ran out of memory");
+}
+END_TEST
+
 Suite *sessions_suite(void)
 {
 	Suite *s = suite_create("sessions");
@@ -1177,6 +1262,7 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, conflict_reload);
 	tcase_add_test(tc, snapshot_rule);
 	tcase_add_test(tc, cache_bounds);
+	tcase_add_test(tc, out_of_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }

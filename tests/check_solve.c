@@ -81,7 +81,9 @@ static int sample_size(void)
 	const char *e = getenv("CUBED_SOLVE_N");
 	if (e && *e)
 		return atoi(e);
-	return SANITIZED ? 500 : 10000;
+	if (SANITIZED)
+		return 500;
+	return test_slow() ? 10000 : 1000;
 }
 
 /* 1 if moves m[0..n) take x to solved, applied to stickers by cube_turn:

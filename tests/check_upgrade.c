@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -132,7 +133,12 @@ START_TEST(old_answers_unchanged)
 	}
 	free(text);
 	ck_assert_int_eq(asked, 235);
-	test_server_stop(&srv, 1);
+	/* a clean stop after serving the upgraded database: exit status 0
+	 * (a crash, a sanitizer report or a leak would not be) */
+	int st = test_server_stop(&srv, 1);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the server did not exit with status 0 (wait status %d)",
+		      st);
 }
 END_TEST
 
@@ -215,7 +221,10 @@ START_TEST(upgraded_rows_and_writes)
 	snprintf(path, sizeof path, "/v1/sessions/%s/moves", cid);
 	json_decref(post(path, atok, "{\"moves\": \"R\"}", 403));
 	json_decref(post(path, ctok, "{\"moves\": \"R\"}", 200));
-	test_server_stop(&srv, 0);
+	int st = test_server_stop(&srv, 0);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the server did not exit with status 0 (wait status %d)",
+		      st);
 
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(srv.db, &db), SQLITE_OK);

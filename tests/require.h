@@ -7,6 +7,7 @@
 #define CUBED_TEST_REQUIRE_H
 
 #include <check.h>
+#include <stdlib.h>
 
 /* ck_assert records a checkpoint through a pipe on every call, which can
  * cost more than what a loop checks: loops over thousands of states check
@@ -27,5 +28,15 @@
 #ifndef SANITIZED
 #define SANITIZED 0
 #endif
+
+/* 1 under `make test-slow` (CUBED_SLOW=1 in the environment): the suites'
+ * full sweeps (10,000-state solves, 33×33 reductions, many crash rounds).
+ * `make test` runs a short version of each, so every law is still checked
+ * every day; CI runs both. */
+static inline int test_slow(void)
+{
+	const char *e = getenv("CUBED_SLOW");
+	return e && *e && *e != '0';
+}
 
 #endif

@@ -18,6 +18,20 @@
 #ifndef BAR_END
 #define BAR_END 20
 #endif
+/* past BAR_WIDE_N a cube has many bar steps (one per ring and cell),
+ * each as many as 7×7's one: narrower beams keep its time down (from
+ * 10×10 on: wide, a 10×10 took 3.7 times the time it took before the
+ * inside-out centers, past the 3× its default effort may cost; narrow,
+ * 2.8× for answers 6 % longer; effort 2 and 3 keep them wide) */
+#ifndef BAR_WIDE_N
+#define BAR_WIDE_N 9
+#endif
+#ifndef BAR_BW_BIG
+#define BAR_BW_BIG 4
+#endif
+#ifndef BAR_BWE_BIG
+#define BAR_BWE_BIG 16
+#endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8
 #endif
@@ -72,8 +86,11 @@ struct barhot {
 	uint8_t brk[BAR_HOTN];
 };
 
-/* The macros, made once (in the shared tables, or per solve). */
+/* The macros of one model (a 7×7, or for the middle cells of an even
+ * cube's edges of centers a 6×6), made once (in the shared tables, or
+ * per solve): its size nm, its centers' side s = nm - 2, places nc. */
 struct barmacs {
+	int nm, s, nc;
 	int count;
 	struct barhot hot[BAR_MAX];
 	uint8_t perm[3][7][4][BAR_NC]; /* place t goes to perm[..][t] */
@@ -83,9 +100,14 @@ struct barmacs {
 };
 
 struct barlib {
-	int built;
-	const struct barmacs *B; /* own, or the shared tables' */
-	struct barmacs own;
+	int built[2];
+	int model; /* the model set up: 0 the 7×7, 1 the 6×6 */
+	/* the cube's layers the model's layer l stands for (lo[l]..hi[l]),
+	 * and the coordinate its row or column l is read at (reduce__bar_set
+	 * up) */
+	int lo[7], hi[7], at[7];
+	const struct barmacs *B[2]; /* own, or the shared tables' */
+	struct barmacs own[2];
 	int32_t slot[BAR_HASH];  /* building: the maps seen */
 	/* a step's scan, its states side by side (lanes): their stickers
 	 * and pairs per bar, and per lane the best macros so far */
@@ -136,15 +158,27 @@ struct barlib {
  * obliques paired (BAR_RATE). docs/solvers.md has the measurements
  * behind these settings and the variants tried and left out. */
 
-static int bar_center(int f, int r, int c)
+/* Place t: face t / s², row t % s² / s + 1, column t % s + 1. */
+static int bar_center(const struct barmacs *L, int f, int r, int c)
 {
-	return f * 25 + (r - 1) * 5 + c - 1;
+	return (f * L->s + r - 1) * L->s + c - 1;
 }
 
-static int bar_inner(int t)
+static int bar_row(const struct barmacs *L, int t)
 {
-	int r = t % 25 / 5 + 1, c = t % 5 + 1;
-	return r >= 2 && r <= 4 && c >= 2 && c <= 4;
+	return t % (L->s * L->s) / L->s + 1;
+}
+
+static int bar_col(const struct barmacs *L, int t)
+{
+	return t % L->s + 1;
+}
+
+/* Whether place t is in the model's ring 2 (what the macros keep). */
+static int bar_inner(const struct barmacs *L, int t)
+{
+	int r = bar_row(L, t), c = bar_col(L, t);
+	return r >= 2 && r <= L->nm - 3 && c >= 2 && c <= L->nm - 3;
 }
 
 /* The map of turns mv[0..len) on the places (t goes to map[t]), after
@@ -152,7 +186,7 @@ static int bar_inner(int t)
 static void bar_compose(const struct barmacs *L, uint8_t *map,
 			const uint8_t *pre, const uint8_t *mv, int len)
 {
-	for (int t = 0; t < BAR_NC; t++) {
+	for (int t = 0; t < L->nc; t++) {
 		int p = pre ? pre[t] : t;
 		for (int k = 0; k < len; k++)
 			p = L->perm[mv[k] & 3][mv[k] >> 2 & 7][mv[k] >> 5][p];
@@ -171,8 +205,8 @@ static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map,
 		    const uint8_t *mv, int len)
 {
 	uint8_t inv[BAR_NC];
-	for (int t = 0; t < BAR_NC; t++) {
-		if (map[t] != t && bar_inner(t))
+	for (int t = 0; t < L->nc; t++) {
+		if (map[t] != t && bar_inner(L, t))
 			return;
 		inv[map[t]] = (uint8_t)t;
 	}
@@ -226,7 +260,7 @@ static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
 			bar_compose(L, pre, NULL, mv, 1);
 		}
 		for (int sa = 0; sa < 3; sa++)
-		for (int sl = 2; sl <= 4; sl++)
+		for (int sl = 2; sl <= L->nm - 3; sl++)
 		for (int sq = 1; sq <= 3; sq++)
 		for (int x1 = 0; x1 < ny; x1++) {
 			if ((ys[x1] & 3) == sa)
@@ -286,11 +320,12 @@ static void bar_order(struct barmacs *L)
 			kept &= ~(1u << a->e[j].b);
 		a->ns = 0;
 		for (int j = 0; j < a->nb; j++) {
+			/* whole: its cells all from one bar (cells keep
+			 * their kind, and a 6×6 bar's first cell is also
+			 * its third) */
 			const uint8_t *src = a->e[j].src;
 			int wb = L->barof[src[1]];
-			const uint8_t *w = L->bar[wb];
-			if ((src[0] == w[0] && src[2] == w[2]) ||
-			    (src[0] == w[2] && src[2] == w[0])) {
+			if (L->barof[src[0]] == wb && L->barof[src[2]] == wb) {
 				kept |= 1u << wb;
 				continue;
 			}
@@ -338,36 +373,48 @@ static void bar_order(struct barmacs *L)
 	}
 }
 
-static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
+/* The macros of the model of size nm (7 or 6). */
+static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim, int nm)
 {
-	if (cube_sizeof(7) > 1024)
+	if (cube_sizeof(nm) > 1024)
 		return SOLVE_ESTAGE;
+	L->nm = nm;
+	L->s = nm - 2;
+	L->nc = 6 * L->s * L->s;
+	int m = nm - 1;
 	for (int a = 0; a < 3; a++)
-		for (int l = 0; l < 7; l++)
+		for (int l = 0; l < nm; l++)
 			for (int qt = 1; qt <= 3; qt++) {
-				cube_init(sim, 7);
-				for (int t = 0; t < BAR_NC; t++)
-					cube__set(sim, t / 25, t % 25 / 5 + 1,
-						  t % 5 + 1, LABEL0 + t);
+				cube_init(sim, nm);
+				for (int t = 0; t < L->nc; t++)
+					cube__set(sim, t / (L->s * L->s),
+						  bar_row(L, t), bar_col(L, t),
+						  LABEL0 + t);
 				cube_turn(sim, a, l, l, qt);
-				for (int t = 0; t < BAR_NC; t++) {
-					int v = cube_get(sim, t / 25,
-							 t % 25 / 5 + 1,
-							 t % 5 + 1) - LABEL0;
-					if (v < 0 || v >= BAR_NC)
+				for (int t = 0; t < L->nc; t++) {
+					int v = cube_get(sim, t / (L->s * L->s),
+							 bar_row(L, t),
+							 bar_col(L, t)) - LABEL0;
+					if (v < 0 || v >= L->nc)
 						return SOLVE_ESTAGE;
 					L->perm[a][l][qt][v] = (uint8_t)t;
 				}
 			}
-	/* the bars: top, bottom, left, right of each face */
-	static const uint8_t shape[4][3][2] = {
+	/* the bars: top, bottom, left, right of each face (on 6×6 two
+	 * cells, the first written twice: bar_pairs then counts 2 for a
+	 * bar whole, as a 7×7 bar's two obliques on its +-center) */
+	static const uint8_t shape7[4][3][2] = {
 		{{1, 2}, {1, 3}, {1, 4}}, {{5, 2}, {5, 3}, {5, 4}},
 		{{2, 1}, {3, 1}, {4, 1}}, {{2, 5}, {3, 5}, {4, 5}}};
+	static const uint8_t shape6[4][3][2] = {
+		{{1, 2}, {1, 3}, {1, 2}}, {{4, 2}, {4, 3}, {4, 2}},
+		{{2, 1}, {3, 1}, {2, 1}}, {{2, 4}, {3, 4}, {2, 4}}};
+	const uint8_t(*shape)[3][2] = nm == 7 ? shape7 : shape6;
 	memset(L->barof, -1, sizeof L->barof);
 	for (int f = 0, b = 0; f < 6; f++)
 		for (int k = 0; k < 4; k++, b++)
 			for (int j = 0; j < 3; j++) {
-				int t = bar_center(f, shape[k][j][0],
+				int t = bar_center(L, f, shape[k][j][0],
 						   shape[k][j][1]);
 				L->bar[b][j] = (uint8_t)t;
 				L->barof[t] = (int8_t)b;
@@ -375,7 +422,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 	memset(slot, -1, BAR_HASH * sizeof *slot);
 	L->count = 0;
 	/* ring 1's group: its turns, and "no set-up" last */
-	static const uint8_t ring1[4] = {0, 1, 5, 6};
+	const uint8_t ring1[4] = {0, 1, (uint8_t)(m - 1), (uint8_t)m};
 	uint8_t ys[37];
 	int ny = 0;
 	for (int a = 0; a < 3; a++)
@@ -386,18 +433,18 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 	uint8_t map[BAR_NC], mv[BAR_LEN];
 	/* the commutators, each made once and then after each set-up */
 	uint8_t base[BAR_NC];
+	/* F: a face, or a slice of ring 1 (it moves bars whole) */
+	const uint8_t fl[4] = {0, (uint8_t)m, 1, (uint8_t)(m - 1)};
 	for (int A = 0; A < 3; A++)
 	for (int B = 0; B < 3; B++) {
 		if (A == B)
 			continue;
-		for (int pl = 1; pl <= 5; pl++)
+		for (int pl = 1; pl < m; pl++)
 		for (int pq = 1; pq <= 3; pq++)
-		for (int ql = 1; ql <= 5; ql++)
+		for (int ql = 1; ql < m; ql++)
 		for (int qq = 1; qq <= 3; qq++)
 		for (int fi = 0; fi < 4; fi++)
 		for (int fq = 1; fq <= 3; fq++) {
-			/* F: a face, or a slice of ring 1 (it moves bars whole) */
-			static const uint8_t fl[4] = {0, 6, 1, 5};
 			const uint8_t c8[8] = {
 				bar_mv(A, pl, pq), bar_mv(B, ql, qq),
 				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], fq),
@@ -405,8 +452,8 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], 4 - fq)};
 			bar_compose(L, base, NULL, c8, 8);
 			int keeps = 1;
-			for (int t = 0; t < BAR_NC && keeps; t++)
-				keeps = base[t] == t || !bar_inner(t);
+			for (int t = 0; t < L->nc && keeps; t++)
+				keeps = base[t] == t || !bar_inner(L, t);
 			if (!keeps)
 				continue;
 			memcpy(mv + 1, c8, 8);
@@ -416,7 +463,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim)
 				const uint8_t *py = L->perm[ys[y] & 3]
 							   [ys[y] >> 2 & 7]
 							   [ys[y] >> 5];
-				for (int t = 0; t < BAR_NC; t++)
+				for (int t = 0; t < L->nc; t++)
 					map[t] = base[py[t]];
 				bar_add(L, slot, map, mv, 9);
 			}
@@ -440,20 +487,60 @@ size_t reduce__bars_size(int n)
 
 void reduce__bars_reset(struct ctx *x)
 {
-	barlib_of(x)->built = 0;
+	struct barlib *W = barlib_of(x);
+	W->built[0] = W->built[1] = 0;
 }
 
+/* The model's layers 0..6 as the cube's 0, k, j, the block j+1..m-j-1,
+ * m-j, m-k, m: ring k's bars grow by its cells j and m-j, the block's
+ * cells of ring k being a bar already (on 7×7, k = 1 and j = 2: the
+ * model is the cube). The model's ring 2 is then the block j..m-j, the
+ * centers inside ring k, all solved; a model layer moves every cell it
+ * stands for alike, so the macros keep those and the bars already made,
+ * and leave every inner wing orbit's parity as it was. */
+void reduce__bar_setup(struct ctx *x, int k, int j)
+{
+	struct barlib *W = barlib_of(x);
+	int m = x->m;
+	if (j + 1 > m - j - 1) {
+		/* an even cube's middle two cells: the 6×6, its layers the
+		 * cube's 0, k, j, m-j, m-k, m */
+		const int lo[6] = {0, k, j, m - j, m - k, m};
+		W->model = 1;
+		for (int l = 0; l < 6; l++)
+			W->lo[l] = W->hi[l] = W->at[l] = lo[l];
+		return;
+	}
+	const int lo[7] = {0, k, j, j + 1, m - j, m - k, m},
+		  hi[7] = {0, k, j, m - j - 1, m - j, m - k, m};
+	W->model = 0;
+	for (int l = 0; l < 7; l++) {
+		W->lo[l] = lo[l];
+		W->hi[l] = hi[l];
+		W->at[l] = lo[l];
+	}
+	W->at[3] = m / 2;
+}
+
+#define BAR_MACS_AT ((sizeof(struct barmacs) + 63) & ~(size_t)63)
+
+/* Both models' macros, one after the other. */
 size_t reduce__bar_macs_size(void)
 {
-	return sizeof(struct barmacs);
+	return 2 * BAR_MACS_AT;
 }
 
 /* The macros made into macs (reduce__bar_macs_size() bytes), for the
  * tables a caller shares; x's work buffer (size 7) lends the scratch. */
 int reduce__bar_build(void *macs, struct ctx *x)
 {
-	return bar_build((struct barmacs *)macs, barlib_of(x)->slot,
-			 (cube_t *)(void *)x->w->sim);
+	int rc = bar_build((struct barmacs *)macs, barlib_of(x)->slot,
+			   (cube_t *)(void *)x->w->sim, 7);
+	if (rc < 0)
+		return rc;
+	return bar_build((struct barmacs *)(void *)((unsigned char *)macs +
+						    BAR_MACS_AT),
+			 barlib_of(x)->slot, (cube_t *)(void *)x->w->sim, 6);
 }
 
 static int bar_pairs(const struct barmacs *L, const uint8_t *col, int b)
@@ -473,16 +560,19 @@ static int bar_count(const struct barmacs *L, const uint8_t *col)
 static void bar_apply(const struct barmacs *L, const struct barcand *a,
 		      const uint8_t *col, uint8_t *out)
 {
-	memcpy(out, col, BAR_NC);
+	memcpy(out, col, (size_t)L->nc);
 	for (int j = 0; j < a->nb; j++)
 		for (int i = 0; i < 3; i++)
 			out[L->bar[a->e[j].b][i]] = col[a->e[j].src[i]];
 }
 
-static void bar_read(const cube_t *c, uint8_t *col)
+static void bar_read(const struct barlib *W, const struct barmacs *L,
+		     const cube_t *c, uint8_t *col)
 {
-	for (int t = 0; t < BAR_NC; t++)
-		col[t] = (uint8_t)cube_get(c, t / 25, t % 25 / 5 + 1, t % 5 + 1);
+	for (int t = 0; t < L->nc; t++)
+		col[t] = (uint8_t)cube_get(c, t / (L->s * L->s),
+					   W->at[bar_row(L, t)],
+					   W->at[bar_col(L, t)]);
 }
 
 static int bar_score(const struct barnode *s)
@@ -495,12 +585,13 @@ static int bar_score(const struct barnode *s)
  * them). The states are scanned side by side, each macro weighed on all
  * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
  * the lanes past nl never gain). */
-static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
-		     const int *lane, int nl)
+static inline __attribute__((always_inline)) void
+bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
+	       const int *lane, int nl, const int lanes)
 {
-	for (int l = 0; l < BAR_LANES; l++) {
+	for (int l = 0; l < lanes; l++) {
 		const uint8_t *col = W->lev[d][lane[l < nl ? l : 0]].col;
-		for (int t = 0; t < BAR_NC; t++)
+		for (int t = 0; t < L->nc; t++)
 			W->colT[t][l] = l < nl ? col[t] : 0;
 		for (int b = 0; b < BAR_NB; b++)
 			W->opT[b][l] = (uint8_t)(l < nl ? bar_pairs(L, col, b)
@@ -516,18 +607,18 @@ static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
 		if (full == nl && a->ub * mc <= mg * least)
 			break; /* nor any after it, in any lane */
 		int8_t g[BAR_LANES];
-		memset(g, 0, sizeof g);
+		memset(g, 0, (size_t)lanes);
 		for (int j = 0; j < a->ns; j++) {
 			const uint8_t *c0 = W->colT[a->src[j][0]],
 				      *c1 = W->colT[a->src[j][1]],
 				      *c2 = W->colT[a->src[j][2]],
 				      *o = W->opT[a->brk[j]];
-			for (int l = 0; l < BAR_LANES; l++)
+			for (int l = 0; l < lanes; l++)
 				g[l] = (int8_t)(g[l] + (c0[l] == c1[l]) +
 						(c2[l] == c1[l]) - o[l]);
 		}
 		int any = 0;
-		for (int l = 0; l < BAR_LANES; l++)
+		for (int l = 0; l < lanes; l++)
 			any |= g[l] * W->tcw[l] > W->tgw[l] * least;
 		if (!any)
 			continue;
@@ -555,19 +646,33 @@ static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
 	}
 }
 
+/* A beam of up to 16 states (most steps) scans a quarter of the lanes. */
+static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
+		     const int *lane, int nl)
+{
+	if (nl <= 16)
+		bar_scan_lanes(L, W, d, lane, nl, 16);
+	else
+		bar_scan_lanes(L, W, d, lane, nl, BAR_LANES);
+}
+
 /* The macros: the shared tables', or made now; NULL on error (rc). */
 static const struct barmacs *bar_macs(struct ctx *x, int *rc)
 {
 	struct barlib *W = barlib_of(x);
-	if (!W->built) {
-		const void *sh = x->shared_bars;
-		W->B = sh ? (const struct barmacs *)sh : &W->own;
-		if (!sh && (*rc = bar_build(&W->own, W->slot,
-					    (cube_t *)(void *)x->w->sim)) < 0)
+	int k = W->model;
+	if (!W->built[k]) {
+		const unsigned char *sh = x->shared_bars;
+		W->B[k] = sh ? (const struct barmacs *)(const void *)(
+				       sh + (size_t)k * BAR_MACS_AT)
+			     : &W->own[k];
+		if (!sh && (*rc = bar_build(&W->own[k], W->slot,
+					    (cube_t *)(void *)x->w->sim,
+					    k ? 6 : 7)) < 0)
 			return NULL;
-		W->built = 1;
+		W->built[k] = 1;
 	}
-	return W->B;
+	return W->B[k];
 }
 
 /* The obliques c leaves unpaired (c: the cube as a staged search's
@@ -579,7 +684,7 @@ int reduce__bar_rate(struct ctx *x, const cube_t *c)
 	if (!L)
 		return 0;
 	uint8_t col[BAR_NC];
-	bar_read(c, col);
+	bar_read(barlib_of(x), L, c, col);
 	return BAR_OBL - bar_count(L, col);
 }
 
@@ -594,7 +699,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 	if (!L)
 		return rc;
 	struct barnode *root = &W->lev[0][0];
-	bar_read(x->c, root->col);
+	bar_read(W, L, x->c, root->col);
 	memset(&root->tail, 0, sizeof root->tail);
 	root->tail.axis = -1;
 	root->cost = 0;
@@ -633,7 +738,9 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int t = 0; t < nk; t++)
 			if (W->kids[t].paired > most)
 				most = W->kids[t].paired;
-		int bw = most >= BAR_END ? BAR_BWE : BAR_BW;
+		int wide = x->n <= BAR_WIDE_N || x->effort > 1;
+		int bw = most >= BAR_END ? (wide ? BAR_BWE : BAR_BWE_BIG)
+					 : (wide ? BAR_BW : BAR_BW_BIG);
 		for (int t = 0; t < nk && nn < bw; t++) {
 			int b = t;
 			for (int u = t + 1; u < nk; u++)
@@ -650,7 +757,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 			int dup = 0;
 			for (int u = 0; u < nn && !dup; u++)
 				dup = memcmp(W->lev[d + 1][u].col, k.col,
-					     BAR_NC) == 0;
+					     (size_t)L->nc) == 0;
 			if (dup)
 				continue;
 			k.tail = pa->tail;
@@ -677,14 +784,15 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int k = 0; k < a->len; k++) {
 			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
 			    qt = a->mv[k] >> 5;
-			if ((rc = emit(x, axis, l, qt)) < 0)
+			if ((rc = emit_block(x, axis, W->lo[l], W->hi[l],
+					     qt)) < 0)
 				return rc;
-			*par ^= turn_par(x->m, l, l, qt);
+			*par ^= turn_par(x->m, W->lo[l], W->hi[l], qt);
 		}
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
 	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
 	uint8_t now[BAR_NC];
-	bar_read(x->c, now);
+	bar_read(W, L, x->c, now);
 	return bar_count(L, now) == BAR_OBL ? 1 : SOLVE_ESTAGE;
 }

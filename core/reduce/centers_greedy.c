@@ -106,10 +106,14 @@ static void free_step(struct ctx *x, struct ftop *t)
 	t->k = 0;
 	for (int g1 = 0; g1 < F->ngen; g1++) {
 		const struct fgen *G1 = &F->gen[g1];
+		if (!G1->centers)
+			continue;
 		int a = free_gain_apply(F, g1);
 		free_consider(t, a, 1, g1, -1, -1, -1);
 		for (int g2 = 0; g2 < F->ngen; g2++) {
 			const struct fgen *G2 = &F->gen[g2];
+			if (!G2->centers)
+				continue;
 			if (G2->axis == G1->axis && G2->lo == G1->lo &&
 			    G2->hi == G1->hi)
 				continue;
@@ -202,7 +206,7 @@ int reduce__free_centers(struct ctx *x)
 			continue;
 		int bg = -1, best = -1;
 		for (int g = 0; g < F->ngen; g++) {
-			if (F->gen[g].wing != 1u << k)
+			if (F->gen[g].wing != 1u << k || !F->gen[g].centers)
 				continue;
 			int a = free_gain(F, g);
 			if (best < 0 || a > bg)

@@ -14,11 +14,9 @@
 #define ST_NA 735471
 #define ST_NB (2 * 65536)
 #define ST_NP (70 * 70)
+/* a ring's turns: per axis up to 7 layer sets (its 4 layers, the 2
+ * blocks from the faces to them and the block between them) */
 #define ST_MOVES (3 * 7 * 3)
-/* The searches turn the orbits of up to two rings at once (st_group):
- * up to four orbits, and per axis up to 12 layer sets */
-#define ST_JORB 4
-#define ST_JMOVES (3 * 12 * 3)
 #define ST_DEPTH 24
 #define ST_UNSEEN 255
 /* nodes one IDA* search may visit before it hands over to the beam
@@ -35,21 +33,16 @@
 #define ST_BEAM 1024
 #endif
 #define ST_BEAM_DEPTH 30
+/* from ST_NARROW_N on, a cube has a ring search per ring: half the beam
+ * (as short an answer, measured, for less time) */
+#ifndef ST_NARROW_N
+#define ST_NARROW_N 8
+#endif
 #define ST_HASH (1 << 17)
 /* the steps searched by beam (bits): A only. B by beam got stuck on
  * plateaus of its tables (wing parity among them); by IDA* it takes a
  * few thousand to a hundred thousand nodes */
 #define ST_BEAM_STEPS (1 << ST_A)
-#ifndef ST_JBEAM_STEPS
-#define ST_JBEAM_STEPS (1 << ST_A | 1 << ST_C2)
-#endif
-#ifndef ST_JBEAM_W
-#define ST_JBEAM_W 256
-#endif
-/* up to this size rings 1 and 2 are staged together (st_group) */
-#ifndef ST_JOINT_MAX_N
-#define ST_JOINT_MAX_N 7
-#endif
 
 /* The steps; a mask set: v[0] U/D colours, v[1] L/R, v[2] U, L, F. */
 enum { ST_A, ST_B, ST_C1, ST_C2, ST_STEPS };
@@ -67,12 +60,12 @@ struct stmove {
  * v[2] U, L, F) and the wing orbits' parities (made so far in the
  * centers stage). */
 struct ststate {
-	uint32_t v[3][ST_JORB];
+	uint32_t v[3][ST_ORB];
 	unsigned par; /* bit j: the wing parity of the group's ring j */
 };
 
 struct stnode {
-	uint32_t v[3][ST_JORB];
+	uint32_t v[3][ST_ORB];
 	uint8_t par, move;
 	uint16_t parent;
 };
@@ -98,24 +91,33 @@ struct st_shared {
 	struct st_tables kind[ST_KINDS];
 };
 
+/* The kinds: 0 a 4×4's X-centers (single layers, the outer blocks and
+ * the inner block), 1 a 5×5's X- and +-centers (single layers and the
+ * outer blocks), 2 and 3 the same without blocks (a ring of a bigger
+ * cube searched among the others). The kind a solve starts with; inside
+ * out (BAR_ON) an even cube's innermost ring is a 4×4's, its other rings
+ * (with bars) 5×5's. */
 static int st_kind(int n)
 {
-	return n == 4 ? 0 : n == 5 || BAR_ON(n) ? 1 : n % 2 ? 3 : 2;
+	if (n == 4 || (BAR_ON(n) && n % 2 == 0))
+		return 0;
+	return n == 5 || BAR_ON(n) ? 1 : n % 2 ? 3 : 2;
 }
 
 struct stagew {
 	int built, n, norb, nmov;
+	int kind; /* of the turn maps and tables built (st_kind) */
 	const struct st_tables *t; /* own, or the caller's */
 	int nm; /* the model's size (n up to 5: n itself) */
 	struct stmove mv[ST_MOVES]; /* the model's turns (for the tables) */
 	uint32_t pm[ST_ORB][ST_MOVES][3][256];
 	/* the group searched now (st_group): its rings, their orbits
-	 * (nring · norb, ring j's from j · norb), places on the cube and the
+	 * (norb of them), places on the cube and the
 	 * turns on the cube's layers with their maps of each orbit's masks */
-	int nring, rk[2], nto, cnmov;
-	uint16_t place[ST_JORB][NPOS][3];
-	struct stmove cmv[ST_JMOVES];
-	uint32_t cpm[ST_JORB][ST_JMOVES][3][256];
+	int ring, cnmov;
+	uint16_t place[ST_ORB][NPOS][3];
+	struct stmove cmv[ST_MOVES];
+	uint32_t cpm[ST_ORB][ST_MOVES][3][256];
 	uint32_t rank[3][256][9];
 	uint8_t pop[256], r70[256];
 	uint8_t u70[70];
@@ -123,36 +125,28 @@ struct stagew {
 	/* the beam search: each level's states, and a hash set of the
 	 * states kept */
 	struct stnode beam[ST_BEAM_DEPTH + 1][ST_BEAM];
-	uint32_t cand[ST_BEAM * ST_JMOVES]; /* a level's children: score,
+	uint32_t cand[ST_BEAM * ST_MOVES]; /* a level's children: score,
 					     * parent, turn */
 	uint64_t seen[ST_HASH];
 };
 
 /* On 4×4 (the X-centers) and 5×5 (the X- and +-centers, every center
  * the cube has) the centers are solved in four steps instead of the
- * greedy phases. Past 5×5 the same four steps solve the rings one after
- * the other: ring k is the X-centers (k, k) and on odd n the +-centers
- * (k, middle), turned by layers 0, k, m-k and m alone, which leave the
- * other rings be. Relabelling layers k and m-k as 1 and m-1 turns ring
- * k into ring 1 place for place and turn for turn (the relabelling
- * commutes with the quarter turns, x -> m-x), so one set of turn maps,
- * made on a model (a 4×4 for even n, a 5×5 for odd: ring 1 with single
- * layers), and one set of tables serve every ring; the turns found are
- * made on layers k and m-k. The oblique macros and 3-cycles finish the
- * obliques. On 7×7 (BAR_ON) ring 2 comes first, then the bars, then
- * ring 1, each ring alone with the outer blocks 0-k and m-k-m too (5×5's
- * turns and tables: see the bars). On 6×6 (ST_JOINT_MAX_N; 7×7 before
- * the bars) rings 1 and 2 take steps
- * A and B one after the other but C1 and C2 together (st_group): the
- * turns are then the single layers 0, 1, 2, m-2, m-1, m and the blocks
- * 0-1, 0-2, 1-2 and their mirrors, and a block acts on each ring as
- * the model's turns of the layers it holds, so its maps are theirs
- * composed and the rings' tables rate the pair (the largest distance of
- * either). Ring 2's turns then serve ring 1 too (a block 1-2 turns
- * both rings' slices at once); past 7×7 the pair saves nothing. A and B
- * together were no shorter (B's IDA* runs out of nodes there); C2
- * together, whose IDA* always runs out, is searched by a beam of
- * ST_JBEAM_W. The steps:
+ * greedy phases. Bigger cubes solve ring by ring with the same steps:
+ * ring k is the X-centers (k, k) and on odd n the +-centers (k, middle),
+ * turned by layers 0, k, m-k and m (and the blocks from the faces to
+ * them), which leave the rings inside it be. Relabelling layers k and
+ * m-k as 1 and m-1 turns ring k into ring 1 place for place and turn for
+ * turn (the relabelling commutes with the quarter turns, x -> m-x), so
+ * one set of turn maps, made on a model (a 4×4 or a 5×5), and one set of
+ * tables serve every ring; the turns found are made on layers k and m-k.
+ * From 6×6 to 33×33 (BAR_ON) the rings go inside out: the innermost as
+ * a 4×4's or 5×5's, then each ring outside it once its edges of centers
+ * are bars (centers_bars.c), as a 5×5's whose +-centers are the bars;
+ * the blocks from the faces then move only rings not solved yet. Past
+ * 33×33 each ring is searched without blocks and the 3-cycles finish
+ * the obliques. The kinds (st_kind): 0 a 4×4's X-centers, 1 a 5×5's,
+ * both with blocks; 2 and 3 the same without. The steps:
  *   A   every U- and D-coloured center sticker onto U or D, any turn;
  *   B   every L- and R-coloured one onto L or R, with the turns that keep
  *       A (face turns, any turn of the U-D axis, half turns of the
@@ -263,35 +257,31 @@ static int st_h(const struct stagew *S, int kind, const struct ststate *s,
 		int *sum)
 {
 	int h = 0, t = 0, o1 = S->norb - 1;
-	for (int j = 0; j < S->nring; j++) {
-		const uint32_t *v = s->v[st_mask(kind)] + j * S->norb;
-		unsigned par = s->par >> j & 1;
-		for (int o = 0; o < S->norb; o++) {
-			int d;
-			switch (kind) {
-			case ST_A: d = S->t->tA[o][st_rankA(S, v[o])]; break;
-			case ST_B:
-				d = S->t->tB[o][(v[o] >> 8 & 0xffff) |
-					     (par ? 0x10000u : 0)];
-				break;
-			case ST_C1:
-				d = o ? 0
-				      : S->t->tJ0[st_pair(S, v[0], v[o1], 0)];
-				break;
-			default:
-				d = S->t->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
-					      S->r70[v[o] >> 16 & 255]];
-			}
-			h = d > h ? d : h;
-			t += d;
+	const uint32_t *v = s->v[st_mask(kind)];
+	unsigned par = s->par & 1;
+	for (int o = 0; o < S->norb; o++) {
+		int d;
+		switch (kind) {
+		case ST_A: d = S->t->tA[o][st_rankA(S, v[o])]; break;
+		case ST_B:
+			d = S->t->tB[o][(v[o] >> 8 & 0xffff) |
+				     (par ? 0x10000u : 0)];
+			break;
+		case ST_C1:
+			d = o ? 0 : S->t->tJ0[st_pair(S, v[0], v[o1], 0)];
+			break;
+		default:
+			d = S->t->tC2[o][S->r70[v[o] >> 8 & 255] * 70 +
+				      S->r70[v[o] >> 16 & 255]];
 		}
-		if (kind == ST_C2)
-			for (int pb = 1; pb <= 2; pb++) {
-				int d = S->t->tJ2[pb - 1]
-						 [st_pair(S, v[0], v[o1], pb)];
-				h = d > h ? d : h;
-			}
+		h = d > h ? d : h;
+		t += d;
 	}
+	if (kind == ST_C2)
+		for (int pb = 1; pb <= 2; pb++) {
+			int d = S->t->tJ2[pb - 1][st_pair(S, v[0], v[o1], pb)];
+			h = d > h ? d : h;
+		}
 	if (sum)
 		*sum = t;
 	return h;
@@ -300,7 +290,7 @@ static int st_h(const struct stagew *S, int kind, const struct ststate *s,
 /* A step's goal (read from the cube afterwards). */
 static int st_goal(const struct stagew *S, int kind, const struct ststate *s)
 {
-	for (int o = 0; o < S->nto; o++) {
+	for (int o = 0; o < S->norb; o++) {
 		uint32_t v = s->v[st_mask(kind)][o];
 		switch (kind) {
 		case ST_A: if (v != 0xff) return 0; break;
@@ -465,35 +455,25 @@ static void st_classes(struct stmove *M, const uint8_t *to)
 		M->cls &= (uint8_t)~(1 << ST_C2);
 }
 
-/* The layer sets turned on each axis, for size n (m = n - 1 on the
- * cube, or the model's): the single layers 0, k, m-k, m of each ring
- * (k1 alone, or k1 < k2), then blocks: on 4×4 and 5×5 the outer blocks
- * of two, and on 7×7 (BAR_ON) ring k's 0-k and m-k-m (not past them:
- * on ring k they would turn the layers of ring k-1, and without them
- * ring 1's tables serve every ring, as short and quicker; with the bars
- * ring k-1 is free while ring k is searched, or kept whole) and on
- * 4×4 the inner one; for rings 1 and 2 together the blocks 0-1, 0-2,
- * 1-2 and their mirrors (no block reaches a ring the group does not
- * hold); never a middle slice. Returns how many. */
-static int st_sets(int n, int m, int nring, int k1, int k2, int (*sets)[2])
+/* The layer sets ring k (m = n - 1 on the cube, or the model's) is
+ * turned by on each axis for a kind (st_kind): its single layers 0, k,
+ * m-k, m, then for kinds 0 and 1 the blocks 0-k and m-k-m (a 4×4's or
+ * 5×5's outer blocks: they turn the rings outside k, which inside out
+ * are not solved yet), and for kind 0 the block k..m-k (a 4×4's inner
+ * block: only the innermost ring of an even cube has it). Never a
+ * middle slice. Returns how many. */
+static int st_sets(int kind, int m, int k, int (*sets)[2])
 {
 	int ns = 0;
-	const int one[4] = {0, k1, m - k1, m},
-		  two[6] = {0, k1, k2, m - k2, m - k1, m};
-	for (int k = 0; k < (nring == 2 ? 6 : 4); k++)
-		sets[ns][0] = sets[ns][1] = nring == 2 ? two[k] : one[k], ns++;
-	if (n <= 5 || (BAR_ON(n) && nring == 1)) {
-		sets[ns][0] = 0, sets[ns][1] = k1, ns++;
-		sets[ns][0] = m - k1, sets[ns][1] = m, ns++;
+	const int one[4] = {0, k, m - k, m};
+	for (int i = 0; i < 4; i++)
+		sets[ns][0] = sets[ns][1] = one[i], ns++;
+	if (kind <= 1) {
+		sets[ns][0] = 0, sets[ns][1] = k, ns++;
+		sets[ns][0] = m - k, sets[ns][1] = m, ns++;
 	}
-	if (n == 4)
-		sets[ns][0] = 1, sets[ns][1] = 2, ns++;
-	if (nring == 2 && k1 == 1 && k2 == 2) {
-		const int b[6][2] = {{0, 1}, {0, 2}, {1, 2}, {m - 2, m - 1},
-				     {m - 2, m}, {m - 1, m}};
-		for (int k = 0; k < 6; k++)
-			sets[ns][0] = b[k][0], sets[ns][1] = b[k][1], ns++;
-	}
+	if (kind == 0)
+		sets[ns][0] = k, sets[ns][1] = m - k, ns++;
 	return ns;
 }
 
@@ -509,18 +489,19 @@ static struct stmove st_turn(int axis, int s, const int *set, int qt)
 
 /* The turns (on the model: a 4×4 for even n, a 5×5 for odd), their
  * maps on each orbit's masks, the rank tables and the pruning tables. */
-static int st_build(struct ctx *x)
+static int st_build(struct ctx *x, int kind)
 {
 	struct stagew *S = stagew_of(x);
 	int n = x->n;
 	cube_t *sim = (cube_t *)(void *)x->w->sim;
-	int nm = n <= 5 ? n : n % 2 ? 5 : 4, m = nm - 1;
+	int nm = kind % 2 ? 5 : 4, m = nm - 1;
 	S->n = n;
 	S->nm = nm;
-	S->norb = n % 2 ? 2 : 1;
+	S->kind = kind;
+	S->norb = nm == 5 ? 2 : 1;
 	uint16_t place[ST_ORB][NPOS][3];
 	st_places(place, S->norb, 1, m);
-	int sets[12][2], ns = st_sets(BAR_ON(n) ? 5 : n, m, 1, 1, 0, sets);
+	int sets[7][2], ns = st_sets(kind, m, 1, sets);
 	S->nmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
@@ -595,7 +576,7 @@ static int st_build(struct ctx *x)
 	if (sh) {
 		if (sh->magic != ST_MAGIC || sh->size != sizeof *sh)
 			return SOLVE_ETABLES;
-		S->t = &sh->kind[st_kind(n)];
+		S->t = &sh->kind[kind];
 		return 0;
 	}
 	struct st_tables *T = &S->own;
@@ -616,7 +597,7 @@ static int st_build(struct ctx *x)
 	return 0;
 }
 
-_Static_assert(ST_BEAM <= 1024 && ST_JMOVES <= 128, "st_beam's cand");
+_Static_assert(ST_BEAM <= 1024 && ST_MOVES <= 128, "st_beam's cand");
 
 /* The model's single-layer turn (axis, model layer, quarter turns). */
 static int st_model_turn(const struct stagew *S, int axis, int layer, int qt)
@@ -630,14 +611,13 @@ static int st_model_turn(const struct stagew *S, int axis, int layer, int qt)
 	return -1;
 }
 
-/* Turn g of the group on ring j (its j-th): the model's turns of the
- * layers it holds of 0, k, m-k, m (relabelled 0, 1, mm-1, mm), their
- * maps composed (they commute: one axis), its wing flip and the steps
- * it may serve. */
-static int st_compose(struct stagew *S, int g, int j, int m)
+/* Turn g of the ring searched: the model's turns of the layers it holds
+ * of 0, k, m-k, m (relabelled 0, 1, mm-1, mm), their maps composed (they
+ * commute: one axis), its wing flip and the steps it may serve. */
+static int st_compose(struct stagew *S, int g, int m)
 {
 	struct stmove *M = &S->cmv[g];
-	int k = S->rk[j], mm = S->nm - 1, mg[4], nl = 0;
+	int k = S->ring, mm = S->nm - 1, mg[4], nl = 0;
 	const int real[4] = {0, k, m - k, m}, model[4] = {0, 1, mm - 1, mm};
 	for (int i = 0; i < 4; i++) {
 		if (real[i] < M->lo || real[i] > M->hi)
@@ -645,10 +625,10 @@ static int st_compose(struct stagew *S, int g, int j, int m)
 		if ((mg[nl] = st_model_turn(S, M->axis, model[i], M->qt)) < 0)
 			return SOLVE_ESTAGE;
 		if (S->mv[mg[nl++]].wing)
-			M->wing ^= 1u << j;
+			M->wing ^= 1u;
 	}
 	for (int o = 0; o < S->norb; o++) {
-		int jo = j * S->norb + o;
+		int jo = o;
 		uint8_t to[NPOS];
 		for (int b = 0; b < 3; b++)
 			for (int byte = 0; byte < 256; byte++) {
@@ -668,31 +648,25 @@ static int st_compose(struct stagew *S, int g, int j, int m)
 	return 0;
 }
 
-/* Set up the group searched from now on: ring k1 alone (nring 1), or
- * rings k1 < k2 together. Their orbits' places on the cube, and the
- * turns on the layer sets of st_sets. A ring alone has the model's
+/* Set up ring k for the searches from now on: its orbits' places on the
+ * cube, and the turns on the layer sets of st_sets. They are the model's
  * turns in the model's order, so its searches are the same as on the
  * model. */
-static int st_group(struct ctx *x, int nring, int k1, int k2)
+static int st_group(struct ctx *x, int k)
 {
 	struct stagew *S = stagew_of(x);
-	int m = x->m, n = x->n, rc;
-	S->nring = nring;
-	S->rk[0] = k1;
-	S->rk[1] = k2;
-	S->nto = nring * S->norb;
-	for (int j = 0; j < nring; j++)
-		st_places(S->place + j * S->norb, S->norb, S->rk[j], m);
-	int sets[12][2], ns = st_sets(n, m, nring, k1, k2, sets);
+	int m = x->m, rc;
+	S->ring = k;
+	st_places(S->place, S->norb, k, m);
+	int sets[7][2], ns = st_sets(S->kind, m, k, sets);
 	S->cnmov = 0;
 	for (int axis = 0; axis < 3; axis++)
 		for (int s = 0; s < ns; s++)
 			for (int qt = 1; qt <= 3; qt++) {
 				int g = S->cnmov++;
 				S->cmv[g] = st_turn(axis, s, sets[s], qt);
-				for (int j = 0; j < nring; j++)
-					if ((rc = st_compose(S, g, j, m)) < 0)
-						return rc;
+				if ((rc = st_compose(S, g, m)) < 0)
+					return rc;
 			}
 	return 0;
 }
@@ -702,7 +676,7 @@ static void st_read(struct ctx *x, const struct stagew *S, struct ststate *s)
 	int cU = x->tcol[CUBE_U], cD = x->tcol[CUBE_D], cL = x->tcol[CUBE_L],
 	    cR = x->tcol[CUBE_R], cF = x->tcol[CUBE_F];
 	s->par = 0;
-	for (int o = 0; o < S->nto; o++) {
+	for (int o = 0; o < S->norb; o++) {
 		s->v[0][o] = s->v[1][o] = s->v[2][o] = 0;
 		for (int i = 0; i < NPOS; i++) {
 			const uint16_t *p = S->place[o][i];
@@ -723,7 +697,7 @@ static void st_move(const struct stagew *S, int kind, int next, int g,
 	int k0 = st_mask(kind),
 	    k1 = st_mask(next && kind + 1 < ST_STEPS ? kind + 1 : kind);
 	*c = *s;
-	for (int o = 0; o < S->nto; o++) {
+	for (int o = 0; o < S->norb; o++) {
 		c->v[k0][o] = st_capply(S, o, g, s->v[k0][o]);
 		if (k1 != k0)
 			c->v[k1][o] = st_capply(S, o, g, s->v[k1][o]);
@@ -770,7 +744,7 @@ struct stsearch {
 static const cube_t *st_after(struct ctx *x, const int *path, int len)
 {
 	const struct stagew *S = stagew_of(x);
-	cube_t *sim = (cube_t *)(void *)x->w->sim;
+	cube_t *sim = x->scratch;
 	cube_copy(sim, x->c);
 	for (int d = 0; d < len; d++) {
 		const struct stmove *M = &S->cmv[path[d]];
@@ -856,7 +830,7 @@ static uint64_t st_key(const struct stagew *S, const struct ststate *c,
 		       int mk)
 {
 	uint64_t key = 1;
-	for (int o = 0; o < S->nto; o++)
+	for (int o = 0; o < S->norb; o++)
 		key = key * 0x9e3779b97f4a7c15ull ^ c->v[mk][o];
 	/* the parities above bit 0, which marks a slot taken */
 	return (key * 0x9e3779b97f4a7c15ull ^ (uint64_t)c->par << 1) | 1;
@@ -891,7 +865,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 {
 	struct stagew *S = stagew_of(x);
 	int nb = 1, mk = st_mask(kind);
-	long width = S->nring == 2 ? ST_JBEAM_W : ST_BEAM;
+	long width = x->n < ST_NARROW_N || x->effort > 1 ? ST_BEAM : ST_BEAM / 2;
 	if (st_goal(S, kind, root)) {
 		path[0] = -1;
 		return 1;
@@ -987,14 +961,11 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 	return 0;
 }
 
-/* The group's wing parities (bit j: ring j's) of the cube's (bit k:
- * wing orbit k's). */
+/* The ring's wing parity (bit 0) of the cube's (bit k: wing orbit
+ * k's). */
 static unsigned st_par(const struct stagew *S, unsigned par)
 {
-	unsigned p = 0;
-	for (int j = 0; j < S->nring; j++)
-		p |= (par >> S->rk[j] & 1) << j;
-	return p;
+	return par >> S->ring & 1;
 }
 
 /* One step searched and made on the cube, simplified as a segment, its
@@ -1007,7 +978,7 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	st_read(x, S, &s);
 	s.par = st_par(S, *par);
 	int path[ST_BEAM_DEPTH + 1], found = 0;
-	if ((S->nring == 2 ? ST_JBEAM_STEPS : ST_BEAM_STEPS) >> kind & 1) {
+	if (ST_BEAM_STEPS >> kind & 1) {
 		found = st_beam(x, kind, &s, path);
 		if (found < 0)
 			return SOLVE_ENOTFOUND;
@@ -1019,14 +990,13 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		z.kind = kind;
 		z.budget = ST_BUDGET;
 		z.best_len = -1;
-		/* ring 2's last step on 7×7: of its answers, the one that
-		 * leaves the bars the most paired */
-		z.bars = BAR_ON(x->n) && BAR_RATE && S->nring == 1 &&
-			 S->rk[0] == 2 && kind == ST_C2;
+		/* inside out, a ring's last step: of its answers, the one
+		 * that leaves the next bar step the most paired */
+		z.bars = BAR_ON(x->n) && BAR_RATE && S->ring > 1 &&
+			 kind == ST_C2;
 		/* the centers' last step, up to 5×5 and on 7×7: the answer
 		 * that leaves the edges the most paired */
-		z.edges = x->erate && S->nring == 1 && S->rk[0] == 1 &&
-			  kind == ST_C2;
+		z.edges = x->erate && S->ring == 1 && kind == ST_C2;
 		z.root = s;
 		for (int bound = st_h(S, kind, &s, NULL);
 		     bound <= ST_DEPTH && z.best_len < 0; bound++) {
@@ -1072,7 +1042,7 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 static int st_ring(struct ctx *x, int k, unsigned *par)
 {
 	int rc;
-	if ((rc = st_group(x, 1, k, 0)) < 0)
+	if ((rc = st_group(x, k)) < 0)
 		return rc;
 	for (int kind = ST_A; kind < ST_STEPS; kind++) {
 		rc = st_step(x, kind, par, &x->split[kind]);
@@ -1088,6 +1058,16 @@ static int st_ring(struct ctx *x, int k, unsigned *par)
 	return 1;
 }
 
+static int centers_solved(const struct ctx *x)
+{
+	for (int f = 0; f < 6; f++)
+		for (int r = 1; r < x->m; r++)
+			for (int c = 1; c < x->m; c++)
+				if (cube_get(x->c, f, r, c) != x->tcol[f])
+					return 0;
+	return 1;
+}
+
 /* The four steps. Returns 1 when every center is solved, 0 when a step
  * gave up (the greedy phases go on from there, x->cpar holding the wing
  * parities so far), or an error. */
@@ -1097,45 +1077,44 @@ int reduce__staged_centers(struct ctx *x)
 	unsigned par = 0;
 	struct stagew *S = stagew_of(x);
 	/* the tables take a quarter of a second: ask first */
-	if (!S->built && poll_now(x))
+	int kind = st_kind(x->n);
+	if ((!S->built || S->kind != kind) && poll_now(x))
 		return SOLVE_ENOTFOUND;
-	if (!S->built && (rc = st_build(x)) < 0)
+	if ((!S->built || S->kind != kind) && (rc = st_build(x, kind)) < 0)
 		return rc;
 	int rings = x->n <= 5 ? 1 : wing_orbits(x->n), k = 1;
-	if (rings >= 2 && x->n <= ST_JOINT_MAX_N && !BAR_ON(x->n)) {
-		/* rings 1 and 2: steps A and B one ring after the other,
-		 * C1 and C2 both together; if a step gives up, ring by ring
-		 * from where it stopped */
-		int kind = ST_C1, len;
-		for (int j = 1; j <= 2 && kind == ST_C1; j++) {
-			if ((rc = st_group(x, 1, j, 0)) < 0)
-				return rc;
-			for (kind = ST_A; kind < ST_C1; kind++) {
-				if ((rc = st_step(x, kind, &par, &len)) < 0)
-					return rc;
-				if (rc == 0)
-					break;
-			}
-		}
-		if (kind == ST_C1 && (rc = st_group(x, 2, 1, 2)) < 0)
-			return rc;
-		for (; kind == ST_C1 || kind == ST_C2; kind++) {
-			if ((rc = st_step(x, kind, &par, &len)) < 0)
-				return rc;
-			if (rc == 0)
-				break;
-		}
-		if (kind == ST_STEPS)
-			k = 3;
-	}
 	if (BAR_ON(x->n)) {
-		/* ring 2 (if it gives up, the 3-cycles finish it and the
-		 * bars wait for them), the bars, ring 1 */
-		if ((rc = st_ring(x, 2, &par)) < 0)
-			return rc;
-		if (rc == 1 && (rc = reduce__bar_pair(x, &par)) < 0)
-			return rc;
-		rings = 1;
+		/* inside out: the innermost ring (the 3×3 of centers around
+		 * the middle) as a 5×5's; then each ring outside it, its
+		 * edges of centers made bars two cells at a time from the
+		 * middle out (the block inside it solved), then the ring as
+		 * a 5×5's. A step that gives up leaves its part to the
+		 * 3-cycles, the next steps go on. Each ring's search is set
+		 * to rate its answers by the first bars after it. */
+		int ki = wing_orbits(x->n);
+		for (int r = ki; r >= 1; r--) {
+			for (int j = ki; j > r; j--) {
+				reduce__bar_setup(x, r, j);
+				if ((rc = reduce__bar_pair(x, &par)) < 0)
+					return rc;
+			}
+			if (r > 1)
+				reduce__bar_setup(x, r - 1, ki);
+			/* an even cube's rings with bars are 5×5's */
+			if (r < ki && S->kind != 1) {
+				if (poll_now(x))
+					return SOLVE_ENOTFOUND;
+				if ((rc = st_build(x, 1)) < 0)
+					return rc;
+			}
+			if ((rc = st_ring(x, r, &par)) < 0)
+				return rc;
+		}
+		/* every step reached its goal: every center solved (the
+		 * greedy phases would only look and find nothing) */
+		x->cpar = par;
+		memset(x->split, 0, sizeof x->split);
+		return centers_solved(x);
 	}
 	for (; k <= rings; k++) {
 		rc = st_ring(x, k, &par);
@@ -1172,7 +1151,7 @@ int reduce__staged_build_kind(struct ctx *x, void *shared, int k)
 {
 	struct stagew *S = stagew_of(x);
 	S->built = 0;
-	int rc = st_build(x);
+	int rc = st_build(x, k);
 	if (rc < 0)
 		return rc;
 	memcpy(&((struct st_shared *)shared)->kind[k], &S->own, sizeof S->own);

@@ -8,14 +8,18 @@
  * displaced a whole number of turns: here X is made of face turns of
  * S's axis (those faces' centers S leaves alone) and conjugates A B A'
  * (A a face across S's axis, B one of S's axis). For n <= EB_MAX_N the
- * edges stage searches these by a beam over cost levels: level c holds
+ * edges stage searches these (S a single slice or, up to
+ * EB_WIDTH2_MAX_N, a block of two) by a beam over cost levels: level c
+ * holds
  * the EB_W states (EB_W7 on 7×7) with the most neighbouring pieces
  * along the edges paired in c moves (an open slice's closing move
  * counted); from a state, a face turn (a set-up), a slice opened with
  * its first X, or one more X while the slice stays open. The state with
  * the fewest moves plus EB_FINISH per pair still missing wins: in
  * practice the first with every edge paired, the wing 3-cycles there to
- * finish any edge it left. A macro carries most pairs whole to another
+ * finish any edge it left. On big cubes a path of EB_LEVELS moves cannot
+ * pair every edge, so when the best state lies at the last levels its
+ * moves are made and the beam starts again from there. A macro carries most pairs whole to another
  * edge, so a child is judged by the pairs it parts (a bit mask) and puts
  * together (a few place pairs), never made unless it enters its level.
  * S comes and goes, so no wing orbit's parity changes.
@@ -27,9 +31,16 @@
  * states. */
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
-_Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
-/* S: 3 axes, up to 12 layer sets (7×7), 3 amounts; A: none or 8; B: 6 */
-#define EB_CORES (3 * 12 * 3 * 9 * 6)
+_Static_assert(EB_ADJ <= 128 && EB_NE <= 256, "the beam's masks and maps");
+/* S: 3 axes, up to 19 layer sets (12×12: 10 slices, 9 blocks of two),
+ * 3 amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * 19 * 3 * 9 * 6)
+
+/* A set of neighbours along the edges, bit 12·(j-1) + e for indices j,
+ * j+1 on edge e. */
+struct ebmask {
+	uint64_t w[2];
+};
 /* Neighbours macros put together, all told: S moves 4 pieces a layer,
  * each with at most two neighbours, and X only carries whole edges. */
 #define EB_JOINS (EB_CORES * 8 * FREE_MAX_W)
@@ -42,17 +53,25 @@ _Static_assert(EB_ADJ <= 64 && EB_NE <= 256, "the beam's masks and maps");
 #define EB_W7 32
 #endif
 #define EB_WMAX (EB_W > EB_W7 ? EB_W : EB_W7)
-#define EB_WIDTH(n) ((n) == 7 ? EB_W7 : EB_W)
+/* from EB_NARROW_N on, half as many states a level: a big cube's beam runs
+ * many rounds, and a narrower one costs a few moves for much less time */
+#ifndef EB_NARROW_N
+#define EB_NARROW_N 10
+#endif
+#define EB_WIDTH(n) ((n) == 7 ? EB_W7 : (n) >= EB_NARROW_N ? EB_W / 2 : EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif
+/* How near the last level a round's best state must lie for another
+ * round (EB_ROUNDS at most) */
+#define EB_ROUND_END 16
 
 /* A macro S X S' (its place map and the neighbours it puts together
  * kept apart, in struct ebeam, so that a search step reads little). */
 struct ecore {
 	/* the neighbours along an edge it parts: bit 12·(j-1) + e for
 	 * indices j, j+1 on edge e */
-	uint64_t brk;
+	struct ebmask brk;
 	uint32_t join;   /* the first of those it puts together in ebeam */
 	uint16_t S;      /* the slice */
 	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
@@ -124,7 +143,7 @@ static void eb_compares(const struct freec *F, struct ebeam *E, int k,
 	int whole[EB_ADJ] = {0};
 	struct ecore *C = &E->core[k];
 	const uint8_t *src = E->src[k];
-	C->brk = 0;
+	memset(&C->brk, 0, sizeof C->brk);
 	C->njoin = 0;
 	C->join = (uint32_t)E->njoin;
 	for (int e = 0; e < 12; e++)
@@ -148,18 +167,19 @@ static void eb_compares(const struct freec *F, struct ebeam *E, int k,
 		}
 	for (int k = 0; k < 12 * (n - 3); k++)
 		if (!whole[k])
-			C->brk |= 1ull << k;
+			C->brk.w[k >> 6] |= 1ull << (k & 63);
 }
 
 /* Which neighbours along the edges of v are pairs (bits as brk). */
-static uint64_t eb_adj(const struct freec *F, const uint8_t *v, int n)
+static struct ebmask eb_adj(const struct freec *F, const uint8_t *v, int n)
 {
-	uint64_t bits = 0;
+	struct ebmask bits = {{0, 0}};
 	for (int e = 0; e < 12; e++)
 		for (int j = 1; j < n - 2; j++) {
 			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			int k = 12 * (j - 1) + e;
 			if (v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]])
-				bits |= 1ull << (12 * (j - 1) + e);
+				bits.w[k >> 6] |= 1ull << (k & 63);
 		}
 	return bits;
 }
@@ -172,6 +192,18 @@ static int popcount64(uint64_t v)
 	return (int)((v * 0x0101010101010101ull) >> 56);
 }
 
+static int eb_popcount(struct ebmask m)
+{
+	return popcount64(m.w[0]) + popcount64(m.w[1]);
+}
+
+/* The pairs of adj that brk parts. */
+static int eb_parted(struct ebmask adj, struct ebmask brk)
+{
+	return popcount64(adj.w[0] & brk.w[0]) +
+	       popcount64(adj.w[1] & brk.w[1]);
+}
+
 /* The edge pieces sim leaves unpaired with a neighbour (sim: the cube as
  * a staged search's answer would leave it). */
 int reduce__edge_rate(struct ctx *x, const cube_t *sim)
@@ -181,7 +213,7 @@ int reduce__edge_rate(struct ctx *x, const cube_t *sim)
 	for (int e = 0; e < F->ne; e++)
 		v[e] = (uint8_t)cube_get(sim, F->epos[e][0], F->epos[e][1],
 					 F->epos[e][2]);
-	return 12 * (x->n - 3) - popcount64(eb_adj(F, v, x->n));
+	return 12 * (x->n - 3) - eb_popcount(eb_adj(F, v, x->n));
 }
 
 /* Pairs among the neighbours q[0..k) of v. */
@@ -288,21 +320,21 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
  * orbit keeps its parity. The answer is the state with the fewest
  * moves plus EB_FINISH per pair still missing (about what the
  * 3-cycles cost per pair); its moves are made, the 3-cycles finish. */
-int reduce__beam_edges(struct ctx *x)
+/* One round of the beam from the edges as they are now, its best path
+ * made on the cube; *again: the best state lies at the last levels, short
+ * of every pair (another round may go on from it). 0, or an error. */
+static int eb_round(struct ctx *x, unsigned *par, int *again)
 {
 	struct freec *F = &x->w->fc;
 	struct ebeam *E = ebeam_of(x);
 	int n = x->n, ne = F->ne, full = 12 * (n - 3), rc;
 	uint8_t tmp[EB_NE];
-	reduce__free_read(x);
-	eb_cores(x);
 	memset(E->k, 0, sizeof E->k);
-	E->w = EB_WIDTH(n);
 	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
-	eb_offer(E, 0, F->ecur, ne, popcount64(eb_adj(F, F->ecur, n)), &how);
-	int bc = 0, bi = 0, bs = 1 << 30;
+	eb_offer(E, 0, F->ecur, ne, eb_popcount(eb_adj(F, F->ecur, n)), &how);
+	int bc = 0, bi = 0, bs = 1 << 30, c = 0;
 	/* a child of level c has a score above c: none beats bs past it */
-	for (int c = 0; c < EB_LEVELS && c + 1 < bs; c++) {
+	for (; c < EB_LEVELS && c + 1 < bs; c++) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
 		for (int i = 0; i < E->k[c]; i++) {
@@ -314,7 +346,7 @@ int reduce__beam_edges(struct ctx *x)
 				continue;
 			how.plev = (uint8_t)c;
 			how.parent = (uint16_t)i;
-			uint64_t adj = eb_adj(F, N->v, n);
+			struct ebmask adj = eb_adj(F, N->v, n);
 			for (int k = 0; k < E->ncore; k++) {
 				const struct ecore *C = &E->core[k];
 				int more = N->open == C->S;
@@ -326,7 +358,7 @@ int reduce__beam_edges(struct ctx *x)
 				int to = c + C->xlen + (more ? 0 : 2);
 				if (to >= EB_LEVELS)
 					continue;
-				int pairs = N->pairs - popcount64(adj & C->brk);
+				int pairs = N->pairs - eb_parted(adj, C->brk);
 				if (E->k[to] == E->w &&
 				    pairs + C->njoin <= E->lev[to][E->w - 1].pairs)
 					continue;
@@ -358,40 +390,58 @@ int reduce__beam_edges(struct ctx *x)
 	/* the path back from the best, then its moves in order */
 	struct enode path[EB_LEVELS];
 	int np = 0;
-	for (int c = bc, i = bi; c > 0;) {
-		const struct enode *N = &E->lev[c][i];
+	*again = c == EB_LEVELS && bc + EB_ROUND_END >= EB_LEVELS &&
+		E->lev[bc][bi].pairs < full;
+	for (int d = bc, i = bi; d > 0;) {
+		const struct enode *N = &E->lev[d][i];
 		path[np++] = *N;
-		c = N->plev;
+		d = N->plev;
 		i = N->parent;
 	}
-	unsigned par = 0;
 	int open = -1;
 	while (np-- > 0) {
 		const struct enode *N = &path[np];
 		if (N->kind != EB_MORE && open >= 0) {
 			if ((rc = reduce__free_emit(
-				     x, reduce__free_inv(F, open), &par)) < 0)
+				     x, reduce__free_inv(F, open), par)) < 0)
 				return rc;
 			open = -1;
 		}
 		if (N->kind == EB_FACE) {
-			if ((rc = reduce__free_emit(x, N->move, &par)) < 0)
+			if ((rc = reduce__free_emit(x, N->move, par)) < 0)
 				return rc;
 			continue;
 		}
 		const struct ecore *C = &E->core[N->move];
 		if (N->kind == EB_NEW) {
 			open = C->S;
-			if ((rc = reduce__free_emit(x, open, &par)) < 0)
+			if ((rc = reduce__free_emit(x, open, par)) < 0)
 				return rc;
 		}
 		for (int k = 0; k < C->xlen; k++)
-			if ((rc = reduce__free_emit(x, C->x[k], &par)) < 0)
+			if ((rc = reduce__free_emit(x, C->x[k], par)) < 0)
 				return rc;
 	}
 	if (open >= 0 &&
-	    (rc = reduce__free_emit(x, reduce__free_inv(F, open), &par)) < 0)
+	    (rc = reduce__free_emit(x, reduce__free_inv(F, open), par)) < 0)
 		return rc;
+	return 0;
+}
+
+int reduce__beam_edges(struct ctx *x)
+{
+	struct freec *F = &x->w->fc;
+	int rc, again = 1;
+	unsigned par = 0;
+	reduce__free_read(x);
+	eb_cores(x);
+	ebeam_of(x)->w = x->effort > 1 ? EB_WMAX : EB_WIDTH(x->n);
+	/* rounds: a beam whose best state lies at its last levels had more
+	 * to pair than its levels hold (big cubes); the next round goes on
+	 * from that state */
+	for (int round = 0; round < EB_ROUNDS && again; round++)
+		if ((rc = eb_round(x, &par, &again)) < 0)
+			return rc;
 	for (int p = 0; p < F->nc; p++)
 		if (F->cur[p] != F->tgt[p])
 			return SOLVE_ESTAGE;

@@ -58,16 +58,24 @@ struct model {
 
 /* Which sizes run which stage (the files that own them say why):
  *   STAGED(n)      the staged center search (centers_staged.c);
- *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path;
+ *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path
+ *                  in each of at most EB_ROUNDS rounds;
  *   OM_ON(n)       the oblique macros (centers_obliques.c);
- *   BAR_ON(n)      the 7×7 bars (centers_bars.c);
+ *   BAR_ON(n)      the centers inside out, ring by ring, each ring's
+ *                  edges of centers made bars (centers_bars.c) and the
+ *                  ring then searched as a 5×5's (centers_staged.c);
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
  *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
 #define STAGED_MAX_N 33
 #define STAGED(n) ((n) >= 4 && (n) <= STAGED_MAX_N)
-#define EB_MAX_N 8
+#ifndef EB_MAX_N
+#define EB_MAX_N 12
+#endif
 #define EB_BEAM(n) ((n) <= EB_MAX_N)
 #define EB_LEVELS 128 /* the most moves a path may take */
+#ifndef EB_ROUNDS
+#define EB_ROUNDS 8
+#endif
 #ifndef OM_MIN_N
 #define OM_MIN_N 6
 #endif
@@ -75,13 +83,14 @@ struct model {
 #define OM_MAX_N 33
 #endif
 #define OM_ON(n) ((n) >= OM_MIN_N && (n) <= OM_MAX_N)
-#ifndef BAR_ON
-#define BAR_ON(n) ((n) == 7)
+#ifndef BAR_MAX_N
+#define BAR_MAX_N 33
 #endif
+#define BAR_ON(n) ((n) >= 6 && (n) <= BAR_MAX_N)
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif
-#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || BAR_ON(n)))
+#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || (n) == 7))
 /* 7×7: ring 2's last step picks the answer that leaves the most obliques
  * paired into bars */
 #ifndef BAR_RATE
@@ -118,6 +127,11 @@ struct model {
  * cost more time than they save moves). */
 #define FREE_MAX_W 3
 #define FREE_COMM_MAX_N 9
+/* The edge beam's slices: blocks of two up to 12×12 (the free center
+ * phase keeps to single layers past FREE_COMM_MAX_N) */
+#ifndef EB_WIDTH2_MAX_N
+#define EB_WIDTH2_MAX_N 12
+#endif
 #define FREE_GEN (9 * FREE_MAX_W * FREE_MAX_N)
 #define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
 /* Labels for center places when finding the pairs: 6 .. 255. */
@@ -128,6 +142,8 @@ struct model {
 
 struct fgen {
 	uint8_t axis, qt, inv_off;
+	uint8_t centers; /* the free center phase may use it (else the edge
+			  * beam alone) */
 	uint16_t lo, hi; /* its layers */
 	uint32_t wing;   /* the wing orbits whose parity it flips (bits) */
 	uint32_t first, count;   /* its pairs of center places */
@@ -188,6 +204,7 @@ size_t reduce__bars_size(int n);
 
 struct ctx {
 	struct rwork *w;
+	cube_t *scratch; /* a cube of size n to try moves on */
 	void *region[REDUCE_REGIONS]; /* each at a 64-byte boundary */
 	const void *shared_bars; /* the bars' macros in the caller's shared
 				  * tables (reduce_stage_tables_build), or
@@ -204,6 +221,7 @@ struct ctx {
 	 * on even n which frame (0 the best) */
 	int c_num, c_den, frame;
 	long polls; /* the 3×3 search's budget */
+	int effort; /* reduce_limits.effort, 1 to REDUCE_MAX_EFFORT */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n)) */
@@ -360,6 +378,7 @@ int reduce__om_pair(struct ctx *x, int p, int q);
 
 /* centers_bars.c */
 void reduce__bars_reset(struct ctx *x);
+void reduce__bar_setup(struct ctx *x, int k, int j);
 size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
 int reduce__bar_pair(struct ctx *x, unsigned *par);

@@ -37,29 +37,52 @@ static size_t cube_offset(void)
 }
 
 /* Several variants of the greedy phases are run for n <= this many
- * layers, and the shortest answer kept (variants(n) says how many). */
+ * layers, and the shortest answer kept (variants(n) says how many); a
+ * higher effort runs more, and runs some up to BAR_MAX_N. */
 #define VARIANT_MAX_N 7
 #define VARIANTS 24
 
-static int variants(int n)
+static int variants_at(int n, int effort)
 {
-	return n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
+	int v = n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
+	if (effort >= 2 && n <= BAR_MAX_N)
+		v = v > 1 ? v << (effort - 1) : effort == 2 ? 2 : 4;
+	return v;
 }
 
-/* Bytes from the start of the work buffer to the other variants' move
- * buffer (after the cube and the facelets). */
-static size_t alt_offset(int n)
+static int variants(int n)
+{
+	return variants_at(n, 1);
+}
+
+/* The most variants any effort runs (what the work buffer is laid out
+ * for). */
+static int variants_max(int n)
+{
+	return variants_at(n, REDUCE_MAX_EFFORT);
+}
+
+/* Bytes from the start of the work buffer to the scratch cube (after the
+ * cube and the facelets), and to the other variants' move buffer after
+ * it. */
+static size_t scratch_offset(int n)
 {
 	return cube_offset() + ((cube_sizeof(n) + 63) & ~(size_t)63) +
 	       ((6u * (size_t)n * (size_t)n + 63) & ~(size_t)63);
+}
+
+static size_t alt_offset(int n)
+{
+	return scratch_offset(n) + ((cube_sizeof(n) + 63) & ~(size_t)63);
 }
 
 /* Bytes from the start of the work buffer to the stages' regions
  * (internal.h), after the other variants' moves. */
 static size_t regions_offset(int n)
 {
-	size_t alt = variants(n) > 1 ? reduce_max_moves(n) * sizeof(cube_move)
-				     : 0;
+	size_t alt = variants_max(n) > 1 ? reduce_max_moves(n) *
+						   sizeof(cube_move)
+					 : 0;
 	return (alt_offset(n) + alt + 63) & ~(size_t)63;
 }
 
@@ -137,12 +160,15 @@ size_t reduce_max_moves(int n)
 	if (n <= FREE_MAX_N)
 		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
 	if (EB_BEAM(n))
-		free += EB_LEVELS + 1;
+		free += EB_ROUNDS * (EB_LEVELS + 1);
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
 	size_t om = OM_ON(n) ? (size_t)NPOS * (OM_LEN + 2) : 0;
-	/* each step of the bars pairs one more oblique, with one macro */
-	size_t bar = BAR_ON(n) ? (size_t)BAR_OBL * BAR_LEN : 0;
+	/* each step of the bars pairs one more oblique, with one macro, in
+	 * each of the rings' bar steps (one for each ring r and cell j,
+	 * r < j <= wing_orbits(n)) */
+	size_t ki = (size_t)wing_orbits(n);
+	size_t bar = BAR_ON(n) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * (per_orbit + om) + free + bar + 64;
 }
@@ -397,9 +423,14 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	struct ctx x;
 	ctx_init(&x, work, n, lim);
 	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
+	x.scratch = (cube_t *)(void *)((unsigned char *)work +
+				       scratch_offset(n));
 	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
 	x.out = out;
 	x.cap = cap;
+	if (lim && (lim->effort < 0 || lim->effort > REDUCE_MAX_EFFORT))
+		return CUBE_EINVAL;
+	x.effort = lim && lim->effort > 1 ? lim->effort : 1;
 	if (lim && lim->stage_tables)
 		x.shared_bars =
 			(const unsigned char *)lim->stage_tables + shared_bars_at();
@@ -447,14 +478,23 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
 					       alt_offset(n));
 	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
-	int nbest = -1, best_tcol[6];
-	for (int v = 0; v < variants(n); v++) {
-		x.c_num = var[v][0], x.c_den = var[v][1];
-		x.frame = var[v][2];
-		x.rot = var[v][3];
+	int nbest = -1, best_tcol[6], nv = variants_at(n, x.effort);
+	/* past the table: each threshold with each frame rank and turn in
+	 * an order that meets them all */
+	static const int thr[4][2] = {{1, 3}, {1, 2}, {2, 7}, {2, 5}};
+	for (int v = 0; v < nv; v++) {
+		if (v < VARIANTS) {
+			x.c_num = var[v][0], x.c_den = var[v][1];
+			x.frame = var[v][2];
+			x.rot = var[v][3];
+		} else {
+			x.c_num = thr[v % 4][0], x.c_den = thr[v % 4][1];
+			x.frame = v / 4 % 6;
+			x.rot = (v * 7 + v / 24) % 24;
+		}
 		x.staged = STAGED(n);
 		x.om_evals = 0;
-		x.polls = variants(n) > 1 ? 1 : TWOPHASE_POLLS;
+		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);
@@ -472,7 +512,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			memcpy(best_tcol, x.tcol, sizeof best_tcol);
 		}
 	}
-	if (variants(n) > 1) {
+	if (nv > 1) {
 		/* the winner's 3×3 searched on with the full budget: the
 		 * same search continued, so never longer */
 		int start = best.stage[REDUCE_3X3].start;
@@ -481,7 +521,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.out = out;
 		x.cap = cap;
 		x.count = (size_t)start;
-		x.polls = TWOPHASE_POLLS;
+		x.polls = TWOPHASE_POLLS * x.effort;
 		for (int f = 0; f < 6; f++) {
 			x.tcol[f] = best_tcol[f];
 			x.face_of[best_tcol[f]] = f;
@@ -527,8 +567,8 @@ int reduce_stage_tables_build(void *tables, size_t size, void *work,
 	    work_size < reduce_stage_tables_work_size())
 		return CUBE_EINVAL;
 	reduce__staged_shared_seal(tables, 0);
-	reduce_limits own = {lim ? lim->poll : NULL, lim ? lim->ctx : NULL,
-			     NULL};
+	reduce_limits own = {.poll = lim ? lim->poll : NULL,
+			     .ctx = lim ? lim->ctx : NULL};
 	struct ctx x;
 	int rc, n;
 	for (int k = 0; (n = reduce__staged_kind_size(k)) > 0; k++) {

@@ -116,13 +116,14 @@ int reduce__stage_3x3(struct ctx *x, const void *tables)
 	reduce__reduced3(x, ecol, s);
 	cubie3 cc;
 	cube_orientation or3;
-	if (cube3_from_facelets(s, 54, &cc, &or3) < 0 || or3.moves[0])
+	if (cube3_from_facelets(s, sizeof s, &cc, &or3) < 0 || or3.moves[0])
 		return SOLVE_ESTAGE;
 	struct budget bg = {x->lim, x->polls, 0};
 	solve_limits lim = {.max_length = 24, .target_length = TWOPHASE_TARGET,
 			    .poll = budget_poll, .ctx = &bg};
 	cube_move mv[32];
-	int k = twophase_solve(tables, &cc, &lim, mv, 32);
+	int k = twophase_solve(tables, &cc, &lim, mv,
+			       (int)(sizeof mv / sizeof *mv));
 	if (k == SOLVE_ENOTFOUND && !bg.stopped) {
 		/* nothing within the budget: search as long as it takes
 		 * (only the caller's poll stops it), for any 21 or less */

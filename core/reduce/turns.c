@@ -109,6 +109,10 @@ int reduce__free_build(struct ctx *x)
 	 * the same lengths in less time */
 	int width = n == 4 ? 2 : n <= 7 ? FREE_MAX_W
 			   : n <= FREE_COMM_MAX_N ? 2 : 1;
+	/* the edge beam pairs more per move with blocks of two slices as
+	 * its S, and they cost it little, so it has them further */
+	int bwidth = EB_BEAM(n) && n <= EB_WIDTH2_MAX_N && width < 2 ? 2
+								   : width;
 	/* the middle slice of odd n holds the frame: turns of it come
 	 * last, after F->ngen, for the edge beam alone (it turns them
 	 * back) */
@@ -116,7 +120,7 @@ int reduce__free_build(struct ctx *x)
 	for (int pass = 0; pass < 1 + mids; pass++)
 	for (int axis = 0; axis < 3; axis++)
 		for (int lo = 0; lo <= m; lo++)
-		for (int hi = lo; hi <= m && hi - lo < width; hi++) {
+		for (int hi = lo; hi <= m && hi - lo < bwidth; hi++) {
 			if ((n % 2 && 2 * lo <= m && 2 * hi >= m) != pass)
 				continue;
 			if (lo == 0 && hi == m)
@@ -128,6 +132,7 @@ int reduce__free_build(struct ctx *x)
 			for (int qt = 1; qt <= 3; qt++) {
 				struct fgen *G = &F->gen[F->nall++];
 				G->axis = (uint8_t)axis;
+				G->centers = (uint8_t)(hi - lo < width);
 				G->qt = (uint8_t)qt;
 				G->lo = (uint16_t)lo;
 				G->hi = (uint16_t)hi;

@@ -10,6 +10,8 @@
 #   make test-slow  the full sweeps the everyday suites shorten: the cases
 #                   tagged "slow" (big-cube sweeps), then SLOW_SUITES again
 #                   with their full loop counts (CUBED_SLOW=1); CI runs it
+#   make test-pg    the store suites on a private PostgreSQL cluster, and
+#                   the two-node suite (needs the postgresql package)
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png), taken by
@@ -43,7 +45,7 @@ OPT     ?= -O2
 CFLAGS  ?=
 CFLAGS  += -std=c11 -Wall -Wextra -Wpedantic -Werror $(OPT) -g \
            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
-PKGS     = libmicrohttpd jansson sqlite3 zlib libbrotlienc
+PKGS     = libmicrohttpd jansson sqlite3 zlib libbrotlienc libpq
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # the tests decode what the server encodes with the libraries' own decoders
@@ -67,7 +69,7 @@ PORT ?= 8080
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
 
-.PHONY: all run test test-run test-slow contract client-check sanitize bench soak \
+.PHONY: all run test test-run test-slow test-pg bench-pg contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
 	test-web bench-web screenshot test-slow bench-optimal
 
@@ -166,6 +168,16 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 			CUBED_TABLES=$(TABLES) $(BUILD)/run_tests || exit 1; \
 	done
 
+# The store suites again on PostgreSQL (tests/run_tests.c, CUBED_TEST_DB=pg):
+# a private cluster for the run (tests/pg_cluster.c: initdb + pg_ctl in a
+# temporary directory, a free loopback port, stopped at the end), the
+# sessions, live, barrage and crash suites on it, and the PostgreSQL
+# engine's and two-node suites. CI runs it after make test.
+test-pg: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	CUBED_TEST_DB=pg CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+		CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
+
 # npm ci and Chromium must be there: the browser tests never skip
 # themselves (.ci/install-deps installs chromium).
 WEB_TESTS ?= tests/web/*.test.mjs
@@ -241,6 +253,11 @@ $(BUILD)/bench/watch: bench/live/watch.c
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
 	bash bench/run.sh $(BUILD)
 	@$(MAKE) --no-print-directory bench-web
+
+# PostgreSQL's figures (bench/pg.sh): durable move writes on 1 and 2 nodes
+# against SQLite in the same run, and cross-node live delivery latency.
+bench-pg: $(BUILD)/bench/watch $(BUILD)/cubed
+	bash bench/pg.sh $(BUILD)
 
 # The page's figures (bench/web): time to first render and move-to-visible
 # latency between two browser pages, each beside the API's round trip.

@@ -89,6 +89,12 @@ void api__session_problem(struct api_reply *rp, int rc,
 		problem_reply(rp, id, "%s", sessions_strerror(rc));
 		api_reply_header(rp, "Retry-After", "5");
 		return;
+	case SES_UNAVAILABLE:
+		/* nothing was written: the same request may simply be sent
+		 * again once the database answers */
+		problem_reply(rp, id, "%s", sessions_strerror(rc));
+		api_reply_header(rp, "Retry-After", "1");
+		return;
 	default:
 		problem_reply(rp, id, "%s", sessions_strerror(rc));
 		return;

@@ -153,9 +153,10 @@ void api__get_readyz(const struct api_config *cfg,
 		return;
 	}
 	api_reply_json(rp, 200,
-		       json_pack("{s:s, s:s, s:i, s:o}", "status", "ready",
+		       json_pack("{s:s, s:s, s:i, s:s, s:o}", "status", "ready",
 				 "database", "ok", "schema_version",
-				 store_schema_version(cfg->store), "solver",
+				 store_schema_version(cfg->store), "engine",
+				 store_engine_name(cfg->store), "solver",
 				 solver_json(cfg)));
 }
 

@@ -21,7 +21,9 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/resource.h>
 
 #define RATE_SETS 1024 /* power of two */
@@ -259,4 +261,119 @@ uint64_t limits_raise_nofile(void)
 			rl = want;
 	}
 	return rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+}
+
+/* ------------------------------------------------------ trusted proxies */
+
+/* Text (not NUL-terminated: len bytes) as an address key; 0 if it is not
+ * a numeric IPv4 or IPv6 address. */
+static int parse_addr(const char *text, size_t len, struct limits_key *key)
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+	while (len > 0 && (*text == ' ' || *text == '\t')) {
+		text++;
+		len--;
+	}
+	while (len > 0 && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	if (len == 0 || len >= sizeof buf)
+		return 0;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6};
+	struct sockaddr_in s4 = {.sin_family = AF_INET};
+	if (inet_pton(AF_INET, buf, &s4.sin_addr) == 1)
+		limits_key_of((const struct sockaddr *)&s4, key);
+	else if (inet_pton(AF_INET6, buf, &s6.sin6_addr) == 1)
+		limits_key_of((const struct sockaddr *)&s6, key);
+	else
+		return 0;
+	return 1;
+}
+
+int limits_parse_cidrs(const char *text, struct limits_cidr *out, int cap,
+		       char *err, size_t errlen)
+{
+	int n = 0;
+	const char *p = text;
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *slash = memchr(p, '/', len);
+		size_t alen = slash ? (size_t)(slash - p) : len;
+		struct limits_key k;
+		if (n == cap) {
+			snprintf(err, errlen, "more than %d blocks", cap);
+			return -1;
+		}
+		if (!parse_addr(p, alen, &k)) {
+			snprintf(err, errlen, "\"%.*s\" is not a CIDR block "
+				 "(an IPv4 or IPv6 address, /bits optional)",
+				 (int)len, p);
+			return -1;
+		}
+		int max = k.family == 4 ? 32 : 128, bits = max;
+		if (slash) {
+			char *stop;
+			long b = strtol(slash + 1, &stop, 10);
+			if (stop == slash + 1 || stop != p + len || b < 0 ||
+			    b > max) {
+				snprintf(err, errlen, "\"%.*s\": the prefix "
+					 "length must be 0 to %d", (int)len,
+					 p, max);
+				return -1;
+			}
+			bits = (int)b;
+		}
+		out[n].family = k.family;
+		memcpy(out[n].addr, k.addr, 16);
+		out[n].bits = bits;
+		n++;
+		p = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+int limits_cidr_match(const struct limits_cidr *c, int n,
+		      const struct limits_key *key)
+{
+	for (int i = 0; i < n; i++) {
+		if (c[i].family != key->family)
+			continue;
+		int bits = c[i].bits, whole = bits / 8, rest = bits % 8;
+		if (memcmp(c[i].addr, key->addr, (size_t)whole) != 0)
+			continue;
+		uint8_t mask = (uint8_t)(0xff << (8 - rest));
+		if (rest && ((c[i].addr[whole] ^ key->addr[whole]) & mask))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+int limits_forwarded_key(const char *xff, const struct limits_cidr *c, int n,
+			 struct limits_key *out)
+{
+	if (!xff || !*xff)
+		return 0;
+	const char *end = xff + strlen(xff);
+	struct limits_key k, last;
+	int have = 0;
+	while (end > xff) {
+		const char *start = end;
+		while (start > xff && start[-1] != ',')
+			start--;
+		if (!parse_addr(start, (size_t)(end - start), &k))
+			return have ? (*out = last, 1) : 0;
+		if (!limits_cidr_match(c, n, &k)) {
+			*out = k;
+			return 1;
+		}
+		last = k;
+		have = 1;
+		end = start > xff ? start - 1 : start;
+	}
+	if (have)
+		*out = last;
+	return have;
 }

@@ -61,6 +61,34 @@ void limits_conn_close(struct limits *l, const struct limits_key *key);
 void limits_conn_count(struct limits *l, const struct limits_key *key,
 		       uint64_t *total, uint64_t *from_key);
 
+/* Trusted proxies (--trusted-proxy): CIDR blocks whose connections may
+ * name the client in X-Forwarded-For. */
+#define LIMITS_MAX_CIDRS 32
+struct limits_cidr {
+	uint8_t family; /* 4 or 6 */
+	uint8_t addr[16];
+	int bits;       /* prefix length */
+};
+
+/* Parse "CIDR[,CIDR…]" (an address without /bits is a single host;
+ * IPv4 and IPv6). Returns the count (0 for NULL or ""), or -1 with a
+ * sentence in err. */
+int limits_parse_cidrs(const char *text, struct limits_cidr *out, int cap,
+		       char *err, size_t errlen);
+
+/* 1 if key is inside one of the n blocks. */
+int limits_cidr_match(const struct limits_cidr *c, int n,
+		      const struct limits_key *key);
+
+/* The client behind trusted proxies: X-Forwarded-For (comma-separated,
+ * each proxy appends the address it saw) read from the right, skipping
+ * addresses inside the trusted blocks; the first one outside is the
+ * client. Nothing a client writes further left can pass for it. 1 with
+ * *out set, or 0 (no header, an entry that is not an address: keep the
+ * peer's key). If every entry is trusted, the left-most one. */
+int limits_forwarded_key(const char *xff, const struct limits_cidr *c, int n,
+			 struct limits_key *out);
+
 /* Raise this process's open-file limit (RLIMIT_NOFILE) from its soft value
  * to its hard one: every connection is a descriptor. Returns the soft limit
  * in force afterwards (UINT64_MAX for unlimited, 0 if unknown). */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client_limits.h"
 #include "compress.h"
 #include "config.h"
 #include "log.h"
@@ -23,7 +24,8 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("bind", "CUBED_BIND", OPT_STR, bind, "127.0.0.1", 0, 0, "ADDR",      \
 	  "IPv4 or IPv6 address to listen on")                                 \
 	X("db", "CUBED_DB", OPT_STR, db, "./data/cubed.db", 0, 0, "PATH",      \
-	  "database file (its directory is created if missing)")               \
+	  "database file (its directory is created if missing), or "          \
+	  "postgres://… for PostgreSQL (many nodes: docs/scaling.md)")         \
 	X("threads", "CUBED_THREADS", OPT_UINT, threads, "", 1, 1024, "N",     \
 	  "threads answering requests")              \
 	X("max-body", "CUBED_MAX_BODY", OPT_UINT, max_body, "1048576", 1,      \
@@ -49,6 +51,10 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "requests per second per client address (429 past it; 0 = off)")     \
 	X("rate-burst", "CUBED_RATE_BURST", OPT_UINT, rate_burst, "2000", 1,   \
 	  10000000, "N", "requests a client address may send at once")         \
+	X("trusted-proxy", "CUBED_TRUSTED_PROXY", OPT_STR, trusted_proxy, "",  \
+	  0, 0, "CIDR[,CIDR…]",                                                \
+	  "proxies whose X-Forwarded-For names the client for the "           \
+	  "per-client limits (default: none, the header is ignored)")         \
 	X("timeout", "CUBED_TIMEOUT", OPT_UINT, timeout, "30", 1, 86400, "S",  \
 	  "seconds an idle connection is kept open")                           \
 	X("openapi", "CUBED_OPENAPI", OPT_STR, openapi, "", 0, 0, "PATH",      \
@@ -423,6 +429,13 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 		fprintf(err, "cubed: --cors-allow-headers must be header names "
 			     "separated by commas (or \"-\"), not \"%s\"\n",
 			cfg->cors_allow_headers);
+		return CONFIG_ERROR;
+	}
+	struct limits_cidr cidrs[LIMITS_MAX_CIDRS];
+	char why[160];
+	if (limits_parse_cidrs(cfg->trusted_proxy, cidrs, LIMITS_MAX_CIDRS, why,
+			       sizeof why) < 0) {
+		fprintf(err, "cubed: --trusted-proxy: %s\n", why);
 		return CONFIG_ERROR;
 	}
 	if (strcmp(cfg->durability, "normal") != 0 &&

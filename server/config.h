@@ -17,6 +17,7 @@ struct config {
 	uint64_t max_moves;
 	uint64_t max_work;            /* 0 = no limit */
 	const char *cors_origin;
+	const char *trusted_proxy;    /* CIDR list, NULL = trust no proxy */
 	uint64_t max_header;          /* request line + headers, bytes */
 	uint64_t max_connections;
 	uint64_t max_connections_per_ip; /* 0 = no limit */

@@ -92,6 +92,11 @@ struct events {
 	struct pub *qhead, *qtail;
 	int qstop;
 	pthread_t fanout;
+	/* other nodes' commits (events_remote): the session layer the rows
+	 * are read through (the one watchers subscribe with), and one filler
+	 * at a time (the listener's thread or the fan-out thread) */
+	struct sessions *ses;
+	pthread_mutex_t fill_lock;
 };
 
 /* A session_event as the writer handed it over, owned. */
@@ -103,6 +108,13 @@ struct pub {
 	char *moves, *actor, *facelets;
 	struct pub *next;
 };
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int64_t mono_ms(void)
 {
@@ -245,6 +257,8 @@ static void cut_all_locked(struct channel *c)
 	}
 }
 
+static void fill(struct events *ev, const char *id, int64_t upto);
+
 /* Format one change and append it to its channel (fan-out thread). */
 static void deliver(struct events *ev, struct pub *p)
 {
@@ -267,15 +281,25 @@ static void deliver(struct events *ev, struct pub *p)
 			buf = sse_format(no_id ? -1 : e->version, e->type,
 					 event_json(ev, &f), &len);
 	}
+	/* with other nodes writing too, versions before this one may still
+	 * be on their way (a notification): fetch them first, so the ring
+	 * stays in order without a gap */
+	if (!no_id && buf)
+		fill(ev, e->id, e->version - 1);
 	pthread_mutex_lock(&ev->lock);
 	struct channel *c = find(ev, e->id);
 	if (c) {
 		pthread_mutex_lock(&c->lock);
 		ev->stats.published++;
 		pthread_mutex_unlock(&ev->lock);
+		int dup = (!no_id && c->last_version >= 0 &&
+			   e->version <= c->last_version) ||
+			  (c->deleted && strcmp(e->type, "delete") == 0);
 		if (strcmp(e->type, "delete") == 0)
 			c->deleted = 1;
-		if (buf)
+		if (dup)
+			free(buf); /* a filler from the store was first */
+		else if (buf)
 			append_locked(ev, c, no_id ? -1 : e->version, buf, len);
 		else /* out of memory: end the streams rather than skip */
 			cut_all_locked(c);
@@ -446,6 +470,7 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		free(w);
 		return rc;
 	}
+	ev->ses = s;
 	struct channel *c = find(ev, id);
 	if (!c) {
 		c = calloc(1, sizeof *c);
@@ -627,6 +652,12 @@ static int try_live_locked(struct watcher *w)
 	if (c->last_version > w->last_sent)
 		return 0;
 live:
+	/* the first live watcher: the channel holds every version up to
+	 * here from now on (a later one is fetched from there: fill). Not
+	 * moved by later watchers: the ones already live may still wait
+	 * for versions the fan-out thread is bringing. */
+	if (c->last_version < 0)
+		c->last_version = w->last_sent;
 	w->mode = W_LIVE;
 	w->next_seq = start;
 	w->off = 0;
@@ -772,6 +803,156 @@ ssize_t events_read(struct watcher *w, char *buf, size_t max)
 	}
 }
 
+/* ---------------------------------------------------------- other nodes */
+
+/* Append id's versions after the channel's newest, up to `upto`, read
+ * from the store (other nodes wrote them: their notification, or a gap
+ * before one of ours). Each is formatted as the fan-out thread would, with
+ * facelets from a cube carried along the events. One filler at a time; a
+ * version the fan-out thread appended meanwhile is skipped. */
+static void fill(struct events *ev, const char *id, int64_t upto)
+{
+	pthread_mutex_lock(&ev->fill_lock);
+	struct store_event page[REPLAY_PAGE];
+	cube_t *cube = NULL;
+	int64_t cube_at = -1;
+	char *facelets = NULL;
+	int n = -1; /* the session's size, once known */
+	for (;;) {
+		pthread_mutex_lock(&ev->lock);
+		struct channel *c = find(ev, id);
+		int64_t base = -1;
+		if (c) {
+			pthread_mutex_lock(&c->lock);
+			base = c->deleted ? -1 : c->last_version;
+			pthread_mutex_unlock(&c->lock);
+		}
+		struct sessions *ses = ev->ses;
+		pthread_mutex_unlock(&ev->lock);
+		/* no channel, or nobody live yet (watchers replaying read the
+		 * store themselves) */
+		if (base < 0 || base >= upto || !ses)
+			break;
+		int k = sessions_history(ses, id, base, page, REPLAY_PAGE);
+		if (k <= 0)
+			break;
+		for (int i = 0; i < k; i++) {
+			struct store_event *e = &page[i];
+			struct session_view v;
+			if (n < 0) {
+				struct session_meta m;
+				n = sessions_meta(ses, id, &m) == SES_OK ? m.size
+									  : 0;
+			}
+			int with = n > 0 && n <= ev->cfg.facelets_max_n;
+			if (with && cube_at != e->version - 1) {
+				free(cube);
+				cube = NULL;
+				if (sessions_get(ses, id, e->version - 1, &v) ==
+				    SES_OK) {
+					const cube_t *sc = session_state_cube(v.state);
+					cube = malloc(cube_sizeof(sc->n));
+					if (cube)
+						cube_copy(cube, sc);
+					session_view_free(&v);
+				}
+			}
+			if (with && cube && !facelets)
+				facelets = malloc(6u * (size_t)n * (size_t)n + 1);
+			int ok = !with || (cube && facelets);
+			if (ok && with) {
+				if (strcmp(e->kind, "reset") == 0) {
+					ok = sessions_get(ses, id, 0, &v) == SES_OK;
+					if (ok) {
+						cube_copy(cube, session_state_cube(v.state));
+						session_view_free(&v);
+					}
+				} else {
+					ok = apply_moves(cube, e->moves) == 0;
+				}
+				cube_at = ok ? e->version : -1;
+				if (ok) {
+					cube_to_facelets(cube, facelets);
+					facelets[6 * n * n] = '\0';
+				}
+			}
+			struct session_event se = {
+				.id = id, .type = e->kind, .version = e->version,
+				.size = n, .moves = e->moves, .actor = e->actor,
+				.facelets = with ? facelets : NULL,
+				.created_at = e->created_at,
+			};
+			size_t len = 0;
+			char *buf = ok ? sse_format(e->version, e->kind,
+						    event_json(ev, &se), &len)
+				       : NULL;
+			pthread_mutex_lock(&ev->lock);
+			c = find(ev, id);
+			if (c) {
+				pthread_mutex_lock(&c->lock);
+				pthread_mutex_unlock(&ev->lock);
+				if (c->last_version >= 0 &&
+				    e->version == c->last_version + 1) {
+					if (buf)
+						append_locked(ev, c, e->version,
+							      buf, len);
+					else /* never skip one: end them */
+						cut_all_locked(c);
+					buf = NULL;
+				}
+				pthread_mutex_unlock(&c->lock);
+			} else {
+				pthread_mutex_unlock(&ev->lock);
+			}
+			free(buf);
+		}
+		for (int i = 0; i < k; i++)
+			store_event_free(&page[i]);
+	}
+	free(cube);
+	free(facelets);
+	pthread_mutex_unlock(&ev->fill_lock);
+}
+
+void events_remote(void *ctx, const char *id, int64_t version)
+{
+	struct events *ev = ctx;
+	if (id && version < 0) {
+		/* deleted on another node (or here: then it is a duplicate,
+		 * which deliver drops) */
+		struct session_event e = {.id = id, .type = "delete",
+					  .moves = "", .version = -1,
+					  .created_at = wall_ms()};
+		events_publish(ev, &e);
+		return;
+	}
+	if (id) {
+		fill(ev, id, version);
+		return;
+	}
+	/* reconnected: notifications may have been lost, so every watched
+	 * session catches up with the store */
+	pthread_mutex_lock(&ev->lock);
+	size_t n = 0, cap = 0;
+	char (*ids)[STORE_ID_MAX] = NULL;
+	for (int bi = 0; bi < CHANNEL_BUCKETS; bi++)
+		for (struct channel *c = ev->channels[bi]; c; c = c->next) {
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				void *p = realloc(ids, nc * sizeof *ids);
+				if (!p)
+					break;
+				ids = p;
+				cap = nc;
+			}
+			memcpy(ids[n++], c->id, STORE_ID_MAX);
+		}
+	pthread_mutex_unlock(&ev->lock);
+	for (size_t i = 0; i < n; i++)
+		fill(ev, ids[i], INT64_MAX);
+	free(ids);
+}
+
 /* ---------------------------------------------------------------- ticker */
 
 /* Presence changes (coalesced) and heartbeats, a few times a second. */
@@ -843,6 +1024,7 @@ int events_open(const struct events_config *cfg, struct events **out)
 	pthread_cond_init(&ev->tick, NULL);
 	pthread_mutex_init(&ev->qlock, NULL);
 	pthread_cond_init(&ev->qwake, NULL);
+	pthread_mutex_init(&ev->fill_lock, NULL);
 	if (pthread_create(&ev->ticker, NULL, ticker_main, ev) != 0) {
 		pthread_mutex_destroy(&ev->lock);
 		pthread_cond_destroy(&ev->tick);
@@ -929,6 +1111,7 @@ void events_close(struct events *ev)
 	pthread_cond_destroy(&ev->tick);
 	pthread_mutex_destroy(&ev->qlock);
 	pthread_cond_destroy(&ev->qwake);
+	pthread_mutex_destroy(&ev->fill_lock);
 	free(ev);
 }
 

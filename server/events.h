@@ -60,6 +60,11 @@ void events_shutdown(struct events *ev, unsigned wait_ms);
 /* session_event_fn for sessions_config.on_event (ctx is the events). */
 void events_publish(void *ctx, const struct session_event *e);
 
+/* store_notify_fn for store_listen (ctx is the events): another node
+ * committed session id at version; fetch what the watchers here have not
+ * had from the store, in order (id NULL: catch every watched session up). */
+void events_remote(void *ctx, const char *id, int64_t version);
+
 /* Watchers of session id now. */
 int events_watchers(struct events *ev, const char *id);
 

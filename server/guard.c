@@ -43,6 +43,9 @@ struct guard {
 	int stop, reaper_started;
 	pthread_t reaper;
 	_Atomic uint64_t reaped; /* connections cut off at the deadline */
+	/* --trusted-proxy: peers whose X-Forwarded-For names the client */
+	struct limits_cidr proxies[LIMITS_MAX_CIDRS];
+	int nproxies;
 };
 
 /* What MHD keeps for us per connection (its socket context). */
@@ -55,6 +58,7 @@ struct guard_conn {
 	_Atomic int64_t phase;
 	int reaped;
 	struct guard_conn *prev, *next;
+	int proxy; /* the peer is a trusted proxy */
 };
 
 static int64_t mono_ms(void)
@@ -199,6 +203,10 @@ struct guard *guard_new(const struct config *cfg)
 		}
 		g->reaper_started = 1;
 	}
+	char why[160]; /* config_load checked the list */
+	int n = limits_parse_cidrs(cfg->trusted_proxy, g->proxies,
+				   LIMITS_MAX_CIDRS, why, sizeof why);
+	g->nproxies = n > 0 ? n : 0;
 	/* the listening socket, the database, the log and the solver's
 	 * files need a few descriptors beyond the connections */
 	uint64_t need = (uint64_t)guard_mhd_connection_limit(cfg) + 64;
@@ -259,6 +267,12 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 			g->conns->prev = gc;
 		g->conns = gc;
 		pthread_mutex_unlock(&g->lock);
+		/* a trusted proxy carries many clients' connections: only
+		 * the total limit applies to it */
+		gc->proxy = limits_cidr_match(g->proxies, g->nproxies,
+					      &gc->key);
+		if (gc->proxy && gc->verdict == LIMITS_CONN_PER_IP)
+			gc->verdict = LIMITS_CONN_OK;
 		*socket_context = gc;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		struct guard_conn *gc = *socket_context;
@@ -295,6 +309,47 @@ static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
 	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
 		hs->transfer_encoding++;
 	return MHD_YES;
+}
+
+struct xff {
+	char buf[1024];
+	size_t len;
+	int overflow;
+};
+
+static enum MHD_Result add_xff(void *cls, enum MHD_ValueKind kind,
+			       const char *key, const char *value)
+{
+	(void)kind;
+	struct xff *x = cls;
+	if (strcasecmp(key, "X-Forwarded-For") != 0 || !value)
+		return MHD_YES;
+	size_t n = strlen(value);
+	if (x->len + n + 2 > sizeof x->buf) {
+		x->overflow = 1;
+		return MHD_NO;
+	}
+	if (x->len)
+		x->buf[x->len++] = ',';
+	memcpy(x->buf + x->len, value, n);
+	x->len += n;
+	x->buf[x->len] = '\0';
+	return MHD_YES;
+}
+
+/* The peer is a trusted proxy: the client it names (every
+ * X-Forwarded-For line, joined as one list) replaces it in *key. A
+ * header too long to read keeps the proxy's key. */
+static void forwarded_key(const struct guard *g, struct MHD_Connection *con,
+			  struct limits_key *key)
+{
+	struct xff x = {.len = 0};
+	x.buf[0] = '\0';
+	MHD_get_connection_values(con, MHD_HEADER_KIND, add_xff, &x);
+	struct limits_key client;
+	if (!x.overflow &&
+	    limits_forwarded_key(x.buf, g->proxies, g->nproxies, &client))
+		*key = client;
 }
 
 /* The routes a monitor polls: never rate limited. */
@@ -368,6 +423,9 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 			key = gc->key;
 		else
 			client_key(con, &key);
+		if (g->nproxies && limits_cidr_match(g->proxies, g->nproxies,
+						     &key))
+			forwarded_key(g, con, &key);
 		unsigned wait = limits_rate_take(g->limits, &key, now_s());
 		if (wait) {
 			*retry_after = wait;

@@ -1,6 +1,9 @@
 /* idempotency.c — kept answers for Idempotency-Key (see idempotency.h): a
  * hash table of records under one lock, with a list in creation order so
- * the oldest go first when the table is full or their time is up. */
+ * the oldest go first when the table is full or their time is up. With a
+ * store that shares records (PostgreSQL), a key unknown here is claimed in
+ * the database before the request runs, and a key another node claimed is
+ * answered from its row: the database decides which node runs it. */
 #include "idempotency.h"
 
 #include <pthread.h>
@@ -11,6 +14,8 @@
 #include <jansson.h>
 
 #include "jsonout.h"
+#include "problem.h"
+#include "store.h"
 
 struct rec {
 	uint8_t scope[32], print[32];
@@ -33,7 +38,85 @@ struct idem {
 	size_t nbuckets, count, max;
 	int64_t ttl_ms;
 	struct rec *oldest, *newest;
+	struct store *store; /* shares records between nodes, or NULL */
 };
+
+void idem_share(struct idem *im, struct store *st)
+{
+	if (im && st && (store_caps(st) & STORE_CAP_IDEM))
+		im->store = st;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The reply's static strings for names read back from the database
+ * (api_reply keeps pointers to static strings). */
+static const char *const content_types[] = {
+	"application/json", PROBLEM_CONTENT_TYPE, "application/yaml",
+	"text/event-stream", "text/plain; charset=utf-8",
+};
+static const char *const header_names[] = {
+	"ETag", "Location", "Retry-After", "Cache-Control", "Vary",
+	"WWW-Authenticate", "Allow", "Content-Encoding", "Content-Location",
+	"X-Accel-Buffering", "Idempotent-Replayed",
+};
+
+static const char *intern(const char *s, size_t len,
+			  const char *const *table, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(table[i]) == len && strncmp(table[i], s, len) == 0)
+			return table[i];
+	return NULL;
+}
+
+/* rp := the answer in a database row. 0, or -1 without memory. */
+static int replay_row(const struct store_idem *r, struct api_reply *rp)
+{
+	char *copy = malloc(r->body_len ? r->body_len : 1);
+	if (!copy)
+		return -1;
+	if (r->body_len)
+		memcpy(copy, r->body, r->body_len);
+	rp->status = r->status;
+	rp->content_type =
+		r->content_type
+			? intern(r->content_type, strlen(r->content_type),
+				 content_types,
+				 sizeof content_types / sizeof content_types[0])
+			: NULL;
+	if (r->content_type && !rp->content_type)
+		rp->content_type = "application/json";
+	rp->owned = copy;
+	rp->raw = copy;
+	rp->raw_len = r->body_len;
+	rp->nheaders = 0;
+	for (const char *p = r->headers; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *colon = memchr(p, ':', len);
+		if (colon && rp->nheaders < API_MAX_HEADERS) {
+			const char *name = intern(
+				p, (size_t)(colon - p), header_names,
+				sizeof header_names / sizeof header_names[0]);
+			size_t vlen = len - (size_t)(colon + 2 - p);
+			if (name && colon + 2 <= p + len &&
+			    vlen < API_HEADER_VALUE_MAX) {
+				struct api_header *h = &rp->headers[rp->nheaders++];
+				h->name = name;
+				memcpy(h->value, colon + 2, vlen);
+				h->value[vlen] = '\0';
+			}
+		}
+		p = nl ? nl + 1 : p + len;
+	}
+	return 0;
+}
 
 static int64_t now_ms(void)
 {
@@ -111,6 +194,32 @@ static void expire(struct idem *im, int64_t now)
 	}
 }
 
+/* Claim scope in the database (lock held: one claim per node at a time
+ * keeps the local table and the row in step). 0: this node holds it now
+ * (or the database failed: then the key is kept here only, and the write
+ * itself will report the failure); 1 with *res when another node does. */
+static int shared_claim(struct idem *im, const uint8_t scope[32],
+			const uint8_t print[32], int64_t now,
+			struct api_reply *rp, enum idem_result *res)
+{
+	(void)now;
+	struct store_idem row = {0};
+	int rc = store_idem_claim(im->store, scope, print, wall_ms(),
+				  im->ttl_ms, &row);
+	if (rc != STORE_CONFLICT) {
+		store_idem_free(&row);
+		return 0;
+	}
+	if (memcmp(row.print, print, 32) != 0 && row.status != 0)
+		*res = IDEM_MISMATCH;
+	else if (row.status == 0)
+		*res = IDEM_IN_FLIGHT; /* running, or let go just now */
+	else
+		*res = replay_row(&row, rp) == 0 ? IDEM_REPLAY : IDEM_NOMEM;
+	store_idem_free(&row);
+	return 1;
+}
+
 enum idem_result idem_begin(struct idem *im, const uint8_t scope[32],
 			    const uint8_t print[32], struct api_reply *rp)
 {
@@ -138,6 +247,9 @@ enum idem_result idem_begin(struct idem *im, const uint8_t scope[32],
 			memcpy(rp->headers, r->headers, sizeof rp->headers);
 			res = IDEM_REPLAY;
 		}
+	} else if (im->store && shared_claim(im, scope, print, now, rp,
+					     &res)) {
+		/* another node holds the key: res says how */
 	} else {
 		r = calloc(1, sizeof *r);
 		if (!r) {
@@ -177,6 +289,24 @@ void idem_finish(struct idem *im, const uint8_t scope[32],
 			memcpy(body, rp->raw, rp->raw_len);
 		len = rp->raw_len;
 	}
+	if (im->store && ((rp->json || rp->raw) ? body != NULL : 1)) {
+		char heads[API_MAX_HEADERS * (API_HEADER_VALUE_MAX + 48)];
+		size_t k = 0;
+		heads[0] = '\0';
+		for (int i = 0; i < rp->nheaders; i++)
+			k += (size_t)snprintf(heads + k, sizeof heads - k,
+					      "%s: %s\n", rp->headers[i].name,
+					      rp->headers[i].value);
+		struct store_idem a = {
+			.status = rp->status,
+			.content_type = (char *)rp->content_type,
+			.headers = heads,
+			.body = body,
+			.body_len = len,
+		};
+		if (store_idem_finish(im->store, scope, &a) != STORE_OK)
+			store_idem_abort(im->store, scope);
+	}
 	pthread_mutex_lock(&im->lock);
 	struct rec *r = *slot(im, scope);
 	if (r && !r->done && ((rp->json || rp->raw) ? body != NULL : 1)) {
@@ -197,6 +327,8 @@ void idem_finish(struct idem *im, const uint8_t scope[32],
 
 void idem_abort(struct idem *im, const uint8_t scope[32])
 {
+	if (im->store)
+		store_idem_abort(im->store, scope);
 	pthread_mutex_lock(&im->lock);
 	struct rec *r = *slot(im, scope);
 	if (r && !r->done)

@@ -8,7 +8,10 @@
  * same key with a different request (method, path, query, body) is a
  * client error; a retry while the first request is still running is told
  * to wait. Records live in memory: a restart forgets them (the writes
- * themselves are durable). */
+ * themselves are durable). With idem_share, they are also kept in the
+ * database (PostgreSQL: the idempotency table), so a retry sent to
+ * another node gets the first answer, and one still running on another
+ * node is told to wait. */
 #ifndef CUBED_IDEMPOTENCY_H
 #define CUBED_IDEMPOTENCY_H
 
@@ -22,6 +25,11 @@ struct idem;
 /* max: records kept (oldest dropped first); ttl_ms: how long. */
 struct idem *idem_new(size_t max, int64_t ttl_ms);
 void idem_free(struct idem *im);
+
+struct store;
+/* Keep the records in st too, when its engine shares them between nodes
+ * (store_idem_claim); otherwise memory only. */
+void idem_share(struct idem *im, struct store *st);
 
 enum idem_result {
 	IDEM_NEW,       /* run the request, then idem_finish or idem_abort */

@@ -198,6 +198,9 @@ static void release(struct api_config *api, struct solve_pool *pool,
 	jobs_free(api->jobs);
 	solve_pool_free(api->pool);
 	solver_stop(api->solver); /* cancels a table build in progress */
+	/* other nodes' changes stop arriving before the hub goes */
+	if (api->store)
+		store_listen(api->store, NULL, NULL);
 	sessions_close(api->sessions);
 	events_close(api->events);
 	idem_free(api->idem);
@@ -229,7 +232,9 @@ int main(int argc, char **argv)
 		      cfg.quiet ? LOG_ERROR
 				: (enum log_level)log_level_parse(cfg.log_level));
 
-	if (make_parent_dirs(cfg.db) < 0) {
+	/* a database address (postgres://…) has no directory to make */
+	int db_is_file = strstr(cfg.db, "://") == NULL;
+	if (db_is_file && make_parent_dirs(cfg.db) < 0) {
 		log_msg(LOG_ERROR, "--db: cannot create the directory of %s: %s",
 			cfg.db, strerror(errno));
 		return 2;
@@ -315,9 +320,19 @@ int main(int argc, char **argv)
 		release(&api, pool, NULL, NULL);
 		return 2;
 	}
+	/* other nodes' commits (PostgreSQL's NOTIFY) reach the watchers
+	 * here; an engine without notifications has no other nodes */
+	int lr = store_listen(api.store, events_remote, api.events);
+	if (lr != STORE_OK && lr != STORE_NO_ENGINE) {
+		log_msg(LOG_ERROR, "cannot listen for other nodes' changes");
+		release(&api, NULL, NULL);
+		return 2;
+	}
 	if (cfg.idempotency_keys)
 		api.idem = idem_new((size_t)cfg.idempotency_keys,
 				    (int64_t)cfg.idempotency_ttl * 1000);
+	/* shared between nodes when the database keeps them (PostgreSQL) */
+	idem_share(api.idem, api.store);
 	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000);
 	if (api.tickets == NULL)
 		log_msg(LOG_WARN, "no stream tickets (no randomness from the "
@@ -333,6 +348,8 @@ int main(int argc, char **argv)
 		char tdir[PATH_MAX];
 		if (cfg.tables) {
 			snprintf(tdir, sizeof tdir, "%s", cfg.tables);
+		} else if (!db_is_file) {
+			snprintf(tdir, sizeof tdir, "./data");
 		} else {
 			snprintf(tdir, sizeof tdir, "%s", cfg.db);
 			char *slash = strrchr(tdir, '/');

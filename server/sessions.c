@@ -99,9 +99,17 @@ static int view_of(struct session_view *v, struct session_state *st)
 	return SES_OK;
 }
 
+/* SES_STORE becomes SES_UNAVAILABLE when this thread's store call failed
+ * because the database could not be reached (the client may retry). */
+static int reach(struct sessions *s, int rc)
+{
+	return rc == SES_STORE && store_unavailable(s->store) ? SES_UNAVAILABLE
+							      : rc;
+}
+
 int sessions_meta(struct sessions *s, const char *id, struct session_meta *out)
 {
-	return cache_peek(s, id, out, NULL);
+	return reach(s, cache_peek(s, id, out, NULL));
 }
 
 static struct ses_op *op_new(struct sessions *s, enum op_kind kind,
@@ -168,7 +176,7 @@ int sessions_get(struct sessions *s, const char *id, int64_t version,
 	struct session_state *st;
 	int rc = cache_read(s, id, s->shared, &st, NULL);
 	if (rc != SES_OK)
-		return rc;
+		return reach(s, rc);
 	if (version >= 0 && version != st->version) {
 		int64_t now = st->version;
 		session_state_release(st);
@@ -177,7 +185,7 @@ int sessions_get(struct sessions *s, const char *id, int64_t version,
 		/* time travel: rebuilt from the store, not kept */
 		rc = load_state(s, id, version, &st, NULL, NULL, NULL);
 		if (rc != SES_OK)
-			return rc;
+			return reach(s, rc);
 	}
 	return view_of(out, st);
 }
@@ -317,9 +325,9 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 {
 	int rc = cache_peek(s, id, NULL, NULL);
 	if (rc != SES_OK)
-		return rc;
+		return reach(s, rc);
 	rc = store_events_after(s->store, id, after, out, cap);
-	return rc < 0 ? SES_STORE : rc;
+	return rc < 0 ? reach(s, SES_STORE) : rc;
 }
 
 int sessions_add_solve(struct sessions *s, const char *id,
@@ -342,7 +350,7 @@ int sessions_auth(struct sessions *s, const char *id, const char *token,
 	unsigned char owner[STORE_HASH_LEN], h[STORE_HASH_LEN];
 	int rc = cache_peek(s, id, NULL, owner);
 	if (rc != SES_OK)
-		return rc;
+		return reach(s, rc);
 	if (token)
 		token_sha256(token, strlen(token), h);
 	return rules_auth(s, id, owner, token ? h : NULL, role, actor);
@@ -424,6 +432,7 @@ const char *sessions_strerror(int err)
 	case SES_READ_ONLY: return "a read token cannot change the session; writes need a write token";
 	case SES_NOT_OWNER: return "only the session owner's token may do this";
 	case SES_NAME_TAKEN: return "another token of this session has that name";
+	case SES_UNAVAILABLE: return "the database cannot be reached; nothing was changed, retry later";
 	case SES_NO_SUCH_TOKEN: return "the session has no live token with that id";
 	case SES_NOMEM: return "the server ran out of memory";
 	case SES_STORE_FULL: return "the disk holding the database is full: nothing of this request was written";

@@ -67,6 +67,7 @@ enum ses_err {
 	SES_STORE_BUSY = -PROBLEM_DATABASE_BUSY,        /* STORE_BUSY */
 	SES_STORE_DOWN = -PROBLEM_STORAGE_UNAVAILABLE,  /* STORE_UNWRITABLE */
 	SES_STORAGE_CAP = -PROBLEM_STORAGE_CAP,         /* the database holds max_db_bytes already */
+	SES_UNAVAILABLE = -PROBLEM_STORE_UNAVAILABLE, /* the database cannot be reached now */
 };
 
 /* What a token may do in a session. */

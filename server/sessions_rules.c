@@ -385,8 +385,10 @@ static int do_write(struct sessions *s, struct ses_op *op)
 		if (rc != RETRY)
 			return rc;
 		/* another writer's version: only possible before this
-		 * transaction wrote to the session (it then holds the row) */
-		if (attempt > 0 || e->w.ops > 0)
+		 * transaction wrote to the session (it then holds the row).
+		 * With other nodes writing the same session, each reload may
+		 * meet yet another commit: a few more tries before giving up */
+		if (attempt >= (s->shared ? 8 : 1) || e->w.ops > 0)
 			return SES_STORE;
 		op->conflicts++;
 		if ((rc = cache_reload(s, e)) != SES_OK)

@@ -7,6 +7,8 @@
  * never sees one either. */
 #include "sessions_internal.h"
 
+#include "log.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -45,6 +47,40 @@ static void op_reset(struct sessions *s, struct ses_op *op)
 	}
 }
 
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Other nodes write too: take every session the batch touches now, in id
+ * order (see store_lock_sessions), so no two nodes' batches wait for each
+ * other in a circle. SES_OK, SES_NOMEM or SES_STORE. */
+static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
+{
+	const char **ids = malloc((size_t)count * sizeof *ids);
+	if (!ids)
+		return SES_NOMEM;
+	int n = 0;
+	for (struct ses_op *op = batch; op && n < count; op = op->next)
+		if (op->id[0] && op->kind != OP_CREATE)
+			ids[n++] = op->id;
+	qsort(ids, (size_t)n, sizeof *ids, by_id);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (k == 0 || strcmp(ids[k - 1], ids[i]) != 0)
+			ids[k++] = ids[i];
+	int rc = store_lock_sessions(s->store, ids, k);
+	free(ids);
+	return rc == STORE_OK ? SES_OK : SES_STORE;
+}
+
+/* An op that may have written part of itself: a database error, or an
+ * allocation that failed on the way. */
+static int op_failed(int rc)
+{
+	return rc == SES_STORE || rc == SES_NOMEM;
+}
+
 /* The ops of a batch in one transaction: 1 if it committed (each op's rc
  * says whether it is in it), 0 if not (every op's result is dropped and
  * the caller turns each SES_OK into SES_STORE). *events counts the events
@@ -58,16 +94,12 @@ static void op_reset(struct sessions *s, struct ses_op *op)
  * SES_STORE (a database error) or SES_NOMEM can come after part of an op
  * was written: then the whole transaction is rolled back and the batch
  * runs again without that op, which keeps its error. */
-/* An op that may have written part of itself: a database error, or an
- * allocation that failed on the way. */
-static int op_failed(int rc)
-{
-	return rc == SES_STORE || rc == SES_NOMEM;
-}
-
 static int run_batch(struct sessions *s, struct ses_op *batch,
 		     uint64_t *events)
 {
+	int count = 0;
+	for (struct ses_op *op = batch; op; op = op->next)
+		count++;
 	for (struct ses_op *op = batch; op; op = op->next)
 		op->rc = SES_OK;
 	/* past the storage cap only what frees space (or withdraws a
@@ -81,6 +113,13 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		if (store_begin(s->store) != STORE_OK) {
 			for (struct ses_op *op = batch; op; op = op->next)
 				op->rc = SES_STORE;
+			return 0;
+		}
+		int lrc = s->shared ? lock_batch(s, batch, count) : SES_OK;
+		if (lrc != SES_OK) {
+			store_rollback(s->store);
+			for (struct ses_op *op = batch; op; op = op->next)
+				op->rc = lrc;
 			return 0;
 		}
 		struct ses_op *failed = NULL;
@@ -99,6 +138,9 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		}
 		if (!failed && store_commit(s->store) == STORE_OK)
 			return 1;
+		/* the operator's clue: the client gets 500 or 503 */
+		log_msg(LOG_WARN, "a write batch was rolled back: %s",
+			store_last_error(s->store));
 		store_rollback(s->store);
 		for (struct ses_op *op = batch; op; op = op->next)
 			op_reset(s, op);
@@ -174,9 +216,12 @@ static void finish_batch(struct sessions *s, struct ses_op *batch, int ok,
 			 uint64_t *snapshots, uint64_t *conflicts)
 {
 	/* a storage fault is told apart from other database errors: the
-	 * client can do something about it (retry later) */
+	 * client can do something about it (retry later); so is a database
+	 * that cannot be reached (PostgreSQL down) */
 	int fault = store_last_fault();
-	int ses_fault = fault == STORE_FULL   ? SES_STORE_FULL
+	int down = store_unavailable(s->store);
+	int ses_fault = down		      ? SES_UNAVAILABLE
+			: fault == STORE_FULL ? SES_STORE_FULL
 			: fault == STORE_BUSY ? SES_STORE_BUSY
 			: fault		      ? SES_STORE_DOWN
 					      : SES_STORE;

@@ -117,6 +117,7 @@ int store_fault(struct store *st, char *msg, size_t cap)
 
 static const struct store_engine *const engines[] = {
 	&store_sqlite_engine,
+	&store_pg_engine,
 };
 
 int store_open(const struct store_config *cfg, struct store **out, char *err,
@@ -132,7 +133,7 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 		const char *colon = strstr(cfg->path, "://");
 		snprintf(err, errlen,
 			 "no database engine of this cubed opens %.*s… "
-			 "addresses (this build has: SQLite files)",
+			 "addresses (this build has: SQLite files, postgres://)",
 			 colon ? (int)(colon - cfg->path) + 3 : 16, cfg->path);
 		return STORE_NO_ENGINE;
 	}
@@ -184,6 +185,57 @@ unsigned store_caps(const struct store *st)
 const char *store_last_error(struct store *st)
 {
 	return st->eng->last_error(st->impl);
+}
+
+int store_unavailable(struct store *st)
+{
+	return st->eng->unavailable ? st->eng->unavailable(st->impl) : 0;
+}
+
+int store_lock_sessions(struct store *st, const char *const *ids, int n)
+{
+	if (!st->eng->lock_sessions || n <= 0)
+		return STORE_OK;
+	return st->eng->lock_sessions(st->impl, ids, n);
+}
+
+int store_idem_claim(struct store *st, const unsigned char *scope,
+		     const unsigned char *print, int64_t now, int64_t ttl_ms,
+		     struct store_idem *out)
+{
+	if (!st->eng->idem_claim)
+		return STORE_NO_ENGINE;
+	return st->eng->idem_claim(st->impl, scope, print, now, ttl_ms, out);
+}
+
+int store_idem_finish(struct store *st, const unsigned char *scope,
+		      const struct store_idem *answer)
+{
+	if (!st->eng->idem_finish)
+		return STORE_NO_ENGINE;
+	return st->eng->idem_finish(st->impl, scope, answer);
+}
+
+int store_idem_abort(struct store *st, const unsigned char *scope)
+{
+	if (!st->eng->idem_abort)
+		return STORE_NO_ENGINE;
+	return st->eng->idem_abort(st->impl, scope);
+}
+
+void store_idem_free(struct store_idem *r)
+{
+	free(r->content_type);
+	free(r->headers);
+	free(r->body);
+	r->content_type = r->headers = r->body = NULL;
+}
+
+int store_listen(struct store *st, store_notify_fn *fn, void *ctx)
+{
+	if (!st->eng->listen)
+		return STORE_NO_ENGINE;
+	return st->eng->listen(st->impl, fn, ctx);
 }
 
 int store_schema_version(struct store *st)

@@ -55,6 +55,9 @@ enum store_err {
 	STORE_BUSY = -7,       /* another connection held the write lock past
 				* the busy timeout */
 	STORE_UNWRITABLE = -8, /* read-only now, or an I/O error */
+	STORE_UNAVAILABLE = -9, /* the database cannot be reached now (down,
+				 * network): the engine reconnects by itself,
+				 * so a later call may succeed */
 };
 
 struct store;
@@ -72,6 +75,7 @@ struct store_config {
 
 /* What an open store can tell its users. */
 #define STORE_CAP_SHARED 1u /* rows may change behind this process's back */
+#define STORE_CAP_IDEM 2u   /* keeps Idempotency-Key records (store_idem_*) */
 
 /* Open (creating if needed) and migrate. On failure returns the code and
  * writes a sentence to err. */
@@ -85,6 +89,10 @@ unsigned store_caps(const struct store *st);
 
 /* The calling thread's last engine error, as a sentence. */
 const char *store_last_error(struct store *st);
+
+/* 1 if the calling thread's last failure was STORE_UNAVAILABLE (the
+ * database could not be reached), 0 otherwise. */
+int store_unavailable(struct store *st);
 
 /* Schema version of the open database. */
 int store_schema_version(struct store *st);
@@ -148,8 +156,19 @@ int store_create_session(struct store *st, const struct store_session *s,
 int store_get_session(struct store *st, const char *id,
 		      struct store_session *out);
 
-/* Only its version: what a cache checks its copy against. */
+/* Only its version: what a cache checks its copy against. Inside a write
+ * transaction it also keeps other writers off the session until the
+ * transaction ends (SQLite: BEGIN IMMEDIATE holds the file already;
+ * PostgreSQL: the row is locked), so what it said stays true. */
 int store_session_version(struct store *st, const char *id, int64_t *version);
+
+/* Inside a write transaction: keep other writers off these sessions (n
+ * ids, sorted by strcmp, no duplicates) until it ends. Taking a batch's
+ * sessions at its start, in one order every node follows, means two
+ * nodes' transactions never wait for each other in a circle (a
+ * deadlock). SQLite's BEGIN IMMEDIATE already excludes every other
+ * writer: there it does nothing. */
+int store_lock_sessions(struct store *st, const char *const *ids, int n);
 
 /* Append event e and move the session to it (version = e->version,
  * undo_top, redo_top, updated_at = e->created_at), only if the session is
@@ -233,5 +252,39 @@ int store_list_tokens(struct store *st, const char *session_id,
 /* Revoke token id; STORE_NOT_FOUND if there is none live. */
 int store_revoke_token(struct store *st, const char *session_id, int64_t id,
 		       int64_t when);
+
+/* Idempotency-Key records shared by every node (engines whose database
+ * several nodes use; the others answer STORE_NO_ENGINE and the caller
+ * keeps its records in memory). scope and print are 32-byte hashes. */
+struct store_idem {
+	int status;                 /* 0: the first request is running */
+	unsigned char print[32];
+	char *content_type;         /* NULL if none */
+	char *headers;              /* "Name: value\n"…, NULL if none */
+	char *body;                 /* body_len bytes, NULL if none */
+	size_t body_len;
+};
+void store_idem_free(struct store_idem *r);
+/* Claim scope for a request (print) at now (Unix ms): STORE_OK if this
+ * call holds it now (a record older than ttl_ms is replaced), else
+ * STORE_CONFLICT with *out the record that holds it. */
+int store_idem_claim(struct store *st, const unsigned char *scope,
+		     const unsigned char *print, int64_t now, int64_t ttl_ms,
+		     struct store_idem *out);
+/* Keep the answer (status > 0) of the claim on scope. */
+int store_idem_finish(struct store *st, const unsigned char *scope,
+		      const struct store_idem *answer);
+/* Let go of an unanswered claim (a retry may run). */
+int store_idem_abort(struct store *st, const unsigned char *scope);
+
+/* Changes other nodes commit. fn(ctx, id, version) after a commit moved
+ * session id to version (-1: it was deleted), from a thread of the
+ * engine's own, in commit order; fn(ctx, NULL, -1) after the engine
+ * (re)connected, when notifications may have been lost: every session the
+ * caller follows may have moved. Engines without notifications answer
+ * STORE_NO_ENGINE and never call fn. fn NULL stops listening: no call
+ * runs or follows once it returns. */
+typedef void store_notify_fn(void *ctx, const char *id, int64_t version);
+int store_listen(struct store *st, store_notify_fn *fn, void *ctx);
 
 #endif

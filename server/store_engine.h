@@ -22,6 +22,7 @@ struct store_engine {
 		    unsigned *caps, char *err, size_t errlen);
 	void (*close)(void *impl);
 	const char *(*last_error)(void *impl);
+	int (*unavailable)(void *impl);      /* NULL: never */
 	int (*schema_version)(void *impl);
 	int (*ping)(void *impl);
 	int (*begin)(void *impl);
@@ -68,9 +69,21 @@ struct store_engine {
 	int (*probe_write)(void *impl);
 	int (*revoke_token)(void *impl, const char *session_id, int64_t id,
 			    int64_t when);
+	/* NULL: nothing to do (the transaction excludes other writers) */
+	int (*lock_sessions)(void *impl, const char *const *ids, int n);
+	/* NULL: records stay in each process's memory */
+	int (*idem_claim)(void *impl, const unsigned char *scope,
+			  const unsigned char *print, int64_t now,
+			  int64_t ttl_ms, struct store_idem *out);
+	int (*idem_finish)(void *impl, const unsigned char *scope,
+			   const struct store_idem *answer);
+	int (*idem_abort)(void *impl, const unsigned char *scope);
+	/* NULL: the engine has no notifications */
+	int (*listen)(void *impl, store_notify_fn *fn, void *ctx);
 };
 
 /* The engines of this build. */
 extern const struct store_engine store_sqlite_engine;
+extern const struct store_engine store_pg_engine;
 
 #endif

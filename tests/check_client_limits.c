@@ -161,6 +161,76 @@ START_TEST(connections)
 }
 END_TEST
 
+START_TEST(trusted_proxies)
+{
+	struct limits_cidr c[LIMITS_MAX_CIDRS];
+	char err[160];
+	ck_assert_int_eq(limits_parse_cidrs(NULL, c, LIMITS_MAX_CIDRS, err,
+					    sizeof err),
+			 0);
+	ck_assert_int_eq(limits_parse_cidrs("", c, LIMITS_MAX_CIDRS, err,
+					    sizeof err),
+			 0);
+	int n = limits_parse_cidrs("10.0.0.0/8,192.168.1.7,fd00::/8,"
+				   "172.16.0.0/12",
+				   c, LIMITS_MAX_CIDRS, err, sizeof err);
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(c[1].bits, 32);
+	ck_assert(limits_cidr_match(c, n, &(struct limits_key){0}) == 0);
+	struct limits_key k = v4("10.200.3.4");
+	ck_assert(limits_cidr_match(c, n, &k));
+	k = v4("11.0.0.1");
+	ck_assert(!limits_cidr_match(c, n, &k));
+	k = v4("192.168.1.7");
+	ck_assert(limits_cidr_match(c, n, &k));
+	k = v4("192.168.1.8");
+	ck_assert(!limits_cidr_match(c, n, &k));
+	k = v4("172.31.255.255");
+	ck_assert(limits_cidr_match(c, n, &k));
+	k = v4("172.32.0.0");
+	ck_assert(!limits_cidr_match(c, n, &k));
+	k = v6("fd12::1");
+	ck_assert(limits_cidr_match(c, n, &k));
+	k = v6("fe80::1");
+	ck_assert(!limits_cidr_match(c, n, &k));
+	k = v6("::ffff:10.1.1.1"); /* mapped IPv4 is the IPv4 client */
+	ck_assert(limits_cidr_match(c, n, &k));
+	/* bad lists are refused, saying which part */
+	static const char *const bad[] = {"10.0.0.0/33", "10.0.0/8", "x",
+					  "10.0.0.0/", "::/129", "1.2.3.4/8x",
+					  "10.0.0.0/8,,1.2.3.4"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(limits_parse_cidrs(bad[i], c, LIMITS_MAX_CIDRS,
+						 err, sizeof err) == -1,
+			      "%s accepted", bad[i]);
+	ck_assert(strstr(err, "is not a CIDR block"));
+
+	/* X-Forwarded-For from the right: the first untrusted address */
+	n = limits_parse_cidrs("10.0.0.0/8", c, LIMITS_MAX_CIDRS, err,
+			       sizeof err);
+	struct limits_key got;
+	ck_assert(limits_forwarded_key("203.0.113.9", c, n, &got));
+	k = v4("203.0.113.9");
+	ck_assert_mem_eq(&got, &k, sizeof k);
+	/* a client's own forged entries further left change nothing */
+	ck_assert(limits_forwarded_key("1.1.1.1, 2.2.2.2,203.0.113.9 , "
+				       "10.0.0.5, 10.9.9.9",
+				       c, n, &got));
+	ck_assert_mem_eq(&got, &k, sizeof k);
+	/* every entry trusted: the left-most */
+	ck_assert(limits_forwarded_key("10.1.1.1, 10.2.2.2", c, n, &got));
+	k = v4("10.1.1.1");
+	ck_assert_mem_eq(&got, &k, sizeof k);
+	/* no header, or garbage where the client should be: not used */
+	ck_assert(!limits_forwarded_key(NULL, c, n, &got));
+	ck_assert(!limits_forwarded_key("", c, n, &got));
+	ck_assert(!limits_forwarded_key("unknown", c, n, &got));
+	ck_assert(limits_forwarded_key("2001:db8::1", c, n, &got));
+	k = v6("2001:db8::1");
+	ck_assert_mem_eq(&got, &k, sizeof k);
+}
+END_TEST
+
 Suite *client_limits_suite(void)
 {
 	Suite *s = suite_create("client_limits");
@@ -169,6 +239,7 @@ Suite *client_limits_suite(void)
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, eviction_fails_open);
 	tcase_add_test(tc, connections);
+	tcase_add_test(tc, trusted_proxies);
 	suite_add_tcase(s, tc);
 	return s;
 }

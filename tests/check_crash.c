@@ -173,9 +173,14 @@ static json_t *get_json(int port, const char *path, int want)
 	return j;
 }
 
-/* PRAGMA integrity_check of the database at path, with the server down. */
+/* PRAGMA integrity_check of the database at path, with the server down.
+ * On PostgreSQL (make test-pg) the file check does not apply: the
+ * server's crash cannot touch the database's files, and the history
+ * checks below are the same. */
 static void check_integrity(const char *path, int round)
 {
+	if (strncmp(path, "postgres", 8) == 0)
+		return;
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
 	ck_assert_msg(rc == SQLITE_OK, "round %d: open %s: %s", round, path,

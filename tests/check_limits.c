@@ -117,6 +117,74 @@ static long check_retry_after(const http_response *r, const char *what,
 
 /* ------------------------------------------------------------------ */
 
+/* --trusted-proxy: a trusted peer's X-Forwarded-For names the client
+ * whose bucket counts (so two clients behind one proxy are limited apart);
+ * without it, or from a peer outside the list, the header is ignored (so a
+ * client cannot pick a fresh bucket by writing the header itself). */
+static int burst_of(const char *xff, int tries)
+{
+	char h[96];
+	snprintf(h, sizeof h, "X-Forwarded-For: %s", xff);
+	const char *headers[] = {h, NULL};
+	for (int i = 0; i < tries; i++) {
+		http_response r;
+		req(&r, "GET", "/v1/patterns?size=3", headers, NULL);
+		int st = r.status;
+		http_response_free(&r);
+		if (st == 429)
+			return i;
+		ck_assert_int_eq(st, 200);
+	}
+	return tries;
+}
+
+START_TEST(trusted_proxy)
+{
+	/* the tests talk from 127.0.0.1: that is the proxy */
+	static const char *const extra[] = {"--rate-limit", "1",
+					    "--rate-burst", "3",
+					    "--trusted-proxy",
+					    "10.0.0.0/8,127.0.0.1", NULL};
+	start(extra);
+	/* each client behind the proxy has its own bucket of 3 (4 if a
+	 * slow machine took over a second: the bucket refills at 1/s) */
+	int n = burst_of("198.51.100.1", 6);
+	ck_assert_msg(n >= 3 && n <= 4, "first client: %d", n);
+	n = burst_of("198.51.100.2", 6);
+	ck_assert_msg(n >= 3 && n <= 4, "second client: %d", n);
+	/* forged entries left of the proxy's own do not escape the bucket */
+	n = burst_of("203.0.113.1, 198.51.100.2", 2);
+	ck_assert_msg(n <= 1, "forged entries gave %d more", n);
+	/* a chain of trusted proxies is skipped */
+	n = burst_of("198.51.100.3, 10.1.2.3", 6);
+	ck_assert_msg(n >= 3 && n <= 4, "client behind two proxies: %d", n);
+}
+END_TEST
+
+START_TEST(untrusted_forwarded_for)
+{
+	/* no --trusted-proxy: the header is ignored, the peer counts */
+	static const char *const extra[] = {"--rate-limit", "1",
+					    "--rate-burst", "3", NULL};
+	start(extra);
+	int n = burst_of("198.51.100.1", 6);
+	ck_assert_msg(n >= 3 && n <= 4, "first: %d", n);
+	n = burst_of("198.51.100.2", 2);
+	ck_assert_msg(n <= 1, "another X-Forwarded-For gave %d more", n);
+	test_server_stop(&srv, 1);
+	/* a list that does not hold the peer: the same */
+	static const char *const other[] = {"--rate-limit", "1",
+					    "--rate-burst", "3",
+					    "--trusted-proxy", "10.0.0.0/8",
+					    NULL};
+	start(other);
+	n = burst_of("198.51.100.1", 6);
+	ck_assert_msg(n >= 3 && n <= 4, "first: %d", n);
+	n = burst_of("198.51.100.2", 2);
+	ck_assert_msg(n <= 1, "another X-Forwarded-For gave %d more", n);
+}
+END_TEST
+
 START_TEST(rate_limit)
 {
 	static const char *const extra[] = {"--rate-limit", "2",
@@ -594,6 +662,8 @@ Suite *limits_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, rate_limit);
+	tcase_add_test(tc, trusted_proxy);
+	tcase_add_test(tc, untrusted_forwarded_for);
 	tcase_add_test(tc, connections_per_ip);
 	tcase_add_test(tc, connections_total);
 	tcase_add_test(tc, default_connections_fit_1000_watchers);

@@ -323,13 +323,14 @@ START_TEST(engine_choice)
 	struct store *other = NULL;
 	char err[256];
 	struct store_config cfg = {
-		.path = "postgres://cubed@127.0.0.1/cubed",
+		.path = "mysql://cubed@127.0.0.1/cubed",
 		.schema_dir = schema_dir(),
 	};
 	ck_assert_int_eq(store_open(&cfg, &other, err, sizeof err),
 			 STORE_NO_ENGINE);
 	ck_assert_ptr_null(other);
-	ck_assert_msg(strstr(err, "postgres://") && strstr(err, "SQLite"),
+	ck_assert_msg(strstr(err, "mysql://") && strstr(err, "SQLite") &&
+			      strstr(err, "postgres://"),
 		      "%s", err);
 	char path[300];
 	db_path(path, sizeof path);

@@ -35,6 +35,8 @@ Suite *crash_suite(void);  /* tests/check_crash.c: acknowledged writes survive S
 Suite *eco_suite(void);    /* tests/check_eco.c: hashes, codings, ids, tickets (known answers) */
 Suite *http_eco_suite(void); /* tests/check_http_eco.c: compression, request ids, logs, CORS, tickets, metrics */
 Suite *static_suite(void); /* tests/check_static.c: the web page's files and their headers */
+Suite *pg_store_suite(void); /* tests/check_pg.c: the PostgreSQL engine (make test-pg) */
+Suite *pg_nodes_suite(void); /* tests/check_pg_nodes.c: two nodes on one PostgreSQL (make test-pg) */
 Suite *barrage_suite(void); /* tests/check_barrage.c: malformed requests to every route change nothing */
 
 Suite *hostile_suite(void); /* tests/check_hostile.c: slow clients, storage faults, private sessions, shutdown (issue 24) */

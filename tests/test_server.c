@@ -2,6 +2,8 @@
  * test_server.h). */
 #include "test_server.h"
 
+#include "pg_cluster.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +122,20 @@ int test_server_start(test_server *s, const char *dir,
 	}
 	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
 	snprintf(s->db, sizeof s->db, "%s/cubed.db", s->dir);
+	const char *pg = getenv("CUBED_TEST_PG");
+	if (pg && *pg) {
+		/* one database per directory: a restart on the same dir
+		 * finds its sessions, another dir starts empty */
+		char name[80];
+		const char *base = strrchr(s->dir, '/');
+		snprintf(name, sizeof name, "t_%s", base ? base + 1 : s->dir);
+		if (pg_cluster_createdb(pg, name, s->db, sizeof s->db, err,
+					errlen) != 0) {
+			if (made)
+				test_server_remove(s);
+			return -1;
+		}
+	}
 
 	const char *argv[48];
 	int argc = 0;

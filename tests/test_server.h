@@ -16,11 +16,14 @@ typedef struct test_server {
 	pid_t pid;     /* 0 when not running */
 	int port;
 	char dir[64];  /* holds cubed.db and server.log */
-	char db[96];
+	char db[160];  /* the --db address: dir/cubed.db, or with
+			* $CUBED_TEST_PG set (make test-pg) a database of
+			* that cluster named after dir */
 	char log[96];
 } test_server;
 
-/* Start a server on the database in dir (a new temporary directory when
+/* Start a server on the database in dir (with $CUBED_TEST_PG, the
+ * PostgreSQL database named after dir, created when new) (a new temporary directory when
  * dir is NULL; an existing one is reused, and its log appended to), with
  * --openapi openapi.yaml when the file is here, --tables $CUBED_TABLES
  * when that is set, then extra (NULL-terminated, may be NULL; later

@@ -11,7 +11,9 @@
  * when the event came first: the server publishes before it answers).
  * Memory per watcher = the server's RSS growth from opening the streams,
  * divided by their number. Prints "name: value unit" lines; the writer's
- * own acknowledgement time is the reference measured in the same run. */
+ * own acknowledgement time is the reference measured in the same run.
+ * With WATCH_WRITE_PORT set, the writer posts to that port (another node
+ * on the same PostgreSQL database) while the streams read PORT. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int port;
+static int port, write_port;
 
 static double now_ms(void)
 {
@@ -36,12 +38,12 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int dial(void)
+static int dial_port(int p)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = {0};
 	a.sin_family = AF_INET;
-	a.sin_port = htons((unsigned short)port);
+	a.sin_port = htons((unsigned short)p);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
 		perror("connect");
@@ -50,6 +52,11 @@ static int dial(void)
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	return fd;
+}
+
+static int dial(void)
+{
+	return dial_port(port);
 }
 
 /* One request on fd, the response body (Content-Length) into body. */
@@ -105,7 +112,7 @@ static double *acked;
 static void *writer(void *arg)
 {
 	(void)arg;
-	int fd = dial();
+	int fd = dial_port(write_port);
 	static const char *const moves[] = {"R", "U", "F'", "L2", "D", "B"};
 	char req[512];
 	for (int i = 1; i <= nevents; i++) {
@@ -143,6 +150,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	port = atoi(argv[1]);
+	/* WATCH_WRITE_PORT: the writes go to another node of the same
+	 * database (cross-node delivery, bench/pg.sh) */
+	const char *wp = getenv("WATCH_WRITE_PORT");
+	write_port = wp && atoi(wp) > 0 ? atoi(wp) : port;
 	int pid = atoi(argv[2]);
 	int nw = argc > 3 ? atoi(argv[3]) : 500;
 	nevents = argc > 4 ? atoi(argv[4]) : 200;

@@ -91,7 +91,11 @@ test('a private cube needs its token; its stream carries a read token only', asy
   await b.waitForSelector('#viewport[data-ready="1"]');
   await b.waitForSelector('#conn[data-state="live"]');
   await keys(owner, 'r');
+  // the owner's write acknowledged (its page settles at version 1) before
+  // the API is asked: a GET sent right after the key press may overtake it
+  await shownState(owner, 1);
   const api = (await call(srv.url, 'GET', `/v1/sessions/${id}`, undefined, { Authorization: `Bearer ${t}` })).body;
+  assert.equal(api.version, 1);
   assert.equal(await shownState(b, 1), api.facelets);
   for (const [p, write] of [[owner, t], [b, q.get('t')]]) {
     const streams = p.statuses.filter((s) => s.url.includes('/events'));

@@ -1,0 +1,1255 @@
+/* store_pg.c — the PostgreSQL engine behind store.h (store_engine.h),
+ * through libpq, for `--db postgres://…` (or postgresql://…): several cubed
+ * nodes sharing one database.
+ *
+ * Connections: a pool of at most PG_POOL connections, opened on demand.
+ * A call takes an idle one for the length of the call and gives it back;
+ * a write transaction (store_begin … store_commit/rollback) keeps its
+ * connection in the calling thread (a pthread key) until it ends, so the
+ * writer's statements all run in its transaction while readers use the
+ * others. A caller that finds every connection busy waits for one. Each
+ * connection prepares a statement the first time it runs it (PQprepare),
+ * then only executes it; all values are bound parameters.
+ *
+ * Versions: store_append_event moves the session row from v-1 to v with
+ * `UPDATE … WHERE version = v - 1`. Under READ COMMITTED an UPDATE that
+ * meets a row another node's open transaction changed waits for it, then
+ * re-reads the row: 0 rows means another node wrote v first
+ * (STORE_CONFLICT, nothing written), and once the update succeeded this
+ * transaction holds the row until it commits. So two nodes never both
+ * write one version and versions stay dense. Inserts that may meet an
+ * existing key (a session id, a token name) use ON CONFLICT DO NOTHING: in
+ * PostgreSQL a failed statement would abort the whole transaction (the
+ * writer's batch), where SQLite undoes just that statement.
+ *
+ * Faults: a connection that breaks (the server stopped, the network went)
+ * fails the call with STORE_UNAVAILABLE and is reset (PQreset) at its next
+ * use, so the node reconnects by itself once the database is back. A
+ * commit whose answer was lost is reported as failed: the write is never
+ * acknowledged, though it may have committed (a retry then finds it).
+ *
+ * Live events: schema/pg's trigger NOTIFYs cubed_events with
+ * '<id>:<version>' at each commit that moves a session; store_listen runs
+ * a thread with its own connection that LISTENs, waits on its socket with
+ * poll, and hands each notification to the callback (and a catch-up call
+ * after every reconnect, since notifications sent while it was away are
+ * lost). The engine always reports STORE_CAP_SHARED. */
+#include "store_engine.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store_pg_migrate.h"
+
+#define PG_POOL 8             /* connections per node at most */
+#define LISTEN_RETRY_MS 500   /* between reconnection attempts */
+
+#define PG_STATEMENTS(X)                                                       \
+	X(S_PING, 0, "SELECT 1")                                               \
+	X(S_INSERT_SESSION, 6,                                                 \
+	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
+	  "token_hash, title, visibility) VALUES ($1, $2::integer, "           \
+	  "$3::bigint, $3::bigint, 0, decode($4, 'hex'), $5, $6) "             \
+	  "ON CONFLICT (id) DO NOTHING")                                       \
+	X(S_INSERT_EVENT, 8,                                                   \
+	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
+	  "created_at, ref, link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")    \
+	X(S_GET_SESSION, 1,                                                    \
+	  "SELECT size, created_at, updated_at, version, undo_top, redo_top, " \
+	  "encode(token_hash, 'hex'), title, visibility FROM sessions "        \
+	  "WHERE id = $1")                                                     \
+	X(S_SESSION_VERSION, 1, "SELECT version FROM sessions WHERE id = $1")  \
+	X(S_LOCK_SESSIONS, 1,                                                  \
+	  "SELECT id FROM sessions WHERE id = ANY($1::text[]) ORDER BY id "    \
+	  "FOR UPDATE")                                                        \
+	X(S_SESSION_VERSION_LOCK, 1,                                           \
+	  "SELECT version FROM sessions WHERE id = $1 FOR UPDATE")             \
+	X(S_ADVANCE, 5,                                                        \
+	  "UPDATE sessions SET version = $2::bigint, undo_top = $3, "          \
+	  "redo_top = $4, updated_at = $5 WHERE id = $1 AND "                  \
+	  "version = $2::bigint - 1")                                          \
+	X(S_INSERT_SNAPSHOT, 3,                                                \
+	  "INSERT INTO snapshots (session_id, version, state) "                \
+	  "VALUES ($1, $2, $3)")                                               \
+	X(S_SNAPSHOT_AT, 2,                                                    \
+	  "SELECT version, state FROM snapshots WHERE session_id = $1 AND "    \
+	  "version <= $2 ORDER BY version DESC LIMIT 1")                       \
+	X(S_LAST_RESET, 2,                                                     \
+	  "SELECT max(version) FROM events WHERE session_id = $1 AND "         \
+	  "version <= $2 AND kind = 'reset'")                                  \
+	X(S_GET_EVENT, 2,                                                      \
+	  "SELECT version, kind, moves, actor, created_at, ref, link "         \
+	  "FROM events WHERE session_id = $1 AND version = $2")                \
+	X(S_EVENTS_AFTER, 3,                                                   \
+	  "SELECT version, kind, moves, actor, created_at, ref, link "         \
+	  "FROM events WHERE session_id = $1 AND version > $2 "                \
+	  "ORDER BY version LIMIT $3")                                         \
+	X(S_DELETE_SESSION, 1, "DELETE FROM sessions WHERE id = $1")           \
+	X(S_COUNT_SESSIONS, 0, "SELECT count(*) FROM sessions")                \
+	X(S_INSERT_SOLVE, 7,                                                   \
+	  "INSERT INTO solves (session_id, version, method, solution, length, " \
+	  "elapsed_ms, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) "       \
+	  "RETURNING id")                                                      \
+	X(S_LIST_SOLVES, 3,                                                    \
+	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
+	  "created_at FROM solves WHERE session_id = $1 AND id > $2 "          \
+	  "ORDER BY id LIMIT $3")                                              \
+	X(S_INSERT_TOKEN, 5,                                                   \
+	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
+	  "created_at) SELECT $1, coalesce(max(id), 0) + 1, $2::text, "        \
+	  "coalesce($3::text, CASE $2::text WHEN 'write' THEN 'player-' "      \
+	  "ELSE 'reader-' END || (coalesce(max(id), 0) + 1)), "                \
+	  "decode($4, 'hex'), $5::bigint FROM tokens WHERE session_id = $1 "   \
+	  "ON CONFLICT DO NOTHING RETURNING id, name")                         \
+	X(S_FIND_TOKEN, 2,                                                     \
+	  "SELECT id, role, name, created_at, coalesce(revoked_at, 0) "        \
+	  "FROM tokens WHERE session_id = $1 AND "                             \
+	  "token_hash = decode($2, 'hex') AND revoked_at IS NULL")             \
+	X(S_LIST_TOKENS, 2,                                                    \
+	  "SELECT id, role, name, created_at, coalesce(revoked_at, 0) "        \
+	  "FROM tokens WHERE session_id = $1 ORDER BY id LIMIT $2")            \
+	X(S_REVOKE_TOKEN, 3,                                                   \
+	  "UPDATE tokens SET revoked_at = $3 WHERE session_id = $1 AND "       \
+	  "id = $2 AND revoked_at IS NULL")                                    \
+	X(S_IDEM_CLAIM, 4,                                                     \
+	  "INSERT INTO idempotency (scope, print, created_at) VALUES "         \
+	  "(decode($1, 'hex'), decode($2, 'hex'), $3::bigint) "                \
+	  "ON CONFLICT (scope) DO UPDATE SET print = EXCLUDED.print, "         \
+	  "created_at = EXCLUDED.created_at, status = 0, content_type = NULL, " \
+	  "headers = NULL, body = NULL "                                       \
+	  "WHERE idempotency.created_at < $4::bigint RETURNING 1")             \
+	X(S_IDEM_GET, 1,                                                       \
+	  "SELECT status, encode(print, 'hex'), content_type, headers, "       \
+	  "encode(body, 'hex') FROM idempotency WHERE scope = decode($1, 'hex')") \
+	X(S_IDEM_FINISH, 5,                                                    \
+	  "UPDATE idempotency SET status = $2, content_type = $3, "            \
+	  "headers = $4, body = decode($5, 'hex') "                            \
+	  "WHERE scope = decode($1, 'hex') AND status = 0")                    \
+	X(S_IDEM_ABORT, 1,                                                     \
+	  "DELETE FROM idempotency WHERE scope = decode($1, 'hex') AND "       \
+	  "status = 0")                                                        \
+	X(S_IDEM_EXPIRE, 1, "DELETE FROM idempotency WHERE created_at < $1")
+
+enum stmt_id {
+#define STMT_ENUM(name, n, sql) name,
+	PG_STATEMENTS(STMT_ENUM)
+#undef STMT_ENUM
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+#define STMT_SQL(name, n, sql) sql,
+	PG_STATEMENTS(STMT_SQL)
+#undef STMT_SQL
+};
+
+static const int stmt_nparams[S_COUNT] = {
+#define STMT_N(name, n, sql) n,
+	PG_STATEMENTS(STMT_N)
+#undef STMT_N
+};
+
+_Static_assert(S_COUNT <= 64, "prepared statements are tracked in 64 bits");
+
+struct pconn {
+	PGconn *pq;
+	uint64_t prepared; /* bit i: statement i is prepared on pq */
+	struct pconn *next;
+};
+
+/* What one thread keeps: its open transaction's connection and its last
+ * error. */
+struct tls {
+	struct pconn *txn;
+	char error[256];
+	int unavailable; /* the last failure: the database is unreachable */
+	struct tls *next;
+};
+
+struct pg {
+	char *conninfo;
+	int schema_version;
+	pthread_mutex_t lock; /* guards idle, nconns, all */
+	pthread_cond_t freed;
+	struct pconn *idle;
+	int nconns;
+	pthread_key_t key;
+	struct tls *all;      /* every thread's tls, freed at close */
+	char open_error[256];
+	/* the listener */
+	pthread_t listener;
+	int listening;
+	atomic_int stop;
+	store_notify_fn *notify;
+	void *notify_ctx;
+	int wake[2];          /* a pipe: close() wakes the listener's poll */
+};
+
+/* ------------------------------------------------------------ plumbing */
+
+static PGconn *connect_pq(const char *conninfo)
+{
+	/* connect_timeout first: a value in the address overrides it */
+	const char *const keys[] = {"connect_timeout", "application_name",
+				    "dbname", NULL};
+	const char *const vals[] = {"5", "cubed", conninfo, NULL};
+	return PQconnectdbParams(keys, vals, 1);
+}
+
+static struct tls *tls_get(struct pg *st)
+{
+	struct tls *t = pthread_getspecific(st->key);
+	if (t)
+		return t;
+	t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	pthread_mutex_lock(&st->lock);
+	t->next = st->all;
+	st->all = t;
+	pthread_mutex_unlock(&st->lock);
+	pthread_setspecific(st->key, t);
+	return t;
+}
+
+static void set_error(struct tls *t, int unavailable, const char *fmt,
+		      const char *msg)
+{
+	snprintf(t->error, sizeof t->error, fmt, msg ? msg : "");
+	/* libpq's messages end with a newline */
+	size_t n = strlen(t->error);
+	while (n > 0 && (t->error[n - 1] == '\n' || t->error[n - 1] == ' '))
+		t->error[--n] = '\0';
+	t->unavailable = unavailable;
+}
+
+/* A usable connection for this call (the thread's transaction's, or one
+ * from the pool), or NULL with the error set. */
+static struct pconn *acquire(struct pg *st, struct tls *t)
+{
+	if (t->txn)
+		return t->txn;
+	pthread_mutex_lock(&st->lock);
+	while (!st->idle && st->nconns >= PG_POOL)
+		pthread_cond_wait(&st->freed, &st->lock);
+	struct pconn *c = st->idle;
+	if (c)
+		st->idle = c->next;
+	else
+		st->nconns++;
+	pthread_mutex_unlock(&st->lock);
+	if (!c) {
+		c = calloc(1, sizeof *c);
+		if (c)
+			c->pq = connect_pq(st->conninfo);
+		if (!c) {
+			set_error(t, 0, "out of memory%s", "");
+			goto fail;
+		}
+	} else if (PQstatus(c->pq) != CONNECTION_OK) {
+		PQreset(c->pq); /* the database went away: try again */
+		c->prepared = 0;
+	}
+	if (PQstatus(c->pq) != CONNECTION_OK) {
+		set_error(t, 1, "cannot connect to PostgreSQL: %s",
+			  PQerrorMessage(c->pq));
+		goto fail;
+	}
+	return c;
+fail:
+	if (c) {
+		PQfinish(c->pq);
+		free(c);
+	}
+	pthread_mutex_lock(&st->lock);
+	st->nconns--;
+	pthread_cond_signal(&st->freed);
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+static void release(struct pg *st, struct tls *t, struct pconn *c)
+{
+	if (!c || t->txn == c)
+		return;
+	pthread_mutex_lock(&st->lock);
+	c->next = st->idle;
+	st->idle = c;
+	pthread_cond_signal(&st->freed);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* A failed result into the thread's error: STORE_CONFLICT for a unique
+ * violation, STORE_UNAVAILABLE when the connection is gone or the server
+ * is shutting down, else STORE_ERROR. Clears res. */
+static int failure(struct tls *t, struct pconn *c, PGresult *res)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
+				: NULL;
+	const char *msg = res ? PQresultErrorMessage(res) : "";
+	if (!msg || !*msg)
+		msg = PQerrorMessage(c->pq);
+	int gone = PQstatus(c->pq) != CONNECTION_OK ||
+		   (state && (strncmp(state, "08", 2) == 0 ||
+			      strncmp(state, "57P", 3) == 0));
+	int rc = STORE_ERROR;
+	if (gone)
+		rc = STORE_UNAVAILABLE;
+	else if (state && strcmp(state, "23505") == 0)
+		rc = STORE_CONFLICT;
+	set_error(t, gone, "%s", msg);
+	PQclear(res);
+	return rc;
+}
+
+/* Run statement id with n text parameters (NULL = SQL NULL). STORE_OK
+ * with *out the result (rows or a command), or an error. */
+static int run(struct tls *t, struct pconn *c, enum stmt_id id,
+	       const char *const *params, PGresult **out)
+{
+	char name[8];
+	snprintf(name, sizeof name, "s%d", (int)id);
+	if (!(c->prepared & (UINT64_C(1) << id))) {
+		PGresult *p = PQprepare(c->pq, name, stmt_sql[id],
+					stmt_nparams[id], NULL);
+		if (PQresultStatus(p) != PGRES_COMMAND_OK)
+			return failure(t, c, p);
+		PQclear(p);
+		c->prepared |= UINT64_C(1) << id;
+	}
+	PGresult *res = PQexecPrepared(c->pq, name, stmt_nparams[id], params,
+				       NULL, NULL, 0);
+	ExecStatusType s = PQresultStatus(res);
+	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
+		return failure(t, c, res);
+	*out = res;
+	return STORE_OK;
+}
+
+/* The usual call: a connection, the statement, the connection back. The
+ * caller reads *out (when rc is STORE_OK) and PQclears it. */
+static int call(struct pg *st, enum stmt_id id, const char *const *params,
+		PGresult **out)
+{
+	struct tls *t = tls_get(st);
+	if (!t)
+		return STORE_ERROR;
+	struct pconn *c = acquire(st, t);
+	if (!c)
+		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
+	int rc = run(t, c, id, params, out);
+	release(st, t, c);
+	return rc;
+}
+
+static int64_t col_i64(const PGresult *r, int row, int col)
+{
+	return PQgetisnull(r, row, col)
+		       ? 0
+		       : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+static char *col_dup(const PGresult *r, int row, int col)
+{
+	if (PQgetisnull(r, row, col))
+		return NULL;
+	return strdup(PQgetvalue(r, row, col));
+}
+
+static int changed(const PGresult *r)
+{
+	return atoi(PQcmdTuples((PGresult *)r));
+}
+
+#define I64(buf, v) (snprintf(buf, sizeof buf, "%lld", (long long)(v)), buf)
+
+static void hex_encode(char *out, const unsigned char *in, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static void hex_decode(unsigned char *out, const char *in, size_t n)
+{
+	for (size_t i = 0; i < n && in[2 * i] && in[2 * i + 1]; i++) {
+		unsigned v = 0;
+		sscanf(in + 2 * i, "%2x", &v);
+		out[i] = (unsigned char)v;
+	}
+}
+
+static int nomem(struct pg *st)
+{
+	struct tls *t = tls_get(st);
+	if (t)
+		set_error(t, 0, "out of memory%s", "");
+	return STORE_ERROR;
+}
+
+/* ----------------------------------------------------------- open/close */
+
+static int pg_accepts(const char *path)
+{
+	return strncmp(path, "postgres://", 11) == 0 ||
+	       strncmp(path, "postgresql://", 13) == 0;
+}
+
+static void unlisten(struct pg *st);
+
+static void pg_free(struct pg *st)
+{
+	while (st->idle) {
+		struct pconn *c = st->idle;
+		st->idle = c->next;
+		PQfinish(c->pq);
+		free(c);
+	}
+	while (st->all) {
+		struct tls *t = st->all;
+		st->all = t->next;
+		if (t->txn) {
+			PQfinish(t->txn->pq);
+			free(t->txn);
+		}
+		free(t);
+	}
+	pthread_key_delete(st->key);
+	pthread_mutex_destroy(&st->lock);
+	pthread_cond_destroy(&st->freed);
+	free(st->conninfo);
+	free(st);
+}
+
+static int pg_open(const struct store_config *cfg, void **impl,
+		   unsigned *caps, char *err, size_t errlen)
+{
+	struct pg *st = calloc(1, sizeof *st);
+	if (!st || !(st->conninfo = strdup(cfg->path))) {
+		free(st);
+		snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	st->wake[0] = st->wake[1] = -1;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->freed, NULL);
+	if (pthread_key_create(&st->key, NULL) != 0) {
+		pthread_mutex_destroy(&st->lock);
+		pthread_cond_destroy(&st->freed);
+		free(st->conninfo);
+		free(st);
+		snprintf(err, errlen, "cannot create a thread key");
+		return STORE_ERROR;
+	}
+	PGconn *pq = connect_pq(st->conninfo);
+	int rc;
+	if (PQstatus(pq) != CONNECTION_OK) {
+		snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
+			 PQerrorMessage(pq));
+		size_t n = strlen(err);
+		while (n > 0 && err[n - 1] == '\n')
+			err[--n] = '\0';
+		rc = STORE_UNAVAILABLE;
+	} else {
+		rc = pg_migrate(pq, cfg->schema_dir, &st->schema_version, err,
+				errlen);
+	}
+	PQfinish(pq);
+	if (rc != STORE_OK) {
+		pg_free(st);
+		return rc;
+	}
+	*caps = STORE_CAP_SHARED | STORE_CAP_IDEM;
+	*impl = st;
+	return STORE_OK;
+}
+
+static void pg_close(void *impl)
+{
+	struct pg *st = impl;
+	unlisten(st);
+	pg_free(st);
+}
+
+static const char *pg_last_error(void *impl)
+{
+	struct pg *st = impl;
+	struct tls *t = pthread_getspecific(st->key);
+	return t ? t->error : st->open_error;
+}
+
+static int pg_unavailable(void *impl)
+{
+	struct pg *st = impl;
+	struct tls *t = pthread_getspecific(st->key);
+	return t && t->unavailable;
+}
+
+static int pg_schema_version(void *impl)
+{
+	return ((struct pg *)impl)->schema_version;
+}
+
+static int pg_ping(void *impl)
+{
+	PGresult *r;
+	int rc = call(impl, S_PING, NULL, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	return rc;
+}
+
+/* BEGIN / COMMIT / ROLLBACK on the transaction's connection. */
+static int simple(struct tls *t, struct pconn *c, const char *sql,
+		  const char *expect)
+{
+	PGresult *r = PQexec(c->pq, sql);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		return failure(t, c, r);
+	/* COMMIT of a transaction that failed answers ROLLBACK */
+	if (strcmp(PQcmdStatus(r), expect) != 0) {
+		set_error(t, 0, "the transaction was rolled back (%s)",
+			  PQcmdStatus(r));
+		PQclear(r);
+		return STORE_ERROR;
+	}
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_begin(void *impl)
+{
+	struct pg *st = impl;
+	struct tls *t = tls_get(st);
+	if (!t)
+		return STORE_ERROR;
+	if (t->txn) {
+		set_error(t, 0, "a transaction is already open%s", "");
+		return STORE_ERROR;
+	}
+	struct pconn *c = acquire(st, t);
+	if (!c)
+		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
+	int rc = simple(t, c, "BEGIN", "BEGIN");
+	if (rc != STORE_OK)
+		release(st, t, c);
+	else
+		t->txn = c;
+	return rc;
+}
+
+static int end_txn(struct pg *st, const char *sql, const char *expect)
+{
+	struct tls *t = tls_get(st);
+	if (!t || !t->txn)
+		return STORE_ERROR;
+	struct pconn *c = t->txn;
+	int rc = simple(t, c, sql, expect);
+	t->txn = NULL;
+	release(st, t, c);
+	return rc;
+}
+
+static int pg_commit(void *impl) { return end_txn(impl, "COMMIT", "COMMIT"); }
+
+static int pg_rollback(void *impl)
+{
+	return end_txn(impl, "ROLLBACK", "ROLLBACK");
+}
+
+/* -------------------------------------------------------------- sessions */
+
+static int insert_event(struct pg *st, const char *id,
+			const struct store_event *e)
+{
+	char v[24], at[24], ref[24], link[24];
+	const char *p[] = {id, I64(v, e->version), e->kind,
+			   e->moves ? e->moves : "", e->actor,
+			   I64(at, e->created_at), I64(ref, e->ref),
+			   I64(link, e->link)};
+	PGresult *r;
+	int rc = call(st, S_INSERT_EVENT, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	return rc;
+}
+
+/* Text parameters end at a NUL: a state is 6n² facelet letters, which
+ * the session layer hands over without one. */
+static int insert_snapshot(struct pg *st, const char *id, int64_t version,
+			   const char *state, size_t len)
+{
+	char *text = malloc(len + 1);
+	if (!text)
+		return nomem(st);
+	memcpy(text, state, len);
+	text[len] = '\0';
+	char v[24];
+	const char *p[] = {id, I64(v, version), text};
+	PGresult *r;
+	int rc = call(st, S_INSERT_SNAPSHOT, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	free(text);
+	return rc;
+}
+
+static int pg_create_session(void *impl, const struct store_session *ss,
+			     const struct store_event *ev0, const char *state,
+			     size_t len)
+{
+	struct pg *st = impl;
+	char size[16], at[24], hash[2 * STORE_HASH_LEN + 1];
+	hex_encode(hash, ss->token_hash, STORE_HASH_LEN);
+	const char *p[] = {ss->id, I64(size, ss->size), I64(at, ss->created_at),
+			   hash, ss->title,
+			   ss->is_private ? "private" : "public"};
+	PGresult *r;
+	int rc = call(st, S_INSERT_SESSION, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int n = changed(r);
+	PQclear(r);
+	if (n != 1) {
+		struct tls *t = tls_get(st);
+		if (t)
+			set_error(t, 0, "session %s exists", ss->id);
+		return STORE_CONFLICT;
+	}
+	rc = insert_event(st, ss->id, ev0);
+	if (rc == STORE_OK)
+		rc = insert_snapshot(st, ss->id, 0, state, len);
+	return rc;
+}
+
+static int pg_get_session(void *impl, const char *id,
+			  struct store_session *out)
+{
+	const char *p[] = {id};
+	PGresult *r;
+	int rc = call(impl, S_GET_SESSION, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return STORE_NOT_FOUND;
+	}
+	memset(out, 0, sizeof *out);
+	snprintf(out->id, sizeof out->id, "%s", id);
+	out->size = (int)col_i64(r, 0, 0);
+	out->created_at = col_i64(r, 0, 1);
+	out->updated_at = col_i64(r, 0, 2);
+	out->version = col_i64(r, 0, 3);
+	out->undo_top = col_i64(r, 0, 4);
+	out->redo_top = col_i64(r, 0, 5);
+	hex_decode(out->token_hash, PQgetvalue(r, 0, 6), STORE_HASH_LEN);
+	int untitled = PQgetisnull(r, 0, 7);
+	out->title = col_dup(r, 0, 7);
+	out->is_private = strcmp(PQgetvalue(r, 0, 8), "private") == 0;
+	PQclear(r);
+	if (!untitled && !out->title)
+		return nomem(impl);
+	return STORE_OK;
+}
+
+/* Inside a write transaction the row is locked too (FOR UPDATE) until
+ * the transaction ends: the writer checks a session's version before it
+ * writes, and with the lock no other node can move the session between
+ * that check and the write. Without it, a node writing one session
+ * without pause re-takes the row lock before the other node's reload is
+ * done, and the other node's appends keep losing (a convoy). */
+static int pg_session_version(void *impl, const char *id, int64_t *version)
+{
+	struct pg *st = impl;
+	struct tls *t = tls_get(st);
+	const char *p[] = {id};
+	PGresult *r;
+	int rc = call(impl, t && t->txn ? S_SESSION_VERSION_LOCK
+				       : S_SESSION_VERSION,
+		      p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return STORE_NOT_FOUND;
+	}
+	*version = col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_append_event(void *impl, const char *id,
+			   const struct store_event *e, int64_t undo_top,
+			   int64_t redo_top)
+{
+	struct pg *st = impl;
+	char v[24], u[24], rd[24], at[24];
+	const char *p[] = {id, I64(v, e->version), I64(u, undo_top),
+			   I64(rd, redo_top), I64(at, e->created_at)};
+	PGresult *r;
+	int rc = call(st, S_ADVANCE, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int n = changed(r);
+	PQclear(r);
+	if (n != 1) {
+		int64_t now;
+		rc = pg_session_version(impl, id, &now);
+		if (rc != STORE_OK)
+			return rc;
+		struct tls *t = tls_get(st);
+		if (t)
+			snprintf(t->error, sizeof t->error,
+				 "session %s is at version %lld, not %lld", id,
+				 (long long)now, (long long)(e->version - 1));
+		return STORE_CONFLICT;
+	}
+	return insert_event(st, id, e);
+}
+
+static int pg_add_snapshot(void *impl, const char *id, int64_t version,
+			   const char *state, size_t len)
+{
+	return insert_snapshot(impl, id, version, state, len);
+}
+
+static int snapshot_at(struct pg *st, const char *id, int64_t at,
+		       int64_t *version, char **state, size_t *len)
+{
+	char a[24];
+	const char *p[] = {id, I64(a, at)};
+	PGresult *r;
+	int rc = call(st, S_SNAPSHOT_AT, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return STORE_NOT_FOUND;
+	}
+	*version = col_i64(r, 0, 0);
+	if (state) {
+		*state = col_dup(r, 0, 1);
+		*len = (size_t)PQgetlength(r, 0, 1);
+	}
+	PQclear(r);
+	if (state && !*state)
+		return nomem(st);
+	return STORE_OK;
+}
+
+static int pg_replay_base(void *impl, const char *id, int64_t at,
+			  int64_t *base, char **state, size_t *len)
+{
+	struct pg *st = impl;
+	char a[24];
+	const char *p[] = {id, I64(a, at)};
+	PGresult *r;
+	int rc = call(st, S_LAST_RESET, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int64_t reset = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
+				? col_i64(r, 0, 0)
+				: -1;
+	PQclear(r);
+	rc = snapshot_at(st, id, at, base, state, len);
+	if (rc != STORE_OK || reset <= *base)
+		return rc;
+	/* a reset after the latest snapshot: version 0's state there */
+	free(*state);
+	*state = NULL;
+	int64_t zero;
+	rc = snapshot_at(st, id, 0, &zero, state, len);
+	*base = reset;
+	return rc;
+}
+
+/* Columns version, kind, moves, actor, created_at, ref, link. */
+static int read_event(const PGresult *r, int row, struct store_event *e)
+{
+	memset(e, 0, sizeof *e);
+	e->version = col_i64(r, row, 0);
+	snprintf(e->kind, sizeof e->kind, "%s", PQgetvalue(r, row, 1));
+	e->moves = col_dup(r, row, 2);
+	e->actor = col_dup(r, row, 3);
+	e->created_at = col_i64(r, row, 4);
+	e->ref = col_i64(r, row, 5);
+	e->link = col_i64(r, row, 6);
+	if (!e->moves || (!PQgetisnull(r, row, 3) && !e->actor)) {
+		store_event_free(e);
+		return STORE_ERROR;
+	}
+	return STORE_OK;
+}
+
+static int pg_get_event(void *impl, const char *id, int64_t version,
+			struct store_event *out)
+{
+	char v[24];
+	const char *p[] = {id, I64(v, version)};
+	PGresult *r;
+	int rc = call(impl, S_GET_EVENT, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return STORE_NOT_FOUND;
+	}
+	rc = read_event(r, 0, out);
+	PQclear(r);
+	return rc == STORE_OK ? rc : nomem(impl);
+}
+
+static int pg_events_after(void *impl, const char *id, int64_t after,
+			   struct store_event *out, int cap)
+{
+	if (cap <= 0)
+		return 0;
+	char a[24], c[16];
+	const char *p[] = {id, I64(a, after), I64(c, cap)};
+	PGresult *r;
+	int rc = call(impl, S_EVENTS_AFTER, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int k = PQntuples(r);
+	if (k > cap)
+		k = cap;
+	for (int i = 0; i < k; i++)
+		if (read_event(r, i, &out[i]) != STORE_OK) {
+			while (i-- > 0)
+				store_event_free(&out[i]);
+			PQclear(r);
+			return nomem(impl);
+		}
+	PQclear(r);
+	return k;
+}
+
+static int pg_delete_session(void *impl, const char *id)
+{
+	const char *p[] = {id};
+	PGresult *r;
+	int rc = call(impl, S_DELETE_SESSION, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int n = changed(r);
+	PQclear(r);
+	return n == 1 ? STORE_OK : STORE_NOT_FOUND;
+}
+
+static int pg_count_sessions(void *impl, int64_t *count)
+{
+	PGresult *r;
+	int rc = call(impl, S_COUNT_SESSIONS, NULL, &r);
+	if (rc != STORE_OK)
+		return rc;
+	*count = col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
+/* ---------------------------------------------------------------- solves */
+
+static int pg_add_solve(void *impl, const char *session_id,
+			const struct store_solve *sv, int64_t *out_id)
+{
+	char v[24], len[16], ms[32], at[24];
+	snprintf(ms, sizeof ms, "%.17g", sv->elapsed_ms);
+	const char *p[] = {session_id, I64(v, sv->version), sv->method,
+			   sv->solution ? sv->solution : "", I64(len, sv->length),
+			   ms, I64(at, sv->created_at)};
+	PGresult *r;
+	int rc = call(impl, S_INSERT_SOLVE, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (out_id)
+		*out_id = col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_list_solves(void *impl, const char *session_id, int64_t after,
+			  struct store_solve *out, int cap)
+{
+	char a[24], c[16];
+	const char *p[] = {session_id, I64(a, after), I64(c, cap)};
+	PGresult *r;
+	int rc = call(impl, S_LIST_SOLVES, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int k = PQntuples(r);
+	if (k > cap)
+		k = cap;
+	for (int i = 0; i < k; i++) {
+		struct store_solve *v = &out[i];
+		memset(v, 0, sizeof *v);
+		v->id = col_i64(r, i, 0);
+		v->version = col_i64(r, i, 1);
+		snprintf(v->method, sizeof v->method, "%s",
+			 PQgetvalue(r, i, 2));
+		v->solution = col_dup(r, i, 3);
+		v->length = (int)col_i64(r, i, 4);
+		v->elapsed_ms = strtod(PQgetvalue(r, i, 5), NULL);
+		v->created_at = col_i64(r, i, 6);
+		if (!v->solution) {
+			while (i-- > 0)
+				store_solve_free(&out[i]);
+			PQclear(r);
+			return nomem(impl);
+		}
+	}
+	PQclear(r);
+	return k;
+}
+
+/* ----------------------------------------------------------------- tokens */
+
+/* Columns id, role, name, created_at, revoked_at (0 = live). */
+static void read_token(const PGresult *r, int row, struct store_token *t)
+{
+	memset(t, 0, sizeof *t);
+	t->id = col_i64(r, row, 0);
+	snprintf(t->role, sizeof t->role, "%s", PQgetvalue(r, row, 1));
+	snprintf(t->name, sizeof t->name, "%s", PQgetvalue(r, row, 2));
+	t->created_at = col_i64(r, row, 3);
+	t->revoked_at = col_i64(r, row, 4);
+}
+
+static int pg_add_token(void *impl, const char *session_id,
+			struct store_token *t, const unsigned char *hash)
+{
+	char h[2 * STORE_HASH_LEN + 1], at[24];
+	hex_encode(h, hash, STORE_HASH_LEN);
+	const char *p[] = {session_id, t->role, t->name[0] ? t->name : NULL, h,
+			   I64(at, t->created_at)};
+	PGresult *r;
+	int rc = call(impl, S_INSERT_TOKEN, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return STORE_CONFLICT; /* the name is taken */
+	}
+	t->id = col_i64(r, 0, 0);
+	snprintf(t->name, sizeof t->name, "%s", PQgetvalue(r, 0, 1));
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_find_token(void *impl, const char *session_id,
+			 const unsigned char *hash, struct store_token *out)
+{
+	char h[2 * STORE_HASH_LEN + 1];
+	hex_encode(h, hash, STORE_HASH_LEN);
+	const char *p[] = {session_id, h};
+	PGresult *r;
+	int rc = call(impl, S_FIND_TOKEN, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) < 1) {
+		PQclear(r);
+		return STORE_NOT_FOUND;
+	}
+	read_token(r, 0, out);
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_list_tokens(void *impl, const char *session_id,
+			  struct store_token *out, int cap)
+{
+	char c[16];
+	const char *p[] = {session_id, I64(c, cap)};
+	PGresult *r;
+	int rc = call(impl, S_LIST_TOKENS, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int k = PQntuples(r);
+	if (k > cap)
+		k = cap;
+	for (int i = 0; i < k; i++)
+		read_token(r, i, &out[i]);
+	PQclear(r);
+	return k;
+}
+
+static int pg_revoke_token(void *impl, const char *session_id, int64_t id,
+			   int64_t when)
+{
+	char i[24], w[24];
+	const char *p[] = {session_id, I64(i, id), I64(w, when)};
+	PGresult *r;
+	int rc = call(impl, S_REVOKE_TOKEN, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int n = changed(r);
+	PQclear(r);
+	return n == 1 ? STORE_OK : STORE_NOT_FOUND;
+}
+
+/* The rows are locked as the sorted scan returns them: in id order on
+ * every node. Session ids are URL-safe base64, but every element is
+ * quoted and escaped anyway. */
+static int pg_lock_sessions(void *impl, const char *const *ids, int n)
+{
+	size_t cap = 3;
+	for (int i = 0; i < n; i++)
+		cap += 2 * strlen(ids[i]) + 3;
+	char *arr = malloc(cap);
+	if (!arr)
+		return nomem(impl);
+	size_t k = 0;
+	arr[k++] = '{';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			arr[k++] = ',';
+		arr[k++] = '"';
+		for (const char *c = ids[i]; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				arr[k++] = '\\';
+			arr[k++] = *c;
+		}
+		arr[k++] = '"';
+	}
+	arr[k++] = '}';
+	arr[k] = '\0';
+	const char *p[] = {arr};
+	PGresult *r;
+	int rc = call(impl, S_LOCK_SESSIONS, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	free(arr);
+	return rc;
+}
+
+/* ----------------------------------------------------------- idempotency */
+
+static int pg_idem_claim(void *impl, const unsigned char *scope,
+			 const unsigned char *print, int64_t now,
+			 int64_t ttl_ms, struct store_idem *out)
+{
+	struct pg *st = impl;
+	char sc[65], pr[65], at[24], old[24];
+	hex_encode(sc, scope, 32);
+	hex_encode(pr, print, 32);
+	const char *p[] = {sc, pr, I64(at, now), I64(old, now - ttl_ms)};
+	PGresult *r;
+	/* now and then, the expired records of keys that never came back */
+	if ((now & 255) == 0) {
+		const char *e[] = {old};
+		if (call(st, S_IDEM_EXPIRE, e, &r) == STORE_OK)
+			PQclear(r);
+	}
+	int rc = call(st, S_IDEM_CLAIM, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int claimed = PQntuples(r) == 1;
+	PQclear(r);
+	if (claimed)
+		return STORE_OK;
+	const char *g[] = {sc};
+	rc = call(st, S_IDEM_GET, g, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (PQntuples(r) != 1) { /* aborted meanwhile: a retry may claim */
+		PQclear(r);
+		memset(out, 0, sizeof *out);
+		return STORE_CONFLICT;
+	}
+	memset(out, 0, sizeof *out);
+	out->status = (int)col_i64(r, 0, 0);
+	hex_decode(out->print, PQgetvalue(r, 0, 1), 32);
+	out->content_type = col_dup(r, 0, 2);
+	out->headers = col_dup(r, 0, 3);
+	if (!PQgetisnull(r, 0, 4)) {
+		const char *hex = PQgetvalue(r, 0, 4);
+		size_t n = strlen(hex) / 2;
+		out->body = malloc(n + 1);
+		if (out->body) {
+			hex_decode((unsigned char *)out->body, hex, n);
+			out->body[n] = '\0';
+			out->body_len = n;
+		}
+	}
+	PQclear(r);
+	return STORE_CONFLICT;
+}
+
+static int pg_idem_finish(void *impl, const unsigned char *scope,
+			  const struct store_idem *a)
+{
+	char sc[65], status[16];
+	hex_encode(sc, scope, 32);
+	char *hex = malloc(2 * a->body_len + 1);
+	if (!hex)
+		return nomem(impl);
+	hex_encode(hex, (const unsigned char *)(a->body ? a->body : ""),
+		   a->body ? a->body_len : 0);
+	const char *p[] = {sc, I64(status, a->status), a->content_type,
+			   a->headers, hex};
+	PGresult *r;
+	int rc = call(impl, S_IDEM_FINISH, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	free(hex);
+	return rc;
+}
+
+static int pg_idem_abort(void *impl, const unsigned char *scope)
+{
+	char sc[65];
+	hex_encode(sc, scope, 32);
+	const char *p[] = {sc};
+	PGresult *r;
+	int rc = call(impl, S_IDEM_ABORT, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- listen */
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Hand every pending notification to the callback. */
+static void drain(struct pg *st, PGconn *pq)
+{
+	PGnotify *n;
+	while ((n = PQnotifies(pq)) != NULL) {
+		char *colon = strrchr(n->extra, ':');
+		if (colon && colon - n->extra < STORE_ID_MAX) {
+			char id[STORE_ID_MAX];
+			memcpy(id, n->extra, (size_t)(colon - n->extra));
+			id[colon - n->extra] = '\0';
+			st->notify(st->notify_ctx, id,
+				   strtoll(colon + 1, NULL, 10));
+		}
+		PQfreemem(n);
+	}
+}
+
+static void *listener_main(void *arg)
+{
+	struct pg *st = arg;
+	prctl(PR_SET_NAME, "cubed-listen", 0, 0, 0);
+	PGconn *pq = NULL;
+	while (!atomic_load(&st->stop)) {
+		if (!pq || PQstatus(pq) != CONNECTION_OK) {
+			PQfinish(pq);
+			pq = connect_pq(st->conninfo);
+			PGresult *r = PQstatus(pq) == CONNECTION_OK
+					      ? PQexec(pq, "LISTEN cubed_events")
+					      : NULL;
+			int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+			PQclear(r);
+			if (!ok) {
+				/* wait, unless close() wakes us */
+				struct pollfd w = {st->wake[0], POLLIN, 0};
+				poll(&w, 1, LISTEN_RETRY_MS);
+				continue;
+			}
+			/* notifications sent while we were away are lost:
+			 * every watched session catches up from the rows */
+			st->notify(st->notify_ctx, NULL, -1);
+		}
+		struct pollfd fds[2] = {{PQsocket(pq), POLLIN, 0},
+					{st->wake[0], POLLIN, 0}};
+		int n = poll(fds, 2, -1);
+		if (n < 0 && errno != EINTR)
+			sleep_ms(10);
+		if (fds[1].revents)
+			break;
+		if (fds[0].revents) {
+			if (!PQconsumeInput(pq))
+				continue; /* broken: reconnect above */
+			drain(st, pq);
+		}
+	}
+	PQfinish(pq);
+	return NULL;
+}
+
+static void unlisten(struct pg *st)
+{
+	if (!st->listening)
+		return;
+	atomic_store(&st->stop, 1);
+	close(st->wake[1]);
+	pthread_join(st->listener, NULL);
+	close(st->wake[0]);
+	st->listening = 0;
+}
+
+static int pg_listen(void *impl, store_notify_fn *fn, void *ctx)
+{
+	struct pg *st = impl;
+	if (!fn) {
+		unlisten(st);
+		return STORE_OK;
+	}
+	if (st->listening)
+		return STORE_ERROR;
+	atomic_store(&st->stop, 0);
+	if (pipe(st->wake) != 0)
+		return STORE_ERROR;
+	st->notify = fn;
+	st->notify_ctx = ctx;
+	if (pthread_create(&st->listener, NULL, listener_main, st) != 0) {
+		close(st->wake[0]);
+		close(st->wake[1]);
+		return STORE_ERROR;
+	}
+	st->listening = 1;
+	return STORE_OK;
+}
+
+const struct store_engine store_pg_engine = {
+	.name = "postgresql",
+	.accepts = pg_accepts,
+	.open = pg_open,
+	.close = pg_close,
+	.last_error = pg_last_error,
+	.unavailable = pg_unavailable,
+	.schema_version = pg_schema_version,
+	.ping = pg_ping,
+	.begin = pg_begin,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.create_session = pg_create_session,
+	.get_session = pg_get_session,
+	.session_version = pg_session_version,
+	.append_event = pg_append_event,
+	.add_snapshot = pg_add_snapshot,
+	.replay_base = pg_replay_base,
+	.get_event = pg_get_event,
+	.events_after = pg_events_after,
+	.delete_session = pg_delete_session,
+	.count_sessions = pg_count_sessions,
+	.add_solve = pg_add_solve,
+	.list_solves = pg_list_solves,
+	.add_token = pg_add_token,
+	.find_token = pg_find_token,
+	.list_tokens = pg_list_tokens,
+	.revoke_token = pg_revoke_token,
+	.lock_sessions = pg_lock_sessions,
+	.idem_claim = pg_idem_claim,
+	.idem_finish = pg_idem_finish,
+	.idem_abort = pg_idem_abort,
+	.listen = pg_listen,
+};

@@ -1,0 +1,565 @@
+/* check_pg_nodes.c — two cubed nodes on one PostgreSQL database (make
+ * test-pg): what issue 23 promises of many nodes, checked through HTTP.
+ *
+ *   read_your_writes      a write acked by one node is what the other
+ *                         reads right after, every round, both ways;
+ *   if_match_race         both nodes write the same version with If-Match
+ *                         at once, hundreds of rounds: exactly one 200
+ *                         and one 412 per round, versions dense;
+ *   sse_across_nodes      a watcher on B sees A's writes in order, no gap;
+ *   idempotent_retry_across_nodes  a retry with the same Idempotency-Key
+ *                         on the other node gets the first answer;
+ *   no_lost_update        both nodes write one session without If-Match:
+ *                         every write acked, none lost, versions dense;
+ *   sigkill_a_node        SIGKILL of one node under load through both:
+ *                         every acked write is in the history, the other
+ *                         node keeps serving;
+ *   postgres_restart      PostgreSQL stopped under load: writes answer 503
+ *                         store_unavailable with Retry-After and /readyz
+ *                         says not ready; after it starts again the nodes
+ *                         write again by themselves and every acked write
+ *                         is there. */
+#include <check.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_cluster.h"
+#include "session_helpers.h"
+#include "sse_client.h"
+#include "suites.h"
+
+/* Node A on a new database, node B on the same one. */
+static void start_two(server *a, server *b)
+{
+	/* the load tests send more than the default rate limit (the 503s
+	 * of a stopped database come back fast) */
+	const char *first[] = {"--rate-limit", "0", NULL};
+	start_or_abort(a, NULL, first);
+	const char *extra[] = {"--rate-limit", "0", "--db", a->db, NULL};
+	start_or_abort(b, NULL, extra);
+}
+
+static void stop_two(server *a, server *b)
+{
+	ck_assert_int_eq(server_stop(b, 1), 0);
+	ck_assert_int_eq(server_stop(a, 1), 0);
+}
+
+/* POST moves to s through port (If-Match version when >= 0): the status;
+ * *version the version of a 200. */
+static int post_moves(int port, const ses *s, const char *moves,
+		      long long if_match, long long *version, char *body_out,
+		      size_t cap)
+{
+	char path[160], body[96], auth[96], im[48];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(im, sizeof im, "If-Match: \"v%lld\"", if_match);
+	const char *h[] = {"Content-Type: application/json", auth,
+			   if_match >= 0 ? im : NULL, NULL};
+	http_response r;
+	int rc = http_request(port, "POST", path, h, body, strlen(body), &r);
+	int status = rc == 0 ? r.status : -1;
+	if (body_out)
+		snprintf(body_out, cap, "%.300s", rc == 0 ? r.body : r.error);
+	if (status == 200 && version) {
+		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+		*version = j ? json_integer_value(json_object_get(j, "version"))
+			     : -1;
+		json_decref(j);
+	}
+	http_response_free(&r);
+	return status;
+}
+
+static const char *const MOVES[] = {"R", "U", "F", "L", "D", "B",
+				    "R'", "U'", "F'", "L'", "D'", "B'",
+				    "R2", "U2", "F2", "L2", "D2", "B2"};
+
+START_TEST(read_your_writes)
+{
+	server a, b;
+	start_two(&a, &b);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3}", &s));
+	for (int i = 1; i <= 60; i++) {
+		server *w = i % 2 ? &a : &b, *r = i % 2 ? &b : &a;
+		long long v = -1;
+		char why[320];
+		int st = post_moves(w->port, &s, MOVES[i % 18], -1, &v, why,
+				    sizeof why);
+		ck_assert_msg(st == 200, "write %d: %d %s", i, st, why);
+		ck_assert_int_eq(v, i);
+		/* the other node, at once: never the version before */
+		json_decref(get_session(r->port, s.path, NULL, i));
+	}
+	stop_two(&a, &b);
+}
+END_TEST
+
+struct racer {
+	int port;
+	const ses *s;
+	pthread_barrier_t *bar;
+	int rounds;
+	int *status;           /* per round */
+	long long *version;    /* per round, of a 200 */
+	char error[320];
+};
+
+/* Each round: wait for the other racer, read the version on its own
+ * node, then write it + 1 with If-Match. */
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	for (int i = 0; i < r->rounds; i++) {
+		pthread_barrier_wait(r->bar);
+		char path[160];
+		snprintf(path, sizeof path, "%s", r->s->path);
+		http_response g;
+		long long v = -1;
+		if (http_request(r->port, "GET", path, NULL, NULL, 0, &g) == 0 &&
+		    g.status == 200) {
+			json_t *j = json_loadb(g.body, g.body_len, 0, NULL);
+			v = json_integer_value(json_object_get(j, "version"));
+			json_decref(j);
+		}
+		http_response_free(&g);
+		/* both read before either writes: the same version */
+		pthread_barrier_wait(r->bar);
+		r->status[i] = post_moves(r->port, r->s, MOVES[i % 18], v,
+					  &r->version[i], r->error,
+					  sizeof r->error);
+	}
+	return NULL;
+}
+
+START_TEST(if_match_race)
+{
+	enum { ROUNDS = 300 };
+	server a, b;
+	start_two(&a, &b);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, 2);
+	static int sa[ROUNDS], sb[ROUNDS];
+	static long long va[ROUNDS], vb[ROUNDS];
+	struct racer ra = {a.port, &s, &bar, ROUNDS, sa, va, ""};
+	struct racer rb = {b.port, &s, &bar, ROUNDS, sb, vb, ""};
+	pthread_t ta, tb;
+	pthread_create(&ta, NULL, race, &ra);
+	pthread_create(&tb, NULL, race, &rb);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	pthread_barrier_destroy(&bar);
+	int wins_a = 0, wins_b = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		int one = (sa[i] == 200) + (sb[i] == 200);
+		int lost = (sa[i] == 412) + (sb[i] == 412);
+		ck_assert_msg(one == 1 && lost == 1,
+			      "round %d: statuses %d (A) and %d (B), not one "
+			      "200 and one 412: %s %s",
+			      i, sa[i], sb[i], ra.error, rb.error);
+		long long v = sa[i] == 200 ? va[i] : vb[i];
+		ck_assert_msg(v == i + 1, "round %d: the winner wrote version "
+					  "%lld",
+			      i, v);
+		wins_a += sa[i] == 200;
+		wins_b += sb[i] == 200;
+	}
+	/* versions dense: history 1..ROUNDS, each the winner's moves */
+	json_t *h = history_all(b.port, &s, NULL, 100);
+	ck_assert_int_eq(json_array_size(h), ROUNDS + 1); /* and the create */
+	ck_assert_int_eq(iget(json_array_get(h, 0), "version"), 0);
+	for (int i = 0; i < ROUNDS; i++) {
+		json_t *e = json_array_get(h, (size_t)i + 1);
+		ck_assert_int_eq(iget(e, "version"), i + 1);
+		ck_assert_str_eq(sget(e, "moves"), MOVES[i % 18]);
+	}
+	json_decref(h);
+	json_decref(get_session(a.port, s.path, NULL, ROUNDS));
+	fprintf(stderr, "pg_nodes: %d If-Match rounds, A won %d, B won %d\n",
+		ROUNDS, wins_a, wins_b);
+	stop_two(&a, &b);
+}
+END_TEST
+
+START_TEST(sse_across_nodes)
+{
+	enum { WRITES = 40 };
+	server a, b;
+	start_two(&a, &b);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3}", &s));
+	char path[160];
+	snprintf(path, sizeof path, "%s/events", s.path);
+	sse_client w;
+	ck_assert_msg(sse_open(&w, b.port, path, NULL, 5000, 0) == 0, "%s",
+		      w.error);
+	ck_assert_int_eq(w.status, 200);
+	sse_event e;
+	ck_assert_msg(sse_next(&w, &e, 5000) == 1, "%s", w.error);
+	ck_assert_str_eq(e.type, "state");
+	ck_assert_str_eq(e.id, "0");
+	sse_event_free(&e);
+	for (int i = 1; i <= WRITES; i++) {
+		long long v;
+		char why[320];
+		ck_assert_msg(post_moves(a.port, &s, MOVES[i % 18], -1, &v, why,
+					 sizeof why) == 200,
+			      "%s", why);
+	}
+	for (int i = 1; i <= WRITES; i++) {
+		int rc, skip;
+		do {
+			rc = sse_next(&w, &e, 10000);
+			ck_assert_msg(rc == 1, "event %d: %s", i, w.error);
+			skip = e.comment || strcmp(e.type, "presence") == 0;
+			if (skip)
+				sse_event_free(&e);
+		} while (skip);
+		char want[16];
+		snprintf(want, sizeof want, "%d", i);
+		ck_assert_str_eq(e.type, "moves");
+		ck_assert_msg(strcmp(e.id, want) == 0, "event %d has id %s", i,
+			      e.id);
+		json_t *d = json_loads(e.data, 0, NULL);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_str_eq(sget(d, "moves"), MOVES[i % 18]);
+		ck_assert_int_eq(iget(d, "version"), i);
+		json_decref(d);
+		sse_event_free(&e);
+	}
+	sse_close(&w);
+
+	/* Last-Event-ID replay on the other node */
+	const char *h[] = {"Last-Event-ID: 35", NULL};
+	ck_assert_msg(sse_open(&w, a.port, path, h, 5000, 0) == 0, "%s",
+		      w.error);
+	for (int i = 36; i <= WRITES; i++) {
+		do {
+			ck_assert_msg(sse_next(&w, &e, 5000) == 1, "%s",
+				      w.error);
+			if (e.comment || !e.id[0])
+				sse_event_free(&e);
+		} while (e.comment || !e.id[0]);
+		char want[16];
+		snprintf(want, sizeof want, "%d", i);
+		ck_assert_str_eq(e.id, want);
+		sse_event_free(&e);
+	}
+	sse_close(&w);
+	stop_two(&a, &b);
+}
+END_TEST
+
+/* POST moves with an Idempotency-Key through port: the response. */
+static void keyed_post(int port, const ses *s, const char *key,
+		       const char *moves, http_response *r)
+{
+	char path[160], body[96], auth[96], k[96];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
+	const char *h[] = {"Content-Type: application/json", auth, k, NULL};
+	ck_assert_int_eq(http_request(port, "POST", path, h, body, strlen(body),
+				      r),
+			 0);
+}
+
+START_TEST(idempotent_retry_across_nodes)
+{
+	server a, b;
+	start_two(&a, &b);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3}", &s));
+	http_response first, again, other;
+	keyed_post(a.port, &s, "retry-1", "R U", &first);
+	ck_assert_int_eq(first.status, 200);
+	ck_assert_ptr_null(http_header(&first, "Idempotent-Replayed"));
+	/* the retry lands on B: the first answer, not a second write */
+	keyed_post(b.port, &s, "retry-1", "R U", &again);
+	ck_assert_int_eq(again.status, 200);
+	ck_assert_str_eq(http_header(&again, "Idempotent-Replayed"), "true");
+	ck_assert_str_eq(http_header(&again, "ETag"),
+			 http_header(&first, "ETag"));
+	json_t *j1 = json_loads(first.body, 0, NULL);
+	json_t *j2 = json_loads(again.body, 0, NULL);
+	ck_assert_int_eq(iget(j1, "version"), 1);
+	ck_assert(json_equal(j1, j2));
+	json_decref(j1);
+	json_decref(j2);
+	json_decref(get_session(b.port, s.path, NULL, 1));
+	json_decref(get_session(a.port, s.path, NULL, 1));
+	/* the same key for another request, on either node: refused */
+	keyed_post(b.port, &s, "retry-1", "F", &other);
+	ck_assert_int_eq(other.status, 422);
+	ck_assert_ptr_nonnull(strstr(other.body, "idempotency_key_reused"));
+	http_response_free(&first);
+	http_response_free(&again);
+	http_response_free(&other);
+	/* a new key writes again */
+	keyed_post(b.port, &s, "retry-2", "F", &other);
+	ck_assert_int_eq(other.status, 200);
+	http_response_free(&other);
+	json_decref(get_session(a.port, s.path, NULL, 2));
+	stop_two(&a, &b);
+}
+END_TEST
+
+/* ---------------------------------------------------- load and faults */
+
+#define NLOAD 4
+
+struct loader {
+	int port;
+	ses s;
+	volatile int *stop;
+	long long acked[4096]; /* versions acknowledged, in order */
+	char moves[4096][4];
+	int n;
+	int unavailable;       /* 503 store_unavailable answers */
+	int retry_after;       /* of those, with Retry-After */
+	int dead;              /* the node stopped answering */
+	char error[400];
+};
+
+static void *load(void *arg)
+{
+	struct loader *l = arg;
+	unsigned seed = (unsigned)(size_t)l;
+	while (!*l->stop && l->n < 4096) {
+		const char *m = MOVES[rand_r(&seed) % 18];
+		char path[160], body[64], auth[96];
+		snprintf(path, sizeof path, "%s/moves", l->s.path);
+		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", m);
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s",
+			 l->s.token);
+		const char *h[] = {"Content-Type: application/json", auth, NULL};
+		http_response r;
+		if (http_request(l->port, "POST", path, h, body, strlen(body),
+				 &r) != 0) {
+			l->dead = 1;
+			http_response_free(&r);
+			break;
+		}
+		if (r.status == 200) {
+			json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+			l->acked[l->n] =
+				json_integer_value(json_object_get(j, "version"));
+			snprintf(l->moves[l->n], sizeof l->moves[0], "%s", m);
+			l->n++;
+			json_decref(j);
+		} else if (r.status == 503 &&
+			   strstr(r.body, "\"store_unavailable\"")) {
+			l->unavailable++;
+			l->retry_after += http_header(&r, "Retry-After") != NULL;
+		} else if (!l->error[0]) {
+			snprintf(l->error, sizeof l->error, "POST: %d %.300s",
+				 r.status, r.body);
+		}
+		http_response_free(&r);
+	}
+	return NULL;
+}
+
+/* Every version a loader had acked is in s's history (read through port)
+ * with its moves. */
+static void check_acked(int port, struct loader *ls, int n)
+{
+	for (int i = 0; i < n; i++) {
+		json_t *h = history_all(port, &ls[i].s, NULL, 500);
+		size_t len = json_array_size(h);
+		long long last = -1;
+		for (size_t k = 0; k < len; k++) { /* 0 (create), 1, 2, … */
+			json_t *e = json_array_get(h, k);
+			ck_assert_int_eq(iget(e, "version"), (long long)k);
+			last = (long long)k;
+		}
+		for (int k = 0; k < ls[i].n; k++) {
+			long long v = ls[i].acked[k];
+			ck_assert_msg(v >= 1 && v <= last,
+				      "session %s: acked version %lld is not in "
+				      "its history (%lld events)",
+				      ls[i].s.id, v, last);
+			json_t *e = json_array_get(h, (size_t)v);
+			ck_assert_str_eq(sget(e, "moves"), ls[i].moves[k]);
+		}
+		json_decref(h);
+	}
+}
+
+/* Both nodes write one session as fast as they can, no If-Match: every
+ * write is acknowledged (a node that finds the other's version reloads
+ * and applies its write on top), none is lost, versions are dense. */
+START_TEST(no_lost_update)
+{
+	server a, b;
+	start_two(&a, &b);
+	static struct loader ls[2];
+	volatile int stop = 0;
+	memset(ls, 0, sizeof ls);
+	json_decref(create(a.port, "{\"size\": 3}", &ls[0].s));
+	ls[1].s = ls[0].s;
+	ls[0].port = a.port;
+	ls[1].port = b.port;
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++) {
+		ls[i].stop = &stop;
+		pthread_create(&th[i], NULL, load, &ls[i]);
+	}
+	double deadline = now_s() + 30;
+	while ((ls[0].n < 150 || ls[1].n < 150) && now_s() < deadline &&
+	       !ls[0].error[0] && !ls[1].error[0])
+		test_sleep_ms(5);
+	stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(!ls[i].error[0] && !ls[i].dead, "%s", ls[i].error);
+	ck_assert_msg(ls[0].n >= 150 && ls[1].n >= 150, "%d and %d writes",
+		      ls[0].n, ls[1].n);
+	/* every acked version once, with its moves; nothing else */
+	json_t *h = history_all(a.port, &ls[0].s, NULL, 500);
+	ck_assert_int_eq(json_array_size(h), (size_t)(ls[0].n + ls[1].n) + 1);
+	json_decref(h);
+	check_acked(b.port, ls, 2);
+	fprintf(stderr, "pg_nodes: one session, %d + %d writes through two "
+			"nodes, history dense\n",
+		ls[0].n, ls[1].n);
+	stop_two(&a, &b);
+}
+END_TEST
+
+START_TEST(sigkill_a_node)
+{
+	server a, b;
+	start_two(&a, &b);
+	static struct loader ls[NLOAD];
+	volatile int stop = 0;
+	memset(ls, 0, sizeof ls);
+	pthread_t th[NLOAD];
+	for (int i = 0; i < NLOAD; i++) {
+		json_decref(create(a.port, "{\"size\": 3}", &ls[i].s));
+		/* two sessions written through each node, and the two nodes
+		 * writing the same sessions */
+		ls[i].port = i % 2 ? b.port : a.port;
+		ls[i].stop = &stop;
+	}
+	for (int i = 0; i < NLOAD; i++)
+		pthread_create(&th[i], NULL, load, &ls[i]);
+	/* wait until both nodes acked writes */
+	double deadline = now_s() + 20;
+	while ((ls[0].n < 20 || ls[1].n < 20) && now_s() < deadline)
+		test_sleep_ms(5);
+	ck_assert_msg(ls[0].n >= 20 && ls[1].n >= 20, "no load within 20 s");
+	test_server_kill(&b);
+	/* A keeps serving: its loaders go on acking */
+	int a_before = ls[0].n + ls[2].n;
+	deadline = now_s() + 20;
+	while (ls[0].n + ls[2].n < a_before + 50 && now_s() < deadline)
+		test_sleep_ms(5);
+	stop = 1;
+	for (int i = 0; i < NLOAD; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_msg(ls[0].n + ls[2].n >= a_before + 50,
+		      "node A stopped serving after B died");
+	for (int i = 0; i < NLOAD; i += 2)
+		ck_assert_msg(!ls[i].error[0] && !ls[i].dead, "A: %s",
+			      ls[i].error);
+	check_acked(a.port, ls, NLOAD);
+	test_server_remove(&b);
+	ck_assert_int_eq(server_stop(&a, 1), 0);
+}
+END_TEST
+
+/* This run's cluster, rebuilt from the environment run_tests set. */
+static void the_cluster(struct pg_cluster *c)
+{
+	memset(c, 0, sizeof *c);
+	const char *dir = getenv("CUBED_TEST_PG_DIR");
+	const char *url = getenv("CUBED_TEST_PG");
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_ptr_nonnull(url);
+	snprintf(c->dir, sizeof c->dir, "%s", dir);
+	snprintf(c->url, sizeof c->url, "%s", url);
+	const char *colon = strrchr(url, ':');
+	c->port = atoi(colon + 1);
+	c->running = 1;
+}
+
+START_TEST(postgres_restart)
+{
+	server a, b;
+	start_two(&a, &b);
+	static struct loader ls[2];
+	volatile int stop = 0;
+	memset(ls, 0, sizeof ls);
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++) {
+		json_decref(create(a.port, "{\"size\": 3}", &ls[i].s));
+		ls[i].port = i ? b.port : a.port;
+		ls[i].stop = &stop;
+		pthread_create(&th[i], NULL, load, &ls[i]);
+	}
+	double deadline = now_s() + 20;
+	while ((ls[0].n < 10 || ls[1].n < 10) && now_s() < deadline)
+		test_sleep_ms(5);
+	struct pg_cluster c;
+	the_cluster(&c);
+	ck_assert_int_eq(pg_cluster_halt(&c), 0);
+	/* down: every write a 503 store_unavailable with Retry-After */
+	deadline = now_s() + 20;
+	while ((ls[0].unavailable < 5 || ls[1].unavailable < 5) &&
+	       now_s() < deadline)
+		test_sleep_ms(5);
+	ck_assert_msg(ls[0].unavailable >= 5 && ls[1].unavailable >= 5,
+		      "writes did not answer store_unavailable: %s %s",
+		      ls[0].error, ls[1].error);
+	ck_assert_int_eq(ls[0].retry_after, ls[0].unavailable);
+	json_decref(expect_problem(a.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "unavailable", "database", NULL, NULL));
+	int before[2] = {ls[0].n, ls[1].n};
+	char err[1024];
+	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
+	/* back: both nodes write again without being restarted */
+	deadline = now_s() + 30;
+	while ((ls[0].n < before[0] + 20 || ls[1].n < before[1] + 20) &&
+	       now_s() < deadline)
+		test_sleep_ms(5);
+	stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_msg(ls[0].n >= before[0] + 20 && ls[1].n >= before[1] + 20,
+		      "the nodes did not recover: %d/%d, %d/%d", ls[0].n,
+		      before[0], ls[1].n, before[1]);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(!ls[i].error[0], "%s", ls[i].error);
+	check_acked(b.port, ls, 2);
+	json_decref(expect_json(b.port, "GET", "/readyz", NULL, NULL, NULL, 200,
+				NULL));
+	stop_two(&a, &b);
+}
+END_TEST
+
+Suite *pg_nodes_suite(void)
+{
+	Suite *s = suite_create("pg_nodes");
+	TCase *tc = tcase_create("two_nodes");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, read_your_writes);
+	tcase_add_test(tc, if_match_race);
+	tcase_add_test(tc, sse_across_nodes);
+	tcase_add_test(tc, idempotent_retry_across_nodes);
+	tcase_add_test(tc, no_lost_update);
+	tcase_add_test(tc, sigkill_a_node);
+	tcase_add_test(tc, postgres_restart);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	int lr = store_listen(api.store, events_remote, api.events);
 	if (lr != STORE_OK && lr != STORE_NO_ENGINE) {
 		log_msg(LOG_ERROR, "cannot listen for other nodes' changes");
-		release(&api, NULL, NULL);
+		release(&api, pool, NULL, NULL);
 		return 2;
 	}
 	if (cfg.idempotency_keys)

@@ -16,14 +16,14 @@
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png), taken by
 #                   the browser tests
-#   make test-slow  the long sweeps left out of make test (Check tests tagged
-#                   "slow": every big-cube size and parity case, 128×128)
 #   make sanitize   the same tests under ASan + UBSan (separate build dir,
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
 #                   (node + npm: installs tests/contract's pinned packages)
-#   make test-slow  the slow suites (optimal_slow: superflip, 20 moves,
-#                   proved optimal on the level-OPTIMAL_LEVEL tables)
+#   make test-optimal  the optimal solver's slow suite (optimal_slow:
+#                   superflip, 20 moves, proved optimal on the level-
+#                   OPTIMAL_LEVEL tables: building the 2.5 GB level-2 table
+#                   takes ~7 min here, the searches as long again; not in CI)
 #   make client-check  TypeScript types generated from openapi.yaml, a typed
 #                   client checked with tsc --strict and run against a live
 #                   server (node + npm: tests/client's pinned packages)
@@ -71,7 +71,7 @@ TABLES ?= build/tables
 
 .PHONY: all run test test-run test-slow test-pg bench-pg contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
-	test-web bench-web screenshot test-slow bench-optimal
+	test-web bench-web screenshot test-optimal bench-optimal
 
 all: $(BUILD)/cubed web
 
@@ -190,10 +190,12 @@ screenshot: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
 		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/solve.test.mjs
 
-# Slow suites: only when CUBED_SLOW=1 (run_tests.c), at the optimal
-# tables' level OPTIMAL_LEVEL, cached in $(TABLES) like the others.
+# The optimal solver's slow suite: only when CUBED_SLOW=1 (run_tests.c),
+# at the optimal tables' level OPTIMAL_LEVEL, cached in $(TABLES) like the
+# others. Too slow for CI (a 2.5 GB table built on every clean machine);
+# make test checks the optimal solver with brute-force proofs to 8 moves.
 OPTIMAL_LEVEL ?= 2
-test-slow: $(BUILD)/cubed $(BUILD)/run_tests
+test-optimal: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	CUBED_SLOW=1 CK_RUN_SUITE=optimal_slow CUBED_OPTIMAL_LEVEL=$(OPTIMAL_LEVEL) \
 		CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \

@@ -166,7 +166,13 @@ int solve_pool_submit(struct solve_pool *p, const struct limits_key *client,
 		goto out;
 	}
 	unsigned ci = client_of(p, client);
-	if (p->clients[ci].queued >= p->c.client_queued) {
+	/* The cap is on running and waiting together: a task submitted a
+	 * moment before a free worker takes it is not yet running, and
+	 * counting it as waiting would refuse a client within its caps
+	 * whenever the workers are slow to wake (seen under load in CI). */
+	const struct client *cl = &p->clients[ci];
+	if (cl->running + cl->queued >=
+	    p->c.client_running + p->c.client_queued) {
 		p->refused_client++;
 		rc = POOL_CLIENT_BUSY;
 		goto out;

@@ -4,7 +4,9 @@
  *
  * Each task belongs to a client (the address the rate limiter keys on).
  * A client has at most client_running tasks running and client_queued
- * waiting; the queue holds at most queue_max in all. When a worker is
+ * waiting (one cap on the sum: a task not yet taken by a free worker
+ * counts against the running share); the queue holds at most queue_max
+ * in all. When a worker is
  * free it takes the oldest task of the client with the fewest running
  * and, of those, the one served longest ago (round-robin), skipping
  * clients at their running cap, so one client's many slow tasks cannot
@@ -30,7 +32,7 @@ struct solve_pool_config {
 
 enum solve_pool_result {
 	POOL_OK = 0,
-	POOL_CLIENT_BUSY = 1, /* the client is at its queued cap: 429 */
+	POOL_CLIENT_BUSY = 1, /* running + queued at its caps' sum: 429 */
 	POOL_FULL = 2,        /* the queue is full: 503 */
 	POOL_STOPPED = 3,     /* shutting down: 503 */
 	POOL_NOMEM = 4,

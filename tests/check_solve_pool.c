@@ -193,11 +193,50 @@ START_TEST(caps_cancel_and_stop)
 }
 END_TEST
 
+/* The per-client cap is on running and waiting together. B's gate task
+ * holds the only worker, so A's tasks cannot start: A, running none,
+ * still gets its running share plus its waiting share queued (1 + 2),
+ * and only the next is refused — the same as if the worker had taken
+ * A's first at once. Counting the not-yet-taken task as waiting refused
+ * a client within its caps whenever workers were slow to wake. */
+START_TEST(cap_is_running_plus_waiting)
+{
+	log_init();
+	struct solve_pool_config c = {1, 8, 1, 2};
+	struct solve_pool *p = solve_pool_new(&c);
+	ck_assert_ptr_nonnull(p);
+	struct limits_key a = key(2), b = key(3);
+	struct task tb = {'B', 1}, ta = {'A', 0};
+	uint64_t ticket;
+	ck_assert_int_eq(solve_pool_submit(p, &b, run, drop, &tb, &ticket),
+			 POOL_OK);
+	ck_assert(wait_for(gate_started, NULL));
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(solve_pool_submit(p, &a, run, drop, &ta,
+						   &ticket),
+				 POOL_OK);
+	ck_assert_int_eq(solve_pool_submit(p, &a, run, drop, &ta, &ticket),
+			 POOL_CLIENT_BUSY);
+	struct solve_pool_stats st;
+	solve_pool_stats(p, &st);
+	ck_assert_uint_eq(st.queued, 3);
+	ck_assert_uint_eq(st.running, 1);
+	ck_assert_uint_eq(st.refused_client, 1);
+	open_gate();
+	int all = 4;
+	ck_assert(wait_for(ran, &all));
+	ck_assert_str_eq(lg.order, "BAAA");
+	solve_pool_free(p);
+	ck_assert_int_eq(lg.dropped, 0);
+}
+END_TEST
+
 Suite *solve_pool_suite(void)
 {
 	Suite *s = suite_create("solve_pool");
 	TCase *tc = tcase_create("pool");
 	tcase_add_test(tc, round_robin_over_clients);
+	tcase_add_test(tc, cap_is_running_plus_waiting);
 	tcase_add_test(tc, caps_cancel_and_stop);
 	suite_add_tcase(s, tc);
 	return s;

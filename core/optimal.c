@@ -27,7 +27,8 @@
  * the stack (at most 21 frames deep).
  */
 #include "optimal.h"
-#include "optimal_internal.h"
+#include "optimal_coord.h"
+#include "optimal_tables_internal.h"
 
 #include <string.h>
 

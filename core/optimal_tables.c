@@ -24,8 +24,9 @@
  * reached; after each layer one sweep renames 1 → 0 and 2 → 1. At the end
  * they hold 0 = at most base, 1 = base + 1, 2 = base + 2, 3 = deeper.
  */
-#include "optimal.h"
-#include "optimal_internal.h"
+#include "optimal_tables.h"
+#include "optimal_tables_internal.h"
+#include "solve_internal.h"
 
 #include <string.h>
 
@@ -38,7 +39,7 @@
  * 1 % and 3.5 % of their entries fall back, where base one under the
  * mode sent 10 % and 32 % back (bench/RESULTS.md). Changing it changes
  * the tables: bump OPT__VERSION. */
-const opt__level opt__levels[3] = {
+const opt__level opt__levels[OPTIMAL_LEVELS] = {
 	{0, 0, 0, OPT__NCLS_FS, OPT__NTWIST},
 	{1, 0, 8, OPT__NCLS_FSS, OPT__NTWIST},
 	{0, 1, 9, OPT__NCLS_FS, OPT__NTWIST * OPT__NCSEP},
@@ -161,42 +162,12 @@ static struct build *state_of(unsigned char *b, int level)
 	return (struct build *)(void *)(b + o.state);
 }
 
-/* ------------------------------------------------------ cubies and syms */
+/* ------------------------------------------------------------ symmetries */
 
-void opt__from_cubie(const cubie3 *c, opt__cube *out)
-{
-	for (int i = 0; i < 8; i++)
-		out->c[i] = (uint8_t)(c->cp[i] | c->co[i] << 3);
-	for (int i = 0; i < 12; i++)
-		out->e[i] = (uint8_t)(c->ep[i] | c->eo[i] << 4);
-}
-
-void opt__to_cubie(const opt__cube *c, cubie3 *out)
-{
-	for (int i = 0; i < 8; i++) {
-		out->cp[i] = c->c[i] & 7;
-		out->co[i] = c->c[i] >> 3;
-	}
-	for (int i = 0; i < 12; i++) {
-		out->ep[i] = c->e[i] & 15;
-		out->eo[i] = c->e[i] >> 4;
-	}
-}
-
-void opt__move_cube(int m, opt__cube *out)
-{
-	cubie3 c;
-	cubie3_face_turn(m / 3, m % 3 + 1, &c);
-	opt__from_cubie(&c, out);
-}
-
-/* Kociemba's basic symmetries: the 120° turn about the URF–DBL diagonal,
- * 180° about F–B, 90° about U–D, and the mirror in the plane between L and
- * R; corner twist t + 3 marks a mirrored corner. */
-static const cubie3 s_urf3 = {{0, 4, 5, 1, 3, 7, 6, 2},
-			      {1, 2, 1, 2, 2, 1, 2, 1},
-			      {1, 8, 5, 9, 3, 11, 7, 10, 0, 4, 6, 2},
-			      {1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1}};
+/* Kociemba's basic symmetries that keep the U–D axis: 180° about F–B,
+ * 90° about U–D, and the mirror in the plane between L and R (the 120°
+ * turn about the URF–DBL diagonal is opt__urf's); corner twist t + 3
+ * marks a mirrored corner. */
 static const cubie3 s_f2 = {{5, 4, 7, 6, 1, 0, 3, 2},
 			    {0},
 			    {6, 5, 4, 7, 2, 1, 0, 3, 9, 8, 11, 10},
@@ -209,12 +180,6 @@ static const cubie3 s_lr2 = {{1, 0, 3, 2, 5, 4, 7, 6},
 			     {3, 3, 3, 3, 3, 3, 3, 3},
 			     {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10},
 			     {0}};
-
-void opt__urf(opt__cube *s, opt__cube *sinv)
-{
-	opt__from_cubie(&s_urf3, s);
-	opt__inv(s, sinv);
-}
 
 /* a then b where either may be mirrored (twists 3..5). */
 static void mul_full(const cubie3 *a, const cubie3 *b, cubie3 *out)

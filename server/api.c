@@ -316,9 +316,15 @@ static void idem_keep(const struct api_config *cfg, const uint8_t scope[32],
 		      const struct api_reply *rp)
 {
 	if (rp->status < 500 && rp->status != 409 && rp->status != 429)
-		idem_finish(cfg->idem, scope, rp);
+		idem_record(cfg->idem, scope, rp);
 	else
-		idem_abort(cfg->idem, scope);
+		idem_release(cfg->idem, scope);
+}
+
+/* A pending request's answer that will never come: a retry may run. */
+static void idem_unkept(void *im, const unsigned char scope[32])
+{
+	idem_release(im, scope);
 }
 
 /* Idempotency-Key on a POST that changes state: 0 when there is none (or
@@ -448,9 +454,11 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	json_decref(body);
 	if (rp->pending) {
 		/* answered by api_finish, which keeps the answer then */
-		rp->pending->idem = idem;
-		rp->pending->im = cfg->idem;
-		memcpy(rp->pending->scope, scope, sizeof scope);
+		if (idem) {
+			rp->pending->unkept = idem_unkept;
+			rp->pending->unkept_ctx = cfg->idem;
+			memcpy(rp->pending->scope, scope, sizeof scope);
+		}
 		return;
 	}
 	if (idem)
@@ -463,11 +471,8 @@ void api_finish(const struct api_config *cfg, struct api_reply *rp)
 	rp->pending = NULL;
 	if (!p)
 		return;
-	if (p->st)
-		api__solve_finish(p, rp);
-	else
-		api__session_write_finish(cfg, p, rp);
-	if (p->idem)
+	p->finish(cfg, p, rp);
+	if (p->unkept)
 		idem_keep(cfg, p->scope, rp);
 	free(p);
 }

@@ -13,6 +13,7 @@
 
 #include "api_internal.h"
 #include "problem.h"
+#include "utf8.h"
 
 /* ---- JSON body validation --------------------------------------------- */
 
@@ -140,7 +141,7 @@ static void query_problem(struct api_reply *rp, enum problem id,
 			  const char *after)
 {
 	char name[48];
-	problem_utf8_clean(name, sizeof name, q, klen < 40 ? klen : 40);
+	utf8_clean(name, sizeof name, q, klen < 40 ? klen : 40);
 	json_t *p = problem_reply(rp, id, "%s\"%s\"%s", before, name, after);
 	if (p)
 		json_object_set_new(p, "field", json_string(name));
@@ -310,7 +311,7 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 	if (tok) {
 		char *clean = malloc(tlen + 1);
 		if (clean) {
-			size_t cl = problem_utf8_clean(clean, tlen + 1, tok,
+			size_t cl = utf8_clean(clean, tlen + 1, tok,
 						       tlen);
 			json_object_set_new(p, "token",
 					    json_stringn(clean, cl));

@@ -90,17 +90,27 @@ api__get_handler api__get_openapi;
 api__get_handler api__get_page;
 api__get_handler api__get_metrics; /* metrics.c */
 
-/* A request answered later (api.h: rq->done): a session write in the
- * writer's queue, and the Idempotency-Key scope its answer is kept under. */
-struct session_pending;
-struct solve_task;
+/* A request answered later (api.h: rq->done): work that runs elsewhere
+ * (a session write in the writer's queue, a solve on the solver pool),
+ * and the Idempotency-Key scope its answer is kept under. The handler
+ * that made it says how to build its reply and how to let the work go;
+ * the router says how to keep the answer or let a retry run. So the
+ * reply's own code (api_reply.c) names none of them. */
 struct api_pending {
-	struct session_pending *sp;
-	struct solve_task *st; /* or a solve on the solver pool */
-	int kind;          /* enum ses_write_kind */
-	int idem;          /* keep the answer under scope */
+	/* Set by the handler. finish builds the reply once done was
+	 * called; abandon lets the work go when nobody will take it. Each
+	 * runs at most once, and only one of them. */
+	void (*finish)(const struct api_config *cfg, struct api_pending *p,
+		       struct api_reply *rp);
+	void (*abandon)(struct api_pending *p);
+	void *work;        /* the handler's: what finish and abandon take */
+	int kind;          /* the handler's: which kind of work it is */
+	/* Set by the router when the answer is to be kept under scope:
+	 * unkept(unkept_ctx, scope) says there will be none (a retry may
+	 * run). NULL: no Idempotency-Key. */
+	void (*unkept)(void *ctx, const unsigned char scope[32]);
+	void *unkept_ctx;
 	unsigned char scope[32];
-	struct idem *im;   /* where, so that an abandoned request lets go */
 };
 
 struct session_view;
@@ -125,15 +135,6 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 			int is_private, const char *qtoken,
 			const char *qticket, const char **token, int *granted,
 			struct api_reply *rp);
-
-/* The reply of a finished solve on the solver pool into rp, and the
- * task freed; or the task freed unanswered (api_solve.c). */
-void api__solve_finish(struct api_pending *p, struct api_reply *rp);
-void api__solve_abandon(struct api_pending *p);
-
-/* The reply of a finished pending session write. */
-void api__session_write_finish(const struct api_config *cfg,
-			       struct api_pending *p, struct api_reply *rp);
 
 /* ---- body fields ------------------------------------------------------ */
 

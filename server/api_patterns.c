@@ -14,6 +14,7 @@
 #include "api_internal.h"
 #include "pattern.h"
 #include "problem.h"
+#include "utf8.h"
 
 /* GET /v1/patterns answers sizes up to this: every part is 6·n² bytes of
  * text, and a big cube's library has 27 parts (24 kB each at 64, 660 kB
@@ -122,7 +123,7 @@ static void pattern_problem(const pattern_error *e, int n, const char *s,
 	} else {
 		if (clen > len - e->offset)
 			clen = len - e->offset;
-		problem_utf8_clean(one, sizeof one, s + e->offset, clen);
+		utf8_clean(one, sizeof one, s + e->offset, clen);
 		snprintf(shown, sizeof shown, "\"%s\"", one);
 	}
 	json_t *p;
@@ -211,7 +212,7 @@ static int named_parts(int n, const json_t *jname, struct parts *pp,
 		strlen(name) == len ? pattern_named_find(n, name) : NULL;
 	if (pn == NULL) {
 		char shown[72], names[256];
-		problem_utf8_clean(shown, sizeof shown, name, len);
+		utf8_clean(shown, sizeof shown, name, len);
 		name_list(n, names, sizeof names);
 		api__bad_field(rp, PROBLEM_UNKNOWN_PATTERN, "name",
 			       "there is no pattern named \"%s\" for size %d; "
@@ -440,7 +441,7 @@ void api__post_pieces(const struct api_config *cfg, const json_t *body,
 		piece = piece_parse(s, len, &kind);
 		if (piece < 0) {
 			char shown[72];
-			problem_utf8_clean(shown, sizeof shown, s, len);
+			utf8_clean(shown, sizeof shown, s, len);
 			api__bad_field(rp, PROBLEM_UNKNOWN_PIECE, "piece",
 				       "\"%s\" names no piece: a corner is the "
 				       "three faces it touches (URF, UFL, ULB, "

@@ -8,10 +8,7 @@
 #include <string.h>
 
 #include "api_internal.h"
-#include "events.h"
-#include "idempotency.h"
 #include "errors.h"
-#include "sessions.h"
 
 /* ---- replies ---------------------------------------------------------- */
 
@@ -22,6 +19,7 @@ void api_reply_init(struct api_reply *rp)
 	memset(rp, 0, offsetof(struct api_reply, headers));
 	rp->route = NULL;
 	rp->stream = NULL;
+	rp->stream_close = NULL;
 	rp->pending = NULL;
 	rp->status = 500;
 }
@@ -32,8 +30,10 @@ void api_reply_free(struct api_reply *rp)
 	rp->json = NULL;
 	free(rp->owned);
 	rp->owned = NULL;
-	events_detach(rp->stream);
+	if (rp->stream && rp->stream_close)
+		rp->stream_close(rp->stream);
 	rp->stream = NULL;
+	rp->stream_close = NULL;
 	/* a pending write nobody will answer: wait is not possible here, so
 	 * the caller must only free replies whose done was called */
 	api_pending_free(rp->pending);
@@ -108,12 +108,10 @@ void api_pending_free(struct api_pending *p)
 {
 	if (!p)
 		return;
-	if (p->sp)
-		sessions_write_abandon(p->sp);
-	if (p->st)
-		api__solve_abandon(p);
-	if (p->idem && p->im) /* nobody got an answer: a retry may run */
-		idem_abort(p->im, p->scope);
+	if (p->abandon)
+		p->abandon(p);
+	if (p->unkept) /* nobody got an answer: a retry may run */
+		p->unkept(p->unkept_ctx, p->scope);
 	free(p);
 }
 

@@ -107,8 +107,9 @@ struct api_reply {
 	const char *route; /* the matched route pattern (static), for metrics */
 	/* A live event stream (text/event-stream) instead of a body: the HTTP
 	 * layer takes it over (and sets this NULL); else api_reply_free lets
-	 * it go. */
+	 * it go with stream_close, set by whoever opened it. */
 	struct watcher *stream;
+	void (*stream_close)(struct watcher *w);
 	/* Not answered yet (only with rq->done): call api_finish once done
 	 * was called, or api_pending_free if the answer is not wanted. */
 	struct api_pending *pending;

@@ -14,6 +14,7 @@
 #include "events.h"
 #include "idempotency.h"
 #include "problem.h"
+#include "utf8.h"
 #include "sessions.h"
 
 /* ---- representations -------------------------------------------------- */
@@ -53,7 +54,7 @@ int api__include_arg(const json_t *v, unsigned allowed, unsigned *want,
 		if (r < 0 || !(allowed & REPR_BIT(r))) {
 			repr_list(allowed, names, sizeof names);
 			char shown[64];
-			problem_utf8_clean(shown, sizeof shown,
+			utf8_clean(shown, sizeof shown,
 					   json_string_value(e),
 					   json_string_length(e));
 			api__bad_field(rp, PROBLEM_BAD_INCLUDE, "include",

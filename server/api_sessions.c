@@ -506,6 +506,9 @@ static void written_reply(const struct api_config *cfg,
 			  enum ses_write_kind kind, int rc,
 			  struct session_view *v, char *text,
 			  struct api_reply *rp);
+static void write_finish(const struct api_config *cfg, struct api_pending *p,
+			 struct api_reply *rp);
+static void write_abandon(struct api_pending *p);
 
 /* moves / undo / redo / reset */
 static void session_write(const struct api_config *cfg,
@@ -580,16 +583,18 @@ static void session_write(const struct api_config *cfg,
 		/* answered when the writer is done (api_finish) */
 		struct api_pending *p = calloc(1, sizeof *p);
 		if (p)
-			p->sp = sessions_write_begin(cfg->sessions, &w, rq->done,
-						     rq->done_ctx);
+			p->work = sessions_write_begin(cfg->sessions, &w,
+						       rq->done, rq->done_ctx);
 		free(w.nodes);
-		if (!p || !p->sp) {
+		if (!p || !p->work) {
 			free(p);
 			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 				      "out of memory");
 			return;
 		}
 		p->kind = kind;
+		p->finish = write_finish;
+		p->abandon = write_abandon;
 		rp->pending = p;
 		return;
 	}
@@ -600,15 +605,24 @@ static void session_write(const struct api_config *cfg,
 	written_reply(cfg, kind, rc, &v, text, rp);
 }
 
-void api__session_write_finish(const struct api_config *cfg,
-			       struct api_pending *p, struct api_reply *rp)
+/* The reply of a pending write the writer has finished (api_finish). */
+static void write_finish(const struct api_config *cfg, struct api_pending *p,
+			 struct api_reply *rp)
 {
 	struct session_view v;
 	memset(&v, 0, sizeof v);
 	char *text = NULL;
-	int rc = sessions_write_end(p->sp, &v, &text);
-	p->sp = NULL;
+	int rc = sessions_write_end(p->work, &v, &text);
+	p->work = NULL;
 	written_reply(cfg, (enum ses_write_kind)p->kind, rc, &v, text, rp);
+}
+
+/* A pending write whose answer nobody will take (api_pending_free). */
+static void write_abandon(struct api_pending *p)
+{
+	if (p->work)
+		sessions_write_abandon(p->work);
+	p->work = NULL;
 }
 
 /* The reply to a write that ended with rc (v and text are released). */
@@ -889,6 +903,7 @@ void api__session_events(const struct api_config *cfg,
 	rc = events_subscribe(cfg->events, cfg->sessions, id, n, after, &w);
 	if (rc == EVENTS_OK) {
 		rp->stream = w;
+		rp->stream_close = events_detach;
 		return;
 	}
 	rp->status = 500;

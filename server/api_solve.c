@@ -25,6 +25,7 @@
 #include "beginner.h"
 #include "pattern.h"
 #include "problem.h"
+#include "utf8.h"
 #include "reduce.h"
 #include "sessions.h"
 #include "solve.h"
@@ -225,7 +226,7 @@ static int target_arg(const char *s, size_t len, target_spec *t,
 	}
 	if (len != 54) {
 		char shown[72];
-		problem_utf8_clean(shown, sizeof shown, s, len);
+		utf8_clean(shown, sizeof shown, s, len);
 		api__bad_field(rp, PROBLEM_UNKNOWN_PATTERN, "target",
 			       "target \"%s\" is neither a pattern of 54 "
 			       "places nor a 3×3 pattern name (solved, cross, "
@@ -777,6 +778,29 @@ static void task_drop(void *arg)
 	t->done(t->done_ctx);
 }
 
+/* The reply of a finished solve on the solver pool into rp, and the task
+ * freed (api_finish). */
+static void pooled_finish(const struct api_config *cfg, struct api_pending *p,
+			  struct api_reply *rp)
+{
+	(void)cfg;
+	struct solve_task *t = p->work;
+	const char *route = rp->route;
+	api_reply_free(rp);
+	*rp = t->rp;
+	rp->route = route;
+	api_reply_init(&t->rp);
+	task_free(t);
+	p->work = NULL;
+}
+
+/* A queued or running solve whose answer nobody will take. */
+static void pooled_abandon(struct api_pending *p)
+{
+	task_free(p->work);
+	p->work = NULL;
+}
+
 /* Queue t on the pool: rp->pending answers later; or rp is the refusal
  * (429 when the client has as many solves waiting as it may, 503 when
  * the queue is full) and t is freed. */
@@ -790,7 +814,9 @@ static void offload(const struct api_config *cfg, const struct api_request *rq,
 				       task_run, task_drop, t, &t->ticket)
 		   : POOL_NOMEM;
 	if (rc == POOL_OK) {
-		p->st = t;
+		p->work = t;
+		p->finish = pooled_finish;
+		p->abandon = pooled_abandon;
 		rp->pending = p;
 		return;
 	}
@@ -820,22 +846,6 @@ static void offload(const struct api_config *cfg, const struct api_request *rq,
 	problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 }
 
-void api__solve_finish(struct api_pending *p, struct api_reply *rp)
-{
-	const char *route = rp->route;
-	api_reply_free(rp);
-	*rp = p->st->rp;
-	rp->route = route;
-	api_reply_init(&p->st->rp);
-	task_free(p->st);
-	p->st = NULL;
-}
-
-void api__solve_abandon(struct api_pending *p)
-{
-	task_free(p->st);
-	p->st = NULL;
-}
 
 void api__post_solve(const struct api_config *cfg,
 		     const struct api_request *rq, const json_t *body,

@@ -274,7 +274,7 @@ enum idem_result idem_begin(struct idem *im, const uint8_t scope[32],
 	return res;
 }
 
-void idem_finish(struct idem *im, const uint8_t scope[32],
+void idem_record(struct idem *im, const uint8_t scope[32],
 		 const struct api_reply *rp)
 {
 	char *body = NULL;
@@ -325,7 +325,7 @@ void idem_finish(struct idem *im, const uint8_t scope[32],
 	free(body);
 }
 
-void idem_abort(struct idem *im, const uint8_t scope[32])
+void idem_release(struct idem *im, const uint8_t scope[32])
 {
 	if (im->store)
 		store_idem_abort(im->store, scope);

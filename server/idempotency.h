@@ -32,7 +32,7 @@ struct store;
 void idem_share(struct idem *im, struct store *st);
 
 enum idem_result {
-	IDEM_NEW,       /* run the request, then idem_finish or idem_abort */
+	IDEM_NEW,       /* run the request, then idem_record or idem_release */
 	IDEM_REPLAY,    /* rp holds the first answer */
 	IDEM_MISMATCH,  /* the key was used for another request */
 	IDEM_IN_FLIGHT, /* the first request with this key is running */
@@ -44,10 +44,10 @@ enum idem_result {
 enum idem_result idem_begin(struct idem *im, const uint8_t scope[32],
 			    const uint8_t print[32], struct api_reply *rp);
 /* Keep rp as the answer to the key begun with scope. */
-void idem_finish(struct idem *im, const uint8_t scope[32],
+void idem_record(struct idem *im, const uint8_t scope[32],
 		 const struct api_reply *rp);
 /* Forget the key (the request failed in a way a retry may fix). */
-void idem_abort(struct idem *im, const uint8_t scope[32]);
+void idem_release(struct idem *im, const uint8_t scope[32]);
 
 size_t idem_count(struct idem *im);
 

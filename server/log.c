@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "problem.h"
 #include "timefmt.h"
+#include "utf8.h"
 
 /* Set once before threads start; atomics keep tools like TSan content. */
 static _Atomic int log_fmt = LOG_TEXT;
@@ -100,7 +100,7 @@ static void putf(struct line *ln, const char *fmt, ...)
 static void put_json_string(struct line *ln, const char *s)
 {
 	char clean[1024];
-	size_t n = problem_utf8_clean(clean, sizeof clean, s ? s : "",
+	size_t n = utf8_clean(clean, sizeof clean, s ? s : "",
 				      s ? strlen(s) : 0);
 	put(ln, "\"", 1);
 	for (size_t i = 0; i < n; i++) {

@@ -38,9 +38,4 @@ json_t *problem_reply_core(struct api_reply *rp, enum problem family, int err,
 /* The fixed body used when building a problem failed. */
 extern const char problem_internal_fallback[];
 
-/* Copy s[0..len) into out[0..cap) (NUL-terminated, truncated at a character
- * boundary), replacing bytes that are not valid UTF-8 with '?'. Returns the
- * bytes written, excluding the NUL. */
-size_t problem_utf8_clean(char *out, size_t cap, const char *s, size_t len);
-
 #endif

@@ -363,7 +363,7 @@ START_TEST(idempotency_records)
 	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_IN_FLIGHT);
 	api_reply_json(&rp, 201, json_pack("{s:i}", "version", 3));
 	api_reply_header(&rp, "ETag", "\"v3\"");
-	idem_finish(im, k1, &rp);
+	idem_record(im, k1, &rp);
 	api_reply_free(&rp);
 
 	api_reply_init(&rp);
@@ -378,10 +378,10 @@ START_TEST(idempotency_records)
 	ck_assert_int_eq(idem_begin(im, k1, pb, &rp), IDEM_MISMATCH);
 
 	ck_assert_int_eq(idem_begin(im, k2, pa, &rp), IDEM_NEW);
-	idem_abort(im, k2);
+	idem_release(im, k2);
 	ck_assert_int_eq(idem_begin(im, k2, pa, &rp), IDEM_NEW);
 	api_reply_json(&rp, 200, json_object());
-	idem_finish(im, k2, &rp);
+	idem_record(im, k2, &rp);
 	api_reply_free(&rp);
 	ck_assert_uint_eq(idem_count(im), 2);
 	/* a third answer: the oldest goes */

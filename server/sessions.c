@@ -2,7 +2,7 @@
  * closing, turning each call into an op for the writer (sessions_writer.c)
  * or a read through the cache (sessions_cache.c), and the views handed to
  * callers. The rules are in sessions_rules.c. */
-#include "sessions_internal.h"
+#include "session_layer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +10,6 @@
 #include <time.h>
 
 #include "token.h"
-
-int64_t sessions_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 {

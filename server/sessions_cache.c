@@ -1,13 +1,14 @@
-/* sessions_cache.c — the session layer's one cache (sessions_internal.h):
+/* sessions_cache.c — the session layer's one cache (session_layer.h):
  * an entry per session in memory, its committed state for readers and the
  * writer's working cube, bounded in entries and bytes and evicted least
  * recently used first; the immutable states readers share; and the
- * rebuilding of a state from the store (replay base, then events).
+ * rebuilding of a state from the store (replay base, then events), with
+ * the stored form of moves that replay reads (the rules read it here too).
  *
  * Lock: one mutex for the table, the LRU list and each entry's `cur`.
  * Nothing slow runs under it: loads from the store happen outside, and a
  * state is shared by reference, never copied under the lock. */
-#include "sessions_internal.h"
+#include "session_layer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,41 @@ const char *session_state_facelets(struct session_state *st)
 
 /* ------------------------------------------------------- rebuilt from rows */
 
+uint64_t moves_work(const alg_t *a, int n)
+{
+	alg_iter it;
+	alg_iter_init(&it, a, 0);
+	int32_t node;
+	int inv;
+	uint64_t w = 0;
+	while (alg_iter_next(&it, &node, &inv)) {
+		cube_move m = alg_node_move(&a->nodes[node], inv);
+		if (m.qt % 4)
+			w += 4u * (uint64_t)n * (uint64_t)(m.hi - m.lo + 1);
+	}
+	return w;
+}
+
+int moves_parse_stored(int n, const char *text, alg_t *a, alg_node **nodes)
+{
+	/* written by this server under its limits at the time: no limit
+	 * now (a lowered --max-moves must not make history unreadable) */
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = UINT32_MAX;
+	lim.max_work = 0;
+	size_t len = strlen(text), cap = alg_nodes_needed(len);
+	*nodes = malloc((cap ? cap : 1) * sizeof **nodes);
+	if (!*nodes)
+		return SES_NOMEM;
+	if (alg_parse(a, *nodes, cap, n, text, len, &lim, NULL) < 0) {
+		free(*nodes);
+		*nodes = NULL;
+		return SES_STORE;
+	}
+	return SES_OK;
+}
+
 #define REPLAY_PAGE 256
 
 int load_state(struct sessions *s, const char *id, int64_t at,
@@ -158,12 +194,12 @@ int load_state(struct sessions *s, const char *id, int64_t at,
 			if (rc == STORE_OK && e->version > base) {
 				alg_t a;
 				if (strcmp(e->kind, "reset") == 0 ||
-				    rules_parse_stored(n, e->moves, &a,
+				    moves_parse_stored(n, e->moves, &a,
 						       &nodes) != SES_OK) {
 					rc = STORE_ERROR;
 				} else {
 					alg_apply(&a, c, 0);
-					work += rules_work(&a, n);
+					work += moves_work(&a, n);
 					events++;
 				}
 				free(nodes);

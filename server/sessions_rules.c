@@ -2,7 +2,7 @@
  * writer inside its transaction: moves, undo, redo and reset on the
  * session's cube in memory and the event row each one appends; create,
  * delete, solves and tokens; who may do what; and the snapshot rule
- * (sessions_internal.h says it and why).
+ * (session_layer.h says it and why).
  *
  * Undo and redo are stacks threaded through the event rows: the session
  * row's undo_top is the event an undo would revert (each event's `link` is
@@ -10,7 +10,7 @@
  * pushes itself and clears redo; an undo stores the inverse of the event it
  * reverts, pops it and pushes itself on redo; a redo stores the undone
  * event's moves again and pushes itself on undo; a reset clears both. */
-#include "sessions_internal.h"
+#include "session_layer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +21,6 @@
 /* rules_run's "evaluate the op again" (a positive, internal code). */
 #define RETRY 1
 
-uint64_t rules_work(const alg_t *a, int n)
-{
-	alg_iter it;
-	alg_iter_init(&it, a, 0);
-	int32_t node;
-	int inv;
-	uint64_t w = 0;
-	while (alg_iter_next(&it, &node, &inv)) {
-		cube_move m = alg_node_move(&a->nodes[node], inv);
-		if (m.qt % 4)
-			w += 4u * (uint64_t)n * (uint64_t)(m.hi - m.lo + 1);
-	}
-	return w;
-}
-
 int rules_snapshot_due(int n, int64_t events, uint64_t work)
 {
 	int64_t most_events = n > 32 ? n : 32;
@@ -43,26 +28,6 @@ int rules_snapshot_due(int n, int64_t events, uint64_t work)
 	if (most_work < 4096)
 		most_work = 4096;
 	return events >= most_events || work >= most_work;
-}
-
-int rules_parse_stored(int n, const char *text, alg_t *a, alg_node **nodes)
-{
-	/* written by this server under its limits at the time: no limit
-	 * now (a lowered --max-moves must not make history unreadable) */
-	alg_limits lim;
-	alg_limits_default(&lim);
-	lim.max_moves = UINT32_MAX;
-	lim.max_work = 0;
-	size_t len = strlen(text), cap = alg_nodes_needed(len);
-	*nodes = malloc((cap ? cap : 1) * sizeof **nodes);
-	if (!*nodes)
-		return SES_NOMEM;
-	if (alg_parse(a, *nodes, cap, n, text, len, &lim, NULL) < 0) {
-		free(*nodes);
-		*nodes = NULL;
-		return SES_STORE;
-	}
-	return SES_OK;
 }
 
 static char *print_alg(const alg_t *a, int inverse)
@@ -179,7 +144,7 @@ static int stored_moves(struct sessions *s, struct sentry *e, int64_t version,
 	int rc = store_get_event(s->store, e->id, version, &ev);
 	if (rc != STORE_OK)
 		return SES_STORE;
-	rc = rules_parse_stored(e->size, ev.moves, a, nodes);
+	rc = moves_parse_stored(e->size, ev.moves, a, nodes);
 	store_event_free(&ev);
 	return rc;
 }
@@ -243,7 +208,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 			if (store_get_event(s->store, e->id, undo_top, &top) !=
 			    STORE_OK)
 				return SES_STORE;
-			rc = rules_parse_stored(e->size, top.moves, &stored,
+			rc = moves_parse_stored(e->size, top.moves, &stored,
 						&nodes);
 			ev.link = redo_top;
 			ev.ref = undo_top;
@@ -295,7 +260,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 	uint64_t work = 0;
 	if (a) {
 		alg_apply(a, e->w.cube, inverse);
-		work = rules_work(a, e->size);
+		work = moves_work(a, e->size);
 	} else {
 		rc = initial_state(s, e);
 	}

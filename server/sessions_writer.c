@@ -5,7 +5,7 @@
  * cache and to live watchers, then completed — in that order, so a reply
  * or an event never tells of a write that is not committed, and a reader
  * never sees one either. */
-#include "sessions_internal.h"
+#include "session_layer.h"
 
 #include "log.h"
 

@@ -13,7 +13,7 @@
  *              version; an undo stores the inverse of what it undoes),
  *              actor, created_at, and ref/link for the undo and redo stacks.
  *   snapshots  (session, version, state): version 0 and then now and then
- *              (the session layer decides when: sessions_internal.h). A
+ *              (the session layer decides when: session_layer.h). A
  *              reset stores no state: its version's state is version 0's.
  *   solves, tokens  as before.
  * The state at a version v is rebuilt from its replay base (the latest

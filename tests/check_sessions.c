@@ -1017,7 +1017,7 @@ static void make_session(int n, struct session_view *v, char token[36])
 	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL), SES_OK);
 }
 
-/* The rule of sessions_internal.h: a snapshot when the events since the
+/* The rule of session_layer.h: a snapshot when the events since the
  * last one (or a reset) reach max(32, n), or the stickers they moved
  * reach max(6n², 4096); a reset stores none. Every version still reads
  * back as the history replayed. */

@@ -1,4 +1,4 @@
-/* sessions_internal.h — what the session layer's files share and nothing
+/* session_layer.h — what the session layer's files share and nothing
  * else sees: the cache (sessions_cache.c), the writer (sessions_writer.c),
  * the rules (sessions_rules.c) and the thin public layer (sessions.c).
  *
@@ -41,6 +41,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "sessions.h"
 
@@ -147,6 +148,14 @@ int load_state(struct sessions *s, const char *id, int64_t at,
 	       struct session_state **out, unsigned char *token_hash,
 	       int64_t *since_events, uint64_t *since_work);
 
+/* The stored form of moves, read by the replay above and by the rules
+ * (undo re-reads the event it reverts). Parse stored (trusted) moves
+ * text for size n: nodes malloc'd; SES_OK, SES_NOMEM or SES_STORE. */
+int moves_parse_stored(int n, const char *text, alg_t *a, alg_node **nodes);
+/* Stickers an algorithm moves on size n (4n per layer turned): what the
+ * snapshot rule counts. */
+uint64_t moves_work(const alg_t *a, int n);
+
 /* ---- the rules (sessions_rules.c) ----------------------------------- */
 
 enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE, OP_SOLVE, OP_TOKEN,
@@ -207,13 +216,8 @@ int rules_auth(struct sessions *s, const char *id,
 	       const unsigned char *owner, const unsigned char *token_hash,
 	       enum ses_role *role, char *actor);
 
-/* Stickers an algorithm moves on size n (4n per layer turned). */
-uint64_t rules_work(const alg_t *a, int n);
 /* Is a snapshot due after this many events and stickers? */
 int rules_snapshot_due(int n, int64_t events, uint64_t work);
-
-/* Parse stored (trusted) moves text for size n: nodes malloc'd. */
-int rules_parse_stored(int n, const char *text, alg_t *a, alg_node **nodes);
 
 /* ---- the writer (sessions_writer.c) --------------------------------- */
 
@@ -249,6 +253,12 @@ struct sessions {
 	struct sessions_stats stats;
 };
 
-int64_t sessions_now_ms(void);
+/* Wall-clock milliseconds: the times rows record. */
+static inline int64_t sessions_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 #endif

@@ -119,6 +119,23 @@ static void try_base(struct model *M, cube_t *sim, uint8_t tr[][3],
 	memcpy(M->base[M->nbase++], seq, sizeof(struct smove) * BASE_LEN);
 }
 
+/* The commutator p q p' q' into s, p of lp moves and q of lq (pi and qi
+ * their inverses, move by move in the order they are played). */
+static void commutator(const struct smove *p, const struct smove *pi, int lp,
+		       const struct smove *q, const struct smove *qi, int lq,
+		       struct smove *s)
+{
+	int k = 0;
+	for (int i = 0; i < lp; i++)
+		s[k++] = p[i];
+	for (int i = 0; i < lq; i++)
+		s[k++] = q[i];
+	for (int i = 0; i < lp; i++)
+		s[k++] = pi[i];
+	for (int i = 0; i < lq; i++)
+		s[k++] = qi[i];
+}
+
 static void build_bases(struct model *M, cube_t *sim, uint8_t tr[][3],
 			int nt, const int *pos_of_slot)
 {
@@ -149,20 +166,10 @@ static void build_bases(struct model *M, cube_t *sim, uint8_t tr[][3],
 					struct smove Yi[3] = {mk(B, fb, b1),
 							      mk(A, fa, 4 - a2),
 							      mk(B, fb, 4 - b1)};
-					int k = 0;
-					const struct smove *p1 = form ? Y : X,
-							   *p2 = form ? X : Y,
-							   *p3 = form ? Yi : Xi,
-							   *p4 = form ? Xi : Yi;
-					int l1 = form ? 3 : 1, l2 = form ? 1 : 3;
-					for (int q = 0; q < l1; q++)
-						s[k++] = p1[q];
-					for (int q = 0; q < l2; q++)
-						s[k++] = p2[q];
-					for (int q = 0; q < l1; q++)
-						s[k++] = p3[q];
-					for (int q = 0; q < l2; q++)
-						s[k++] = p4[q];
+					if (form)
+						commutator(Y, Yi, 3, X, Xi, 1, s);
+					else
+						commutator(X, Xi, 1, Y, Yi, 3, s);
 					try_base(M, sim, tr, nt, pos_of_slot, s);
 				}
 				continue;
@@ -179,20 +186,10 @@ static void build_bases(struct model *M, cube_t *sim, uint8_t tr[][3],
 							      mk(A, i, 4 - xa)};
 					struct smove Y[1] = {mk(B, fb, b1)};
 					struct smove Yi[1] = {mk(B, fb, 4 - b1)};
-					int k = 0;
-					const struct smove *p1 = form ? Y : X,
-							   *p2 = form ? X : Y,
-							   *p3 = form ? Yi : Xi,
-							   *p4 = form ? Xi : Yi;
-					int l1 = form ? 1 : 3, l2 = form ? 3 : 1;
-					for (int q = 0; q < l1; q++)
-						s[k++] = p1[q];
-					for (int q = 0; q < l2; q++)
-						s[k++] = p2[q];
-					for (int q = 0; q < l1; q++)
-						s[k++] = p3[q];
-					for (int q = 0; q < l2; q++)
-						s[k++] = p4[q];
+					if (form)
+						commutator(Y, Yi, 1, X, Xi, 3, s);
+					else
+						commutator(X, Xi, 3, Y, Yi, 1, s);
 					try_base(M, sim, tr, nt, pos_of_slot, s);
 				}
 			}

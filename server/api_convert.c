@@ -189,21 +189,8 @@ static int cubie_arg(const json_t *v, int n, struct repr_cubies *out,
 		return -1;
 	}
 	if (!valid) {
-		char detail[256];
-		size_t k = (size_t)snprintf(detail, sizeof detail,
-					    "the cubies are not a reachable "
-					    "state:");
-		size_t i;
-		json_t *e;
-		json_array_foreach(errors, i, e) {
-			if (k < sizeof detail)
-				k += (size_t)snprintf(
-					detail + k, sizeof detail - k, "%s %s",
-					i ? "," : "",
-					json_string_value(
-						json_object_get(e, "code")));
-		}
-		api__invalid_cube(rp, "cubie", errors, detail);
+		api__invalid_cube(rp, "cubie", errors,
+				  "the cubies are not a reachable state");
 		return -1;
 	}
 	json_decref(errors);

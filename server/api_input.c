@@ -31,6 +31,29 @@ json_t *api__bad_field(struct api_reply *rp, enum problem id,
 	return p;
 }
 
+int api__int_range(struct api_reply *rp, const json_t *v, const char *field,
+		   json_int_t lo, json_int_t hi, json_int_t *out,
+		   const char *detail, ...)
+{
+	if (!v)
+		return 0;
+	json_int_t x = json_integer_value(v);
+	if (x >= lo && x <= hi) {
+		*out = x;
+		return 0;
+	}
+	char text[512];
+	va_list ap;
+	va_start(ap, detail);
+	vsnprintf(text, sizeof text, detail, ap);
+	va_end(ap);
+	json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE, field, "%s",
+				   text);
+	if (p)
+		json_object_set_new(p, "limit", json_integer(hi));
+	return -1;
+}
+
 static const char *field_type_name(enum api__field_type t)
 {
 	switch (t) {

@@ -169,6 +169,18 @@ json_t *api__bad_field(struct api_reply *rp, enum problem id,
 #endif
 	;
 
+/* An integer field v (already checked to be an integer) from lo to hi
+ * into *out, left alone when v is NULL: 0; else -1 with rp the 422
+ * value_out_of_range of field, its detail printf-style and its "limit"
+ * hi. */
+int api__int_range(struct api_reply *rp, const json_t *v, const char *field,
+		   json_int_t lo, json_int_t hi, json_int_t *out,
+		   const char *detail, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+
 /* The cube size in a "size" field, checked against core's range. */
 int api__size_arg(const json_t *v, int *n, struct api_reply *rp);
 
@@ -223,10 +235,12 @@ int api__tables_or_503(const struct api_config *cfg, int t,
 int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
 		   struct api_reply *rp);
 
-/* 422 invalid_cube (field, a one-line detail) whose "errors" member is
- * errors (stolen). */
+/* 422 invalid_cube for field, whose "errors" member is errors (stolen,
+ * an array of objects with a "code"): the detail is lead, a colon and
+ * those codes ("the facelets are not a legal cube: twist, parity"); lead
+ * NULL says "the <field> is (are) not a legal cube". */
 void api__invalid_cube(struct api_reply *rp, const char *field,
-		       json_t *errors, const char *detail);
+		       json_t *errors, const char *lead);
 
 /* Set the representations in want (REPR_BIT mask) of state c into obj, in
  * enum repr order. rc is c's cubie form if the caller has it, else NULL

@@ -100,8 +100,24 @@ int api__repr_check(enum repr r, int n, const char *field,
 }
 
 void api__invalid_cube(struct api_reply *rp, const char *field,
-		       json_t *errors, const char *detail)
+		       json_t *errors, const char *lead)
 {
+	/* "the facelets are not a legal cube: twist, parity" */
+	char detail[256];
+	size_t k = lead ? (size_t)snprintf(detail, sizeof detail, "%s:", lead)
+			: (size_t)snprintf(detail, sizeof detail,
+					   "the %s %s not a legal cube:", field,
+					   strcmp(field, "facelets") == 0
+						   ? "are" : "is");
+	size_t i;
+	json_t *e;
+	json_array_foreach(errors, i, e) {
+		if (k < sizeof detail)
+			k += (size_t)snprintf(
+				detail + k, sizeof detail - k, "%s %s",
+				i ? "," : "",
+				json_string_value(json_object_get(e, "code")));
+	}
 	json_t *p = problem_reply(rp, PROBLEM_INVALID_CUBE, "%s", detail);
 	if (p == NULL) {
 		json_decref(errors);
@@ -138,21 +154,7 @@ int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
 			      c->n, c->n, cube_strerror(rcode));
 		return -1;
 	}
-	/* "the facelets are not a legal cube: twist, parity" */
-	char detail[256];
-	size_t k = (size_t)snprintf(detail, sizeof detail,
-				    "the %s %s not a legal cube:", field,
-				    strcmp(field, "facelets") == 0 ? "are" : "is");
-	size_t i;
-	json_t *e;
-	json_array_foreach(errors, i, e) {
-		if (k < sizeof detail)
-			k += (size_t)snprintf(
-				detail + k, sizeof detail - k, "%s %s",
-				i ? "," : "",
-				json_string_value(json_object_get(e, "code")));
-	}
-	api__invalid_cube(rp, field, errors, detail);
+	api__invalid_cube(rp, field, errors, NULL);
 	return -1;
 }
 

@@ -79,6 +79,9 @@ static const cube_move *solved_moves(const struct solved *s)
  * one. */
 #define REDUCE_DEFAULT_MS 3000
 
+/* The largest max_length a solve request may name. */
+#define MAX_LENGTH_ARG 30
+
 static int reduce_default_ms(const struct api_config *cfg, int n)
 {
 	if (reduce_variants(n) <= 1 || cfg->max_solve_ms < REDUCE_DEFAULT_MS)
@@ -309,23 +312,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	json_t *errors = repr_validation_errors(s, len, REPR_MAX_ERRORS, &vr);
 	free(s);
 	if (errors && vr.count > 0) {
-		char detail[256];
-		size_t k = (size_t)snprintf(detail, sizeof detail,
-					    "the %s %s not a legal cube:",
-					    a->field,
-					    strcmp(a->field, "facelets") == 0
-						    ? "are" : "is");
-		size_t i;
-		json_t *e;
-		json_array_foreach(errors, i, e) {
-			if (k < sizeof detail)
-				k += (size_t)snprintf(
-					detail + k, sizeof detail - k, "%s %s",
-					i ? "," : "",
-					json_string_value(
-						json_object_get(e, "code")));
-		}
-		api__invalid_cube(rp, a->field, errors, detail);
+		api__invalid_cube(rp, a->field, errors, NULL);
 		return -1;
 	}
 	json_decref(errors);
@@ -597,35 +584,18 @@ static void post_optimal(const struct api_config *cfg,
 	const json_t *jt = json_object_get(body, "timeout_ms");
 	struct job_request jr;
 	memset(&jr, 0, sizeof jr);
-	jr.max_length = 20;
-	if (jl) {
-		json_int_t v = json_integer_value(jl);
-		if (v < 0 || v > 30) {
-			json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE,
-						   "max_length",
-						   "max_length is from 0 to 30");
-			if (p)
-				json_object_set_new(p, "limit", json_integer(30));
-			return;
-		}
-		jr.max_length = v > 20 ? 20 : (int)v;
-	}
-	if (jt) {
-		json_int_t v = json_integer_value(jt);
-		if (v < 1 || (uint64_t)v > cfg->max_job_ms) {
-			json_t *p = api__bad_field(
-				rp, PROBLEM_VALUE_OUT_OF_RANGE, "timeout_ms",
-				"an optimal solve's timeout_ms is from 1 to "
-				"%" PRIu64 " (--max-job-s)",
-				cfg->max_job_ms);
-			if (p)
-				json_object_set_new(
-					p, "limit",
-					json_integer((json_int_t)cfg->max_job_ms));
-			return;
-		}
-		jr.time_limit_ms = (uint64_t)v;
-	}
+	json_int_t max_length = 20, timeout_ms = 0;
+	if (api__int_range(rp, jl, "max_length", 0, MAX_LENGTH_ARG, &max_length,
+			   "max_length is from 0 to %d", MAX_LENGTH_ARG) < 0 ||
+	    api__int_range(rp, jt, "timeout_ms", 1,
+			   api__clamp_int(cfg->max_job_ms), &timeout_ms,
+			   "an optimal solve's timeout_ms is from 1 to "
+			   "%" PRIu64 " (--max-job-s)", cfg->max_job_ms) < 0)
+		return;
+	/* God's number: no optimal solution is longer */
+	jr.max_length = max_length > 20 ? 20 : (int)max_length;
+	if (jt)
+		jr.time_limit_ms = (uint64_t)timeout_ms;
 	if (json_object_get(body, "target")) {
 		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "target",
 			       "method \"optimal\" solves the whole cube; "
@@ -871,59 +841,26 @@ void api__post_solve(const struct api_config *cfg,
 	const json_t *jt = json_object_get(body, "timeout_ms");
 	const json_t *jg = json_object_get(body, "target");
 	const json_t *je = json_object_get(body, "effort");
-	int max_length = 21, timeout_ms = 1000, effort = 0;
-	if (jl) {
-		json_int_t v = json_integer_value(jl);
-		if (v < 0 || v > 30) {
-			json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE,
-						   "max_length",
-						   "max_length is from 0 to 30");
-			if (p)
-				json_object_set_new(p, "limit", json_integer(30));
-			return;
-		}
-		max_length = (int)v;
-	}
-	if (jt) {
-		json_int_t v = json_integer_value(jt);
-		if (v < 1 || v > (json_int_t)cfg->max_solve_ms) {
-			json_t *p = api__bad_field(
-				rp, PROBLEM_VALUE_OUT_OF_RANGE, "timeout_ms",
-				"timeout_ms is from 1 to %" PRIu64
-				" (--max-solve-ms)",
-				cfg->max_solve_ms);
-			if (p)
-				json_object_set_new(
-					p, "limit",
-					json_integer((json_int_t)cfg->max_solve_ms));
-			return;
-		}
-		timeout_ms = (int)v;
-	}
-	if (je) {
-		json_int_t v = json_integer_value(je);
-		if (v < 1 || v > REDUCE_MAX_EFFORT) {
-			json_t *p = api__bad_field(rp, PROBLEM_VALUE_OUT_OF_RANGE,
-						   "effort",
-						   "effort is from 1 to %d",
-						   REDUCE_MAX_EFFORT);
-			if (p)
-				json_object_set_new(
-					p, "limit", json_integer(REDUCE_MAX_EFFORT));
-			return;
-		}
-		effort = (int)v;
-	}
+	json_int_t max_length = 21, timeout_ms = 1000, effort = 0;
+	if (api__int_range(rp, jl, "max_length", 0, MAX_LENGTH_ARG, &max_length,
+			   "max_length is from 0 to %d", MAX_LENGTH_ARG) < 0 ||
+	    api__int_range(rp, jt, "timeout_ms", 1,
+			   api__clamp_int(cfg->max_solve_ms), &timeout_ms,
+			   "timeout_ms is from 1 to %" PRIu64 " (--max-solve-ms)",
+			   cfg->max_solve_ms) < 0 ||
+	    api__int_range(rp, je, "effort", 1, REDUCE_MAX_EFFORT, &effort,
+			   "effort is from 1 to %d", REDUCE_MAX_EFFORT) < 0)
+		return;
 	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
 	if (!c)
 		return;
 	struct solve_args a = {
 		.method = jm ? json_string_value(jm) : NULL,
-		.max_length = max_length, .max_given = jl != NULL,
-		.timeout_ms = timeout_ms, .timeout_given = jt != NULL,
+		.max_length = (int)max_length, .max_given = jl != NULL,
+		.timeout_ms = (int)timeout_ms, .timeout_given = jt != NULL,
 		.target = jg ? json_string_value(jg) : NULL,
 		.target_len = jg ? json_string_length(jg) : 0,
-		.field = "facelets", .effort = effort,
+		.field = "facelets", .effort = (int)effort,
 	};
 	/* a caller who asks for more effort gets the server's longest
 	 * budget unless it gives its own */

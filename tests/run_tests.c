@@ -1,6 +1,7 @@
 /* run_tests.c — the one test runner: every Check suite, one closing
  * summary line. Check's own CK_RUN_SUITE=name / CK_RUN_CASE=name select a
- * part; each test runs in its own process (Check's fork mode) so a crash
+ * part, CUBED_SUITES / CUBED_SKIP_SUITES a set of suites (main); each
+ * test runs in its own process (Check's fork mode) so a crash
  * fails one test, not the run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,45 +49,119 @@ static int run_pg(void)
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* The everyday suites, in the order they run. optimal_slow only with
+ * CUBED_SLOW=1 (make test-slow). */
+static const struct {
+	const char *name; /* as the suite's suite_create names it */
+	Suite *(*make)(void);
+	int slow_only;
+} everyday[] = {
+	{"cube", cube_suite, 0},
+	{"alg", alg_suite, 0},
+	{"model", model_suite, 0},
+	{"render", render_suite, 0},
+	{"index", index_suite, 0},
+	{"cubie", cubie_suite, 0},
+	{"validate", validate_suite, 0},
+	{"store", store_suite, 0},
+	{"sessions", sessions_suite, 0},
+	{"upgrade", upgrade_suite, 0},
+	{"pattern", pattern_suite, 0},
+	{"solve", solve_suite, 0},
+	{"optimal", optimal_suite, 0},
+	{"optimal_slow", optimal_slow_suite, 1},
+	{"beginner", beginner_suite, 0},
+	{"reduce", reduce_suite, 0},
+	{"api", api_suite, 0},
+	{"static", static_suite, 0},
+	{"http", http_suite, 0},
+	{"http_sessions", http_sessions_suite, 0},
+	{"http_solve", http_solve_suite, 0},
+	{"http_jobs", http_jobs_suite, 0},
+	{"solve_pool", solve_pool_suite, 0},
+	{"http_fair", http_fair_suite, 0},
+	{"http_beginner", http_beginner_suite, 0},
+	{"http_live", http_live_suite, 0},
+	{"client_limits", client_limits_suite, 0},
+	{"limits", limits_suite, 0},
+	{"eco", eco_suite, 0},
+	{"http_eco", http_eco_suite, 0},
+	{"barrage", barrage_suite, 0},
+	{"crash", crash_suite, 0},
+	{"hostile", hostile_suite, 0},
+};
+#define NEVERYDAY (sizeof everyday / sizeof everyday[0])
+
+/* Is name one of the space-separated words of list? */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t");
+		size_t w = strcspn(p, " \t");
+		if (w == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += w;
+	}
+	return 0;
+}
+
+/* Every word of list (an environment variable's value, named var) must be
+ * a suite of the table: a misspelt name would otherwise run nothing, or
+ * skip nothing, without a word. 0, or -1 after saying which. */
+static int check_names(const char *var, const char *list)
+{
+	int bad = 0;
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t");
+		size_t w = strcspn(p, " \t");
+		if (w == 0)
+			break;
+		size_t i = 0;
+		while (i < NEVERYDAY && !(strlen(everyday[i].name) == w &&
+					  strncmp(everyday[i].name, p, w) == 0))
+			i++;
+		if (i == NEVERYDAY) {
+			fprintf(stderr, "%s: no suite named %.*s\n", var, (int)w,
+				p);
+			bad = 1;
+		}
+		p += w;
+	}
+	return bad ? -1 : 0;
+}
+
+/* CUBED_SUITES="a b" runs only those suites, CUBED_SKIP_SUITES="a b" all
+ * but those (make test runs the suites as two such halves at once, so
+ * every suite runs exactly once whatever the lists say). Check's
+ * CK_RUN_SUITE and CK_RUN_CASE still narrow further. */
 int main(void)
 {
 	const char *db = getenv("CUBED_TEST_DB");
 	if (db && strcmp(db, "pg") == 0)
 		return run_pg();
-	SRunner *sr = srunner_create(cube_suite());
-	srunner_add_suite(sr, alg_suite());
-	srunner_add_suite(sr, model_suite());
-	srunner_add_suite(sr, render_suite());
-	srunner_add_suite(sr, index_suite());
-	srunner_add_suite(sr, cubie_suite());
-	srunner_add_suite(sr, validate_suite());
-	srunner_add_suite(sr, store_suite());
-	srunner_add_suite(sr, sessions_suite());
-	srunner_add_suite(sr, upgrade_suite());
-	srunner_add_suite(sr, pattern_suite());
-	srunner_add_suite(sr, solve_suite());
-	srunner_add_suite(sr, optimal_suite());
-	if (getenv("CUBED_SLOW")) /* make test-slow */
-		srunner_add_suite(sr, optimal_slow_suite());
-	srunner_add_suite(sr, beginner_suite());
-	srunner_add_suite(sr, reduce_suite());
-	srunner_add_suite(sr, api_suite());
-	srunner_add_suite(sr, static_suite());
-	srunner_add_suite(sr, http_suite());
-	srunner_add_suite(sr, http_sessions_suite());
-	srunner_add_suite(sr, http_solve_suite());
-	srunner_add_suite(sr, http_jobs_suite());
-	srunner_add_suite(sr, solve_pool_suite());
-	srunner_add_suite(sr, http_fair_suite());
-	srunner_add_suite(sr, http_beginner_suite());
-	srunner_add_suite(sr, http_live_suite());
-	srunner_add_suite(sr, client_limits_suite());
-	srunner_add_suite(sr, limits_suite());
-	srunner_add_suite(sr, eco_suite());
-	srunner_add_suite(sr, http_eco_suite());
-	srunner_add_suite(sr, barrage_suite());
-	srunner_add_suite(sr, crash_suite());
-	srunner_add_suite(sr, hostile_suite());
+	const char *only = getenv("CUBED_SUITES");
+	const char *skip = getenv("CUBED_SKIP_SUITES");
+	if ((only && check_names("CUBED_SUITES", only) < 0) ||
+	    (skip && check_names("CUBED_SKIP_SUITES", skip) < 0))
+		return 2;
+	int slow = getenv("CUBED_SLOW") != NULL;
+	SRunner *sr = NULL;
+	for (size_t i = 0; i < NEVERYDAY; i++) {
+		if ((everyday[i].slow_only && !slow) ||
+		    (only && !listed(only, everyday[i].name)) ||
+		    (skip && listed(skip, everyday[i].name)))
+			continue;
+		Suite *su = everyday[i].make();
+		if (sr)
+			srunner_add_suite(sr, su);
+		else
+			sr = srunner_create(su);
+	}
+	if (!sr) {
+		fprintf(stderr, "no suite left to run\n");
+		return 2;
+	}
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -28,8 +28,9 @@
  * commit whose answer was lost is reported as failed: the write is never
  * acknowledged, though it may have committed (a retry then finds it).
  *
- * Live events: schema/pg's trigger NOTIFYs cubed_events with
- * '<id>:<version>' at each commit that moves a session; store_listen runs
+ * Live events: schema/pg's triggers NOTIFY cubed_events with each event
+ * row as JSON (or '<id>:<version>' when it is too big for a payload, and
+ * '<id>:-1' for a deletion), sent at commit; store_listen runs
  * a thread with its own connection that LISTENs, waits on its socket with
  * poll, and hands each notification to the callback (and a catch-up call
  * after every reconnect, since notifications sent while it was away are
@@ -37,6 +38,7 @@
 #include "store_engine.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1127,19 +1129,57 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* One notification: '<id>:<version>' (a deletion, or an event too big
+ * for a payload), or the event as JSON {"id", "v", "k", "m", "a", "t",
+ * "r", "l"} (schema/pg/003), which spares the listener a read of the
+ * store. */
+static void notify_one(struct pg *st, const char *extra)
+{
+	if (extra[0] == '{') {
+		json_t *j = json_loads(extra, 0, NULL);
+		const char *id = json_string_value(json_object_get(j, "id"));
+		const char *kind = json_string_value(json_object_get(j, "k"));
+		const char *moves = json_string_value(json_object_get(j, "m"));
+		json_t *v = json_object_get(j, "v");
+		if (id && strlen(id) < STORE_ID_MAX && json_is_integer(v)) {
+			struct store_event e = {
+				.version = json_integer_value(v),
+				.moves = (char *)moves,
+				.actor = (char *)json_string_value(
+					json_object_get(j, "a")),
+				.created_at = json_integer_value(
+					json_object_get(j, "t")),
+				.ref = json_integer_value(
+					json_object_get(j, "r")),
+				.link = json_integer_value(
+					json_object_get(j, "l")),
+			};
+			int whole = kind && moves &&
+				    strlen(kind) < sizeof e.kind;
+			if (whole)
+				snprintf(e.kind, sizeof e.kind, "%s", kind);
+			st->notify(st->notify_ctx, id, e.version,
+				   whole ? &e : NULL);
+		}
+		json_decref(j);
+		return;
+	}
+	const char *colon = strrchr(extra, ':');
+	if (colon && colon - extra < STORE_ID_MAX) {
+		char id[STORE_ID_MAX];
+		memcpy(id, extra, (size_t)(colon - extra));
+		id[colon - extra] = '\0';
+		st->notify(st->notify_ctx, id, strtoll(colon + 1, NULL, 10),
+			   NULL);
+	}
+}
+
 /* Hand every pending notification to the callback. */
 static void drain(struct pg *st, PGconn *pq)
 {
 	PGnotify *n;
 	while ((n = PQnotifies(pq)) != NULL) {
-		char *colon = strrchr(n->extra, ':');
-		if (colon && colon - n->extra < STORE_ID_MAX) {
-			char id[STORE_ID_MAX];
-			memcpy(id, n->extra, (size_t)(colon - n->extra));
-			id[colon - n->extra] = '\0';
-			st->notify(st->notify_ctx, id,
-				   strtoll(colon + 1, NULL, 10));
-		}
+		notify_one(st, n->extra);
 		PQfreemem(n);
 	}
 }
@@ -1166,7 +1206,7 @@ static void *listener_main(void *arg)
 			}
 			/* notifications sent while we were away are lost:
 			 * every watched session catches up from the rows */
-			st->notify(st->notify_ctx, NULL, -1);
+			st->notify(st->notify_ctx, NULL, -1, NULL);
 		}
 		struct pollfd fds[2] = {{PQsocket(pq), POLLIN, 0},
 					{st->wake[0], POLLIN, 0}};

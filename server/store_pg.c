@@ -180,7 +180,15 @@ struct tls {
 
 struct pg {
 	char *conninfo;
+	char *schema_dir;
 	int schema_version;
+	/* 0 until the schema was checked (migrated) on a first connection:
+	 * a node may start while PostgreSQL is down, and until then every
+	 * call answers STORE_UNAVAILABLE with why in down */
+	atomic_int ready;
+	pthread_mutex_t ready_lock; /* one attempt at a time; guards down */
+	int64_t next_try_ms;        /* no attempt before (monotonic) */
+	char down[300];
 	pthread_mutex_t lock; /* guards idle, nconns, all */
 	pthread_cond_t freed;
 	struct pconn *idle;
@@ -235,12 +243,73 @@ static void set_error(struct tls *t, int unavailable, const char *fmt,
 	t->unavailable = unavailable;
 }
 
+static int64_t mono_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Connect and migrate (pg_migrate) once: STORE_OK (st->ready), else
+ * STORE_UNAVAILABLE while the database cannot be reached, STORE_SCHEMA
+ * or STORE_ERROR for what waiting does not mend; why in err. Attempts
+ * are one at a time and, after a failure, at most every LISTEN_RETRY_MS
+ * (the callers in between get the last reason): requests arriving while
+ * the database is down must not each open a connection. */
+static int make_ready(struct pg *st, char *err, size_t errlen)
+{
+	if (atomic_load(&st->ready))
+		return STORE_OK;
+	pthread_mutex_lock(&st->ready_lock);
+	int rc = STORE_UNAVAILABLE;
+	if (atomic_load(&st->ready)) {
+		rc = STORE_OK;
+	} else if (mono_now_ms() < st->next_try_ms) {
+		snprintf(err, errlen, "%s", st->down);
+	} else {
+		PGconn *pq = connect_pq(st->conninfo);
+		if (PQstatus(pq) != CONNECTION_OK) {
+			/* the server's answer (a wrong password, no such
+			 * database) or an address libpq cannot use will not
+			 * mend by itself; no answer, or "starting up", may */
+			PGPing ping = PQping(st->conninfo);
+			rc = ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT
+				     ? STORE_UNAVAILABLE
+				     : STORE_ERROR;
+			snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
+				 PQerrorMessage(pq));
+			size_t n = strlen(err);
+			while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
+				err[--n] = '\0';
+		} else {
+			rc = pg_migrate(pq, st->schema_dir, &st->schema_version,
+					err, errlen);
+		}
+		PQfinish(pq);
+		if (rc == STORE_OK) {
+			atomic_store(&st->ready, 1);
+		} else {
+			snprintf(st->down, sizeof st->down, "%s", err);
+			st->next_try_ms = mono_now_ms() + LISTEN_RETRY_MS;
+		}
+	}
+	pthread_mutex_unlock(&st->ready_lock);
+	return rc;
+}
+
 /* A usable connection for this call (the thread's transaction's, or one
  * from the pool), or NULL with the error set. */
 static struct pconn *acquire(struct pg *st, struct tls *t)
 {
 	if (t->txn)
 		return t->txn;
+	if (!atomic_load(&st->ready)) {
+		char why[300];
+		if (make_ready(st, why, sizeof why) != STORE_OK) {
+			set_error(t, 1, "%s", why);
+			return NULL;
+		}
+	}
 	pthread_mutex_lock(&st->lock);
 	while (!st->idle && st->nconns >= PG_POOL)
 		pthread_cond_wait(&st->freed, &st->lock);
@@ -431,45 +500,67 @@ static void pg_free(struct pg *st)
 	}
 	pthread_key_delete(st->key);
 	pthread_mutex_destroy(&st->lock);
+	pthread_mutex_destroy(&st->ready_lock);
 	pthread_cond_destroy(&st->freed);
 	free(st->conninfo);
+	free(st->schema_dir);
 	free(st);
 }
 
+/* A database that is merely down (no answer, or starting up) does not
+ * keep the node from starting: it opens not ready, every call answers
+ * STORE_UNAVAILABLE, and the first call (or the listener's retry) after
+ * the database is back migrates and goes on. An address libpq cannot
+ * use, a server that refuses us (password, no such database) or a schema
+ * newer than ours is refused here, with the reason. */
 static int pg_open(const struct store_config *cfg, void **impl,
 		   unsigned *caps, char *err, size_t errlen)
 {
 	struct pg *st = calloc(1, sizeof *st);
-	if (!st || !(st->conninfo = strdup(cfg->path))) {
+	if (!st || !(st->conninfo = strdup(cfg->path)) ||
+	    !(st->schema_dir = strdup(cfg->schema_dir ? cfg->schema_dir
+							: "schema"))) {
+		if (st)
+			free(st->conninfo);
 		free(st);
 		snprintf(err, errlen, "out of memory");
 		return STORE_ERROR;
 	}
 	st->wake[0] = st->wake[1] = -1;
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->ready_lock, NULL);
 	pthread_cond_init(&st->freed, NULL);
 	if (pthread_key_create(&st->key, NULL) != 0) {
 		pthread_mutex_destroy(&st->lock);
+		pthread_mutex_destroy(&st->ready_lock);
 		pthread_cond_destroy(&st->freed);
 		free(st->conninfo);
+		free(st->schema_dir);
 		free(st);
 		snprintf(err, errlen, "cannot create a thread key");
 		return STORE_ERROR;
 	}
-	PGconn *pq = connect_pq(st->conninfo);
-	int rc;
-	if (PQstatus(pq) != CONNECTION_OK) {
-		snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
-			 PQerrorMessage(pq));
+	char *opts_err = NULL;
+	PQconninfoOption *opts = PQconninfoParse(st->conninfo, &opts_err);
+	PQconninfoFree(opts);
+	int rc = STORE_ERROR;
+	if (!opts) {
+		snprintf(err, errlen, "the PostgreSQL address is not valid: %s",
+			 opts_err ? opts_err : "out of memory");
 		size_t n = strlen(err);
 		while (n > 0 && err[n - 1] == '\n')
 			err[--n] = '\0';
-		rc = STORE_UNAVAILABLE;
+		PQfreemem(opts_err);
 	} else {
-		rc = pg_migrate(pq, cfg->schema_dir, &st->schema_version, err,
-				errlen);
+		rc = make_ready(st, err, errlen);
+		if (rc == STORE_UNAVAILABLE) {
+			/* down: start anyway (open_error says why until a
+			 * thread has an error of its own) */
+			snprintf(st->open_error, sizeof st->open_error, "%s",
+				 err);
+			rc = STORE_OK;
+		}
 	}
-	PQfinish(pq);
 	if (rc != STORE_OK) {
 		pg_free(st);
 		return rc;
@@ -1192,6 +1283,15 @@ static void *listener_main(void *arg)
 	while (!atomic_load(&st->stop)) {
 		if (!pq || PQstatus(pq) != CONNECTION_OK) {
 			PQfinish(pq);
+			pq = NULL;
+			/* a node started while the database was down gets
+			 * ready here, with no request needed */
+			char why[300];
+			if (make_ready(st, why, sizeof why) != STORE_OK) {
+				struct pollfd w = {st->wake[0], POLLIN, 0};
+				poll(&w, 1, LISTEN_RETRY_MS);
+				continue;
+			}
 			pq = connect_pq(st->conninfo);
 			PGresult *r = PQstatus(pq) == CONNECTION_OK
 					      ? PQexec(pq, "LISTEN cubed_events")

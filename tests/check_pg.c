@@ -2,7 +2,8 @@
  * cluster (make test-pg: $CUBED_TEST_PG): migrations and the schema
  * refusal, the version check in the database between two stores (two
  * nodes), a name conflict inside a transaction that must not abort it,
- * an unreachable server, a node that refuses a newer schema, and what
+ * an unreachable server (opens not ready), errors that are refused at
+ * open, a node that refuses a newer schema, and what
  * the notifications of another store's commits carry. */
 #include <check.h>
 #include <pthread.h>
@@ -199,6 +200,9 @@ START_TEST(pg_conflicts_keep_the_transaction)
 }
 END_TEST
 
+/* A database that does not answer does not keep the store from opening:
+ * it opens not ready, and every call says the database is unavailable
+ * (the node serves /readyz 503 and retries). */
 START_TEST(pg_unreachable)
 {
 	/* nothing listens on port 1 */
@@ -207,9 +211,43 @@ START_TEST(pg_unreachable)
 		.schema_dir = "schema"};
 	struct store *st = NULL;
 	char err[512];
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err),
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
+	ck_assert_int_eq(store_ping(st), STORE_UNAVAILABLE);
+	ck_assert_int_eq(store_unavailable(st), 1);
+	ck_assert_msg(strstr(store_last_error(st),
+			     "cannot connect to PostgreSQL"),
+		      "%s", store_last_error(st));
+	int64_t v;
+	ck_assert_int_eq(store_session_version(st, "x", &v),
 			 STORE_UNAVAILABLE);
-	ck_assert_msg(strstr(err, "cannot connect to PostgreSQL"), "%s", err);
+	store_close(st);
+}
+END_TEST
+
+/* What waiting does not mend is refused at open, with the reason: an
+ * address libpq cannot use, a database the server says is not there. */
+START_TEST(pg_permanent_errors_refused)
+{
+	struct store_config cfg = {
+		.path = "postgresql://cubed@127.0.0.1:1/x?frobnicate=1",
+		.schema_dir = "schema"};
+	struct store *st = NULL;
+	char err[512];
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err, "the PostgreSQL address is not valid") &&
+			      strstr(err, "frobnicate"),
+		      "%s", err);
+
+	const char *base = getenv("CUBED_TEST_PG");
+	ck_assert_ptr_nonnull(base);
+	char url[512];
+	/* base is postgresql://user@host:port/ */
+	snprintf(url, sizeof url, "%sno_such_db_%d", base, (int)getpid());
+	cfg.path = url;
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err, "does not exist"), "%s", err);
 }
 END_TEST
 
@@ -376,6 +414,7 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_version_check_between_stores);
 	tcase_add_test(tc, pg_conflicts_keep_the_transaction);
 	tcase_add_test(tc, pg_unreachable);
+	tcase_add_test(tc, pg_permanent_errors_refused);
 	tcase_add_test(tc, pg_notifications_carry_events);
 	suite_add_tcase(s, tc);
 	return s;

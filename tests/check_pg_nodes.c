@@ -24,13 +24,17 @@
  *   every_route_when_down every route that needs the store answers 503
  *                         store_unavailable with Retry-After while
  *                         PostgreSQL is stopped, and succeeds on the same
- *                         node once it is back. */
+ *                         node once it is back;
+ *   start_while_down      a node started while PostgreSQL is stopped is
+ *                         not ready, then ready by itself once it is
+ *                         back; a missing database refuses to start. */
 #include <check.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pg_cluster.h"
 #include "session_helpers.h"
@@ -689,6 +693,74 @@ START_TEST(every_route_when_down)
 }
 END_TEST
 
+/* A node started while PostgreSQL is down starts not ready (/readyz 503,
+ * writes 503 store_unavailable) and gets ready by itself once it is back,
+ * migrating its new database then; one whose database the server says is
+ * not there refuses to start, saying so. */
+START_TEST(start_while_down)
+{
+	struct pg_cluster c;
+	the_cluster(&c);
+	char base[256], url[256], err[1024];
+	snprintf(base, sizeof base, "%s", getenv("CUBED_TEST_PG"));
+	char name[64];
+	snprintf(name, sizeof name, "late_%d", (int)getpid());
+	ck_assert_msg(pg_cluster_createdb(base, name, url, sizeof url, err,
+					  sizeof err) == 0,
+		      "%s", err);
+
+	/* permanent: no such database */
+	server bad;
+	char missing[300];
+	snprintf(missing, sizeof missing, "%sno_such_%d", base, (int)getpid());
+	const char *bad_args[] = {"--db", missing, NULL};
+	ck_assert_int_eq(server_start(&bad, NULL, bad_args, err, sizeof err),
+			 -1);
+	ck_assert_msg(strstr(err, "does not exist"), "%s", err);
+
+	ck_assert_int_eq(pg_cluster_halt(&c), 0);
+	/* the fixture would create a database for the node: not now */
+	unsetenv("CUBED_TEST_PG");
+	server n;
+	const char *args[] = {"--rate-limit", "0", "--db", url, NULL};
+	start_or_abort(&n, NULL, args);
+	setenv("CUBED_TEST_PG", base, 1);
+	json_t *p = expect_problem(n.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "unavailable", "database", NULL, NULL);
+	ck_assert_str_eq(sget(p, "database"), "down");
+	ck_assert_msg(strstr(sget(p, "detail"), "cannot connect to PostgreSQL"),
+		      "%s", sget(p, "detail"));
+	json_decref(p);
+	http_response r;
+	json_decref(expect_problem(n.port, "POST", "/v1/sessions", NULL, NULL,
+				   "{\"size\": 3}", 503, "unavailable",
+				   "store_unavailable", NULL, &r));
+	ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
+	http_response_free(&r);
+
+	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
+	/* ready by itself, within a few retries */
+	double deadline = now_s() + 30;
+	int status = 0;
+	while (now_s() < deadline) {
+		call(&r, n.port, "GET", "/readyz", NULL, NULL, NULL);
+		status = r.status;
+		http_response_free(&r);
+		if (status == 200)
+			break;
+		test_sleep_ms(50);
+	}
+	ck_assert_int_eq(status, 200);
+	json_t *ready = expect_json(n.port, "GET", "/readyz", NULL, NULL, NULL,
+				    200, NULL);
+	ck_assert_int_eq(iget(ready, "schema_version"), 3);
+	json_decref(ready);
+	ses s;
+	json_decref(create(n.port, "{\"size\": 3}", &s));
+	ck_assert_int_eq(server_stop(&n, 1), 0);
+}
+END_TEST
+
 Suite *pg_nodes_suite(void)
 {
 	Suite *s = suite_create("pg_nodes");
@@ -702,6 +774,7 @@ Suite *pg_nodes_suite(void)
 	tcase_add_test(tc, sigkill_a_node);
 	tcase_add_test(tc, postgres_restart);
 	tcase_add_test(tc, every_route_when_down);
+	tcase_add_test(tc, start_while_down);
 	suite_add_tcase(s, tc);
 	return s;
 }

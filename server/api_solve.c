@@ -915,8 +915,9 @@ static int session_for(const struct api_config *cfg,
 		}
 	}
 	if (rc != SES_OK) {
-		problem_reply(rp, (enum problem)-rc, "%s",
-			      sessions_strerror(rc));
+		/* the session layer's problems (503 with Retry-After when
+		 * the database cannot be reached) */
+		api__session_problem(rp, rc, NULL);
 		return -1;
 	}
 	return 0;
@@ -1000,7 +1001,8 @@ static void session_solve_reply(const struct api_config *cfg,
 		 * Retry-After); anything else is the database failing */
 		if (src == SES_STORE_FULL || src == SES_STORE_BUSY ||
 		    src == SES_STORAGE_CAP || src == SES_STORE_DOWN ||
-		    src == SES_SHUTDOWN || src == SES_NOMEM)
+		    src == SES_UNAVAILABLE || src == SES_SHUTDOWN ||
+		    src == SES_NOMEM)
 			api__session_problem(rp, src, NULL);
 		else
 			problem_reply(rp, PROBLEM_DATABASE,
@@ -1101,9 +1103,12 @@ void api__session_solves(const struct api_config *cfg,
 				       (int)limit + 1)
 		   : -1;
 	if (k < 0) {
+		if (sv && store_unavailable(cfg->store))
+			api__session_problem(rp, SES_UNAVAILABLE, NULL);
+		else
+			problem_reply(rp, PROBLEM_DATABASE,
+				      "the solves could not be read");
 		free(sv);
-		problem_reply(rp, PROBLEM_DATABASE,
-			      "the solves could not be read");
 		return;
 	}
 	json_t *arr = json_array();

@@ -43,6 +43,11 @@ struct channel {
 	int64_t last_version;     /* newest version published, -1 = none */
 	int nwatchers, presence_sent;
 	int deleted;              /* the session is gone: end after draining */
+	int size;                 /* the session's n */
+	/* the state at cube_at (sessions of at most facelets_max_n): another
+	 * node's next event is formatted from it without reading the store */
+	cube_t *cube;
+	int64_t cube_at;          /* -1: none */
 	struct watcher *watchers;
 	struct channel *next;     /* hash chain */
 };
@@ -257,6 +262,23 @@ static void cut_all_locked(struct channel *c)
 	}
 }
 
+/* c->cube := src, the state at version at (channel locked). Without
+ * memory the channel just has none: remote events are then read from the
+ * store. */
+static void keep_cube_locked(struct channel *c, const cube_t *src,
+			     int64_t at)
+{
+	if (c->cube && c->cube->n != src->n) {
+		free(c->cube);
+		c->cube = NULL;
+	}
+	if (!c->cube)
+		c->cube = malloc(cube_sizeof(src->n));
+	c->cube_at = c->cube ? at : -1;
+	if (c->cube)
+		cube_copy(c->cube, src);
+}
+
 static void fill(struct events *ev, const char *id, int64_t upto);
 
 /* Format one change and append it to its channel (fan-out thread). */
@@ -297,11 +319,14 @@ static void deliver(struct events *ev, struct pub *p)
 			  (c->deleted && strcmp(e->type, "delete") == 0);
 		if (strcmp(e->type, "delete") == 0)
 			c->deleted = 1;
-		if (dup)
+		if (dup) {
 			free(buf); /* a filler from the store was first */
-		else if (buf)
+		} else if (buf) {
 			append_locked(ev, c, no_id ? -1 : e->version, buf, len);
-		else /* out of memory: end the streams rather than skip */
+			if (!no_id && e->state && c->last_version == e->version)
+				keep_cube_locked(c, session_state_cube(e->state),
+						 e->version);
+		} else /* out of memory: end the streams rather than skip */
 			cut_all_locked(c);
 		buf = NULL;
 		pthread_mutex_unlock(&c->lock);
@@ -483,6 +508,8 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		snprintf(c->id, sizeof c->id, "%s", id);
 		pthread_mutex_init(&c->lock, NULL);
 		c->last_version = -1;
+		c->size = n;
+		c->cube_at = -1;
 		struct channel **b = bucket(ev, id);
 		c->next = *b;
 		*b = c;
@@ -523,6 +550,15 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		size_t len;
 		char *buf = sse_format(v.version, "state", data, &len);
 		w->last_sent = v.version;
+		/* the state at last_sent: the first watcher to go live
+		 * hands it to the channel, which then formats other nodes'
+		 * events from it without reading the store (none: read) */
+		if (v.size <= ev->cfg.facelets_max_n && v.state) {
+			const cube_t *sc = session_state_cube(v.state);
+			w->cube = malloc(cube_sizeof(sc->n));
+			if (w->cube)
+				cube_copy(w->cube, sc);
+		}
 		session_view_free(&v);
 		if (!buf || pend_add(w, buf, len) < 0) {
 			free(buf);
@@ -580,6 +616,7 @@ void events_detach(struct watcher *w)
 			free(dead->ring[s % RING].buf);
 		atomic_fetch_sub(&ev->kept, dead->kept);
 		pthread_mutex_destroy(&dead->lock);
+		free(dead->cube);
 		free(dead);
 	}
 	free(w->pend);
@@ -656,8 +693,17 @@ live:
 	 * here from now on (a later one is fetched from there: fill). Not
 	 * moved by later watchers: the ones already live may still wait
 	 * for versions the fan-out thread is bringing. */
-	if (c->last_version < 0)
+	if (c->last_version < 0) {
 		c->last_version = w->last_sent;
+		/* its replay state is the channel's: the next remote event
+		 * needs no store read */
+		if (w->cube) {
+			free(c->cube);
+			c->cube = w->cube;
+			c->cube_at = w->last_sent;
+			w->cube = NULL;
+		}
+	}
 	w->mode = W_LIVE;
 	w->next_seq = start;
 	w->off = 0;
@@ -893,10 +939,15 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 				pthread_mutex_unlock(&ev->lock);
 				if (c->last_version >= 0 &&
 				    e->version == c->last_version + 1) {
-					if (buf)
+					if (buf) {
 						append_locked(ev, c, e->version,
 							      buf, len);
-					else /* never skip one: end them */
+						if (with && cube &&
+						    cube_at == e->version)
+							keep_cube_locked(
+								c, cube,
+								e->version);
+					} else /* never skip one: end them */
 						cut_all_locked(c);
 					buf = NULL;
 				}
@@ -914,7 +965,75 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 	pthread_mutex_unlock(&ev->fill_lock);
 }
 
-void events_remote(void *ctx, const char *id, int64_t version)
+/* The common case of another node's commit: the notification carried the
+ * event e, and the channel holds the version before it (and, for facelets,
+ * the state there): format it and append it without reading the store.
+ * 1 when done (or there was nothing to do: no live watcher, or the
+ * version is there already), 0 when the caller must fill from the store
+ * (a gap, a reset, no state at hand). */
+static int remote_event(struct events *ev, const char *id,
+			const struct store_event *e)
+{
+	if (strcmp(e->kind, "moves") != 0 && strcmp(e->kind, "undo") != 0 &&
+	    strcmp(e->kind, "redo") != 0)
+		return 0; /* a reset's state is not its moves applied */
+	pthread_mutex_lock(&ev->fill_lock);
+	pthread_mutex_lock(&ev->lock);
+	struct channel *c = find(ev, id);
+	if (!c) {
+		pthread_mutex_unlock(&ev->lock);
+		pthread_mutex_unlock(&ev->fill_lock);
+		return 1;
+	}
+	pthread_mutex_lock(&c->lock);
+	pthread_mutex_unlock(&ev->lock);
+	int done = 1;
+	int with = c->size <= ev->cfg.facelets_max_n;
+	char *facelets = NULL, *buf = NULL;
+	size_t len = 0;
+	if (c->deleted || c->last_version < 0 ||
+	    c->last_version >= e->version)
+		goto out; /* nobody live (replays read the store), or known */
+	done = 0;
+	if (c->last_version != e->version - 1 ||
+	    (with && (!c->cube || c->cube_at != c->last_version)))
+		goto out;
+	if (with) {
+		facelets = malloc(6u * (size_t)c->size * (size_t)c->size + 1);
+		cube_t *next = malloc(cube_sizeof(c->cube->n));
+		if (next)
+			cube_copy(next, c->cube);
+		if (!facelets || !next || apply_moves(next, e->moves) != 0) {
+			free(next);
+			goto out;
+		}
+		cube_to_facelets(next, facelets);
+		facelets[6 * c->size * c->size] = '\0';
+		free(c->cube);
+		c->cube = next;
+		c->cube_at = e->version;
+	}
+	struct session_event se = {
+		.id = id, .type = e->kind, .version = e->version,
+		.size = c->size, .moves = e->moves, .actor = e->actor,
+		.facelets = facelets, .created_at = e->created_at,
+	};
+	buf = sse_format(e->version, e->kind, event_json(ev, &se), &len);
+	if (buf) {
+		append_locked(ev, c, e->version, buf, len);
+		done = 1;
+	} else if (with) {
+		c->cube_at = -1; /* not appended: the cube is ahead */
+	}
+out:
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&ev->fill_lock);
+	free(facelets);
+	return done;
+}
+
+void events_remote(void *ctx, const char *id, int64_t version,
+		   const struct store_event *e)
 {
 	struct events *ev = ctx;
 	if (id && version < 0) {
@@ -927,7 +1046,8 @@ void events_remote(void *ctx, const char *id, int64_t version)
 		return;
 	}
 	if (id) {
-		fill(ev, id, version);
+		if (!e || e->version != version || !remote_event(ev, id, e))
+			fill(ev, id, version);
 		return;
 	}
 	/* reconnected: notifications may have been lost, so every watched
@@ -1105,6 +1225,7 @@ void events_close(struct events *ev)
 		for (uint64_t s = c->tail; s < c->head; s++)
 			free(c->ring[s % RING].buf);
 		pthread_mutex_destroy(&c->lock);
+		free(c->cube);
 		free(c);
 	}
 	pthread_mutex_destroy(&ev->lock);

@@ -61,9 +61,13 @@ void events_shutdown(struct events *ev, unsigned wait_ms);
 void events_publish(void *ctx, const struct session_event *e);
 
 /* store_notify_fn for store_listen (ctx is the events): another node
- * committed session id at version; fetch what the watchers here have not
- * had from the store, in order (id NULL: catch every watched session up). */
-void events_remote(void *ctx, const char *id, int64_t version);
+ * committed session id at version. With the event itself (e, when the
+ * notification carried it) and the version before it at hand, it is
+ * formatted and appended at once; otherwise what the watchers here have
+ * not had is fetched from the store, in order (id NULL: catch every
+ * watched session up). */
+void events_remote(void *ctx, const char *id, int64_t version,
+		   const struct store_event *e);
 
 /* Watchers of session id now. */
 int events_watchers(struct events *ev, const char *id);

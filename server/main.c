@@ -293,6 +293,12 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERROR, "database: %s", serr);
 		return 2;
 	}
+	/* PostgreSQL merely down: the node starts not ready (/readyz 503)
+	 * and gets ready by itself once the database answers */
+	if (store_ping(api.store) != STORE_OK && store_unavailable(api.store))
+		log_msg(LOG_WARN,
+			"database: %s; not ready until it answers (retrying)",
+			store_last_error(api.store));
 	struct events_config ecfg = {
 		.max_watchers = (size_t)cfg.max_watchers,
 		.watcher_buffer = (size_t)cfg.watcher_buffer,

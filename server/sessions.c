@@ -346,7 +346,8 @@ int sessions_auth(struct sessions *s, const char *id, const char *token,
 		return reach(s, rc);
 	if (token)
 		token_sha256(token, strlen(token), h);
-	return rules_auth(s, id, owner, token ? h : NULL, role, actor);
+	return reach(s,
+		     rules_auth(s, id, owner, token ? h : NULL, role, actor));
 }
 
 int sessions_add_token(struct sessions *s, const char *id,
@@ -391,7 +392,7 @@ int sessions_list_tokens(struct sessions *s, const char *id,
 	if (role != SES_ROLE_OWNER)
 		return SES_NOT_OWNER;
 	rc = store_list_tokens(s->store, id, out, cap);
-	return rc < 0 ? SES_STORE : rc;
+	return rc < 0 ? reach(s, SES_STORE) : rc;
 }
 
 void sessions_stats(struct sessions *s, struct sessions_stats *out)

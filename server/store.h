@@ -277,14 +277,17 @@ int store_idem_finish(struct store *st, const unsigned char *scope,
 /* Let go of an unanswered claim (a retry may run). */
 int store_idem_abort(struct store *st, const unsigned char *scope);
 
-/* Changes other nodes commit. fn(ctx, id, version) after a commit moved
+/* Changes other nodes commit. fn(ctx, id, version, e) after a commit moved
  * session id to version (-1: it was deleted), from a thread of the
- * engine's own, in commit order; fn(ctx, NULL, -1) after the engine
- * (re)connected, when notifications may have been lost: every session the
- * caller follows may have moved. Engines without notifications answer
- * STORE_NO_ENGINE and never call fn. fn NULL stops listening: no call
- * runs or follows once it returns. */
-typedef void store_notify_fn(void *ctx, const char *id, int64_t version);
+ * engine's own, in commit order; e is that version's event when the
+ * notification carried it (small ones do: it lives for the call), NULL
+ * when the caller must read it from the store. fn(ctx, NULL, -1, NULL)
+ * after the engine (re)connected, when notifications may have been
+ * lost: every session the caller follows may have moved. Engines without
+ * notifications answer STORE_NO_ENGINE and never call fn. fn NULL stops
+ * listening: no call runs or follows once it returns. */
+typedef void store_notify_fn(void *ctx, const char *id, int64_t version,
+			     const struct store_event *e);
 int store_listen(struct store *st, store_notify_fn *fn, void *ctx);
 
 #endif

@@ -28,31 +28,30 @@
  * commit whose answer was lost is reported as failed: the write is never
  * acknowledged, though it may have committed (a retry then finds it).
  *
- * Live events: schema/pg's trigger NOTIFYs cubed_events with
- * '<id>:<version>' at each commit that moves a session; store_listen runs
- * a thread with its own connection that LISTENs, waits on its socket with
- * poll, and hands each notification to the callback (and a catch-up call
- * after every reconnect, since notifications sent while it was away are
- * lost). The engine always reports STORE_CAP_SHARED. */
+ * Start: a database that does not answer does not stop the node (it
+ * opens not ready and gets ready on a later call or the listener's
+ * retry: pg__make_ready); one that refuses us or has a newer schema does.
+ *
+ * Live events: schema/pg's triggers NOTIFY cubed_events with each event
+ * row as JSON (or '<id>:<version>' when it is too big for a payload, and
+ * '<id>:-1' for a deletion), sent at commit; store_pg_listen.c hands them
+ * to store_listen's callback. The engine always reports
+ * STORE_CAP_SHARED. */
 #include "store_engine.h"
 
-#include <errno.h>
 #include <libpq-fe.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "store_pg_internal.h"
 #include "store_pg_migrate.h"
 
 #define PG_POOL 8             /* connections per node at most */
-#define LISTEN_RETRY_MS 500   /* between reconnection attempts */
 
 #define PG_STATEMENTS(X)                                                       \
 	X(S_PING, 0, "SELECT 1")                                               \
@@ -176,28 +175,9 @@ struct tls {
 	struct tls *next;
 };
 
-struct pg {
-	char *conninfo;
-	int schema_version;
-	pthread_mutex_t lock; /* guards idle, nconns, all */
-	pthread_cond_t freed;
-	struct pconn *idle;
-	int nconns;
-	pthread_key_t key;
-	struct tls *all;      /* every thread's tls, freed at close */
-	char open_error[256];
-	/* the listener */
-	pthread_t listener;
-	int listening;
-	atomic_int stop;
-	store_notify_fn *notify;
-	void *notify_ctx;
-	int wake[2];          /* a pipe: close() wakes the listener's poll */
-};
-
 /* ------------------------------------------------------------ plumbing */
 
-static PGconn *connect_pq(const char *conninfo)
+PGconn *pg__connect(const char *conninfo)
 {
 	/* connect_timeout first: a value in the address overrides it */
 	const char *const keys[] = {"connect_timeout", "application_name",
@@ -233,12 +213,73 @@ static void set_error(struct tls *t, int unavailable, const char *fmt,
 	t->unavailable = unavailable;
 }
 
+static int64_t mono_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Connect and migrate (pg_migrate) once: STORE_OK (st->ready), else
+ * STORE_UNAVAILABLE while the database cannot be reached, STORE_SCHEMA
+ * or STORE_ERROR for what waiting does not mend; why in err. Attempts
+ * are one at a time and, after a failure, at most every LISTEN_RETRY_MS
+ * (the callers in between get the last reason): requests arriving while
+ * the database is down must not each open a connection. */
+int pg__make_ready(struct pg *st, char *err, size_t errlen)
+{
+	if (atomic_load(&st->ready))
+		return STORE_OK;
+	pthread_mutex_lock(&st->ready_lock);
+	int rc = STORE_UNAVAILABLE;
+	if (atomic_load(&st->ready)) {
+		rc = STORE_OK;
+	} else if (mono_now_ms() < st->next_try_ms) {
+		snprintf(err, errlen, "%s", st->down);
+	} else {
+		PGconn *pq = pg__connect(st->conninfo);
+		if (PQstatus(pq) != CONNECTION_OK) {
+			/* the server's answer (a wrong password, no such
+			 * database) or an address libpq cannot use will not
+			 * mend by itself; no answer, or "starting up", may */
+			PGPing ping = PQping(st->conninfo);
+			rc = ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT
+				     ? STORE_UNAVAILABLE
+				     : STORE_ERROR;
+			snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
+				 PQerrorMessage(pq));
+			size_t n = strlen(err);
+			while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
+				err[--n] = '\0';
+		} else {
+			rc = pg_migrate(pq, st->schema_dir, &st->schema_version,
+					err, errlen);
+		}
+		PQfinish(pq);
+		if (rc == STORE_OK) {
+			atomic_store(&st->ready, 1);
+		} else {
+			snprintf(st->down, sizeof st->down, "%s", err);
+			st->next_try_ms = mono_now_ms() + LISTEN_RETRY_MS;
+		}
+	}
+	pthread_mutex_unlock(&st->ready_lock);
+	return rc;
+}
+
 /* A usable connection for this call (the thread's transaction's, or one
  * from the pool), or NULL with the error set. */
 static struct pconn *acquire(struct pg *st, struct tls *t)
 {
 	if (t->txn)
 		return t->txn;
+	if (!atomic_load(&st->ready)) {
+		char why[300];
+		if (pg__make_ready(st, why, sizeof why) != STORE_OK) {
+			set_error(t, 1, "%s", why);
+			return NULL;
+		}
+	}
 	pthread_mutex_lock(&st->lock);
 	while (!st->idle && st->nconns >= PG_POOL)
 		pthread_cond_wait(&st->freed, &st->lock);
@@ -251,7 +292,7 @@ static struct pconn *acquire(struct pg *st, struct tls *t)
 	if (!c) {
 		c = calloc(1, sizeof *c);
 		if (c)
-			c->pq = connect_pq(st->conninfo);
+			c->pq = pg__connect(st->conninfo);
 		if (!c) {
 			set_error(t, 0, "out of memory%s", "");
 			goto fail;
@@ -373,6 +414,53 @@ static int changed(const PGresult *r)
 
 #define I64(buf, v) (snprintf(buf, sizeof buf, "%lld", (long long)(v)), buf)
 
+/* The shapes of call that recur. exec: the result is not read. exec_one:
+ * a statement that changes at most one row, STORE_NOT_FOUND when it
+ * changed none. query_one: *r holds the first row (the caller clears
+ * it), STORE_NOT_FOUND (nothing to clear) when there is none.
+ * query_rows: the number of rows up to cap, *r to clear, or an error. */
+static int exec(struct pg *st, enum stmt_id id, const char *const *p)
+{
+	PGresult *r;
+	int rc = call(st, id, p, &r);
+	if (rc == STORE_OK)
+		PQclear(r);
+	return rc;
+}
+
+static int exec_one(struct pg *st, enum stmt_id id, const char *const *p)
+{
+	PGresult *r;
+	int rc = call(st, id, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	int n = changed(r);
+	PQclear(r);
+	return n == 1 ? STORE_OK : STORE_NOT_FOUND;
+}
+
+static int query_one(struct pg *st, enum stmt_id id, const char *const *p,
+		     PGresult **r)
+{
+	int rc = call(st, id, p, r);
+	if (rc == STORE_OK && PQntuples(*r) < 1) {
+		PQclear(*r);
+		*r = NULL;
+		rc = STORE_NOT_FOUND;
+	}
+	return rc;
+}
+
+static int query_rows(struct pg *st, enum stmt_id id, const char *const *p,
+		      int cap, PGresult **r)
+{
+	int rc = call(st, id, p, r);
+	if (rc != STORE_OK)
+		return rc;
+	int k = PQntuples(*r);
+	return k > cap ? cap : k;
+}
+
 static void hex_encode(char *out, const unsigned char *in, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -408,8 +496,6 @@ static int pg_accepts(const char *path)
 	       strncmp(path, "postgresql://", 13) == 0;
 }
 
-static void unlisten(struct pg *st);
-
 static void pg_free(struct pg *st)
 {
 	while (st->idle) {
@@ -429,45 +515,67 @@ static void pg_free(struct pg *st)
 	}
 	pthread_key_delete(st->key);
 	pthread_mutex_destroy(&st->lock);
+	pthread_mutex_destroy(&st->ready_lock);
 	pthread_cond_destroy(&st->freed);
 	free(st->conninfo);
+	free(st->schema_dir);
 	free(st);
 }
 
+/* A database that is merely down (no answer, or starting up) does not
+ * keep the node from starting: it opens not ready, every call answers
+ * STORE_UNAVAILABLE, and the first call (or the listener's retry) after
+ * the database is back migrates and goes on. An address libpq cannot
+ * use, a server that refuses us (password, no such database) or a schema
+ * newer than ours is refused here, with the reason. */
 static int pg_open(const struct store_config *cfg, void **impl,
 		   unsigned *caps, char *err, size_t errlen)
 {
 	struct pg *st = calloc(1, sizeof *st);
-	if (!st || !(st->conninfo = strdup(cfg->path))) {
+	if (!st || !(st->conninfo = strdup(cfg->path)) ||
+	    !(st->schema_dir = strdup(cfg->schema_dir ? cfg->schema_dir
+							: "schema"))) {
+		if (st)
+			free(st->conninfo);
 		free(st);
 		snprintf(err, errlen, "out of memory");
 		return STORE_ERROR;
 	}
 	st->wake[0] = st->wake[1] = -1;
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->ready_lock, NULL);
 	pthread_cond_init(&st->freed, NULL);
 	if (pthread_key_create(&st->key, NULL) != 0) {
 		pthread_mutex_destroy(&st->lock);
+		pthread_mutex_destroy(&st->ready_lock);
 		pthread_cond_destroy(&st->freed);
 		free(st->conninfo);
+		free(st->schema_dir);
 		free(st);
 		snprintf(err, errlen, "cannot create a thread key");
 		return STORE_ERROR;
 	}
-	PGconn *pq = connect_pq(st->conninfo);
-	int rc;
-	if (PQstatus(pq) != CONNECTION_OK) {
-		snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
-			 PQerrorMessage(pq));
+	char *opts_err = NULL;
+	PQconninfoOption *opts = PQconninfoParse(st->conninfo, &opts_err);
+	PQconninfoFree(opts);
+	int rc = STORE_ERROR;
+	if (!opts) {
+		snprintf(err, errlen, "the PostgreSQL address is not valid: %s",
+			 opts_err ? opts_err : "out of memory");
 		size_t n = strlen(err);
 		while (n > 0 && err[n - 1] == '\n')
 			err[--n] = '\0';
-		rc = STORE_UNAVAILABLE;
+		PQfreemem(opts_err);
 	} else {
-		rc = pg_migrate(pq, cfg->schema_dir, &st->schema_version, err,
-				errlen);
+		rc = pg__make_ready(st, err, errlen);
+		if (rc == STORE_UNAVAILABLE) {
+			/* down: start anyway (open_error says why until a
+			 * thread has an error of its own) */
+			snprintf(st->open_error, sizeof st->open_error, "%s",
+				 err);
+			rc = STORE_OK;
+		}
 	}
-	PQfinish(pq);
 	if (rc != STORE_OK) {
 		pg_free(st);
 		return rc;
@@ -480,7 +588,7 @@ static int pg_open(const struct store_config *cfg, void **impl,
 static void pg_close(void *impl)
 {
 	struct pg *st = impl;
-	unlisten(st);
+	pg__unlisten(st);
 	pg_free(st);
 }
 
@@ -505,11 +613,7 @@ static int pg_schema_version(void *impl)
 
 static int pg_ping(void *impl)
 {
-	PGresult *r;
-	int rc = call(impl, S_PING, NULL, &r);
-	if (rc == STORE_OK)
-		PQclear(r);
-	return rc;
+	return exec(impl, S_PING, NULL);
 }
 
 /* BEGIN / COMMIT / ROLLBACK on the transaction's connection. */
@@ -580,11 +684,7 @@ static int insert_event(struct pg *st, const char *id,
 			   e->moves ? e->moves : "", e->actor,
 			   I64(at, e->created_at), I64(ref, e->ref),
 			   I64(link, e->link)};
-	PGresult *r;
-	int rc = call(st, S_INSERT_EVENT, p, &r);
-	if (rc == STORE_OK)
-		PQclear(r);
-	return rc;
+	return exec(st, S_INSERT_EVENT, p);
 }
 
 /* Text parameters end at a NUL: a state is 6n² facelet letters, which
@@ -599,10 +699,7 @@ static int insert_snapshot(struct pg *st, const char *id, int64_t version,
 	text[len] = '\0';
 	char v[24];
 	const char *p[] = {id, I64(v, version), text};
-	PGresult *r;
-	int rc = call(st, S_INSERT_SNAPSHOT, p, &r);
-	if (rc == STORE_OK)
-		PQclear(r);
+	int rc = exec(st, S_INSERT_SNAPSHOT, p);
 	free(text);
 	return rc;
 }
@@ -617,19 +714,15 @@ static int pg_create_session(void *impl, const struct store_session *ss,
 	const char *p[] = {ss->id, I64(size, ss->size), I64(at, ss->created_at),
 			   hash, ss->title,
 			   ss->is_private ? "private" : "public"};
-	PGresult *r;
-	int rc = call(st, S_INSERT_SESSION, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int n = changed(r);
-	PQclear(r);
-	if (n != 1) {
+	int rc = exec_one(st, S_INSERT_SESSION, p);
+	if (rc == STORE_NOT_FOUND) { /* nothing inserted: the id is taken */
 		struct tls *t = tls_get(st);
 		if (t)
 			set_error(t, 0, "session %s exists", ss->id);
 		return STORE_CONFLICT;
 	}
-	rc = insert_event(st, ss->id, ev0);
+	if (rc == STORE_OK)
+		rc = insert_event(st, ss->id, ev0);
 	if (rc == STORE_OK)
 		rc = insert_snapshot(st, ss->id, 0, state, len);
 	return rc;
@@ -640,13 +733,9 @@ static int pg_get_session(void *impl, const char *id,
 {
 	const char *p[] = {id};
 	PGresult *r;
-	int rc = call(impl, S_GET_SESSION, p, &r);
+	int rc = query_one(impl, S_GET_SESSION, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return STORE_NOT_FOUND;
-	}
 	memset(out, 0, sizeof *out);
 	snprintf(out->id, sizeof out->id, "%s", id);
 	out->size = (int)col_i64(r, 0, 0);
@@ -677,15 +766,11 @@ static int pg_session_version(void *impl, const char *id, int64_t *version)
 	struct tls *t = tls_get(st);
 	const char *p[] = {id};
 	PGresult *r;
-	int rc = call(impl, t && t->txn ? S_SESSION_VERSION_LOCK
-				       : S_SESSION_VERSION,
-		      p, &r);
+	int rc = query_one(impl, t && t->txn ? S_SESSION_VERSION_LOCK
+					    : S_SESSION_VERSION,
+			   p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return STORE_NOT_FOUND;
-	}
 	*version = col_i64(r, 0, 0);
 	PQclear(r);
 	return STORE_OK;
@@ -699,13 +784,8 @@ static int pg_append_event(void *impl, const char *id,
 	char v[24], u[24], rd[24], at[24];
 	const char *p[] = {id, I64(v, e->version), I64(u, undo_top),
 			   I64(rd, redo_top), I64(at, e->created_at)};
-	PGresult *r;
-	int rc = call(st, S_ADVANCE, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int n = changed(r);
-	PQclear(r);
-	if (n != 1) {
+	int rc = exec_one(st, S_ADVANCE, p);
+	if (rc == STORE_NOT_FOUND) { /* not at v - 1: another node wrote */
 		int64_t now;
 		rc = pg_session_version(impl, id, &now);
 		if (rc != STORE_OK)
@@ -717,7 +797,7 @@ static int pg_append_event(void *impl, const char *id,
 				 (long long)now, (long long)(e->version - 1));
 		return STORE_CONFLICT;
 	}
-	return insert_event(st, id, e);
+	return rc == STORE_OK ? insert_event(st, id, e) : rc;
 }
 
 static int pg_add_snapshot(void *impl, const char *id, int64_t version,
@@ -732,13 +812,9 @@ static int snapshot_at(struct pg *st, const char *id, int64_t at,
 	char a[24];
 	const char *p[] = {id, I64(a, at)};
 	PGresult *r;
-	int rc = call(st, S_SNAPSHOT_AT, p, &r);
+	int rc = query_one(st, S_SNAPSHOT_AT, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return STORE_NOT_FOUND;
-	}
 	*version = col_i64(r, 0, 0);
 	if (state) {
 		*state = col_dup(r, 0, 1);
@@ -800,13 +876,9 @@ static int pg_get_event(void *impl, const char *id, int64_t version,
 	char v[24];
 	const char *p[] = {id, I64(v, version)};
 	PGresult *r;
-	int rc = call(impl, S_GET_EVENT, p, &r);
+	int rc = query_one(impl, S_GET_EVENT, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return STORE_NOT_FOUND;
-	}
 	rc = read_event(r, 0, out);
 	PQclear(r);
 	return rc == STORE_OK ? rc : nomem(impl);
@@ -820,12 +892,9 @@ static int pg_events_after(void *impl, const char *id, int64_t after,
 	char a[24], c[16];
 	const char *p[] = {id, I64(a, after), I64(c, cap)};
 	PGresult *r;
-	int rc = call(impl, S_EVENTS_AFTER, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int k = PQntuples(r);
-	if (k > cap)
-		k = cap;
+	int k = query_rows(impl, S_EVENTS_AFTER, p, cap, &r);
+	if (k < 0)
+		return k;
 	for (int i = 0; i < k; i++)
 		if (read_event(r, i, &out[i]) != STORE_OK) {
 			while (i-- > 0)
@@ -840,13 +909,7 @@ static int pg_events_after(void *impl, const char *id, int64_t after,
 static int pg_delete_session(void *impl, const char *id)
 {
 	const char *p[] = {id};
-	PGresult *r;
-	int rc = call(impl, S_DELETE_SESSION, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int n = changed(r);
-	PQclear(r);
-	return n == 1 ? STORE_OK : STORE_NOT_FOUND;
+	return exec_one(impl, S_DELETE_SESSION, p);
 }
 
 static int pg_count_sessions(void *impl, int64_t *count)
@@ -886,12 +949,9 @@ static int pg_list_solves(void *impl, const char *session_id, int64_t after,
 	char a[24], c[16];
 	const char *p[] = {session_id, I64(a, after), I64(c, cap)};
 	PGresult *r;
-	int rc = call(impl, S_LIST_SOLVES, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int k = PQntuples(r);
-	if (k > cap)
-		k = cap;
+	int k = query_rows(impl, S_LIST_SOLVES, p, cap, &r);
+	if (k < 0)
+		return k;
 	for (int i = 0; i < k; i++) {
 		struct store_solve *v = &out[i];
 		memset(v, 0, sizeof *v);
@@ -935,13 +995,9 @@ static int pg_add_token(void *impl, const char *session_id,
 	const char *p[] = {session_id, t->role, t->name[0] ? t->name : NULL, h,
 			   I64(at, t->created_at)};
 	PGresult *r;
-	int rc = call(impl, S_INSERT_TOKEN, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return STORE_CONFLICT; /* the name is taken */
-	}
+	int rc = query_one(impl, S_INSERT_TOKEN, p, &r);
+	if (rc != STORE_OK) /* no row: the name is taken */
+		return rc == STORE_NOT_FOUND ? STORE_CONFLICT : rc;
 	t->id = col_i64(r, 0, 0);
 	snprintf(t->name, sizeof t->name, "%s", PQgetvalue(r, 0, 1));
 	PQclear(r);
@@ -955,13 +1011,9 @@ static int pg_find_token(void *impl, const char *session_id,
 	hex_encode(h, hash, STORE_HASH_LEN);
 	const char *p[] = {session_id, h};
 	PGresult *r;
-	int rc = call(impl, S_FIND_TOKEN, p, &r);
+	int rc = query_one(impl, S_FIND_TOKEN, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	if (PQntuples(r) < 1) {
-		PQclear(r);
-		return STORE_NOT_FOUND;
-	}
 	read_token(r, 0, out);
 	PQclear(r);
 	return STORE_OK;
@@ -973,12 +1025,9 @@ static int pg_list_tokens(void *impl, const char *session_id,
 	char c[16];
 	const char *p[] = {session_id, I64(c, cap)};
 	PGresult *r;
-	int rc = call(impl, S_LIST_TOKENS, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int k = PQntuples(r);
-	if (k > cap)
-		k = cap;
+	int k = query_rows(impl, S_LIST_TOKENS, p, cap, &r);
+	if (k < 0)
+		return k;
 	for (int i = 0; i < k; i++)
 		read_token(r, i, &out[i]);
 	PQclear(r);
@@ -990,13 +1039,7 @@ static int pg_revoke_token(void *impl, const char *session_id, int64_t id,
 {
 	char i[24], w[24];
 	const char *p[] = {session_id, I64(i, id), I64(w, when)};
-	PGresult *r;
-	int rc = call(impl, S_REVOKE_TOKEN, p, &r);
-	if (rc != STORE_OK)
-		return rc;
-	int n = changed(r);
-	PQclear(r);
-	return n == 1 ? STORE_OK : STORE_NOT_FOUND;
+	return exec_one(impl, S_REVOKE_TOKEN, p);
 }
 
 /* The rows are locked as the sorted scan returns them: in id order on
@@ -1026,10 +1069,7 @@ static int pg_lock_sessions(void *impl, const char *const *ids, int n)
 	arr[k++] = '}';
 	arr[k] = '\0';
 	const char *p[] = {arr};
-	PGresult *r;
-	int rc = call(impl, S_LOCK_SESSIONS, p, &r);
-	if (rc == STORE_OK)
-		PQclear(r);
+	int rc = exec(impl, S_LOCK_SESSIONS, p);
 	free(arr);
 	return rc;
 }
@@ -1049,8 +1089,7 @@ static int pg_idem_claim(void *impl, const unsigned char *scope,
 	/* now and then, the expired records of keys that never came back */
 	if ((now & 255) == 0) {
 		const char *e[] = {old};
-		if (call(st, S_IDEM_EXPIRE, e, &r) == STORE_OK)
-			PQclear(r);
+		exec(st, S_IDEM_EXPIRE, e);
 	}
 	int rc = call(st, S_IDEM_CLAIM, p, &r);
 	if (rc != STORE_OK)
@@ -1060,15 +1099,12 @@ static int pg_idem_claim(void *impl, const unsigned char *scope,
 	if (claimed)
 		return STORE_OK;
 	const char *g[] = {sc};
-	rc = call(st, S_IDEM_GET, g, &r);
+	rc = query_one(st, S_IDEM_GET, g, &r);
+	memset(out, 0, sizeof *out);
+	if (rc == STORE_NOT_FOUND) /* aborted meanwhile: a retry may claim */
+		return STORE_CONFLICT;
 	if (rc != STORE_OK)
 		return rc;
-	if (PQntuples(r) != 1) { /* aborted meanwhile: a retry may claim */
-		PQclear(r);
-		memset(out, 0, sizeof *out);
-		return STORE_CONFLICT;
-	}
-	memset(out, 0, sizeof *out);
 	out->status = (int)col_i64(r, 0, 0);
 	hex_decode(out->print, PQgetvalue(r, 0, 1), 32);
 	out->content_type = col_dup(r, 0, 2);
@@ -1099,10 +1135,7 @@ static int pg_idem_finish(void *impl, const unsigned char *scope,
 		   a->body ? a->body_len : 0);
 	const char *p[] = {sc, I64(status, a->status), a->content_type,
 			   a->headers, hex};
-	PGresult *r;
-	int rc = call(impl, S_IDEM_FINISH, p, &r);
-	if (rc == STORE_OK)
-		PQclear(r);
+	int rc = exec(impl, S_IDEM_FINISH, p);
 	free(hex);
 	return rc;
 }
@@ -1112,111 +1145,7 @@ static int pg_idem_abort(void *impl, const unsigned char *scope)
 	char sc[65];
 	hex_encode(sc, scope, 32);
 	const char *p[] = {sc};
-	PGresult *r;
-	int rc = call(impl, S_IDEM_ABORT, p, &r);
-	if (rc == STORE_OK)
-		PQclear(r);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- listen */
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-/* Hand every pending notification to the callback. */
-static void drain(struct pg *st, PGconn *pq)
-{
-	PGnotify *n;
-	while ((n = PQnotifies(pq)) != NULL) {
-		char *colon = strrchr(n->extra, ':');
-		if (colon && colon - n->extra < STORE_ID_MAX) {
-			char id[STORE_ID_MAX];
-			memcpy(id, n->extra, (size_t)(colon - n->extra));
-			id[colon - n->extra] = '\0';
-			st->notify(st->notify_ctx, id,
-				   strtoll(colon + 1, NULL, 10));
-		}
-		PQfreemem(n);
-	}
-}
-
-static void *listener_main(void *arg)
-{
-	struct pg *st = arg;
-	prctl(PR_SET_NAME, "cubed-listen", 0, 0, 0);
-	PGconn *pq = NULL;
-	while (!atomic_load(&st->stop)) {
-		if (!pq || PQstatus(pq) != CONNECTION_OK) {
-			PQfinish(pq);
-			pq = connect_pq(st->conninfo);
-			PGresult *r = PQstatus(pq) == CONNECTION_OK
-					      ? PQexec(pq, "LISTEN cubed_events")
-					      : NULL;
-			int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-			PQclear(r);
-			if (!ok) {
-				/* wait, unless close() wakes us */
-				struct pollfd w = {st->wake[0], POLLIN, 0};
-				poll(&w, 1, LISTEN_RETRY_MS);
-				continue;
-			}
-			/* notifications sent while we were away are lost:
-			 * every watched session catches up from the rows */
-			st->notify(st->notify_ctx, NULL, -1);
-		}
-		struct pollfd fds[2] = {{PQsocket(pq), POLLIN, 0},
-					{st->wake[0], POLLIN, 0}};
-		int n = poll(fds, 2, -1);
-		if (n < 0 && errno != EINTR)
-			sleep_ms(10);
-		if (fds[1].revents)
-			break;
-		if (fds[0].revents) {
-			if (!PQconsumeInput(pq))
-				continue; /* broken: reconnect above */
-			drain(st, pq);
-		}
-	}
-	PQfinish(pq);
-	return NULL;
-}
-
-static void unlisten(struct pg *st)
-{
-	if (!st->listening)
-		return;
-	atomic_store(&st->stop, 1);
-	close(st->wake[1]);
-	pthread_join(st->listener, NULL);
-	close(st->wake[0]);
-	st->listening = 0;
-}
-
-static int pg_listen(void *impl, store_notify_fn *fn, void *ctx)
-{
-	struct pg *st = impl;
-	if (!fn) {
-		unlisten(st);
-		return STORE_OK;
-	}
-	if (st->listening)
-		return STORE_ERROR;
-	atomic_store(&st->stop, 0);
-	if (pipe(st->wake) != 0)
-		return STORE_ERROR;
-	st->notify = fn;
-	st->notify_ctx = ctx;
-	if (pthread_create(&st->listener, NULL, listener_main, st) != 0) {
-		close(st->wake[0]);
-		close(st->wake[1]);
-		return STORE_ERROR;
-	}
-	st->listening = 1;
-	return STORE_OK;
+	return exec(impl, S_IDEM_ABORT, p);
 }
 
 const struct store_engine store_pg_engine = {
@@ -1251,5 +1180,5 @@ const struct store_engine store_pg_engine = {
 	.idem_claim = pg_idem_claim,
 	.idem_finish = pg_idem_finish,
 	.idem_abort = pg_idem_abort,
-	.listen = pg_listen,
+	.listen = pg__listen,
 };

@@ -8,17 +8,15 @@
  * with a sentence saying so: this binary would not know its tables. */
 #include "store_pg_migrate.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema_files.h"
 #include "store.h"
 
 /* pg_advisory_lock key: "cubed" in ASCII */
 #define MIGRATE_LOCK "109117098101100"
-#define MAX_FILES 999
 
 static int exec(PGconn *pq, const char *sql, char *err, size_t errlen)
 {
@@ -49,97 +47,18 @@ static int db_version(PGconn *pq, char *err, size_t errlen)
 	return v;
 }
 
-static char *slurp(const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-			 strerror(errno));
-		return NULL;
-	}
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? 2 * cap : 8192;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "out of memory");
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + len, 1, 4096, f);
-		len += got;
-		if (got < 4096)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
-/* names[NNN] = the file of version NNN (malloc'd), *newest the highest. */
-static int list_files(const char *dir, char **names, int *newest, char *err,
-		      size_t errlen)
-{
-	DIR *d = opendir(dir);
-	if (!d) {
-		snprintf(err, errlen, "cannot open the migrations in %s: %s",
-			 dir, strerror(errno));
-		return STORE_ERROR;
-	}
-	struct dirent *de;
-	*newest = 0;
-	while ((de = readdir(d)) != NULL) {
-		const char *n = de->d_name;
-		size_t len = strlen(n);
-		if (len < 9 || n[0] < '0' || n[0] > '9' || n[1] < '0' ||
-		    n[1] > '9' || n[2] < '0' || n[2] > '9' || n[3] != '_' ||
-		    strcmp(n + len - 4, ".sql") != 0)
-			continue;
-		int safe = 1; /* the name goes into SQL text */
-		for (const char *c = n; *c; c++)
-			if (!(*c >= 'a' && *c <= 'z') && !(*c >= '0' && *c <= '9') &&
-			    *c != '_' && *c != '.')
-				safe = 0;
-		int v = atoi(n);
-		if (!safe)
-			continue;
-		if (v < 1 || v > MAX_FILES || names[v])
-			continue;
-		names[v] = strdup(n);
-		if (v > *newest)
-			*newest = v;
-	}
-	closedir(d);
-	for (int v = 1; v <= *newest; v++)
-		if (!names[v]) {
-			snprintf(err, errlen,
-				 "migration %03d is missing from %s", v, dir);
-			return STORE_ERROR;
-		}
-	return STORE_OK;
-}
-
 int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 	       size_t errlen)
 {
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s/pg", schema_dir);
-	char **names = calloc(MAX_FILES + 1, sizeof *names);
-	if (!names) {
-		snprintf(err, errlen, "out of memory");
+	struct schema_files f;
+	if (schema_files_list(dir, &f, err, errlen) != 0)
 		return STORE_ERROR;
-	}
-	int newest = 0, locked = 0;
-	int rc = list_files(dir, names, &newest, err, errlen);
-	if (rc == STORE_OK)
-		rc = exec(pq, "SELECT pg_advisory_lock(" MIGRATE_LOCK ")", err,
-			  errlen);
-	locked = rc == STORE_OK;
+	int newest = f.count;
+	int rc = exec(pq, "SELECT pg_advisory_lock(" MIGRATE_LOCK ")", err,
+		      errlen);
+	int locked = rc == STORE_OK;
 	if (rc == STORE_OK)
 		rc = exec(pq,
 			  "SET client_min_messages = warning; "
@@ -159,9 +78,8 @@ int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 		rc = STORE_SCHEMA;
 	}
 	for (int v = have + 1; rc == STORE_OK && v <= newest; v++) {
-		char path[8192];
-		snprintf(path, sizeof path, "%s/%s", dir, names[v]);
-		char *sql = slurp(path, err, errlen);
+		const char *name = f.names[v - 1];
+		char *sql = schema_files_read(&f, v, err, errlen);
 		if (!sql) {
 			rc = STORE_ERROR;
 			break;
@@ -170,7 +88,7 @@ int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 		snprintf(record, sizeof record,
 			 "INSERT INTO schema_version (version, name) "
 			 "VALUES (%d, '%s')",
-			 v, names[v]);
+			 v, name);
 		rc = exec(pq, "BEGIN", err, errlen);
 		if (rc == STORE_OK)
 			rc = exec(pq, sql, err, errlen);
@@ -182,7 +100,7 @@ int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 		if (rc != STORE_OK) {
 			char why[512];
 			snprintf(why, sizeof why, "%s", err);
-			snprintf(err, errlen, "migration %s: %s", names[v], why);
+			snprintf(err, errlen, "migration %s: %s", name, why);
 			PQclear(PQexec(pq, "ROLLBACK"));
 		}
 	}
@@ -191,8 +109,6 @@ int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 	if (locked)
 		PQclear(PQexec(pq, "SELECT pg_advisory_unlock(" MIGRATE_LOCK
 				   ")"));
-	for (int v = 0; v <= MAX_FILES; v++)
-		free(names[v]);
-	free(names);
+	schema_files_free(&f);
 	return rc;
 }

@@ -8,13 +8,12 @@
  * refused. */
 #include "store_sqlite_migrate.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "migrate_evlog.h"
+#include "schema_files.h"
 #include "store.h"
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -125,76 +124,15 @@ static const struct {
 	{5, expand_v4_text},
 };
 
-/* ------------------------------------------------------------- the files */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Migration files NNN_name.sql in dir, sorted; returns the count (≤ cap)
- * or -1. Names are malloc'd. */
-static int list_migrations(const char *dir, char **names, int cap)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	int k = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL && k < cap) {
-		const char *n = e->d_name;
-		size_t len = strlen(n);
-		if (len < 8 || n[0] < '0' || n[0] > '9' || n[1] < '0' ||
-		    n[1] > '9' || n[2] < '0' || n[2] > '9' || n[3] != '_' ||
-		    strcmp(n + len - 4, ".sql") != 0)
-			continue;
-		names[k++] = strdup(n);
-	}
-	closedir(d);
-	qsort(names, (size_t)k, sizeof *names, cmp_str);
-	return k;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + len, 1, 4096, f);
-		len += got;
-		if (got < 4096)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 /* Apply files have+1 .. known (names[have .. known-1]) and their steps. */
-static int apply(sqlite3 *db, const char *dir, char **names, int have,
+static int apply(sqlite3 *db, const struct schema_files *f, int have,
 		 int known, char *err, size_t errlen)
 {
+	char **names = f->names;
 	for (int i = have; i < known; i++) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		char *sql = read_file(path);
-		if (!sql) {
-			snprintf(err, errlen, "cannot read %s", path);
+		char *sql = schema_files_read(f, i + 1, err, errlen);
+		if (!sql)
 			return STORE_ERROR;
-		}
 		char e2[200];
 		int rc = exec(db, sql, e2, sizeof e2);
 		free(sql);
@@ -217,27 +155,10 @@ static int apply(sqlite3 *db, const char *dir, char **names, int have,
 int sqlite_migrate(sqlite3 *db, const char *path, const char *dir,
 		   int *version, char *err, size_t errlen)
 {
-	char *names[256];
-	int count = list_migrations(dir, names,
-				    (int)(sizeof names / sizeof *names));
-	if (count < 0) {
-		snprintf(err, errlen, "cannot read the schema directory %s: %s",
-			 dir, strerror(errno));
+	struct schema_files f;
+	if (schema_files_list(dir, &f, err, errlen) != 0)
 		return STORE_ERROR;
-	}
-	int rc = STORE_OK, known = 0;
-	for (int i = 0; i < count; i++) {
-		int num = atoi(names[i]);
-		if (num != i + 1) {
-			snprintf(err, errlen,
-				 "schema files must be numbered 001, 002, … "
-				 "without gaps; found %s",
-				 names[i]);
-			rc = STORE_ERROR;
-			goto done;
-		}
-		known = num;
-	}
+	int rc = STORE_OK, known = f.count;
 	sqlite3_stmt *s = NULL;
 	int have = 0;
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) ==
@@ -259,7 +180,7 @@ int sqlite_migrate(sqlite3 *db, const char *path, const char *dir,
 		goto done;
 	if ((rc = exec(db, "BEGIN IMMEDIATE", err, errlen)) != STORE_OK)
 		goto done;
-	rc = apply(db, dir, names, have, known, err, errlen);
+	rc = apply(db, &f, have, known, err, errlen);
 	if (rc == STORE_OK)
 		rc = exec(db, "COMMIT", err, errlen);
 	if (rc != STORE_OK) {
@@ -269,7 +190,6 @@ int sqlite_migrate(sqlite3 *db, const char *path, const char *dir,
 		*version = known;
 	}
 done:
-	for (int i = 0; i < count; i++)
-		free(names[i]);
+	schema_files_free(&f);
 	return rc;
 }

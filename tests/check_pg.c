@@ -2,11 +2,15 @@
  * cluster (make test-pg: $CUBED_TEST_PG): migrations and the schema
  * refusal, the version check in the database between two stores (two
  * nodes), a name conflict inside a transaction that must not abort it,
- * an unreachable server, and a node that refuses a newer schema. */
+ * an unreachable server (opens not ready), errors that are refused at
+ * open, a node that refuses a newer schema, and what
+ * the notifications of another store's commits carry. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pg_cluster.h"
@@ -76,16 +80,16 @@ START_TEST(pg_migrates_and_reopens)
 	char url[256];
 	new_db("mig", url, sizeof url);
 	struct store *st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 2);
+	ck_assert_int_eq(store_schema_version(st), 3);
 	ck_assert_int_eq(store_ping(st), STORE_OK);
 	store_close(st);
 	/* a second open applies nothing and finds the same version */
 	st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 2);
+	ck_assert_int_eq(store_schema_version(st), 3);
 	store_close(st);
 	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM "
 					   "schema_version"),
-			 2);
+			 3);
 }
 END_TEST
 
@@ -95,7 +99,7 @@ START_TEST(pg_refuses_newer_schema)
 	new_db("newer", url, sizeof url);
 	store_close(open_store(url));
 	ck_assert_msg(pg_exec(url, "INSERT INTO schema_version (version, name) "
-				   "VALUES (3, '003_future.sql')",
+				   "VALUES (4, '004_future.sql')",
 			      err, sizeof err) == 0,
 		      "%s", err);
 	struct store_config cfg = {.path = url, .schema_dir = "schema"};
@@ -103,8 +107,8 @@ START_TEST(pg_refuses_newer_schema)
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_int_eq(rc, STORE_SCHEMA);
 	ck_assert_ptr_null(st);
-	ck_assert_msg(strstr(err, "the database's schema is version 3, newer "
-				  "than this cubed knows (2"),
+	ck_assert_msg(strstr(err, "the database's schema is version 4, newer "
+				  "than this cubed knows (3"),
 		      "%s", err);
 
 	/* and a server on it does not start, saying why */
@@ -196,6 +200,9 @@ START_TEST(pg_conflicts_keep_the_transaction)
 }
 END_TEST
 
+/* A database that does not answer does not keep the store from opening:
+ * it opens not ready, and every call says the database is unavailable
+ * (the node serves /readyz 503 and retries). */
 START_TEST(pg_unreachable)
 {
 	/* nothing listens on port 1 */
@@ -204,9 +211,196 @@ START_TEST(pg_unreachable)
 		.schema_dir = "schema"};
 	struct store *st = NULL;
 	char err[512];
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err),
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
+	ck_assert_int_eq(store_ping(st), STORE_UNAVAILABLE);
+	ck_assert_int_eq(store_unavailable(st), 1);
+	ck_assert_msg(strstr(store_last_error(st),
+			     "cannot connect to PostgreSQL"),
+		      "%s", store_last_error(st));
+	int64_t v;
+	ck_assert_int_eq(store_session_version(st, "x", &v),
 			 STORE_UNAVAILABLE);
-	ck_assert_msg(strstr(err, "cannot connect to PostgreSQL"), "%s", err);
+	store_close(st);
+}
+END_TEST
+
+/* What waiting does not mend is refused at open, with the reason: an
+ * address libpq cannot use, a database the server says is not there. */
+START_TEST(pg_permanent_errors_refused)
+{
+	struct store_config cfg = {
+		.path = "postgresql://cubed@127.0.0.1:1/x?frobnicate=1",
+		.schema_dir = "schema"};
+	struct store *st = NULL;
+	char err[512];
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err, "the PostgreSQL address is not valid") &&
+			      strstr(err, "frobnicate"),
+		      "%s", err);
+
+	const char *base = getenv("CUBED_TEST_PG");
+	ck_assert_ptr_nonnull(base);
+	char url[512];
+	/* base is postgresql://user@host:port/ */
+	snprintf(url, sizeof url, "%sno_such_db_%d", base, (int)getpid());
+	cfg.path = url;
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err, "does not exist"), "%s", err);
+}
+END_TEST
+
+/* What store_listen handed over, recorded for the test's thread. */
+struct heard {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n;
+	char id[8][STORE_ID_MAX];
+	int64_t version[8];
+	int with_event[8];
+	char kind[8][STORE_KIND_MAX], moves[8][64], actor[8][32];
+	int64_t created_at[8];
+};
+
+static void on_notify(void *ctx, const char *id, int64_t version,
+		      const struct store_event *e)
+{
+	struct heard *h = ctx;
+	pthread_mutex_lock(&h->lock);
+	if (id && h->n < 8) {
+		int i = h->n++;
+		snprintf(h->id[i], sizeof h->id[i], "%s", id);
+		h->version[i] = version;
+		h->with_event[i] = e != NULL;
+		if (e) {
+			ck_assert_int_eq(e->version, version);
+			snprintf(h->kind[i], sizeof h->kind[i], "%s", e->kind);
+			snprintf(h->moves[i], sizeof h->moves[i], "%s",
+				 strlen(e->moves) < 64 ? e->moves : "(long)");
+			snprintf(h->actor[i], sizeof h->actor[i], "%s",
+				 e->actor ? e->actor : "(null)");
+			h->created_at[i] = e->created_at;
+		}
+		pthread_cond_broadcast(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Wait (30 s at most) until h heard n notifications. */
+static void wait_heard(struct heard *h, int n)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 30;
+	pthread_mutex_lock(&h->lock);
+	while (h->n < n &&
+	       pthread_cond_timedwait(&h->cond, &h->lock, &dl) == 0)
+		;
+	int got = h->n;
+	pthread_mutex_unlock(&h->lock);
+	ck_assert_int_ge(got, n);
+}
+
+/* Another store's commits reach a listener in commit order, each with
+ * its event (no read of the store needed), except one too big for a
+ * notification's payload, which comes as id and version only; a deletion
+ * as version -1. */
+START_TEST(pg_notifications_carry_events)
+{
+	char url[256];
+	new_db("ntf", url, sizeof url);
+	struct store *a = open_store(url), *b = open_store(url);
+	struct heard h = {.n = 0};
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.cond, NULL);
+	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
+	/* the listener connects in its own thread: a first commit tells
+	 * when it is there (nothing is heard from before LISTEN) */
+	int64_t v = 0;
+	create_one(a, "warm");
+	for (;;) {
+		ck_assert_int_eq(append(a, "warm", ++v, "R"), STORE_OK);
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += 100000000L;
+		if (dl.tv_nsec >= 1000000000L) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&h.lock);
+		if (h.n == 0)
+			pthread_cond_timedwait(&h.cond, &h.lock, &dl);
+		int n = h.n;
+		pthread_mutex_unlock(&h.lock);
+		if (n > 0)
+			break;
+		ck_assert_int_lt(v, 300); /* 30 s */
+	}
+	pthread_mutex_lock(&h.lock);
+	h.n = 0;
+	pthread_mutex_unlock(&h.lock);
+
+	create_one(a, "s1");
+	struct store_event e = {.version = 1, .kind = "moves",
+				.moves = "R U2 F'", .actor = "ann",
+				.created_at = 4242};
+	ck_assert_int_eq(store_begin(a), STORE_OK);
+	ck_assert_int_eq(store_append_event(a, "s1", &e, 1, 0), STORE_OK);
+	struct store_event u = {.version = 2, .kind = "undo",
+				.moves = "F U2 R'", .created_at = 4243,
+				.ref = 1};
+	ck_assert_int_eq(store_append_event(a, "s1", &u, 0, 2), STORE_OK);
+	ck_assert_int_eq(store_commit(a), STORE_OK);
+	/* 9000 bytes of moves: more than a payload may hold */
+	char *big = malloc(9001);
+	for (int i = 0; i < 9000; i += 3)
+		memcpy(big + i, "R2 ", 3);
+	big[8999] = '\0';
+	ck_assert_int_eq(append(a, "s1", 3, big), STORE_OK);
+	free(big);
+	ck_assert_int_eq(store_begin(a), STORE_OK);
+	ck_assert_int_eq(store_delete_session(a, "s1"), STORE_OK);
+	ck_assert_int_eq(store_commit(a), STORE_OK);
+
+	/* warm's stragglers may come first: skip them */
+	wait_heard(&h, 1);
+	pthread_mutex_lock(&h.lock);
+	int skip = 0;
+	while (skip < h.n && strcmp(h.id[skip], "warm") == 0)
+		skip++;
+	pthread_mutex_unlock(&h.lock);
+	wait_heard(&h, skip + 5);
+	store_listen(b, NULL, NULL);
+	int i = skip;
+	ck_assert_str_eq(h.id[i], "s1"); /* the creation: version 0 */
+	ck_assert_int_eq(h.version[i], 0);
+	ck_assert_int_eq(h.with_event[i], 1);
+	ck_assert_str_eq(h.kind[i], "create");
+	i++;
+	ck_assert_int_eq(h.version[i], 1);
+	ck_assert_int_eq(h.with_event[i], 1);
+	ck_assert_str_eq(h.kind[i], "moves");
+	ck_assert_str_eq(h.moves[i], "R U2 F'");
+	ck_assert_str_eq(h.actor[i], "ann");
+	ck_assert_int_eq(h.created_at[i], 4242);
+	i++;
+	ck_assert_int_eq(h.version[i], 2);
+	ck_assert_int_eq(h.with_event[i], 1);
+	ck_assert_str_eq(h.kind[i], "undo");
+	ck_assert_str_eq(h.moves[i], "F U2 R'");
+	ck_assert_str_eq(h.actor[i], "(null)");
+	i++;
+	ck_assert_int_eq(h.version[i], 3);
+	ck_assert_int_eq(h.with_event[i], 0); /* too big: read it */
+	i++;
+	ck_assert_str_eq(h.id[i], "s1");
+	ck_assert_int_eq(h.version[i], -1);
+	ck_assert_int_eq(h.with_event[i], 0);
+	pthread_mutex_destroy(&h.lock);
+	pthread_cond_destroy(&h.cond);
+	store_close(a);
+	store_close(b);
 }
 END_TEST
 
@@ -220,6 +414,8 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_version_check_between_stores);
 	tcase_add_test(tc, pg_conflicts_keep_the_transaction);
 	tcase_add_test(tc, pg_unreachable);
+	tcase_add_test(tc, pg_permanent_errors_refused);
+	tcase_add_test(tc, pg_notifications_carry_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,7 +6,9 @@
  *   if_match_race         both nodes write the same version with If-Match
  *                         at once, hundreds of rounds: exactly one 200
  *                         and one 412 per round, versions dense;
- *   sse_across_nodes      a watcher on B sees A's writes in order, no gap;
+ *   sse_across_nodes      a watcher on B sees A's writes (moves, undo,
+ *                         redo, reset) in order, no gap, each with the
+ *                         state A stored at that version;
  *   idempotent_retry_across_nodes  a retry with the same Idempotency-Key
  *                         on the other node gets the first answer;
  *   no_lost_update        both nodes write one session without If-Match:
@@ -18,13 +20,21 @@
  *                         store_unavailable with Retry-After and /readyz
  *                         says not ready; after it starts again the nodes
  *                         write again by themselves and every acked write
- *                         is there. */
+ *                         is there;
+ *   every_route_when_down every route that needs the store answers 503
+ *                         store_unavailable with Retry-After while
+ *                         PostgreSQL is stopped, and succeeds on the same
+ *                         node once it is back;
+ *   start_while_down      a node started while PostgreSQL is stopped is
+ *                         not ready, then ready by itself once it is
+ *                         back; a missing database refuses to start. */
 #include <check.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pg_cluster.h"
 #include "session_helpers.h"
@@ -189,6 +199,17 @@ START_TEST(if_match_race)
 }
 END_TEST
 
+/* What write i of sse_across_nodes is. */
+static const char *write_kind(int i)
+{
+	switch (i % 10) {
+	case 4: return "undo";
+	case 5: return "redo";
+	case 8: return "reset";
+	default: return "moves";
+	}
+}
+
 START_TEST(sse_across_nodes)
 {
 	enum { WRITES = 40 };
@@ -207,7 +228,18 @@ START_TEST(sse_across_nodes)
 	ck_assert_str_eq(e.type, "state");
 	ck_assert_str_eq(e.id, "0");
 	sse_event_free(&e);
+	/* moves, with an undo, a redo and a reset now and then: each kind
+	 * of event B formats from what the notification carried (or reads
+	 * back: a reset) */
 	for (int i = 1; i <= WRITES; i++) {
+		const char *kind = write_kind(i);
+		if (strcmp(kind, "moves") != 0) {
+			char p[192];
+			snprintf(p, sizeof p, "%s/%s", s.path, kind);
+			json_decref(expect_json(a.port, "POST", p, s.token,
+						NULL, NULL, 200, NULL));
+			continue;
+		}
 		long long v;
 		char why[320];
 		ck_assert_msg(post_moves(a.port, &s, MOVES[i % 18], -1, &v, why,
@@ -225,13 +257,21 @@ START_TEST(sse_across_nodes)
 		} while (skip);
 		char want[16];
 		snprintf(want, sizeof want, "%d", i);
-		ck_assert_str_eq(e.type, "moves");
+		ck_assert_str_eq(e.type, write_kind(i));
 		ck_assert_msg(strcmp(e.id, want) == 0, "event %d has id %s", i,
 			      e.id);
 		json_t *d = json_loads(e.data, 0, NULL);
 		ck_assert_ptr_nonnull(d);
-		ck_assert_str_eq(sget(d, "moves"), MOVES[i % 18]);
+		if (strcmp(e.type, "moves") == 0)
+			ck_assert_str_eq(sget(d, "moves"), MOVES[i % 18]);
 		ck_assert_int_eq(iget(d, "version"), i);
+		/* the state B streamed is the one A stored at that version */
+		char at[192];
+		snprintf(at, sizeof at, "%s?version=%d", s.path, i);
+		json_t *g = expect_json(a.port, "GET", at, NULL, NULL, NULL,
+					200, NULL);
+		ck_assert_str_eq(sget(d, "facelets"), sget(g, "facelets"));
+		json_decref(g);
 		json_decref(d);
 		sse_event_free(&e);
 	}
@@ -548,6 +588,179 @@ START_TEST(postgres_restart)
 }
 END_TEST
 
+/* Every route that reads or writes the store, as sent to a node that
+ * never held the session (so no answer can come from its memory): {path}
+ * is the session's path, {tid} a token's id. ok: the status once the
+ * database is back (the routes run in this order). */
+static const struct down_route {
+	const char *method, *path, *body;
+	int ok;
+} DOWN_ROUTES[] = {
+	{"GET", "{path}", NULL, 200},
+	{"GET", "{path}/history", NULL, 200},
+	{"GET", "{path}/solves", NULL, 200},
+	{"GET", "{path}/tokens", NULL, 200},
+	{"POST", "{path}/tickets", NULL, 201},
+	{"POST", "{path}/moves", "{\"moves\": \"R U\"}", 200},
+	{"POST", "{path}/undo", NULL, 200},
+	{"POST", "{path}/redo", NULL, 200},
+	{"POST", "{path}/reset", NULL, 200},
+	{"POST", "{path}/fork", NULL, 201},
+	{"POST", "{path}/solve", "{\"method\": \"beginner\"}", 201},
+	{"POST", "{path}/tokens", "{\"role\": \"read\"}", 201},
+	{"DELETE", "{path}/tokens/{tid}", NULL, 204},
+	{"POST", "/v1/sessions", "{\"size\": 3}", 201},
+	{"DELETE", "{path}", NULL, 204},
+};
+
+static void route_path(const struct down_route *d, const ses *s,
+		       long long tid, char *out, size_t cap)
+{
+	const char *p = d->path;
+	if (strncmp(p, "{path}", 6) == 0) {
+		int k = snprintf(out, cap, "%s", s->path);
+		p += 6;
+		if (strcmp(p, "/tokens/{tid}") == 0)
+			snprintf(out + k, cap - (size_t)k, "/tokens/%lld", tid);
+		else
+			snprintf(out + k, cap - (size_t)k, "%s", p);
+	} else {
+		snprintf(out, cap, "%s", p);
+	}
+}
+
+/* PostgreSQL stopped: every route that needs the store answers 503
+ * store_unavailable with Retry-After: 1 (none a 500), and /readyz says
+ * not ready; started again, the same requests succeed on the same node,
+ * not restarted. */
+START_TEST(every_route_when_down)
+{
+	server a, b;
+	start_two(&a, &b);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3}", &s));
+	/* a token to revoke (on A: B must not hold the session) */
+	char tp[160];
+	snprintf(tp, sizeof tp, "%s/tokens", s.path);
+	json_t *tok = expect_json(a.port, "POST", tp, s.token, NULL,
+				  "{\"role\": \"read\"}", 201, NULL);
+	long long tid = iget(tok, "id");
+	json_decref(tok);
+
+	struct pg_cluster c;
+	the_cluster(&c);
+	ck_assert_int_eq(pg_cluster_halt(&c), 0);
+	size_t n = sizeof DOWN_ROUTES / sizeof DOWN_ROUTES[0];
+	char path[192];
+	for (size_t i = 0; i < n; i++) {
+		const struct down_route *d = &DOWN_ROUTES[i];
+		route_path(d, &s, tid, path, sizeof path);
+		http_response r;
+		json_decref(expect_problem(b.port, d->method, path, s.token,
+					   NULL, d->body, 503, "unavailable",
+					   "store_unavailable", NULL, &r));
+		const char *ra = http_header(&r, "Retry-After");
+		ck_assert_msg(ra && strcmp(ra, "1") == 0,
+			      "%s %s: Retry-After %s", d->method, path,
+			      ra ? ra : "missing");
+		http_response_free(&r);
+	}
+	/* the live stream cannot start either */
+	snprintf(path, sizeof path, "%s/events", s.path);
+	json_decref(expect_problem(b.port, "GET", path, s.token, NULL, NULL,
+				   503, "unavailable", "store_unavailable",
+				   NULL, NULL));
+	json_decref(expect_problem(b.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "unavailable", "database", NULL, NULL));
+
+	char err[1024];
+	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
+	/* back: the node reconnects by itself (a pooled connection is reset
+	 * at its next use), so each request succeeds at the first try */
+	json_decref(expect_json(b.port, "GET", "/readyz", NULL, NULL, NULL, 200,
+				NULL));
+	for (size_t i = 0; i < n; i++) {
+		const struct down_route *d = &DOWN_ROUTES[i];
+		route_path(d, &s, tid, path, sizeof path);
+		http_response r;
+		call(&r, b.port, d->method, path, s.token, NULL, d->body);
+		ck_assert_msg(r.status == d->ok, "%s %s: %d, not %d: %.300s",
+			      d->method, path, r.status, d->ok,
+			      r.body ? r.body : "");
+		http_response_free(&r);
+	}
+	stop_two(&a, &b);
+}
+END_TEST
+
+/* A node started while PostgreSQL is down starts not ready (/readyz 503,
+ * writes 503 store_unavailable) and gets ready by itself once it is back,
+ * migrating its new database then; one whose database the server says is
+ * not there refuses to start, saying so. */
+START_TEST(start_while_down)
+{
+	struct pg_cluster c;
+	the_cluster(&c);
+	char base[256], url[256], err[1024];
+	snprintf(base, sizeof base, "%s", getenv("CUBED_TEST_PG"));
+	char name[64];
+	snprintf(name, sizeof name, "late_%d", (int)getpid());
+	ck_assert_msg(pg_cluster_createdb(base, name, url, sizeof url, err,
+					  sizeof err) == 0,
+		      "%s", err);
+
+	/* permanent: no such database */
+	server bad;
+	char missing[300];
+	snprintf(missing, sizeof missing, "%sno_such_%d", base, (int)getpid());
+	const char *bad_args[] = {"--db", missing, NULL};
+	ck_assert_int_eq(server_start(&bad, NULL, bad_args, err, sizeof err),
+			 -1);
+	ck_assert_msg(strstr(err, "does not exist"), "%s", err);
+
+	ck_assert_int_eq(pg_cluster_halt(&c), 0);
+	/* the fixture would create a database for the node: not now */
+	unsetenv("CUBED_TEST_PG");
+	server n;
+	const char *args[] = {"--rate-limit", "0", "--db", url, NULL};
+	start_or_abort(&n, NULL, args);
+	setenv("CUBED_TEST_PG", base, 1);
+	json_t *p = expect_problem(n.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "unavailable", "database", NULL, NULL);
+	ck_assert_str_eq(sget(p, "database"), "down");
+	ck_assert_msg(strstr(sget(p, "detail"), "cannot connect to PostgreSQL"),
+		      "%s", sget(p, "detail"));
+	json_decref(p);
+	http_response r;
+	json_decref(expect_problem(n.port, "POST", "/v1/sessions", NULL, NULL,
+				   "{\"size\": 3}", 503, "unavailable",
+				   "store_unavailable", NULL, &r));
+	ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
+	http_response_free(&r);
+
+	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
+	/* ready by itself, within a few retries */
+	double deadline = now_s() + 30;
+	int status = 0;
+	while (now_s() < deadline) {
+		call(&r, n.port, "GET", "/readyz", NULL, NULL, NULL);
+		status = r.status;
+		http_response_free(&r);
+		if (status == 200)
+			break;
+		test_sleep_ms(50);
+	}
+	ck_assert_int_eq(status, 200);
+	json_t *ready = expect_json(n.port, "GET", "/readyz", NULL, NULL, NULL,
+				    200, NULL);
+	ck_assert_int_eq(iget(ready, "schema_version"), 3);
+	json_decref(ready);
+	ses s;
+	json_decref(create(n.port, "{\"size\": 3}", &s));
+	ck_assert_int_eq(server_stop(&n, 1), 0);
+}
+END_TEST
+
 Suite *pg_nodes_suite(void)
 {
 	Suite *s = suite_create("pg_nodes");
@@ -560,6 +773,8 @@ Suite *pg_nodes_suite(void)
 	tcase_add_test(tc, no_lost_update);
 	tcase_add_test(tc, sigkill_a_node);
 	tcase_add_test(tc, postgres_restart);
+	tcase_add_test(tc, every_route_when_down);
+	tcase_add_test(tc, start_while_down);
 	suite_add_tcase(s, tc);
 	return s;
 }

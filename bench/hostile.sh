@@ -57,12 +57,17 @@ start() {
 	[ -n "$port" ] || { cat "$tmp/$name/err" >&2; exit 1; }
 	eval "port_$name=$port"
 	: >"$tmp/$name/sessions"
+	# a reply ends without a newline: one is added, or sed would run
+	# every session into one line (the lua scripts then wrote with the
+	# wrong token: all 403s, measured as if they were moves)
 	for _ in $(seq 32); do
-		curl -s -H 'Content-Type: application/json' -d '{"size": 3}' \
-			"http://127.0.0.1:$port/v1/sessions" |
+		{ curl -s -H 'Content-Type: application/json' -d '{"size": 3}' \
+			"http://127.0.0.1:$port/v1/sessions"; echo; } |
 			sed -n 's/.*"id":"\([^"]*\)".*"write_token":"\([^"]*\)".*/\1 \2/p' \
 				>>"$tmp/$name/sessions"
 	done
+	[ "$(wc -l <"$tmp/$name/sessions")" -eq 32 ] ||
+		{ echo "hostile: $name: could not create 32 sessions" >&2; exit 1; }
 }
 
 start off --request-timeout 0 --session-quota 0 --max-db-size 0 \

@@ -1214,8 +1214,8 @@ START_TEST(storage_quota)
 		snprintf(mine[i].id, sizeof mine[i].id, "%s", sget(j, "id"));
 		snprintf(mine[i].token, sizeof mine[i].token, "%s",
 			 sget(j, "write_token"));
-		snprintf(mine[i].path, sizeof mine[i].path, "/v1/sessions/%.47s",
-			 mine[i].id);
+		snprintf(mine[i].path, sizeof mine[i].path, "/v1/sessions/%s",
+			 sget(j, "id"));
 		json_decref(j);
 		http_response_free(&r);
 	}
@@ -1242,7 +1242,7 @@ START_TEST(storage_quota)
 	json_t *j = parse(&r, "create");
 	snprintf(other.id, sizeof other.id, "%s", sget(j, "id"));
 	snprintf(other.token, sizeof other.token, "%s", sget(j, "write_token"));
-	snprintf(other.path, sizeof other.path, "/v1/sessions/%.47s", other.id);
+	snprintf(other.path, sizeof other.path, "/v1/sessions/%s", sget(j, "id"));
 	json_decref(j);
 	http_response_free(&r);
 	snprintf(path, sizeof path, "%s/moves", other.path);

@@ -46,7 +46,7 @@ command -v wrk >/dev/null || { note "wrk not found"; exit 0; }
 
 start() { # NAME BIN SCHEMA: sets port_NAME, pid_NAME
 	mkdir -p "$tmp/$1"
-	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_SOLVER=0 \
+	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 CUBED_SOLVER=0 \
 		"$2" --bind 127.0.0.1 --port 0 --db "$tmp/$1/cubed.db" --schema "$3" \
 		2>"$tmp/$1/server.err" >/dev/null &
 	local pid=$! port=

@@ -53,7 +53,7 @@ start() {
 	local pidvar=${1}_pid
 	shift
 	mkdir -p "$dir"
-	CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_MAX_CONNECTIONS_PER_IP=0 "$build/cubed" --port 0 \
+	CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 CUBED_MAX_CONNECTIONS_PER_IP=0 "$build/cubed" --port 0 \
 		--db "$dir/cubed.db" --solver 0 --quiet "$@" 2>"$dir/log" >/dev/null &
 	pids+=($!)
 	printf -v "$pidvar" '%s' "$!"

@@ -221,7 +221,7 @@ http() {
 	# connections, no rate limit (wrk is one address sending far more
 	# than one client's share). --solver 0: no 5 s table build in the
 	# background while the ceiling is measured.
-	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 \
+	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 \
 		"$build/cubed" --port 0 --db "$tmp/cubed.db" --solver 0 2>"$tmp/server.err" >/dev/null &
 	server_pid=$!
 	local port= i
@@ -289,7 +289,7 @@ live() {
 	local port log
 	log=$tmp/live.log
 	mkdir -p "$tmp/live"
-	CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 "$build/cubed" --port 0 --db "$tmp/live/cubed.db" --solver 0 --quiet \
+	CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 "$build/cubed" --port 0 --db "$tmp/live/cubed.db" --solver 0 --quiet \
 		--max-connections 4096 --max-connections-per-ip 4096 2>"$log" &
 	server_pid=$!
 	for _ in $(seq 100); do

@@ -77,7 +77,7 @@ start_server() {
 	mkdir -p "$1"
 	# Settings through the environment (see run.sh): no request log, no
 	# per-address cap, no solver tables.
-	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_SOLVER=0 \
+	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 CUBED_SOLVER=0 \
 		"$build/cubed" --bind 127.0.0.1 --port 0 --db "$1/cubed.db" \
 		--schema "$repo/schema" 2>"$1/server.err" >/dev/null &
 	server_pid=$!

@@ -64,7 +64,7 @@ command -v curl >/dev/null || fail "curl not found"
 # ---- 1. the server ---------------------------------------------------------
 tables=${CUBED_TABLES:-$tmp}
 mkdir -p "$tables"
-CUBED_QUIET=1 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 "$build/cubed" --bind 127.0.0.1 --port 0 \
+CUBED_QUIET=1 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 "$build/cubed" --bind 127.0.0.1 --port 0 \
 	--db "$tmp/cubed.db" --schema "$repo/schema" --tables "$tables" \
 	2>"$tmp/server.err" >/dev/null &
 server_pid=$!

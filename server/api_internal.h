@@ -136,6 +136,17 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 			const char *qticket, const char **token, int *granted,
 			struct api_reply *rp);
 
+/* Other CPU-bound work on the solver pool, as a solve is (the same
+ * per-client caps, 429 too_many_solves and 503 queue_full): fn(cfg, arg,
+ * rp) runs on a pool worker and builds the reply. Returns 1 when rp is
+ * pending or the refusal, arg (malloc'd) then taken over; 0 when this
+ * request cannot wait (no pool, or no done callback, or no memory): the
+ * caller runs fn itself and keeps arg (api_solve.c). */
+typedef void api__pool_fn(const struct api_config *cfg, void *arg,
+			  struct api_reply *rp);
+int api__offload(const struct api_config *cfg, const struct api_request *rq,
+		 api__pool_fn *fn, void *arg, struct api_reply *rp);
+
 /* ---- body fields ------------------------------------------------------ */
 
 enum api__field_type {

@@ -2,7 +2,13 @@
  * (uniform over the legal states of a 2×2 or 3×3, from a seed the
  * client gives or the server draws) and the moves that reach it, found by
  * solving the state and inverting the solution; bigger cubes get random
- * moves. Split from api_solve.c, whose solves it shares the tables of. */
+ * moves. Split from api_solve.c, whose solves it shares the tables of.
+ *
+ * Making a scramble is a solve (a 3×3's takes milliseconds of search) or,
+ * for a big cube, applying its moves: CPU work, so it runs on the solver
+ * pool like every solve (api__offload), never on an HTTP thread, under
+ * the same per-client caps (429 too_many_solves, 503 queue_full). The
+ * HTTP thread only checks the query and that the tables are ready. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +23,15 @@
 
 /* The longest answer a solve gives (api_solve.c's bound). */
 #define SOLVE_MAX_MOVES BEGINNER_MAX_MOVES
+
+/* What a scramble needs once its query was checked. */
+struct scramble {
+	int64_t n, seed;
+	int has_seed;
+};
+
+static void make_scramble(const struct api_config *cfg, void *arg,
+			  struct api_reply *rp);
 
 void api__get_scramble(const struct api_config *cfg,
 		       const struct api_request *rq, struct api_reply *rp)
@@ -58,6 +73,34 @@ void api__get_scramble(const struct api_config *cfg,
 		memcpy(&seed, h, sizeof seed);
 		seed &= ((int64_t)1 << 53) - 1;
 	}
+	if (n == 2 || n == 3) {
+		/* not ready: 503 at once, without a turn in the queue */
+		const void *tables;
+		if (api__tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
+				       &tables, rp) < 0)
+			return;
+	}
+	struct scramble *sc = malloc(sizeof *sc);
+	if (sc == NULL) {
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+		return;
+	}
+	sc->n = n;
+	sc->seed = seed;
+	sc->has_seed = has_seed;
+	if (api__offload(cfg, rq, make_scramble, sc, rp))
+		return;
+	make_scramble(cfg, sc, rp); /* a caller that cannot wait */
+	free(sc);
+}
+
+/* The scramble sc asks for into rp (on a pool worker). */
+static void make_scramble(const struct api_config *cfg, void *arg,
+			  struct api_reply *rp)
+{
+	const struct scramble *sc = arg;
+	int64_t n = sc->n, seed = sc->seed;
+	int has_seed = sc->has_seed;
 	cube_rng r;
 	cube_rng_seed(&r, (uint64_t)seed);
 	cube_move *m = NULL;
@@ -71,6 +114,11 @@ void api__get_scramble(const struct api_config *cfg,
 				  &tables, rp) < 0)
 			return;
 		m = malloc(SOLVE_MAX_MOVES * sizeof *m);
+		if (m == NULL) {
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
+				      "out of memory");
+			return;
+		}
 		if (n == 3) {
 			cubie3 c;
 			cubie3_random(&r, &c);

@@ -118,6 +118,8 @@ struct solve_task {
 	double next_gone;        /* when to ask gone next */
 	void (*done)(void *ctx);
 	void *done_ctx;
+	api__pool_fn *fn;        /* other work (api__offload), or NULL */
+	void *fn_arg;            /* fn's argument (owned) */
 };
 
 /* Should the task's search stop: cancelled, the pool stopping, or the
@@ -667,6 +669,7 @@ static void task_free(struct solve_task *t)
 	free(t->target);
 	free(t->method);
 	free(t->facelets);
+	free(t->fn_arg);
 	api_reply_free(&t->rp);
 	free(t);
 }
@@ -714,7 +717,9 @@ static void task_run(void *arg)
 {
 	struct solve_task *t = arg;
 	if (!task_stop(t)) {
-		if (t->session)
+		if (t->fn)
+			t->fn(t->cfg, t->fn_arg, &t->rp);
+		else if (t->session)
 			session_solve_reply(t->cfg, t, &t->rp);
 		else
 			post_solve_reply(t->cfg, t->c, &t->a, &t->rp);
@@ -816,6 +821,24 @@ static void offload(const struct api_config *cfg, const struct api_request *rq,
 	problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 }
 
+int api__offload(const struct api_config *cfg, const struct api_request *rq,
+		 api__pool_fn *fn, void *arg, struct api_reply *rp)
+{
+	struct solve_task *t = cfg->pool && rq->done ? calloc(1, sizeof *t)
+						     : NULL;
+	if (!t)
+		return 0;
+	t->cfg = cfg;
+	t->fn = fn;
+	t->fn_arg = arg;
+	api_reply_init(&t->rp);
+	t->gone = rq->gone;
+	t->gone_ctx = rq->gone_ctx;
+	t->done = rq->done;
+	t->done_ctx = rq->done_ctx;
+	offload(cfg, rq, t, rp);
+	return 1;
+}
 
 void api__post_solve(const struct api_config *cfg,
 		     const struct api_request *rq, const json_t *body,

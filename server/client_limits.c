@@ -135,18 +135,18 @@ void limits_free(struct limits *l)
 	free(l);
 }
 
-unsigned limits_rate_take(struct limits *l, const struct limits_key *key,
-			  double now)
+/* key's entry of the rate table, brought up to date at now; the caller
+ * holds its set's lock (*lock, taken here). */
+static struct rate_entry *rate_entry(struct limits *l,
+				     const struct limits_key *key, double now,
+				     pthread_mutex_t **lock)
 {
-	if (l == NULL || l->rate == NULL)
-		return 0;
 	uint32_t set = key_hash(key) & (RATE_SETS - 1);
-	pthread_mutex_t *lock = &l->rate_lock[set % RATE_LOCKS];
+	*lock = &l->rate_lock[set % RATE_LOCKS];
 	struct rate_entry *ways = &l->rate[(size_t)set * RATE_WAYS];
 	double rate = l->cfg.rate, burst = l->cfg.burst;
-	unsigned wait = 0;
 
-	pthread_mutex_lock(lock);
+	pthread_mutex_lock(*lock);
 	struct rate_entry *e = NULL, *victim = &ways[0];
 	for (int i = 0; i < RATE_WAYS; i++) {
 		if (ways[i].used && key_eq(&ways[i].key, key)) {
@@ -171,14 +171,57 @@ unsigned limits_rate_take(struct limits *l, const struct limits_key *key,
 			e->tokens = burst;
 		e->last = now;
 	}
-	if (e->tokens >= 1) {
+	return e;
+}
+
+/* Whole seconds until tokens (< need) reach need at rate, 1 to a day. */
+static unsigned wait_for(double tokens, double need, double rate)
+{
+	double secs = ceil((need - tokens) / rate);
+	return secs < 1 ? 1 : secs > 86400 ? 86400 : (unsigned)secs;
+}
+
+unsigned limits_rate_take(struct limits *l, const struct limits_key *key,
+			  double now)
+{
+	if (l == NULL || l->rate == NULL)
+		return 0;
+	pthread_mutex_t *lock;
+	struct rate_entry *e = rate_entry(l, key, now, &lock);
+	unsigned wait = 0;
+	if (e->tokens >= 1)
 		e->tokens -= 1;
-	} else {
-		double secs = ceil((1 - e->tokens) / rate);
-		wait = secs < 1 ? 1 : secs > 86400 ? 86400 : (unsigned)secs;
-	}
+	else
+		wait = wait_for(e->tokens, 1, l->cfg.rate);
 	pthread_mutex_unlock(lock);
 	return wait;
+}
+
+unsigned limits_amount_check(struct limits *l, const struct limits_key *key,
+			     double now)
+{
+	if (l == NULL || l->rate == NULL)
+		return 0;
+	pthread_mutex_t *lock;
+	struct rate_entry *e = rate_entry(l, key, now, &lock);
+	unsigned wait = e->tokens > 0 ? 0 : wait_for(e->tokens, 1, l->cfg.rate);
+	pthread_mutex_unlock(lock);
+	return wait;
+}
+
+void limits_amount_charge(struct limits *l, const struct limits_key *key,
+			  double now, double amount)
+{
+	if (l == NULL || l->rate == NULL)
+		return;
+	pthread_mutex_t *lock;
+	struct rate_entry *e = rate_entry(l, key, now, &lock);
+	e->tokens -= amount;
+	/* one write can overdraw the bucket, never by more than the bucket:
+	 * a client waits at most one window after it */
+	if (e->tokens < -l->cfg.burst)
+		e->tokens = -l->cfg.burst;
+	pthread_mutex_unlock(lock);
 }
 
 enum limits_conn limits_conn_open(struct limits *l,

@@ -44,6 +44,18 @@ void limits_key_of(const struct sockaddr *sa, struct limits_key *key);
 unsigned limits_rate_take(struct limits *l, const struct limits_key *key,
 			  double now);
 
+/* The same buckets measuring an amount instead of requests (stored bytes
+ * per client address: the rate is the amount refilled per second, burst
+ * the bucket). limits_amount_check: 0 while key's bucket holds anything,
+ * else the whole seconds until it does (at least 1); it takes nothing.
+ * limits_amount_charge takes amount, which may leave the bucket below
+ * zero (a write is counted after it is done), at most by a whole bucket.
+ * Both are no-ops with rate off. */
+unsigned limits_amount_check(struct limits *l, const struct limits_key *key,
+			     double now);
+void limits_amount_charge(struct limits *l, const struct limits_key *key,
+			  double now, double amount);
+
 enum limits_conn {
 	LIMITS_CONN_OK = 0,
 	LIMITS_CONN_TOTAL = 1, /* past max_conns */

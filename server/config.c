@@ -171,12 +171,21 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "1000", 0, 1000000, "N",                                             \
 	  "sessions one client address may create per --quota-window "        \
 	  "(429 past it; 0 = no limit)")                                       \
+	X("storage-quota", "CUBED_STORAGE_QUOTA", OPT_UINT, storage_quota,     \
+	  "67108864", 0, UINT64_MAX, "BYTES",                                  \
+	  "bytes one client address may store (sessions created, moves) per " \
+	  "--quota-window (429 past it; 0 = no limit)")                        \
 	X("quota-window", "CUBED_QUOTA_WINDOW", OPT_UINT, quota_window,        \
-	  "3600", 1, 31536000, "S", "the window of --session-quota")          \
+	  "3600", 1, 31536000, "S",                                            \
+	  "the window of --session-quota and --storage-quota")                 \
 	X("events-memory", "CUBED_EVENTS_MEMORY", OPT_UINT, events_memory,     \
 	  "268435456", 65536, 68719476736ULL, "BYTES",                         \
 	  "event bytes kept for live streams in all (watchers that fall "     \
-	  "behind what is kept are cut off)")
+	  "behind what is kept are cut off)")                                \
+	X("reply-memory", "CUBED_REPLY_MEMORY", OPT_UINT, reply_memory,        \
+	  "67108864", 0, 68719476736ULL, "BYTES",                              \
+	  "bytes of replies built but not yet read by their clients, in all "  \
+	  "(a read past it gets 503 reply_memory; 0 = no limit)")
 
 static const struct opt {
 	const char *name;

@@ -63,8 +63,10 @@ struct config {
 	uint64_t shutdown_timeout;    /* s a stop may take, 0 = unbounded */
 	uint64_t max_db_size;         /* bytes of rows, 0 = no limit */
 	uint64_t session_quota;       /* creations per address per window */
+	uint64_t storage_quota;       /* bytes stored per address per window */
 	uint64_t quota_window;        /* seconds */
 	uint64_t events_memory;       /* bytes of events kept for streams */
+	uint64_t reply_memory;        /* bytes of unsent replies, 0 = no cap */
 };
 
 enum config_result {

@@ -36,6 +36,7 @@ struct guard {
 	const struct config *cfg;
 	struct limits *limits;
 	struct limits *quota; /* sessions created per address, or NULL */
+	struct limits *stored; /* bytes stored per address, or NULL */
 	/* the request deadline's connections and reaper (the file comment) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -46,6 +47,8 @@ struct guard {
 	/* --trusted-proxy: peers whose X-Forwarded-For names the client */
 	struct limits_cidr proxies[LIMITS_MAX_CIDRS];
 	int nproxies;
+	/* --reply-memory: bytes of replies built and not yet sent */
+	_Atomic uint64_t reply_held;
 };
 
 /* What MHD keeps for us per connection (its socket context). */
@@ -196,6 +199,19 @@ struct guard *guard_new(const struct config *cfg)
 			return NULL;
 		}
 	}
+	if (cfg->storage_quota) {
+		/* bytes instead of requests: refilled evenly over the window */
+		struct limits_config sc = {
+			.rate = (double)cfg->storage_quota /
+				(double)cfg->quota_window,
+			.burst = (double)cfg->storage_quota,
+		};
+		g->stored = limits_new(&sc);
+		if (g->stored == NULL) {
+			guard_free(g);
+			return NULL;
+		}
+	}
 	if (cfg->request_timeout) {
 		if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0) {
 			guard_free(g);
@@ -235,6 +251,7 @@ void guard_free(struct guard *g)
 	pthread_cond_destroy(&g->wake);
 	pthread_mutex_destroy(&g->lock);
 	limits_free(g->quota);
+	limits_free(g->stored);
 	limits_free(g->limits);
 	free(g);
 }
@@ -372,6 +389,34 @@ static int creates_session(const char *url)
 	return n > 5 && strcmp(rest + n - 5, "/fork") == 0;
 }
 
+/* A POST that stores bytes for its client: under /v1/sessions (creating,
+ * forking, moves, undo, redo, reset, a stored solve, a token), but a
+ * stream ticket, which is kept in memory only. */
+static int stores_bytes(const char *url)
+{
+	static const char base[] = "/v1/sessions";
+	if (strncmp(url, base, sizeof base - 1) != 0)
+		return 0;
+	const char *rest = url + sizeof base - 1;
+	if (*rest != '\0' && *rest != '/')
+		return 0;
+	size_t n = strlen(rest);
+	return !(n >= 8 && strcmp(rest + n - 8, "/tickets") == 0);
+}
+
+/* The client a request counts against: the peer, or behind a trusted
+ * proxy the client it names. */
+static void request_key(const struct guard *g, struct MHD_Connection *con,
+			const struct guard_conn *gc, struct limits_key *key)
+{
+	if (gc)
+		*key = gc->key;
+	else
+		client_key(con, key);
+	if (g->nproxies && limits_cidr_match(g->proxies, g->nproxies, key))
+		forwarded_key(g, con, key);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -417,15 +462,18 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 			return GUARD_QUOTA;
 		}
 	}
+	if (g->stored && strcmp(method, "POST") == 0 && stores_bytes(url)) {
+		struct limits_key key;
+		request_key(g, con, gc, &key);
+		unsigned wait = limits_amount_check(g->stored, &key, now_s());
+		if (wait) {
+			*retry_after = wait;
+			return GUARD_STORED_QUOTA;
+		}
+	}
 	if (g->cfg->rate_limit && !is_ops_path(url)) {
 		struct limits_key key;
-		if (gc)
-			key = gc->key;
-		else
-			client_key(con, &key);
-		if (g->nproxies && limits_cidr_match(g->proxies, g->nproxies,
-						     &key))
-			forwarded_key(g, con, &key);
+		request_key(g, con, gc, &key);
 		unsigned wait = limits_rate_take(g->limits, &key, now_s());
 		if (wait) {
 			*retry_after = wait;
@@ -482,6 +530,22 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  limit, (unsigned long long)cfg->quota_window,
 				  retry_after);
 		break;
+	case GUARD_STORED_QUOTA:
+		limit = cfg->storage_quota;
+		p = problem_reply(rp, PROBLEM_STORAGE_QUOTA,
+				  "your address stored %llu bytes within %llu s, "
+				  "the server's limit; try again in %u s",
+				  limit, (unsigned long long)cfg->quota_window,
+				  retry_after);
+		break;
+	case GUARD_REPLY_MEMORY:
+		limit = cfg->reply_memory;
+		p = problem_reply(rp, PROBLEM_REPLY_MEMORY,
+				  "the server holds %llu bytes of replies that "
+				  "clients have not read yet, its limit; try "
+				  "again in %u s",
+				  limit, retry_after);
+		break;
 	case GUARD_FRAMING:
 		problem_reply(rp, PROBLEM_AMBIGUOUS_LENGTH,
 			      "the request gives its body length twice "
@@ -499,6 +563,46 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP ||
 	    r == GUARD_FRAMING)
 		api_reply_header(rp, "Connection", "close");
+}
+
+void guard_stored(struct guard *g, struct MHD_Connection *con,
+		  const char *method, const char *url, uint64_t bytes)
+{
+	if (g == NULL || g->stored == NULL || bytes == 0 ||
+	    strcmp(method, "POST") != 0 || !stores_bytes(url))
+		return;
+	struct limits_key key;
+	request_key(g, con, conn_of(con), &key);
+	limits_amount_charge(g->stored, &key, now_s(), (double)bytes);
+}
+
+/* ---- reply memory ---------------------------------------------------------- */
+
+int guard_reply_take(struct guard *g, uint64_t bytes, int refusable)
+{
+	if (g == NULL || bytes == 0)
+		return 1;
+	uint64_t budget = g->cfg->reply_memory;
+	uint64_t before = atomic_fetch_add(&g->reply_held, bytes);
+	/* a small reply always goes (what /healthz and every problem need;
+	 * the connection limits bound them), and so does a big one when
+	 * nothing else is held, so that no reply is refused for good */
+	if (!refusable || budget == 0 || bytes < GUARD_REPLY_SMALL ||
+	    before == 0 || before + bytes <= budget)
+		return 1;
+	atomic_fetch_sub(&g->reply_held, bytes);
+	return 0;
+}
+
+void guard_reply_give(struct guard *g, uint64_t bytes)
+{
+	if (g && bytes)
+		atomic_fetch_sub(&g->reply_held, bytes);
+}
+
+uint64_t guard_reply_held(const struct guard *g)
+{
+	return g ? atomic_load(&g->reply_held) : 0;
 }
 
 void guard_security_headers(struct MHD_Response *resp,

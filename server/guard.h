@@ -22,6 +22,15 @@
  *   - sessions created (POST /v1/sessions, a fork) per client address
  *     past --session-quota per --quota-window: 429 `quota_exceeded` code
  *     `session_quota` with Retry-After;
+ *   - bytes stored for a client address (sessions created, writes to
+ *     them) past --storage-quota per --quota-window: its next storing
+ *     POST under /v1/sessions gets 429 `quota_exceeded` code
+ *     `storage_quota` with Retry-After (the time until the window frees
+ *     room again);
+ *   - replies built but not yet sent (held until the client reads them)
+ *     past --reply-memory bytes in all: a read whose reply would pass it
+ *     is answered 503 `unavailable` code `reply_memory` with Retry-After
+ *     instead (guard_reply_take below);
  *   - every reply: X-Content-Type-Options: nosniff, a Content-Security-
  *     Policy that allows nothing, Referrer-Policy: no-referrer, and
  *     Cache-Control (no-store on errors, no-cache otherwise) unless the
@@ -46,6 +55,8 @@ enum guard_refusal {
 	GUARD_HEADERS,     /* past --max-header */
 	GUARD_FRAMING,     /* ambiguous body length */
 	GUARD_QUOTA,       /* past --session-quota */
+	GUARD_REPLY_MEMORY, /* past --reply-memory (guard_reply_take) */
+	GUARD_STORED_QUOTA, /* past --storage-quota (guard_stored) */
 };
 
 struct guard;
@@ -96,6 +107,26 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 /* Make rp the problem reply of a refusal. */
 void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 			 unsigned retry_after, struct api_reply *rp);
+
+/* A storing request (see guard_check) was done and stored about bytes:
+ * count them against its client's --storage-quota. */
+void guard_stored(struct guard *g, struct MHD_Connection *con,
+		  const char *method, const char *url, uint64_t bytes);
+
+/* The reply memory budget (--reply-memory). http.c charges every reply
+ * body it hands libmicrohttpd when it creates the response, and gives the
+ * bytes back when the request completes (the reply was sent, or its
+ * client went away). A reply below GUARD_REPLY_SMALL bytes always goes
+ * (those are bounded by the connection limits: /healthz and every problem
+ * reply are small); so does one that is alone, whatever its size, so that
+ * no reply is refused for good. Past the budget, a refusable reply (a
+ * read: a write that was done must be answered) is refused: 0, and
+ * nothing is charged; else 1, and bytes are charged. */
+#define GUARD_REPLY_SMALL 16384
+int guard_reply_take(struct guard *g, uint64_t bytes, int refusable);
+void guard_reply_give(struct guard *g, uint64_t bytes);
+/* Bytes charged now. */
+uint64_t guard_reply_held(const struct guard *g);
 
 /* Add the security headers (and a default Cache-Control) to resp, which
  * answers rp. */

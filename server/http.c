@@ -97,6 +97,7 @@ struct request {
 	const char *encoding;    /* content coding sent, NULL: identity */
 	uint64_t bytes;          /* body bytes handed to MHD */
 	int head;                /* a HEAD request: no body is sent */
+	uint64_t held;           /* reply bytes charged (guard_reply_take) */
 	/* If-None-Match and If-Match as the handlers see them: without the
 	 * coding suffixes of our entity tags (compress.h), or NULL */
 	char *inm, *im;
@@ -235,6 +236,8 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 		api_pending_free(rq->pending);
 	}
 	log_done(con, rq, toe);
+	/* the reply was sent, or its client is gone: MHD lets it go now */
+	guard_reply_give(srv->guard, rq->held);
 	pthread_mutex_destroy(&rq->wlock);
 	free(rq->query);
 	free(rq->body);
@@ -710,6 +713,80 @@ static struct MHD_Response *encoded(struct http_server *srv,
 	return resp;
 }
 
+/* About how many bytes a storing request that succeeded stored (for
+ * --storage-quota, guard.h): its body (the moves, the title) and a row's
+ * keys, times and ids; for a new session (created or forked) its state,
+ * 6n² bytes; for a write to one, its share of the snapshot rows, which
+ * hold that state once per max(32, n) events or so (sessions_internal.h).
+ * The reply names n. */
+static uint64_t stored_estimate(const struct request *rq,
+				const struct api_reply *rp)
+{
+	uint64_t bytes = (uint64_t)rq->len + 256;
+	long long k = 0;
+	if (rp->json) {
+		json_t *size = json_object_get(rp->json, "size");
+		k = json_is_integer(size) ? json_integer_value(size) : 0;
+	} else if (rp->raw) {
+		/* a write's answer kept as text (idempotency.h): our own
+		 * JSON, whose first "size" member is the session's (a quote
+		 * inside a string would be escaped) */
+		const char *at = rp->raw, *end = rp->raw + rp->raw_len;
+		while ((at = memchr(at, '"', (size_t)(end - at))) != NULL &&
+		       (size_t)(end - at) > 7) {
+			if (memcmp(at, "\"size\":", 7) == 0 &&
+			    (at == rp->raw || at[-1] != '\\')) {
+				k = strtoll(at + 7, NULL, 10);
+				break;
+			}
+			at++;
+		}
+	}
+	if (k < 1 || k > 1024)
+		return bytes;
+	uint64_t n = (uint64_t)k, state = 6 * n * n;
+	size_t len = rq->path ? strlen(rq->path) : 0;
+	int creates = (rq->path && strcmp(rq->path, "/v1/sessions") == 0) ||
+		      (len > 5 && strcmp(rq->path + len - 5, "/fork") == 0);
+	return bytes + (creates ? state : state / (n > 32 ? n : 32));
+}
+
+/* May the reply memory budget refuse this reply? Reads may (GET, HEAD,
+ * and the stateless POSTs that compute an answer); a session write's
+ * answer may not: the write is done, and its client must hear so. */
+static int refusable(const struct request *rq)
+{
+	if (strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0)
+		return 1;
+	return rq->path && strncmp(rq->path, "/v1/sessions", 12) != 0 &&
+	       strncmp(rq->path, "/v1/jobs", 8) != 0;
+}
+
+/* Charge the body about to be handed to libmicrohttpd to the reply memory
+ * budget (guard.h), given back in on_completed. Past the budget, rp
+ * becomes the guard's 503 reply_memory problem instead, and b its body. */
+static void charge_reply(struct http_server *srv, struct request *rq,
+			 struct api_reply *rp, struct body *b)
+{
+	if (b->persistent || b->len == 0)
+		return; /* lives as long as the server anyway */
+	if (guard_reply_take(srv->guard, b->len, refusable(rq))) {
+		rq->held = b->len;
+		return;
+	}
+	const char *route = rp->route;
+	api_reply_free(rp);
+	api_reply_init(rp);
+	rp->route = route;
+	guard_refusal_reply(srv->guard, GUARD_REPLY_MEMORY, 1, rp);
+	body_set_owned(b, NULL, 0);
+	body_of(rp, rq, b);
+	body_add_request_id(b, rq);
+	/* small, so always admitted */
+	if (!b->persistent && guard_reply_take(srv->guard, b->len, 0))
+		rq->held = b->len;
+}
+
 /* Build the MHD response for rp, add every header, queue it. */
 static enum MHD_Result send_reply(struct http_server *srv,
 				  struct MHD_Connection *con,
@@ -735,6 +812,7 @@ static enum MHD_Result send_reply(struct http_server *srv,
 			body_add_request_id(&b, rq);
 		if (rp->cache_max_age && rp->status == 200)
 			deterministic(srv, rq, rp, &b);
+		charge_reply(srv, rq, rp, &b);
 	}
 	/* a reply that chose its coding itself (static.c's gzip twins) says
 	 * so with its own Vary (and Content-Encoding when coded): never code
@@ -765,6 +843,14 @@ static enum MHD_Result send_reply(struct http_server *srv,
 			resp = encoded(srv, rq, &b, enc);
 			if (resp == NULL)
 				enc = COMPRESS_IDENTITY;
+			else if (rq->held && rq->bytes && rq->bytes < rq->held) {
+				/* coded in one go: only the coded bytes are
+				 * held from here on (a coded stream holds the
+				 * identity bytes, and stays charged for them) */
+				guard_reply_give(srv->guard,
+						 rq->held - rq->bytes);
+				rq->held = rq->bytes;
+			}
 		}
 	}
 	if (resp == NULL) {
@@ -940,6 +1026,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			api_finish(srv->api, &rp); /* done already */
 		}
 	}
+	if (rp.status == 200 || rp.status == 201)
+		guard_stored(srv->guard, con, rq->method, rq->path,
+			     stored_estimate(rq, &rp));
 	enum MHD_Result ok = send_reply(srv, con, rq, &rp);
 	if (srv->api->metrics) {
 		struct timespec now;

@@ -71,6 +71,41 @@ START_TEST(bucket)
 }
 END_TEST
 
+/* The buckets measuring an amount (stored bytes): a charge may overdraw
+ * the bucket, by a whole bucket at most; the check refuses while it is
+ * empty or overdrawn and says when it holds something again. */
+START_TEST(amounts)
+{
+	struct limits_config c = {.rate = 10, .burst = 100};
+	struct limits *l = limits_new(&c);
+	struct limits_key a = v4("10.0.0.1"), b = v4("10.0.0.2");
+	ck_assert_uint_eq(limits_amount_check(l, &a, 50.0), 0);
+	limits_amount_charge(l, &a, 50.0, 99);
+	ck_assert_uint_eq(limits_amount_check(l, &a, 50.0), 0); /* 1 left */
+	limits_amount_charge(l, &a, 50.0, 51);
+	/* -50: ceil((1 + 50) / 10) = 6 s until it holds a byte again */
+	ck_assert_uint_eq(limits_amount_check(l, &a, 50.0), 6);
+	ck_assert_uint_eq(limits_amount_check(l, &a, 55.0), 1);
+	ck_assert_uint_eq(limits_amount_check(l, &a, 55.2), 0);
+	/* another address is untouched */
+	ck_assert_uint_eq(limits_amount_check(l, &b, 50.0), 0);
+	/* overdrawn by at most one bucket: -100, then 11 s */
+	limits_amount_charge(l, &b, 50.0, 1e9);
+	ck_assert_uint_eq(limits_amount_check(l, &b, 50.0), 11);
+	/* refilled to the bucket, not past it */
+	ck_assert_uint_eq(limits_amount_check(l, &b, 10000.0), 0);
+	limits_amount_charge(l, &b, 10000.0, 100);
+	ck_assert_uint_eq(limits_amount_check(l, &b, 10000.0), 1);
+	limits_free(l);
+	/* rate 0 is off */
+	struct limits_config off = {.rate = 0, .burst = 1};
+	l = limits_new(&off);
+	limits_amount_charge(l, &a, 0.0, 1e9);
+	ck_assert_uint_eq(limits_amount_check(l, &a, 0.0), 0);
+	limits_free(l);
+}
+END_TEST
+
 START_TEST(keys)
 {
 	struct limits_key a = v4("192.0.2.7"), m = v6("::ffff:192.0.2.7"),
@@ -236,6 +271,7 @@ Suite *client_limits_suite(void)
 	Suite *s = suite_create("client_limits");
 	TCase *tc = tcase_create("tables");
 	tcase_add_test(tc, bucket);
+	tcase_add_test(tc, amounts);
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, eviction_fails_open);
 	tcase_add_test(tc, connections);

@@ -841,6 +841,196 @@ START_TEST(non_reading_clients)
 }
 END_TEST
 
+/* ---- the reply memory budget ---------------------------------------------- */
+
+/* A connection that asks for path and then reads only the head of the
+ * reply: its receive buffer is made small before it connects, so that
+ * the kernel takes little of a big reply off the server's hands. Returns
+ * the status, with fd kept open in *fd; a reply that is not a 200 is read
+ * to its end into body (cap bytes). */
+static int ask_and_stall(int port, const char *path, int *fd, char *body,
+			 size_t cap)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(s, 0);
+	int small = 4096;
+	setsockopt(s, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	ck_assert_int_eq(connect(s, (struct sockaddr *)&to, sizeof to), 0);
+	char req[256];
+	int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n",
+			 path);
+	ck_assert_int_eq(send(s, req, (size_t)n, MSG_NOSIGNAL), n);
+	/* the head, then (not a 200) the body it announces */
+	char buf[4096];
+	size_t len = 0;
+	double t0 = now_s();
+	const char *end = NULL;
+	long want = -1;
+	for (;;) {
+		ck_assert_msg(now_s() - t0 < 10, "no reply within 10 s");
+		struct pollfd pf = {.fd = s, .events = POLLIN};
+		if (poll(&pf, 1, 1000) <= 0)
+			continue;
+		ssize_t k = recv(s, buf + len, sizeof buf - 1 - len, 0);
+		ck_assert_msg(k > 0, "connection closed before the reply");
+		len += (size_t)k;
+		buf[len] = '\0';
+		if (end == NULL && (end = strstr(buf, "\r\n\r\n")) != NULL) {
+			if (strncmp(buf, "HTTP/1.1 200", 12) == 0)
+				break;
+			const char *cl = strstr(buf, "\r\nContent-Length:");
+			ck_assert_ptr_nonnull(cl);
+			want = atol(cl + 17);
+		}
+		if (end && (long)(len - (size_t)(end + 4 - buf)) >= want)
+			break;
+		ck_assert_msg(len < sizeof buf - 1, "reply head too long");
+	}
+	*fd = s;
+	int status = atoi(buf + 9);
+	snprintf(body, cap, "%s", end + 4);
+	return status;
+}
+
+/* The 503 reply_memory problem, exactly. */
+static void reply_memory_problem(const char *body, long long budget)
+{
+	json_error_t e;
+	json_t *j = json_loads(body, 0, &e);
+	ck_assert_msg(j, "not JSON: %s", body);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "type")),
+			 "urn:cubed:problem:unavailable");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "code")),
+			 "reply_memory");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), 503);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "limit")),
+			 budget);
+	json_decref(j);
+}
+
+/* One attack: n clients ask for a big session's reply and never read it,
+ * against a server whose --reply-memory is budget (0: none). Returns how
+ * many were refused with 503 reply_memory; *growth is the server's RSS
+ * growth over its baseline (KiB) while they hold on, *reply the reply's
+ * size. Afterwards a reading client is served again. */
+static int stall_attack(long long budget, int n, long *growth, long *reply)
+{
+	server s;
+	char mem[32];
+	snprintf(mem, sizeof mem, "%lld", budget);
+	const char *extra[] = {"--solver", "0", "--max-connections-per-ip", "0",
+			       "--compress", "off", "--max-session-size", "1024",
+			       "--reply-memory", mem, NULL};
+	start_or_abort(&s, NULL, extra);
+	ses big;
+	json_decref(create(s.port, "{\"size\":1024}", &big));
+	http_response r;
+	call(&r, s.port, "GET", big.path, NULL, NULL, NULL);
+	ck_assert_int_eq(r.status, 200);
+	*reply = (long)r.body_len;
+	http_response_free(&r);
+	long base = test_server_rss_kb(&s);
+	ck_assert_int_gt(base, 0);
+
+	int *fd = calloc((size_t)n, sizeof *fd);
+	ck_assert_ptr_nonnull(fd);
+	int ok = 0, refused = 0;
+	double worst = 0;
+	char body[2048];
+	for (int i = 0; i < n; i++) {
+		int st = ask_and_stall(s.port, big.path, &fd[i], body,
+				       sizeof body);
+		if (st == 200) {
+			ok++;
+		} else {
+			ck_assert_msg(st == 503, "status %d: %s", st, body);
+			reply_memory_problem(body, budget);
+			refused++;
+		}
+		if (i % 10 == 0) {
+			double dt = healthz_ok(s.port, "stalled replies");
+			worst = dt > worst ? dt : worst;
+		}
+	}
+	*growth = test_server_rss_kb(&s) - base;
+	/* a refusal says when to come back */
+	if (refused) {
+		int extra_fd;
+		int st = ask_and_stall(s.port, big.path, &extra_fd, body,
+				       sizeof body);
+		ck_assert_int_eq(st, 503);
+		close(extra_fd);
+	}
+	fprintf(stderr,
+		"reply_memory: budget %lld, %d clients asking %ld bytes: %d "
+		"served, %d refused, RSS +%ld KiB, worst /healthz %.3f s\n",
+		budget, n, *reply, ok, refused, *growth, worst);
+	ck_assert_int_ge(ok, 1);
+	ck_assert_int_eq(ok + refused, n);
+	if (budget)
+		rss_ok(&s, "stalled replies");
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+	free(fd);
+	/* the stalled replies go with their clients: a reader is served
+	 * again (each try until then is the exact refusal) */
+	double t0 = now_s();
+	for (;;) {
+		call(&r, s.port, "GET", big.path, NULL, NULL, NULL);
+		int st = r.status;
+		if (st != 200) {
+			ck_assert_msg(st == 503, "status %d: %s", st, r.body);
+			reply_memory_problem(r.body, budget);
+			ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
+		}
+		http_response_free(&r);
+		if (st == 200)
+			break;
+		ck_assert_msg(now_s() - t0 < 5,
+			      "readers still refused 5 s after the stalled "
+			      "clients left");
+		struct pollfd none;
+		poll(&none, 0, 20); /* the server's sockets close on its own */
+	}
+	healthz_ok(s.port, "after the stalled clients left");
+	stop_clean(&s, 1);
+	return refused;
+}
+
+/* Bytes of replies built but unread are bounded in total by
+ * --reply-memory: 12 clients stall 6.3 MB replies (a 1024³ session: more
+ * than the kernel's largest send buffer, 4 MiB here, takes off the
+ * server's hands; smaller replies leave the process whole, so they cost
+ * it nothing) against a 16 MiB budget. The server's RSS grows by less
+ * than the budget plus 12 MiB (request buffers, replies being built,
+ * allocator slack), the
+ * overflow gets exactly 503 unavailable code reply_memory with the limit
+ * and Retry-After, /healthz stays prompt, and a reader is served once the
+ * stallers leave. The same attack without a budget grows it past that
+ * bound (so the bound means something here). */
+#define REPLY_SLACK_KB (12L * 1024)
+START_TEST(reply_memory)
+{
+	long long budget = 16LL << 20;
+	int n = 12 * scale();
+	long growth, reply;
+	int refused = stall_attack(budget, n, &growth, &reply);
+	ck_assert_int_ge(refused, n - (int)(budget / reply) - 1);
+	ck_assert_msg(!RSS_ASSERTED || growth < budget / 1024 + REPLY_SLACK_KB,
+		      "RSS grew by %ld KiB (bound %lld)", growth,
+		      budget / 1024 + REPLY_SLACK_KB);
+	long open_growth;
+	ck_assert_int_eq(stall_attack(0, 12, &open_growth, &reply), 0);
+	ck_assert_msg(!RSS_ASSERTED ||
+			      open_growth >= budget / 1024 + REPLY_SLACK_KB,
+		      "without a budget RSS grew by only %ld KiB: the bound "
+		      "proves nothing", open_growth);
+}
+END_TEST
+
 /* ---- quotas ----------------------------------------------------------------- */
 
 /* One request from source address src (blocking), status returned and the
@@ -963,6 +1153,120 @@ START_TEST(quotas)
 	integrity_ok(s.db);
 	ck_assert_int_eq(count_rows(s.db, "SELECT count(*) FROM sessions"),
 			 created);
+	test_server_remove(&s);
+}
+END_TEST
+
+/* A POST from source address src with a write token (may be NULL). */
+static int post_from(const char *src, int port, const char *path,
+		     const char *token, const char *body, http_response *r)
+{
+	int fd = connect_from(src, port);
+	ck_assert_int_ge(fd, 0);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	char auth[160];
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s",
+		 token ? token : "");
+	const char *hdr[] = {"Content-Type: application/json",
+			     token ? auth : NULL, NULL};
+	int rc = http_send(fd, port, "POST", path, hdr, body, strlen(body), 1,
+			   r);
+	close(fd);
+	ck_assert_msg(rc == 0, "POST %s: %s", path, r->error);
+	return r->status;
+}
+
+static void storage_quota_problem(http_response *r, int wait_lo, int wait_hi)
+{
+	ck_assert_int_eq(r->status, 429);
+	json_t *j = parse(r, "storage quota");
+	ck_assert_str_eq(sget(j, "type"), "urn:cubed:problem:quota_exceeded");
+	ck_assert_str_eq(sget(j, "code"), "storage_quota");
+	ck_assert_int_eq(iget(j, "limit"), 300000);
+	json_decref(j);
+	const char *ra = http_header(r, "Retry-After");
+	ck_assert_msg(ra && atoi(ra) >= wait_lo && atoi(ra) <= wait_hi,
+		      "Retry-After %s, not %d to %d", ra, wait_lo, wait_hi);
+}
+
+/* Per-client stored bytes (--storage-quota 300000 per hour): a 64³
+ * session costs its state (6·64² = 24576 bytes) plus its body and 256;
+ * a move its body, 256 and a 64th of the state (the snapshot share).
+ * 127.0.0.2 creates sessions: the 13th still goes (the bucket held 1884
+ * bytes), the 14th and a move get 429 quota_exceeded code storage_quota
+ * with the seconds until the window has refilled the overdraft
+ * (22959 bytes at 83.3 bytes/s: 276 s), its deletes still go; 127.0.0.3
+ * is unaffected and stops after 422 moves of its own. Nothing
+ * acknowledged is lost. */
+START_TEST(storage_quota)
+{
+	server s;
+	const char *extra[] = {"--solver", "0", "--storage-quota", "300000",
+			       "--rate-limit", "0", NULL};
+	start_or_abort(&s, NULL, extra);
+	http_response r;
+	ses mine[13];
+	for (int i = 0; i < 13; i++) {
+		ck_assert_int_eq(post_from("127.0.0.2", s.port, "/v1/sessions",
+					   NULL, "{\"size\":64}", &r),
+				 201);
+		json_t *j = parse(&r, "create");
+		snprintf(mine[i].id, sizeof mine[i].id, "%s", sget(j, "id"));
+		snprintf(mine[i].token, sizeof mine[i].token, "%s",
+			 sget(j, "write_token"));
+		snprintf(mine[i].path, sizeof mine[i].path, "/v1/sessions/%s",
+			 sget(j, "id"));
+		json_decref(j);
+		http_response_free(&r);
+	}
+	post_from("127.0.0.2", s.port, "/v1/sessions", NULL, "{\"size\":64}",
+		  &r);
+	storage_quota_problem(&r, 270, 277);
+	http_response_free(&r);
+	char path[160];
+	snprintf(path, sizeof path, "%s/moves", mine[0].path);
+	post_from("127.0.0.2", s.port, path, mine[0].token,
+		  "{\"moves\":\"R\"}", &r);
+	storage_quota_problem(&r, 270, 277);
+	http_response_free(&r);
+	call(&r, s.port, "DELETE", mine[12].path, mine[12].token, NULL, NULL);
+	ck_assert_int_eq(r.status, 204);
+	http_response_free(&r);
+	json_decref(get_session(s.port, mine[0].path, NULL, 0));
+
+	/* another address has a quota of its own */
+	ses other;
+	ck_assert_int_eq(post_from("127.0.0.3", s.port, "/v1/sessions", NULL,
+				   "{\"size\":64}", &r),
+			 201);
+	json_t *j = parse(&r, "create");
+	snprintf(other.id, sizeof other.id, "%s", sget(j, "id"));
+	snprintf(other.token, sizeof other.token, "%s", sget(j, "write_token"));
+	snprintf(other.path, sizeof other.path, "/v1/sessions/%s", sget(j, "id"));
+	json_decref(j);
+	http_response_free(&r);
+	snprintf(path, sizeof path, "%s/moves", other.path);
+	int moves = 0;
+	for (;;) {
+		int st = post_from("127.0.0.3", s.port, path, other.token,
+				   "{\"moves\":\"R\"}", &r);
+		if (st != 200)
+			break;
+		http_response_free(&r);
+		moves++;
+		ck_assert_int_lt(moves, 1000);
+	}
+	storage_quota_problem(&r, 1, 10);
+	http_response_free(&r);
+	fprintf(stderr, "storage_quota: 13 sessions of 64³ from one address, "
+		"then 429; 1 session and %d moves from another\n", moves);
+	ck_assert_int_ge(moves, 420);
+	ck_assert_int_le(moves, 424);
+	healthz_ok(s.port, "past a storage quota");
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(count_rows(s.db, "SELECT count(*) FROM sessions"), 13);
+	ck_assert_int_eq(events_in(s.db, other.id), moves + 1);
 	test_server_remove(&s);
 }
 END_TEST
@@ -1128,7 +1432,9 @@ Suite *hostile_suite(void)
 	tcase_add_test(tc, private_sessions);
 	tcase_add_test(tc, shutdown_clean);
 	tcase_add_test(tc, quotas);
+	tcase_add_test(tc, storage_quota);
 	tcase_add_test(tc, non_reading_clients);
+	tcase_add_test(tc, reply_memory);
 	suite_add_tcase(su, tc);
 	return su;
 }

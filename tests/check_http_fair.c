@@ -268,6 +268,84 @@ START_TEST(session_solve_on_pool)
 }
 END_TEST
 
+/* GET /v1/scramble?size=3 from address from: the response in *r. */
+static void scramble_from(int port, const char *from, http_response *r)
+{
+	int fd = http_connect_from(port, from, 60000);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(http_send(fd, port, "GET", "/v1/scramble?size=3", NULL,
+				   NULL, 0, 1, r),
+			 0);
+	close(fd);
+}
+
+/* A random-state scramble is a solve, and runs on the pool like one
+ * (issue 24): B's scramble is answered while A's four slow solves all
+ * wait; A, at its caps, gets 429 too_many_solves for a scramble too; and
+ * once both workers are busy and the queue is full, B's scramble gets
+ * 503 queue_full. Had it run on the HTTP thread, neither refusal could
+ * happen. */
+START_TEST(scramble_on_pool)
+{
+	static const char *const opts[] = {
+		"--solve-workers", "2", "--solve-client-running", "1",
+		"--solve-client-queued", "3", "--solve-queue", "4",
+		"--max-solve-ms", "30000", NULL};
+	start_or_abort(&srv, NULL, opts);
+	wait_tables(srv.port);
+	char *slow = slow_body(srv.port);
+	int a[4];
+	for (int i = 0; i < 4; i++)
+		a[i] = send_solve(srv.port, CLIENT_A, slow);
+	wait_pool(srv.port, 1, 3, 0);
+
+	/* B's scramble runs on the free worker, before any of A's */
+	json_t *j = expect_json(srv.port, "GET", "/v1/scramble?size=3", NULL,
+				NULL, NULL, 200, NULL);
+	ck_assert_str_eq(sget(j, "kind"), "random-state");
+	char *f = apply(srv.port, SOLVED3, sget(j, "moves"));
+	ck_assert_str_eq(f, sget(j, "facelets"));
+	free(f);
+	json_decref(j);
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(!answered(a[i]),
+			      "A's solve %d answered before B's scramble", i);
+
+	/* A is at its caps: a scramble is refused like a solve */
+	http_response r;
+	scramble_from(srv.port, CLIENT_A, &r);
+	ck_assert_int_eq(r.status, 429);
+	ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
+	json_t *p = parse(&r, "429");
+	ck_assert_str_eq(sget(p, "type"), "urn:cubed:problem:too_many_requests");
+	ck_assert_str_eq(sget(p, "code"), "too_many_solves");
+	json_decref(p);
+	http_response_free(&r);
+
+	/* both workers busy, the queue (4) full: 503 for B's scramble */
+	int c = send_solve(srv.port, CLIENT_C, slow);
+	wait_pool(srv.port, 2, 3, 0);
+	int d = send_solve(srv.port, "127.0.0.4", slow);
+	wait_pool(srv.port, 2, 4, 0);
+	p = expect_problem(srv.port, "GET", "/v1/scramble?size=3", NULL, NULL,
+			   NULL, 503, "unavailable", "queue_full", NULL, &r);
+	ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
+	json_decref(p);
+	http_response_free(&r);
+	ck_assert(!answered(c) && !answered(d));
+
+	for (int i = 0; i < 4; i++)
+		close(a[i]);
+	close(c);
+	close(d);
+	wait_pool(srv.port, 0, 0, 6);
+	json_decref(expect_json(srv.port, "GET", "/v1/scramble?size=3&seed=7",
+				NULL, NULL, NULL, 200, NULL));
+	free(slow);
+	server_stop(&srv, 1);
+}
+END_TEST
+
 Suite *http_fair_suite(void)
 {
 	Suite *s = suite_create("http_fair");
@@ -276,6 +354,7 @@ Suite *http_fair_suite(void)
 	tcase_add_test(tc, fair_between_clients);
 	tcase_add_test(tc, queue_full_503);
 	tcase_add_test(tc, session_solve_on_pool);
+	tcase_add_test(tc, scramble_on_pool);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -76,7 +76,8 @@ newdb() { # sets db (not in a subshell: dbn must count)
 # start DB: a node on a free port; prints "PID PORT"
 start() {
 	local log="$tmp/node.$RANDOM.log"
-	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 \
+	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 CUBED_SESSION_QUOTA=0 \
+		CUBED_STORAGE_QUOTA=0 \
 		CUBED_SOLVER=0 "$build/cubed" --port 0 --db "$1" \
 		--schema "$repo/schema" >"$log" 2>&1 &
 	local pid=$!

@@ -30,7 +30,7 @@
  *
  * Start: a database that does not answer does not stop the node (it
  * opens not ready and gets ready on a later call or the listener's
- * retry: pg__make_ready); one that refuses us or has a newer schema does.
+ * retry: pg__make_ready, store_pg_ready.c); one that refuses us or has a newer schema does.
  *
  * Live events: schema/pg's triggers NOTIFY cubed_events with each event
  * row as JSON (or '<id>:<version>' when it is too big for a payload, and
@@ -48,7 +48,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "store_pg_internal.h"
+#include "store_pg_listen.h"
+#include "store_pg_ready.h"
 #include "store_pg_migrate.h"
 
 #define PG_POOL 8             /* connections per node at most */
@@ -177,15 +178,6 @@ struct tls {
 
 /* ------------------------------------------------------------ plumbing */
 
-PGconn *pg__connect(const char *conninfo)
-{
-	/* connect_timeout first: a value in the address overrides it */
-	const char *const keys[] = {"connect_timeout", "application_name",
-				    "dbname", NULL};
-	const char *const vals[] = {"5", "cubed", conninfo, NULL};
-	return PQconnectdbParams(keys, vals, 1);
-}
-
 static struct tls *tls_get(struct pg *st)
 {
 	struct tls *t = pthread_getspecific(st->key);
@@ -211,60 +203,6 @@ static void set_error(struct tls *t, int unavailable, const char *fmt,
 	while (n > 0 && (t->error[n - 1] == '\n' || t->error[n - 1] == ' '))
 		t->error[--n] = '\0';
 	t->unavailable = unavailable;
-}
-
-static int64_t mono_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Connect and migrate (pg_migrate) once: STORE_OK (st->ready), else
- * STORE_UNAVAILABLE while the database cannot be reached, STORE_SCHEMA
- * or STORE_ERROR for what waiting does not mend; why in err. Attempts
- * are one at a time and, after a failure, at most every LISTEN_RETRY_MS
- * (the callers in between get the last reason): requests arriving while
- * the database is down must not each open a connection. */
-int pg__make_ready(struct pg *st, char *err, size_t errlen)
-{
-	if (atomic_load(&st->ready))
-		return STORE_OK;
-	pthread_mutex_lock(&st->ready_lock);
-	int rc = STORE_UNAVAILABLE;
-	if (atomic_load(&st->ready)) {
-		rc = STORE_OK;
-	} else if (mono_now_ms() < st->next_try_ms) {
-		snprintf(err, errlen, "%s", st->down);
-	} else {
-		PGconn *pq = pg__connect(st->conninfo);
-		if (PQstatus(pq) != CONNECTION_OK) {
-			/* the server's answer (a wrong password, no such
-			 * database) or an address libpq cannot use will not
-			 * mend by itself; no answer, or "starting up", may */
-			PGPing ping = PQping(st->conninfo);
-			rc = ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT
-				     ? STORE_UNAVAILABLE
-				     : STORE_ERROR;
-			snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
-				 PQerrorMessage(pq));
-			size_t n = strlen(err);
-			while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
-				err[--n] = '\0';
-		} else {
-			rc = pg_migrate(pq, st->schema_dir, &st->schema_version,
-					err, errlen);
-		}
-		PQfinish(pq);
-		if (rc == STORE_OK) {
-			atomic_store(&st->ready, 1);
-		} else {
-			snprintf(st->down, sizeof st->down, "%s", err);
-			st->next_try_ms = mono_now_ms() + LISTEN_RETRY_MS;
-		}
-	}
-	pthread_mutex_unlock(&st->ready_lock);
-	return rc;
 }
 
 /* A usable connection for this call (the thread's transaction's, or one

@@ -7,7 +7,9 @@
  * notifications sent while it was away are lost; and a node that started
  * while the database was down gets ready here (pg__make_ready), with no
  * request needed. */
-#include "store_pg_internal.h"
+#include "store_pg_listen.h"
+
+#include "store_pg_ready.h"
 
 #include <errno.h>
 #include <jansson.h>

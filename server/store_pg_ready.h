@@ -1,8 +1,10 @@
-/* store_pg_internal.h — what the PostgreSQL engine's files share
- * (store_pg.c: connections, statements, rows; store_pg_listen.c: other
- * nodes' notifications). Not for the rest of the server: store.h is. */
-#ifndef CUBED_STORE_PG_INTERNAL_H
-#define CUBED_STORE_PG_INTERNAL_H
+/* store_pg_ready.h — the PostgreSQL engine's state and its way to a
+ * working database, shared by the engine's files (store_pg.c: the pool,
+ * statements, rows; store_pg_listen.c: other nodes' notifications), which
+ * both depend on this and not on each other's internals. Not for the rest
+ * of the server: store.h is. */
+#ifndef CUBED_STORE_PG_READY_H
+#define CUBED_STORE_PG_READY_H
 
 #include <libpq-fe.h>
 #include <pthread.h>
@@ -49,11 +51,7 @@ PGconn *pg__connect(const char *conninfo);
 /* Connect and migrate once, at most every LISTEN_RETRY_MS after a
  * failure: STORE_OK once ready; STORE_UNAVAILABLE while the database
  * cannot be reached; STORE_SCHEMA or STORE_ERROR for what waiting does
- * not mend; why in err (store_pg.c). */
+ * not mend; why in err. */
 int pg__make_ready(struct pg *st, char *err, size_t errlen);
-
-/* store_listen (store_pg_listen.c), and its stop at close. */
-int pg__listen(void *impl, store_notify_fn *fn, void *ctx);
-void pg__unlisten(struct pg *st);
 
 #endif

@@ -166,6 +166,16 @@ size_t guard_mhd_memory_limit(const struct config *cfg)
 	return m < 32768 ? 32768 : (size_t)m;
 }
 
+/* A bucket that holds amount and refills it evenly over window seconds. */
+static struct limits *window_bucket(uint64_t amount, uint64_t window)
+{
+	struct limits_config c = {
+		.rate = (double)amount / (double)window,
+		.burst = (double)amount,
+	};
+	return limits_new(&c);
+}
+
 struct guard *guard_new(const struct config *cfg)
 {
 	struct guard *g = calloc(1, sizeof *g);
@@ -185,32 +195,16 @@ struct guard *guard_new(const struct config *cfg)
 	}
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->wake, NULL);
-	if (cfg->session_quota) {
-		/* the same buckets as the rate limit: a window's quota is the
-		 * bucket, refilled evenly over the window */
-		struct limits_config qc = {
-			.rate = (double)cfg->session_quota /
-				(double)cfg->quota_window,
-			.burst = (double)cfg->session_quota,
-		};
-		g->quota = limits_new(&qc);
-		if (g->quota == NULL) {
-			guard_free(g);
-			return NULL;
-		}
-	}
-	if (cfg->storage_quota) {
-		/* bytes instead of requests: refilled evenly over the window */
-		struct limits_config sc = {
-			.rate = (double)cfg->storage_quota /
-				(double)cfg->quota_window,
-			.burst = (double)cfg->storage_quota,
-		};
-		g->stored = limits_new(&sc);
-		if (g->stored == NULL) {
-			guard_free(g);
-			return NULL;
-		}
+	/* the quotas use the rate limit's buckets: a window's quota (sessions,
+	 * or stored bytes) is the bucket, refilled evenly over the window */
+	if ((cfg->session_quota &&
+	     !(g->quota = window_bucket(cfg->session_quota,
+					cfg->quota_window))) ||
+	    (cfg->storage_quota &&
+	     !(g->stored = window_bucket(cfg->storage_quota,
+					 cfg->quota_window)))) {
+		guard_free(g);
+		return NULL;
 	}
 	if (cfg->request_timeout) {
 		if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0) {

@@ -29,8 +29,10 @@
 #                   server (node + npm: tests/client's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
 #   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
-#                   states (hours on a small table; OPTIMAL_LEVEL, 2), and
-#                   two-phase at 20 moves over 1,000
+#                   states (hours on a small table; OPTIMAL_LEVEL, 2), then
+#                   make bench-twenty
+#   make bench-twenty  two-phase at 20 moves over 1,000 random states
+#                   beside min2phase on the same states, same run
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
 #                   p99 latency, RSS at start and end (growth < 10 %); then
 #                   the hostile suite at HOSTILE_SCALE (5) times its size
@@ -71,7 +73,7 @@ TABLES ?= build/tables
 
 .PHONY: all run test test-run test-slow test-pg bench-pg contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
-	test-web bench-web screenshot test-optimal bench-optimal
+	test-web bench-web screenshot test-optimal bench-optimal bench-twenty
 
 all: $(BUILD)/cubed web
 
@@ -289,7 +291,13 @@ bench-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 bench-optimal: $(BUILD)/bench/bench
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) $(BUILD)/bench/bench --optimal $(OPTIMAL_LEVEL) 100 2
-	$(BUILD)/bench/bench --twenty 1000
+	@$(MAKE) --no-print-directory bench-twenty
+
+# At most 20 moves: cubed's two-phase against min2phase (the build
+# cubing.js ships, bench/min2phase.mjs) on the same 1,000 random states,
+# three rounds back to back (bench/twenty.sh; node + npm, a minute or two)
+bench-twenty: $(BUILD)/bench/bench
+	bash bench/twenty.sh $(BUILD)
 
 SOAK_S ?= 60
 # then the adversarial suite (tests/check_hostile.c) at HOSTILE_SCALE times

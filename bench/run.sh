@@ -16,7 +16,8 @@
 #    bench solved (ALGS_FILE.cubes3), via bench/cubejs.cjs:
 #    solve3.ratio = cubejs's median solve time / cubed's, and how many
 #    moves shorter cubed's solutions are on average. cubejs is installed
-#    with npm into the same cache.
+#    with npm into the same cache. Then bench/twenty.sh: at most 20 moves,
+#    cubed against min2phase (the build cubing.js ships) on 1,000 states.
 # 4. HTTP throughput of BUILD/cubed on 127.0.0.1 with wrk, if wrk is here.
 # 5. bench/sessions.sh: GET /v1/sessions/{id} and POST …/moves over 32 and
 #    1 sessions against /healthz (targets 0.70 x and 0.30 x), and the
@@ -54,6 +55,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 note() { echo "run.sh: $*" >&2; }
+. "$here/node_refs.sh"
 
 # value NAME FILE: the number on the "NAME: value unit" line of FILE.
 value() { awk -v k="$1:" '$1 == k && $2 ~ /^[0-9.]+$/ { print $2; exit }' "$2"; }
@@ -76,22 +78,7 @@ fi
 # ---- 2. cubing.js -------------------------------------------------------------
 # Install cubing if needed and put cubing.mjs where it can import it.
 cubingjs_setup() {
-	if ! command -v "$node" >/dev/null || ! command -v npm >/dev/null; then
-		note "node or npm not found"
-		return 1
-	fi
-	local cache=${XDG_CACHE_HOME:-$HOME/.cache}/cubed-bench/node
-	local pkg=$cache/node_modules/cubing/package.json
-	if ! grep -q "\"version\": \"$cubing_version\"" "$pkg" 2>/dev/null; then
-		note "installing cubing@$cubing_version into $cache"
-		mkdir -p "$cache" || return 1
-		[ -f "$cache/package.json" ] || echo '{ "private": true }' >"$cache/package.json"
-		(cd "$cache" && timeout 180 npm install --no-audit --no-fund \
-			--loglevel=error "cubing@$cubing_version") >&2 || return 1
-	fi
-	note "cubing.js $(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$pkg" | head -n 1), node $("$node" --version)"
-	# ES modules resolve packages from the script's own directory upward.
-	ln -s "$cache/node_modules" "$tmp/node_modules" &&
+	node_refs_setup "$tmp" "cubing@$cubing_version" &&
 		cp "$here/cubing.mjs" "$tmp/cubing.mjs"
 }
 
@@ -136,24 +123,8 @@ fi
 
 # ---- 3. cubejs ------------------------------------------------------------------
 cubejs_setup() {
-	if ! command -v "$node" >/dev/null || ! command -v npm >/dev/null; then
-		note "node or npm not found"
-		return 1
-	fi
-	local cache=${XDG_CACHE_HOME:-$HOME/.cache}/cubed-bench/node
-	local pkg=$cache/node_modules/cubejs/package.json
-	if ! grep -q "\"version\": \"$cubejs_version\"" "$pkg" 2>/dev/null; then
-		note "installing cubejs@$cubejs_version into $cache"
-		mkdir -p "$cache" || return 1
-		[ -f "$cache/package.json" ] || echo '{ "private": true }' >"$cache/package.json"
-		(cd "$cache" && timeout 180 npm install --no-audit --no-fund \
-			--loglevel=error "cubejs@$cubejs_version") >&2 || return 1
-	fi
-	note "cubejs $cubejs_version, node $("$node" --version)"
-	# require() resolves packages from the script's own directory upward
-	# (section 2 may have linked them already).
-	[ -e "$tmp/node_modules" ] || ln -s "$cache/node_modules" "$tmp/node_modules" || return 1
-	cp "$here/cubejs.cjs" "$tmp/cubejs.cjs"
+	node_refs_setup "$tmp" "cubejs@$cubejs_version" &&
+		cp "$here/cubejs.cjs" "$tmp/cubejs.cjs"
 }
 
 states=$algs.cubes3
@@ -174,6 +145,9 @@ else
 	echo "solve3.cubejs.ms: unavailable"
 	echo "solve3.ratio: unavailable"
 fi
+
+# at most 20 moves, against min2phase (its figures or "unavailable")
+bash "$here/twenty.sh" "$build" 1000 3 2>/dev/null || echo "twenty.ms: unavailable"
 
 # ---- 4. HTTP --------------------------------------------------------------------
 http_figures="healthz.c32 healthz.c128 healthz.c256 apply3.c32 apply3.c128"

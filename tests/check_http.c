@@ -1115,7 +1115,9 @@ START_TEST(fixture_server_exited_cleanly)
 END_TEST
 
 /* SIGTERM while a client holds an idle keep-alive connection and another
- * is half-way through sending a request: still a prompt exit 0. */
+ * is half-way through sending a request: still a prompt exit 0. The
+ * signal goes once the server has taken both: when its gauge of open
+ * connections, asked on the idle one, counts two. */
 START_TEST(sigterm_with_open_connections)
 {
 	server s;
@@ -1138,7 +1140,24 @@ START_TEST(sigterm_with_open_connections)
 			      "Content-Length: 100\r\n\r\n{\"mo";
 	ck_assert_int_gt(send(half, partial, strlen(partial), MSG_NOSIGNAL),
 			 0);
-	test_sleep_ms(100);
+	long long open_now = -1;
+	for (double until = test_now() + 5;;) {
+		ck_assert_int_eq(http_send(idle, s.port, "GET", "/metrics", NULL,
+					   NULL, 0, 0, &r),
+				 0);
+		ck_assert_int_eq(r.status, 200);
+		const char *g = strstr(r.body, "\ncubed_http_connections ");
+		ck_assert_msg(g != NULL, "no cubed_http_connections in /metrics");
+		open_now = atoll(g + strlen("\ncubed_http_connections "));
+		http_response_free(&r);
+		if (open_now >= 2 || test_now() > until)
+			break;
+		test_sleep_ms(10); /* polling the gauge, with a deadline */
+	}
+	ck_assert_msg(open_now == 2,
+		      "/metrics counts %lld connections open, not the idle "
+		      "one and the half-sent one",
+		      open_now);
 	double t0 = test_now();
 	int st = stop_keeping_log(&s, NULL, 0);
 	double took = test_now() - t0;

@@ -44,6 +44,7 @@ struct guard {
 	int stop, reaper_started;
 	pthread_t reaper;
 	_Atomic uint64_t reaped; /* connections cut off at the deadline */
+	_Atomic uint64_t open;   /* client connections open now */
 	/* --trusted-proxy: peers whose X-Forwarded-For names the client */
 	struct limits_cidr proxies[LIMITS_MAX_CIDRS];
 	int nproxies;
@@ -135,6 +136,11 @@ void guard_request_done(struct MHD_Connection *con)
 uint64_t guard_reaped(const struct guard *g)
 {
 	return g ? atomic_load(&g->reaped) : 0;
+}
+
+uint64_t guard_connections(const struct guard *g)
+{
+	return g ? atomic_load(&g->open) : 0;
 }
 
 /* Headroom above a configured connection limit before MHD itself closes
@@ -263,6 +269,9 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 {
 	struct guard *g = cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		/* counted whether or not it gets a socket context: MHD
+		 * tells of its close either way */
+		atomic_fetch_add(&g->open, 1);
 		struct guard_conn *gc = calloc(1, sizeof *gc);
 		if (gc == NULL)
 			return; /* uncounted, and not refused: see guard_check */
@@ -286,6 +295,7 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 			gc->verdict = LIMITS_CONN_OK;
 		*socket_context = gc;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		atomic_fetch_sub(&g->open, 1);
 		struct guard_conn *gc = *socket_context;
 		if (gc == NULL)
 			return;

@@ -86,6 +86,9 @@ size_t guard_mhd_memory_limit(const struct config *cfg);
 void guard_on_connection(void *cls, struct MHD_Connection *con,
 			 void **socket_context,
 			 enum MHD_ConnectionNotificationCode code);
+/* Client connections open now (opened and not yet closed, as
+ * guard_on_connection heard of them): /metrics' cubed_http_connections. */
+uint64_t guard_connections(const struct guard *g);
 
 /* The request deadline (--request-timeout; guard.c): a connection must
  * deliver a whole request (head and body) within it of opening or of its

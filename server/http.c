@@ -1065,6 +1065,12 @@ static socklen_t bind_addr(const struct config *cfg,
 	return 0;
 }
 
+/* guard_connections for metrics_connections_from. */
+static uint64_t open_connections(const void *guard)
+{
+	return guard_connections(guard);
+}
+
 struct http_server *http_start(const struct config *cfg,
 			       const struct api_config *api, char *err,
 			       size_t errlen)
@@ -1099,6 +1105,8 @@ struct http_server *http_start(const struct config *cfg,
 	srv->cc.br_quality = (int)cfg->brotli_quality;
 	pthread_mutex_init(&srv->memo_lock, NULL);
 
+	/* before MHD's threads exist: no request reads it yet */
+	metrics_connections_from(api->metrics, open_connections, srv->guard);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (ipv6)
@@ -1128,6 +1136,7 @@ struct http_server *http_start(const struct config *cfg,
 		snprintf(err, errlen, "could not listen on %s port %u%s%s",
 			 cfg->bind, (unsigned)cfg->port, errno ? ": " : "",
 			 errno ? strerror(errno) : "");
+		metrics_connections_from(api->metrics, NULL, NULL);
 		guard_free(srv->guard);
 		compress_cache_free(srv->zcache);
 		pthread_mutex_destroy(&srv->memo_lock);
@@ -1176,6 +1185,8 @@ void http_stop(struct http_server *srv)
 	if (srv == NULL)
 		return;
 	MHD_stop_daemon(srv->daemon);
+	/* no request runs now: /metrics must not read a freed guard */
+	metrics_connections_from(srv->api->metrics, NULL, NULL);
 	guard_free(srv->guard);
 	compress_cache_free(srv->zcache);
 	pthread_mutex_destroy(&srv->memo_lock);

@@ -45,6 +45,9 @@ struct route_stats {
 };
 
 struct metrics {
+	/* metrics_connections_from: set and cleared while no request runs */
+	uint64_t (*connections)(const void *cls);
+	const void *connections_cls;
 	int nroutes;
 	struct route_stats r[]; /* nroutes + "other" */
 };
@@ -95,6 +98,16 @@ void metrics_observe(struct metrics *m, const char *route, int status,
 	atomic_fetch_add_explicit(&r->sum_us,
 				  (uint64_t)(seconds * 1e6 + 0.5),
 				  memory_order_relaxed);
+}
+
+void metrics_connections_from(struct metrics *m,
+			      uint64_t (*count)(const void *cls),
+			      const void *cls)
+{
+	if (!m)
+		return;
+	m->connections = count;
+	m->connections_cls = cls;
 }
 
 void metrics_printf(struct metrics_buf *b, const char *fmt, ...)
@@ -180,6 +193,14 @@ void metrics_render(struct metrics *m, struct metrics_buf *b)
 				       1e6,
 			       m->r[i].name, (unsigned long long)total);
 	}
+	if (m->connections)
+		metrics_printf(b,
+			       "# HELP cubed_http_connections Client connections "
+			       "open now.\n"
+			       "# TYPE cubed_http_connections gauge\n"
+			       "cubed_http_connections %llu\n",
+			       (unsigned long long)m->connections(
+				       m->connections_cls));
 }
 
 /* ---- the process ---------------------------------------------------------- */

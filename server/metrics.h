@@ -5,6 +5,7 @@
 #define CUBED_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct metrics;
 
@@ -16,6 +17,14 @@ void metrics_free(struct metrics *m);
 /* Count one finished request. route is one of the patterns or NULL. */
 void metrics_observe(struct metrics *m, const char *route, int status,
 		     double seconds);
+
+/* The gauge cubed_http_connections (client connections open now) is kept
+ * by the HTTP layer (guard.c), which gives metrics count(cls) to read it
+ * by: before it serves the first request, and NULL again once it stopped
+ * serving. Without one the gauge is left out. */
+void metrics_connections_from(struct metrics *m,
+			      uint64_t (*count)(const void *cls),
+			      const void *cls);
 
 /* Append the Prometheus text of the request metrics to a growing buffer
  * (see metrics_printf); returns 0 or -1 when out of memory. */

@@ -369,7 +369,9 @@ START_TEST(sigkill_under_load)
 		start_writers(ss, NSES, srv.port, &stop, writer, th);
 		/* a random moment, 0 to 230 ms after the first acknowledged
 		 * write of the round (so every round tests something, however
-		 * slow the machine is today) */
+		 * slow the machine is today). The sleep is the fault
+		 * injection's timing, not an ordering: the kill is right at
+		 * any moment, and await_ack is the wait on an event */
 		ck_assert_msg(await_ack(ss, NSES),
 			      "round %d: no write was acknowledged within 10 s",
 			      round);
@@ -431,6 +433,10 @@ START_TEST(sigterm_under_load)
 		ck_assert_msg(await_ack(ss, NTERM),
 			      "round %d: no write was acknowledged within 10 s",
 			      round);
+		/* SIGTERM a little later each round (30 ms after the first
+		 * acknowledged write, then 10 ms more a round): the fault
+		 * injection's timing, not an ordering (any moment must end
+		 * cleanly) */
 		test_sleep_ms(20 + round * 10);
 		int st = test_server_stop(&srv, 0);
 		stop = 1;

@@ -21,7 +21,7 @@ Suite *optimal_slow_suite(void); /* tests/check_optimal.c: superflip (CUBED_SLOW
 Suite *beginner_suite(void); /* tests/check_beginner.c: beginner stages, solving to a pattern */
 Suite *reduce_suite(void); /* tests/check_reduce.c: big cubes by reduction, parities */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
-Suite *http_suite(void);   /* tests/check_http.c: black-box HTTP against build/cubed */
+Suite *http_suite(void);   /* tests/check_http.c (with check_http_cube.c, check_http_transport.c): black-box HTTP against build/cubed */
 Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes, restarts */
 Suite *http_beginner_suite(void); /* tests/check_http_beginner.c: /v1/solve's beginner method and target */
 Suite *http_live_suite(void); /* tests/check_http_live.c: tokens, idempotency, live events */

@@ -987,7 +987,18 @@ async function main() {
 	const { connect } = await import('node:net');
 	const hold = connect(one.port, '127.0.0.1');
 	await new Promise((ok, fail) => { hold.on('connect', ok); hold.on('error', fail); });
-	await new Promise((ok) => setTimeout(ok, 100));
+	// the kernel's handshake is not the server taking the connection: poll
+	// /healthz (outside the checked exchanges; each poll on a connection
+	// of its own, so that a 200 from before the server took the held one
+	// keeps no slot) until the held connection fills the address's one
+	// slot, within 10 s
+	for (const until = Date.now() + 10000; ;) {
+		const r = await fetch(`${one.base}/healthz`, { headers: { Connection: 'close' } });
+		await r.arrayBuffer();
+		if (r.status === 503) break;
+		if (Date.now() > until) throw new Error(`/healthz still ${r.status} 10 s after a connection was held at --max-connections-per-ip 1`);
+		await new Promise((ok) => setTimeout(ok, 20));
+	}
 	await run({ name: 'health 503 connections', method: 'GET', path: '/healthz', status: 503,
 		check: (j, res) => expect(j.code === 'too_many_connections' && j.limit === 1 && res.headers.get('retry-after') === '1',
 			`not too_many_connections, limit 1: ${JSON.stringify(j)}`) }, one);

@@ -1,7 +1,7 @@
 /* bench.h — what the benchmark program's files share (bench.c,
- * bench_cube3.c): the clocks, the fixed-seed generator, figures printed as
- * "name: value unit", the timing of a body against its reference, and a few
- * cube helpers. Every figure's inputs come from the fixed-seed generator and
+ * bench_cube3.c, bench_optimal.c; bench_util.c holds the helpers): the
+ * clocks, the fixed-seed generator, figures printed as "name: value unit",
+ * the timing of a body against its reference, and a few cube helpers. Every figure's inputs come from the fixed-seed generator and
  * every result feeds `sink`, so no work can be optimised away. */
 #ifndef CUBED_BENCH_H
 #define CUBED_BENCH_H
@@ -60,5 +60,7 @@ uint64_t checksum(const cube_t *c);
 /* bench_cube3.c */
 void bench_index3(void);
 void bench_match3(void);
+/* bench_optimal.c: --optimal and --twenty; -1 when argv is neither */
+int bench_optimal_main(int argc, char **argv);
 
 #endif

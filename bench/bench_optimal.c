@@ -29,24 +29,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cube.h"
 #include "cubie.h"
 #include "optimal.h"
 #include "solve.h"
-
-int bench_optimal_main(int argc, char **argv);
 
 static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void fail(const char *what, int rc)
@@ -84,19 +77,14 @@ static void write_states(const char *path, const cubie3 *st, int n)
 	fclose(f);
 }
 
-/* Name, value, unit; and quantiles of a sorted array. */
-static void fig(const char *name, double v, const char *unit)
-{
-	printf("%s: %.*f %s\n", name, v < 10 ? 3 : v < 1000 ? 2 : 1, v, unit);
-}
-
+/* Quantiles of v (sorted here): median, mean, p90, p99, max. */
 static void quantiles(const char *name, double *v, int n, const char *unit)
 {
 	char k[96];
 	double sum = 0;
 	for (int i = 0; i < n; i++)
 		sum += v[i];
-	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
 	snprintf(k, sizeof k, "%s", name);
 	fig(k, v[n / 2], unit);
 	snprintf(k, sizeof k, "%s.mean", name);

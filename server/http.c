@@ -1065,10 +1065,12 @@ static socklen_t bind_addr(const struct config *cfg,
 	return 0;
 }
 
-/* guard_connections for metrics_connections_from. */
-static uint64_t open_connections(const void *guard)
+/* The guard's connection counts, for metrics_connections_from. */
+static void connection_stats(const void *guard,
+			     struct metrics_conn_stats *out)
 {
-	return guard_connections(guard);
+	out->open = guard_connections(guard);
+	out->timed_out = guard_reaped(guard);
 }
 
 struct http_server *http_start(const struct config *cfg,
@@ -1106,7 +1108,7 @@ struct http_server *http_start(const struct config *cfg,
 	pthread_mutex_init(&srv->memo_lock, NULL);
 
 	/* before MHD's threads exist: no request reads it yet */
-	metrics_connections_from(api->metrics, open_connections, srv->guard);
+	metrics_connections_from(api->metrics, connection_stats, srv->guard);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (ipv6)

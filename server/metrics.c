@@ -46,7 +46,7 @@ struct route_stats {
 
 struct metrics {
 	/* metrics_connections_from: set and cleared while no request runs */
-	uint64_t (*connections)(const void *cls);
+	void (*connections)(const void *cls, struct metrics_conn_stats *out);
 	const void *connections_cls;
 	int nroutes;
 	struct route_stats r[]; /* nroutes + "other" */
@@ -101,12 +101,13 @@ void metrics_observe(struct metrics *m, const char *route, int status,
 }
 
 void metrics_connections_from(struct metrics *m,
-			      uint64_t (*count)(const void *cls),
+			      void (*read)(const void *cls,
+					   struct metrics_conn_stats *out),
 			      const void *cls)
 {
 	if (!m)
 		return;
-	m->connections = count;
+	m->connections = read;
 	m->connections_cls = cls;
 }
 
@@ -193,14 +194,23 @@ void metrics_render(struct metrics *m, struct metrics_buf *b)
 				       1e6,
 			       m->r[i].name, (unsigned long long)total);
 	}
-	if (m->connections)
+	if (m->connections) {
+		struct metrics_conn_stats cs = {0, 0};
+		m->connections(m->connections_cls, &cs);
 		metrics_printf(b,
 			       "# HELP cubed_http_connections Client connections "
 			       "open now.\n"
 			       "# TYPE cubed_http_connections gauge\n"
-			       "cubed_http_connections %llu\n",
-			       (unsigned long long)m->connections(
-				       m->connections_cls));
+			       "cubed_http_connections %llu\n"
+			       "# HELP cubed_http_connections_timed_out_total "
+			       "Connections closed for not sending a whole "
+			       "request within --request-timeout.\n"
+			       "# TYPE cubed_http_connections_timed_out_total "
+			       "counter\n"
+			       "cubed_http_connections_timed_out_total %llu\n",
+			       (unsigned long long)cs.open,
+			       (unsigned long long)cs.timed_out);
+	}
 }
 
 /* ---- the process ---------------------------------------------------------- */

@@ -18,12 +18,19 @@ void metrics_free(struct metrics *m);
 void metrics_observe(struct metrics *m, const char *route, int status,
 		     double seconds);
 
-/* The gauge cubed_http_connections (client connections open now) is kept
- * by the HTTP layer (guard.c), which gives metrics count(cls) to read it
- * by: before it serves the first request, and NULL again once it stopped
- * serving. Without one the gauge is left out. */
+/* The connection figures, kept by the HTTP layer (guard.c): the gauge
+ * cubed_http_connections (client connections open now) and the counter
+ * cubed_http_connections_timed_out_total (closed for not sending a whole
+ * request within --request-timeout). */
+struct metrics_conn_stats {
+	uint64_t open, timed_out;
+};
+/* The HTTP layer gives metrics read(cls, out) to fill them by: before it
+ * serves the first request, and NULL again once it stopped serving.
+ * Without one both are left out. */
 void metrics_connections_from(struct metrics *m,
-			      uint64_t (*count)(const void *cls),
+			      void (*read)(const void *cls,
+					   struct metrics_conn_stats *out),
 			      const void *cls);
 
 /* Append the Prometheus text of the request metrics to a growing buffer

@@ -568,6 +568,19 @@ START_TEST(slow_clients)
 		      took);
 	rss_ok(&s, "after slowloris");
 	healthz_ok(s.port, "after slowloris");
+	/* every connection the server kept was cut by the deadline, and
+	 * /metrics counts each one: at least the per-address limit of them
+	 * (the rest may have been refused at once), never more than opened */
+	http_response m;
+	ck_assert_int_eq(http_request(s.port, "GET", "/metrics", NULL, NULL, 0,
+				      &m),
+			 0);
+	double cut = http_metric(m.body, "cubed_http_connections_timed_out_total");
+	http_response_free(&m);
+	ck_assert_msg(cut >= nconn / 2 && cut <= open,
+		      "cubed_http_connections_timed_out_total %.0f, expected "
+		      "%d to %d",
+		      cut, nconn / 2, open);
 	for (int i = 0; i < nconn; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

@@ -879,12 +879,9 @@ END_TEST
 
 static double metric(const char *text, const char *name)
 {
-	size_t n = strlen(name);
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
-		if (strncmp(p, name, n) == 0 && p[n] == ' ')
-			return strtod(p + n + 1, NULL);
-	ck_abort_msg("no %s in /metrics", name);
-	return 0;
+	double v = http_metric(text, name);
+	ck_assert_msg(v >= 0, "no %s in /metrics", name);
+	return v;
 }
 
 START_TEST(version_and_process_metrics)

@@ -60,16 +60,7 @@ static long long metric(int port, const char *name)
 	http_response r;
 	call(&r, port, "GET", "/metrics", NULL, NULL, NULL);
 	ck_assert_int_eq(r.status, 200);
-	long long v = -1;
-	size_t n = strlen(name);
-	for (const char *p = r.body; p && *p; p = strchr(p, '\n')) {
-		if (*p == '\n')
-			p++;
-		if (strncmp(p, name, n) == 0 && p[n] == ' ') {
-			v = atoll(p + n + 1);
-			break;
-		}
-	}
+	long long v = (long long)http_metric(r.body, name);
 	http_response_free(&r);
 	return v;
 }

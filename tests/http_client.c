@@ -378,3 +378,12 @@ void http_response_free(http_response *r)
 	free(r->body);
 	memset(r, 0, sizeof *r);
 }
+
+double http_metric(const char *body, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = body; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (strncmp(p, name, n) == 0 && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+	return -1;
+}

@@ -62,4 +62,8 @@ int http_header_count(const http_response *r, const char *name);
 
 void http_response_free(http_response *r);
 
+/* The value on the line "name value" of a Prometheus text body (/metrics),
+ * or -1 when no line has that name. */
+double http_metric(const char *body, const char *name);
+
 #endif

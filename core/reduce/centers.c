@@ -55,6 +55,11 @@ int reduce__stage_centers(struct ctx *x)
 		if (rc < 0)
 			return rc;
 	}
+	if (BLK_ON(x->n)) {
+		int rc = reduce__block_centers(x);
+		if (rc < 0)
+			return rc;
+	}
 	for (int r = 1; r < m - r; r++)
 		for (int c = r; c < m - r; c++) {
 			int id = c == r ? M_X : 2 * c == m ? M_PLUS : M_OBL;

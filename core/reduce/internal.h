@@ -87,6 +87,10 @@ struct model {
 #define BAR_MAX_N 33
 #endif
 #define BAR_ON(n) ((n) >= 6 && (n) <= BAR_MAX_N)
+#ifndef BLK_MIN_N
+#define BLK_MIN_N 34
+#endif
+#define BLK_ON(n) ((n) >= BLK_MIN_N)
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif
@@ -193,6 +197,7 @@ enum reduce_region {
 	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam */
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
+	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */
 	REDUCE_REGIONS
 };
 
@@ -201,6 +206,7 @@ size_t reduce__staged_size(int n);
 size_t reduce__edge_beam_size(int n);
 size_t reduce__obliques_size(int n);
 size_t reduce__bars_size(int n);
+size_t reduce__blocks_size(int n);
 
 struct ctx {
 	struct rwork *w;
@@ -383,6 +389,9 @@ size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
 int reduce__bar_pair(struct ctx *x, unsigned *par);
 int reduce__bar_rate(struct ctx *x, const cube_t *c);
+
+/* centers_blocks.c */
+int reduce__block_centers(struct ctx *x);
 
 /* edges.c */
 int reduce__beam_edges(struct ctx *x);

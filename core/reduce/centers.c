@@ -14,6 +14,10 @@
  * FREE_MAX_N. The obliques from 6×6 to 33×33 get the oblique macros
  * (centers_obliques.c), and the 3-cycles (orbits.c) then finish each
  * orbit.
+ *
+ * Past STAGED_MAX_N (BLK_ON) greedy slices and then block commutators,
+ * each acting on a whole rectangle of oblique orbits, come before the
+ * 3-cycles (centers_blocks.c).
  */
 #include "internal.h"
 

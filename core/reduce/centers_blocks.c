@@ -1,44 +1,55 @@
-/* centers_blocks.c — block commutators: one commutator of block turns
- * moves obliques in many orbits at once (BLK_ON(n)).
+/* centers_blocks.c — the centers past STAGED_MAX_N before their
+ * 3-cycles (BLK_ON(n)): a slice phase, then block commutators that move
+ * obliques in many orbits at once.
  *
- * A block turn (3-7Rw) counts one move and turns layers 3..7 together.
- * Restricted to one center orbit, a turn of layers lo..hi is the turn of
- * those of the orbit's own layers (0, p, c, m-c, m-p, m) that lie in
- * lo..hi, all at once (turns of one axis commute). So the effect of any
- * sequence of block turns on an orbit is the model's (orbits.c) sequence
- * of its layers' turns: exact, with no geometry.
+ * Slices. While centers are random, one inner slice or block of slices
+ * (one move) puts tens of center stickers on their face: greedily the
+ * turn that puts the most, from counts of each colour on each face in
+ * each layer, while it puts at least SLC_MIN; never the middle slice of
+ * odd n (the frame). Each wing orbit's slices then get one quarter turn
+ * more where their count is odd, so the parity the oll_parity stage set
+ * holds (per orbit in bytes: turn_par's bits end at 31 orbits).
  *
- * The commutator here is [X, Y] (or [Y, X]) with X = I_A J_B I_A', I and
- * J ranges of inner layers turned about axes A != B, and Y a face turn
- * about B. An orbit that has no layer in I, or none in J, sees X as the
- * identity or as a turn about B, which commutes with Y: it is left
- * alone. The obliques (p, c) and (p, m-c) (p < c < m/2) share their
- * layers p and c below the middle: a pair. With I and J in the lower
- * half (or either mirrored to m - range) and one range holding pair
- * rows p, the other pair columns c, the p-range wholly below the
- * c-range, each pair with p in its range and c in the other has exactly
- * one layer in each (its p and c, or their mirrors): it sees the
- * single-layer commutator, the same map of its places for every pair in
- * the rectangle, one map on each of its two orbits. Every other orbit —
- * the other pairs, the X-centers (p, m-p), the +-centers of odd n — has a
- * layer in at most one of the ranges and is left alone.
+ * Block commutators. A block turn (3-7Rw) counts one move and turns
+ * layers 3..7 together. Restricted to one center orbit, a turn of
+ * layers lo..hi is the turn of those of the orbit's own layers (0, p, c,
+ * m-c, m-p, m) that lie in lo..hi, all at once (turns of one axis
+ * commute). So what any sequence of block turns does to an orbit is the
+ * model's (orbits.c) sequence of its layers' turns: exact, no geometry.
  *
- * Each variant (axes, amounts, which face, the order, which range holds
- * p, each range mirrored or not; distinct maps only) is weighed on every
- * pair by the stickers it puts on their face less those it takes off;
- * the best rectangle of pairs (p1..p2 × c1..c2, p2 < c1) for it is a sum
- * of those. Greedy: the variant and rectangle with the largest gain, 8
- * moves, while it gains at least BLK_MIN_GAIN; the per-orbit 3-cycles
- * finish. The gains of a variant change only on the pairs the last
- * commutator moved, so each keeps an upper bound (its best when last
- * searched plus what its gains rose on the pairs moved since) and only
- * the variant with the largest bound is searched again. Every
- * commutator's orbits are read back from the cube and compared with
- * what the maps said.
+ * The commutator is [X, Y] (or [Y, X]) with X = I_A J_B I_A', I and J
+ * ranges of inner layers turned about axes A != B, and Y a turn about B.
+ * An orbit with no layer in I sees X as a turn about B, which commutes
+ * with Y; one with no layer in J sees X as nothing: either is left
+ * alone. The obliques (p, c) and (p, m-c), p < c < m/2, share their
+ * layers p and c below the middle: a pair, at (p, c) of a triangular
+ * grid. Let one range hold rows p1..p2 of the grid, the other columns
+ * c1..c2, p2 < c1, each either as is or mirrored (m - layer): then a
+ * pair has a layer in both ranges exactly when it lies in the rectangle
+ * p1..p2 × c1..c2, and then exactly one in each, the same kind (p, c,
+ * m-c or m-p) for every pair of the rectangle. Every other orbit (the
+ * other pairs, the X-centers, the +-centers of odd n) is left alone.
+ * With Y a face turn, or a turn of the rows' or the columns' range
+ * (mirrored or not), the pairs of the rectangle all see one and the same
+ * map of their 48 places: the single-layer commutator's. A face Y gives
+ * a 3-cycle on one of the two orbits (two of its places on Y's face: it
+ * fixes two stickers at most); a slice range Y, larger maps.
+ *
+ * The variants (axes, amounts, order, which range holds the rows, the
+ * mirrors, Y), one per distinct map (4,560 of 15,552), are weighed on
+ * every pair by the stickers their map puts on its face less those it
+ * takes off. Sweeps over the variants with falling thresholds (BLK_THR:
+ * 10, 5, then 3 stickers for the commutator's 8 moves; a 3-cycle costs
+ * about 3.6 moves a sticker) take each variant's best rectangle of at
+ * most BLK_ROWS rows while it gains the threshold, searching again after
+ * each (a maximum-sum rectangle over column sums, rows whose positive
+ * gains cannot beat the best passed over). Every commutator's pairs are
+ * read back from the cube and compared with what the map said. The
+ * per-orbit 3-cycles (orbits.c) finish. Figures: docs/solvers.md.
  */
 #include "internal.h"
 
-#define BLK_MAXV 2560 /* as built: 2304 */
+#define BLK_MAXV 4608 /* as built: 4,560 */
 #define BLK_HASH 16384
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
 #ifndef SLC_MIN
@@ -47,18 +58,21 @@
 #ifndef BLK_ROWS
 #define BLK_ROWS 4
 #endif
-#ifndef BLK_WIDE
-#define BLK_WIDE 6
+/* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and
+ * their mirrors (6-9, the blocks from a face to the end of either, 0.8%
+ * shorter on 64×64 and 128×128 for a quarter more time, left out) */
+#ifndef BLK_YK
+#define BLK_YK 6
 #endif
 #ifndef BLK_THR
-#define BLK_THR 6, 3
+#define BLK_THR 10, 5, 3
 #endif
 
 struct bvar {
 	uint8_t a, b, xa, a1, fm, b1, form; /* X = I_a^xa J_b^a1 I_a^-xa, Y
-					      * the face (fm: layer m, else
-					      * 0) about b, b1 quarter turns;
-					      * form 1: [Y, X] */
+					      * about b, b1 quarter turns, of
+					      * kind fm (BLK_YK); form 1:
+					      * [Y, X] */
 	uint8_t a_is_c, mir_a, mir_b; /* the A range holds the columns c
 				       * (else rows p); ranges mirrored */
 	uint8_t n[2];                 /* places moved on each orbit */
@@ -122,33 +136,45 @@ static int var_map(const struct model *M, const struct bvar *v, int o,
 	int lc = (v->a_is_c ? v->mir_a : v->mir_b) ^ o ? L_MQ : L_Q;
 	int lp = (v->a_is_c ? v->mir_b : v->mir_a) ? L_MP : L_P;
 	int la = v->a_is_c ? lc : lp, lb = v->a_is_c ? lp : lc;
-	int lf = v->fm ? 6 : 0;
+	/* Y: a face, the rows' or the columns' range, or the block from a
+	 * face to the end of either range (each also mirrored) */
+	int lcm = (v->fm & 1) ^ o ? L_MQ : L_Q; /* the columns' layer */
+	int yl[3], ny = 0;
+	switch (v->fm) {
+	case 0: yl[ny++] = 0; break;
+	case 1: yl[ny++] = 6; break;
+	case 2: yl[ny++] = L_P; break;
+	case 3: yl[ny++] = L_MP; break;
+	case 4: case 5: yl[ny++] = lcm; break;
+	case 6: yl[ny++] = 0, yl[ny++] = L_P; break;
+	case 7: yl[ny++] = 6, yl[ny++] = L_MP; break;
+	case 8: yl[ny++] = 0, yl[ny++] = L_P, yl[ny++] = lcm; break;
+	default: yl[ny++] = 6, yl[ny++] = L_MP, yl[ny++] = lcm; break;
+	}
 	int x[3] = {gen_of(M, v->a, la, v->xa), gen_of(M, v->b, lb, v->a1),
 		    gen_of(M, v->a, la, 4 - v->xa)};
 	int xi[3] = {x[0], gen_of(M, v->b, lb, 4 - v->a1), x[2]};
-	int y = gen_of(M, v->b, lf, v->b1), yi = gen_of(M, v->b, lf, 4 - v->b1);
-	int seq[8], k = 0;
-	if (!v->form) {
-		for (int i = 0; i < 3; i++)
-			seq[k++] = x[i];
-		seq[k++] = y;
-		for (int i = 0; i < 3; i++)
-			seq[k++] = xi[i];
-		seq[k++] = yi;
-	} else {
-		seq[k++] = y;
-		for (int i = 0; i < 3; i++)
-			seq[k++] = x[i];
-		seq[k++] = yi;
-		for (int i = 0; i < 3; i++)
-			seq[k++] = xi[i];
+	int y[3], yi[3];
+	for (int i = 0; i < ny; i++) {
+		y[i] = gen_of(M, v->b, yl[i], v->b1);
+		yi[i] = gen_of(M, v->b, yl[i], 4 - v->b1);
 	}
-	for (int i = 0; i < 8; i++)
+	int seq[12], k = 0;
+	for (int part = 0; part < 4; part++) {
+		int isy = (part + v->form) % 2, inv = part >= 2;
+		if (isy)
+			for (int i = 0; i < ny; i++)
+				seq[k++] = inv ? yi[i] : y[i];
+		else
+			for (int i = 0; i < 3; i++)
+				seq[k++] = inv ? xi[i] : x[i];
+	}
+	for (int i = 0; i < k; i++)
 		if (seq[i] < 0)
 			return -1;
 	for (int p = 0; p < NPOS; p++)
 		t[p] = (uint8_t)p;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < k; i++)
 		for (int p = 0; p < NPOS; p++)
 			t[p] = M->perm[seq[i]][t[p]];
 	return 0;
@@ -177,7 +203,7 @@ static int build_vars(struct ctx *x, struct blkw *B)
 			continue;
 		for (int xa = 1; xa <= 3; xa++)
 		for (int a1 = 1; a1 <= 3; a1++)
-		for (int fm = 0; fm < 2; fm++)
+		for (int fm = 0; fm < BLK_YK; fm++)
 		for (int b1 = 1; b1 <= 3; b1++)
 		for (int form = 0; form < 2; form++)
 		for (int ac = 0; ac < 2; ac++)
@@ -250,26 +276,43 @@ static inline int var_gain(const struct bvar *v, const uint8_t *cur)
 	return g;
 }
 
-/* The variant's best rectangle now. */
+/* The variant's best rectangle now, if it gains thr or more (else
+ * v->best < thr), of at most rows rows. Rows whose positive gains
+ * cannot reach the best so far are passed over. */
 static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 {
-	int h = B->h, best = 0, pos = 0;
-	v->best = 0;
-	for (int p = 1; p < h; p++)
+	int h = B->h, best = thr - 1, pos = 0;
+	int rowpos[BLK_MAXH + 2];
+	for (int p = 1; p < h; p++) {
+		int rp = 0;
 		for (int c = p + 1; c <= h; c++) {
 			int g = var_gain(v, B->cur[p][c][0]);
 			B->g[p][c] = (int8_t)g;
-			pos += g > 0 ? g : 0;
+			rp += g > 0 ? g : 0;
 		}
-	if (pos < thr)
+		rowpos[p] = rp;
+		pos += rp;
+	}
+	v->best = best;
+	if (pos <= best)
 		return; /* no rectangle can reach it */
 	int16_t col[BLK_MAXH + 1];
 	for (int p1 = 1; p1 < h; p1++) {
+		int last = p1 + rows - 1 < h - 1 ? p1 + rows - 1 : h - 1;
+		int room = 0;
+		for (int p = p1; p <= last; p++)
+			room += rowpos[p];
+		if (room <= best || rowpos[p1] == 0)
+			continue; /* a top row with nothing to gain is dropped */
 		memset(col, 0, sizeof col);
-		for (int p2 = p1; p2 < h && p2 - p1 < rows; p2++) {
+		int have = 0;
+		for (int p2 = p1; p2 <= last; p2++) {
 			const int8_t *gr = B->g[p2];
 			for (int c = p2 + 1; c <= h; c++)
 				col[c] = (int16_t)(col[c] + gr[c]);
+			have += rowpos[p2];
+			if (have <= best || rowpos[p2] == 0)
+				continue;
 			int run = 0, start = p2 + 1;
 			for (int c = p2 + 1; c <= h; c++) {
 				if (run <= 0)
@@ -305,11 +348,22 @@ static int var_emit(struct ctx *x, const struct bvar *v)
 	int *ra = v->a_is_c ? rc : rp, *rb = v->a_is_c ? rp : rc;
 	int alo = v->mir_a ? m - ra[1] : ra[0], ahi = v->mir_a ? m - ra[0] : ra[1];
 	int blo = v->mir_b ? m - rb[1] : rb[0], bhi = v->mir_b ? m - rb[0] : rb[1];
-	int f = v->fm ? m : 0;
 	int X[3][4] = {{v->a, alo, ahi, v->xa},
 		       {v->b, blo, bhi, v->a1},
 		       {v->a, alo, ahi, 4 - v->xa}};
-	int Y[4] = {v->b, f, f, v->b1};
+	int Y[4] = {v->b, 0, 0, v->b1};
+	switch (v->fm) {
+	case 0: break;
+	case 1: Y[1] = Y[2] = m; break;
+	case 2: Y[1] = rp[0], Y[2] = rp[1]; break;
+	case 3: Y[1] = m - rp[1], Y[2] = m - rp[0]; break;
+	case 4: Y[1] = rc[0], Y[2] = rc[1]; break;
+	case 5: Y[1] = m - rc[1], Y[2] = m - rc[0]; break;
+	case 6: Y[2] = rp[1]; break;
+	case 7: Y[1] = m - rp[1], Y[2] = m; break;
+	case 8: Y[2] = rc[1]; break;
+	default: Y[1] = m - rc[1], Y[2] = m; break;
+	}
 	int seq[8][4], k = 0;
 	for (int part = 0; part < 4; part++) {
 		int which = v->form ? (part + 1) % 2 : part % 2; /* 0 X, 1 Y */
@@ -567,10 +621,8 @@ int reduce__block_centers(struct ctx *x)
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
 		struct bvar *v = &B->v[i];
-		/* late sweeps find small rectangles: few rows */
-		int rows = thr[t] >= BLK_WIDE ? h : BLK_ROWS;
-		for (var_search(B, v, thr[t], rows); v->best >= thr[t];
-		     var_search(B, v, thr[t], rows)) {
+		for (var_search(B, v, thr[t], BLK_ROWS); v->best >= thr[t];
+		     var_search(B, v, thr[t], BLK_ROWS)) {
 			if ((rc = var_apply(x, B, v)) < 0)
 				return rc;
 		}

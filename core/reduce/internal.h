@@ -64,6 +64,8 @@ struct model {
  *   BAR_ON(n)      the centers inside out, ring by ring, each ring's
  *                  edges of centers made bars (centers_bars.c) and the
  *                  ring then searched as a 5×5's (centers_staged.c);
+ *   BLK_ON(n)      past them, the slice phase and the block
+ *                  commutators before the 3-cycles (centers_blocks.c);
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
  *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
 #define STAGED_MAX_N 33

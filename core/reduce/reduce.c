@@ -170,9 +170,11 @@ size_t reduce_max_moves(int n)
 	 * r < j <= wing_orbits(n)) */
 	size_t ki = (size_t)wing_orbits(n);
 	size_t bar = BAR_ON(n) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
-	/* each block commutator (8 moves) puts at least one more center
-	 * sticker on its face */
-	size_t blk = BLK_ON(n) ? (size_t)NPOS * 8 : 0;
+	/* each slice turn of the slice phase puts at least one more center
+	 * sticker on its face, each block commutator (8 moves) at least one
+	 * more oblique sticker (the slice phase's parity turns, one per
+	 * wing orbit, are in the wing orbits' share) */
+	size_t blk = BLK_ON(n) ? (size_t)NPOS * (1 + 8) : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * (per_orbit + om + blk) + free + bar +
 	       64;

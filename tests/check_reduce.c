@@ -17,7 +17,8 @@
  * size from 4 to 12, and 17 and 33; the golden answers of 10×10 to 12×12
  * and the larger sizes (to 100×100); the shared tables on 6×6 to 9×9;
  * more edges-stage states; the effort levels; a guard on the mean length
- * of 4×4, 5×5, 6×6, 7×7 and 9×9 answers, their centers and their edges;
+ * of 4×4, 5×5, 6×6, 7×7 and 9×9 answers, their centers and their edges,
+ * and of 48×48, 64×64 and 128×128 answers and their centers;
  * the parity cases (OLL, a lone wing pair, PLL, both, each plain and
  * scrambled) on every size 4 to 13 and 16, 17, 20, 33, 48 and 128.
  *
@@ -690,6 +691,52 @@ START_TEST(mean_length_guard)
 }
 END_TEST
 
+/* The same past 33×33, where the centers go by slices, block
+ * commutators and 3-cycles (centers_blocks.c): the bench's first states
+ * (bench --reduce 4 48, --reduce 4 64, --reduce 2 128), their means when
+ * the block commutators came (48×48 29,575.5 moves, centers 27,499.5;
+ * 64×64 52,365.0 and 49,591.5; 128×128 208,859 and 203,197; before them
+ * about 41,000, 70,783 and 288,240 moves) plus about 3%. */
+#define BIG_BOUND_48 30500.0
+#define BIG_CENTER_BOUND_48 28400.0
+#define BIG_BOUND_64 54000.0
+#define BIG_CENTER_BOUND_64 51100.0
+#define BIG_BOUND_128 215000.0
+#define BIG_CENTER_BOUND_128 209300.0
+
+START_TEST(big_length_guard)
+{
+	static const struct {
+		int n, states;
+		double bound, centers;
+	} guard[] = {{48, 2, BIG_BOUND_48, BIG_CENTER_BOUND_48},
+		     {64, 2, BIG_BOUND_64, BIG_CENTER_BOUND_64},
+		     {128, 1, BIG_BOUND_128, BIG_CENTER_BOUND_128}};
+	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
+		int n = guard[g].n, k = guard[g].states;
+		double sum = 0, csum = 0;
+		for (int i = 0; i < k; i++) {
+			cube_t *c = random_cube(n, 9100u * (unsigned)n +
+						       (unsigned)i);
+			struct solved s = solve_checked(c);
+			alg_metrics am;
+			moves_metrics(s.moves, (size_t)s.count, n, &am);
+			ck_assert_uint_eq(am.stm, (uint64_t)s.count);
+			sum += (double)am.stm;
+			csum += s.res.stage[REDUCE_CENTERS].count;
+			free(s.moves);
+			free(c);
+		}
+		ck_assert_msg(sum / k <= guard[g].bound,
+			      "%dx%d: mean %.1f moves, guard %.1f", n, n,
+			      sum / k, guard[g].bound);
+		ck_assert_msg(csum / k <= guard[g].centers,
+			      "%dx%d: centers mean %.1f moves, guard %.1f", n,
+			      n, csum / k, guard[g].centers);
+	}
+}
+END_TEST
+
 /* Center stickers of colour a or b (b < 0: a only) that are not on face
  * fa or fb (fb < 0: fa only); every center when the faces are -1. */
 static int centers_off(const cube_t *c, int a, int b, int fa, int fb)
@@ -1082,6 +1129,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(slow, edges_stage_pairs_more);
 	tcase_add_test(slow, efforts);
 	tcase_add_test(slow, mean_length_guard);
+	tcase_add_test(slow, big_length_guard);
 	tcase_add_test(slow, parity_sweep);
 	tcase_add_test(slow, parity_largest);
 	suite_add_tcase(s, slow);

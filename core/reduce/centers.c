@@ -14,6 +14,10 @@
  * FREE_MAX_N. The obliques from 6×6 to 33×33 get the oblique macros
  * (centers_obliques.c), and the 3-cycles (orbits.c) then finish each
  * orbit.
+ *
+ * Past STAGED_MAX_N (BLK_ON) greedy slices and then block commutators,
+ * each acting on a whole rectangle of oblique orbits, come before the
+ * 3-cycles (centers_blocks.c).
  */
 #include "internal.h"
 
@@ -52,6 +56,11 @@ int reduce__stage_centers(struct ctx *x)
 		/* the edge phase needs the turns' place maps either way */
 		int rc = staged ? reduce__free_ready(x)
 				 : reduce__free_centers(x);
+		if (rc < 0)
+			return rc;
+	}
+	if (BLK_ON(x->n)) {
+		int rc = reduce__block_centers(x);
 		if (rc < 0)
 			return rc;
 	}

@@ -64,6 +64,8 @@ struct model {
  *   BAR_ON(n)      the centers inside out, ring by ring, each ring's
  *                  edges of centers made bars (centers_bars.c) and the
  *                  ring then searched as a 5×5's (centers_staged.c);
+ *   BLK_ON(n)      past them, the slice phase and the block
+ *                  commutators before the 3-cycles (centers_blocks.c);
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
  *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
 #define STAGED_MAX_N 33
@@ -87,6 +89,10 @@ struct model {
 #define BAR_MAX_N 33
 #endif
 #define BAR_ON(n) ((n) >= 6 && (n) <= BAR_MAX_N)
+#ifndef BLK_MIN_N
+#define BLK_MIN_N 34
+#endif
+#define BLK_ON(n) ((n) >= BLK_MIN_N)
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif
@@ -193,6 +199,7 @@ enum reduce_region {
 	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam */
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
+	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */
 	REDUCE_REGIONS
 };
 
@@ -201,6 +208,7 @@ size_t reduce__staged_size(int n);
 size_t reduce__edge_beam_size(int n);
 size_t reduce__obliques_size(int n);
 size_t reduce__bars_size(int n);
+size_t reduce__blocks_size(int n);
 
 struct ctx {
 	struct rwork *w;
@@ -383,6 +391,9 @@ size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
 int reduce__bar_pair(struct ctx *x, unsigned *par);
 int reduce__bar_rate(struct ctx *x, const cube_t *c);
+
+/* centers_blocks.c */
+int reduce__block_centers(struct ctx *x);
 
 /* edges.c */
 int reduce__beam_edges(struct ctx *x);

@@ -92,7 +92,8 @@ static size_t region_size(int n, int r)
 	case REDUCE_R_STAGED: return reduce__staged_size(n);
 	case REDUCE_R_EDGE_BEAM: return reduce__edge_beam_size(n);
 	case REDUCE_R_OBLIQUES: return reduce__obliques_size(n);
-	default: return reduce__bars_size(n);
+	case REDUCE_R_BARS: return reduce__bars_size(n);
+	default: return reduce__blocks_size(n);
 	}
 }
 
@@ -169,8 +170,14 @@ size_t reduce_max_moves(int n)
 	 * r < j <= wing_orbits(n)) */
 	size_t ki = (size_t)wing_orbits(n);
 	size_t bar = BAR_ON(n) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
+	/* each slice turn of the slice phase puts at least one more center
+	 * sticker on its face, each block commutator (8 moves) at least one
+	 * more oblique sticker (the slice phase's parity turns, one per
+	 * wing orbit, are in the wing orbits' share) */
+	size_t blk = BLK_ON(n) ? (size_t)NPOS * (1 + 8) : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
-	       (size_t)center_orbits(n) * (per_orbit + om) + free + bar + 64;
+	       (size_t)center_orbits(n) * (per_orbit + om + blk) + free + bar +
+	       64;
 }
 
 static void stage_begin(struct ctx *x, reduce_result *res, int k)

@@ -52,21 +52,13 @@
 #define BLK_MAXV 4608 /* as built: 4,560 */
 #define BLK_HASH 16384
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
-#ifndef SLC_MIN
-#define SLC_MIN 2
-#endif
-#ifndef BLK_ROWS
-#define BLK_ROWS 4
-#endif
+#define SLC_MIN 2  /* stickers a slice turn must put, at least */
+#define BLK_ROWS 4 /* a rectangle's rows, at most */
 /* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and
  * their mirrors (6-9, the blocks from a face to the end of either, 0.8%
  * shorter on 64×64 and 128×128 for a quarter more time, left out) */
-#ifndef BLK_YK
 #define BLK_YK 6
-#endif
-#ifndef BLK_THR
 #define BLK_THR 10, 5, 3
-#endif
 
 struct bvar {
 	uint8_t a, b, xa, a1, fm, b1, form; /* X = I_a^xa J_b^a1 I_a^-xa, Y
@@ -597,10 +589,8 @@ int reduce__block_centers(struct ctx *x)
 {
 	struct blkw *B = blkw_of(x);
 	int m = x->m, rc;
-#if SLC_MIN > 0
 	if ((rc = slice_phase(x, &B->S)) < 0)
 		return rc;
-#endif
 	B->h = (m - 1) / 2;
 	if (B->h > BLK_MAXH)
 		return SOLVE_ESTAGE;
@@ -616,15 +606,16 @@ int reduce__block_centers(struct ctx *x)
 		for (int c = p + 1; c <= h; c++)
 			read_pair(x, p, c, B->cur[p][c]);
 	static const int thr[] = {BLK_THR};
-	for (size_t t = 0; t < sizeof thr / sizeof *thr; t++)
-	for (int i = 0; i < B->nvar; i++) {
-		if (poll_now(x))
-			return SOLVE_ENOTFOUND;
-		struct bvar *v = &B->v[i];
-		for (var_search(B, v, thr[t], BLK_ROWS); v->best >= thr[t];
-		     var_search(B, v, thr[t], BLK_ROWS)) {
-			if ((rc = var_apply(x, B, v)) < 0)
-				return rc;
+	for (size_t t = 0; t < sizeof thr / sizeof *thr; t++) {
+		for (int i = 0; i < B->nvar; i++) {
+			if (poll_now(x))
+				return SOLVE_ENOTFOUND;
+			struct bvar *v = &B->v[i];
+			for (var_search(B, v, thr[t], BLK_ROWS); v->best >= thr[t];
+			     var_search(B, v, thr[t], BLK_ROWS)) {
+				if ((rc = var_apply(x, B, v)) < 0)
+					return rc;
+			}
 		}
 	}
 	return 0;

@@ -1146,9 +1146,10 @@ START_TEST(sigterm_with_open_connections)
 					   NULL, 0, 0, &r),
 				 0);
 		ck_assert_int_eq(r.status, 200);
-		const char *g = strstr(r.body, "\ncubed_http_connections ");
-		ck_assert_msg(g != NULL, "no cubed_http_connections in /metrics");
-		open_now = atoll(g + strlen("\ncubed_http_connections "));
+		open_now = (long long)http_metric(r.body,
+						  "cubed_http_connections");
+		ck_assert_msg(open_now >= 0,
+			      "no cubed_http_connections in /metrics");
 		http_response_free(&r);
 		if (open_now >= 2 || test_now() > until)
 			break;

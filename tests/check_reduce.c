@@ -645,6 +645,29 @@ START_TEST(poll_late_keeps_answer)
 }
 END_TEST
 
+/* Mean moves (STM), center moves and edge moves over k random n×n×n
+ * states from seed0 on, every answer checked by solve_checked. */
+static void mean_lengths(int n, unsigned seed0, int k, double *moves,
+			 double *centers, double *edges)
+{
+	double sum = 0, csum = 0, esum = 0;
+	for (int i = 0; i < k; i++) {
+		cube_t *c = random_cube(n, seed0 + (unsigned)i);
+		struct solved s = solve_checked(c);
+		alg_metrics am;
+		moves_metrics(s.moves, (size_t)s.count, n, &am);
+		ck_assert_uint_eq(am.stm, (uint64_t)s.count);
+		sum += (double)am.stm;
+		csum += s.res.stage[REDUCE_CENTERS].count;
+		esum += s.res.stage[REDUCE_EDGES].count;
+		free(s.moves);
+		free(c);
+	}
+	*moves = sum / k;
+	*centers = csum / k;
+	*edges = esum / k;
+}
+
 /* A regression guard on length, in STM (a block turn counts one, as the
  * published figures do): the mean over fixed states stays under what
  * the solver reached when this was written (4×4, 5×5, 7×7, 8 states each;
@@ -664,29 +687,18 @@ START_TEST(mean_length_guard)
 	size_t sizes = test_slow() ? sizeof guard / sizeof *guard : 3;
 	for (size_t g = 0; g < sizes; g++) {
 		int n = guard[g].n;
-		double sum = 0, csum = 0, esum = 0;
-		for (int k = 0; k < 8; k++) {
-			cube_t *c = random_cube(n, 7700u + 10u * (unsigned)n +
-						       (unsigned)k);
-			struct solved s = solve_checked(c);
-			alg_metrics am;
-			moves_metrics(s.moves, (size_t)s.count, n, &am);
-			ck_assert_uint_eq(am.stm, (uint64_t)s.count);
-			sum += (double)am.stm;
-			csum += s.res.stage[REDUCE_CENTERS].count;
-			esum += s.res.stage[REDUCE_EDGES].count;
-			free(s.moves);
-			free(c);
-		}
-		ck_assert_msg(sum / 8 <= guard[g].bound,
-			      "%dx%d: mean %.1f moves, guard %.1f", n, n,
-			      sum / 8, guard[g].bound);
-		ck_assert_msg(csum / 8 <= guard[g].centers,
+		double mean, centers, edges;
+		mean_lengths(n, 7700u + 10u * (unsigned)n, 8, &mean, &centers,
+			     &edges);
+		ck_assert_msg(mean <= guard[g].bound,
+			      "%dx%d: mean %.1f moves, guard %.1f", n, n, mean,
+			      guard[g].bound);
+		ck_assert_msg(centers <= guard[g].centers,
 			      "%dx%d: centers mean %.1f moves, guard %.1f", n,
-			      n, csum / 8, guard[g].centers);
-		ck_assert_msg(esum / 8 <= guard[g].edges,
+			      n, centers, guard[g].centers);
+		ck_assert_msg(edges <= guard[g].edges,
 			      "%dx%d: edges mean %.1f moves, guard %.1f", n,
-			      n, esum / 8, guard[g].edges);
+			      n, edges, guard[g].edges);
 	}
 }
 END_TEST
@@ -713,26 +725,16 @@ START_TEST(big_length_guard)
 		     {64, 2, BIG_BOUND_64, BIG_CENTER_BOUND_64},
 		     {128, 1, BIG_BOUND_128, BIG_CENTER_BOUND_128}};
 	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
-		int n = guard[g].n, k = guard[g].states;
-		double sum = 0, csum = 0;
-		for (int i = 0; i < k; i++) {
-			cube_t *c = random_cube(n, 9100u * (unsigned)n +
-						       (unsigned)i);
-			struct solved s = solve_checked(c);
-			alg_metrics am;
-			moves_metrics(s.moves, (size_t)s.count, n, &am);
-			ck_assert_uint_eq(am.stm, (uint64_t)s.count);
-			sum += (double)am.stm;
-			csum += s.res.stage[REDUCE_CENTERS].count;
-			free(s.moves);
-			free(c);
-		}
-		ck_assert_msg(sum / k <= guard[g].bound,
-			      "%dx%d: mean %.1f moves, guard %.1f", n, n,
-			      sum / k, guard[g].bound);
-		ck_assert_msg(csum / k <= guard[g].centers,
+		int n = guard[g].n;
+		double mean, centers, edges;
+		mean_lengths(n, 9100u * (unsigned)n, guard[g].states, &mean,
+			     &centers, &edges);
+		ck_assert_msg(mean <= guard[g].bound,
+			      "%dx%d: mean %.1f moves, guard %.1f", n, n, mean,
+			      guard[g].bound);
+		ck_assert_msg(centers <= guard[g].centers,
 			      "%dx%d: centers mean %.1f moves, guard %.1f", n,
-			      n, csum / k, guard[g].centers);
+			      n, centers, guard[g].centers);
 	}
 }
 END_TEST

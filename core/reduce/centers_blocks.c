@@ -23,29 +23,34 @@
  * with Y; one with no layer in J sees X as nothing: either is left
  * alone. The obliques (p, c) and (p, m-c), p < c < m/2, share their
  * layers p and c below the middle: a pair, at (p, c) of a triangular
- * grid. Let one range hold rows p1..p2 of the grid, the other columns
- * c1..c2, p2 < c1, each either as is or mirrored (m - layer): then a
- * pair has a layer in both ranges exactly when it lies in the rectangle
- * p1..p2 × c1..c2, and then exactly one in each, the same kind (p, c,
- * m-c or m-p) for every pair of the rectangle. Every other orbit (the
- * other pairs, the X-centers, the +-centers of odd n) is left alone.
- * With Y a face turn, or a turn of the rows' or the columns' range
- * (mirrored or not), the pairs of the rectangle all see one and the same
- * map of their 48 places: the single-layer commutator's. A face Y gives
- * a 3-cycle on one of the two orbits (two of its places on Y's face: it
- * fixes two stickers at most); a slice range Y, larger maps.
+ * grid. Let one range hold rows p1..p2 of the grid, the other a set
+ * of columns past p2 (one block turn for each run of them), each either
+ * as is or mirrored (m - layer): then a pair has a layer in both
+ * exactly when its row and its column are in them, and then exactly one
+ * in each, the same kind (p, c, m-c or m-p) for every such pair. Every
+ * other orbit (the other pairs, the X-centers, the +-centers of odd n)
+ * is left alone. With Y a face turn, or a turn of the rows or of the
+ * columns (mirrored or not), those pairs all see one and the same map of
+ * their 48 places: the single-layer commutator's. A face Y gives a
+ * 3-cycle on one of the two orbits (two of its places on Y's face: it
+ * fixes two stickers at most); a slice Y, larger maps.
  *
  * The variants (axes, amounts, order, which range holds the rows, the
  * mirrors, Y), one per distinct map (4,560 of 15,552), are weighed on
  * every pair by the stickers their map puts on its face less those it
  * takes off. Sweeps over the variants with falling thresholds (BLK_THR:
- * 10, 5, then 3 stickers for the commutator's 8 moves; a 3-cycle costs
- * about 3.6 moves a sticker) take each variant's best rectangle of at
+ * 10, 6, 4, then 3 stickers for the commutator's 8 moves; a 3-cycle
+ * costs about 3.6 moves a sticker) take each variant's best block of at
  * most BLK_ROWS rows while it gains the threshold, searching again after
- * each (a maximum-sum rectangle over column sums, rows whose positive
- * gains cannot beat the best passed over). Every commutator's pairs are
- * read back from the cube and compared with what the map said. The
- * per-orbit 3-cycles (orbits.c) finish. Figures: docs/solvers.md.
+ * each. A run of columns past the first costs the moves it adds (2 in
+ * J, 4 in I, 2 more when Y turns the columns) at the threshold's rate;
+ * the best set for a range of rows is a two-state scan over the column
+ * sums (in a run or not), the old maximum-sum run when one run is best.
+ * Rows whose positive gains cannot reach the best are passed over, and
+ * after a commutator only its pairs' gains are weighed again. Every
+ * commutator's pairs are read back from the cube and compared with what
+ * the map said. The per-orbit 3-cycles (orbits.c) finish. Figures:
+ * docs/solvers.md.
  */
 #include "internal.h"
 
@@ -53,12 +58,13 @@
 #define BLK_HASH 16384
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
 #define SLC_MIN 2  /* stickers a slice turn must put, at least */
-#define BLK_ROWS 4 /* a rectangle's rows, at most */
+#define BLK_ROWS 4 /* a block's rows, at most */
 /* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and
  * their mirrors (6-9, the blocks from a face to the end of either, 0.8%
  * shorter on 64×64 and 128×128 for a quarter more time, left out) */
 #define BLK_YK 6
-#define BLK_THR 10, 5, 3
+_Static_assert(BLK_YK <= 6, "var_emit makes Y of kinds 0 to 5");
+#define BLK_THR 10, 6, 4, 3
 
 struct bvar {
 	uint8_t a, b, xa, a1, fm, b1, form; /* X = I_a^xa J_b^a1 I_a^-xa, Y
@@ -73,8 +79,9 @@ struct bvar {
 	 * target face changes: +1 if it holds colour ac[k][0] (the new
 	 * place's), -1 if ac[k][1] (the old one's) */
 	uint8_t nact, act[2 * NPOS], ac[2 * NPOS][2];
-	int best;                     /* best gain when last searched */
-	uint8_t rect[4];              /* p1, p2, c1, c2 of that best */
+	int best;      /* best score (8 per sticker) when last searched */
+	uint8_t rows[2]; /* p1, p2 of that best */
+	uint64_t cols;   /* and its columns: bit c */
 };
 
 /* The slice phase: center stickers of each colour on each face within
@@ -92,7 +99,8 @@ struct blkw {
 	int h, nvar;
 	uint8_t tgt[NPOS];
 	int16_t slot[BLK_HASH];
-	int8_t g[BLK_MAXH + 1][BLK_MAXH + 1];
+	int8_t g[BLK_MAXH + 1][BLK_MAXH + 1]; /* one variant's gains */
+	int rowpos[BLK_MAXH + 1];
 	struct bvar v[BLK_MAXV];
 	/* pair (p, c): [0] orbit (p, c), [1] orbit (p, m-c) */
 	uint8_t cur[BLK_MAXH + 1][BLK_MAXH + 1][2][NPOS];
@@ -268,26 +276,48 @@ static inline int var_gain(const struct bvar *v, const uint8_t *cur)
 	return g;
 }
 
-/* The variant's best rectangle now, if it gains thr or more (else
- * v->best < thr), of at most rows rows. Rows whose positive gains
- * cannot reach the best so far are passed over. */
+/* Moves each contiguous run of columns past the first adds to the
+ * commutator: J appears twice in it, I four times, a Y of the columns'
+ * range twice. */
+static int var_run_moves(const struct bvar *v)
+{
+	return (v->a_is_c ? 4 : 2) + (v->fm == 4 || v->fm == 5 ? 2 : 0);
+}
+
+/* The variant's best block now: rows p1..p2 (at most rows of them) and
+ * a set of columns past p2, scored 8 a sticker put on its face (less 8
+ * a sticker taken off) less thr a move each run of columns past the
+ * first adds (thr / 8 a move is what the commutator's 8 moves must gain
+ * at least), if it reaches 8 thr (else v->best < 8 thr). The columns
+ * are a maximum over runs (a two-state scan: in a run or not). Rows
+ * whose positive gains cannot reach the best so far are passed over. */
+/* The variant's gain on each pair of rows p1..p2 (B->g) and each row's
+ * positive gains, 8 a sticker (B->rowpos); only the columns in cols. */
+static void var_gains(struct blkw *B, const struct bvar *v, int p1, int p2,
+		      uint64_t cols)
+{
+	int h = B->h;
+	for (int p = p1; p <= p2; p++) {
+		for (int c = p + 1; c <= h; c++)
+			if (cols >> c & 1)
+				B->g[p][c] = (int8_t)var_gain(v, B->cur[p][c][0]);
+		int rp = 0;
+		for (int c = p + 1; c <= h; c++)
+			rp += B->g[p][c] > 0 ? B->g[p][c] : 0;
+		B->rowpos[p] = 8 * rp;
+	}
+}
+
 static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 {
-	int h = B->h, best = thr - 1, pos = 0;
-	int rowpos[BLK_MAXH + 2];
-	for (int p = 1; p < h; p++) {
-		int rp = 0;
-		for (int c = p + 1; c <= h; c++) {
-			int g = var_gain(v, B->cur[p][c][0]);
-			B->g[p][c] = (int8_t)g;
-			rp += g > 0 ? g : 0;
-		}
-		rowpos[p] = rp;
-		pos += rp;
-	}
+	int h = B->h, best = 8 * thr - 1, pos = 0;
+	int pen = thr * var_run_moves(v);
+	const int *rowpos = B->rowpos;
+	for (int p = 1; p < h; p++)
+		pos += rowpos[p];
 	v->best = best;
 	if (pos <= best)
-		return; /* no rectangle can reach it */
+		return; /* no block can reach it */
 	int16_t col[BLK_MAXH + 1];
 	for (int p1 = 1; p1 < h; p1++) {
 		int last = p1 + rows - 1 < h - 1 ? p1 + rows - 1 : h - 1;
@@ -305,17 +335,31 @@ static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 			have += rowpos[p2];
 			if (have <= best || rowpos[p2] == 0)
 				continue;
-			int run = 0, start = p2 + 1;
+			/* in: the best set whose last run ends at c; out: the
+			 * best non-empty set that ends before c */
+			int in = -(1 << 29), out = -(1 << 29);
+			uint64_t inm = 0, outm = 0;
 			for (int c = p2 + 1; c <= h; c++) {
-				if (run <= 0)
-					run = 0, start = c;
-				run += col[c];
-				if (run > best) {
-					best = run;
-					v->rect[0] = (uint8_t)p1;
-					v->rect[1] = (uint8_t)p2;
-					v->rect[2] = (uint8_t)start;
-					v->rect[3] = (uint8_t)c;
+				int g8 = 8 * col[c];
+				int stay = in, open = out - pen;
+				int nin;
+				uint64_t ninm;
+				if (stay >= open && stay >= 0)
+					nin = stay, ninm = inm;
+				else if (open >= 0)
+					nin = open, ninm = outm;
+				else
+					nin = 0, ninm = 0; /* the first run */
+				nin += g8;
+				ninm |= 1ull << c;
+				if (in > out)
+					out = in, outm = inm;
+				in = nin, inm = ninm;
+				if (in > best) {
+					best = in;
+					v->rows[0] = (uint8_t)p1;
+					v->rows[1] = (uint8_t)p2;
+					v->cols = inm;
 				}
 			}
 		}
@@ -332,74 +376,92 @@ static void read_pair(struct ctx *x, int p, int c, uint8_t (*cur)[NPOS])
 	reduce__read_orbit(x, &o, cur[1]);
 }
 
-/* The variant's commutator on its rectangle, made on the cube. */
+/* The runs of layers of a set (bit l), mirrored (m - l) if mir: lo,
+ * hi of each into r; how many. */
+static int set_runs(uint64_t set, int mir, int m, int (*r)[2])
+{
+	int k = 0;
+	for (int l = 0; l < 64; l++) {
+		if (!(set >> l & 1))
+			continue;
+		if (k && r[k - 1][1] == l - 1)
+			r[k - 1][1] = l;
+		else
+			r[k][0] = r[k][1] = l, k++;
+	}
+	for (int i = 0; mir && i < k; i++) {
+		int lo = r[i][0];
+		r[i][0] = m - r[i][1], r[i][1] = m - lo;
+	}
+	return k;
+}
+
+/* The variant's commutator on its block, made on the cube: each range a
+ * run of block turns about its axis (one move each; turns of one axis
+ * commute). */
 static int var_emit(struct ctx *x, const struct bvar *v)
 {
 	int m = x->m;
-	int rp[2] = {v->rect[0], v->rect[1]}, rc[2] = {v->rect[2], v->rect[3]};
-	int *ra = v->a_is_c ? rc : rp, *rb = v->a_is_c ? rp : rc;
-	int alo = v->mir_a ? m - ra[1] : ra[0], ahi = v->mir_a ? m - ra[0] : ra[1];
-	int blo = v->mir_b ? m - rb[1] : rb[0], bhi = v->mir_b ? m - rb[0] : rb[1];
-	int X[3][4] = {{v->a, alo, ahi, v->xa},
-		       {v->b, blo, bhi, v->a1},
-		       {v->a, alo, ahi, 4 - v->xa}};
-	int Y[4] = {v->b, 0, 0, v->b1};
+	uint64_t rows = 0;
+	for (int p = v->rows[0]; p <= v->rows[1]; p++)
+		rows |= 1ull << p;
+	int ra[BLK_MAXH + 1][2], rb[BLK_MAXH + 1][2], ry[BLK_MAXH + 1][2];
+	int na = set_runs(v->a_is_c ? v->cols : rows, v->mir_a, m, ra);
+	int nb = set_runs(v->a_is_c ? rows : v->cols, v->mir_b, m, rb);
+	int ny = 1;
 	switch (v->fm) {
-	case 0: break;
-	case 1: Y[1] = Y[2] = m; break;
-	case 2: Y[1] = rp[0], Y[2] = rp[1]; break;
-	case 3: Y[1] = m - rp[1], Y[2] = m - rp[0]; break;
-	case 4: Y[1] = rc[0], Y[2] = rc[1]; break;
-	case 5: Y[1] = m - rc[1], Y[2] = m - rc[0]; break;
-	case 6: Y[2] = rp[1]; break;
-	case 7: Y[1] = m - rp[1], Y[2] = m; break;
-	case 8: Y[2] = rc[1]; break;
-	default: Y[1] = m - rc[1], Y[2] = m; break;
+	case 0: ry[0][0] = ry[0][1] = 0; break;
+	case 1: ry[0][0] = ry[0][1] = m; break;
+	case 2: case 3: ny = set_runs(rows, v->fm == 3, m, ry); break;
+	default: ny = set_runs(v->cols, v->fm == 5, m, ry); break;
 	}
-	int seq[8][4], k = 0;
 	for (int part = 0; part < 4; part++) {
-		int which = v->form ? (part + 1) % 2 : part % 2; /* 0 X, 1 Y */
-		int inv = part >= 2;
-		if (which == 1) {
-			memcpy(seq[k], Y, sizeof Y);
-			if (inv)
-				seq[k][3] = 4 - Y[3];
-			k++;
-		} else {
-			for (int i = 0; i < 3; i++) {
-				memcpy(seq[k], X[i], sizeof X[i]);
-				if (inv && i == 1)
-					seq[k][3] = 4 - X[1][3];
-				k++;
-			}
+		int isy = (part + v->form) % 2, inv = part >= 2, rc;
+		if (isy) {
+			for (int i = 0; i < ny; i++)
+				if ((rc = emit_block(x, v->b, ry[i][0], ry[i][1],
+						     (inv ? 4 - v->b1 : v->b1) & 3)) < 0)
+					return rc;
+			continue;
 		}
-	}
-	for (int i = 0; i < 8; i++) {
-		int rc2 = emit_block(x, seq[i][0], seq[i][1], seq[i][2],
-				     seq[i][3] & 3);
-		if (rc2 < 0)
-			return rc2;
+		for (int i = 0; i < na; i++)
+			if ((rc = emit_block(x, v->a, ra[i][0], ra[i][1],
+					     v->xa)) < 0)
+				return rc;
+		for (int i = 0; i < nb; i++)
+			if ((rc = emit_block(x, v->b, rb[i][0], rb[i][1],
+					     (inv ? 4 - v->a1 : v->a1) & 3)) < 0)
+				return rc;
+		for (int i = 0; i < na; i++)
+			if ((rc = emit_block(x, v->a, ra[i][0], ra[i][1],
+					     (4 - v->xa) & 3)) < 0)
+				return rc;
 	}
 	return 0;
 }
 
-/* The variant's commutator on its best rectangle: the pairs' places
- * moved by its maps, the moves made, the pairs read back. */
+/* The variant's commutator on its best block: the pairs' places moved
+ * by its maps, the moves made, the pairs read back. */
 static int var_apply(struct ctx *x, struct blkw *B, const struct bvar *v)
 {
-	for (int p = v->rect[0]; p <= v->rect[1]; p++)
-		for (int c = v->rect[2]; c <= v->rect[3]; c++)
+	for (int p = v->rows[0]; p <= v->rows[1]; p++)
+		for (int c = p + 1; c <= B->h; c++) {
+			if (!(v->cols >> c & 1))
+				continue;
 			for (int o = 0; o < 2; o++) {
 				uint8_t *cur = B->cur[p][c][o], t[NPOS];
 				memcpy(t, cur, NPOS);
 				for (int k = 0; k < v->n[o]; k++)
 					cur[v->mv[o][k][1]] = t[v->mv[o][k][0]];
 			}
+		}
 	int rc = var_emit(x, v);
 	if (rc < 0)
 		return rc;
-	for (int p = v->rect[0]; p <= v->rect[1]; p++)
-		for (int c = v->rect[2]; c <= v->rect[3]; c++) {
+	for (int p = v->rows[0]; p <= v->rows[1]; p++)
+		for (int c = p + 1; c <= B->h; c++) {
+			if (!(v->cols >> c & 1))
+				continue;
 			uint8_t now[2][NPOS];
 			read_pair(x, p, c, now);
 			if (memcmp(now, B->cur[p][c], sizeof now))
@@ -611,10 +673,13 @@ int reduce__block_centers(struct ctx *x)
 			if (poll_now(x))
 				return SOLVE_ENOTFOUND;
 			struct bvar *v = &B->v[i];
-			for (var_search(B, v, thr[t], BLK_ROWS); v->best >= thr[t];
+			/* after a commutator only its pairs' gains change */
+			var_gains(B, v, 1, h - 1, ~0ull);
+			for (var_search(B, v, thr[t], BLK_ROWS); v->best >= 8 * thr[t];
 			     var_search(B, v, thr[t], BLK_ROWS)) {
 				if ((rc = var_apply(x, B, v)) < 0)
 					return rc;
+				var_gains(B, v, v->rows[0], v->rows[1], v->cols);
 			}
 		}
 	}

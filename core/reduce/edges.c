@@ -58,7 +58,9 @@ struct ebmask {
 #ifndef EB_NARROW_N
 #define EB_NARROW_N 10
 #endif
-#define EB_WIDTH(n) ((n) == 7 ? EB_W7 : (n) >= EB_NARROW_N ? EB_W / 2 : EB_W)
+/* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7 */
+#define EB_WIDTH(n)                                                          \
+	((n) >= 7 && (n) <= 9 ? EB_W7 : (n) >= EB_NARROW_N ? EB_W / 2 : EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif

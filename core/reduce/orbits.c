@@ -454,14 +454,15 @@ void reduce__read_orbit(const struct ctx *x, const struct orbit *o,
 }
 
 /* Apply the 3-cycle a → b → c (the piece at a goes to b …) as set-up,
- * base, set-up undone. */
+ * base, set-up undone; the set-up (into setup, its length *nsetup)
+ * starts with the npre generators pre (one of its shortest does). */
 static int apply_cycle(struct ctx *x, const struct orbit *o, int a, int b,
-		       int c)
+		       int c, const int *pre, int npre, int *setup, int *nsetup)
 {
 	const struct model *M = o->M;
-	int t = tri(a, b, c), setup[MAX_SETUP], ns = 0, rc;
+	int t = tri(a, b, c), ns = 0, rc;
 	while (M->dist[t] > 0 && M->dist[t] != UNSEEN) {
-		int g = M->how[t];
+		int g = ns < npre ? pre[ns] : M->how[t];
 		setup[ns++] = g;
 		if ((rc = emit_s(x, o, M->gen[g], 0)) < 0)
 			return rc;
@@ -472,6 +473,7 @@ static int apply_cycle(struct ctx *x, const struct orbit *o, int a, int b,
 	for (int k = 0; k < BASE_LEN; k++)
 		if ((rc = emit_s(x, o, bs[k], 0)) < 0)
 			return rc;
+	*nsetup = ns;
 	while (ns > 0)
 		if ((rc = emit_s(x, o, M->gen[setup[--ns]], 1)) < 0)
 			return rc;
@@ -485,6 +487,10 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 {
 	const struct model *M = o->M;
 	long moves = 0;
+	/* the last cycle ended with its set-up undone: a cycle with a
+	 * shortest set-up that begins with the same k moves costs 2k
+	 * moves less (they cancel) */
+	int ps[MAX_SETUP], np = 0, bk = 0;
 	for (int step = 0; step <= NPOS; step++) {
 		int wrong = 0;
 		for (int i = 0; i < NPOS; i++)
@@ -508,10 +514,18 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 					int g = base_gain + (cur[y] == tgt[z]) +
 						(cur[z] == tgt[a]) -
 						(cur[z] == tgt[z]);
-					int cost = BASE_LEN + 2 * d;
+					int k = 0;
+					for (int pa = a, py = y, pz = z;
+					     k < np && k < d; k++) {
+						const uint8_t *pl = M->perm[ps[k]];
+						pa = pl[pa], py = pl[py], pz = pl[pz];
+						if (M->dist[tri(pa, py, pz)] != d - 1 - k)
+							break;
+					}
+					int cost = BASE_LEN + 2 * (d - k);
 					if (g > 0 && g * bc > bg * cost) {
 						bg = g, bc = cost;
-						ba = a, bb = y, bz = z;
+						ba = a, bb = y, bz = z, bk = k;
 					}
 				}
 			}
@@ -523,7 +537,9 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 		cur[bb] = cur[ba];
 		cur[ba] = t;
 		moves += bc;
-		int rc = apply_cycle(x, o, ba, bb, bz);
+		int pre[MAX_SETUP];
+		memcpy(pre, ps, sizeof pre);
+		int rc = apply_cycle(x, o, ba, bb, bz, pre, bk, ps, &np);
 		if (rc < 0)
 			return rc;
 		uint8_t now[NPOS];

@@ -590,16 +590,17 @@ struct mwsetup {
 };
 
 /* A set-up with a commutator: the 3-cycles they make, each from its
- * least place (the first of the pairs found, so the fewest set-up
- * moves). */
+ * least place (of the pairs that make them, the one with the fewest
+ * face turns). */
 struct mwcand {
 	uint8_t t[2][3];
-	uint8_t len;
+	uint8_t f; /* its face turns, neighbours on one face merged */
 	uint16_t s, b;
 };
 
 struct mwork {
 	int nb, ns, nc;
+	int fmin; /* the fewest face turns of any candidate */
 	struct mwbase base[MW_BASES];
 	struct mwsetup setup[MW_SETUPS];
 	uint16_t hash[MW_HASH]; /* an index + 1, or 0 */
@@ -612,7 +613,6 @@ struct mwork {
 	uint8_t cur[MW_ORBITS + 1][NPOS], tgt[MW_ORBITS + 1][NPOS];
 	/* bit k of match[a][b]: orbit k's piece at a belongs at b */
 	uint64_t match[NPOS][NPOS];
-	uint8_t pc[NPOS][NPOS]; /* its popcount */
 };
 
 static size_t mw_size(void)
@@ -672,6 +672,39 @@ static uint32_t mw_hash(const uint8_t *v, int len)
 	for (int i = 0; i < len; i++)
 		h = (h ^ v[i]) * 16777619u;
 	return h;
+}
+
+/* The face turns of S C S' (S the set-up u, C the commutator e) once
+ * turns of one face next to each other are merged; X's turns apart
+ * (they never merge). */
+static int mw_faces(const struct model *M, const struct mwsetup *u,
+		    const struct mwbase *e)
+{
+	struct smove seq[2 * MW_DEPTH + BASE_LEN], st[2 * MW_DEPTH + BASE_LEN];
+	int n = 0, top = 0, faces = 0;
+	for (int i = 0; i < u->len; i++)
+		seq[n++] = M->gen[u->g[i]];
+	for (int i = 0; i < BASE_LEN; i++)
+		seq[n++] = e->seq[i];
+	for (int i = u->len - 1; i >= 0; i--) {
+		seq[n] = M->gen[u->g[i]];
+		seq[n].qt = (uint8_t)((4 - seq[n].qt) & 3);
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		struct smove *t = top ? &st[top - 1] : NULL;
+		if (t && seq[i].kind != 1 && t->kind == seq[i].kind &&
+		    t->axis == seq[i].axis) {
+			t->qt = (uint8_t)((t->qt + seq[i].qt) & 3);
+			if (!t->qt)
+				top--;
+		} else {
+			st[top++] = seq[i];
+		}
+	}
+	for (int i = 0; i < top; i++)
+		faces += st[i].kind != 1;
+	return faces;
 }
 
 /* The commutators and the set-ups, on the wing model. */
@@ -784,17 +817,20 @@ static int mw_build(struct ctx *x, struct mwork *W)
 				for (int i = 0; i < 3; i++)
 					v.t[j][i] = u[(lo + i) % 3];
 			}
-			v.len = W->setup[si].len;
+			v.f = (uint8_t)mw_faces(M, &W->setup[si], &W->base[b]);
 			v.s = (uint16_t)si;
 			v.b = (uint16_t)b;
 			uint32_t h = mw_hash(&v.t[0][0], 6) % MW_CHASH;
 			int dup = 0;
-			for (; W->chash[h]; h = (h + 1) % MW_CHASH)
-				if (!memcmp(W->cand[W->chash[h] - 1].t, v.t,
-					    sizeof v.t)) {
+			for (; W->chash[h]; h = (h + 1) % MW_CHASH) {
+				struct mwcand *o = &W->cand[W->chash[h] - 1];
+				if (!memcmp(o->t, v.t, sizeof v.t)) {
+					if (v.f < o->f)
+						*o = v;
 					dup = 1;
 					break;
 				}
+			}
 			if (dup)
 				continue;
 			if (W->nc >= MW_CANDS)
@@ -802,6 +838,10 @@ static int mw_build(struct ctx *x, struct mwork *W)
 			W->chash[h] = (uint32_t)(W->nc + 1);
 			W->cand[W->nc++] = v;
 		}
+	W->fmin = 255;
+	for (int i = 0; i < W->nc; i++)
+		if (W->cand[i].f < W->fmin)
+			W->fmin = W->cand[i].f;
 	return 0;
 }
 
@@ -871,10 +911,7 @@ static void mw_dp(const struct mwork *W, int K, const uint8_t *tp,
 
 static int mw_pop(uint64_t v)
 {
-	int c = 0;
-	for (; v; v &= v - 1)
-		c++;
-	return c;
+	return __builtin_popcountll(v);
 }
 
 /* Does some set of blocks beat gain bg for cost bc (cost f plus two
@@ -939,19 +976,24 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 			if (where[W->cur[k][a]] >= 0)
 				W->match[a][where[W->cur[k][a]]] |= 1ull << k;
 	}
-	for (int a = 0; a < NPOS; a++)
-		for (int b = 0; b < NPOS; b++)
-			W->pc[a][b] = (uint8_t)mw_pop(W->match[a][b]);
 	/* the candidates by their bound (the wings their cycles could put
 	 * right), highest first, so that the scan stops early */
 	int bs = -1, br = 0, bg = 1, bc = MW_RATE;
 	int gr[MW_RUNS + 1];
 	memset(W->first, 0, sizeof W->first);
 	for (int i = 0; i < W->nc; i++) {
-		const uint8_t *tp = W->cand[i].t[0], *tm = W->cand[i].t[1];
-		int ub = W->pc[tp[0]][tp[1]] + W->pc[tp[1]][tp[2]] +
-			 W->pc[tp[2]][tp[0]] + W->pc[tm[0]][tm[1]] +
-			 W->pc[tm[1]][tm[2]] + W->pc[tm[2]][tm[0]];
+		int ub = 0;
+		for (int j = 0; j < 2; j++) {
+			const uint8_t *t = W->cand[i].t[j];
+			const uint64_t *a = W->match[t[0]], *b = W->match[t[1]],
+				       *c = W->match[t[2]];
+			/* an orbit with one of the three places right
+			 * gains nothing: the piece there belongs nowhere
+			 * else, and none other belongs there */
+			uint64_t clean = ~(a[t[0]] | b[t[1]] | c[t[2]]);
+			ub += mw_pop(a[t[1]] & clean) + mw_pop(b[t[2]] & clean) +
+			      mw_pop(c[t[0]] & clean);
+		}
 		W->ub[i] = (uint16_t)ub;
 		W->first[MW_UB - 1 - ub]++;
 	}
@@ -966,19 +1008,23 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 		int i = W->order[j], ub = W->ub[i];
 		const struct mwcand *v = &W->cand[i];
 		const uint8_t *tp = v->t[0], *tm = v->t[1];
-		int f = 6 + 2 * v->len;
-		if (ub * bc <= bg * (6 + 2))
+		int f = v->f;
+		if (ub * bc <= bg * (W->fmin + 2))
 			break; /* nor any after it */
 		if (ub * bc <= bg * (f + 2))
 			continue;
 		if (!mw_beats(W, tp, tm, f, bg, bc))
 			continue;
 		mw_dp(W, K, tp, tm, gr, 0, NULL);
-		for (int r = 1; r <= MW_RUNS; r++)
-			if (gr[r] > 0 && gr[r] * bc > bg * (f + 2 * r)) {
-				bg = gr[r], bc = f + 2 * r;
-				bs = i, br = r;
-			}
+		for (int r = 1; r <= MW_RUNS; r++) {
+			/* the most wings per move; of as many, the most
+			 * wings */
+			int d = gr[r] * bc - bg * (f + 2 * r);
+			if (gr[r] <= 0 || d < 0 || (d == 0 && gr[r] <= bg))
+				continue;
+			bg = gr[r], bc = f + 2 * r;
+			bs = i, br = r;
+		}
 	}
 	if (bs < 0) {
 		*done = 1;

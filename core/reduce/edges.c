@@ -552,9 +552,9 @@ void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 #define MW_ORBITS 63 /* wing orbits of the largest cube */
 _Static_assert(MW_ORBITS >= (REDUCE_MAX_N - 2) / 2 && MW_ORBITS < 64,
 	       "the orbits as bits of one word");
-/* axis pairs · X's amount · B's face and amount · A's face and amount ·
- * both orders */
-#define MW_BASES (6 * 3 * 2 * 3 * 2 * 3 * 2)
+/* axis pairs · B's face and amount · A's face and amount · both
+ * orders */
+#define MW_BASES (6 * 2 * 3 * 2 * 3 * 2)
 #ifndef MW_DEPTH
 #define MW_DEPTH 1
 #endif
@@ -566,18 +566,26 @@ _Static_assert(MW_DEPTH == 1 || MW_DEPTH == 2, "set-ups sized for 1 or 2");
  * different pairs of cycles with one face turn */
 #define MW_CANDS (MW_SETUPS * MW_BASES / 2)
 #define MW_CHASH (MW_DEPTH == 1 ? 1 << 14 : 1 << 18)
-#define MW_UB (6 * MW_ORBITS + 1)
+#define MW_UB (3 * MW_OPTS * MW_ORBITS + 1)
+#ifndef MW_RUNS
 #define MW_RUNS 12 /* blocks of slices a commutator turns, at most */
+#endif
 #ifndef MW_RATE
 #define MW_RATE 6
 #endif
 #define MW_NEG (-100000)
 
-/* A commutator: the 3-cycle it makes on an orbit turned at layer k
- * (t[0]) or m-k (t[1]), the piece at t[.][0] going to t[.][1], and its
- * moves on the model, the slice at model layer 1. */
+/* What an orbit can do in a commutator: nothing, or be turned at layer
+ * k or m-k, a quarter turn, a half turn or a quarter turn back (each a
+ * different 3-cycle); option o > 0 is layer side (o-1)/3, amount
+ * (o-1)%3+1. */
+#define MW_OPTS 6
+
+/* A commutator: the 3-cycle it makes on an orbit for each option
+ * (t[o-1]), the piece at t[.][0] going to t[.][1], and its moves on the
+ * model, the slice at model layer 1, a quarter turn (X) then back (X'). */
 struct mwbase {
-	uint8_t t[2][3];
+	uint8_t t[MW_OPTS][3];
 	struct smove seq[BASE_LEN];
 };
 
@@ -593,7 +601,7 @@ struct mwsetup {
  * least place (of the pairs that make them, the one with the fewest
  * face turns). */
 struct mwcand {
-	uint8_t t[2][3];
+	uint8_t t[MW_OPTS][3];
 	uint8_t f; /* its face turns, neighbours on one face merged */
 	uint16_t s, b;
 };
@@ -636,16 +644,19 @@ static int mw_gen(const struct model *M, struct smove s, int layer)
 }
 
 /* The 3-cycle a sequence of model moves makes, its slice (model layer
- * 1) turned at model layer slice; -1 if it is not one. */
+ * 1, a quarter turn and back) turned at model layer slice by q quarter
+ * turns and back; -1 if it is not one. */
 static int mw_cycle(const struct model *M, const struct smove *seq,
-		    int slice, uint8_t t[3])
+		    int slice, int q, uint8_t t[3])
 {
 	uint8_t perm[NPOS];
 	for (int p = 0; p < NPOS; p++)
 		perm[p] = (uint8_t)p;
 	for (int i = 0; i < BASE_LEN; i++) {
-		int g = mw_gen(M, seq[i], seq[i].kind == 1 ? slice
-							  : seq[i].kind);
+		struct smove v = seq[i];
+		if (v.kind == 1)
+			v.qt = (uint8_t)(v.qt == 1 ? q : 4 - q);
+		int g = mw_gen(M, v, v.kind == 1 ? slice : v.kind);
 		if (g < 0)
 			return -1;
 		for (int p = 0; p < NPOS; p++)
@@ -718,14 +729,12 @@ static int mw_build(struct ctx *x, struct mwork *W)
 	for (int B = 0; B < 3; B++) {
 		if (A == B)
 			continue;
-		for (int xa = 1; xa <= 3; xa++)
 		for (int fb = 0; fb <= last; fb += last)
 		for (int b1 = 1; b1 <= 3; b1++)
 		for (int fa = 0; fa <= last; fa += last)
 		for (int a2 = 1; a2 <= 3; a2++)
 		for (int form = 0; form < 2; form++) {
-			struct smove X[2] = {mw_mv(A, 1, xa),
-					     mw_mv(A, 1, 4 - xa)};
+			struct smove X[2] = {mw_mv(A, 1, 1), mw_mv(A, 1, 3)};
 			struct smove Y[6] = {
 				mw_mv(B, fb, b1), mw_mv(A, fa, a2),
 				mw_mv(B, fb, 4 - b1), mw_mv(B, fb, b1),
@@ -742,10 +751,13 @@ static int mw_build(struct ctx *x, struct mwork *W)
 						for (int i = 0; i < 3; i++)
 							s[at++] = Y[3 * half + i];
 				}
-			if (mw_cycle(M, s, 1, b->t[0]) < 0 ||
-			    mw_cycle(M, s, 2, b->t[1]) < 0)
+			int bad = 0;
+			for (int o = 0; o < MW_OPTS; o++)
+				bad |= mw_cycle(M, s, 1 + o / 3, o % 3 + 1,
+						b->t[o]) < 0;
+			if (bad)
 				continue;
-			uint32_t h = mw_hash(&b->t[0][0], 6) % MW_HASH;
+			uint32_t h = mw_hash(&b->t[0][0], sizeof b->t) % MW_HASH;
 			int dup = 0;
 			for (; W->hash[h]; h = (h + 1) % MW_HASH)
 				if (!memcmp(W->base[W->hash[h] - 1].t, b->t,
@@ -806,7 +818,7 @@ static int mw_build(struct ctx *x, struct mwork *W)
 	for (int si = 0; si < W->ns; si++)
 		for (int b = 0; b < W->nb; b++) {
 			struct mwcand v;
-			for (int j = 0; j < 2; j++) {
+			for (int j = 0; j < MW_OPTS; j++) {
 				uint8_t u[3];
 				int lo = 0;
 				for (int i = 0; i < 3; i++) {
@@ -820,7 +832,7 @@ static int mw_build(struct ctx *x, struct mwork *W)
 			v.f = (uint8_t)mw_faces(M, &W->setup[si], &W->base[b]);
 			v.s = (uint16_t)si;
 			v.b = (uint16_t)b;
-			uint32_t h = mw_hash(&v.t[0][0], 6) % MW_CHASH;
+			uint32_t h = mw_hash(&v.t[0][0], sizeof v.t) % MW_CHASH;
 			int dup = 0;
 			for (; W->chash[h]; h = (h + 1) % MW_CHASH) {
 				struct mwcand *o = &W->cand[W->chash[h] - 1];
@@ -855,32 +867,35 @@ static int mw_gain(const struct mwork *W, const uint8_t *t, int k)
 		     (W->match[c][c] >> k & 1));
 }
 
-/* The best gain for each number of blocks r (1..MW_RUNS) turning orbits
- * 1..K with the cycles tp (at layer k) and tm (at m-k); with choice
- * non-NULL, which layer each orbit takes (0 none, 1 k, 2 m-k) for runs
+/* The best gain for each number of blocks r (1..MW_RUNS) from the
+ * orbits 1..K, each taking one of the options (cycles t) or none; with
+ * choice non-NULL, which option each orbit takes (0 none) for runs
  * blocks. */
-static void mw_dp(const struct mwork *W, int K, const uint8_t *tp,
-		  const uint8_t *tm, int *best, int runs, uint8_t *choice)
+static void mw_dp(const struct mwork *W, int K, const uint8_t (*t)[3],
+		  int *best, int runs, uint8_t *choice)
 {
-	int dp[3][MW_RUNS + 1];
-	uint8_t from[MW_ORBITS + 1][3][MW_RUNS + 1];
-	for (int s = 0; s < 3; s++)
+	enum { S = MW_OPTS + 1 };
+	int dp[S][MW_RUNS + 1], nd[S][MW_RUNS + 1];
+	uint8_t from[MW_ORBITS + 1][S][MW_RUNS + 1];
+	for (int s = 0; s < S; s++)
 		for (int r = 0; r <= MW_RUNS; r++)
 			dp[s][r] = s == 0 && r == 0 ? 0 : MW_NEG;
 	for (int k = 1; k <= K; k++) {
-		int g[3] = {0, mw_gain(W, tp, k), mw_gain(W, tm, k)};
-		int nd[3][MW_RUNS + 1];
+		int g[S];
+		g[0] = 0;
+		for (int o = 1; o < S; o++)
+			g[o] = mw_gain(W, t[o - 1], k);
 		for (int r = 0; r <= MW_RUNS; r++) {
-			for (int s = 0; s < 3; s++) {
-				int bv = MW_NEG, bs = 0;
-				for (int q = 0; q < 3; q++) {
-					/* a block starts when s is turned
-					 * and q was not the same */
+			for (int s = 0; s < S; s++) {
+				/* none from any state; s going on, or a
+				 * new block from any other state */
+				int bv = dp[s][r], bs = s;
+				for (int q = 0; q < S; q++) {
 					int rr = s && q != s ? r - 1 : r;
-					if (rr < 0 || dp[q][rr] <= MW_NEG)
-						continue;
-					if (dp[q][rr] > bv)
-						bv = dp[q][rr], bs = q;
+					if (rr >= 0 && dp[q][rr] > bv) {
+						bv = dp[q][rr];
+						bs = q;
+					}
 				}
 				nd[s][r] = bv <= MW_NEG ? MW_NEG : bv + g[s];
 				from[k][s][r] = (uint8_t)bs;
@@ -890,14 +905,14 @@ static void mw_dp(const struct mwork *W, int K, const uint8_t *tp,
 	}
 	for (int r = 0; r <= MW_RUNS; r++) {
 		best[r] = MW_NEG;
-		for (int s = 0; s < 3; s++)
+		for (int s = 0; s < S; s++)
 			if (dp[s][r] > best[r])
 				best[r] = dp[s][r];
 	}
 	if (!choice)
 		return;
 	int s = 0;
-	for (int q = 1; q < 3; q++)
+	for (int q = 1; q < S; q++)
 		if (dp[q][runs] > dp[s][runs])
 			s = q;
 	for (int k = K, r = runs; k >= 1; k--) {
@@ -916,34 +931,39 @@ static int mw_pop(uint64_t v)
 
 /* Does some set of blocks beat gain bg for cost bc (cost f plus two
  * moves a block)? Gain less the blocks' cost at that rate, over the
- * orbits where a cycle puts some wing right; between them the gains
+ * orbits where some option puts a wing right; between them the gains
  * are the wings taken off, and a block goes on across them or stops. A
  * quick test before mw_dp. */
-static int mw_beats(const struct mwork *W, const uint8_t *tp,
-		    const uint8_t *tm, int f, int bg, int bc)
+static int mw_beats(const struct mwork *W, const uint8_t (*t)[3], int f,
+		    int bg, int bc)
 {
-	const uint8_t *t[2] = {tp, tm};
-	uint64_t pos[2][3], neg[2][3], any = 0;
-	for (int j = 0; j < 2; j++)
+	uint64_t pos[MW_OPTS][3], neg[MW_OPTS][3], any = 0;
+	for (int j = 0; j < MW_OPTS; j++)
 		for (int i = 0; i < 3; i++) {
 			int a = t[j][i], b = t[j][(i + 1) % 3];
 			pos[j][i] = W->match[a][b];
 			neg[j][i] = W->match[a][a];
 			any |= pos[j][i];
 		}
-	long dp[3] = {0, MW_NEG, MW_NEG}, run = 2L * bg;
+	long dp[MW_OPTS + 1], run = 2L * bg;
+	dp[0] = 0;
+	for (int j = 1; j <= MW_OPTS; j++)
+		dp[j] = MW_NEG;
 	int prev = 0;
 	for (uint64_t u = any; u; u &= u - 1) {
 		int k = __builtin_ctzll(u);
 		uint64_t gap = (1ull << k) - (2ull << prev), bit = 1ull << k;
-		long best = dp[0] > dp[1] ? dp[0] : dp[1];
-		if (dp[2] > best)
-			best = dp[2];
+		long best = dp[0];
+		for (int j = 1; j <= MW_OPTS; j++)
+			if (dp[j] > best)
+				best = dp[j];
 		dp[0] = best;
-		for (int j = 0; j < 2; j++) {
-			long on = dp[j + 1] - (long)bc * (mw_pop(neg[j][0] & gap) +
-							 mw_pop(neg[j][1] & gap) +
-							 mw_pop(neg[j][2] & gap));
+		for (int j = 0; j < MW_OPTS; j++) {
+			long on = dp[j + 1];
+			if (gap)
+				on -= (long)bc * (mw_pop(neg[j][0] & gap) +
+						  mw_pop(neg[j][1] & gap) +
+						  mw_pop(neg[j][2] & gap));
 			if (on < best - run)
 				on = best - run;
 			int g = 0;
@@ -953,9 +973,10 @@ static int mw_beats(const struct mwork *W, const uint8_t *tp,
 		}
 		prev = k;
 	}
-	long v = dp[1] > dp[2] ? dp[1] : dp[2];
-	if (dp[0] > v)
-		v = dp[0];
+	long v = dp[0];
+	for (int j = 1; j <= MW_OPTS; j++)
+		if (dp[j] > v)
+			v = dp[j];
 	return v > (long)bg * f;
 }
 
@@ -983,7 +1004,7 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 	memset(W->first, 0, sizeof W->first);
 	for (int i = 0; i < W->nc; i++) {
 		int ub = 0;
-		for (int j = 0; j < 2; j++) {
+		for (int j = 0; j < MW_OPTS; j++) {
 			const uint8_t *t = W->cand[i].t[j];
 			const uint64_t *a = W->match[t[0]], *b = W->match[t[1]],
 				       *c = W->match[t[2]];
@@ -1007,15 +1028,14 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 	for (int j = 0; j < W->nc; j++) {
 		int i = W->order[j], ub = W->ub[i];
 		const struct mwcand *v = &W->cand[i];
-		const uint8_t *tp = v->t[0], *tm = v->t[1];
 		int f = v->f;
 		if (ub * bc <= bg * (W->fmin + 2))
 			break; /* nor any after it */
 		if (ub * bc <= bg * (f + 2))
 			continue;
-		if (!mw_beats(W, tp, tm, f, bg, bc))
+		if (!mw_beats(W, v->t, f, bg, bc))
 			continue;
-		mw_dp(W, K, tp, tm, gr, 0, NULL);
+		mw_dp(W, K, v->t, gr, 0, NULL);
 		for (int r = 1; r <= MW_RUNS; r++) {
 			/* the most wings per move; of as many, the most
 			 * wings */
@@ -1036,7 +1056,7 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 	const struct mwbase *e = &W->base[v->b];
 	const uint8_t(*t)[3] = v->t;
 	uint8_t choice[MW_ORBITS + 1];
-	mw_dp(W, K, t[0], t[1], gr, br, choice);
+	mw_dp(W, K, t, gr, br, choice);
 	int rc;
 	for (int i = 0; i < u->len; i++) {
 		struct smove g = M->gen[u->g[i]];
@@ -1051,21 +1071,21 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 				return rc;
 			continue;
 		}
-		/* X: each block of orbits turned alike, as layers */
-		for (int side = 1; side <= 2; side++)
-			for (int k = 1; k <= K; k++) {
-				if (choice[k] != side ||
-				    (k > 1 && choice[k - 1] == side))
-					continue;
-				int j = k;
-				while (j < K && choice[j + 1] == side)
-					j++;
-				int lo = side == 1 ? k : m - j;
-				int hi = side == 1 ? j : m - k;
-				if ((rc = emit_block(x, g.axis, lo, hi,
-						     g.qt)) < 0)
-					return rc;
-			}
+		/* X: each block of orbits turned alike, as layers
+		 * (X' the same blocks turned back) */
+		for (int k = 1; k <= K; k++) {
+			int o = choice[k];
+			if (!o || (k > 1 && choice[k - 1] == o))
+				continue;
+			int j = k, side = (o - 1) / 3, q = (o - 1) % 3 + 1;
+			while (j < K && choice[j + 1] == o)
+				j++;
+			int lo = side == 0 ? k : m - j;
+			int hi = side == 0 ? j : m - k;
+			if ((rc = emit_block(x, g.axis, lo, hi,
+					     g.qt == 1 ? q : 4 - q)) < 0)
+				return rc;
+		}
 	}
 	for (int i = u->len - 1; i >= 0; i--) {
 		struct smove g = M->gen[u->g[i]];

@@ -891,22 +891,32 @@ static void mw_dp(const struct mwork *W, int K, const uint8_t (*t)[3],
 		g[0] = 0;
 		for (int o = 1; o < S; o++)
 			g[o] = mw_gain(W, t[o - 1], k);
+		/* none from the best state of as many blocks; s going on,
+		 * or a new block from the best other state of one fewer */
+		int top[MW_RUNS + 1][2];
 		for (int r = 0; r <= MW_RUNS; r++) {
+			int b1 = 0, b2 = -1;
+			for (int q = 1; q < S; q++)
+				if (dp[q][r] > dp[b1][r])
+					b2 = b1, b1 = q;
+				else if (b2 < 0 || dp[q][r] > dp[b2][r])
+					b2 = q;
+			top[r][0] = b1;
+			top[r][1] = b2;
+		}
+		for (int r = 0; r <= MW_RUNS; r++)
 			for (int s = 0; s < S; s++) {
-				/* none from any state; s going on, or a
-				 * new block from any other state */
-				int bv = dp[s][r], bs = s;
-				for (int q = 0; q < S; q++) {
-					int rr = s && q != s ? r - 1 : r;
-					if (rr >= 0 && dp[q][rr] > bv) {
-						bv = dp[q][rr];
+				int bs = s == 0 ? top[r][0] : s;
+				if (s && r > 0) {
+					int q = top[r - 1][0] != s ? top[r - 1][0]
+								   : top[r - 1][1];
+					if (dp[q][r - 1] > dp[bs][r])
 						bs = q;
-					}
 				}
+				int bv = dp[bs][s && bs != s ? r - 1 : r];
 				nd[s][r] = bv <= MW_NEG ? MW_NEG : bv + g[s];
 				from[k][s][r] = (uint8_t)bs;
 			}
-		}
 		memcpy(dp, nd, sizeof dp);
 	}
 	for (int r = 0; r <= MW_RUNS; r++) {

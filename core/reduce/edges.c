@@ -524,31 +524,34 @@ void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 /* Past EB_MAX_N. The wing 3-cycle [X, Y], X an inner slice and Y = B A
  * B' (A a face of the slice's axis, B a face across it), moves one wing
  * orbit and nothing else: X and Y share one wing place. X turning
- * several inner slices at once makes the same commutator on each of
- * their orbits (an orbit X does not touch sees Y Y'), and it keeps the
+ * several inner slices at once makes a commutator on each of their
+ * orbits (an orbit X does not touch sees Y Y'), and it keeps the
  * centers: Y's net turn of them is face A's own, which X never touches
- * (B comes back before X moves again). Orbit k is turned at layer k or
- * at m-k, which cycle mirrored places, like the model's K_P and K_MP;
- * never both, and never the middle slice (the midges are the edge set
- * on odd n). A set-up S of face turns acts alike on every orbit, so
- * S [X, Y] S' is one 3-cycle of places for the orbits turned at k and
- * one for those turned at m-k, whatever X holds.
+ * (B comes back before X moves again). Each orbit sees only its own
+ * slice, so each takes one of six 3-cycles: turned at layer k or at m-k
+ * (mirrored places, like the model's K_P and K_MP; never both, and never
+ * the middle slice: the midges are the edge set on odd n), a quarter
+ * turn, a half turn or a quarter turn back; X' turns each back. A set-up
+ * S of face turns acts alike on every orbit, so S [X, Y] S' makes the
+ * same six cycles of places available to every orbit, whatever X holds.
  *
  * So each step weighs every set-up of at most MW_DEPTH face turns with
- * every such commutator (distinct pairs of 3-cycles, worked out on the
- * wing model), each orbit gaining the wings it puts on their targets
- * less those it takes off, and picks which orbits to turn at which
- * layer: a block of neighbouring layers is one move, so a small dynamic
- * programme over the orbits finds, for each number of blocks, the set
- * with the most gain. The step with the most wings per move is made
- * while it costs less than MW_RATE moves a wing; the one-orbit 3-cycles
- * finish (about 4 moves a wing, but the last wings of an orbit cost
- * more, and a commutator's gain is net: 6 measured shortest, 17×17 and
- * 64×64, against 3.5 to 12). Candidates are scanned by a bound on their
- * gain, best first, so a step stops early. One face turn of set-up is
- * enough: two gave the same answers for three times the time. The
- * commutators are even on every orbit, so the oll_parity stage's work
- * holds, and each is checked on the cube against what it should do. */
+ * every such commutator (3,360 different sixes of 3-cycles, worked out
+ * on the wing model), each orbit gaining the wings its cycle puts on
+ * their targets less those it takes off; a block of neighbouring layers
+ * turned alike is one move, so a small dynamic programme over the orbits
+ * finds, for each number of blocks, the choice with the most gain. The
+ * step with the most wings per move is made while it costs less than
+ * MW_RATE moves a wing; the one-orbit 3-cycles finish (about 4 moves a
+ * wing, more for an orbit's last wings, and a commutator's gain is net:
+ * 6 gave the shortest answers, 17×17 and 64×64, of 3.5 to 12).
+ * Candidates are scanned by a bound on their gain, best first, so a step
+ * stops early. A cost counts face turns once merged (a set-up turn on
+ * the face the commutator starts or ends with is one turn with it). One
+ * face turn of set-up is enough: two gave no shorter answers, for three
+ * times the time. The commutators are even on every orbit, so the
+ * oll_parity stage's work holds, and each is checked on the cube
+ * against what it should do. */
 #define MW_ORBITS 63 /* wing orbits of the largest cube */
 _Static_assert(MW_ORBITS >= (REDUCE_MAX_N - 2) / 2 && MW_ORBITS < 64,
 	       "the orbits as bits of one word");
@@ -562,9 +565,9 @@ _Static_assert(MW_DEPTH == 1 || MW_DEPTH == 2, "set-ups sized for 1 or 2");
 /* different set-ups: 19 of at most one face turn, 262 of two */
 #define MW_SETUPS (MW_DEPTH == 1 ? 19 : 262)
 #define MW_HASH 8192
-/* each set-up with each commutator (576 different on the model): 3,088
- * different pairs of cycles with one face turn */
-#define MW_CANDS (MW_SETUPS * MW_BASES / 2)
+/* each set-up with each commutator: 3,360 different sixes of cycles with
+ * at most one face turn */
+#define MW_CANDS (MW_SETUPS * MW_BASES)
 #define MW_CHASH (MW_DEPTH == 1 ? 1 << 14 : 1 << 18)
 #define MW_UB (3 * MW_ORBITS + 1)
 #ifndef MW_RUNS

@@ -521,11 +521,12 @@ void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 
 /* ------------------------------------ multi-orbit wing commutators */
 
-/* Past EB_MAX_N. The wing 3-cycle [X, Y], X an inner slice and Y = B A
- * B' (A a face of the slice's axis, B a face across it), moves one wing
- * orbit and nothing else: X and Y share one wing place. X turning
- * several inner slices at once makes a commutator on each of their
- * orbits (an orbit X does not touch sees Y Y'), and it keeps the
+/* From MW_MIN_N on, after the edge beam if it runs. The wing 3-cycle
+ * [X, Y], X an inner slice and Y = B A B' (A a face of the slice's
+ * axis, B a face across it), moves one wing orbit and nothing else: X
+ * and Y share one wing place. X turning several inner slices at once
+ * makes a commutator on each of their orbits (an orbit X does not touch
+ * sees Y Y'), and it keeps the
  * centers: Y's net turn of them is face A's own, which X never touches
  * (B comes back before X moves again). Each orbit sees only its own
  * slice, so each takes one of six 3-cycles: turned at layer k or at m-k
@@ -577,6 +578,14 @@ _Static_assert(MW_DEPTH == 1 || MW_DEPTH == 2, "set-ups sized for 1 or 2");
 #define MW_RATE 6
 #endif
 #define MW_NEG (-100000)
+/* From 9×9 the edge beam leaves wings the commutators pair for less
+ * than the 3-cycles (9×9 to 12×12 4 states each, edges 169.3 -> 135.5,
+ * 232.8 -> 169.0, 276.3 -> 193.0, 368.3 -> 247.5 moves; up to 8×8 the
+ * same answers): past the beam they work in its region, which it no
+ * longer needs */
+#ifndef MW_MIN_N
+#define MW_MIN_N 9
+#endif
 /* Candidates a step weighs in full, the best bounds first: on 128×128,
  * 256 of the 3,360 gave 1.2 % longer edges (2,633 moves against 2,602)
  * for a third of the time; 17×17 the same answers */
@@ -631,6 +640,9 @@ struct mwork {
 	/* bit k of match[a][b]: orbit k's piece at a belongs at b */
 	uint64_t match[NPOS][NPOS];
 };
+
+_Static_assert(sizeof(struct mwork) <= sizeof(struct ebeam),
+	       "the commutators fit where the beam was");
 
 static size_t mw_size(void)
 {
@@ -1149,7 +1161,7 @@ int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2])
 {
 	int K = wing_orbits(x->n), rc;
-	if (!EB_BEAM(x->n)) {
+	if (x->n >= MW_MIN_N) {
 		/* the commutators on many orbits first, then each orbit's
 		 * 3-cycles on what they leave */
 		struct mwork *W = (struct mwork *)x->region[REDUCE_R_EDGE_BEAM];

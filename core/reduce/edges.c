@@ -1,6 +1,8 @@
 /* edges.c — the edges stage: the edge beam that pairs the edges with
  * slice–turn–slice macros that keep the centers (n <= EB_MAX_N), the edge
- * set chosen on even n, and the wing 3-cycles that finish every orbit.
+ * set chosen on even n, the wing commutators that serve many orbits at
+ * once (n >= MW_MIN_N, below), and the wing 3-cycles that finish every
+ * orbit.
  *
  * Edge beam. With the centers solved, S X S' keeps them for S any
  * inner slice or block of them (the middle slice of odd n too: it comes
@@ -526,9 +528,8 @@ void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
  * axis, B a face across it), moves one wing orbit and nothing else: X
  * and Y share one wing place. X turning several inner slices at once
  * makes a commutator on each of their orbits (an orbit X does not touch
- * sees Y Y'), and it keeps the
- * centers: Y's net turn of them is face A's own, which X never touches
- * (B comes back before X moves again). Each orbit sees only its own
+ * sees Y Y'), and it keeps the centers: Y's net turn of them is face
+ * A's own, which X never touches (B comes back before X moves again). Each orbit sees only its own
  * slice, so each takes one of six 3-cycles: turned at layer k or at m-k
  * (mirrored places, like the model's K_P and K_MP; never both, and never
  * the middle slice: the midges are the edge set on odd n), a quarter

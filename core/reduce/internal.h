@@ -196,7 +196,8 @@ struct orbit {
  * each starts in the context (ctx.region), so a stage never asks. */
 enum reduce_region {
 	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
-	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam */
+	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam, past EB_MAX_N struct
+			     * mwork (the wing commutators) */
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
 	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */

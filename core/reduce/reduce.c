@@ -150,8 +150,11 @@ int reduce_variants(int n)
 /* Each greedy 3-cycle step fixes at least one of 24 places; each step
  * of the free center phase (at most four turns) puts at least one more
  * center sticker right; the edge beam's path is shorter than its
- * levels; then one slice per wing orbit for its parity, six turns for
- * PLL parity, and the 3×3. */
+ * levels; the multi-orbit wing commutators (past the beam) put at least
+ * one more wing right for under 6 moves, at most 10 a wing as made
+ * (before merging), inside the wing orbits' second share; then one slice
+ * per wing orbit for its parity, six turns for PLL parity, and the
+ * 3×3. */
 size_t reduce_max_moves(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)

@@ -41,8 +41,8 @@
  * takes off. Sweeps over the variants with falling thresholds (BLK_THR:
  * 10, 6, 4, then 3 stickers for the commutator's 8 moves; a 3-cycle
  * costs about 3.6 moves a sticker) take each variant's best block of at
- * most BLK_ROWS rows while it gains the threshold, searching again after
- * each. A run of columns past the first costs the moves it adds (2 in
+ * most BLK_ROWS rows (BLK_ROWS_MORE at a higher effort) while it gains
+ * the threshold, searching again after each. A run of columns past the first costs the moves it adds (2 in
  * J, 4 in I, 2 more when Y turns the columns) at the threshold's rate;
  * the best set for a range of rows is a two-state scan over the column
  * sums (in a run or not), the old maximum-sum run when one run is best.
@@ -58,7 +58,11 @@
 #define BLK_HASH 16384
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
 #define SLC_MIN 2  /* stickers a slice turn must put, at least */
-#define BLK_ROWS 4 /* a block's rows, at most */
+/* a block's rows, at most: at the default effort 2 (128×128 0.8 % longer
+ * than with 4, in half the time: within three times the time of the
+ * solver before the block commutators), 4 at effort 2 and 3 */
+#define BLK_ROWS 2
+#define BLK_ROWS_MORE 4
 /* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and
  * their mirrors (6-9, the blocks from a face to the end of either, 0.8%
  * shorter on 64×64 and 128×128 for a quarter more time, left out) */
@@ -668,6 +672,7 @@ int reduce__block_centers(struct ctx *x)
 		for (int c = p + 1; c <= h; c++)
 			read_pair(x, p, c, B->cur[p][c]);
 	static const int thr[] = {BLK_THR};
+	int rows = x->effort > 1 ? BLK_ROWS_MORE : BLK_ROWS;
 	for (size_t t = 0; t < sizeof thr / sizeof *thr; t++) {
 		for (int i = 0; i < B->nvar; i++) {
 			if (poll_now(x))
@@ -675,8 +680,8 @@ int reduce__block_centers(struct ctx *x)
 			struct bvar *v = &B->v[i];
 			/* after a commutator only its pairs' gains change */
 			var_gains(B, v, 1, h - 1, ~0ull);
-			for (var_search(B, v, thr[t], BLK_ROWS); v->best >= 8 * thr[t];
-			     var_search(B, v, thr[t], BLK_ROWS)) {
+			for (var_search(B, v, thr[t], rows); v->best >= 8 * thr[t];
+			     var_search(B, v, thr[t], rows)) {
 				if ((rc = var_apply(x, B, v)) < 0)
 					return rc;
 				var_gains(B, v, v->rows[0], v->rows[1], v->cols);

@@ -55,17 +55,21 @@ struct ebmask {
 #define EB_W7 32
 #endif
 #define EB_WMAX (EB_W > EB_W7 ? EB_W : EB_W7)
-/* from EB_NARROW_N on, a quarter as many states a level: a big cube's
- * beam runs many rounds, and the multi-orbit commutators after it take
- * what a narrower one leaves (10×10 599.9 → 603.2 moves, 12×12 913.8 →
- * 917.6, for 12–17 % less time: 10×10 and 12×12 had reached 3.1–3.5
- * times their time before the inside-out centers) */
+/* from EB_NARROW_N on, a quarter as many states a level (12×12: an
+ * eighth): a big cube's beam runs many rounds, and the multi-orbit
+ * commutators after it take what a narrower one leaves (8 states: 10×10
+ * 599.9 moves, 12×12 913.8; 4: 603.2 and 917.6 for 12–17 % less time;
+ * 12×12 with 2: 929.3 for 13 % less again), where 10×10 and 12×12 had
+ * reached 3.1–3.5 times their time before the inside-out centers */
 #ifndef EB_NARROW_N
 #define EB_NARROW_N 10
 #endif
 /* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7 */
-#define EB_WIDTH(n)                                                          \
-	((n) >= 7 && (n) <= 9 ? EB_W7 : (n) >= EB_NARROW_N ? EB_W / 4 : EB_W)
+#define EB_WIDTH(n)                                                    \
+	((n) >= 7 && (n) <= 9 ? EB_W7                                  \
+	 : (n) >= 12          ? EB_W / 8                               \
+	 : (n) >= EB_NARROW_N ? EB_W / 4                               \
+			      : EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif

@@ -120,15 +120,6 @@ size_t reduce__blocks_size(int n)
 	return BLK_ON(n) ? (sizeof(struct blkw) + 63) & ~(size_t)63 : 0;
 }
 
-static int gen_of(const struct model *M, int axis, int layer, int qt)
-{
-	for (int g = 0; g < M->ngen; g++)
-		if (M->gen[g].axis == axis && M->gen[g].kind == layer &&
-		    M->gen[g].qt == (qt & 3))
-			return g;
-	return -1;
-}
-
 /* The model (7×7) layer of each kind. */
 enum { L_P = 1, L_Q = 2, L_MQ = 4, L_MP = 5 };
 
@@ -155,13 +146,13 @@ static int var_map(const struct model *M, const struct bvar *v, int o,
 	case 8: yl[ny++] = 0, yl[ny++] = L_P, yl[ny++] = lcm; break;
 	default: yl[ny++] = 6, yl[ny++] = L_MP, yl[ny++] = lcm; break;
 	}
-	int x[3] = {gen_of(M, v->a, la, v->xa), gen_of(M, v->b, lb, v->a1),
-		    gen_of(M, v->a, la, 4 - v->xa)};
-	int xi[3] = {x[0], gen_of(M, v->b, lb, 4 - v->a1), x[2]};
+	int x[3] = {reduce__model_gen(M, v->a, la, v->xa), reduce__model_gen(M, v->b, lb, v->a1),
+		    reduce__model_gen(M, v->a, la, 4 - v->xa)};
+	int xi[3] = {x[0], reduce__model_gen(M, v->b, lb, 4 - v->a1), x[2]};
 	int y[3], yi[3];
 	for (int i = 0; i < ny; i++) {
-		y[i] = gen_of(M, v->b, yl[i], v->b1);
-		yi[i] = gen_of(M, v->b, yl[i], 4 - v->b1);
+		y[i] = reduce__model_gen(M, v->b, yl[i], v->b1);
+		yi[i] = reduce__model_gen(M, v->b, yl[i], 4 - v->b1);
 	}
 	int seq[12], k = 0;
 	for (int part = 0; part < 4; part++) {

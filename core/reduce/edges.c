@@ -126,8 +126,9 @@ static struct ebeam *ebeam_of(struct ctx *x)
 	return (struct ebeam *)x->region[REDUCE_R_EDGE_BEAM];
 }
 
-/* The multi-orbit wing commutators (n > EB_MAX_N): the region's other
- * use, below. */
+/* The multi-orbit wing commutators (n >= MW_MIN_N) work in the same
+ * region: past EB_MAX_N it holds only them, below it the beam is done
+ * with it by then. */
 struct mwork;
 static size_t mw_size(void);
 
@@ -665,15 +666,6 @@ static struct smove mw_mv(int axis, int layer, int qt)
 	return s;
 }
 
-static int mw_gen(const struct model *M, struct smove s, int layer)
-{
-	for (int g = 0; g < M->ngen; g++)
-		if (M->gen[g].axis == s.axis && M->gen[g].kind == layer &&
-		    M->gen[g].qt == s.qt)
-			return g;
-	return -1;
-}
-
 /* The 3-cycle a sequence of model moves makes, its slice (model layer
  * 1, a quarter turn and back) turned at model layer slice by q quarter
  * turns and back; -1 if it is not one. */
@@ -687,7 +679,8 @@ static int mw_cycle(const struct model *M, const struct smove *seq,
 		struct smove v = seq[i];
 		if (v.kind == 1)
 			v.qt = (uint8_t)(v.qt == 1 ? q : 4 - q);
-		int g = mw_gen(M, v, v.kind == 1 ? slice : v.kind);
+		int g = reduce__model_gen(M, v.axis, v.kind == 1 ? slice : v.kind,
+					  v.qt);
 		if (g < 0)
 			return -1;
 		for (int p = 0; p < NPOS; p++)
@@ -1031,12 +1024,20 @@ static int mw_beats(const struct mwork *W, const uint8_t (*t)[3], int f,
 	return v > (long)bg * f;
 }
 
+/* A face turn of the wing model (layer 0 or its last) made on the cube,
+ * qt quarter turns. */
+static int mw_emit_face(struct ctx *x, const struct model *M,
+			struct smove g, int qt)
+{
+	return emit(x, g.axis, g.kind == M->nm - 1 ? x->m : 0, qt);
+}
+
 /* One commutator step: the best, made if it costs less than MW_RATE
  * moves a wing; *done when none does. */
 static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 {
 	const struct model *M = &x->w->model[M_WING];
-	int m = x->m, last = M->nm - 1;
+	int m = x->m;
 	memset(W->match, 0, sizeof W->match);
 	for (int k = 1; k <= K; k++) {
 		int where[36];
@@ -1116,16 +1117,14 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 	uint8_t choice[MW_ORBITS + 1];
 	mw_dp(W, K, t, gr, br, choice);
 	int rc;
-	for (int i = 0; i < u->len; i++) {
-		struct smove g = M->gen[u->g[i]];
-		if ((rc = emit(x, g.axis, g.kind == last ? m : 0, g.qt)) < 0)
+	for (int i = 0; i < u->len; i++)
+		if ((rc = mw_emit_face(x, M, M->gen[u->g[i]],
+				       M->gen[u->g[i]].qt)) < 0)
 			return rc;
-	}
 	for (int i = 0; i < BASE_LEN; i++) {
 		struct smove g = e->seq[i];
 		if (g.kind != 1) {
-			if ((rc = emit(x, g.axis, g.kind == last ? m : 0,
-				       g.qt)) < 0)
+			if ((rc = mw_emit_face(x, M, g, g.qt)) < 0)
 				return rc;
 			continue;
 		}
@@ -1145,12 +1144,10 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 				return rc;
 		}
 	}
-	for (int i = u->len - 1; i >= 0; i--) {
-		struct smove g = M->gen[u->g[i]];
-		if ((rc = emit(x, g.axis, g.kind == last ? m : 0,
-			       4 - g.qt)) < 0)
+	for (int i = u->len - 1; i >= 0; i--)
+		if ((rc = mw_emit_face(x, M, M->gen[u->g[i]],
+				       4 - M->gen[u->g[i]].qt)) < 0)
 			return rc;
-	}
 	for (int k = 1; k <= K; k++) {
 		uint8_t *cur = W->cur[k], now[NPOS];
 		if (choice[k]) {

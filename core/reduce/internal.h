@@ -330,6 +330,7 @@ static inline void top_put(int *top, int *tg, int *tc, int *nt, int want,
 void reduce__where3d(int n, int f, int r, int c, int xyz[3]);
 int reduce__build_model(struct model *M, int id, cube_t *sim,
 			uint16_t *queue);
+int reduce__model_gen(const struct model *M, int axis, int layer, int qt);
 void reduce__orbit_init(struct orbit *o, const struct model *M, int p,
 			int q, int m);
 void reduce__read_orbit(const struct ctx *x, const struct orbit *o,

@@ -229,6 +229,17 @@ static void search_setups(struct model *M, uint16_t *queue)
 	}
 }
 
+/* The model's generator that turns model layer layer about axis by qt
+ * quarter turns; -1 if the model has none. */
+int reduce__model_gen(const struct model *M, int axis, int layer, int qt)
+{
+	for (int g = 0; g < M->ngen; g++)
+		if (M->gen[g].axis == axis && M->gen[g].kind == layer &&
+		    M->gen[g].qt == (qt & 3))
+			return g;
+	return -1;
+}
+
 /* Which base each depth-0 triple is: found again by simulating (cheap:
  * bases are few). */
 static int index_bases(struct model *M, cube_t *sim, uint8_t tr[][3],

@@ -277,17 +277,29 @@ static size_t put_block(cube_move *out, size_t w, int axis, int qt, int lo,
 }
 
 /* One run of count same-axis moves (they commute) rewritten as the
- * layers' net amounts: each stretch of adjacent layers turned by the same
- * amount becomes one block. A stretch over every layer (a whole-cube
- * rotation) is kept apart from its last layer unless the run already held
- * a rotation, so merging never turns layer turns into a rotation that the
- * metrics would count as nothing. Writes to out (room for 2·count) and
+ * fewest block turns with the same net amount on every layer. A block
+ * lo..hi by q adds q to the amount's change at lo and takes it off at
+ * hi + 1: so the run is the points where the net amount changes (0..n,
+ * each with its change d, nonzero mod 4, the changes summing to 0), and
+ * a set of blocks gives it exactly when, joining each block's two
+ * points, every part of the graph sums to 0. A part of s points needs s
+ * - 1 blocks at least and a chain in order of place takes that many
+ * (the block from each point to the next turns by the changes so far,
+ * never 0 in a part that holds no smaller one summing to 0). So the
+ * fewest blocks are the points less the most parts they split into:
+ * {1, 3} and {2, 2} first, then {1, 1, 2} or {3, 3, 2}, then four of a
+ * kind (no other split has more parts; tests/check_alg.c tries every
+ * split of small runs). A block over every layer (a whole-cube
+ * rotation) is kept apart from its last layer unless the run already
+ * held one, so merging never turns layer turns into a rotation that the
+ * metrics would count as nothing; a pair {0, n} takes another pair's
+ * partner first where it can. Writes to out (room for 2·count) and
  * returns the moves written. */
 static size_t merge_run(const cube_move *m, size_t count, int n,
 			cube_move *out)
 {
-	/* the amounts change only at a move's lo or hi + 1: sort those
-	 * points (count <= ALG_MERGE_RUN, insertion sort is enough) */
+	/* the changes, in order of place (count <= ALG_MERGE_RUN,
+	 * insertion sort is enough) */
 	struct point {
 		int at, dq;
 	} pt[2 * ALG_MERGE_RUN];
@@ -307,20 +319,103 @@ static size_t merge_run(const cube_move *m, size_t count, int n,
 			pt[j] = two[t];
 		}
 	}
-	/* stretches of one amount, from each point where it changes */
-	size_t w = 0;
-	int amount = 0, from = 0, cur = 0;
+	/* one point per place, the nonzero ones, by change */
+	int at[2 * ALG_MERGE_RUN], d[2 * ALG_MERGE_RUN];
+	size_t k = 0;
 	for (size_t i = 0; i < np;) {
-		int at = pt[i].at;
-		while (i < np && pt[i].at == at)
-			amount = (amount + pt[i++].dq) & 3;
-		if (amount == cur)
-			continue;
-		if (cur)
-			w = put_block(out, w, m[0].axis, cur, from, at - 1, n,
-				      had_rotation);
-		cur = amount;
-		from = at;
+		int p = pt[i].at, dq = 0;
+		while (i < np && pt[i].at == p)
+			dq = (dq + pt[i++].dq) & 3;
+		if (dq)
+			at[k] = p, d[k++] = dq;
+	}
+	/* the parts: part[i] the part point i is in */
+	int part[2 * ALG_MERGE_RUN], nparts = 0;
+	for (size_t i = 0; i < k; i++)
+		part[i] = -1;
+	/* pairs {1, 3}, then {2, 2}: each point with the first free one it
+	 * sums to 0 with, not across every layer if another will do */
+	for (int want = 1; want <= 2; want++)
+		for (size_t i = 0; i < k; i++) {
+			if (part[i] >= 0 || d[i] != want)
+				continue;
+			size_t with = k, rot = k;
+			for (size_t j = 0; j < k && with == k; j++) {
+				if (j == i || part[j] >= 0 || d[j] != 4 - want)
+					continue;
+				if (!had_rotation && at[i] + at[j] == n &&
+				    (at[i] == 0 || at[j] == 0))
+					rot = j;
+				else
+					with = j;
+			}
+			if (with == k)
+				with = rot;
+			if (with < k)
+				part[i] = part[with] = nparts++;
+		}
+	/* what is left is 1s or 3s (one kind) and at most one 2: two of
+	 * them with the 2, then fours */
+	for (int v = 1; v <= 3; v += 2) {
+		size_t got = 0, take[4];
+		for (size_t i = 0; i < k; i++)
+			if (part[i] < 0 && d[i] == 2)
+				take[got++] = i;
+		for (size_t j = 0; got == 1 && j < k; j++)
+			if (part[j] < 0 && d[j] == v)
+				take[got++] = j;
+		if (got == 3) {
+			for (int t = 0; t < 3; t++)
+				part[take[t]] = nparts;
+			nparts++;
+		}
+		got = 0;
+		for (size_t j = 0; j < k; j++) {
+			if (part[j] >= 0 || d[j] != v)
+				continue;
+			take[got++] = j;
+			if (got == 4) {
+				for (int t = 0; t < 4; t++)
+					part[take[t]] = nparts;
+				nparts++;
+				got = 0;
+			}
+		}
+	}
+	/* anything left (none when the changes sum to 0, as a run's do)
+	 * one part more, which keeps the answer exact */
+	int rest = -1;
+	for (size_t i = 0; i < k; i++)
+		if (part[i] < 0) {
+			if (rest < 0)
+				rest = nparts++;
+			part[i] = rest;
+		}
+	/* each part a chain in order of place: the block from each point
+	 * to the next turns by the changes so far */
+	size_t w = 0;
+	for (int g = 0; g < nparts; g++) {
+		int sum = 0, prev = -1;
+		for (size_t i = 0; i < k; i++) {
+			if (part[i] != g)
+				continue;
+			if (sum)
+				w = put_block(out, w, m[0].axis, sum, prev,
+					      at[i] - 1, n, had_rotation);
+			sum = (sum + d[i]) & 3;
+			prev = at[i];
+		}
+	}
+	/* in order of layer, as a person would write them */
+	for (size_t i = 1; i < w; i++) {
+		cube_move t = out[i];
+		size_t j = i;
+		while (j > 0 && (out[j - 1].lo > t.lo ||
+				 (out[j - 1].lo == t.lo && out[j - 1].hi > t.hi))) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = t;
 	}
 	return w;
 }

@@ -632,6 +632,48 @@ static char *merged(int n, const char *in, size_t *count, size_t *before)
 	return s;
 }
 
+/* The fewest block turns of one axis with the net amounts of m's moves
+ * on every layer (every move in m on one axis), by trying every split of
+ * the points where the amount changes into parts that sum to 0: a part
+ * of s points takes s - 1 blocks. Or count when the moves themselves are
+ * fewer; (size_t)-1 where that is not the answer's count: a part {0, n}
+ * is a whole-cube rotation, which the merge makes only when m held one
+ * (else two blocks). */
+static size_t fewest_blocks(const cube_move *m, size_t count, int n)
+{
+	int dq[CUBE_MAX_N + 1] = {0}, had_rotation = 0;
+	for (size_t k = 0; k < count; k++) {
+		had_rotation |= m[k].lo == 0 && m[k].hi == n - 1;
+		dq[m[k].lo] = (dq[m[k].lo] + m[k].qt) & 3;
+		dq[m[k].hi + 1] = (dq[m[k].hi + 1] + 4 - (m[k].qt & 3)) & 3;
+	}
+	int d[2 * 40], k = 0, whole = dq[0] && dq[n];
+	for (int p = 0; p <= n; p++)
+		if (dq[p])
+			d[k++] = dq[p];
+	if (k > 16 || (whole && !had_rotation))
+		return (size_t)-1;
+	if (count == 1) /* a lone move is left as it is, even a 0 turn */
+		return 1;
+	/* most[mask]: the most parts summing to 0 that mask's points split
+	 * into, counting a last part that does not (the usual trick: each
+	 * ordering's prefixes that sum to 0) */
+	static signed char most[1 << 16];
+	most[0] = 0;
+	for (int mask = 1; mask < 1 << k; mask++) {
+		int sum = 0, best = 0;
+		for (int i = 0; i < k; i++)
+			if (mask >> i & 1) {
+				sum += d[i];
+				if (most[mask ^ 1 << i] > best)
+					best = most[mask ^ 1 << i];
+			}
+		most[mask] = (signed char)(best + ((sum & 3) == 0));
+	}
+	size_t fewest = (size_t)(k - most[(1 << k) - 1]);
+	return fewest < count ? fewest : count;
+}
+
 START_TEST(merge_blocks)
 {
 	static const struct {
@@ -654,7 +696,11 @@ START_TEST(merge_blocks)
 		{4, "x 2R'", "x 2R'"},
 		{4, "F' 2F' 3F' B", "3Fw' B"},
 		{4, "R2 2R2 U 3U 2U", "Rw2 3Uw"},
-		{5, "U 3U 2U2", "U E' 2U2"},
+		/* two overlapping blocks where the stretches of one amount
+		 * take three */
+		{5, "U 3U 2U2", "Uw 2-3Uw"},
+		{6, "R 2R 3R 4R2 5R", "4Rw 2-3Lw'"},
+		{6, "R 3R'", "R 3R'"},
 		{5, "U 3U D 2U", "3Uw D"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -689,6 +735,12 @@ START_TEST(merge_blocks)
 		}
 		size_t c = moves_merge_blocks(m, (size_t)len, n);
 		ck_assert_uint_le(c, (size_t)len);
+		size_t fewest = t % 3 == 0 /* one axis: a single run */
+					? fewest_blocks(orig, (size_t)len, n)
+					: (size_t)-1;
+		ck_assert_msg(fewest == (size_t)-1 || c == fewest,
+			      "random list %d: %zu moves, %zu would do", t, c,
+			      fewest);
 		cube_t *a = malloc(cube_sizeof(n)), *b = malloc(cube_sizeof(n));
 		cube_init(a, n);
 		cube_init(b, n);

@@ -647,13 +647,13 @@ END_TEST
 
 /* Mean moves (STM), center moves and edge moves over k random n×n×n
  * states from seed0 on, every answer checked by solve_checked. */
-static void mean_lengths(int n, unsigned seed0, int k, double *moves,
-			 double *centers, double *edges)
+static void mean_lengths(int n, unsigned seed0, int k, int effort,
+			 double *moves, double *centers, double *edges)
 {
 	double sum = 0, csum = 0, esum = 0;
 	for (int i = 0; i < k; i++) {
 		cube_t *c = random_cube(n, seed0 + (unsigned)i);
-		struct solved s = solve_checked(c);
+		struct solved s = solve_effort(c, stage, effort);
 		alg_metrics am;
 		moves_metrics(s.moves, (size_t)s.count, n, &am);
 		ck_assert_uint_eq(am.stm, (uint64_t)s.count);
@@ -688,7 +688,7 @@ START_TEST(mean_length_guard)
 	for (size_t g = 0; g < sizes; g++) {
 		int n = guard[g].n;
 		double mean, centers, edges;
-		mean_lengths(n, 7700u + 10u * (unsigned)n, 8, &mean, &centers,
+		mean_lengths(n, 7700u + 10u * (unsigned)n, 8, 0, &mean, &centers,
 			     &edges);
 		ck_assert_msg(mean <= guard[g].bound,
 			      "%dx%d: mean %.1f moves, guard %.1f", n, n, mean,
@@ -714,7 +714,10 @@ END_TEST
  * 1,113.0, 1,457.0, 2,628 — the totals plus about 1%, the stages plus
  * about 2%. Before this (one run of columns, one-orbit wing 3-cycles):
  * 2,157.0, 8,058.5, 29,575.5, 52,365.0, 208,859; before the block
- * commutators about 41,000, 70,783 and 288,240 past 33×33. */
+ * commutators about 41,000, 70,783 and 288,240 past 33×33. At effort 2
+ * 48×48 and 64×64 have their centers inside out as 33×33 does (the same
+ * states: totals 16,466.0 and 29,716.0, centers 15,321.0 and 28,271.5,
+ * edges 1,118.0 and 1,417.0), about 4.5 and 7.5 s of CPU each. */
 #define BIG_BOUND_17 1906.0
 #define BIG_EDGE_BOUND_17 408.0
 #define BIG_BOUND_33 7520.0
@@ -728,36 +731,48 @@ END_TEST
 #define BIG_BOUND_128 191000.0
 #define BIG_CENTER_BOUND_128 190200.0
 #define BIG_EDGE_BOUND_128 2680.0
+#define MORE_BOUND_48 16630.0
+#define MORE_CENTER_BOUND_48 15630.0
+#define MORE_EDGE_BOUND_48 1140.0
+#define MORE_BOUND_64 30010.0
+#define MORE_CENTER_BOUND_64 28840.0
+#define MORE_EDGE_BOUND_64 1445.0
 
 START_TEST(big_length_guard)
 {
 	static const struct {
-		int n, states;
+		int n, states, effort;
 		double bound, centers, edges;
-	} guard[] = {{17, 4, BIG_BOUND_17, 0, BIG_EDGE_BOUND_17},
-		     {33, 2, BIG_BOUND_33, 0, BIG_EDGE_BOUND_33},
-		     {48, 2, BIG_BOUND_48, BIG_CENTER_BOUND_48,
+	} guard[] = {{17, 4, 0, BIG_BOUND_17, 0, BIG_EDGE_BOUND_17},
+		     {33, 2, 0, BIG_BOUND_33, 0, BIG_EDGE_BOUND_33},
+		     {48, 2, 0, BIG_BOUND_48, BIG_CENTER_BOUND_48,
 		      BIG_EDGE_BOUND_48},
-		     {64, 2, BIG_BOUND_64, BIG_CENTER_BOUND_64,
+		     {64, 2, 0, BIG_BOUND_64, BIG_CENTER_BOUND_64,
 		      BIG_EDGE_BOUND_64},
-		     {128, 1, BIG_BOUND_128, BIG_CENTER_BOUND_128,
-		      BIG_EDGE_BOUND_128}};
+		     {128, 1, 0, BIG_BOUND_128, BIG_CENTER_BOUND_128,
+		      BIG_EDGE_BOUND_128},
+		     {48, 2, 2, MORE_BOUND_48, MORE_CENTER_BOUND_48,
+		      MORE_EDGE_BOUND_48},
+		     {64, 2, 2, MORE_BOUND_64, MORE_CENTER_BOUND_64,
+		      MORE_EDGE_BOUND_64}};
 	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
-		int n = guard[g].n;
+		int n = guard[g].n, e = guard[g].effort;
 		double mean, centers, edges;
-		mean_lengths(n, 9100u * (unsigned)n, guard[g].states, &mean,
+		mean_lengths(n, 9100u * (unsigned)n, guard[g].states, e, &mean,
 			     &centers, &edges);
 		ck_assert_msg(mean <= guard[g].bound,
-			      "%dx%d: mean %.1f moves, guard %.1f", n, n, mean,
-			      guard[g].bound);
+			      "%dx%d effort %d: mean %.1f moves, guard %.1f", n,
+			      n, e, mean, guard[g].bound);
 		/* 0: no centers bound (17×17, 33×33) */
 		ck_assert_msg(guard[g].centers == 0 ||
 				      centers <= guard[g].centers,
-			      "%dx%d: centers mean %.1f moves, guard %.1f", n,
-			      n, centers, guard[g].centers);
+			      "%dx%d effort %d: centers mean %.1f moves, guard "
+			      "%.1f",
+			      n, n, e, centers, guard[g].centers);
 		ck_assert_msg(edges <= guard[g].edges,
-			      "%dx%d: edges mean %.1f moves, guard %.1f", n,
-			      n, edges, guard[g].edges);
+			      "%dx%d effort %d: edges mean %.1f moves, guard "
+			      "%.1f",
+			      n, n, e, edges, guard[g].edges);
 	}
 }
 END_TEST
@@ -1078,9 +1093,12 @@ END_TEST
  * each effort the same answer twice. */
 START_TEST(efforts)
 {
-	/* 48×48: past 33×33 effort 2 and 3 give the block commutators 4
-	 * rows where the default gives 2 (centers_blocks.c) */
-	static const int sizes[] = {4, 6, 9, 48};
+	/* 36×36: effort 2 and 3 solve the centers inside out as up to
+	 * 33×33, where the default takes slices and block commutators (the
+	 * bench's first 36×36: 15,556 moves against 8,987); 72×72: past 64×64 they give the
+	 * block commutators 4 rows where the default gives 2
+	 * (centers_blocks.c) */
+	static const int sizes[] = {4, 6, 9, 36, 72};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		cube_t *c = random_cube(sizes[i], 6300u + (unsigned)i);
 		struct solved d = solve_effort(c, stage, 0);
@@ -1096,7 +1114,13 @@ START_TEST(efforts)
 			ck_assert_int_eq(memcmp(a.moves, b.moves,
 						(size_t)a.count * sizeof *a.moves),
 					 0);
-			if (sizes[i] > 33) /* the effort reaches that stage */
+			if (sizes[i] > 33 && sizes[i] <= 64) /* inside out */
+				ck_assert_msg(a.count < d.count * 7 / 10,
+					      "%dx%d effort %d: %d moves, the "
+					      "default %d",
+					      sizes[i], sizes[i], e, a.count,
+					      d.count);
+			if (sizes[i] > 64) /* the effort reaches that stage */
 				ck_assert(a.count != d.count ||
 					  memcmp(a.moves, d.moves,
 						 (size_t)a.count *

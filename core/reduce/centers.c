@@ -15,7 +15,7 @@
  * (centers_obliques.c), and the 3-cycles (orbits.c) then finish each
  * orbit.
  *
- * Past STAGED_MAX_N (BLK_ON) greedy slices and then block commutators,
+ * Past them (BLK_ON) greedy slices and then block commutators,
  * each acting on a whole rectangle of oblique orbits, come before the
  * 3-cycles (centers_blocks.c).
  */
@@ -41,7 +41,7 @@ int reduce__stage_centers(struct ctx *x)
 	x->cpar = 0;
 	memset(x->split, 0, sizeof x->split);
 	x->erate = 0;
-	if (STAGED(x->n) && x->staged) {
+	if (STAGED(x->n, x->effort) && x->staged) {
 		if (EDGE_RATE_ON(x->n)) {
 			int rc = reduce__free_build(x);
 			if (rc < 0)
@@ -59,7 +59,7 @@ int reduce__stage_centers(struct ctx *x)
 		if (rc < 0)
 			return rc;
 	}
-	if (BLK_ON(x->n)) {
+	if (BLK_ON(x->n, x->effort)) {
 		int rc = reduce__block_centers(x);
 		if (rc < 0)
 			return rc;
@@ -72,7 +72,7 @@ int reduce__stage_centers(struct ctx *x)
 			reduce__orbit_init(&o, &x->w->model[id], r, c, m);
 			for (int i = 0; i < NPOS; i++)
 				tgt[i] = (uint8_t)x->tcol[o.st[i][0][0]];
-			if (id == M_OBL && 2 * c < m && OM_ON(x->n) &&
+			if (id == M_OBL && 2 * c < m && OM_ON(x->n, x->effort) &&
 			    !(orbit_solved(x, r, c) && orbit_solved(x, r, m - c))) {
 				int rc = reduce__om_pair(x, r, c);
 				if (rc < 0)

@@ -482,7 +482,7 @@ static struct barlib *barlib_of(struct ctx *x)
 
 size_t reduce__bars_size(int n)
 {
-	return BAR_ON(n) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
+	return BAR_ON(n, REDUCE_MAX_EFFORT) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
 }
 
 void reduce__bars_reset(struct ctx *x)
@@ -738,7 +738,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int t = 0; t < nk; t++)
 			if (W->kids[t].paired > most)
 				most = W->kids[t].paired;
-		int wide = x->n <= BAR_WIDE_N || x->effort > 1;
+		int wide = x->n <= BAR_WIDE_N || WIDE(x);
 		int bw = most >= BAR_END ? (wide ? BAR_BWE : BAR_BWE_BIG)
 					 : (wide ? BAR_BW : BAR_BW_BIG);
 		for (int t = 0; t < nk && nn < bw; t++) {

@@ -117,7 +117,7 @@ static struct blkw *blkw_of(struct ctx *x)
 
 size_t reduce__blocks_size(int n)
 {
-	return BLK_ON(n) ? (sizeof(struct blkw) + 63) & ~(size_t)63 : 0;
+	return BLK_ON(n, 1) ? (sizeof(struct blkw) + 63) & ~(size_t)63 : 0;
 }
 
 /* The model (7×7) layer of each kind. */

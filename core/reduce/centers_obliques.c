@@ -1,6 +1,6 @@
 /* centers_obliques.c — the oblique macros: commutators found on a 7×7
  * model that cycle up to six oblique center stickers of two mirror orbits
- * at once, chosen by a greedy beam (n from OM_MIN_N to OM_MAX_N).
+ * at once, chosen by a greedy beam (n from OM_MIN_N to STAGED_TOP(effort)).
  */
 #include "internal.h"
 
@@ -422,7 +422,7 @@ static struct omcands *om_cands_of(struct ctx *x)
 
 size_t reduce__obliques_size(int n)
 {
-	return OM_ON(n) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
+	return OM_ON(n, REDUCE_MAX_EFFORT) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
 }
 
 void reduce__obliques_reset(struct ctx *x)

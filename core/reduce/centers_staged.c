@@ -104,9 +104,9 @@ struct st_shared {
  * (with bars) 5×5's. */
 static int st_kind(int n)
 {
-	if (n == 4 || (BAR_ON(n) && n % 2 == 0))
+	if (n == 4 || (BAR_ON(n, REDUCE_MAX_EFFORT) && n % 2 == 0))
 		return 0;
-	return n == 5 || BAR_ON(n) ? 1 : n % 2 ? 3 : 2;
+	return n == 5 || BAR_ON(n, REDUCE_MAX_EFFORT) ? 1 : n % 2 ? 3 : 2;
 }
 
 struct stagew {
@@ -206,7 +206,7 @@ static struct stagew *stagew_of(struct ctx *x)
 
 size_t reduce__staged_size(int n)
 {
-	return STAGED(n) ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
+	return STAGED(n, REDUCE_MAX_EFFORT) ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
 			 : 0;
 }
 
@@ -870,7 +870,7 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 {
 	struct stagew *S = stagew_of(x);
 	int nb = 1, mk = st_mask(kind);
-	long width = x->n < ST_NARROW_N || x->effort > 1 ? ST_BEAM : ST_BEAM / 2;
+	long width = x->n < ST_NARROW_N || WIDE(x) ? ST_BEAM : ST_BEAM / 2;
 	if (st_goal(S, kind, root)) {
 		path[0] = -1;
 		return 1;
@@ -994,12 +994,12 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		z.S = S;
 		z.kind = kind;
 		z.budget = ST_BUDGET;
-		z.pick = x->n < ST_NARROW_N || x->effort > 1 ? ST_PICK
+		z.pick = x->n < ST_NARROW_N || WIDE(x) ? ST_PICK
 							      : ST_PICK_NARROW;
 		z.best_len = -1;
 		/* inside out, a ring's last step: of its answers, the one
 		 * that leaves the next bar step the most paired */
-		z.bars = BAR_ON(x->n) && BAR_RATE && S->ring > 1 &&
+		z.bars = BAR_ON(x->n, x->effort) && BAR_RATE && S->ring > 1 &&
 			 kind == ST_C2;
 		/* the centers' last step, up to 5×5 and on 7×7: the answer
 		 * that leaves the edges the most paired */
@@ -1090,7 +1090,7 @@ int reduce__staged_centers(struct ctx *x)
 	if ((!S->built || S->kind != kind) && (rc = st_build(x, kind)) < 0)
 		return rc;
 	int rings = x->n <= 5 ? 1 : wing_orbits(x->n), k = 1;
-	if (BAR_ON(x->n)) {
+	if (BAR_ON(x->n, x->effort)) {
 		/* inside out: the innermost ring (the 3×3 of centers around
 		 * the middle) as a 5×5's; then each ring outside it, its
 		 * edges of centers made bars two cells at a time from the

@@ -56,20 +56,31 @@ struct model {
 	int max_dist;
 };
 
-/* Which sizes run which stage (the files that own them say why):
- *   STAGED(n)      the staged center search (centers_staged.c);
+/* Which sizes run which stage at effort e (the files that own them say
+ * why):
+ *   STAGED(n, e)   the staged center search (centers_staged.c), up to
+ *                  STAGED_TOP(e): 33×33 at the default effort, 64×64 at
+ *                  effort 2 and 3 (the time the caller gives buys the
+ *                  inside-out centers past 33×33, run there as narrow
+ *                  as the default's: WIDE);
  *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path
  *                  in each of at most EB_ROUNDS rounds;
- *   OM_ON(n)       the oblique macros (centers_obliques.c);
- *   BAR_ON(n)      the centers inside out, ring by ring, each ring's
+ *   OM_ON(n, e)    the oblique macros (centers_obliques.c);
+ *   BAR_ON(n, e)   the centers inside out, ring by ring, each ring's
  *                  edges of centers made bars (centers_bars.c) and the
  *                  ring then searched as a 5×5's (centers_staged.c);
- *   BLK_ON(n)      past them, the slice phase and the block
+ *   BLK_ON(n, e)   past them, the slice phase and the block
  *                  commutators before the 3-cycles (centers_blocks.c);
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
- *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c). */
+ *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c).
+ * A work buffer has room for what any effort runs: the first three at
+ * REDUCE_MAX_EFFORT, the blocks at 1. */
 #define STAGED_MAX_N 33
-#define STAGED(n) ((n) >= 4 && (n) <= STAGED_MAX_N)
+#ifndef STAGED_MORE_MAX_N
+#define STAGED_MORE_MAX_N 64
+#endif
+#define STAGED_TOP(e) ((e) > 1 ? STAGED_MORE_MAX_N : STAGED_MAX_N)
+#define STAGED(n, e) ((n) >= 4 && (n) <= STAGED_TOP(e))
 #ifndef EB_MAX_N
 #define EB_MAX_N 12
 #endif
@@ -81,18 +92,13 @@ struct model {
 #ifndef OM_MIN_N
 #define OM_MIN_N 6
 #endif
-#ifndef OM_MAX_N
-#define OM_MAX_N 33
-#endif
-#define OM_ON(n) ((n) >= OM_MIN_N && (n) <= OM_MAX_N)
-#ifndef BAR_MAX_N
-#define BAR_MAX_N 33
-#endif
-#define BAR_ON(n) ((n) >= 6 && (n) <= BAR_MAX_N)
-#ifndef BLK_MIN_N
-#define BLK_MIN_N 34
-#endif
-#define BLK_ON(n) ((n) >= BLK_MIN_N)
+#define OM_ON(n, e) ((n) >= OM_MIN_N && (n) <= STAGED_TOP(e))
+#define BAR_ON(n, e) ((n) >= 6 && (n) <= STAGED_TOP(e))
+#define BLK_ON(n, e) ((n) > STAGED_TOP(e))
+/* Effort 2 and 3 widen the searches (more variants, wider beams) up to
+ * STAGED_MAX_N; past it their time goes to the inside-out centers
+ * themselves, searched as at the default effort. */
+#define WIDE(x) ((x)->effort > 1 && (x)->n <= STAGED_MAX_N)
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif
@@ -233,7 +239,7 @@ struct ctx {
 	int effort; /* reduce_limits.effort, 1 to REDUCE_MAX_EFFORT */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
-	int staged;   /* the staged center search runs (STAGED(n)) */
+	int staged;   /* the staged center search runs (STAGED(n, effort)) */
 	int split[4]; /* its steps' moves, all 0 unless all four ran */
 	unsigned cpar; /* wing parities the center stage made so far */
 	long st_nodes; /* nodes the staged searches visited */

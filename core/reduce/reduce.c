@@ -38,14 +38,14 @@ static size_t cube_offset(void)
 
 /* Several variants of the greedy phases are run for n <= this many
  * layers, and the shortest answer kept (variants(n) says how many); a
- * higher effort runs more, and runs some up to BAR_MAX_N. */
+ * higher effort runs more, and runs some up to STAGED_MAX_N. */
 #define VARIANT_MAX_N 7
 #define VARIANTS 24
 
 static int variants_at(int n, int effort)
 {
 	int v = n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
-	if (effort >= 2 && n <= BAR_MAX_N)
+	if (effort >= 2 && n <= STAGED_MAX_N)
 		v = v > 1 ? v << (effort - 1) : effort == 2 ? 2 : 4;
 	return v;
 }
@@ -167,17 +167,17 @@ size_t reduce_max_moves(int n)
 		free += EB_ROUNDS * (EB_LEVELS + 1);
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
-	size_t om = OM_ON(n) ? (size_t)NPOS * (OM_LEN + 2) : 0;
+	size_t om = OM_ON(n, REDUCE_MAX_EFFORT) ? (size_t)NPOS * (OM_LEN + 2) : 0;
 	/* each step of the bars pairs one more oblique, with one macro, in
 	 * each of the rings' bar steps (one for each ring r and cell j,
 	 * r < j <= wing_orbits(n)) */
 	size_t ki = (size_t)wing_orbits(n);
-	size_t bar = BAR_ON(n) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
+	size_t bar = BAR_ON(n, REDUCE_MAX_EFFORT) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
 	/* each slice turn of the slice phase puts at least one more center
 	 * sticker on its face, each block commutator (8 moves) at least one
 	 * more oblique sticker (the slice phase's parity turns, one per
 	 * wing orbit, are in the wing orbits' share) */
-	size_t blk = BLK_ON(n) ? (size_t)NPOS * (1 + 8) : 0;
+	size_t blk = BLK_ON(n, 1) ? (size_t)NPOS * (1 + 8) : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * (per_orbit + om + blk) + free + bar +
 	       64;
@@ -453,11 +453,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
-	if (STAGED(n))
+	if (STAGED(n, REDUCE_MAX_EFFORT))
 		reduce__staged_reset(&x);
-	if (OM_ON(n))
+	if (OM_ON(n, REDUCE_MAX_EFFORT))
 		reduce__obliques_reset(&x);
-	if (BAR_ON(n))
+	if (BAR_ON(n, REDUCE_MAX_EFFORT))
 		reduce__bars_reset(&x);
 	for (int id = 0; id < M_COUNT; id++) {
 		if (reduce__build_model(&x.w->model[id], id,
@@ -502,7 +502,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			x.frame = v / 4 % 6;
 			x.rot = (v * 7 + v / 24) % 24;
 		}
-		x.staged = STAGED(n);
+		x.staged = STAGED(n, x.effort);
 		x.om_evals = 0;
 		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
 		x.out = v == 0 ? out : alt;

@@ -714,7 +714,11 @@ END_TEST
  * 1,113.0, 1,457.0, 2,628 — the totals plus about 1%, the stages plus
  * about 2%. Before this (one run of columns, one-orbit wing 3-cycles):
  * 2,157.0, 8,058.5, 29,575.5, 52,365.0, 208,859; before the block
- * commutators about 41,000, 70,783 and 288,240 past 33×33. At effort 2
+ * commutators about 41,000, 70,783 and 288,240 past 33×33. With the
+ * 3-cycles over every orbit at once (orbits.c, reduce__cycles_all) past
+ * 33×33: 26,217.0, 46,469.0, 178,863; centers 25,073.5, 44,987.0,
+ * 176,198 (with the 3-cycles orbit by orbit 27,675.5, 49,055.5, 189,126;
+ * centers 26,533.0, 47,575.0, 186,462: they fail it). At effort 2
  * 48×48 and 64×64 have their centers inside out as 33×33 does (the same
  * states: totals 16,466.0 and 29,716.0, centers 15,321.0 and 28,271.5,
  * edges 1,118.0 and 1,417.0), about 4.5 and 7.5 s of CPU each. */
@@ -722,14 +726,14 @@ END_TEST
 #define BIG_EDGE_BOUND_17 408.0
 #define BIG_BOUND_33 7520.0
 #define BIG_EDGE_BOUND_33 804.0
-#define BIG_BOUND_48 27950.0
-#define BIG_CENTER_BOUND_48 27060.0
+#define BIG_BOUND_48 26480.0
+#define BIG_CENTER_BOUND_48 25575.0
 #define BIG_EDGE_BOUND_48 1135.0
-#define BIG_BOUND_64 49550.0
-#define BIG_CENTER_BOUND_64 48520.0
+#define BIG_BOUND_64 46935.0
+#define BIG_CENTER_BOUND_64 45890.0
 #define BIG_EDGE_BOUND_64 1486.0
-#define BIG_BOUND_128 191000.0
-#define BIG_CENTER_BOUND_128 190200.0
+#define BIG_BOUND_128 180650.0
+#define BIG_CENTER_BOUND_128 179720.0
 #define BIG_EDGE_BOUND_128 2680.0
 #define MORE_BOUND_48 16630.0
 #define MORE_CENTER_BOUND_48 15630.0
@@ -1095,9 +1099,9 @@ START_TEST(efforts)
 {
 	/* 36×36: effort 2 and 3 solve the centers inside out as up to
 	 * 33×33, where the default takes slices and block commutators (the
-	 * bench's first 36×36: 15,556 moves against 8,987); 72×72: past 64×64 they give the
-	 * block commutators 4 rows where the default gives 2
-	 * (centers_blocks.c) */
+	 * bench's first 36×36: 14,757 moves against 8,987); 72×72: past
+	 * 64×64 they give the block commutators 4 rows where the default
+	 * gives 2 (centers_blocks.c) */
 	static const int sizes[] = {4, 6, 9, 36, 72};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		cube_t *c = random_cube(sizes[i], 6300u + (unsigned)i);

@@ -69,6 +69,10 @@
 #define BLK_YK 6
 _Static_assert(BLK_YK <= 6, "var_emit makes Y of kinds 0 to 5");
 #define BLK_THR 10, 6, 4, 3
+/* the 3-cycles then over every orbit at once (orbits.c) */
+#ifndef CY_ALL
+#define CY_ALL 1
+#endif
 
 struct bvar {
 	uint8_t a, b, xa, a1, fm, b1, form; /* X = I_a^xa J_b^a1 I_a^-xa, Y
@@ -117,7 +121,9 @@ static struct blkw *blkw_of(struct ctx *x)
 
 size_t reduce__blocks_size(int n)
 {
-	return BLK_ON(n, 1) ? (sizeof(struct blkw) + 63) & ~(size_t)63 : 0;
+	/* after the commutators the 3-cycles over every orbit work here */
+	size_t s = sizeof(struct blkw), cy = reduce__cycles_size(n);
+	return BLK_ON(n, 1) ? ((s > cy ? s : cy) + 63) & ~(size_t)63 : 0;
 }
 
 /* The model (7×7) layer of each kind. */
@@ -679,5 +685,5 @@ int reduce__block_centers(struct ctx *x)
 			}
 		}
 	}
-	return 0;
+	return CY_ALL ? reduce__cycles_all(x, B, reduce__blocks_size(x->n)) : 0;
 }

@@ -343,6 +343,8 @@ void reduce__read_orbit(const struct ctx *x, const struct orbit *o,
 			uint8_t *cur);
 long reduce__solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
 			 const uint8_t *tgt);
+size_t reduce__cycles_size(int n);
+int reduce__cycles_all(struct ctx *x, void *scratch, size_t size);
 
 /* reduced3x3.c */
 int reduce__idx3(int m, int f, int r, int c);

@@ -491,6 +491,15 @@ static int apply_cycle(struct ctx *x, const struct orbit *o, int a, int b,
 	return 0;
 }
 
+/* The stickers the 3-cycle a → y → z (a's sticker, which y wants, to y,
+ * y's to z, z's to a) puts on their targets, less those it takes off. */
+static int cycle_gain(const uint8_t *cur, const uint8_t *tgt, int a, int y,
+		      int z)
+{
+	return 1 - (cur[a] == tgt[a]) + (cur[y] == tgt[z]) +
+	       (cur[z] == tgt[a]) - (cur[z] == tgt[z]);
+}
+
 /* Greedy: the 3-cycle with the best places-fixed per move, until cur is
  * tgt, each made on the cube. Returns the moves, or an error. */
 long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
@@ -515,16 +524,13 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 			for (int a = 0; a < NPOS; a++) {
 				if (a == y || cur[a] != tgt[y])
 					continue;
-				int base_gain = 1 - (cur[a] == tgt[a]);
 				for (int z = 0; z < NPOS; z++) {
 					if (z == a || z == y)
 						continue;
 					int d = M->dist[tri(a, y, z)];
 					if (d == UNSEEN)
 						continue;
-					int g = base_gain + (cur[y] == tgt[z]) +
-						(cur[z] == tgt[a]) -
-						(cur[z] == tgt[z]);
+					int g = cycle_gain(cur, tgt, a, y, z);
 					int k = 0;
 					for (int pa = a, py = y, pz = z;
 					     k < np && k < d; k++) {
@@ -559,4 +565,343 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 			return SOLVE_ESTAGE;
 	}
 	return SOLVE_ESTAGE;
+}
+
+/* ------------------------------------------- 3-cycles over every orbit */
+
+/* Past STAGED_TOP(effort) the block commutators leave thousands of
+ * center orbits (3,969 on 128×128) to the 3-cycles, about a third of
+ * their stickers wrong: 12,000 cycles, 60 % of the answer. Each cycle
+ * ends with its set-up undone, and a next cycle whose shortest set-up
+ * begins with the same turn cancels that turn and its undoing (2
+ * moves). An inner layer is a layer of many orbits (a row and a column
+ * of them), so the next cycle may be in another orbit: rather than
+ * finish the orbits one by one, each step takes, over all of them, the
+ * cycle with the most stickers fixed per move given the turn the last
+ * set-up began with, and a run of cycles shares one set-up. Each orbit
+ * keeps its best cycle for each of its model's turns (and for none),
+ * weighed again only when a cycle changes it. */
+#define CY_KINDS 3 /* M_X, M_PLUS, M_OBL */
+/* a cycle that cancels nothing begins with the shortest first turn whose
+ * next cycle does best (0.2-0.4 % shorter than the search's own first
+ * turn) */
+#ifndef CY_PICK
+#define CY_PICK 1
+#endif
+#define CY_NONE MAX_GEN
+
+struct cybest {
+	uint8_t g, cost, a, y, z, k; /* k: begins with the context's turn */
+};
+
+struct cyorbit {
+	uint16_t p, q;
+	uint8_t id;
+	int8_t key; /* its best cycle without a context: rate rank, or -1 */
+	uint8_t cur[NPOS];
+	struct cybest best[MAX_GEN + 1]; /* per model generator, then none */
+};
+
+/* Rates (stickers per move) a cycle without a context may have: 1 to 3
+ * stickers, 8 + 2·d moves (d <= MAX_SETUP). */
+#define CY_COSTS (BASE_LEN + 2 * MAX_SETUP)
+#define CY_RATES (3 * (MAX_SETUP + 1))
+/* orbits of the largest cube, as bits */
+#define CY_WORDS 64
+_Static_assert((REDUCE_MAX_N - 3) * (REDUCE_MAX_N - 3) / 4 + REDUCE_MAX_N <=
+		       64 * CY_WORDS,
+	       "the orbits as bits");
+
+struct cywork {
+	/* bit g of dec[id][t]: generator g begins a shortest set-up of
+	 * triple t (its distance one less after it) */
+	uint64_t dec[CY_KINDS][NTRI];
+	/* the rate rank of g stickers in cost moves (higher is better),
+	 * and by rank the orbits whose best cycle without a context has
+	 * it */
+	int8_t rank[4][CY_COSTS + 1];
+	uint64_t bucket[CY_RATES][CY_WORDS];
+	int8_t gen[CY_KINDS][3][8][4]; /* axis, model layer, qt → generator */
+	int8_t layer_of[CY_KINDS][6];  /* kind (K_0 … K_M) → model layer */
+	uint8_t tgt[CY_KINDS][NPOS];
+	int n;
+	int off[REDUCE_MAX_N]; /* row r's first orbit, (r, r) */
+	struct cyorbit o[];
+};
+_Static_assert(MAX_GEN <= 64, "a triple's first turns as one word");
+
+static int center_orbits_of(int m)
+{
+	int k = 0;
+	for (int r = 1; r < m - r; r++)
+		k += m - 2 * r;
+	return k;
+}
+
+size_t reduce__cycles_size(int n)
+{
+	return sizeof(struct cywork) +
+	       (size_t)center_orbits_of(n - 1) * sizeof(struct cyorbit);
+}
+
+static int cy_better(const struct cybest *b, int g, int cost)
+{
+	return g * b->cost > b->g * cost;
+}
+
+/* Orbit o's best cycle for every context, from its places now. */
+static void cy_eval(const struct cywork *W, const struct model *M,
+		    struct cyorbit *o)
+{
+	const uint8_t *cur = o->cur, *tgt = W->tgt[o->id];
+	const uint64_t *dec = W->dec[o->id];
+	struct cybest none = {.cost = 1};
+	for (int g = 0; g <= MAX_GEN; g++)
+		o->best[g] = none;
+	for (int y = 0; y < NPOS; y++) {
+		if (cur[y] == tgt[y])
+			continue;
+		for (int a = 0; a < NPOS; a++) {
+			if (a == y || cur[a] != tgt[y])
+				continue;
+			for (int z = 0; z < NPOS; z++) {
+				int t = tri(a, y, z);
+				if (z == a || z == y || M->dist[t] == UNSEEN)
+					continue;
+				int d = M->dist[t], g = cycle_gain(cur, tgt, a, y, z);
+				if (g <= 0)
+					continue;
+				int cost = BASE_LEN + 2 * d;
+				struct cybest c = {(uint8_t)g, (uint8_t)cost,
+						   (uint8_t)a, (uint8_t)y,
+						   (uint8_t)z, 0};
+				if (cy_better(&o->best[CY_NONE], g, cost))
+					o->best[CY_NONE] = c;
+				c.k = 1;
+				c.cost = (uint8_t)(cost - 2);
+				for (uint64_t bits = d > 0 ? dec[t] : 0; bits;
+				     bits &= bits - 1) {
+					int f = __builtin_ctzll(bits);
+					if (cy_better(&o->best[f], g, cost - 2))
+						o->best[f] = c;
+				}
+			}
+		}
+	}
+	const struct cybest *nb = &o->best[CY_NONE];
+	for (int g = 0; g < M->ngen; g++)
+		if (cy_better(&o->best[g], nb->g, nb->cost))
+			o->best[g] = *nb;
+}
+
+/* Orbit i's place among the rates, after cy_eval. */
+static void cy_file(struct cywork *W, int i)
+{
+	struct cyorbit *o = &W->o[i];
+	uint64_t bit = 1ull << (i % 64);
+	if (o->key >= 0)
+		W->bucket[o->key][i / 64] &= ~bit;
+	const struct cybest *nb = &o->best[CY_NONE];
+	o->key = nb->g ? W->rank[nb->g][nb->cost] : -1;
+	if (o->key >= 0)
+		W->bucket[o->key][i / 64] |= bit;
+}
+
+/* The best cycle of orbit i in context g (CY_NONE: none) into *bb, *bo,
+ * *bg if better. */
+static void cy_offer(const struct cywork *W, int i, int g, struct cybest *bb,
+		     int *bo, int *bg)
+{
+	const struct cybest *b = &W->o[i].best[g];
+	if (b->g && (cy_better(bb, b->g, b->cost) ||
+		     (!cy_better(b, bb->g, bb->cost) && i < *bo)))
+		*bo = i, *bb = *b, *bg = g;
+}
+
+/* The generator of orbit o's model that is cube turn (axis, layer, qt),
+ * or CY_NONE when the layer is not one of the orbit's. */
+static int cy_gen(const struct cywork *W, const struct cyorbit *o, int m,
+		  int axis, int layer, int qt)
+{
+	int p = o->p, q = o->q, kind = layer == 0 ? K_0
+				       : layer == m ? K_M
+				       : layer == p ? K_P
+				       : layer == m - p ? K_MP
+				       : layer == q ? K_Q
+				       : layer == m - q ? K_MQ
+						    : -1;
+	int L = kind < 0 ? -1 : W->layer_of[o->id][kind];
+	int g = L < 0 ? -1 : W->gen[o->id][axis][L][qt];
+	return g < 0 ? CY_NONE : g;
+}
+
+/* The best cycle, but orbit skip's, that begins by cancelling the turn
+ * (axis, layer, qt): of the orbits that have that layer (a face: all). */
+static void cy_line(const struct cywork *W, int m, int axis, int layer,
+		    int qt, int skip, struct cybest *bb, int *bo, int *bg)
+{
+	if (layer == 0 || layer == m) {
+		for (int i = 0; i < W->n; i++)
+			if (i != skip)
+				cy_offer(W, i,
+					 cy_gen(W, &W->o[i], m, axis, layer, qt),
+					 bb, bo, bg);
+		return;
+	}
+	int L = layer < m - layer ? layer : m - layer;
+	/* row L: orbits (L, c) */
+	if (L < m - L)
+		for (int i = W->off[L]; i < W->off[L] + m - 2 * L; i++)
+			if (i != skip)
+				cy_offer(W, i, cy_gen(W, &W->o[i], m, axis, layer, qt),
+					 bb, bo, bg);
+	/* columns L and m - L: orbits (r, c), r < L */
+	for (int side = 0; side < 2; side++) {
+		int c = side ? m - L : L;
+		for (int r = 1; r < c && r < m - c; r++) {
+			int i = W->off[r] + c - r;
+			if (i != skip)
+				cy_offer(W, i, cy_gen(W, &W->o[i], m, axis, layer, qt),
+					 bb, bo, bg);
+		}
+	}
+}
+
+/* Every center orbit solved by 3-cycles, as above, in scratch (size
+ * bytes, reduce__cycles_size(n) at least). 0, or an error. */
+int reduce__cycles_all(struct ctx *x, void *scratch, size_t size)
+{
+	struct cywork *W = scratch;
+	int m = x->m;
+	if (size < reduce__cycles_size(x->n))
+		return SOLVE_ESTAGE;
+	for (int id = 0; id < CY_KINDS; id++) {
+		const struct model *M = &x->w->model[id];
+		memset(W->gen[id], -1, sizeof W->gen[id]);
+		memset(W->layer_of[id], -1, sizeof W->layer_of[id]);
+		for (int L = 0; L < M->nm; L++)
+			if (M->kind_of[L] != K_NONE)
+				W->layer_of[id][M->kind_of[L]] = (int8_t)L;
+		for (int g = 0; g < M->ngen; g++)
+			W->gen[id][M->gen[g].axis][M->gen[g].kind]
+			      [M->gen[g].qt] = (int8_t)g;
+		for (int t = 0; t < NTRI; t++) {
+			uint64_t bits = 0;
+			int d = M->dist[t];
+			if (d != UNSEEN && d > 0) {
+				int a = t / (NPOS * NPOS), b = t / NPOS % NPOS,
+				    c = t % NPOS;
+				for (int g = 0; g < M->ngen; g++) {
+					const uint8_t *pl = M->perm[g];
+					if (M->dist[tri(pl[a], pl[b], pl[c])] ==
+					    d - 1)
+						bits |= 1ull << g;
+				}
+			}
+			W->dec[id][t] = bits;
+		}
+		for (int i = 0; i < NPOS; i++)
+			W->tgt[id][i] = (uint8_t)x->tcol[M->st[i][0][0]];
+	}
+	/* the rates' ranks: each (g, cost) above every one it beats */
+	memset(W->rank, -1, sizeof W->rank);
+	memset(W->bucket, 0, sizeof W->bucket);
+	for (int g = 1; g <= 3; g++)
+		for (int d = 0; d <= MAX_SETUP; d++) {
+			int cost = BASE_LEN + 2 * d, below = 0;
+			for (int g2 = 1; g2 <= 3; g2++)
+				for (int d2 = 0; d2 <= MAX_SETUP; d2++)
+					below += g * (BASE_LEN + 2 * d2) >
+						 g2 * cost;
+			W->rank[g][cost] = (int8_t)below;
+		}
+	W->n = 0;
+	for (int r = 1; r < m - r; r++)
+		for (int c = r; c < m - r; c++) {
+			if (c == r)
+				W->off[r] = W->n;
+			struct cyorbit *o = &W->o[W->n];
+			o->key = -1;
+			o->p = (uint16_t)r, o->q = (uint16_t)c;
+			o->id = (uint8_t)(c == r ? M_X : 2 * c == m ? M_PLUS
+								     : M_OBL);
+			struct orbit orb;
+			reduce__orbit_init(&orb, &x->w->model[o->id], r, c, m);
+			reduce__read_orbit(x, &orb, o->cur);
+			cy_eval(W, orb.M, o);
+			cy_file(W, W->n++);
+		}
+	/* the turn the last set-up began with: axis, layer, qt (-1: none) */
+	int cax = -1, clayer = 0, cqt = 0;
+	for (long step = 0;; step++) {
+		if (step % 256 == 0 && poll_now(x))
+			return SOLVE_ENOTFOUND;
+		int bo = -1, bg = CY_NONE;
+		struct cybest bb = {.cost = 1};
+		/* the best without the context: the first orbit of the
+		 * highest rate */
+		for (int k = CY_RATES - 1; k >= 0 && bo < 0; k--)
+			for (int w = 0; w < CY_WORDS; w++)
+				if (W->bucket[k][w]) {
+					int i = 64 * w +
+						__builtin_ctzll(W->bucket[k][w]);
+					cy_offer(W, i, CY_NONE, &bb, &bo, &bg);
+					break;
+				}
+		if (cax >= 0)
+			cy_line(W, m, cax, clayer, cqt, -1, &bb, &bo, &bg);
+		if (bo < 0)
+			break;
+		struct cyorbit *o = &W->o[bo];
+		const struct model *M = &x->w->model[o->id];
+		struct orbit orb;
+		reduce__orbit_init(&orb, M, o->p, o->q, m);
+		int pre = bb.k ? bg : 0, npre = bb.k, setup[MAX_SETUP], ns = 0;
+		if (!npre && CY_PICK) {
+			/* of its shortest set-ups' first turns, the one whose
+			 * next cycle (in another orbit) does best */
+			struct cybest nb = {.cost = 1};
+			int no = -1, ng = CY_NONE, best_g = -1;
+			for (uint64_t bits = W->dec[o->id][tri(bb.a, bb.y, bb.z)];
+			     bits; bits &= bits - 1) {
+				int g = __builtin_ctzll(bits);
+				struct smove s = M->gen[g];
+				struct cybest before = nb;
+				cy_line(W, m, s.axis,
+					kind_val(M->kind_of[s.kind], o->p, o->q, m),
+					s.qt, bo, &nb, &no, &ng);
+				if (best_g < 0 || nb.g != before.g ||
+				    nb.cost != before.cost)
+					best_g = g;
+			}
+			if (best_g >= 0)
+				pre = best_g, npre = 1;
+		}
+		int rc = apply_cycle(x, &orb, bb.a, bb.y, bb.z, &pre, npre,
+				     setup, &ns);
+		if (rc < 0)
+			return rc;
+		uint8_t t = o->cur[bb.z];
+		o->cur[bb.z] = o->cur[bb.y];
+		o->cur[bb.y] = o->cur[bb.a];
+		o->cur[bb.a] = t;
+		uint8_t now[NPOS];
+		reduce__read_orbit(x, &orb, now);
+		if (memcmp(now, o->cur, NPOS) != 0)
+			return SOLVE_ESTAGE;
+		cax = -1;
+		if (ns > 0) {
+			struct smove s = M->gen[setup[0]];
+			cax = s.axis;
+			clayer = kind_val(M->kind_of[s.kind], o->p, o->q, m);
+			cqt = s.qt;
+		}
+		cy_eval(W, M, o);
+		cy_file(W, bo);
+	}
+	/* nothing left to gain: every orbit solved, or a model error */
+	for (int i = 0; i < W->n; i++)
+		if (memcmp(W->o[i].cur, W->tgt[W->o[i].id], NPOS) != 0)
+			return SOLVE_ESTAGE;
+	return 0;
 }

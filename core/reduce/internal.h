@@ -46,6 +46,7 @@ struct model {
 				 * carries first stickers to first stickers */
 	int ngen;
 	struct smove gen[MAX_GEN];
+	int8_t gen_at[3][8][4]; /* axis, model layer, qt → generator, or -1 */
 	uint8_t perm[MAX_GEN][NPOS]; /* place p goes to perm[g][p] */
 	uint8_t inv[MAX_GEN];
 	int nbase;

@@ -233,11 +233,9 @@ static void search_setups(struct model *M, uint16_t *queue)
  * quarter turns; -1 if the model has none. */
 int reduce__model_gen(const struct model *M, int axis, int layer, int qt)
 {
-	for (int g = 0; g < M->ngen; g++)
-		if (M->gen[g].axis == axis && M->gen[g].kind == layer &&
-		    M->gen[g].qt == (qt & 3))
-			return g;
-	return -1;
+	if (axis < 0 || axis > 2 || layer < 0 || layer > 7)
+		return -1;
+	return M->gen_at[axis][layer][qt & 3];
 }
 
 /* Which base each depth-0 triple is: found again by simulating (cheap:
@@ -334,11 +332,13 @@ int reduce__build_model(struct model *M, int id, cube_t *sim, uint16_t *queue)
 	}
 
 	/* generators */
+	memset(M->gen_at, -1, sizeof M->gen_at);
 	for (int axis = 0; axis < 3; axis++)
 		for (int L = 0; L < nm; L++) {
 			if (M->kind_of[L] == K_NONE)
 				continue;
 			for (int qt = 1; qt <= 3; qt++) {
+				M->gen_at[axis][L][qt] = (int8_t)M->ngen;
 				M->gen[M->ngen] = mk(axis, L, qt);
 				M->inv[M->ngen] = (uint8_t)(M->ngen + 4 - 2 * qt);
 				M->ngen++;
@@ -621,7 +621,7 @@ struct cywork {
 	 * it */
 	int8_t rank[4][CY_COSTS + 1];
 	uint64_t bucket[CY_RATES][CY_WORDS];
-	int8_t gen[CY_KINDS][3][8][4]; /* axis, model layer, qt → generator */
+	const struct model *M[CY_KINDS];
 	int8_t layer_of[CY_KINDS][6];  /* kind (K_0 … K_M) → model layer */
 	uint8_t tgt[CY_KINDS][NPOS];
 	int n;
@@ -731,7 +731,7 @@ static int cy_gen(const struct cywork *W, const struct cyorbit *o, int m,
 				       : layer == m - q ? K_MQ
 						    : -1;
 	int L = kind < 0 ? -1 : W->layer_of[o->id][kind];
-	int g = L < 0 ? -1 : W->gen[o->id][axis][L][qt];
+	int g = L < 0 ? -1 : W->M[o->id]->gen_at[axis][L][qt];
 	return g < 0 ? CY_NONE : g;
 }
 
@@ -776,15 +776,11 @@ int reduce__cycles_all(struct ctx *x, void *scratch, size_t size)
 	if (size < reduce__cycles_size(x->n))
 		return SOLVE_ESTAGE;
 	for (int id = 0; id < CY_KINDS; id++) {
-		const struct model *M = &x->w->model[id];
-		memset(W->gen[id], -1, sizeof W->gen[id]);
+		const struct model *M = W->M[id] = &x->w->model[id];
 		memset(W->layer_of[id], -1, sizeof W->layer_of[id]);
 		for (int L = 0; L < M->nm; L++)
 			if (M->kind_of[L] != K_NONE)
 				W->layer_of[id][M->kind_of[L]] = (int8_t)L;
-		for (int g = 0; g < M->ngen; g++)
-			W->gen[id][M->gen[g].axis][M->gen[g].kind]
-			      [M->gen[g].qt] = (int8_t)g;
 		for (int t = 0; t < NTRI; t++) {
 			uint64_t bits = 0;
 			int d = M->dist[t];

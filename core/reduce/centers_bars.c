@@ -26,6 +26,17 @@
 #ifndef BAR_WIDE_N
 #define BAR_WIDE_N 9
 #endif
+/* ... and on odd n from BAR_WIDE_LO to BAR_WIDE_HI, where the solver
+ * before the inside-out centers took long enough that the wide beams
+ * fit three times its time: 13×13 2.0-2.1 times it, 15×15 1.6-1.7,
+ * 17×17 2.0 (narrow 1.1-1.3), for answers 4-5 % shorter; 21×21 narrow
+ * already takes 1.9 times it (docs/solvers.md) */
+#ifndef BAR_WIDE_LO
+#define BAR_WIDE_LO 13
+#endif
+#ifndef BAR_WIDE_HI
+#define BAR_WIDE_HI 17
+#endif
 #ifndef BAR_BW_BIG
 #define BAR_BW_BIG 4
 #endif
@@ -738,7 +749,9 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		for (int t = 0; t < nk; t++)
 			if (W->kids[t].paired > most)
 				most = W->kids[t].paired;
-		int wide = x->n <= BAR_WIDE_N || WIDE(x);
+		int wide = x->n <= BAR_WIDE_N || WIDE(x) ||
+			   (x->n % 2 && x->n >= BAR_WIDE_LO &&
+			    x->n <= BAR_WIDE_HI);
 		int bw = most >= BAR_END ? (wide ? BAR_BWE : BAR_BWE_BIG)
 					 : (wide ? BAR_BW : BAR_BW_BIG);
 		for (int t = 0; t < nk && nn < bw; t++) {

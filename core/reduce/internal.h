@@ -81,7 +81,17 @@ struct model {
 #define STAGED_MORE_MAX_N 64
 #endif
 #define STAGED_TOP(e) ((e) > 1 ? STAGED_MORE_MAX_N : STAGED_MAX_N)
-#define STAGED(n, e) ((n) >= 4 && (n) <= STAGED_TOP(e))
+/* Even n from EVEN_BLK_MIN_N on: the solver before the inside-out
+ * centers took a quarter of a second there (odd n 0.7-1.2 s), and inside
+ * out took 3.2-8.3 times that (16×16 to 32×32), past the 3× a default
+ * solve may take: at the default effort they go as past 33×33 */
+#ifndef EVEN_BLK_MIN_N
+#define EVEN_BLK_MIN_N 16
+#endif
+#define INSIDE(n, e)                                                    \
+	((n) <= STAGED_TOP(e) &&                                        \
+	 ((e) > 1 || (n) % 2 || (n) < EVEN_BLK_MIN_N))
+#define STAGED(n, e) ((n) >= 4 && INSIDE(n, e))
 #ifndef EB_MAX_N
 #define EB_MAX_N 12
 #endif
@@ -93,9 +103,9 @@ struct model {
 #ifndef OM_MIN_N
 #define OM_MIN_N 6
 #endif
-#define OM_ON(n, e) ((n) >= OM_MIN_N && (n) <= STAGED_TOP(e))
-#define BAR_ON(n, e) ((n) >= 6 && (n) <= STAGED_TOP(e))
-#define BLK_ON(n, e) ((n) > STAGED_TOP(e))
+#define OM_ON(n, e) ((n) >= OM_MIN_N && INSIDE(n, e))
+#define BAR_ON(n, e) ((n) >= 6 && INSIDE(n, e))
+#define BLK_ON(n, e) (!INSIDE(n, e))
 /* Effort 2 and 3 widen the searches (more variants, wider beams) up to
  * STAGED_MAX_N; past it their time goes to the inside-out centers
  * themselves, searched as at the default effort. */

@@ -358,7 +358,7 @@ static size_t merge_run(const cube_move *m, size_t count, int n,
 	 * them with the 2, then fours */
 	for (int v = 1; v <= 3; v += 2) {
 		size_t got = 0, take[4];
-		for (size_t i = 0; i < k; i++)
+		for (size_t i = 0; got < 1 && i < k; i++)
 			if (part[i] < 0 && d[i] == 2)
 				take[got++] = i;
 		for (size_t j = 0; got == 1 && j < k; j++)

@@ -287,6 +287,15 @@ static inline int wing_orbits(int n)
 	return (n - 2) / 2;
 }
 
+/* Center orbits (r, c), 1 <= r <= c < m - r: X-, +-centers, obliques. */
+static inline int center_orbits(int n)
+{
+	int m = n - 1, k = 0;
+	for (int r = 1; r < m - r; r++)
+		k += m - 2 * r;
+	return k;
+}
+
 /* The wing orbits whose parity turning layers lo..hi qt quarter turns
  * flips (bit k: orbit k): each inner layer off the middle, on odd qt. */
 static inline unsigned turn_par(int m, int lo, int hi, int qt)

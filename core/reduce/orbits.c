@@ -630,18 +630,10 @@ struct cywork {
 };
 _Static_assert(MAX_GEN <= 64, "a triple's first turns as one word");
 
-static int center_orbits_of(int m)
-{
-	int k = 0;
-	for (int r = 1; r < m - r; r++)
-		k += m - 2 * r;
-	return k;
-}
-
 size_t reduce__cycles_size(int n)
 {
 	return sizeof(struct cywork) +
-	       (size_t)center_orbits_of(n - 1) * sizeof(struct cyorbit);
+	       (size_t)center_orbits(n) * sizeof(struct cyorbit);
 }
 
 static int cy_better(const struct cybest *b, int g, int cost)

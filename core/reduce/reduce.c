@@ -134,14 +134,6 @@ size_t reduce_work_size(int n)
 	return region_offset(n, REDUCE_REGIONS) + 64;
 }
 
-static int center_orbits(int n)
-{
-	int m = n - 1, k = 0;
-	for (int r = 1; r < m - r; r++)
-		k += m - 2 * r;
-	return k;
-}
-
 int reduce_variants(int n)
 {
 	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0 : variants(n);

@@ -125,6 +125,10 @@ struct barlib {
 	_Alignas(64) uint8_t colT[BAR_NC][BAR_LANES];
 	_Alignas(64) uint8_t opT[BAR_NB][BAR_LANES];
 	_Alignas(64) int16_t tgw[BAR_LANES], tcw[BAR_LANES];
+	/* thr[k][l]: the least gain that beats lane l's worst at a cost
+	 * of k moves (g·tcw > tgw·k), so that a scan weighs a macro on
+	 * every lane with one comparison of bytes */
+	_Alignas(64) int8_t thr[BAR_LEN + 1][BAR_LANES];
 	int nt[BAR_LANES];
 	int top[BAR_LANES][BAR_LOOK], tg[BAR_LANES][BAR_LOOK],
 	    tc[BAR_LANES][BAR_LOOK];
@@ -608,6 +612,8 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 			W->opT[b][l] = (uint8_t)(l < nl ? bar_pairs(L, col, b)
 							: 2);
 		W->tgw[l] = 0, W->tcw[l] = 1, W->nt[l] = 0;
+		for (int k = 0; k <= BAR_LEN; k++)
+			W->thr[k][l] = 1;
 	}
 	/* once every lane holds BAR_LOOK, the worst of their worsts */
 	int full = 0, mg = 0, mc = 1, i = 0;
@@ -628,9 +634,17 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 				g[l] = (int8_t)(g[l] + (c0[l] == c1[l]) +
 						(c2[l] == c1[l]) - o[l]);
 		}
-		int any = 0;
+		/* (bytes compared and OR-ed eight at a time: no lane widened) */
+		const int8_t *thr = W->thr[least];
+		uint8_t m[BAR_LANES];
 		for (int l = 0; l < lanes; l++)
-			any |= g[l] * W->tcw[l] > W->tgw[l] * least;
+			m[l] = (uint8_t)(g[l] >= thr[l]);
+		uint64_t any = 0;
+		for (int l = 0; l < lanes; l += 8) {
+			uint64_t w;
+			memcpy(&w, m + l, sizeof w);
+			any |= w;
+		}
 		if (!any)
 			continue;
 		for (int l = 0; l < nl; l++) {
@@ -647,6 +661,10 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 				full++;
 			W->tgw[l] = (int16_t)W->tg[l][BAR_LOOK - 1];
 			W->tcw[l] = (int16_t)W->tc[l][BAR_LOOK - 1];
+			for (int k = 0; k <= BAR_LEN; k++) {
+				int v = W->tgw[l] * k / W->tcw[l] + 1;
+				W->thr[k][l] = (int8_t)(v < 127 ? v : 127);
+			}
 			if (full == nl) {
 				mg = W->tgw[0], mc = W->tcw[0];
 				for (int k = 1; k < nl; k++)

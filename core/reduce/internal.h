@@ -83,10 +83,12 @@ struct model {
 #define STAGED_TOP(e) ((e) > 1 ? STAGED_MORE_MAX_N : STAGED_MAX_N)
 /* Even n from EVEN_BLK_MIN_N on: the solver before the inside-out
  * centers took a quarter of a second there (odd n 0.7-1.2 s), and inside
- * out took 3.2-8.3 times that (16×16 to 32×32), past the 3× a default
- * solve may take: at the default effort they go as past 33×33 */
+ * out takes 2.8-5 times that (26×26 to 32×32), past or at the 3× a
+ * default solve may take: at the default effort they go as past 33×33.
+ * 16×16 to 24×24 take 1.3-2.6 times it, for answers 40-41 % shorter
+ * than by the block commutators (bench/RESULTS.md). */
 #ifndef EVEN_BLK_MIN_N
-#define EVEN_BLK_MIN_N 16
+#define EVEN_BLK_MIN_N 26
 #endif
 #define INSIDE(n, e)                                                    \
 	((n) <= STAGED_TOP(e) &&                                        \

@@ -19,12 +19,11 @@
 #define BAR_END 20
 #endif
 /* past BAR_WIDE_N a cube has many bar steps (one per ring and cell),
- * each as many as 7×7's one: narrower beams keep its time down (from
- * 10×10 on: wide, a 10×10 took 3.7 times the time it took before the
- * inside-out centers, past the 3× its default effort may cost; narrow,
- * 2.8× for answers 6 % longer; effort 2 and 3 keep them wide) */
+ * each as many as 7×7's one: narrower beams keep its time down (10×10
+ * to 12×12 took them too until the staged searches' budget freed the
+ * time: centers_staged.c, ST_NARROW_N; effort 2 and 3 keep them wide) */
 #ifndef BAR_WIDE_N
-#define BAR_WIDE_N 9
+#define BAR_WIDE_N 12
 #endif
 /* ... and on odd n from BAR_WIDE_LO to BAR_WIDE_HI, where the solver
  * before the inside-out centers took long enough that the wide beams

@@ -25,7 +25,7 @@
 #ifndef ST_BUDGET
 #define ST_BUDGET 400000L
 #endif
-/* from ST_NARROW_N on at the default effort, a sixteenth of it: half
+/* from ST_BUDGET_N on at the default effort, a sixteenth of it: half
  * the nodes went to searches that found nothing in 400,000 and left the
  * step to the beam anyway (16×16, 4 states: 2.8 of 5.4 million), and
  * the beam's answers to the steps that 25,000 nodes do not settle are
@@ -38,12 +38,14 @@
 #ifndef ST_BUDGET_NARROW
 #define ST_BUDGET_NARROW (ST_BUDGET / 16)
 #endif
+#define ST_BUDGET_N 10
 #ifndef ST_PICK
 #define ST_PICK 20000L
 #endif
 /* from ST_NARROW_N on (many rings, each searched at the default effort
  * in several steps), a quarter of that: as short on 10×10 (20 states:
- * 655.1 moves against 647.0) for 11 % less time */
+ * 655.1 moves against 647.0) for 11 % less time, when 10×10 was at the
+ * edge of its time */
 #define ST_PICK_NARROW (ST_PICK / 4)
 /* beam width, the deepest a beam may go, and the hash set's slots */
 #ifndef ST_BEAM
@@ -51,10 +53,16 @@
 #endif
 #define ST_BEAM_DEPTH 30
 /* from ST_NARROW_N on, a cube has a ring search per ring: half the beam
- * (10×10: 1 % longer for less time; on 8×8 and 9×9 the full beam is 3 %
- * and 1 % shorter in all, within the time a default solve may take) */
+ * (on 8×8 and 9×9 the full beam is 3 % and 1 % shorter in all, within
+ * the time a default solve may take). 10×10 to 12×12 took the half
+ * beam and the narrow pick for time until the budget above freed it:
+ * with the full ones and the bars' wide beams (centers_bars.c,
+ * BAR_WIDE_N) they are 5-7 % shorter (20 states: 10×10 615.35 →
+ * 573.9 moves; 8: 11×11 731.0 → 691.25, 12×12 917.5 → 869.9) at
+ * 1.4-2.3 times the issue's solver's time; 14×14 would be 7 % shorter
+ * at 2.8-2.9 times, 16×16 6 % at 3.2 */
 #ifndef ST_NARROW_N
-#define ST_NARROW_N 10
+#define ST_NARROW_N 13
 #endif
 #define ST_HASH (1 << 17)
 /* the steps searched by beam (bits): A only. B by beam got stuck on
@@ -1007,8 +1015,9 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 		z.S = S;
 		z.kind = kind;
 		int narrow = x->n >= ST_NARROW_N && !WIDE(x);
-		z.budget = narrow && x->effort <= 1 ? ST_BUDGET_NARROW
-						    : ST_BUDGET;
+		z.budget = x->n >= ST_BUDGET_N && x->effort <= 1
+				   ? ST_BUDGET_NARROW
+				   : ST_BUDGET;
 		z.pick = narrow ? ST_PICK_NARROW : ST_PICK;
 		z.best_len = -1;
 		/* inside out, a ring's last step: of its answers, the one

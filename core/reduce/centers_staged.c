@@ -214,7 +214,9 @@ struct stagew {
  * its variants and rings (A's tables take nearly all of that time).
  * docs/solvers.md has the sizes, times and step lengths measured.
  * An IDA* search that runs past its budget hands its step to the beam
- * (st_beam); when that finds nothing within ST_BEAM_DEPTH the step gives
+ * (st_beam); when that finds nothing within ST_BEAM_DEPTH, the beam at
+ * full width and then IDA* with the whole budget try (st_step); when
+ * they find nothing either, the step gives
  * up, and the greedy phases and 3-cycles finish from where it stopped:
  * on 4×4 and 5×5 all the centers, past them that ring (its wing orbit
  * made even again at once, as past FREE_MAX_N nothing else would) while
@@ -887,11 +889,10 @@ static int st_seen(const struct stagew *S, uint64_t key, uint32_t *slot)
  * (ending -1); 1 found, 0 not within ST_BEAM_DEPTH, -1 the caller's
  * poll. */
 static int st_beam(struct ctx *x, int kind, const struct ststate *root,
-		   int *path)
+		   long width, int *path)
 {
 	struct stagew *S = stagew_of(x);
 	int nb = 1, mk = st_mask(kind);
-	long width = x->n < ST_NARROW_N || WIDE(x) ? ST_BEAM : ST_BEAM / 2;
 	if (st_goal(S, kind, root)) {
 		path[0] = -1;
 		return 1;
@@ -997,6 +998,47 @@ static unsigned st_par(const struct stagew *S, unsigned par)
 /* One step searched and made on the cube, simplified as a segment, its
  * goal checked on the cube. Returns 1 done, 0 gave up (budget), or an
  * error. */
+/* IDA* on step kind from s within budget nodes: 1 with its answer in
+ * path (then -1), 0 when the budget ran out first, or an error. */
+static int st_ida(struct ctx *x, int kind, const struct ststate *s,
+		  long budget, int *path)
+{
+	struct stagew *S = stagew_of(x);
+	struct stsearch z;
+	memset(&z, 0, sizeof z);
+	z.x = x;
+	z.S = S;
+	z.kind = kind;
+	z.budget = budget;
+	z.pick = x->n >= ST_NARROW_N && !WIDE(x) ? ST_PICK_NARROW : ST_PICK;
+	z.best_len = -1;
+	/* inside out, a ring's last step: of its answers, the one that
+	 * leaves the next bar step the most paired */
+	z.bars = BAR_ON(x->n, x->effort) && BAR_RATE && S->ring > 1 &&
+		 kind == ST_C2;
+	/* the centers' last step, up to 5×5 and on 7×7: the answer that
+	 * leaves the edges the most paired */
+	z.edges = x->erate && S->ring == 1 && kind == ST_C2;
+	z.root = *s;
+	struct ststate r = *s;
+	for (int bound = st_h(S, kind, &r, NULL);
+	     bound <= ST_DEPTH && z.best_len < 0; bound++) {
+		st_dfs(&z, &r, 0, bound, -1);
+		if (z.stopped == 2)
+			return SOLVE_ENOTFOUND;
+		if (z.stopped && z.best_len < 0)
+			break;
+	}
+	x->st_nodes += z.nodes;
+	if (z.best_len < 0)
+		return 0;
+	memcpy(path, z.best, sizeof z.best);
+	return 1;
+}
+
+/* One step searched and made on the cube, simplified as a segment, its
+ * goal checked on the cube. Returns 1 done, 0 gave up (budget), or an
+ * error. */
 static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 {
 	struct stagew *S = stagew_of(x);
@@ -1004,49 +1046,24 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	st_read(x, S, &s);
 	s.par = st_par(S, *par);
 	int path[ST_BEAM_DEPTH + 1], found = 0;
-	if (ST_BEAM_STEPS >> kind & 1) {
-		found = st_beam(x, kind, &s, path);
-		if (found < 0)
-			return SOLVE_ENOTFOUND;
-	} else {
-		struct stsearch z;
-		memset(&z, 0, sizeof z);
-		z.x = x;
-		z.S = S;
-		z.kind = kind;
-		int narrow = x->n >= ST_NARROW_N && !WIDE(x);
-		z.budget = x->n >= ST_BUDGET_N && x->effort <= 1
-				   ? ST_BUDGET_NARROW
-				   : ST_BUDGET;
-		z.pick = narrow ? ST_PICK_NARROW : ST_PICK;
-		z.best_len = -1;
-		/* inside out, a ring's last step: of its answers, the one
-		 * that leaves the next bar step the most paired */
-		z.bars = BAR_ON(x->n, x->effort) && BAR_RATE && S->ring > 1 &&
-			 kind == ST_C2;
-		/* the centers' last step, up to 5×5 and on 7×7: the answer
-		 * that leaves the edges the most paired */
-		z.edges = x->erate && S->ring == 1 && kind == ST_C2;
-		z.root = s;
-		for (int bound = st_h(S, kind, &s, NULL);
-		     bound <= ST_DEPTH && z.best_len < 0; bound++) {
-			st_dfs(&z, &s, 0, bound, -1);
-			if (z.stopped == 2)
-				return SOLVE_ENOTFOUND;
-			if (z.stopped && z.best_len < 0)
-				break;
-		}
-		x->st_nodes += z.nodes;
-		if (z.best_len >= 0) {
-			memcpy(path, z.best, sizeof z.best);
-			found = 1;
-		} else {
-			/* out of nodes: the beam instead */
-			found = st_beam(x, kind, &s, path);
-			if (found < 0)
-				return SOLVE_ENOTFOUND;
-		}
-	}
+	long width = x->n < ST_NARROW_N || WIDE(x) ? ST_BEAM : ST_BEAM / 2,
+	     budget = x->n >= ST_BUDGET_N && x->effort <= 1 ? ST_BUDGET_NARROW
+							    : ST_BUDGET;
+	_Static_assert(ST_DEPTH + 1 <= ST_BEAM_DEPTH + 1, "path");
+	/* IDA* within the budget (A: the beam alone), else the beam; a
+	 * step given up leaves its ring to the 3-cycles (a 17×17's
+	 * centers 1,400 → 1,817 moves), so should the beam find nothing,
+	 * the beam at full width and then IDA* with the whole budget */
+	if (!(ST_BEAM_STEPS >> kind & 1))
+		found = st_ida(x, kind, &s, budget, path);
+	if (found == 0)
+		found = st_beam(x, kind, &s, width, path);
+	if (found == 0 && width < ST_BEAM)
+		found = st_beam(x, kind, &s, ST_BEAM, path);
+	if (found == 0 && (budget < ST_BUDGET || ST_BEAM_STEPS >> kind & 1))
+		found = st_ida(x, kind, &s, ST_BUDGET, path);
+	if (found < 0)
+		return SOLVE_ENOTFOUND;
 	if (!found)
 		return 0;
 	size_t start = x->count;

@@ -28,13 +28,15 @@
 /* ... and on odd n from BAR_WIDE_LO to BAR_WIDE_HI, where the solver
  * before the inside-out centers took long enough that the wide beams
  * fit three times its time: 13×13 2.0-2.1 times it, 15×15 1.6-1.7,
- * 17×17 2.0 (narrow 1.1-1.3), for answers 4-5 % shorter; 21×21 narrow
- * already takes 1.9 times it (docs/solvers.md) */
+ * 17×17 2.0 (narrow 1.1-1.3), and since the staged searches' smaller
+ * budget 19×19 1.35 (narrow 0.55), 21×21 1.9, 23×23 2.0, 25×25
+ * 2.2-2.35, for answers 4-7 % shorter; 27×27 would take 2.6 times it,
+ * 31×31 3.6, 33×33 3.3 (docs/solvers.md) */
 #ifndef BAR_WIDE_LO
 #define BAR_WIDE_LO 13
 #endif
 #ifndef BAR_WIDE_HI
-#define BAR_WIDE_HI 17
+#define BAR_WIDE_HI 25
 #endif
 #ifndef BAR_BW_BIG
 #define BAR_BW_BIG 4

@@ -105,11 +105,16 @@ struct barnode {
 
 /* What a scan reads of macro c[i], packed (as built, no macro breaks up
  * more than 6 bars): its bound, length, first turn, the bars it breaks
- * up as in struct barcand. */
+ * up as in struct barcand, and for each bar it makes of parts the three
+ * places it takes them from as a triple of the model's (struct barmacs
+ * tri: a model's 300,000 bars made of parts come from under 8,000
+ * triples, so a scan weighs each triple once per state and a macro
+ * reads one byte per bar it makes). */
 #define BAR_HOTN 6
+#define BAR_NTRI 16384
 struct barhot {
 	uint8_t ub, len, mv0, ns;
-	uint8_t src[BAR_HOTN][3];
+	uint16_t tri[BAR_HOTN];
 	uint8_t brk[BAR_HOTN];
 };
 
@@ -123,6 +128,8 @@ struct barmacs {
 	uint8_t perm[3][7][4][BAR_NC]; /* place t goes to perm[..][t] */
 	int8_t barof[BAR_NC];          /* the bar place t is in, or -1 */
 	uint8_t bar[BAR_NB][3];        /* oblique, +-center, oblique */
+	int ntri;
+	uint8_t tri[BAR_NTRI][3];      /* the places of struct barhot's tri */
 	struct barcand c[BAR_MAX];
 };
 
@@ -139,6 +146,8 @@ struct barlib {
 	/* a step's scan, its states side by side (lanes): their stickers
 	 * and pairs per bar, and per lane the best macros so far */
 	_Alignas(64) uint8_t colT[BAR_NC][BAR_LANES];
+	/* per triple and lane, the pairs the bar made of it would hold */
+	_Alignas(64) uint8_t triT[BAR_NTRI][BAR_LANES];
 	_Alignas(64) uint8_t opT[BAR_NB][BAR_LANES];
 	_Alignas(64) int16_t tgw[BAR_LANES], tcw[BAR_LANES];
 	/* thr[k][l]: the least gain that beats lane l's worst at a cost
@@ -338,7 +347,30 @@ static void bar_sift(struct barcand *c, int i, int n)
 /* Each macro's ub, and the macros sorted by ub per move, most first
  * (a heap sort: no allocation), so that a scan may stop where no macro
  * left can make its best. */
-static void bar_order(struct barmacs *L)
+/* The id of the triple of places src in L->tri, added if new (slot: a
+ * hash of ids + 1, cleared by the caller); -1 when the table is full. */
+static int bar_tri(struct barmacs *L, int32_t *slot, const uint8_t *src)
+{
+	uint32_t key = ((uint32_t)src[0] * BAR_NC + src[1]) * BAR_NC + src[2];
+	for (uint32_t h = key * 2654435761u >> 14 & (BAR_HASH - 1);;
+	     h = (h + 1) & (BAR_HASH - 1)) {
+		int id = slot[h] - 1;
+		if (id < 0)
+			break;
+		if (!memcmp(L->tri[id], src, 3))
+			return id;
+	}
+	if (L->ntri >= BAR_NTRI)
+		return -1;
+	uint32_t h = key * 2654435761u >> 14 & (BAR_HASH - 1);
+	while (slot[h])
+		h = (h + 1) & (BAR_HASH - 1);
+	memcpy(L->tri[L->ntri], src, 3);
+	slot[h] = ++L->ntri;
+	return L->ntri - 1;
+}
+
+static int bar_order(struct barmacs *L, int32_t *slot)
 {
 	for (int i = 0; i < L->count; i++) {
 		struct barcand *a = &L->c[i];
@@ -387,6 +419,8 @@ static void bar_order(struct barmacs *L)
 		L->c[k] = t;
 		bar_sift(L->c, 0, k);
 	}
+	memset(slot, 0, BAR_HASH * sizeof *slot);
+	L->ntri = 0;
 	for (int i = 0; i < n; i++) {
 		const struct barcand *a = &L->c[i];
 		struct barhot *h = &L->hot[i];
@@ -398,10 +432,14 @@ static void bar_order(struct barmacs *L)
 		h->ub = a->ub;
 		h->ns = a->ns;
 		for (int j = 0; j < a->ns; j++) {
-			memcpy(h->src[j], a->e[j].src, 3);
+			int id = bar_tri(L, slot, a->e[j].src);
+			if (id < 0)
+				return SOLVE_ESTAGE;
+			h->tri[j] = (uint16_t)id;
 			h->brk[j] = a->brk[j];
 		}
 	}
+	return 0;
 }
 
 /* The macros of the model of size nm (7 or 6). */
@@ -502,8 +540,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim, int nm)
 	}
 	if (L->count == 0)
 		return SOLVE_ESTAGE;
-	bar_order(L);
-	return 0;
+	return bar_order(L, slot);
 }
 
 static struct barlib *barlib_of(struct ctx *x)
@@ -631,6 +668,14 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 		for (int k = 0; k <= BAR_LEN; k++)
 			W->thr[k][l] = 1;
 	}
+	for (int t = 0; t < L->ntri; t++) {
+		const uint8_t *c0 = W->colT[L->tri[t][0]],
+			      *c1 = W->colT[L->tri[t][1]],
+			      *c2 = W->colT[L->tri[t][2]];
+		for (int l = 0; l < lanes; l++)
+			W->triT[t][l] =
+				(uint8_t)((c0[l] == c1[l]) + (c2[l] == c1[l]));
+	}
 	/* once every lane holds BAR_LOOK, the worst of their worsts */
 	int full = 0, mg = 0, mc = 1, i = 0;
 	for (; i < L->count; i++) {
@@ -642,13 +687,10 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 		int8_t g[BAR_LANES];
 		memset(g, 0, (size_t)lanes);
 		for (int j = 0; j < a->ns; j++) {
-			const uint8_t *c0 = W->colT[a->src[j][0]],
-				      *c1 = W->colT[a->src[j][1]],
-				      *c2 = W->colT[a->src[j][2]],
+			const uint8_t *p = W->triT[a->tri[j]],
 				      *o = W->opT[a->brk[j]];
 			for (int l = 0; l < lanes; l++)
-				g[l] = (int8_t)(g[l] + (c0[l] == c1[l]) +
-						(c2[l] == c1[l]) - o[l]);
+				g[l] = (int8_t)(g[l] + p[l] - o[l]);
 		}
 		/* (bytes compared and OR-ed eight at a time: no lane widened) */
 		const int8_t *thr = W->thr[least];

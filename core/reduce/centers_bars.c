@@ -50,13 +50,13 @@
  * solver, 14×14 1,336.8 → 1,270.5 moves at 1.7 times its time, 16×16
  * 1,723.0 → 1,679.4 at 1.9, 18×18 2,170.5 → 2,102.8 at 2.25, 27×27
  * 4,956.0 → 4,838.2 at 1.5, 31×31 6,593.8 → 6,400.8 at 2.1, 33×33
- * 7,486.0 → 7,209.2 at 1.6-1.8; 20×20 (2 % shorter) would take 2.5-2.8
- * times, 22×22 and 24×24 past 3 */
+ * 7,486.0 → 7,209.2 at 1.6-1.8; since the triples, 20×20 2,690.5 →
+ * 2,636.2 at 2.2-2.3; 22×22 and 24×24 would take near or past 3 */
 #ifndef BAR_BWE_MID
 #define BAR_BWE_MID 32
 #endif
 #ifndef BAR_MID_EVEN_HI
-#define BAR_MID_EVEN_HI 20
+#define BAR_MID_EVEN_HI 22
 #endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8

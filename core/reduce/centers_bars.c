@@ -344,32 +344,27 @@ static void bar_sift(struct barcand *c, int i, int n)
 	}
 }
 
-/* Each macro's ub, and the macros sorted by ub per move, most first
- * (a heap sort: no allocation), so that a scan may stop where no macro
- * left can make its best. */
 /* The id of the triple of places src in L->tri, added if new (slot: a
  * hash of ids + 1, cleared by the caller); -1 when the table is full. */
 static int bar_tri(struct barmacs *L, int32_t *slot, const uint8_t *src)
 {
-	uint32_t key = ((uint32_t)src[0] * BAR_NC + src[1]) * BAR_NC + src[2];
-	for (uint32_t h = key * 2654435761u >> 14 & (BAR_HASH - 1);;
-	     h = (h + 1) & (BAR_HASH - 1)) {
-		int id = slot[h] - 1;
-		if (id < 0)
-			break;
-		if (!memcmp(L->tri[id], src, 3))
-			return id;
-	}
+	uint32_t key = ((uint32_t)src[0] * BAR_NC + src[1]) * BAR_NC + src[2],
+		 h = key * 2654435761u >> 14 & (BAR_HASH - 1);
+	for (; slot[h]; h = (h + 1) & (BAR_HASH - 1))
+		if (!memcmp(L->tri[slot[h] - 1], src, 3))
+			return slot[h] - 1;
 	if (L->ntri >= BAR_NTRI)
 		return -1;
-	uint32_t h = key * 2654435761u >> 14 & (BAR_HASH - 1);
-	while (slot[h])
-		h = (h + 1) & (BAR_HASH - 1);
 	memcpy(L->tri[L->ntri], src, 3);
 	slot[h] = ++L->ntri;
 	return L->ntri - 1;
 }
 
+/* Each macro's ub, and the macros sorted by ub per move, most first
+ * (a heap sort: no allocation), so that a scan may stop where no macro
+ * left can make its best; then their packed summaries (struct barhot),
+ * each bar made of parts as its triple's id. SOLVE_ESTAGE if the
+ * triples outgrow BAR_NTRI (under 8,000 as built). */
 static int bar_order(struct barmacs *L, int32_t *slot)
 {
 	for (int i = 0; i < L->count; i++) {

@@ -52,6 +52,7 @@
 #define ST_BEAM 1024
 #endif
 #define ST_BEAM_DEPTH 30
+_Static_assert(ST_DEPTH <= ST_BEAM_DEPTH, "a step's path holds IDA*'s");
 /* from ST_NARROW_N on, a cube has a ring search per ring: half the beam
  * (on 8×8 and 9×9 the full beam is 3 % and 1 % shorter in all, within
  * the time a default solve may take). 10×10 to 12×12 took the half
@@ -995,9 +996,6 @@ static unsigned st_par(const struct stagew *S, unsigned par)
 	return par >> S->ring & 1;
 }
 
-/* One step searched and made on the cube, simplified as a segment, its
- * goal checked on the cube. Returns 1 done, 0 gave up (budget), or an
- * error. */
 /* IDA* on step kind from s within budget nodes: 1 with its answer in
  * path (then -1), 0 when the budget ran out first, or an error. */
 static int st_ida(struct ctx *x, int kind, const struct ststate *s,
@@ -1020,10 +1018,9 @@ static int st_ida(struct ctx *x, int kind, const struct ststate *s,
 	 * leaves the edges the most paired */
 	z.edges = x->erate && S->ring == 1 && kind == ST_C2;
 	z.root = *s;
-	struct ststate r = *s;
-	for (int bound = st_h(S, kind, &r, NULL);
+	for (int bound = st_h(S, kind, s, NULL);
 	     bound <= ST_DEPTH && z.best_len < 0; bound++) {
-		st_dfs(&z, &r, 0, bound, -1);
+		st_dfs(&z, s, 0, bound, -1);
 		if (z.stopped == 2)
 			return SOLVE_ENOTFOUND;
 		if (z.stopped && z.best_len < 0)
@@ -1049,7 +1046,6 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	long width = x->n < ST_NARROW_N || WIDE(x) ? ST_BEAM : ST_BEAM / 2,
 	     budget = x->n >= ST_BUDGET_N && x->effort <= 1 ? ST_BUDGET_NARROW
 							    : ST_BUDGET;
-	_Static_assert(ST_DEPTH + 1 <= ST_BEAM_DEPTH + 1, "path");
 	/* IDA* within the budget (A: the beam alone), else the beam; a
 	 * step given up leaves its ring to the 3-cycles (a 17×17's
 	 * centers 1,400 → 1,817 moves), so should the beam find nothing,

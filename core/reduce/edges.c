@@ -24,7 +24,9 @@
  * moves are made and the beam starts again from there. A macro carries most pairs whole to another
  * edge, so a child is judged by the pairs it parts (a bit mask) and puts
  * together (a few place pairs), never made unless it enters its level.
- * S comes and goes, so no wing orbit's parity changes.
+ * S comes and goes, so no wing orbit's parity changes. On even n a
+ * state with every edge paired that would need the PLL parity counts
+ * its six moves (eb_pll_odd).
  */
 #include "internal.h"
 
@@ -76,6 +78,12 @@ struct ebmask {
 /* How near the last level a round's best state must lie for another
  * round (EB_ROUNDS at most) */
 #define EB_ROUND_END 16
+/* Even n: what a state with every edge paired costs more when its edges
+ * stand an odd permutation from the corners' (the pll_parity stage's six
+ * moves, parity.c) */
+#ifndef EB_PLL
+#define EB_PLL REDUCE_PLL_MOVES
+#endif
 
 /* A macro S X S' (its place map and the neighbours it puts together
  * kept apart, in struct ebeam, so that a search step reads little). */
@@ -87,6 +95,7 @@ struct ecore {
 	uint16_t S;      /* the slice */
 	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
 	uint8_t njoin;
+	uint8_t cq;      /* X's quarter turns of faces, mod 2 (B's) */
 	uint16_t x[3];
 };
 
@@ -99,6 +108,8 @@ struct enode {
 	uint8_t pairs;
 	uint8_t kind;
 	uint8_t plev;     /* the parent's level */
+	uint8_t cq;       /* quarter turns of faces since the round began,
+			   * mod 2: the corners' parity against then */
 	uint16_t open;    /* the open slice, or EB_CLOSED */
 	uint16_t move;    /* the face turn, or the macro */
 	uint16_t parent;  /* the parent's index in its level */
@@ -118,6 +129,11 @@ struct ebeam {
 	uint8_t join[EB_JOINS][4];
 	int k[EB_LEVELS];
 	int w; /* states a level (EB_WIDTH) */
+	/* even n (eb_pll_odd): the corners' parity when the round began,
+	 * and the edge whose home colours are a and b, home[a][b] (-1: no
+	 * edge) */
+	int pll, cpar0;
+	int8_t home[6][6];
 	struct enode lev[EB_LEVELS][EB_WMAX];
 };
 
@@ -289,6 +305,7 @@ static void eb_cores(struct ctx *x)
 				seq[k++] = (uint16_t)reduce__free_inv(F, S);
 				C->S = (uint16_t)S;
 				C->xlen = (uint8_t)(k - 2);
+				C->cq = (uint8_t)(F->gen[B].qt & 1);
 				memcpy(C->x, seq + 1, sizeof C->x);
 				for (int p = 0; p < F->ne; p++) {
 					int q = p;
@@ -310,9 +327,13 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 	struct enode *L = E->lev[c];
 	if (k == E->w && pairs <= L[k - 1].pairs)
 		return;
-	uint32_t h = eb_hash(v, ne) ^ how->open;
+	/* even n: the same edges with the corners' parity apart are two
+	 * states (one of them ends without the PLL parity) */
+	int cq = E->pll ? how->cq : 0;
+	uint32_t h = eb_hash(v, ne) ^ how->open ^ (uint32_t)cq << 16;
 	for (int i = 0; i < k; i++)
 		if (L[i].hash == h && L[i].open == how->open &&
+		    (E->pll ? L[i].cq : 0) == cq &&
 		    memcmp(L[i].v, v, (size_t)ne) == 0)
 			return;
 	int i = k < E->w ? k++ : k - 1;
@@ -325,6 +346,24 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 	L[i].pairs = (uint8_t)pairs;
 	L[i].hash = h;
 	E->k[c] = k;
+}
+
+/* Even n, every edge paired: whether the edges stand an odd permutation
+ * from the corners (the PLL parity), or 0 if the pairs are not a cube's
+ * twelve edges. */
+static int eb_pll_odd(const struct freec *F, const struct ebeam *E,
+		      const struct enode *N)
+{
+	int p[12];
+	unsigned seen = 0;
+	for (int e = 0; e < 12; e++) {
+		int h = E->home[N->v[F->slot[e][1][0]]][N->v[F->slot[e][1][1]]];
+		if (h < 0 || seen >> h & 1)
+			return 0;
+		seen |= 1u << h;
+		p[e] = h;
+	}
+	return E->cpar0 ^ N->cq ^ reduce__perm_parity(p, 12);
 }
 
 /* Beam search over slice–flip–slice with the slice held open, by cost
@@ -349,7 +388,9 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 	int n = x->n, ne = F->ne, full = 12 * (n - 3), rc;
 	uint8_t tmp[EB_NE];
 	memset(E->k, 0, sizeof E->k);
-	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED};
+	E->cpar0 = reduce__corner_parity(x);
+	E->pll = n % 2 == 0 && E->cpar0 >= 0;
+	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED, .cq = 0};
 	eb_offer(E, 0, F->ecur, ne, eb_popcount(eb_adj(F, F->ecur, n)), &how);
 	int bc = 0, bi = 0, bs = 1 << 30, c = 0;
 	/* a child of level c has a score above c: none beats bs past it */
@@ -359,6 +400,8 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 		for (int i = 0; i < E->k[c]; i++) {
 			const struct enode *N = &E->lev[c][i];
 			int score = c + EB_FINISH * (full - N->pairs);
+			if (E->pll && N->pairs == full && eb_pll_odd(F, E, N))
+				score += EB_PLL;
 			if (score < bs)
 				bs = score, bc = c, bi = i;
 			if (N->pairs == full)
@@ -388,6 +431,7 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 				for (int p = 0; p < ne; p++)
 					tmp[p] = N->v[E->src[k][p]];
 				how.kind = (uint8_t)(more ? EB_MORE : EB_NEW);
+				how.cq = N->cq ^ C->cq;
 				how.open = C->S;
 				how.move = (uint16_t)k;
 				eb_offer(E, to, tmp, ne, pairs, &how);
@@ -400,6 +444,7 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 				for (int p = 0; p < ne; p++)
 					tmp[p] = N->v[F->esrc[y][p]];
 				how.kind = EB_FACE;
+				how.cq = N->cq ^ (F->gen[y].qt & 1);
 				how.open = EB_CLOSED;
 				how.move = (uint16_t)y;
 				eb_offer(E, c + 1, tmp, ne, N->pairs, &how);
@@ -454,7 +499,14 @@ int reduce__beam_edges(struct ctx *x)
 	unsigned par = 0;
 	reduce__free_read(x);
 	eb_cores(x);
-	ebeam_of(x)->w = x->effort > 1 ? EB_WMAX : EB_WIDTH(x->n);
+	struct ebeam *E = ebeam_of(x);
+	E->w = x->effort > 1 ? EB_WMAX : EB_WIDTH(x->n);
+	memset(E->home, -1, sizeof E->home);
+	for (int h = 0; h < 12; h++) {
+		int a = x->tcol[F->epos[F->slot[h][1][0]][0]],
+		    b = x->tcol[F->epos[F->slot[h][1][1]][0]];
+		E->home[a][b] = E->home[b][a] = (int8_t)h;
+	}
 	/* rounds: a beam whose best state lies at its last levels had more
 	 * to pair than its levels hold (big cubes); the next round goes on
 	 * from that state */
@@ -467,10 +519,43 @@ int reduce__beam_edges(struct ctx *x)
 	return par ? SOLVE_ESTAGE : 0;
 }
 
-/* Even n: the edge set the wings vote for (each wing votes for the
- * colours it shows on its edge), made legal (an even flip sum). */
-void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
-			  uint8_t ecol[12][2])
+/* Even n: the votes two edges lose when their colours are exchanged
+ * (each kept as it is or turned over, by o's bits), so that the edge set
+ * stands an even permutation from the corners (no PLL parity), or -1 if
+ * it does not. */
+static int swap_loss(struct ctx *x, const int8_t *e_of3, int (*score)[6][6],
+		     uint8_t ecol[12][2], int e1, int e2, int o)
+{
+	uint8_t t[12][2];
+	memcpy(t, ecol, sizeof t);
+	for (int s = 0; s < 2; s++) {
+		t[e1][s] = ecol[e2][s ^ (o & 1)];
+		t[e2][s] = ecol[e1][s ^ (o >> 1)];
+	}
+	char s3[54];
+	int cpar, epar, flip;
+	reduce__reduced3(x, t, s3);
+	if (reduce__parities3(s3, &cpar, &epar, &flip) < 0 || flip ||
+	    cpar != epar)
+		return -1;
+	/* and every wing orbit's targets an even permutation of what they
+	 * were, as the 3-cycles need */
+	for (int k = 1; k <= wing_orbits(x->n); k++) {
+		struct orbit ob;
+		uint8_t was[NPOS], now[NPOS];
+		reduce__wing_orbit(x, &ob, k);
+		reduce__wing_targets(x, &ob, e_of3, ecol, was);
+		reduce__wing_targets(x, &ob, e_of3, t, now);
+		if (reduce__orbit_parity(was, now))
+			return -1;
+	}
+	return score[e1][ecol[e1][0]][ecol[e1][1]] +
+	       score[e2][ecol[e2][0]][ecol[e2][1]] -
+	       score[e1][t[e1][0]][t[e1][1]] - score[e2][t[e2][0]][t[e2][1]];
+}
+
+int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
+			 uint8_t ecol[12][2], uint8_t alt[12][2])
 {
 	int score[12][6][6];
 	memset(score, 0, sizeof score);
@@ -529,6 +614,26 @@ void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 		ecol[be][0] = ecol[be][1];
 		ecol[be][1] = t;
 	}
+	reduce__reduced3(x, ecol, s);
+	if (reduce__parities3(s, &cpar, &epar, &flip) < 0 || cpar == epar)
+		return 0;
+	int bl = 1 << 30, b1 = -1, b2 = -1, bo = 0;
+	for (int e1 = 0; e1 < 12; e1++)
+		for (int e2 = e1 + 1; e2 < 12; e2++)
+			for (int o = 0; o < 4; o++) {
+				int l = swap_loss(x, e_of3, score, ecol, e1,
+						  e2, o);
+				if (l >= 0 && l < bl)
+					bl = l, b1 = e1, b2 = e2, bo = o;
+			}
+	if (b1 < 0)
+		return 0;
+	memcpy(alt, ecol, 12 * sizeof *alt);
+	for (int k = 0; k < 2; k++) {
+		alt[b1][k] = ecol[b2][k ^ (bo & 1)];
+		alt[b2][k] = ecol[b1][k ^ (bo >> 1)];
+	}
+	return 1;
 }
 
 /* ------------------------------------ multi-orbit wing commutators */

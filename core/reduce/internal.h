@@ -374,10 +374,16 @@ int reduce__big_of3(int n, int v);
 void reduce__reduced3(const struct ctx *x, uint8_t ecol[12][2], char s[54]);
 int reduce__perm_parity(const int *p, int k);
 int reduce__parities3(const char s[54], int *cpar, int *epar, int *flip);
+/* The corners' permutation parity against the frame (x->tcol), or -1
+ * if they are not a cube's corners. */
+int reduce__corner_parity(const struct ctx *x);
 int reduce__stage_3x3(struct ctx *x, const void *tables);
 
 /* parity.c */
+#define REDUCE_PLL_MOVES 6 /* the pll_parity stage's moves */
 void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k);
+/* Parity of the permutation taking cur to tgt (tokens all different). */
+int reduce__orbit_parity(const uint8_t *cur, const uint8_t *tgt);
 void reduce__wing_targets(const struct ctx *x, const struct orbit *o,
 			  const int8_t *e_of3, uint8_t ecol[12][2],
 			  uint8_t *tgt);
@@ -429,8 +435,14 @@ int reduce__block_centers(struct ctx *x);
 
 /* edges.c */
 int reduce__beam_edges(struct ctx *x);
-void reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
-			  uint8_t ecol[12][2]);
+/* Even n: into ecol the edge set the wings vote for (each wing votes
+ * for the colours it shows on its edge), made legal (an even flip sum).
+ * If that set stands an odd permutation from the corners (it would need
+ * the PLL parity), 1 and into alt the set with two edges' colours
+ * exchanged that loses the fewest votes and needs no parity (reduce.c
+ * pairs the edges both ways and keeps the shorter); else 0. */
+int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
+			 uint8_t ecol[12][2], uint8_t alt[12][2]);
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2]);
 int reduce__edge_rate(struct ctx *x, const cube_t *c);

@@ -35,8 +35,7 @@ void reduce__wing_targets(const struct ctx *x, const struct orbit *o,
 	}
 }
 
-/* Parity of the permutation taking cur to tgt (tokens all different). */
-static int orbit_parity(const uint8_t *cur, const uint8_t *tgt)
+int reduce__orbit_parity(const uint8_t *cur, const uint8_t *tgt)
 {
 	int where[36], dest[NPOS];
 	for (int i = 0; i < 36; i++)
@@ -79,7 +78,7 @@ int reduce__stage_oll(struct ctx *x, const int8_t *e_of3, reduce_result *res)
 		reduce__wing_orbit(x, &o, k);
 		reduce__read_orbit(x, &o, cur);
 		reduce__wing_targets(x, &o, e_of3, home, tgt);
-		if (!orbit_parity(cur, tgt))
+		if (!reduce__orbit_parity(cur, tgt))
 			continue;
 		res->oll_parity++;
 		int rc = emit(x, CUBE_X, k, 1);

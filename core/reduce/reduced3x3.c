@@ -88,6 +88,19 @@ int reduce__parities3(const char s[54], int *cpar, int *epar, int *flip)
 	return 0;
 }
 
+int reduce__corner_parity(const struct ctx *x)
+{
+	uint8_t ecol[12][2]; /* the edges as solved: only the corners count */
+	for (int e = 0; e < 12; e++)
+		for (int k = 0; k < 2; k++)
+			ecol[e][k] =
+				(uint8_t)x->tcol[cubie__edge_facelet[e][k] / 9];
+	char s[54];
+	int cpar, epar, flip;
+	reduce__reduced3(x, ecol, s);
+	return reduce__parities3(s, &cpar, &epar, &flip) < 0 ? -1 : cpar;
+}
+
 struct budget {
 	const reduce_limits *lim;
 	long left;

@@ -10,18 +10,17 @@
  * displaced a whole number of turns: here X is made of face turns of
  * S's axis (those faces' centers S leaves alone) and conjugates A B A'
  * (A a face across S's axis, B one of S's axis). For n <= EB_MAX_N the
- * edges stage searches these (S a single slice or, up to
- * EB_WIDTH2_MAX_N, a block of two) by a beam over cost levels: level c
- * holds
- * the EB_W states (EB_W7 on 7×7) with the most neighbouring pieces
- * along the edges paired in c moves (an open slice's closing move
- * counted); from a state, a face turn (a set-up), a slice opened with
- * its first X, or one more X while the slice stays open. The state with
- * the fewest moves plus EB_FINISH per pair still missing wins: in
- * practice the first with every edge paired, the wing 3-cycles there to
- * finish any edge it left. On big cubes a path of EB_LEVELS moves cannot
- * pair every edge, so when the best state lies at the last levels its
- * moves are made and the beam starts again from there. A macro carries most pairs whole to another
+ * edges stage searches these (S a single slice or a block of up to
+ * FREE_MAX_W) by a beam over cost levels: level c holds the EB_W states
+ * (EB_W7 on 7×7) with the most neighbouring pieces along the edges
+ * paired in c moves (an open slice's closing move counted); from a
+ * state, a face turn (a set-up), a slice opened with its first X, or one
+ * more X while the slice stays open. The state with the fewest moves plus
+ * EB_FINISH per pair still missing wins: in practice the first with every
+ * edge paired, the wing 3-cycles there to finish any edge it left. On big
+ * cubes a path of EB_LEVELS moves cannot pair every edge, so when the
+ * best state lies at the last levels its moves are made and the beam
+ * starts again from there. A macro carries most pairs whole to another
  * edge, so a child is judged by the pairs it parts (a bit mask) and puts
  * together (a few place pairs), never made unless it enters its level.
  * S comes and goes, so no wing orbit's parity changes. On even n a
@@ -36,9 +35,10 @@
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
 _Static_assert(EB_ADJ <= 128 && EB_NE <= 256, "the beam's masks and maps");
-/* S: 3 axes, up to 19 layer sets (12×12: 10 slices, 9 blocks of two),
- * 3 amounts; A: none or 8; B: 6 */
-#define EB_CORES (3 * 19 * 3 * 9 * 6)
+/* S: 3 axes, up to 45 layer sets (12×12: 10 slices, 9 blocks of two, 8
+ * of three … 5 of six: FREE_MAX_W), 3 amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * 45 * 3 * 9 * 6)
+_Static_assert(FREE_MAX_W <= 6, "EB_CORES holds blocks of up to six");
 
 /* A set of neighbours along the edges, bit 12·(j-1) + e for indices j,
  * j+1 on edge e. */
@@ -56,22 +56,36 @@ struct ebmask {
 #ifndef EB_W7
 #define EB_W7 32
 #endif
-#define EB_WMAX (EB_W > EB_W7 ? EB_W : EB_W7)
-/* from EB_NARROW_N on, a quarter as many states a level (12×12: an
- * eighth): a big cube's beam runs many rounds, and the multi-orbit
- * commutators after it take what a narrower one leaves (8 states: 10×10
- * 599.9 moves, 12×12 913.8; 4: 603.2 and 917.6 for 12–17 % less time;
- * 12×12 with 2: 929.3 for 13 % less again), where 10×10 and 12×12 had
- * reached 3.1–3.5 times their time before the inside-out centers */
+/* 8×8, since the beam's S may be a block of up to six layers: 44 states
+ * a level, 323.0 moves against 326.6 with 32 (20 states) for 2.45-2.7
+ * times the issue's solver's time where 32 took 2.0-2.15 (64: 322.35
+ * at 3.0-3.2) */
+#ifndef EB_W8
+#define EB_W8 44
+#endif
+/* effort 2 and 3: the widest */
+#define EB_WMAX EB_W8
+_Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
+/* from EB_NARROW_N on, a quarter as many states a level (11×11: half,
+ * 12×12: an eighth): a big cube's beam runs many rounds, and the
+ * multi-orbit commutators after it take what a narrower one leaves (8
+ * states: 10×10 599.9 moves, 12×12 913.8; 4: 603.2 and 917.6 for 12–17 %
+ * less time; 12×12 with 2: 929.3 for 13 % less again), where 10×10 and
+ * 12×12 had reached 3.1–3.5 times their time before the inside-out
+ * centers. With the wide blocks, 8 states on 11×11 665.6 → 645.75 moves
+ * at 2.1-2.3 times the issue's solver's time; on 10×10 548.1 → 540.05,
+ * but at 2.6-3.0 times it (the issue's solver took only 130-155 ms) */
 #ifndef EB_NARROW_N
 #define EB_NARROW_N 10
 #endif
 /* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7 */
 #define EB_WIDTH(n)                                                    \
-	((n) >= 7 && (n) <= 9 ? EB_W7                                  \
-	 : (n) >= 12          ? EB_W / 8                               \
-	 : (n) >= EB_NARROW_N ? EB_W / 4                               \
-			      : EB_W)
+	((n) == 8               ? EB_W8                                \
+	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
+	 : (n) >= 12            ? EB_W / 8                             \
+	 : (n) == 11            ? EB_W / 2                             \
+	 : (n) >= EB_NARROW_N   ? EB_W / 4                             \
+				: EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif

@@ -147,16 +147,15 @@ struct model {
 #define FREE_MAX_N 12
 #define FREE_S (FREE_MAX_N - 2)
 #define FREE_NC (6 * FREE_S * FREE_S)
-/* Turns: single layers and blocks up to FREE_MAX_W layers wide; blocks
- * and commutators [A, B] searched up to FREE_COMM_MAX_N (past it they
- * cost more time than they save moves). */
-#define FREE_MAX_W 3
-#define FREE_COMM_MAX_N 9
-/* The edge beam's slices: blocks of two up to 12×12 (the free center
- * phase keeps to single layers past FREE_COMM_MAX_N) */
-#ifndef EB_WIDTH2_MAX_N
-#define EB_WIDTH2_MAX_N 12
+/* Turns: single layers and blocks up to FREE_MAX_W layers wide (the
+ * edge beam's slices S: turns.c); the free center phase takes blocks of
+ * up to FREE_CENTER_W, and blocks and commutators [A, B] only up to
+ * FREE_COMM_MAX_N (past it they cost more time than they save moves). */
+#ifndef FREE_MAX_W
+#define FREE_MAX_W 6
 #endif
+#define FREE_CENTER_W 3
+#define FREE_COMM_MAX_N 9
 #define FREE_GEN (9 * FREE_MAX_W * FREE_MAX_N)
 #define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
 /* Labels for center places when finding the pairs: 6 .. 255. */

@@ -107,12 +107,14 @@ int reduce__free_build(struct ctx *x)
 	/* blocks widen the search a lot and pay up to 9×9; on 4×4 a block
 	 * of three is a rotation and a layer, and leaving those out gives
 	 * the same lengths in less time */
-	int width = n == 4 ? 2 : n <= 7 ? FREE_MAX_W
+	int width = n == 4 ? 2 : n <= 7 ? FREE_CENTER_W
 			   : n <= FREE_COMM_MAX_N ? 2 : 1;
-	/* the edge beam pairs more per move with blocks of two slices as
-	 * its S, and they cost it little, so it has them further */
-	int bwidth = EB_BEAM(n) && n <= EB_WIDTH2_MAX_N && width < 2 ? 2
-								   : width;
+	/* the edge beam pairs more per move with wide blocks of inner
+	 * layers as its S (one S X S' pairs a wing of many orbits when
+	 * they lie alike): any block up to FREE_MAX_W layers. Against
+	 * blocks of two (10 states; docs/solvers.md, Edges): 8×8 332.3
+	 * → 321.8 moves, 9×9 414.8 → 395.1, 10×10 572.3 → 540.8 */
+	int bwidth = EB_BEAM(n) ? FREE_MAX_W : width;
 	/* the middle slice of odd n holds the frame: turns of it come
 	 * last, after F->ngen, for the edge beam alone (it turns them
 	 * back) */
@@ -124,6 +126,10 @@ int reduce__free_build(struct ctx *x)
 			if ((n % 2 && 2 * lo <= m && 2 * hi >= m) != pass)
 				continue;
 			if (lo == 0 && hi == m)
+				continue;
+			/* past the centers' width, the beam's inner blocks
+			 * alone */
+			if (hi - lo >= width && (lo == 0 || hi == m))
 				continue;
 			uint32_t wing = 0;
 			for (int l = lo; l <= hi; l++)

@@ -327,16 +327,16 @@ static int unrotate(struct ctx *x, const cube_t *c, reduce_result *r)
 }
 
 /* Even n whose voted edge set needs the PLL parity: the edges paired
- * against alt (no parity) and against ecol (the parity's moves added),
- * from the same cube; ecol becomes the shorter, and the cube and the
- * moves are as they were (x->scratch holds the cube meanwhile). Run up
- * to STAGED_TOP (33×33 at the default effort): past it the second
- * pairing would add a quarter to the block commutators' time. 8×8 to
- * 24×24 0–1.2 % shorter (docs/solvers.md, Parities). */
-static int pick_edges(struct ctx *x, const int8_t *e_of3,
-		      uint8_t ecol[12][2], uint8_t alt[12][2])
+ * against alt (no parity) on trial, then against ecol (the parity's
+ * moves added) for good; if alt's was shorter, the cube goes back (x->
+ * scratch holds it meanwhile), ecol becomes alt and is paired again.
+ * Run up to STAGED_TOP (33×33 at the default effort): past it the trial
+ * would add a quarter to the block commutators' time. 8×8 to 24×24
+ * 0–1.2 % shorter (docs/solvers.md, Parities). */
+static int pair_or_alt(struct ctx *x, const int8_t *e_of3,
+		       uint8_t ecol[12][2], uint8_t alt[12][2])
 {
-	size_t c0 = x->count, la = SIZE_MAX, lv;
+	size_t c0 = x->count, la = SIZE_MAX;
 	cube_copy(x->scratch, x->c);
 	int rc = reduce__pair_all(x, e_of3, alt);
 	if (rc == 0)
@@ -345,14 +345,16 @@ static int pick_edges(struct ctx *x, const int8_t *e_of3,
 		return rc;
 	cube_copy(x->c, x->scratch);
 	x->count = c0;
-	if ((rc = reduce__pair_all(x, e_of3, ecol)) < 0)
+	if ((rc = reduce__pair_all(x, e_of3, ecol)) < 0 && rc != CUBE_ESPACE)
 		return rc;
-	lv = x->count - c0 + REDUCE_PLL_MOVES;
+	if (rc == 0 && x->count - c0 + REDUCE_PLL_MOVES <= la)
+		return 0;
+	if (la == SIZE_MAX)
+		return rc; /* neither fits in the space left */
 	cube_copy(x->c, x->scratch);
 	x->count = c0;
-	if (la < lv)
-		memcpy(ecol, alt, 12 * sizeof *alt);
-	return 0;
+	memcpy(ecol, alt, 12 * sizeof *alt);
+	return reduce__pair_all(x, e_of3, ecol);
 }
 
 /* One run of the stages on a fresh copy of c, into x->out. Returns the
@@ -406,12 +408,13 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 					reduce__big_of3(n, i % 9 / 3),
 					reduce__big_of3(n, i % 3));
 			}
-	} else if (reduce__choose_edges(x, e_of3, ecol, alt) &&
-		   n <= STAGED_TOP(x->effort) &&
-		   (rc = pick_edges(x, e_of3, ecol, alt)) < 0) {
-		return rc;
 	}
-	if ((rc = reduce__pair_all(x, e_of3, ecol)) < 0)
+	if (n % 2 == 0 && reduce__choose_edges(x, e_of3, ecol, alt) &&
+	    n <= STAGED_TOP(x->effort))
+		rc = pair_or_alt(x, e_of3, ecol, alt);
+	else
+		rc = reduce__pair_all(x, e_of3, ecol);
+	if (rc < 0)
 		return rc;
 	stage_end(x, r, REDUCE_EDGES);
 

@@ -392,6 +392,66 @@ START_TEST(pll_parity_avoided)
 }
 END_TEST
 
+static int edges_unpaired(const cube_t *c, int f);
+
+/* The pll_parity stage's six moves, whichever of its versions the solver
+ * took (r's axis and half, U's axis and side: the one whose 3×3 finish
+ * came shortest), keep every center solved and every edge paired and
+ * leave a 3×3 that is not solved: applied to a solved cube they only
+ * swap two dedges (and turn a face). Over these states more than one
+ * version is taken (version 0 alone fails this). */
+START_TEST(pll_stage_versions)
+{
+	static const int sizes[] = {4, 6, 8, 10, 12};
+	int seen = 0, used[3][REDUCE_MAX_N] = {{0}};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+		for (int k = 0; k < 4; k++) {
+			int n = sizes[i];
+			cube_t *c = new_cube(n);
+			swap_uf_ub(c);
+			cube_rng g;
+			cube_rng_seed(&g, 9700u + 10u * (unsigned)n +
+						  (unsigned)k);
+			int all = scramble_length(n), len = 4 * k;
+			cube_move *m = malloc((size_t)all * sizeof *m);
+			REQUIRE(m && scramble_moves(&g, n, m, all) == all);
+			/* face turns only: the PLL parity stays */
+			for (int j = 0; j < len; j++)
+				m[j].lo = m[j].hi = m[j].lo < n / 2 ? 0
+					: (uint16_t)(n - 1);
+			REQUIRE(cube_apply_moves(c, m, (size_t)len) == CUBE_OK);
+			free(m);
+			struct solved s = solve_checked(c);
+			ck_assert_int_eq(s.res.pll_parity, 1);
+			const reduce_stage *st =
+				&s.res.stage[REDUCE_PLL_PARITY];
+			ck_assert_int_eq(st->count, 6);
+			cube_t *t = new_cube(n);
+			REQUIRE(cube_apply_moves(t, s.moves + st->start, 6) ==
+				CUBE_OK);
+			for (int f = 0; f < 6; f++) {
+				for (int r = 1; r < n - 1; r++)
+					for (int q = 1; q < n - 1; q++)
+						ck_assert_int_eq(
+							cube_get(t, f, r, q),
+							cube_get(t, f, 1, 1));
+				ck_assert_int_eq(edges_unpaired(t, f), 0);
+			}
+			int col[6];
+			ck_assert(!faces_uniform(t, col));
+			/* the version's slice: its axis and first layer (from
+			 * 8×8 on, where one variant runs, unturned) */
+			const cube_move *sl = &s.moves[st->start];
+			if (n >= 8 && !used[sl->axis][sl->lo]++)
+				seen++;
+			free(t);
+			free(s.moves);
+			free(c);
+		}
+	ck_assert_int_ge(seen, 2);
+}
+END_TEST
+
 /* The parity cases on every size from 4 to 12 and some larger ones (the
  * slow sweep): each state solved and its answer verified (solve_checked
  * applies it as moves and as text); where the case fixes the counts they
@@ -1215,6 +1275,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, pll_parity_even);
 	tcase_add_test(t, both_parities_even);
 	tcase_add_test(t, pll_parity_avoided);
+	tcase_add_test(t, pll_stage_versions);
 	tcase_add_test(t, lone_flip_odd);
 	tcase_add_test(t, illegal_states);
 	tcase_add_test(t, poll_cap_and_arguments);

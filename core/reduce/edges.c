@@ -92,6 +92,14 @@ _Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
 /* How near the last level a round's best state must lie for another
  * round (EB_ROUNDS at most) */
 #define EB_ROUND_END 16
+/* The last round's endings (states with every edge paired) at most
+ * EB_END_SLACK moves past the best, EB_ENDS of them, each tried with the
+ * 3×3 after it (reduce.c: best_ending); 2 and 3 gave the same lengths
+ * on 6×6, 8×8 and 9×9 for 5-15 % more time */
+#define EB_ENDS REDUCE_ENDS
+#ifndef EB_END_SLACK
+#define EB_END_SLACK 1
+#endif
 /* Even n: what a state with every edge paired costs more when its edges
  * stand an odd permutation from the corners' (the pll_parity stage's six
  * moves, parity.c) */
@@ -148,6 +156,15 @@ struct ebeam {
 	 * edge) */
 	int pll, cpar0;
 	int8_t home[6][6];
+	/* the last round: where it began (moves, wing parities; the cube
+	 * in x->scratch) and its endings, best first */
+	size_t c0;
+	unsigned par0;
+	int nends;
+	struct {
+		uint8_t lev;
+		uint16_t i;
+	} ends[EB_ENDS];
 	struct enode lev[EB_LEVELS][EB_WMAX];
 };
 
@@ -395,13 +412,21 @@ static int eb_pll_odd(const struct freec *F, const struct ebeam *E,
 /* One round of the beam from the edges as they are now, its best path
  * made on the cube; *again: the best state lies at the last levels, short
  * of every pair (another round may go on from it). 0, or an error. */
+static void eb_endings(struct ebeam *E, const struct freec *F, int full,
+		       int bs);
+static int eb_emit(struct ctx *x, int lev, int idx, unsigned *par);
+
 static int eb_round(struct ctx *x, unsigned *par, int *again)
 {
 	struct freec *F = &x->w->fc;
 	struct ebeam *E = ebeam_of(x);
-	int n = x->n, ne = F->ne, full = 12 * (n - 3), rc;
+	int n = x->n, ne = F->ne, full = 12 * (n - 3);
 	uint8_t tmp[EB_NE];
 	memset(E->k, 0, sizeof E->k);
+	E->c0 = x->count;
+	E->par0 = *par;
+	E->nends = 0;
+	cube_copy(x->scratch, x->c);
 	E->cpar0 = reduce__corner_parity(x);
 	E->pll = n % 2 == 0 && E->cpar0 >= 0;
 	struct enode how = {.kind = EB_FACE, .open = EB_CLOSED, .cq = 0};
@@ -465,12 +490,56 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 			}
 		}
 	}
-	/* the path back from the best, then its moves in order */
-	struct enode path[EB_LEVELS];
-	int np = 0;
 	*again = c == EB_LEVELS && bc + EB_ROUND_END >= EB_LEVELS &&
 		E->lev[bc][bi].pairs < full;
-	for (int d = bc, i = bi; d > 0;) {
+	if (E->lev[bc][bi].pairs == full)
+		eb_endings(E, F, full, bs);
+	return eb_emit(x, bc, bi, par);
+}
+
+static int eb_end_score(const struct ebeam *E, const struct freec *F, int k)
+{
+	const struct enode *N = &E->lev[E->ends[k].lev][E->ends[k].i];
+	return E->ends[k].lev + (E->pll && eb_pll_odd(F, E, N) ? EB_PLL : 0);
+}
+
+/* The endings within EB_END_SLACK of the best score bs, best first (the
+ * best itself among them). */
+static void eb_endings(struct ebeam *E, const struct freec *F, int full,
+		       int bs)
+{
+	for (int c = 0; c < EB_LEVELS && c <= bs + EB_END_SLACK; c++)
+		for (int i = 0; i < E->k[c]; i++) {
+			const struct enode *N = &E->lev[c][i];
+			if (N->pairs != full)
+				continue;
+			int score = c;
+			if (E->pll && eb_pll_odd(F, E, N))
+				score += EB_PLL;
+			if (score > bs + EB_END_SLACK)
+				continue;
+			/* insertion by score, ties kept in order found */
+			int j = E->nends < EB_ENDS ? E->nends++ : EB_ENDS;
+			while (j > 0 && eb_end_score(E, F, j - 1) > score) {
+				if (j < EB_ENDS)
+					E->ends[j] = E->ends[j - 1];
+				j--;
+			}
+			if (j < EB_ENDS) {
+				E->ends[j].lev = (uint8_t)c;
+				E->ends[j].i = (uint16_t)i;
+			}
+		}
+}
+
+/* The moves of the path to state i of level lev, emitted in order. */
+static int eb_emit(struct ctx *x, int lev, int idx, unsigned *par)
+{
+	struct freec *F = &x->w->fc;
+	struct ebeam *E = ebeam_of(x);
+	struct enode path[EB_LEVELS];
+	int np = 0, rc;
+	for (int d = lev, i = idx; d > 0;) {
 		const struct enode *N = &E->lev[d][i];
 		path[np++] = *N;
 		d = N->plev;
@@ -504,6 +573,30 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 	    (rc = reduce__free_emit(x, reduce__free_inv(F, open), par)) < 0)
 		return rc;
 	return 0;
+}
+
+int reduce__beam_ends(struct ctx *x)
+{
+	return EB_BEAM(x->n) ? ebeam_of(x)->nends : 0;
+}
+
+int reduce__beam_take(struct ctx *x, int k)
+{
+	struct freec *F = &x->w->fc;
+	struct ebeam *E = ebeam_of(x);
+	if (k < 0 || k >= E->nends)
+		return CUBE_EINVAL;
+	cube_copy(x->c, x->scratch);
+	x->count = E->c0;
+	reduce__free_read(x);
+	unsigned par = E->par0;
+	int rc = eb_emit(x, E->ends[k].lev, E->ends[k].i, &par);
+	if (rc < 0)
+		return rc;
+	for (int p = 0; p < F->nc; p++)
+		if (F->cur[p] != F->tgt[p])
+			return SOLVE_ESTAGE;
+	return par ? SOLVE_ESTAGE : 0;
 }
 
 int reduce__beam_edges(struct ctx *x)

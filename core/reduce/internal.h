@@ -249,6 +249,7 @@ struct ctx {
 	int c_num, c_den, frame;
 	long polls; /* the 3×3 search's budget */
 	int effort; /* reduce_limits.effort, 1 to REDUCE_MAX_EFFORT */
+	int ends;   /* the edge beam's endings to try (reduce.c) */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n, effort)) */
@@ -380,6 +381,13 @@ int reduce__stage_3x3(struct ctx *x, const void *tables);
 
 /* parity.c */
 #define REDUCE_PLL_MOVES 6 /* the pll_parity stage's moves */
+/* Endings of the edge beam tried with the 3×3 after them (reduce.c:
+ * best_ending): up to REDUCE_ENDS, but REDUCE_ENDS_MANY where more than
+ * three variants run (4×4, 5×5, effort 2 and 3), whose variants are
+ * endings of their own: 4×4 with 16 took 1.6 times the time for 0.35
+ * moves, with 4 1.2 times for the same. */
+#define REDUCE_ENDS 16
+#define REDUCE_ENDS_MANY 4
 void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k);
 /* Parity of the permutation taking cur to tgt (tokens all different). */
 int reduce__orbit_parity(const uint8_t *cur, const uint8_t *tgt);
@@ -389,7 +397,8 @@ void reduce__wing_targets(const struct ctx *x, const struct orbit *o,
 int reduce__wings_legal(struct ctx *x);
 int reduce__stage_oll(struct ctx *x, const int8_t *e_of3,
 		      reduce_result *res);
-int reduce__stage_pll(struct ctx *x);
+int reduce__stage_pll(struct ctx *x, int v);
+#define REDUCE_PLL_VERSIONS 24
 
 /* turns.c */
 static inline int reduce__free_inv(const struct freec *F, int g)
@@ -434,6 +443,12 @@ int reduce__block_centers(struct ctx *x);
 
 /* edges.c */
 int reduce__beam_edges(struct ctx *x);
+/* The edge beam's endings (every edge paired, near the best: best
+ * first), and ending k taken instead of the one reduce__beam_edges took:
+ * the cube and moves back to where the beam's last round began, then
+ * that ending's moves. */
+int reduce__beam_ends(struct ctx *x);
+int reduce__beam_take(struct ctx *x, int k);
 /* Even n: into ecol the edge set the wings vote for (each wing votes
  * for the colours it shows on its edge), made legal (an even flip sum).
  * If that set stands an odd permutation from the corners (it would need

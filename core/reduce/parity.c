@@ -92,15 +92,28 @@ int reduce__stage_oll(struct ctx *x, const int8_t *e_of3, reduce_result *res)
  * layers of the R half, Uw the U half: 2R and Uw on 4×4, 2-3Rw and 3Uw
  * on 6×6) turns the U layer by U2 and swaps the UF and UB dedges back
  * whole: corners even, edges odd, centers and pairs kept. Six moves, where
- * re-pairing a wing orbit against a swapped edge set took 20 to 60. */
-int reduce__stage_pll(struct ctx *x)
+ * re-pairing a wing orbit against a swapped edge set took 20 to 60.
+ * Version v (0 .. REDUCE_PLL_VERSIONS-1) is the same moves seen through a
+ * symmetry of the cube: r's axis and half, U's axis (another) and side;
+ * each leaves a different 3×3 to solve. Version 0 is the one above. */
+int reduce__stage_pll(struct ctx *x, int v)
 {
-	int h = x->n / 2, rc = 0;
+	static const int other[3][2] = {{CUBE_Y, CUBE_Z},
+					{CUBE_X, CUBE_Z},
+					{CUBE_X, CUBE_Y}};
+	int h = x->n / 2, m = x->m, rc = 0;
+	int a = v / 8, b = other[a][v / 4 % 2], rhalf = v / 2 % 2,
+	    uside = v % 2;
+	int rlo = rhalf ? m - h + 1 : 1, rhi = rhalf ? m - 1 : h - 1;
+	int ulo = uside ? m - h + 1 : 0, uhi = uside ? m : h - 1;
 	for (int k = 0; k < 6 && rc == 0; k++) {
 		if (k % 2 == 0)
-			rc = emit_block(x, CUBE_X, 1, h - 1, 2);
+			rc = emit_block(x, a, rlo, rhi, 2);
+		else if (k == 1)
+			rc = emit_block(x, b, uside ? m : 0, uside ? m : 0,
+					2);
 		else
-			rc = emit_block(x, CUBE_Y, 0, k == 1 ? 0 : h - 1, 2);
+			rc = emit_block(x, b, ulo, uhi, 2);
 	}
 	return rc;
 }

@@ -357,6 +357,94 @@ static int pair_or_alt(struct ctx *x, const int8_t *e_of3,
 	return reduce__pair_all(x, e_of3, ecol);
 }
 
+/* The reduced cube's parities after the edges: whether it needs the PLL
+ * parity, or SOLVE_ESTAGE if it is no 3×3 (a flip, a piece twice). */
+static int needs_pll(struct ctx *x, uint8_t ecol[12][2])
+{
+	char s3[54];
+	int cpar, epar, flip;
+	reduce__reduced3(x, ecol, s3);
+	if (reduce__parities3(s3, &cpar, &epar, &flip) < 0 || flip)
+		return SOLVE_ESTAGE;
+	return cpar != epar;
+}
+
+/* The edges as the cube has them (every edge paired: any wing does). */
+static void read_ecol(struct ctx *x, uint8_t ecol[12][2])
+{
+	for (int e = 0; e < 12; e++)
+		for (int s = 0; s < 2; s++) {
+			int i = cubie__edge_facelet[e][s];
+			ecol[e][s] = (uint8_t)cube_get(
+				x->c, i / 9, reduce__big_of3(x->n, i % 9 / 3),
+				reduce__big_of3(x->n, i % 3));
+		}
+}
+
+/* The edge beam's endings near its best, each finished on trial (the
+ * PLL parity if it needs it, the 3×3 with one poll's budget); the one
+ * whose finish is shortest is taken. The 3×3 is a third of a small
+ * cube's answer and its length moves by a few moves from one edge
+ * state to the next: docs/solvers.md, "Edges". */
+static int best_ending(struct ctx *x, const void *tables)
+{
+	int ne = reduce__beam_ends(x), best = 0, rc;
+	if (ne > x->ends)
+		ne = x->ends;
+	if (ne < 2)
+		return 0;
+	size_t bl = SIZE_MAX;
+	long polls = x->polls;
+	x->polls = 1;
+	for (int k = 0; k < ne; k++) {
+		if ((rc = reduce__beam_take(x, k)) == 0) {
+			uint8_t ecol[12][2];
+			read_ecol(x, ecol);
+			rc = needs_pll(x, ecol);
+			if (rc == 1)
+				rc = reduce__stage_pll(x, 0);
+			if (rc == 0)
+				rc = reduce__stage_3x3(x, tables);
+		}
+		if (rc == CUBE_ESPACE || rc == SOLVE_ESTAGE)
+			continue; /* longer than the space left, or no 3×3 */
+		if (rc < 0) {
+			x->polls = polls;
+			return rc;
+		}
+		if (x->count < bl)
+			bl = x->count, best = k;
+	}
+	x->polls = polls;
+	return reduce__beam_take(x, best);
+}
+
+/* The PLL parity in its versions (as many as the endings tried), each
+ * finished on trial by the 3×3 with one poll's budget; the version whose
+ * finish is shortest is taken. */
+static int best_pll(struct ctx *x, const void *tables)
+{
+	size_t c0 = x->count, bl = SIZE_MAX;
+	int best = 0, rc;
+	long polls = x->polls;
+	cube_copy(x->scratch, x->c);
+	x->polls = 1;
+	for (int v = 0; v < REDUCE_PLL_VERSIONS && v < x->ends; v++) {
+		if ((rc = reduce__stage_pll(x, v)) == 0)
+			rc = reduce__stage_3x3(x, tables);
+		if (rc < 0 && rc != CUBE_ESPACE && rc != SOLVE_ESTAGE) {
+			x->polls = polls;
+			return rc;
+		}
+		if (rc == 0 && x->count < bl)
+			bl = x->count, best = v;
+		cube_copy(x->c, x->scratch);
+		x->count = c0;
+	}
+	x->polls = polls;
+	return reduce__stage_pll(x, best);
+}
+
 /* One run of the stages on a fresh copy of c, into x->out. Returns the
  * count or an error. */
 static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
@@ -396,19 +484,12 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	}
 
 	stage_begin(x, r, REDUCE_EDGES);
-	if (EB_BEAM(n) && (rc = reduce__beam_edges(x)) < 0)
+	if (EB_BEAM(n) && ((rc = reduce__beam_edges(x)) < 0 ||
+			   (rc = best_ending(x, tables)) < 0))
 		return rc;
 	uint8_t ecol[12][2], alt[12][2];
-	if (n % 2) {
-		for (int e = 0; e < 12; e++)
-			for (int s = 0; s < 2; s++) {
-				int i = cubie__edge_facelet[e][s];
-				ecol[e][s] = (uint8_t)cube_get(
-					x->c, i / 9,
-					reduce__big_of3(n, i % 9 / 3),
-					reduce__big_of3(n, i % 3));
-			}
-	}
+	if (n % 2)
+		read_ecol(x, ecol);
 	if (n % 2 == 0 && reduce__choose_edges(x, e_of3, ecol, alt) &&
 	    n <= STAGED_TOP(x->effort))
 		rc = pair_or_alt(x, e_of3, ecol, alt);
@@ -419,14 +500,11 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	stage_end(x, r, REDUCE_EDGES);
 
 	stage_begin(x, r, REDUCE_PLL_PARITY);
-	char s3[54];
-	int cpar, epar, flip;
-	reduce__reduced3(x, ecol, s3);
-	if (reduce__parities3(s3, &cpar, &epar, &flip) < 0 || flip)
-		return SOLVE_ESTAGE;
-	if (cpar != epar) {
+	if ((rc = needs_pll(x, ecol)) < 0)
+		return rc;
+	if (rc) {
 		r->pll_parity = 1;
-		if ((rc = reduce__stage_pll(x)) < 0)
+		if ((rc = best_pll(x, tables)) < 0)
 			return rc;
 	}
 	stage_end(x, r, REDUCE_PLL_PARITY);
@@ -531,6 +609,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.staged = STAGED(n, x.effort);
 		x.om_evals = 0;
 		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
+		/* many variants try many endings already */
+		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

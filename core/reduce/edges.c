@@ -162,7 +162,7 @@ struct ebeam {
 	unsigned par0;
 	int nends;
 	struct {
-		uint8_t lev;
+		uint8_t lev, score;
 		uint16_t i;
 	} ends[EB_ENDS];
 	struct enode lev[EB_LEVELS][EB_WMAX];
@@ -497,12 +497,6 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 	return eb_emit(x, bc, bi, par);
 }
 
-static int eb_end_score(const struct ebeam *E, const struct freec *F, int k)
-{
-	const struct enode *N = &E->lev[E->ends[k].lev][E->ends[k].i];
-	return E->ends[k].lev + (E->pll && eb_pll_odd(F, E, N) ? EB_PLL : 0);
-}
-
 /* The endings within EB_END_SLACK of the best score bs, best first (the
  * best itself among them). */
 static void eb_endings(struct ebeam *E, const struct freec *F, int full,
@@ -520,13 +514,14 @@ static void eb_endings(struct ebeam *E, const struct freec *F, int full,
 				continue;
 			/* insertion by score, ties kept in order found */
 			int j = E->nends < EB_ENDS ? E->nends++ : EB_ENDS;
-			while (j > 0 && eb_end_score(E, F, j - 1) > score) {
+			while (j > 0 && E->ends[j - 1].score > score) {
 				if (j < EB_ENDS)
 					E->ends[j] = E->ends[j - 1];
 				j--;
 			}
 			if (j < EB_ENDS) {
 				E->ends[j].lev = (uint8_t)c;
+				E->ends[j].score = (uint8_t)score;
 				E->ends[j].i = (uint16_t)i;
 			}
 		}

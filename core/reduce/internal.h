@@ -372,6 +372,9 @@ int reduce__cycles_all(struct ctx *x, void *scratch, size_t size);
 int reduce__idx3(int m, int f, int r, int c);
 int reduce__big_of3(int n, int v);
 void reduce__reduced3(const struct ctx *x, uint8_t ecol[12][2], char s[54]);
+/* The edges as the cube has them, 3×3 facelet colours (every edge paired:
+ * any wing does). */
+void reduce__read_ecol(const struct ctx *x, uint8_t ecol[12][2]);
 int reduce__perm_parity(const int *p, int k);
 int reduce__parities3(const char s[54], int *cpar, int *epar, int *flip);
 /* The corners' permutation parity against the frame (x->tcol), or -1

@@ -369,18 +369,6 @@ static int needs_pll(struct ctx *x, uint8_t ecol[12][2])
 	return cpar != epar;
 }
 
-/* The edges as the cube has them (every edge paired: any wing does). */
-static void read_ecol(struct ctx *x, uint8_t ecol[12][2])
-{
-	for (int e = 0; e < 12; e++)
-		for (int s = 0; s < 2; s++) {
-			int i = cubie__edge_facelet[e][s];
-			ecol[e][s] = (uint8_t)cube_get(
-				x->c, i / 9, reduce__big_of3(x->n, i % 9 / 3),
-				reduce__big_of3(x->n, i % 3));
-		}
-}
-
 /* The edge beam's endings near its best, each finished on trial (the
  * PLL parity if it needs it, the 3×3 with one poll's budget); the one
  * whose finish is shortest is taken. The 3×3 is a third of a small
@@ -399,15 +387,15 @@ static int best_ending(struct ctx *x, const void *tables)
 	for (int k = 0; k < ne; k++) {
 		if ((rc = reduce__beam_take(x, k)) == 0) {
 			uint8_t ecol[12][2];
-			read_ecol(x, ecol);
+			reduce__read_ecol(x, ecol);
 			rc = needs_pll(x, ecol);
 			if (rc == 1)
 				rc = reduce__stage_pll(x, 0);
 			if (rc == 0)
 				rc = reduce__stage_3x3(x, tables);
 		}
-		if (rc == CUBE_ESPACE || rc == SOLVE_ESTAGE)
-			continue; /* longer than the space left, or no 3×3 */
+		if (rc == CUBE_ESPACE)
+			continue; /* longer than the space left */
 		if (rc < 0) {
 			x->polls = polls;
 			return rc;
@@ -432,7 +420,7 @@ static int best_pll(struct ctx *x, const void *tables)
 	for (int v = 0; v < REDUCE_PLL_VERSIONS && v < x->ends; v++) {
 		if ((rc = reduce__stage_pll(x, v)) == 0)
 			rc = reduce__stage_3x3(x, tables);
-		if (rc < 0 && rc != CUBE_ESPACE && rc != SOLVE_ESTAGE) {
+		if (rc < 0 && rc != CUBE_ESPACE) {
 			x->polls = polls;
 			return rc;
 		}
@@ -489,7 +477,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 		return rc;
 	uint8_t ecol[12][2], alt[12][2];
 	if (n % 2)
-		read_ecol(x, ecol);
+		reduce__read_ecol(x, ecol);
 	if (n % 2 == 0 && reduce__choose_edges(x, e_of3, ecol, alt) &&
 	    n <= STAGED_TOP(x->effort))
 		rc = pair_or_alt(x, e_of3, ecol, alt);

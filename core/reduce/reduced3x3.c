@@ -115,9 +115,8 @@ static int budget_poll(void *ctx, uint64_t done, uint64_t total)
 	return b->left >= 0 && --b->left <= 0;
 }
 
-int reduce__stage_3x3(struct ctx *x, const void *tables)
+void reduce__read_ecol(const struct ctx *x, uint8_t ecol[12][2])
 {
-	uint8_t ecol[12][2];
 	for (int e = 0; e < 12; e++)
 		for (int s = 0; s < 2; s++) {
 			int i = cubie__edge_facelet[e][s];
@@ -125,6 +124,12 @@ int reduce__stage_3x3(struct ctx *x, const void *tables)
 				x->c, i / 9, reduce__big_of3(x->n, i % 9 / 3),
 				reduce__big_of3(x->n, i % 3));
 		}
+}
+
+int reduce__stage_3x3(struct ctx *x, const void *tables)
+{
+	uint8_t ecol[12][2];
+	reduce__read_ecol(x, ecol);
 	char s[54];
 	reduce__reduced3(x, ecol, s);
 	cubie3 cc;

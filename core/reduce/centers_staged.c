@@ -1014,8 +1014,8 @@ static int st_ida(struct ctx *x, int kind, const struct ststate *s,
 	 * leaves the next bar step the most paired */
 	z.bars = BAR_ON(x->n, x->effort) && BAR_RATE && S->ring > 1 &&
 		 kind == ST_C2;
-	/* the centers' last step, up to 5×5 and on 7×7: the answer that
-	 * leaves the edges the most paired */
+	/* the centers' last step (EDGE_RATE_ON): the answer that leaves
+	 * the edges the most paired */
 	z.edges = x->erate && S->ring == 1 && kind == ST_C2;
 	z.root = *s;
 	for (int bound = st_h(S, kind, s, NULL);

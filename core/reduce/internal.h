@@ -115,7 +115,11 @@ struct model {
 #ifndef EDGE_RATE
 #define EDGE_RATE 1
 #endif
-#define EDGE_RATE_ON(n) (EDGE_RATE && ((n) <= 5 || (n) == 7))
+/* every size with the free turns' place maps (which the rating reads):
+ * 6×6 and 8×8 to 12×12 joined 4×4, 5×5 and 7×7 when their centers came
+ * to end on the outer ring's last step (20 states: 6×6 161.70 → 160.35
+ * moves, 9×9 395.05 → 393.45, 10×10 547.95 → 542.30, same time) */
+#define EDGE_RATE_ON(n) (EDGE_RATE && (n) <= FREE_MAX_N)
 /* 7×7: ring 2's last step picks the answer that leaves the most obliques
  * paired into bars */
 #ifndef BAR_RATE

@@ -754,8 +754,18 @@ static int st_skip(const struct stagew *S, int kind, int prev, int g)
 		M->ls <= S->cmv[prev].ls);
 }
 
+/* The centers' last step's answers kept for trial against the edge beam
+ * (x->ctrials): the fewest unpaired edge neighbours first. */
+#define ST_CANDS 8
+struct stcands {
+	int n;
+	int rate[ST_CANDS];
+	int path[ST_CANDS][ST_DEPTH + 1];
+};
+
 struct stsearch {
 	struct ctx *x;
+	struct stcands *cands; /* or NULL */
 	const struct stagew *S;
 	int kind;
 	long nodes, budget, pick;
@@ -780,6 +790,28 @@ static const cube_t *st_after(struct ctx *x, const int *path, int len)
 		cube__turn_generic(sim, M->axis, M->lo, M->hi, M->qt);
 	}
 	return sim;
+}
+
+static int x_cands_max(const struct ctx *x)
+{
+	return x->ctrials < ST_CANDS ? x->ctrials : ST_CANDS;
+}
+
+/* Answer path[0..len) into C, which keeps the max best by rate (the
+ * first found first among equals). */
+static void st_keep(struct stcands *C, int max, int rate, const int *path,
+		    int len)
+{
+	if (C->n == max && C->rate[max - 1] <= rate)
+		return; /* no better than the last kept */
+	int i = C->n < max ? C->n++ : max - 1;
+	for (; i > 0 && C->rate[i - 1] > rate; i--) {
+		C->rate[i] = C->rate[i - 1];
+		memcpy(C->path[i], C->path[i - 1], sizeof C->path[i]);
+	}
+	C->rate[i] = rate;
+	memcpy(C->path[i], path, (size_t)len * sizeof *path);
+	C->path[i][len] = -1;
 }
 
 /* IDA*'s depth-first pass to bound. Every answer found is rated; once
@@ -813,6 +845,9 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 		}
 		if (z->best_len < 0 && z->nodes + z->pick < z->budget)
 			z->budget = z->nodes + z->pick;
+		if (z->cands)
+			st_keep(z->cands, x_cands_max(z->x), r, z->path,
+				depth);
 		if (z->best_len < 0 || r < z->best_rate) {
 			z->best_len = depth;
 			z->best_rate = r;
@@ -999,7 +1034,7 @@ static unsigned st_par(const struct stagew *S, unsigned par)
 /* IDA* on step kind from s within budget nodes: 1 with its answer in
  * path (then -1), 0 when the budget ran out first, or an error. */
 static int st_ida(struct ctx *x, int kind, const struct ststate *s,
-		  long budget, int *path)
+		  long budget, int *path, struct stcands *cands)
 {
 	struct stagew *S = stagew_of(x);
 	struct stsearch z;
@@ -1017,6 +1052,10 @@ static int st_ida(struct ctx *x, int kind, const struct ststate *s,
 	/* the centers' last step (EDGE_RATE_ON): the answer that leaves
 	 * the edges the most paired */
 	z.edges = x->erate && S->ring == 1 && kind == ST_C2;
+	if (z.edges && cands && x->ctrials > 1) {
+		z.cands = cands;
+		cands->n = 0;
+	}
 	z.root = *s;
 	for (int bound = st_h(S, kind, s, NULL);
 	     bound <= ST_DEPTH && z.best_len < 0; bound++) {
@@ -1031,6 +1070,68 @@ static int st_ida(struct ctx *x, int kind, const struct ststate *s,
 		return 0;
 	memcpy(path, z.best, sizeof z.best);
 	return 1;
+}
+
+static int centers_solved(const struct ctx *x)
+{
+	for (int f = 0; f < 6; f++)
+		for (int r = 1; r < x->m; r++)
+			for (int c = 1; c < x->m; c++)
+				if (cube_get(x->c, f, r, c) != x->tcol[f])
+					return 0;
+	return 1;
+}
+
+/* Path made on the cube as a step is (simplified as a segment). */
+static int st_make(struct ctx *x, const int *path, unsigned *par)
+{
+	const struct stagew *S = stagew_of(x);
+	size_t start = x->count;
+	for (int d = 0; path[d] >= 0; d++) {
+		const struct stmove *M = &S->cmv[path[d]];
+		int rc = emit_block(x, M->axis, M->lo, M->hi, M->qt);
+		if (rc < 0)
+			return rc;
+		*par ^= turn_par(x->m, M->lo, M->hi, M->qt);
+	}
+	size_t nk = moves_simplify(x->out + start, x->count - start);
+	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
+	return 0;
+}
+
+/* The centers' last step's kept answers, each made and the edge beam run
+ * after it, both then taken back: path becomes the answer after which
+ * the edges end soonest (the edges stage runs the beam again for good).
+ * The beam's length moves by several moves from one center ending to
+ * the next, more than the rating foresees (docs/solvers.md, "Edges").
+ * Leaves path alone when an answer leaves a center unsolved (a ring
+ * given up before: the beam needs them all). */
+static int st_try(struct ctx *x, const struct stcands *C, unsigned par,
+		  int *path)
+{
+	size_t c0 = x->count, best_len = SIZE_MAX;
+	int best = -1;
+	for (int i = 0; i < C->n; i++) {
+		unsigned p = par;
+		int rc = st_make(x, C->path[i], &p);
+		if (rc == 0 && !centers_solved(x)) {
+			reduce__unmake(x, c0);
+			return 0;
+		}
+		if (rc == 0)
+			rc = reduce__beam_edges(x);
+		size_t len = rc == 0 ? (size_t)reduce__beam_score(x) - c0 : 0;
+		reduce__unmake(x, c0);
+		if (rc == CUBE_ESPACE)
+			continue; /* longer than the space left */
+		if (rc < 0)
+			return rc;
+		if (len < best_len)
+			best_len = len, best = i;
+	}
+	if (best > 0)
+		memcpy(path, C->path[best], sizeof C->path[best]);
+	return 0;
 }
 
 /* One step searched and made on the cube, simplified as a segment, its
@@ -1050,28 +1151,26 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	 * step given up leaves its ring to the 3-cycles (a 17×17's
 	 * centers 1,400 → 1,817 moves), so should the beam find nothing,
 	 * the beam at full width and then IDA* with the whole budget */
+	struct stcands cands;
+	cands.n = 0;
 	if (!(ST_BEAM_STEPS >> kind & 1))
-		found = st_ida(x, kind, &s, budget, path);
+		found = st_ida(x, kind, &s, budget, path, &cands);
 	if (found == 0)
 		found = st_beam(x, kind, &s, width, path);
 	if (found == 0 && width < ST_BEAM)
 		found = st_beam(x, kind, &s, ST_BEAM, path);
 	if (found == 0 && (budget < ST_BUDGET || ST_BEAM_STEPS >> kind & 1))
-		found = st_ida(x, kind, &s, ST_BUDGET, path);
+		found = st_ida(x, kind, &s, ST_BUDGET, path, &cands);
 	if (found < 0)
 		return SOLVE_ENOTFOUND;
 	if (!found)
 		return 0;
+	int rc;
+	if (cands.n > 1 && (rc = st_try(x, &cands, *par, path)) < 0)
+		return rc;
 	size_t start = x->count;
-	for (int d = 0; path[d] >= 0; d++) {
-		const struct stmove *M = &S->cmv[path[d]];
-		int rc = emit_block(x, M->axis, M->lo, M->hi, M->qt);
-		if (rc < 0)
-			return rc;
-		*par ^= turn_par(x->m, M->lo, M->hi, M->qt);
-	}
-	size_t nk = moves_simplify(x->out + start, x->count - start);
-	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
+	if ((rc = st_make(x, path, par)) < 0)
+		return rc;
 	*len = (int)(x->count - start);
 	st_read(x, S, &s);
 	s.par = st_par(S, *par);
@@ -1098,16 +1197,6 @@ static int st_ring(struct ctx *x, int k, unsigned *par)
 		}
 		return 0;
 	}
-	return 1;
-}
-
-static int centers_solved(const struct ctx *x)
-{
-	for (int f = 0; f < 6; f++)
-		for (int r = 1; r < x->m; r++)
-			for (int c = 1; c < x->m; c++)
-				if (cube_get(x->c, f, r, c) != x->tcol[f])
-					return 0;
 	return 1;
 }
 

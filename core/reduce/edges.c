@@ -160,6 +160,7 @@ struct ebeam {
 	 * in x->scratch) and its endings, best first */
 	size_t c0;
 	unsigned par0;
+	int bs; /* its best score */
 	int nends;
 	struct {
 		uint8_t lev, score;
@@ -490,6 +491,7 @@ static int eb_round(struct ctx *x, unsigned *par, int *again)
 			}
 		}
 	}
+	E->bs = bs;
 	*again = c == EB_LEVELS && bc + EB_ROUND_END >= EB_LEVELS &&
 		E->lev[bc][bi].pairs < full;
 	if (E->lev[bc][bi].pairs == full)
@@ -573,6 +575,12 @@ static int eb_emit(struct ctx *x, int lev, int idx, unsigned *par)
 int reduce__beam_ends(struct ctx *x)
 {
 	return EB_BEAM(x->n) ? ebeam_of(x)->nends : 0;
+}
+
+int reduce__beam_score(struct ctx *x)
+{
+	const struct ebeam *E = ebeam_of(x);
+	return (int)E->c0 + E->bs;
 }
 
 int reduce__beam_take(struct ctx *x, int k)

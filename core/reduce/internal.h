@@ -263,6 +263,8 @@ struct ctx {
 	long om_evals; /* macros the oblique greedy weighed */
 	int erate;     /* the free phase's places are built: the centers'
 			* last step may rate its answers by the edges */
+	int ctrials;   /* and try this many of them against the edge
+			* beam (reduce.c) */
 };
 
 static inline int poll_now(struct ctx *x)
@@ -415,6 +417,9 @@ static inline int reduce__free_inv(const struct freec *F, int g)
 int reduce__free_build(struct ctx *x);
 void reduce__free_read(struct ctx *x);
 int reduce__free_ready(struct ctx *x);
+/* The moves out[c0 .. count) taken back: the cube turned back through
+ * them, the count cut to c0. */
+void reduce__unmake(struct ctx *x, size_t c0);
 void reduce__free_apply(struct freec *F, int g);
 int reduce__free_emit(struct ctx *x, int g, unsigned *par);
 
@@ -455,6 +460,10 @@ int reduce__beam_edges(struct ctx *x);
  * the cube and moves back to where the beam's last round began, then
  * that ending's moves. */
 int reduce__beam_ends(struct ctx *x);
+/* After reduce__beam_edges: the moves before its last round, plus that
+ * round's best score (its moves, EB_FINISH per pair it left, the PLL
+ * parity's moves if its edges need them). */
+int reduce__beam_score(struct ctx *x);
 int reduce__beam_take(struct ctx *x, int k);
 /* Even n: into ecol the edge set the wings vote for (each wing votes
  * for the colours it shows on its edge), made legal (an even flip sum).

@@ -55,6 +55,23 @@ static int variants(int n)
 	return variants_at(n, 1);
 }
 
+/* How many of the centers' last step's answers are tried against the
+ * edge beam (centers_staged.c, st_try; 1: the best rated taken as is).
+ * Each trial is a run of the beam: where the time allows. 20 states:
+ * 4×4 54.45 → 53.65 moves at 2.0 times the issue's solver's time, 5×5
+ * 91.50 → 90.35 at 1.9, 6×6 160.35 → 155.70 at 2.4 (4 trials 155.55 at
+ * 2.8); 7×7 211.55 at 2.2 and 10×10 534.05 at 4.3 were not worth it,
+ * 8×8 and 9×9 have no time to spare (docs/solvers.md, "Edges"). */
+#ifndef CTRIALS
+#define CTRIALS 3
+#endif
+static int ctrials_at(int n, int effort)
+{
+	if (effort > 1)
+		return 1; /* its variants are trials of their own */
+	return n == 4 ? 2 : n == 5 || n == 6 ? CTRIALS : 1;
+}
+
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
@@ -599,6 +616,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
 		/* many variants try many endings already */
 		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
+		x.ctrials = ctrials_at(n, x.effort);
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

@@ -244,3 +244,12 @@ int reduce__free_ready(struct ctx *x)
 	reduce__free_read(x);
 	return 0;
 }
+
+void reduce__unmake(struct ctx *x, size_t c0)
+{
+	while (x->count > c0) {
+		const cube_move *m = &x->out[--x->count];
+		cube__turn_generic(x->c, m->axis, m->lo, m->hi,
+				   (4 - m->qt) & 3);
+	}
+}

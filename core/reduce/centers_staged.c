@@ -792,7 +792,7 @@ static const cube_t *st_after(struct ctx *x, const int *path, int len)
 	return sim;
 }
 
-static int x_cands_max(const struct ctx *x)
+static int st_cands_max(const struct ctx *x)
 {
 	return x->ctrials < ST_CANDS ? x->ctrials : ST_CANDS;
 }
@@ -846,7 +846,7 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 		if (z->best_len < 0 && z->nodes + z->pick < z->budget)
 			z->budget = z->nodes + z->pick;
 		if (z->cands)
-			st_keep(z->cands, x_cands_max(z->x), r, z->path,
+			st_keep(z->cands, st_cands_max(z->x), r, z->path,
 				depth);
 		if (z->best_len < 0 || r < z->best_rate) {
 			z->best_len = depth;
@@ -1101,18 +1101,18 @@ static int st_make(struct ctx *x, const int *path, unsigned *par)
 
 /* The centers' last step's kept answers, each made and the edge beam run
  * after it, both then taken back: path becomes the answer after which
- * the edges end soonest (the edges stage runs the beam again for good).
+ * the beam scores best (reduce__beam_score; the edges stage runs the
+ * beam again for good).
  * The beam's length moves by several moves from one center ending to
  * the next, more than the rating foresees (docs/solvers.md, "Edges").
  * Leaves path alone when an answer leaves a center unsolved (a ring
  * given up before: the beam needs them all). */
-static int st_try(struct ctx *x, const struct stcands *C, unsigned par,
-		  int *path)
+static int st_try(struct ctx *x, const struct stcands *C, int *path)
 {
 	size_t c0 = x->count, best_len = SIZE_MAX;
 	int best = -1;
 	for (int i = 0; i < C->n; i++) {
-		unsigned p = par;
+		unsigned p = 0; /* the trial's wing parities: not kept */
 		int rc = st_make(x, C->path[i], &p);
 		if (rc == 0 && !centers_solved(x)) {
 			reduce__unmake(x, c0);
@@ -1129,7 +1129,7 @@ static int st_try(struct ctx *x, const struct stcands *C, unsigned par,
 		if (len < best_len)
 			best_len = len, best = i;
 	}
-	if (best > 0)
+	if (best >= 0)
 		memcpy(path, C->path[best], sizeof C->path[best]);
 	return 0;
 }
@@ -1166,7 +1166,7 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	if (!found)
 		return 0;
 	int rc;
-	if (cands.n > 1 && (rc = st_try(x, &cands, *par, path)) < 0)
+	if (cands.n > 1 && (rc = st_try(x, &cands, path)) < 0)
 		return rc;
 	size_t start = x->count;
 	if ((rc = st_make(x, path, par)) < 0)

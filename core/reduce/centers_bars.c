@@ -195,7 +195,9 @@ struct barlib {
  * paired per move, ranked by moves plus BAR_BR per oblique unpaired)
  * runs until every oblique is paired; the shortest such state is made.
  * Ring 2's last step picks, of its answers, the one that leaves the most
- * obliques paired (BAR_RATE). docs/solvers.md has the measurements
+ * obliques paired (BAR_RATE); on 6×6 to 9×9 its two best so rated are
+ * each tried against the bar step itself (centers_staged.c, st_try;
+ * reduce.c, btrials_at). docs/solvers.md has the measurements
  * behind these settings and the variants tried and left out. */
 
 /* Place t: face t / s², row t % s² / s + 1, column t % s + 1. */

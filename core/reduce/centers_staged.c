@@ -792,9 +792,12 @@ static const cube_t *st_after(struct ctx *x, const int *path, int len)
 	return sim;
 }
 
-static int st_cands_max(const struct ctx *x)
+/* How many answers a step keeps for trial: against the bar step after it
+ * (bars) or the edge beam. */
+static int st_cands_max(const struct ctx *x, int bars)
 {
-	return x->ctrials < ST_CANDS ? x->ctrials : ST_CANDS;
+	int t = bars ? x->btrials : x->ctrials;
+	return t < ST_CANDS ? t : ST_CANDS;
 }
 
 /* Answer path[0..len) into C, which keeps the max best by rate (the
@@ -846,8 +849,8 @@ static int st_dfs(struct stsearch *z, const struct ststate *s, int depth,
 		if (z->best_len < 0 && z->nodes + z->pick < z->budget)
 			z->budget = z->nodes + z->pick;
 		if (z->cands)
-			st_keep(z->cands, st_cands_max(z->x), r, z->path,
-				depth);
+			st_keep(z->cands, st_cands_max(z->x, z->bars), r,
+				z->path, depth);
 		if (z->best_len < 0 || r < z->best_rate) {
 			z->best_len = depth;
 			z->best_rate = r;
@@ -1052,7 +1055,8 @@ static int st_ida(struct ctx *x, int kind, const struct ststate *s,
 	/* the centers' last step (EDGE_RATE_ON): the answer that leaves
 	 * the edges the most paired */
 	z.edges = x->erate && S->ring == 1 && kind == ST_C2;
-	if (z.edges && cands && x->ctrials > 1) {
+	if (cands && ((z.edges && x->ctrials > 1) ||
+		      (z.bars && x->btrials > 1))) {
 		z.cands = cands;
 		cands->n = 0;
 	}
@@ -1099,28 +1103,38 @@ static int st_make(struct ctx *x, const int *path, unsigned *par)
 	return 0;
 }
 
-/* The centers' last step's kept answers, each made and the edge beam run
- * after it, both then taken back: path becomes the answer after which
- * the beam scores best (reduce__beam_score; the edges stage runs the
- * beam again for good).
+/* A step's kept answers, each made and what comes after it run on trial,
+ * both then taken back: path becomes the answer after which that scores
+ * best. After the centers' last step that is the edge beam (its score,
+ * reduce__beam_score); after an inner ring's last step inside out
+ * (bars), the next bar step (its moves; 1,000 more when it leaves
+ * obliques unpaired). The stage after runs again for good.
  * The beam's length moves by several moves from one center ending to
- * the next, more than the rating foresees (docs/solvers.md, "Edges").
- * Leaves path alone when an answer leaves a center unsolved (a ring
- * given up before: the beam needs them all). */
-static int st_try(struct ctx *x, const struct stcands *C, int *path)
+ * the next, more than the rating foresees (docs/solvers.md, "Edges"),
+ * and so does a bar step's. Leaves path alone when an answer before the
+ * edges leaves a center unsolved (a ring given up before: the beam
+ * needs them all). */
+static int st_try(struct ctx *x, const struct stcands *C, int *path,
+		  int bars)
 {
 	size_t c0 = x->count, best_len = SIZE_MAX;
 	int best = -1;
 	for (int i = 0; i < C->n; i++) {
 		unsigned p = 0; /* the trial's wing parities: not kept */
 		int rc = st_make(x, C->path[i], &p);
-		if (rc == 0 && !centers_solved(x)) {
+		if (rc == 0 && !bars && !centers_solved(x)) {
 			reduce__unmake(x, c0);
 			return 0;
 		}
-		if (rc == 0)
+		size_t len = 0;
+		if (rc == 0 && bars) {
+			rc = reduce__bar_pair(x, &p);
+			len = x->count - c0 + (rc == 0 ? 1000 : 0);
+			rc = rc > 0 ? 0 : rc;
+		} else if (rc == 0) {
 			rc = reduce__beam_edges(x);
-		size_t len = rc == 0 ? (size_t)reduce__beam_score(x) - c0 : 0;
+			len = rc == 0 ? (size_t)reduce__beam_score(x) - c0 : 0;
+		}
 		reduce__unmake(x, c0);
 		if (rc == CUBE_ESPACE)
 			continue; /* longer than the space left */
@@ -1166,7 +1180,8 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
 	if (!found)
 		return 0;
 	int rc;
-	if (cands.n > 1 && (rc = st_try(x, &cands, path)) < 0)
+	if (cands.n > 1 &&
+	    (rc = st_try(x, &cands, path, kind == ST_C2 && S->ring > 1)) < 0)
 		return rc;
 	size_t start = x->count;
 	if ((rc = st_make(x, path, par)) < 0)

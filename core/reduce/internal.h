@@ -265,6 +265,9 @@ struct ctx {
 			* last step may rate its answers by the edges */
 	int ctrials;   /* and try this many of them against the edge
 			* beam (reduce.c) */
+	int btrials;   /* inside out, an inner ring's last step: this many
+			* of its answers tried against the bar step after
+			* it (reduce.c) */
 };
 
 static inline int poll_now(struct ctx *x)

@@ -72,6 +72,26 @@ static int ctrials_at(int n, int effort)
 	return n == 4 ? 2 : n == 5 || n == 6 ? CTRIALS : 1;
 }
 
+/* Inside out, how many of an inner ring's last step's answers are tried
+ * against the bar step after it (st_try, as the edges above; 1: the one
+ * leaving the fewest obliques unpaired, as is). A bar step costs a
+ * fraction of the edge beam, and the one after the trials' choice runs
+ * again. 20 states, against the issue's solver: 6×6 155.70 → 154.10
+ * moves at 2.3 times its time, 7×7 212.65 → 211.25 at 1.0, 8×8 320.90
+ * → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.2 (with the beam's POPCNT
+ * clone, edges.c); 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
+ * shorter, the ring after it longer); 10×10 556.15 against 542.30 (its
+ * narrower searches: no shorter centers), so from 10×10 on, one. */
+#ifndef BTRIALS
+#define BTRIALS 2
+#endif
+static int btrials_at(int n, int effort)
+{
+	if (effort > 1)
+		return 1;
+	return n >= 6 && n <= 9 ? BTRIALS : 1;
+}
+
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
@@ -617,6 +637,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		/* many variants try many endings already */
 		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
 		x.ctrials = ctrials_at(n, x.effort);
+		x.btrials = btrials_at(n, x.effort);
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

@@ -78,9 +78,18 @@ _Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
 #ifndef EB_NARROW_N
 #define EB_NARROW_N 10
 #endif
+/* 5×5 (its edges take twice 4×4's moves, and since the POPCNT clone
+ * there is time: 20 states, 3 trials, 90.35 → 89.35 moves at 1.9 times
+ * the issue's solver's time; 32 a level 89.75): EB_W5. 4×4 with 32 a
+ * level and 3 trials took 52.70 moves, but at 2.7-3.0 times, too near. */
+#ifndef EB_W5
+#define EB_W5 44
+#endif
+_Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
 /* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7 */
 #define EB_WIDTH(n)                                                    \
-	((n) == 8               ? EB_W8                                \
+	((n) == 5               ? EB_W5                                \
+	 : (n) == 8             ? EB_W8                                \
 	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
 	 : (n) >= 12            ? EB_W / 8                             \
 	 : (n) == 11            ? EB_W / 2                             \

@@ -58,10 +58,13 @@ static int variants(int n)
 /* How many of the centers' last step's answers are tried against the
  * edge beam (centers_staged.c, st_try; 1: the best rated taken as is).
  * Each trial is a run of the beam: where the time allows. 20 states:
- * 4×4 54.45 → 53.65 moves at 2.0 times the issue's solver's time, 5×5
- * 91.50 → 90.35 at 1.9, 6×6 160.35 → 155.70 at 2.4 (4 trials 155.55 at
- * 2.8); 7×7 211.55 at 2.2 and 10×10 534.05 at 4.3 were not worth it,
- * 8×8 and 9×9 have no time to spare (docs/solvers.md, "Edges"). */
+ * 4×4 54.45 → 53.65 moves at 2.0 times the issue's solver's time (2
+ * trials), 5×5 91.50 → 90.35 at 1.9, 6×6 160.35 → 155.70 at 2.4 (4
+ * trials 155.55 at 2.8). Since the beam's POPCNT clone (edges.c) there
+ * is time for 3 on 4×4 (53.25 moves at 2.0 times) and 7×7 (with the bar
+ * trials 211.25 → 210.15 at 2.0; 2 trials 211.00); 10×10 534.05 at 4.3
+ * was not worth it, 8×8 and 9×9 have no time to spare (docs/solvers.md,
+ * "Edges"). */
 #ifndef CTRIALS
 #define CTRIALS 3
 #endif
@@ -69,7 +72,7 @@ static int ctrials_at(int n, int effort)
 {
 	if (effort > 1)
 		return 1; /* its variants are trials of their own */
-	return n == 4 ? 2 : n == 5 || n == 6 ? CTRIALS : 1;
+	return n <= 7 ? CTRIALS : 1;
 }
 
 /* Inside out, how many of an inner ring's last step's answers are tried
@@ -81,14 +84,14 @@ static int ctrials_at(int n, int effort)
  * → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.2 (with the beam's POPCNT
  * clone, edges.c); 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
  * shorter, the ring after it longer); 10×10 556.15 against 542.30 (its
- * narrower searches: no shorter centers), so from 10×10 on, one. */
+ * narrower searches: no shorter centers), so from 10×10 on, one. Unlike
+ * the edge beam's trials they pay at effort 2 and 3 too: effort 2 6×6
+ * 154.60 → 153.65, 9×9 387.50 → 383.05, for 11-13 % more time. */
 #ifndef BTRIALS
 #define BTRIALS 2
 #endif
-static int btrials_at(int n, int effort)
+static int btrials_at(int n)
 {
-	if (effort > 1)
-		return 1;
 	return n >= 6 && n <= 9 ? BTRIALS : 1;
 }
 
@@ -637,7 +640,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		/* many variants try many endings already */
 		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
 		x.ctrials = ctrials_at(n, x.effort);
-		x.btrials = btrials_at(n, x.effort);
+		x.btrials = btrials_at(n);
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

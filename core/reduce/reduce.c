@@ -79,10 +79,10 @@ static int ctrials_at(int n, int effort)
  * against the bar step after it (st_try, as the edges above; 1: the one
  * leaving the fewest obliques unpaired, as is). A bar step costs a
  * fraction of the edge beam, and the one after the trials' choice runs
- * again. 20 states, against the issue's solver: 6×6 155.70 → 154.10
- * moves at 2.3 times its time, 7×7 212.65 → 211.25 at 1.0, 8×8 320.90
- * → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.2 (with the beam's POPCNT
- * clone, edges.c); 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
+ * again. 20 states, against the issue's solver in the same run (with
+ * the beam's POPCNT clone, edges.c): 6×6 155.70 → 154.10 moves at 2.2
+ * times its time, 7×7 212.65 → 211.25 at 1.0 (before its edge trials),
+ * 8×8 320.90 → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.4; 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
  * shorter, the ring after it longer); 10×10 556.15 against 542.30 (its
  * narrower searches: no shorter centers), so from 10×10 on, one. Unlike
  * the edge beam's trials they pay at effort 2 and 3 too: effort 2 6×6

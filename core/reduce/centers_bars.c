@@ -76,6 +76,10 @@
 #define BAR_MAX 98304
 #endif
 #define BAR_HASH (1 << 18)
+/* finished states kept for the trials against the next bar step */
+#define BAR_FIN 8
+/* the moves of a trial's two steps kept, at most */
+#define BAR_KEEP 1024
 _Static_assert(BAR_BWE <= BAR_LANES && BAR_BW <= BAR_LANES && BAR_BWE_MID <= BAR_LANES,
 	       "bar lanes");
 
@@ -140,6 +144,11 @@ struct barlib {
 	 * and the coordinate its row or column l is read at (reduce__bar_set
 	 * up) */
 	int lo[7], hi[7], at[7];
+	int k, j; /* the ring and cell set up */
+	/* the trials' best (reduce__bar_pair): its moves, wing parities */
+	cube_move keep[BAR_KEEP];
+	size_t nkeep, kfirst; /* (the first step's: kfirst) */
+	unsigned kpar;
 	const struct barmacs *B[2]; /* own, or the shared tables' */
 	struct barmacs own[2];
 	int32_t slot[BAR_HASH];  /* building: the maps seen */
@@ -197,7 +206,9 @@ struct barlib {
  * Ring 2's last step picks, of its answers, the one that leaves the most
  * obliques paired (BAR_RATE); on 6×6 to 9×9 its two best so rated are
  * each tried against the bar step itself (centers_staged.c, st_try;
- * reduce.c, btrials_at). docs/solvers.md has the measurements
+ * reduce.c, btrials_at); on 9×9 a bar step's cheapest answers are
+ * tried against the ring's next bar step (reduce__bar_pair;
+ * reduce.c, bartrials_at). docs/solvers.md has the measurements
  * behind these settings and the variants tried and left out. */
 
 /* Place t: face t / s², row t % s² / s + 1, column t % s + 1. */
@@ -567,6 +578,7 @@ void reduce__bar_setup(struct ctx *x, int k, int j)
 {
 	struct barlib *W = barlib_of(x);
 	int m = x->m;
+	W->k = k, W->j = j;
 	if (j + 1 > m - j - 1) {
 		/* an even cube's middle two cells: the 6×6, its layers the
 		 * cube's 0, k, j, m-j, m-k, m */
@@ -775,16 +787,34 @@ int reduce__bar_rate(struct ctx *x, const cube_t *c)
 	return BAR_OBL - bar_count(L, col);
 }
 
-/* Ring 2 solved, pair every oblique with its bar's +-center (*par: the
- * wing parities, kept up). Returns 1 when all are paired, 0 when the
- * beam could not (the oblique macros then finish), or an error. */
-int reduce__bar_pair(struct ctx *x, unsigned *par)
+/* A finished state the beam met (its parent lev[d][parent], the macro
+ * cand after it), kept for the trials against the next bar step. */
+struct barfin {
+	int16_t cost, d, parent;
+	int32_t cand;
+};
+
+/* Keep f among the BAR_FIN cheapest finished states met so far, F[0..*nf)
+ * cheapest first, the first met first among equals. */
+static void bar_fin_put(struct barfin *F, int *nf, struct barfin f)
 {
-	struct barlib *W = barlib_of(x);
-	int rc = 0;
-	const struct barmacs *L = bar_macs(x, &rc);
-	if (!L)
-		return rc;
+	int i = *nf < BAR_FIN ? (*nf)++ : BAR_FIN;
+	if (i == BAR_FIN && f.cost >= F[BAR_FIN - 1].cost)
+		return;
+	if (i == BAR_FIN)
+		i = BAR_FIN - 1;
+	for (; i > 0 && F[i - 1].cost > f.cost; i--)
+		F[i] = F[i - 1];
+	F[i] = f;
+}
+
+/* The beam from the cube as it is (the model set up): *bd, *bi the
+ * cheapest state with every oblique paired (*bd -1: none, 0: the root),
+ * F[0..*nf) the cheapest finished states met, for trials. 0, or an
+ * error. */
+static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
+		    int *bdp, int *bip, struct barfin *F, int *nf)
+{
 	struct barnode *root = &W->lev[0][0];
 	bar_read(W, L, x->c, root->col);
 	memset(&root->tail, 0, sizeof root->tail);
@@ -794,6 +824,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 	root->parent = -1;
 	root->cand = -1;
 	W->nlev[0] = 1;
+	*nf = 0;
 	int bd = root->paired == BAR_OBL ? 0 : -1, bi = 0, d = 0;
 	for (; d + 1 < BAR_DEPTH && W->nlev[d] > 0; d++) {
 		if (poll_now(x))
@@ -816,6 +847,13 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 				k->paired = (int16_t)(s->paired + W->tg[l][t]);
 				k->parent = (int16_t)lane[l];
 				k->cand = W->top[l][t];
+				if (k->paired == BAR_OBL)
+					bar_fin_put(F, nf,
+						    (struct barfin){
+							    k->cost,
+							    (int16_t)d,
+							    k->parent,
+							    k->cand});
 			}
 		}
 		/* the BAR_BW best children, each state once, none past a
@@ -865,15 +903,34 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 		if (W->lev[d][i].paired == BAR_OBL &&
 		    (bd < 0 || W->lev[d][i].cost < W->lev[bd][bi].cost))
 			bd = d, bi = i;
-	if (bd <= 0)
-		return bd == 0;
-	int path[BAR_DEPTH];
-	for (int e = bd, i = bi; e > 0; e--) {
+	*bdp = bd, *bip = bi;
+	return 0;
+}
+
+/* The macros that lead to lev[d][i], and then cand when cand >= 0 (a
+ * finished child, one deeper), read back from the beam's levels into
+ * path[1..len]. Returns len. */
+static int bar_path(const struct barlib *W, int d, int i, int32_t cand,
+		    int32_t *path)
+{
+	int len = d + (cand >= 0);
+	if (cand >= 0)
+		path[len] = cand;
+	for (int e = d; e > 0; e--) {
 		path[e] = W->lev[e][i].cand;
 		i = W->lev[e][i].parent;
 	}
+	return len;
+}
+
+/* The macros path[1..len] made on the cube, simplified as a segment. */
+static int bar_emit(struct ctx *x, const struct barlib *W,
+		    const struct barmacs *L, const int32_t *path, int len,
+		    unsigned *par)
+{
+	int rc;
 	size_t start = x->count;
-	for (int e = 1; e <= bd; e++) {
+	for (int e = 1; e <= len; e++) {
 		const struct barcand *a = &L->c[path[e]];
 		for (int k = 0; k < a->len; k++) {
 			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
@@ -886,7 +943,93 @@ int reduce__bar_pair(struct ctx *x, unsigned *par)
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
 	x->count = start + moves_merge_blocks(x->out + start, nk, x->n);
+	return 0;
+}
+
+/* Every oblique of the model set up paired on the cube. */
+static int bar_done(struct ctx *x, const struct barlib *W,
+		    const struct barmacs *L)
+{
 	uint8_t now[BAR_NC];
 	bar_read(W, L, x->c, now);
-	return bar_count(L, now) == BAR_OBL ? 1 : SOLVE_ESTAGE;
+	return bar_count(L, now) == BAR_OBL;
+}
+
+/* Ring 2 solved, pair every oblique with its bar's +-center (*par: the
+ * wing parities, kept up). next: the ring's cell whose bar step comes
+ * next, or 0. With next and x->bartrials > 1, the x->bartrials cheapest
+ * answers the beam met are each made and the next step run after them
+ * on trial (reduce.c, bartrials_at), both then taken back; the pair of
+ * steps with the fewest moves (1,000 more when the next leaves obliques
+ * unpaired) is made again from the moves it ran, and 2 returned: the
+ * next step is done. Else returns 1 when all are paired, 0 when the
+ * beam could not (the oblique macros then finish), or an error. */
+int reduce__bar_pair(struct ctx *x, unsigned *par, int next)
+{
+	struct barlib *W = barlib_of(x);
+	int rc = 0;
+	const struct barmacs *L = bar_macs(x, &rc);
+	if (!L)
+		return rc;
+	int bd, bi, nf;
+	struct barfin F[BAR_FIN];
+	if ((rc = bar_beam(x, W, L, &bd, &bi, F, &nf)) < 0)
+		return rc;
+	if (bd <= 0)
+		return bd == 0;
+	int32_t path[BAR_DEPTH + 1];
+	int len = bar_path(W, bd, bi, -1, path);
+	int tries = next > 0 ? x->bartrials : 1;
+	if (tries > nf)
+		tries = nf;
+	if (tries > 1) {
+		int32_t tp[BAR_FIN][BAR_DEPTH + 1];
+		int tl[BAR_FIN];
+		for (int t = 0; t < tries; t++)
+			tl[t] = bar_path(W, F[t].d, F[t].parent, F[t].cand,
+					 tp[t]);
+		int k = W->k, j = W->j, best = -1;
+		size_t c0 = x->count, best_len = SIZE_MAX;
+		for (int t = 0; t < tries; t++) {
+			unsigned p = *par;
+			rc = bar_emit(x, W, L, tp[t], tl[t], &p);
+			size_t first = x->count - c0;
+			if (rc == 0) {
+				reduce__bar_setup(x, k, next);
+				rc = reduce__bar_pair(x, &p, 0);
+			}
+			size_t all = x->count - c0 + (rc == 0 ? 1000 : 0);
+			/* the best so far kept, both steps' moves, to be made
+			 * again as they are */
+			if (rc >= 0 && all < best_len &&
+			    x->count - c0 <= BAR_KEEP) {
+				best_len = all, best = t;
+				W->nkeep = x->count - c0;
+				memcpy(W->keep, x->out + c0,
+				       W->nkeep * sizeof *W->keep);
+				W->kpar = p;
+				W->kfirst = first;
+			}
+			reduce__unmake(x, c0);
+			reduce__bar_setup(x, k, j);
+			if (rc < 0 && rc != CUBE_ESPACE)
+				return rc;
+		}
+		if (best >= 0) {
+			for (size_t i = 0; i < W->nkeep; i++) {
+				const cube_move *m = &W->keep[i];
+				if ((rc = emit_block(x, m->axis, m->lo, m->hi,
+						     m->qt)) < 0)
+					return rc;
+				if (i + 1 == W->kfirst && !bar_done(x, W, L))
+					return SOLVE_ESTAGE;
+			}
+			*par = W->kpar;
+			reduce__bar_setup(x, k, next);
+			return 2;
+		}
+	}
+	if ((rc = bar_emit(x, W, L, path, len, par)) < 0)
+		return rc;
+	return bar_done(x, W, L) ? 1 : SOLVE_ESTAGE;
 }

@@ -1128,7 +1128,7 @@ static int st_try(struct ctx *x, const struct stcands *C, int *path,
 		}
 		size_t len = 0;
 		if (rc == 0 && bars) {
-			rc = reduce__bar_pair(x, &p);
+			rc = reduce__bar_pair(x, &p, 0);
 			len = x->count - c0 + (rc == 0 ? 1000 : 0);
 			rc = rc > 0 ? 0 : rc;
 		} else if (rc == 0) {
@@ -1242,8 +1242,12 @@ int reduce__staged_centers(struct ctx *x)
 		for (int r = ki; r >= 1; r--) {
 			for (int j = ki; j > r; j--) {
 				reduce__bar_setup(x, r, j);
-				if ((rc = reduce__bar_pair(x, &par)) < 0)
+				rc = reduce__bar_pair(x, &par,
+						      j - 1 > r ? j - 1 : 0);
+				if (rc < 0)
 					return rc;
+				if (rc == 2)
+					j--; /* its trials made the next */
 			}
 			if (r > 1)
 				reduce__bar_setup(x, r - 1, ki);

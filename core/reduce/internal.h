@@ -268,6 +268,8 @@ struct ctx {
 	int btrials;   /* inside out, an inner ring's last step: this many
 			* of its answers tried against the bar step after
 			* it (reduce.c) */
+	int bartrials; /* inside out, a bar step: this many of its answers
+			* tried against the ring's next bar step (reduce.c) */
 };
 
 static inline int poll_now(struct ctx *x)
@@ -450,7 +452,7 @@ void reduce__bars_reset(struct ctx *x);
 void reduce__bar_setup(struct ctx *x, int k, int j);
 size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
-int reduce__bar_pair(struct ctx *x, unsigned *par);
+int reduce__bar_pair(struct ctx *x, unsigned *par, int next);
 int reduce__bar_rate(struct ctx *x, const cube_t *c);
 
 /* centers_blocks.c */

@@ -95,6 +95,27 @@ static int btrials_at(int n)
 	return n >= 6 && n <= 9 ? BTRIALS : 1;
 }
 
+/* Inside out, how many of a bar step's answers (the cheapest its beam
+ * met) are tried against the ring's next bar step (centers_bars.c,
+ * reduce__bar_pair; 1: the cheapest, as is). The two steps the trials
+ * pick are made as they ran, none run again. 9×9 only, whose ring 1
+ * has two bar steps. 20 states are too few to judge them (a solve's
+ * length varies by about ±12 moves, these trials move the mean by 1-4):
+ * over 300 states, 392.39 → 391.13 moves with 2 trials, 390.41 with 4,
+ * 388.70 with 8; 4 take 2.7 times the issue's solver's time (head 2.5),
+ * 8 took 3.0, too near. Trials whose next step ran with a narrower beam
+ * (4 and 16 states a step) gave 391.90 (8 of them) and 391.33 (16).
+ * 8×8 over 300 states 318.55 → 315.31 with 8, but at about three times
+ * its time, and 4 % under its published figure already
+ * (bench/RESULTS.md). */
+#ifndef BARTRIALS
+#define BARTRIALS 4
+#endif
+static int bartrials_at(int n)
+{
+	return n == 9 ? BARTRIALS : 1;
+}
+
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
@@ -641,6 +662,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
 		x.ctrials = ctrials_at(n, x.effort);
 		x.btrials = btrials_at(n);
+		x.bartrials = bartrials_at(n);
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

@@ -657,6 +657,18 @@ static int bar_score(const struct barnode *s)
 	return s->cost + BAR_BR * (BAR_OBL - s->paired);
 }
 
+/* The pairs a bar made of places c0, c1, c2 would hold, lane by lane
+ * (restrict parameters: the rows never overlap, so the loop vectorizes
+ * without a check for overlap). */
+static inline __attribute__((always_inline)) void
+bar_tri_row(uint8_t *restrict to, const uint8_t *restrict c0,
+	    const uint8_t *restrict c1, const uint8_t *restrict c2,
+	    const int lanes)
+{
+	for (int l = 0; l < lanes; l++)
+		to[l] = (uint8_t)((c0[l] == c1[l]) + (c2[l] == c1[l]));
+}
+
 /* For each state lane[0..nl) of step d, its BAR_LOOK best macros by
  * obliques paired per move, best first (W->top, tg, tc; W->nt of
  * them). The states are scanned side by side, each macro weighed on all
@@ -677,16 +689,13 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 		for (int k = 0; k <= BAR_LEN; k++)
 			W->thr[k][l] = 1;
 	}
-	for (int t = 0; t < L->ntri; t++) {
-		const uint8_t *c0 = W->colT[L->tri[t][0]],
-			      *c1 = W->colT[L->tri[t][1]],
-			      *c2 = W->colT[L->tri[t][2]];
-		for (int l = 0; l < lanes; l++)
-			W->triT[t][l] =
-				(uint8_t)((c0[l] == c1[l]) + (c2[l] == c1[l]));
-	}
-	/* once every lane holds BAR_LOOK, the worst of their worsts */
-	int full = 0, mg = 0, mc = 1, i = 0;
+	for (int t = 0; t < L->ntri; t++)
+		bar_tri_row(W->triT[t], W->colT[L->tri[t][0]],
+			    W->colT[L->tri[t][1]], W->colT[L->tri[t][2]],
+			    lanes);
+	/* once every lane holds BAR_LOOK, the worst of their worsts (mg /
+	 * mc, lane ml's) */
+	int full = 0, mg = 0, mc = 1, ml = -1, i = 0;
 	for (; i < L->count; i++) {
 		const struct barhot *a = &L->hot[i];
 		/* (its first turn may merge: 2 moves less at most) */
@@ -701,17 +710,12 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 			for (int l = 0; l < lanes; l++)
 				g[l] = (int8_t)(g[l] + p[l] - o[l]);
 		}
-		/* (bytes compared and OR-ed eight at a time: no lane widened) */
+		/* (bytes compared and OR-ed: no lane widened, nothing
+		 * stored to be read back) */
 		const int8_t *thr = W->thr[least];
-		uint8_t m[BAR_LANES];
+		uint8_t any = 0;
 		for (int l = 0; l < lanes; l++)
-			m[l] = (uint8_t)(g[l] >= thr[l]);
-		uint64_t any = 0;
-		for (int l = 0; l < lanes; l += 8) {
-			uint64_t w;
-			memcpy(&w, m + l, sizeof w);
-			any |= w;
-		}
+			any |= (uint8_t)(g[l] >= thr[l]);
 		if (!any)
 			continue;
 		for (int l = 0; l < nl; l++) {
@@ -732,20 +736,29 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 				int v = W->tgw[l] * k / W->tcw[l] + 1;
 				W->thr[k][l] = (int8_t)(v < 127 ? v : 127);
 			}
-			if (full == nl) {
-				mg = W->tgw[0], mc = W->tcw[0];
+			/* a lane's worst only gets better: the least of
+			 * them moves only when it was lane ml's */
+			if (full == nl && (ml < 0 || ml == l)) {
+				mg = W->tgw[0], mc = W->tcw[0], ml = 0;
 				for (int k = 1; k < nl; k++)
 					if (W->tgw[k] * mc < mg * W->tcw[k])
-						mg = W->tgw[k], mc = W->tcw[k];
+						mg = W->tgw[k], mc = W->tcw[k],
+						ml = k;
 			}
 		}
 	}
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define BAR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define BAR_CLONES
+#endif
+
 /* A beam of up to 16 states (most steps) scans a quarter of the lanes,
  * one of up to 32 half. */
-static void bar_scan(const struct barmacs *L, struct barlib *W, int d,
-		     const int *lane, int nl)
+BAR_CLONES static void bar_scan(const struct barmacs *L, struct barlib *W,
+				int d, const int *lane, int nl)
 {
 	if (nl <= 16)
 		bar_scan_lanes(L, W, d, lane, nl, 16);

@@ -102,14 +102,16 @@ static int btrials_at(int n)
  * has two bar steps. 20 states are too few to judge them (a solve's
  * length varies by about ±12 moves, these trials move the mean by 1-4):
  * over 300 states, 392.39 → 391.13 moves with 2 trials, 390.41 with 4,
- * 388.70 with 8; 4 take 2.7 times the issue's solver's time (head 2.5),
- * 8 took 3.0, too near. Trials whose next step ran with a narrower beam
- * (4 and 16 states a step) gave 391.90 (8 of them) and 391.33 (16).
- * 8×8 over 300 states 318.55 → 315.31 with 8, but at about three times
- * its time, and 4 % under its published figure already
- * (bench/RESULTS.md). */
+ * 388.70 with 8. 8 took 3.0 times the issue's solver's time until the
+ * bars' scan was vectorized (bar_scan): now 2.3-2.5 (4: 2.1-2.3). 16
+ * (BAR_FIN 16) gave 386.44 against 8's 386.78 on the first 100 states
+ * at 2.7 times: left out. Trials whose next step ran with a narrower
+ * beam (4 and 16 states a step) gave 391.90 (8 of them) and 391.33 (16).
+ * 8×8 over 300 states 318.55 → 315.31 with 8, but 313.10 → 315.60 on
+ * the bench's 20 at 2.4-2.6 times its time, and 4 % under its published
+ * figure already: one (bench/RESULTS.md). */
 #ifndef BARTRIALS
-#define BARTRIALS 4
+#define BARTRIALS 8
 #endif
 static int bartrials_at(int n)
 {

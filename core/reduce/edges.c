@@ -306,12 +306,14 @@ int reduce__edge_rate(struct ctx *x, const cube_t *sim)
 	return 12 * (x->n - 3) - eb_popcount(eb_adj(F, v, x->n));
 }
 
-/* Pairs among the neighbours q[0..k) of v. */
+/* Pairs among the neighbours q[0..k) of v. (Both tests made and AND-ed:
+ * with && each pair cost a branch the data leaves unpredictable; 9×9
+ * takes 10 % less time, bench/RESULTS.md.) */
 static int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
 {
 	int sc = 0;
 	for (int i = 0; i < k; i++)
-		sc += v[q[i][0]] == v[q[i][1]] && v[q[i][2]] == v[q[i][3]];
+		sc += (v[q[i][0]] == v[q[i][1]]) & (v[q[i][2]] == v[q[i][3]]);
 	return sc;
 }
 

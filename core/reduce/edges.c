@@ -66,18 +66,19 @@ struct ebmask {
 /* effort 2 and 3: the widest */
 #define EB_WMAX EB_W8
 _Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
-/* from EB_NARROW_N on, a quarter as many states a level (11×11: half,
- * 12×12: an eighth): a big cube's beam runs many rounds, and the
+/* from 10×10 on, fewer states a level (10×10 and 11×11: half, from
+ * 12×12 an eighth; 10×10 took a quarter until the note at the end of
+ * this): a big cube's beam runs many rounds, and the
  * multi-orbit commutators after it take what a narrower one leaves (8
  * states: 10×10 599.9 moves, 12×12 913.8; 4: 603.2 and 917.6 for 12–17 %
  * less time; 12×12 with 2: 929.3 for 13 % less again), where 10×10 and
  * 12×12 had reached 3.1–3.5 times their time before the inside-out
  * centers. With the wide blocks, 8 states on 11×11 665.6 → 645.75 moves
  * at 2.1-2.3 times the issue's solver's time; on 10×10 548.1 → 540.05,
- * but at 2.6-3.0 times it (the issue's solver took only 130-155 ms) */
-#ifndef EB_NARROW_N
-#define EB_NARROW_N 10
-#endif
+ * but at 2.6-3.0 times it (the issue's solver took only 130-155 ms).
+ * Since the branchless pair count and the bars' vectorized scan 10×10
+ * takes 8 too: 50 states (20-69), 549.22 → 546.46 moves at about 2.1
+ * times (4 a level: 1.9); 16 a level 542.32, but at 3.0 */
 /* 5×5 (its edges take twice 4×4's moves, and since the POPCNT clone
  * there is time: 20 states, 3 trials, 90.35 → 89.35 moves at 1.9 times
  * the issue's solver's time; 32 a level 89.75): EB_W5. 4×4 with 32 a
@@ -92,8 +93,7 @@ _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
 	 : (n) == 8             ? EB_W8                                \
 	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
 	 : (n) >= 12            ? EB_W / 8                             \
-	 : (n) == 11            ? EB_W / 2                             \
-	 : (n) >= EB_NARROW_N   ? EB_W / 4                             \
+	 : (n) >= 10            ? EB_W / 2                             \
 				: EB_W)
 #ifndef EB_FINISH
 #define EB_FINISH 5

@@ -272,6 +272,19 @@ struct ctx {
 			* tried against the ring's next bar step (reduce.c) */
 };
 
+/* A hot function built twice where GCC targets x86-64: once for an
+ * instruction set extension (isa), once for any processor; the loader
+ * picks the clone the processor runs (an ifunc). Elsewhere, once. Used
+ * for the edge beam (POPCNT, edges.c) and the bars' scan (AVX2,
+ * centers_bars.c). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define REDUCE_HAVE_CLONES 1
+#define REDUCE_CLONES(isa) __attribute__((target_clones(isa, "default")))
+#else
+#define REDUCE_HAVE_CLONES 0
+#define REDUCE_CLONES(isa)
+#endif
+
 static inline int poll_now(struct ctx *x)
 {
 	return x->lim && x->lim->poll && x->lim->poll(x->lim->ctx, 0, 0);

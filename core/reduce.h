@@ -139,7 +139,7 @@ int reduce_solve(const void *twophase_tables, const cube_t *c,
 /* The staged center search's tables for every size (and the 7×7 bars'
  * macros), to keep and pass as reduce_limits.stage_tables:
  * reduce_stage_tables_size() bytes of tables (any alignment malloc
- * gives; about 7 MB), built using reduce_stage_tables_work_size() bytes
+ * gives; about 30 MB), built using reduce_stage_tables_work_size() bytes
  * of work, in well under a second (docs/solvers.md); lim's
  * poll may stop it (SOLVE_ENOTFOUND). The same tables every solve would
  * build, so answers are the same with them or without. Errors:
@@ -149,5 +149,12 @@ size_t reduce_stage_tables_size(void);
 size_t reduce_stage_tables_work_size(void);
 int reduce_stage_tables_build(void *tables, size_t size, void *work,
 			      size_t work_size, const reduce_limits *lim);
+
+/* Whether tables of size bytes (read back from a file, say) are exactly
+ * what reduce_stage_tables_build makes in this build: magic, format
+ * version, byte order, size and checksum, as twophase_table_check does
+ * for the two-phase tables. A file a build with other tables wrote
+ * fails. CUBE_OK or SOLVE_ETABLES. */
+int reduce_stage_tables_check(const void *tables, size_t size);
 
 #endif

@@ -23,6 +23,9 @@ void solve__seal(unsigned char *buf, uint64_t size, const char magic[8],
 int solve__header_ok(const unsigned char *buf, uint64_t size,
 		     const char magic[8], uint32_t version);
 
+/* The checksum a sealed header holds. */
+uint64_t solve__sum(const void *buf);
+
 /* The whole check: size, header and checksum. CUBE_OK or SOLVE_ETABLES. */
 int solve__check(const void *buf, size_t size, uint64_t want,
 		 const char magic[8], uint32_t version);

@@ -62,6 +62,13 @@ int solve__header_ok(const unsigned char *buf, uint64_t size,
 	       total == size;
 }
 
+uint64_t solve__sum(const void *buf)
+{
+	uint64_t sum;
+	memcpy(&sum, (const unsigned char *)buf + H_SUM, 8);
+	return sum;
+}
+
 int solve__check(const void *buf, size_t size, uint64_t want,
 		 const char magic[8], uint32_t version)
 {

@@ -8,6 +8,7 @@
 #include "problem.h"
 #include "jobs.h"
 #include "sessions.h"
+#include "reduce.h"
 #include "solver.h"
 #include "static.h"
 #include "store.h"
@@ -106,6 +107,18 @@ static json_t *solver_json(const struct api_config *cfg)
 			json_object_set_new(e, "reason", json_string(reason));
 		json_object_set_new(o, names[t], e);
 	}
+	/* the big cubes' tables: absent until a big cube is solved */
+	const char *state = "off", *reason = NULL;
+	int percent = 0;
+	if (cfg->solver)
+		solver_stage_status(cfg->solver, &state, &percent, &reason);
+	json_t *e = json_pack("{s:s, s:I}", "tables", state, "bytes",
+			      (json_int_t)reduce_stage_tables_size());
+	if (strcmp(state, "building") == 0)
+		json_object_set_new(e, "percent", json_integer(percent));
+	if (reason)
+		json_object_set_new(e, "reason", json_string(reason));
+	json_object_set_new(o, "nxn", e);
 	json_object_set_new(o, "optimal", optimal_json(cfg));
 	return o;
 }

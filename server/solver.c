@@ -5,7 +5,9 @@
  * solver's tables (hundreds of MB to GB) are only made when first asked
  * for, or at start with --optimal-preload, by their own thread and as
  * many builder threads as --solve-workers: most servers never solve
- * optimally, and the tests start many servers. */
+ * optimally, and the tests start many servers. The big cubes' tables
+ * (30 MB) are likewise loaded or built only once a big cube is solved,
+ * by the main thread after the others. */
 #include "solver.h"
 
 #include <errno.h>
@@ -45,12 +47,11 @@ struct solver {
 	_Atomic int stop;
 	struct table t[SOLVER_NTABLES];
 	void *beginner; /* built by solver_start, read-only after */
-	void *stage;    /* the reduction's staged-center tables: built by
-			 * the thread after the others once a solve has
-			 * asked for them (not cached: about 0.6 s; most
-			 * servers never solve a big cube), read-only once
-			 * stage_ready */
-	_Atomic int stage_ready, stage_wanted;
+	/* the big cubes' tables (reduce_stage_tables_build): loaded or
+	 * built by the thread after the others once a solve has asked for
+	 * them (most servers never solve a big cube); state 4 until then */
+	struct table stage;
+	_Atomic int stage_wanted;
 	pthread_mutex_t mu; /* with cv: the thread waits for stage_wanted
 			     * or stop */
 	pthread_cond_t cv;
@@ -136,25 +137,60 @@ static int write_all(const char *path, const void *buf, size_t size)
 	return 0;
 }
 
-static int stop_cb(void *ctx, uint64_t done, uint64_t total)
-{
-	(void)done;
-	(void)total;
-	return atomic_load(&((struct solver *)ctx)->stop);
-}
+/* An init's "no memory for its work" (no solver error says it). */
+#define INIT_ENOMEM (-1000)
 
-/* Until they are built, each reduction builds the ones it needs. */
-static void build_stage_tables(struct solver *s)
+/* The big cubes' tables (reduce_stage_tables_build) as a table's init:
+ * their build needs a work buffer of its own. */
+static int stage_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
 {
 	size_t ws = reduce_stage_tables_work_size();
 	void *work = malloc(ws);
-	s->stage = malloc(reduce_stage_tables_size());
-	reduce_limits lim = {.poll = stop_cb, .ctx = s};
-	if (work && s->stage &&
-	    reduce_stage_tables_build(s->stage, reduce_stage_tables_size(),
-				      work, ws, &lim) == 0)
-		atomic_store(&s->stage_ready, 1);
+	if (!work)
+		return INIT_ENOMEM;
+	reduce_limits lim = {.poll = poll, .ctx = ctx};
+	int rc = reduce_stage_tables_build(buf, size, work, ws, &lim);
 	free(work);
+	return rc == SOLVE_ENOTFOUND ? SOLVE_ECANCELLED : rc;
+}
+
+/* Table t from its file in the tables directory when the file holds
+ * what this build makes (size, checksum), else built and written there
+ * for the next start (a warning if it cannot be). */
+static void load_or_build(struct solver *s, struct table *t)
+{
+	size_t size = t->size();
+	t->buf = malloc(size);
+	if (!t->buf) {
+		snprintf(t->reason, sizeof t->reason, "out of memory");
+		atomic_store(&t->state, 3);
+		return;
+	}
+	atomic_store(&t->state, 0);
+	char path[1100];
+	snprintf(path, sizeof path, "%s/%s", s->dir, t->file);
+	if (read_all(path, t->buf, size) == 0 && t->check(t->buf, size) == 0) {
+		atomic_store(&t->state, 2);
+		return;
+	}
+	atomic_store(&t->build_started_ms, mono_ms());
+	atomic_store(&t->state, 1);
+	struct build ctx = {t, s};
+	int rc = t->init(t->buf, size, poll_cb, &ctx);
+	if (rc < 0) {
+		snprintf(t->reason, sizeof t->reason, "%s",
+			 rc == SOLVE_ECANCELLED ? "cancelled"
+			 : rc == INIT_ENOMEM    ? "out of memory"
+						: solve_strerror(rc));
+		atomic_store(&t->state, 3);
+		return;
+	}
+	atomic_store(&t->state, 2);
+	if (write_all(path, t->buf, size) < 0)
+		fprintf(stderr,
+			"cubed: warning: cannot cache solver tables in %s: %s "
+			"(they will be rebuilt next start)\n",
+			path, strerror(errno));
 }
 
 static void *main_loop(void *arg)
@@ -162,46 +198,15 @@ static void *main_loop(void *arg)
 	struct solver *s = arg;
 	/* the small 2×2 table first: it is ready in a fraction of a second */
 	static const enum solver_table order[] = {SOLVER_2X2, SOLVER_3X3};
-	for (int i = 0; i < SOLVER_NTABLES && !atomic_load(&s->stop); i++) {
-		struct table *t = &s->t[order[i]];
-		size_t size = t->size();
-		t->buf = malloc(size);
-		if (!t->buf) {
-			snprintf(t->reason, sizeof t->reason, "out of memory");
-			atomic_store(&t->state, 3);
-			continue;
-		}
-		char path[1100];
-		snprintf(path, sizeof path, "%s/%s", s->dir, t->file);
-		if (read_all(path, t->buf, size) == 0 &&
-		    t->check(t->buf, size) == 0) {
-			atomic_store(&t->state, 2);
-			continue;
-		}
-		atomic_store(&t->build_started_ms, mono_ms());
-		atomic_store(&t->state, 1);
-		struct build ctx = {t, s};
-		int rc = t->init(t->buf, size, poll_cb, &ctx);
-		if (rc < 0) {
-			snprintf(t->reason, sizeof t->reason, "%s",
-				 rc == SOLVE_ECANCELLED ? "cancelled"
-							: solve_strerror(rc));
-			atomic_store(&t->state, 3);
-			continue;
-		}
-		atomic_store(&t->state, 2);
-		if (write_all(path, t->buf, size) < 0)
-			fprintf(stderr,
-				"cubed: warning: cannot cache solver tables "
-				"in %s: %s (they will be rebuilt next start)\n",
-				path, strerror(errno));
-	}
+	for (int i = 0; i < SOLVER_NTABLES && !atomic_load(&s->stop); i++)
+		load_or_build(s, &s->t[order[i]]);
+	/* the big cubes' tables once a solve asks for them */
 	pthread_mutex_lock(&s->mu);
 	while (!atomic_load(&s->stop) && !atomic_load(&s->stage_wanted))
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
 	if (!atomic_load(&s->stop))
-		build_stage_tables(s);
+		load_or_build(s, &s->stage);
 	return NULL;
 }
 
@@ -234,6 +239,10 @@ struct solver *solver_start_opts(const char *dir, const struct solver_options *o
 	s->t[SOLVER_2X2] = (struct table){
 		.file = "cubed-tables-2x2.bin", .size = solve2_table_size,
 		.init = solve2_table_init, .check = solve2_table_check};
+	s->stage = (struct table){
+		.file = "cubed-tables-nxn.bin", .size = reduce_stage_tables_size,
+		.init = stage_init, .check = reduce_stage_tables_check,
+		.state = 4};
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->opt_cv, NULL);
@@ -270,7 +279,7 @@ void solver_stop(struct solver *s)
 	pthread_mutex_destroy(&s->mu);
 	for (int i = 0; i < SOLVER_NTABLES; i++)
 		free(s->t[i].buf);
-	free(s->stage);
+	free(s->stage.buf);
 	free(s->beginner);
 	free(s);
 }
@@ -286,8 +295,8 @@ const void *solver_stage_tables(struct solver *s)
 {
 	if (!s)
 		return NULL;
-	if (atomic_load(&s->stage_ready))
-		return s->stage;
+	if (atomic_load(&s->stage.state) == 2)
+		return s->stage.buf;
 	if (!atomic_exchange(&s->stage_wanted, 1)) {
 		pthread_mutex_lock(&s->mu);
 		pthread_cond_signal(&s->cv);
@@ -310,6 +319,17 @@ void solver_status(struct solver *s, enum solver_table t, const char **state,
 	*state = names[st];
 	*percent = s ? atomic_load(&s->t[t].percent) : 0;
 	*reason = s && st == 3 ? s->t[t].reason : NULL;
+}
+
+void solver_stage_status(struct solver *s, const char **state,
+			 int *percent, const char **reason)
+{
+	static const char *const names[] = {"loading", "building", "ready",
+					    "failed", "absent"};
+	int st = atomic_load(&s->stage.state);
+	*state = names[st];
+	*percent = atomic_load(&s->stage.percent);
+	*reason = st == 3 ? s->stage.reason : NULL;
 }
 
 /* ---- the optimal tables ------------------------------------------------ */

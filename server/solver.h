@@ -32,12 +32,19 @@ void solver_stop(struct solver *s);
 /* The table, or NULL while it is not ready (or failed). */
 const void *solver_table(struct solver *s, enum solver_table t);
 
-/* The reduction's staged-center tables (reduce_stage_tables_build), or
- * NULL until the thread has built them: the first call asks it to, after
- * the two tables above (most servers never solve a big cube, so none
- * pays 0.6 s of CPU and 7 MB unasked). reduce_solve builds what it needs
- * per call meanwhile, and gives the same answers either way. */
+/* The big cubes' tables (reduce_stage_tables_build: the staged center
+ * search's and the bars' macros), or NULL until the thread has them:
+ * the first call asks it to load them from dir (cubed-tables-nxn.bin)
+ * or build them there, after the two tables above (most servers never
+ * solve a big cube, so none pays 30 MB and 0.6 s of CPU unasked).
+ * reduce_solve builds what it needs per call meanwhile, and gives the
+ * same answers either way. */
 const void *solver_stage_tables(struct solver *s);
+
+/* Their state as solver_status says it, and "absent" until a solve has
+ * asked for them (s not NULL). */
+void solver_stage_status(struct solver *s, const char **state,
+			 int *percent, const char **reason);
 
 /* The beginner method's tables (beginner.h): small and built in tens of
  * milliseconds, so solver_start builds them before it returns and they

@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "reduce.h"
 #include "require.h"
 #include "session_helpers.h"
 #include "suites.h"
@@ -107,19 +108,25 @@ static void centres3(const char *f, char out[7])
 
 /* POST /v1/apply: facelets (or, when NULL, the solved cube of size n)
  * after moves; malloc'd. */
-static char *after_moves(const char *facelets, int n, const char *moves)
+static char *after_moves_on(int port, const char *facelets, int n,
+			    const char *moves)
 {
 	json_t *b = facelets ? json_pack("{s:s, s:s}", "facelets", facelets,
 					 "moves", moves)
 			     : json_pack("{s:i, s:s}", "size", n, "moves", moves);
 	char *body = dump(b);
 	json_decref(b);
-	json_t *j = expect_json(srv.port, "POST", "/v1/apply", NULL, NULL, body,
+	json_t *j = expect_json(port, "POST", "/v1/apply", NULL, NULL, body,
 				200, NULL);
 	free(body);
 	char *f = strdup(sget(j, "facelets"));
 	json_decref(j);
 	return f;
+}
+
+static char *after_moves(const char *facelets, int n, const char *moves)
+{
+	return after_moves_on(srv.port, facelets, n, moves);
 }
 
 /* How many moves a canonical move text has (0 for ""). */
@@ -315,12 +322,14 @@ START_TEST(tables_ready)
 				200, NULL);
 	ck_assert_str_eq(sget(j, "status"), "ready");
 	json_t *sv = json_object_get(j, "solver");
-	/* the two sizes, and the optimal solver's tables (made only when
-	 * the first optimal job needs them: check_http_jobs.c) */
-	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 3,
+	/* the two sizes, the big cubes' tables (only once a big cube is
+	 * solved: nxn_tables_cached) and the optimal solver's (made only
+	 * when the first optimal job needs them: check_http_jobs.c) */
+	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 4,
 		      "solver: %s", dump(j));
 	ck_assert_str_eq(sget(json_object_get(sv, "optimal"), "tables"),
 			 "absent");
+	ck_assert_str_eq(sget(json_object_get(sv, "nxn"), "tables"), "absent");
 	static const char *const sizes[] = {"3x3", "2x2"};
 	for (int i = 0; i < 2; i++) {
 		json_t *t = json_object_get(sv, sizes[i]);
@@ -1212,6 +1221,17 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Tables not ready: servers of their own.                             */
 
+/* A new server directory (dir, 64 bytes) with an empty tables
+ * directory inside it (tdir, 96 bytes), so that it goes with it. */
+static void tables_dir(char *dir, char *tdir)
+{
+	snprintf(dir, 64, "/tmp/cubed-solve-XXXXXX");
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+	snprintf(tdir, 96, "%s/tables", dir);
+	ck_assert_msg(mkdir(tdir, 0700) == 0, "mkdir %s: %s", tdir,
+		      strerror(errno));
+}
+
 /* A server building its tables in a fresh, empty directory answers a
  * 3×3 solve at once with 503 tables_not_ready and Retry-After; it is
  * stopped without waiting for the tables. The tables directory is inside
@@ -1219,11 +1239,7 @@ END_TEST
 START_TEST(tables_not_ready)
 {
 	char dir[64], tdir[96];
-	snprintf(dir, sizeof dir, "/tmp/cubed-solve-XXXXXX");
-	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
-	snprintf(tdir, sizeof tdir, "%s/tables", dir);
-	ck_assert_msg(mkdir(tdir, 0700) == 0, "mkdir %s: %s", tdir,
-		      strerror(errno));
+	tables_dir(dir, tdir);
 	server b;
 	const char *const extra[] = {"--tables", tdir, NULL};
 	char err[2048];
@@ -1282,6 +1298,144 @@ START_TEST(tables_not_ready)
 }
 END_TEST
 
+/* Wait (at most 60 s) until /readyz on port says the big cubes' tables
+ * are ready; fail at once if they failed. */
+static void nxn_ready_on(int port)
+{
+	double deadline = now_s() + 60;
+	for (;;) {
+		json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL,
+					 NULL, 200, NULL);
+		json_t *t = json_object_get(json_object_get(rz, "solver"),
+					    "nxn");
+		char *txt = dump(t);
+		const char *st = sget(t, "tables");
+		int ready = strcmp(st, "ready") == 0;
+		ck_assert_msg(strcmp(st, "failed") != 0,
+			      "the big cubes' tables failed: %s", txt);
+		ck_assert_msg(ready || now_s() < deadline,
+			      "the big cubes' tables not ready within 60 s: %s",
+			      txt);
+		ck_assert_int_eq(iget(t, "bytes"),
+				 (long long)reduce_stage_tables_size());
+		free(txt);
+		json_decref(rz);
+		if (ready)
+			return;
+		test_sleep_ms(50);
+	}
+}
+
+/* A 4×4 solved on port (the first asks for the big cubes' tables). */
+static void solve4_on(int port)
+{
+	char *f = after_moves_on(port, NULL, 4, "R U 2R F' 2U Rw 3F2");
+	char *body = solve_body(f, NULL);
+	json_t *j = expect_json(port, "POST", "/v1/solve", NULL, NULL, body,
+				200, NULL);
+	ck_assert_str_eq(sget(j, "method"), "reduction");
+	json_decref(j);
+	free(body);
+	free(f);
+}
+
+/* The big cubes' file in tdir: it must hold what this build makes
+ * (reduce_stage_tables_check); its inode. */
+static ino_t nxn_file_ok(const char *tdir)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/cubed-tables-nxn.bin", tdir);
+	struct stat st;
+	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	size_t size = reduce_stage_tables_size();
+	ck_assert_uint_eq((size_t)st.st_size, size);
+	unsigned char *buf = malloc(size);
+	FILE *fp = fopen(path, "rb");
+	ck_assert_msg(buf && fp, "%s: %s", path, strerror(errno));
+	ck_assert_uint_eq(fread(buf, 1, size, fp), size);
+	fclose(fp);
+	ck_assert_int_eq(reduce_stage_tables_check(buf, size), CUBE_OK);
+	free(buf);
+	return st.st_ino;
+}
+
+/* The big cubes' tables are cached like the others: absent on /readyz
+ * until a big cube is solved, then built and written to the tables
+ * directory (the server stopped, the file holds this build's tables); a
+ * restart loads the file rather than build them again (the same file:
+ * a build writes a new one and renames it); a file that fails its
+ * checksum is built again and replaced. The 3×3 and 2×2 tables are
+ * links to $CUBED_TABLES' when it has them. */
+START_TEST(nxn_tables_cached)
+{
+	char dir[64], tdir[96];
+	tables_dir(dir, tdir);
+	const char *cache = getenv("CUBED_TABLES");
+	static const char *const files[] = {"cubed-tables-3x3.bin",
+					    "cubed-tables-2x2.bin"};
+	for (int i = 0; i < 2 && cache && *cache; i++) {
+		char from[1100], to[160];
+		snprintf(from, sizeof from, "%s/%s", cache, files[i]);
+		snprintf(to, sizeof to, "%s/%s", tdir, files[i]);
+		if (from[0] != '/') {
+			char cwd[512];
+			ck_assert(getcwd(cwd, sizeof cwd) != NULL);
+			snprintf(from, sizeof from, "%s/%s/%s", cwd, cache,
+				 files[i]);
+		}
+		if (access(from, R_OK) == 0)
+			ck_assert_msg(symlink(from, to) == 0, "symlink %s: %s",
+				      to, strerror(errno));
+	}
+	const char *const extra[] = {"--tables", tdir, NULL};
+	server b;
+
+	start_or_abort(&b, dir, extra);
+	need_tables_on(b.port);
+	json_t *rz = expect_json(b.port, "GET", "/readyz", NULL, NULL, NULL,
+				 200, NULL);
+	json_t *t = json_object_get(json_object_get(rz, "solver"), "nxn");
+	ck_assert_msg(json_object_size(t) == 2, "nxn: %s", dump(rz));
+	ck_assert_str_eq(sget(t, "tables"), "absent");
+	ck_assert_int_eq(iget(t, "bytes"), (long long)reduce_stage_tables_size());
+	json_decref(rz);
+	solve4_on(b.port);
+	nxn_ready_on(b.port);
+	ck_assert_int_eq(server_stop(&b, 0), 0);
+	ino_t built = nxn_file_ok(tdir);
+
+	start_or_abort(&b, dir, extra);
+	need_tables_on(b.port);
+	solve4_on(b.port);
+	nxn_ready_on(b.port);
+	ck_assert_int_eq(server_stop(&b, 0), 0);
+	ck_assert_msg(nxn_file_ok(tdir) == built,
+		      "a good file was built again rather than loaded");
+
+	/* one byte in the middle flipped, in place */
+	char path[160];
+	snprintf(path, sizeof path, "%s/cubed-tables-nxn.bin", tdir);
+	FILE *fp = fopen(path, "r+b");
+	ck_assert_msg(fp != NULL, "%s: %s", path, strerror(errno));
+	long mid = (long)(reduce_stage_tables_size() / 2);
+	ck_assert_int_eq(fseek(fp, mid, SEEK_SET), 0);
+	int byte = fgetc(fp);
+	ck_assert_int_ne(byte, EOF);
+	ck_assert_int_eq(fseek(fp, mid, SEEK_SET), 0);
+	ck_assert_int_ne(fputc(byte ^ 0x40, fp), EOF);
+	ck_assert_int_eq(fclose(fp), 0);
+
+	start_or_abort(&b, dir, extra);
+	need_tables_on(b.port);
+	solve4_on(b.port);
+	nxn_ready_on(b.port);
+	ck_assert_int_eq(server_stop(&b, 0), 0);
+	ck_assert_msg(nxn_file_ok(tdir) != built,
+		      "the damaged file was not replaced");
+	test_server_remove(&b);
+}
+END_TEST
+
 /* --solver 0: every solve and 2×2/3×3 scramble is 503 with tables off;
  * larger scrambles need no tables. */
 START_TEST(solver_off)
@@ -1295,6 +1449,7 @@ START_TEST(solver_off)
 	json_t *sv = json_object_get(rz, "solver");
 	ck_assert_str_eq(sget(json_object_get(sv, "3x3"), "tables"), "off");
 	ck_assert_str_eq(sget(json_object_get(sv, "2x2"), "tables"), "off");
+	ck_assert_str_eq(sget(json_object_get(sv, "nxn"), "tables"), "off");
 	json_decref(rz);
 	const char *cubes[] = {AFTER_R, SOLVED2};
 	for (int i = 0; i < 2; i++) {
@@ -1370,8 +1525,10 @@ Suite *http_solve_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("tables");
-	tcase_set_timeout(tc, 60);
+	/* nxn_tables_cached builds the big cubes' tables twice */
+	tcase_set_timeout(tc, SANITIZED ? 400 : 120);
 	tcase_add_test(tc, tables_not_ready);
+	tcase_add_test(tc, nxn_tables_cached);
 	tcase_add_test(tc, solver_off);
 	suite_add_tcase(s, tc);
 	return s;

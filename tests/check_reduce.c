@@ -37,7 +37,9 @@
 #include "cubie.h"
 #include "reduce.h"
 #include "solve.h"
+#include "solve_internal.h"
 #include "suites.h"
+#include "reduce/internal.h" /* REDUCE_STAGE_TABLES_SUM */
 
 #include "cube_helpers.h"
 #include "golden.h"
@@ -1135,6 +1137,78 @@ START_TEST(shared_stage_tables)
 }
 END_TEST
 
+/* The polls of a build: each part's (done, total), and never stop. */
+struct progress {
+	int calls;
+	uint64_t done[16], total[16];
+};
+
+static int note_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	if (total && p->calls < 16) {
+		p->done[p->calls] = done;
+		p->total[p->calls++] = total;
+	}
+	return 0;
+}
+
+/* The tables a server caches on disk (cubed-tables-nxn.bin): the same
+ * bytes whatever the buffers held before (so a file's checksum means
+ * something), passing reduce_stage_tables_check, which refuses any
+ * other bytes, size or header; their checksum the one the format
+ * version is made from (internal.h: a change to what they hold must
+ * set it anew, or a server would load an older build's file). The
+ * build reports its parts done. */
+START_TEST(stage_tables_cache)
+{
+	size_t ts = reduce_stage_tables_size(),
+	       sws = reduce_stage_tables_work_size();
+	unsigned char *a = malloc(ts), *b = malloc(ts);
+	void *work = malloc(sws);
+	REQUIRE(a && b && work);
+	memset(a, 0x3c, ts);
+	memset(work, 0xc3, sws);
+	ck_assert_int_eq(reduce_stage_tables_build(a, ts, work, sws, NULL), 0);
+	memset(b, 0xa5, ts);
+	memset(work, 0x5a, sws);
+	struct progress pr = {0};
+	reduce_limits lim = {.poll = note_progress, .ctx = &pr};
+	ck_assert_int_eq(reduce_stage_tables_build(b, ts, work, sws, &lim), 0);
+	free(work);
+	ck_assert_msg(memcmp(a, b, ts) == 0,
+		      "two builds differ: the tables hold bytes the build "
+		      "did not set");
+	/* 4 kinds of size, then the bars' macros */
+	ck_assert_int_eq(pr.calls, 5);
+	for (int k = 0; k < pr.calls; k++) {
+		ck_assert_uint_eq(pr.done[k], (uint64_t)k);
+		ck_assert_uint_eq(pr.total[k], 5);
+	}
+	ck_assert_int_eq(reduce_stage_tables_check(a, ts), CUBE_OK);
+	ck_assert_msg(solve__sum(a) == REDUCE_STAGE_TABLES_SUM,
+		      "the tables changed: set REDUCE_STAGE_TABLES_SUM in "
+		      "core/reduce/internal.h to 0x%016llxull (their checksum "
+		      "now), so that servers build them anew rather than load "
+		      "an older build's file",
+		      (unsigned long long)solve__sum(a));
+	/* any other bytes: a flipped bit in the last kind's tables, in the
+	 * bars' macros, in the header's version; another size; none */
+	size_t at[] = {ts / 3, ts - 1, 8};
+	for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+		b[at[i]] ^= 0x10;
+		ck_assert_msg(reduce_stage_tables_check(b, ts) == SOLVE_ETABLES,
+			      "byte %zu flipped: passed", at[i]);
+		b[at[i]] ^= 0x10;
+	}
+	ck_assert_int_eq(reduce_stage_tables_check(b, ts), CUBE_OK);
+	ck_assert_int_eq(reduce_stage_tables_check(b, ts - 1), SOLVE_ETABLES);
+	ck_assert_int_eq(reduce_stage_tables_check(NULL, ts), SOLVE_ETABLES);
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* the sizes past them (each solve that builds its own tables takes a
  * second or two): the slow case */
 START_TEST(shared_stage_tables_larger)
@@ -1329,6 +1403,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, deterministic);
 	tcase_add_test(t, golden_solutions);
 	tcase_add_test(t, shared_stage_tables);
+	tcase_add_test(t, stage_tables_cache);
 	tcase_add_test(t, poll_late_keeps_answer);
 	tcase_add_test(t, staged_centers_steps);
 	tcase_add_test(t, edges_stage_pairs_all);

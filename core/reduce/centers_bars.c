@@ -263,8 +263,11 @@ static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map,
 			return;
 		inv[map[t]] = (uint8_t)t;
 	}
+	/* every byte set (the unused entries, the padding): the shared
+	 * tables hold these, and their checksum must not depend on what
+	 * the stack held */
 	struct barcand a;
-	a.nb = 0;
+	memset(&a, 0, sizeof a);
 	a.len = (uint8_t)len;
 	for (int b = 0; b < BAR_NB; b++) {
 		const uint8_t *p = L->bar[b];

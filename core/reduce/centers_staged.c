@@ -109,12 +109,12 @@ struct st_tables {
 };
 
 #define ST_KINDS 4
-#define ST_MAGIC 0x3273656c62617473ull /* "stables2" */
 
-/* The tables a caller shares: this header and the four kinds' tables
+/* The tables a caller shares: a header (reduce.c seals it, as the
+ * two-phase tables' are: solve_internal.h) and the four kinds' tables
  * (reduce.c puts the bars' macros after them). */
 struct st_shared {
-	uint64_t magic, size;
+	unsigned char head[SOLVE__HEADER];
 	struct st_tables kind[ST_KINDS];
 };
 
@@ -601,10 +601,9 @@ static int st_build(struct ctx *x, int kind)
 			S->u70[k70++] = (uint8_t)byte;
 		}
 	S->built = 1;
+	/* (reduce_solve checked their header) */
 	const struct st_shared *sh = x->lim ? x->lim->stage_tables : NULL;
 	if (sh) {
-		if (sh->magic != ST_MAGIC || sh->size != sizeof *sh)
-			return SOLVE_ETABLES;
 		S->t = &sh->kind[kind];
 		return 0;
 	}
@@ -1302,17 +1301,13 @@ int reduce__staged_build_kind(struct ctx *x, void *shared, int k)
 {
 	struct stagew *S = stagew_of(x);
 	S->built = 0;
+	/* every byte set (a kind with one orbit leaves the second's
+	 * tables unused): the copy's checksum must not depend on what the
+	 * work buffer held */
+	memset(&S->own, 0, sizeof S->own);
 	int rc = st_build(x, k);
 	if (rc < 0)
 		return rc;
 	memcpy(&((struct st_shared *)shared)->kind[k], &S->own, sizeof S->own);
 	return 0;
-}
-
-/* The header: marked good once every part is built, and not before. */
-void reduce__staged_shared_seal(void *shared, int good)
-{
-	struct st_shared *sh = shared;
-	sh->magic = good ? ST_MAGIC : 0;
-	sh->size = sizeof *sh;
 }

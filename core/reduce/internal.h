@@ -14,6 +14,7 @@
 #include "cube_internal.h"
 #include "cubie_internal.h"
 #include "reduce.h"
+#include "solve_internal.h"
 
 #define NPOS 24
 #define NTRI (NPOS * NPOS * NPOS)
@@ -445,16 +446,21 @@ int reduce__free_emit(struct ctx *x, int g, unsigned *par);
 int reduce__stage_centers(struct ctx *x);
 int reduce__free_centers(struct ctx *x);
 
+/* The checksum of the shared tables as reduce_stage_tables_build makes
+ * them (little-endian, 64-bit): their format version is made from it
+ * (reduce.c), so set it anew whenever what they hold changes; the test
+ * stage_tables_cache says the new value. */
+#define REDUCE_STAGE_TABLES_SUM 0xb884e320e20b162cull
+
 /* centers_staged.c; the tables a caller shares come in kinds of size,
  * built one by one on the work buffer of the size each kind names
- * (reduce__staged_kind_size: 0 past the last), behind a header that
- * seal marks good */
+ * (reduce__staged_kind_size: 0 past the last), behind the header
+ * reduce.c seals */
 int reduce__staged_centers(struct ctx *x);
 void reduce__staged_reset(struct ctx *x);
 size_t reduce__staged_shared_size(void);
 int reduce__staged_kind_size(int k);
 int reduce__staged_build_kind(struct ctx *x, void *shared, int k);
-void reduce__staged_shared_seal(void *shared, int good);
 
 /* centers_obliques.c */
 void reduce__obliques_reset(struct ctx *x);

@@ -190,6 +190,19 @@ static size_t shared_bars_at(void)
 	return (reduce__staged_shared_size() + 63) & ~(size_t)63;
 }
 
+/* The shared tables' header (solve_internal.h: magic, format version,
+ * byte order, size, checksum), so that a caller may keep them in a file
+ * as the two-phase tables are kept. The version is made from the
+ * checksum of the tables as this code builds them (the same on every
+ * run: every byte of the buffer is set, padding and unused entries
+ * zero), so a file an older build wrote, holding other tables, is
+ * refused and built again. tests/check_reduce.c (stage_tables_cache)
+ * fails when what the tables hold changes until REDUCE_STAGE_TABLES_SUM
+ * (internal.h) is set to the new checksum, which changes the version. */
+static const char stage_magic[8] = {'c', 'u', 'b', 'e', 'd', 'R', 'S', 'T'};
+#define STAGE_VERSION                                                  \
+	((uint32_t)(REDUCE_STAGE_TABLES_SUM ^ REDUCE_STAGE_TABLES_SUM >> 32))
+
 size_t reduce_work_size(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
@@ -596,9 +609,16 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (lim && (lim->effort < 0 || lim->effort > REDUCE_MAX_EFFORT))
 		return CUBE_EINVAL;
 	x.effort = lim && lim->effort > 1 ? lim->effort : 1;
-	if (lim && lim->stage_tables)
+	if (lim && lim->stage_tables) {
+		/* the header only (the whole checksum is for a file read
+		 * back: reduce_stage_tables_check) */
+		if (!solve__header_ok((const unsigned char *)lim->stage_tables,
+				      reduce_stage_tables_size(), stage_magic,
+				      STAGE_VERSION))
+			return SOLVE_ETABLES;
 		x.shared_bars =
 			(const unsigned char *)lim->stage_tables + shared_bars_at();
+	}
 
 	/* legal? the cube's own checks, then the wings */
 	size_t len = 6u * (size_t)n * (size_t)n;
@@ -730,29 +750,44 @@ size_t reduce_stage_tables_work_size(void)
 	return w;
 }
 
+int reduce_stage_tables_check(const void *tables, size_t size)
+{
+	return solve__check(tables, size, reduce_stage_tables_size(),
+			    stage_magic, STAGE_VERSION);
+}
+
 int reduce_stage_tables_build(void *tables, size_t size, void *work,
 			      size_t work_size, const reduce_limits *lim)
 {
 	if (!tables || !work || size < reduce_stage_tables_size() ||
 	    work_size < reduce_stage_tables_work_size())
 		return CUBE_EINVAL;
-	reduce__staged_shared_seal(tables, 0);
+	/* every byte set, the header zero (not good) until sealed */
+	memset(tables, 0, reduce_stage_tables_size());
 	reduce_limits own = {.poll = lim ? lim->poll : NULL,
 			     .ctx = lim ? lim->ctx : NULL};
 	struct ctx x;
 	int rc, n;
+	int parts = 1; /* the kinds, then the bars' macros */
+	while (reduce__staged_kind_size(parts - 1) > 0)
+		parts++;
 	for (int k = 0; (n = reduce__staged_kind_size(k)) > 0; k++) {
 		ctx_init(&x, work, n, &own);
-		if (poll_now(&x))
+		/* the parts done so far, for a caller's progress */
+		if (own.poll && own.poll(own.ctx, (uint64_t)k, (uint64_t)parts))
 			return SOLVE_ENOTFOUND;
 		if ((rc = reduce__staged_build_kind(&x, tables, k)) < 0)
 			return rc;
 	}
 	/* the bars' macros, with a 7×7's work buffer for scratch */
+	if (own.poll &&
+	    own.poll(own.ctx, (uint64_t)parts - 1, (uint64_t)parts))
+		return SOLVE_ENOTFOUND;
 	ctx_init(&x, work, 7, NULL);
 	rc = reduce__bar_build((unsigned char *)tables + shared_bars_at(), &x);
 	if (rc < 0)
 		return rc;
-	reduce__staged_shared_seal(tables, 1);
+	solve__seal(tables, reduce_stage_tables_size(), stage_magic,
+		    STAGE_VERSION);
 	return 0;
 }

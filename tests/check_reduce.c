@@ -1057,6 +1057,41 @@ START_TEST(bar_trials_9)
 }
 END_TEST
 
+/* The 3×3 stage's free turns (reduced3x3.c): on these two 6×6 states
+ * the stage before the 3×3 ends with a half turn of a block next to a
+ * face (layers 2-4 of y, 1-3 of x, counted from 0), which takes that
+ * face's half turn into it for nothing (layers 2-5, 0-3), and two-phase
+ * solves the cube after it in 18 moves where the cube without it took
+ * 19 (153 moves in all). Without the free turns the moves before the
+ * 3×3 stay as they were and this fails. */
+START_TEST(free_turn_3x3)
+{
+	static const struct {
+		unsigned seed;
+		cube_move before; /* the last move before the 3×3 stage */
+	} st[] = {{7900, {CUBE_Y, 2, 2, 5}}, {7903, {CUBE_X, 2, 0, 3}}};
+	for (size_t i = 0; i < sizeof st / sizeof *st; i++) {
+		cube_t *c = random_cube(6, st[i].seed);
+		struct solved s = solve_effort(c, stage, 0);
+		const reduce_stage *t = &s.res.stage[REDUCE_3X3];
+		ck_assert_int_gt(t->start, 0);
+		cube_move p = s.moves[t->start - 1], w = st[i].before;
+		ck_assert_msg(p.axis == w.axis && p.qt == w.qt && p.lo == w.lo &&
+				      p.hi == w.hi,
+			      "seed %u: the move before the 3x3 turns axis %d "
+			      "layers %d-%d by %d",
+			      st[i].seed, p.axis, p.lo, p.hi, p.qt);
+		ck_assert_int_eq(t->count, 18);
+		alg_metrics am;
+		moves_metrics(s.moves, (size_t)s.count, 6, &am);
+		ck_assert_msg((int)am.stm <= 152, "seed %u: %d moves",
+			      st[i].seed, (int)am.stm);
+		free(s.moves);
+		free(c);
+	}
+}
+END_TEST
+
 START_TEST(edges_stage_pairs_all)
 {
 	edges_pairs_run(0);
@@ -1408,6 +1443,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, staged_centers_steps);
 	tcase_add_test(t, edges_stage_pairs_all);
 	tcase_add_test(t, bar_trials_9);
+	tcase_add_test(t, free_turn_3x3);
 	suite_add_tcase(s, t);
 
 	/* the long sweeps: make test-slow (tag "slow"), not make test */

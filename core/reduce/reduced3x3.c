@@ -174,7 +174,8 @@ static int free_turns(const struct ctx *x, cube_move *f, cube_move *to)
 		int holds = side ? p.hi == m : p.lo == 0;
 		int next = side ? p.hi == m - 1 : p.lo == 1;
 		cube_move t = p;
-		if (next) {
+		if (next && (side ? p.lo > 0 : p.hi < m)) {
+			/* (not when it would turn the whole cube) */
 			f[k] = (cube_move){p.axis, p.qt, face, face};
 			if (side)
 				t.hi = face;

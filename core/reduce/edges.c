@@ -166,6 +166,10 @@ struct ebeam {
 	 * other's second) */
 	uint8_t join[EB_JOINS][4];
 	int k[EB_LEVELS];
+	/* the pairs a child needs above to enter level c: its last state's
+	 * once the level is full, else -1 (kept apart from lev, whose
+	 * states lie far apart, for eb_round's inner loop) */
+	int bar[EB_LEVELS];
 	int w; /* states a level (EB_WIDTH) */
 	/* even n (eb_pll_odd): the corners' parity when the round began,
 	 * and the edge whose home colours are a and b, home[a][b] (-1: no
@@ -388,7 +392,7 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 {
 	int k = E->k[c];
 	struct enode *L = E->lev[c];
-	if (k == E->w && pairs <= L[k - 1].pairs)
+	if (pairs <= E->bar[c])
 		return;
 	/* even n: the same edges with the corners' parity apart are two
 	 * states (one of them ends without the PLL parity) */
@@ -409,6 +413,8 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 	L[i].pairs = (uint8_t)pairs;
 	L[i].hash = h;
 	E->k[c] = k;
+	if (k == E->w)
+		E->bar[c] = L[k - 1].pairs;
 }
 
 /* Even n, every edge paired: whether the edges stand an odd permutation
@@ -455,6 +461,8 @@ EB_CLONES static int eb_round(struct ctx *x, unsigned *par, int *again)
 	int n = x->n, ne = F->ne, full = 12 * (n - 3);
 	uint8_t tmp[EB_NE];
 	memset(E->k, 0, sizeof E->k);
+	for (int l = 0; l < EB_LEVELS; l++)
+		E->bar[l] = -1;
 	E->c0 = x->count;
 	E->par0 = *par;
 	E->nends = 0;
@@ -492,12 +500,10 @@ EB_CLONES static int eb_round(struct ctx *x, unsigned *par, int *again)
 				if (to >= EB_LEVELS)
 					continue;
 				int pairs = N->pairs - eb_parted(adj, C->brk);
-				if (E->k[to] == E->w &&
-				    pairs + C->njoin <= E->lev[to][E->w - 1].pairs)
+				if (pairs + C->njoin <= E->bar[to])
 					continue;
 				pairs += eb_count(N->v, E->join + C->join, C->njoin);
-				if (E->k[to] == E->w &&
-				    pairs <= E->lev[to][E->w - 1].pairs)
+				if (pairs <= E->bar[to])
 					continue;
 				for (int p = 0; p < ne; p++)
 					tmp[p] = N->v[E->src[k][p]];

@@ -34,7 +34,8 @@ struct table {
 	int (*init)(void *, size_t, solve_poll_fn, void *);
 	int (*check)(const void *, size_t);
 	void *buf;
-	_Atomic int state; /* 0 loading, 1 building, 2 ready, 3 failed */
+	_Atomic int state; /* 0 loading, 1 building, 2 ready, 3 failed,
+			    * 4 absent (not asked for yet) */
 	_Atomic int percent;
 	_Atomic int64_t build_started_ms; /* monotonic, for Retry-After */
 	char reason[160];
@@ -310,26 +311,35 @@ const void *solver_beginner(struct solver *s)
 	return s ? s->beginner : NULL;
 }
 
-void solver_status(struct solver *s, enum solver_table t, const char **state,
-		   int *percent, const char **reason)
+/* A table's state by name ("absent": not asked for yet), its build's
+ * percent, and why it failed. */
+static void table_status(const struct table *t, const char **state,
+			 int *percent, const char **reason)
 {
 	static const char *const names[] = {"loading", "building", "ready",
 					    "failed", "absent"};
-	int st = s ? atomic_load(&s->t[t].state) : 3;
+	int st = atomic_load(&t->state);
 	*state = names[st];
-	*percent = s ? atomic_load(&s->t[t].percent) : 0;
-	*reason = s && st == 3 ? s->t[t].reason : NULL;
+	*percent = atomic_load(&t->percent);
+	*reason = st == 3 ? t->reason : NULL;
+}
+
+void solver_status(struct solver *s, enum solver_table t, const char **state,
+		   int *percent, const char **reason)
+{
+	if (!s) {
+		*state = "failed";
+		*percent = 0;
+		*reason = NULL;
+		return;
+	}
+	table_status(&s->t[t], state, percent, reason);
 }
 
 void solver_stage_status(struct solver *s, const char **state,
 			 int *percent, const char **reason)
 {
-	static const char *const names[] = {"loading", "building", "ready",
-					    "failed", "absent"};
-	int st = atomic_load(&s->stage.state);
-	*state = names[st];
-	*percent = atomic_load(&s->stage.percent);
-	*reason = st == 3 ? s->stage.reason : NULL;
+	table_status(&s->stage, state, percent, reason);
 }
 
 /* ---- the optimal tables ------------------------------------------------ */

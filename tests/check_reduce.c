@@ -1027,6 +1027,27 @@ static void edges_pairs_run(int slow)
 		}
 }
 
+/* The n×n random state from seed solved at effort (every answer
+ * applied and checked by solve_effort) in at most moves moves (STM),
+ * its centers in at most centers. */
+static void within_bounds(int n, unsigned seed, int effort, int moves,
+			  int centers)
+{
+	cube_t *c = random_cube(n, seed);
+	struct solved s = solve_effort(c, stage, effort);
+	alg_metrics am;
+	moves_metrics(s.moves, (size_t)s.count, n, &am);
+	ck_assert_msg((int)am.stm <= moves,
+		      "%dx%d seed %u effort %d: %d moves, bound %d", n, n,
+		      seed, effort, (int)am.stm, moves);
+	ck_assert_msg(s.res.stage[REDUCE_CENTERS].count <= centers,
+		      "%dx%d seed %u effort %d: centers %d moves, bound %d", n,
+		      n, seed, effort, s.res.stage[REDUCE_CENTERS].count,
+		      centers);
+	free(s.moves);
+	free(c);
+}
+
 /* 9×9's bar step tries its 8 cheapest answers against the ring's next
  * bar step (reduce.c, bartrials_at). Most states end the same with 4
  * or 8 (66 of the 100 states from seed 7806), but not these two: with
@@ -1035,25 +1056,8 @@ static void edges_pairs_run(int slow)
  * fails here. Each answer is applied and checked by solve_effort. */
 START_TEST(bar_trials_9)
 {
-	static const struct {
-		unsigned seed;
-		int moves, centers;
-	} st[] = {{7828, 380, 250}, {7846, 387, 255}};
-	for (size_t i = 0; i < sizeof st / sizeof *st; i++) {
-		cube_t *c = random_cube(9, st[i].seed);
-		struct solved s = solve_effort(c, stage, 0);
-		alg_metrics am;
-		moves_metrics(s.moves, (size_t)s.count, 9, &am);
-		ck_assert_msg((int)am.stm <= st[i].moves,
-			      "seed %u: %d moves, bound %d", st[i].seed,
-			      (int)am.stm, st[i].moves);
-		ck_assert_msg(s.res.stage[REDUCE_CENTERS].count <= st[i].centers,
-			      "seed %u: centers %d moves, bound %d",
-			      st[i].seed, s.res.stage[REDUCE_CENTERS].count,
-			      st[i].centers);
-		free(s.moves);
-		free(c);
-	}
+	within_bounds(9, 7828, 0, 380, 250);
+	within_bounds(9, 7846, 0, 387, 255);
 }
 END_TEST
 
@@ -1067,25 +1071,8 @@ END_TEST
  * Each answer is applied and checked by solve_effort. */
 START_TEST(bar_trials_effort)
 {
-	static const struct {
-		unsigned seed;
-		int moves, centers;
-	} st[] = {{8000, 520, 359}, {8010, 497, 352}};
-	for (size_t i = 0; i < sizeof st / sizeof *st; i++) {
-		cube_t *c = random_cube(10, st[i].seed);
-		struct solved s = solve_effort(c, stage, 2);
-		alg_metrics am;
-		moves_metrics(s.moves, (size_t)s.count, 10, &am);
-		ck_assert_msg((int)am.stm <= st[i].moves,
-			      "seed %u: %d moves, bound %d", st[i].seed,
-			      (int)am.stm, st[i].moves);
-		ck_assert_msg(s.res.stage[REDUCE_CENTERS].count <= st[i].centers,
-			      "seed %u: centers %d moves, bound %d",
-			      st[i].seed, s.res.stage[REDUCE_CENTERS].count,
-			      st[i].centers);
-		free(s.moves);
-		free(c);
-	}
+	within_bounds(10, 8000, 2, 520, 359);
+	within_bounds(10, 8010, 2, 497, 352);
 }
 END_TEST
 

@@ -989,6 +989,43 @@ static void *reduce_tables(void)
 	return t;
 }
 
+#ifdef REDUCE_HAVE_FOUR
+static void *four_tables(void)
+{
+	size_t size = reduce_four_tables_size();
+	unsigned char *t = xmalloc(size);
+	const char *dir = getenv("CUBED_TABLES");
+	char path[4096] = "";
+	if (dir && *dir) {
+		snprintf(path, sizeof path, "%s/cubed-tables-4x4.bin", dir);
+		FILE *f = fopen(path, "rb");
+		if (f) {
+			size_t got = fread(t, 1, size, f);
+			fclose(f);
+			if (got == size && reduce_four_tables_check(t, size) == 0)
+				return t;
+		}
+	}
+	size_t ws = reduce_four_tables_work_size();
+	void *work = xmalloc(ws);
+	uint64_t t0 = now_ns();
+	int rc = reduce_four_tables_build(t, size, work, ws, NULL);
+	if (rc < 0)
+		die("reduce_four_tables_build", rc);
+	printf("reduce_four_tables.build_ms: %.1f ms\n",
+	       (double)(now_ns() - t0) / 1e6);
+	free(work);
+	if (*path) {
+		FILE *f = fopen(path, "wb");
+		if (f) {
+			fwrite(t, 1, size, f);
+			fclose(f);
+		}
+	}
+	return t;
+}
+#endif
+
 /* Random-move states (two WCA-length scrambles from seeded generators)
  * of n = 4 to 10 and 17 (or the one SIZE asked for, any n from 4)
  * solved by reduce_solve: every answer checked
@@ -1056,6 +1093,15 @@ static void bench_reduce(int count, int only)
 		free(swork);
 		lim.stage_tables = stage;
 	}
+#ifdef REDUCE_HAVE_FOUR
+	/* CUBED_BENCH_FOUR=1: 4×4 by three phases, the tables read from
+	 * $CUBED_TABLES/cubed-tables-4x4.bin or built (and written there) */
+	const char *fo = getenv("CUBED_BENCH_FOUR");
+	void *four = NULL;
+	if (fo && strcmp(fo, "1") == 0)
+		four = four_tables();
+	lim.four_tables = four;
+#endif
 	for (int si = 0; si < nsizes; si++) {
 		int n = sizes[si], k = n >= 17 ? (count + 1) / 2 : count;
 		double split[REDUCE_STAGES] = {0}, csplit[4] = {0};

@@ -99,6 +99,9 @@ typedef struct reduce_limits {
 	 * for shorter answers (more variants, wider beams, a longer 3×3
 	 * search); the answer stays the same for the same effort */
 	int effort;
+	/* 4×4 only: the three-phase tables (reduce_four_tables_build),
+	 * or NULL for the stage-by-stage reduction */
+	const void *four_tables;
 } reduce_limits;
 
 #define REDUCE_MAX_EFFORT 3
@@ -156,5 +159,20 @@ int reduce_stage_tables_build(void *tables, size_t size, void *work,
  * for the two-phase tables. A file a build with other tables wrote
  * fails. CUBE_OK or SOLVE_ETABLES. */
 int reduce_stage_tables_check(const void *tables, size_t size);
+
+/* The 4×4 three-phase tables (docs/solvers.md, "4×4 in three phases"),
+ * to keep and pass as reduce_limits.four_tables: reduce_four_tables_size()
+ * bytes (about 127 MB), built using reduce_four_tables_work_size() bytes
+ * of work in about a minute; lim's poll may stop it (SOLVE_ENOTFOUND)
+ * and is told the pairing table's levels done. With them a 4×4 solve
+ * reduces in about 25 moves where the stage-by-stage path takes 35.
+ * Errors: CUBE_EINVAL (a NULL or a buffer too small), SOLVE_ESTAGE. */
+#define REDUCE_HAVE_FOUR 1
+size_t reduce_four_tables_size(void);
+size_t reduce_four_tables_work_size(void);
+int reduce_four_tables_build(void *tables, size_t size, void *work,
+			     size_t work_size, const reduce_limits *lim);
+/* Size, header and checksum, as reduce_stage_tables_check. */
+int reduce_four_tables_check(const void *tables, size_t size);
 
 #endif

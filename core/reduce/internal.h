@@ -224,6 +224,7 @@ enum reduce_region {
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
 	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */
+	REDUCE_R_FOUR,      /* four.c: struct fourw (4×4 only) */
 	REDUCE_REGIONS
 };
 
@@ -233,6 +234,7 @@ size_t reduce__edge_beam_size(int n);
 size_t reduce__obliques_size(int n);
 size_t reduce__bars_size(int n);
 size_t reduce__blocks_size(int n);
+size_t reduce__four_size(int n);
 
 struct ctx {
 	struct rwork *w;
@@ -506,5 +508,14 @@ int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2]);
 int reduce__edge_rate(struct ctx *x, const cube_t *c);
+
+/* four.c: 4×4 in three phases over reduce_four_tables (checked by the
+ * caller: reduce__four_tables_ok). Reduces x->c (centres solved, edges
+ * paired, no parity left) in the frame x->tcol; split[0..2] the phases'
+ * lengths. SOLVE_ESTAGE when a phase ran out of its node budget (the
+ * caller then takes the stage-by-stage path). */
+int reduce__four_tables_ok(const void *tables);
+int reduce__four_phases(struct ctx *x, const void *tables, int *split);
+long reduce__four_census(const void *tables, int which, long counts[16]);
 
 #endif

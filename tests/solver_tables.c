@@ -8,6 +8,7 @@
 
 #include "cube.h"
 #include "optimal.h"
+#include "reduce.h"
 #include "solve.h"
 
 unsigned char *solver_tables_alloc(const char *who, size_t size)
@@ -68,6 +69,41 @@ unsigned char *solver_tables_optimal_cached(const char *who, int level)
 	}
 	solver_tables_require(who, "optimal",
 			      optimal_table_init(t, size, level, NULL, NULL));
+	if (path[0]) {
+		char tmp[1100];
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+		FILE *f = fopen(tmp, "wb");
+		int ok = f && fwrite(t, 1, size, f) == size;
+		if (f && fclose(f) != 0)
+			ok = 0;
+		if (!ok || rename(tmp, path) != 0)
+			remove(tmp);
+	}
+	return t;
+}
+
+unsigned char *solver_tables_four_cached(const char *who)
+{
+	size_t size = reduce_four_tables_size();
+	unsigned char *t = solver_tables_alloc(who, size);
+	const char *dir = getenv("CUBED_TABLES");
+	char path[1024] = "";
+	if (dir && *dir) {
+		snprintf(path, sizeof path, "%s/cubed-tables-4x4.bin", dir);
+		FILE *f = fopen(path, "rb");
+		size_t got = f ? fread(t, 1, size, f) : 0;
+		if (f)
+			fclose(f);
+		if (got == size && reduce_four_tables_check(t, size) == CUBE_OK)
+			return t;
+	}
+	size_t ws = reduce_four_tables_work_size();
+	void *work = malloc(ws);
+	if (!work)
+		solver_tables_require(who, "4x4 work", CUBE_EINVAL);
+	solver_tables_require(who, "4x4",
+			      reduce_four_tables_build(t, size, work, ws, NULL));
+	free(work);
 	if (path[0]) {
 		char tmp[1100];
 		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());

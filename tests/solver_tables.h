@@ -31,4 +31,10 @@ unsigned char *solver_tables3_cached(const char *who);
  * servers of the HTTP suites find them. */
 unsigned char *solver_tables_optimal_cached(const char *who, int level);
 
+/* The 4×4 three-phase tables (reduce_four_tables_size() bytes, about
+ * 140 MB): read from $CUBED_TABLES/cubed-tables-4x4.bin — the file a
+ * server with --tables $CUBED_TABLES loads — when it is there and
+ * checks, else built (about a minute) and written there. */
+unsigned char *solver_tables_four_cached(const char *who);
+
 #endif

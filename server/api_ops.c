@@ -119,6 +119,19 @@ static json_t *solver_json(const struct api_config *cfg)
 	if (reason)
 		json_object_set_new(e, "reason", json_string(reason));
 	json_object_set_new(o, "nxn", e);
+	/* the 4×4 three-phase tables: absent until a 4×4 is solved */
+	state = "off";
+	reason = NULL;
+	percent = 0;
+	if (cfg->solver)
+		solver_four_status(cfg->solver, &state, &percent, &reason);
+	e = json_pack("{s:s, s:I}", "tables", state, "bytes",
+		      (json_int_t)reduce_four_tables_size());
+	if (strcmp(state, "building") == 0)
+		json_object_set_new(e, "percent", json_integer(percent));
+	if (reason)
+		json_object_set_new(e, "reason", json_string(reason));
+	json_object_set_new(o, "4x4", e);
 	json_object_set_new(o, "optimal", optimal_json(cfg));
 	return o;
 }

@@ -333,7 +333,9 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 	struct deadline d = {t0 + a->timeout_ms, a->task};
 	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
 			     .stage_tables = solver_stage_tables(cfg->solver),
-			     .effort = a->effort};
+			     .effort = a->effort,
+			     .four_tables = n == 4 ? solver_four_tables(cfg->solver)
+						   : NULL};
 	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
 			     &out->reduced);
 	out->elapsed_ms = now_ms() - t0;

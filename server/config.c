@@ -127,6 +127,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "2", 0, 2, "0|1|2",                                                  \
 	  "optimal solver table size: 0 = 80 MB, 1 = 1.0 GB, 2 = 2.5 GB "      \
 	  "(bigger is faster to solve, slower to build)")                      \
+	X("solver-4x4", "CUBED_SOLVER_4X4", OPT_UINT, solver_4x4, "1", 0, 1,   \
+	  "0|1", "4x4 by three phases over 140 MB of tables, built (about a "  \
+	  "minute) at the first 4x4 solve; 0 = stage by stage")                \
 	X("optimal-preload", "CUBED_OPTIMAL_PRELOAD", OPT_FLAG,                \
 	  optimal_preload, "0", 0, 1, "",                                      \
 	  "load or build the optimal solver's tables at start, not at the "    \

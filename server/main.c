@@ -368,6 +368,7 @@ int main(int argc, char **argv)
 			.optimal_level = (int)cfg.optimal_level,
 			.optimal_threads = (int)cfg.solve_workers,
 			.optimal_preload = (int)cfg.optimal_preload,
+			.no_four = !cfg.solver_4x4,
 		};
 		api.solver = solver_start_opts(tdir, &so);
 		/* jobs (optimal solves) run on the solver pool */

@@ -6,8 +6,9 @@
  * for, or at start with --optimal-preload, by their own thread and as
  * many builder threads as --solve-workers: most servers never solve
  * optimally, and the tests start many servers. The big cubes' tables
- * (30 MB) are likewise loaded or built only once a big cube is solved,
- * by the main thread after the others. */
+ * (30 MB) and the 4×4 three-phase tables (140 MB) are likewise loaded or
+ * built only once a big cube (a 4×4) is solved, by the main thread after
+ * the others. */
 #include "solver.h"
 
 #include <errno.h>
@@ -53,6 +54,10 @@ struct solver {
 	 * them (most servers never solve a big cube); state 4 until then */
 	struct table stage;
 	_Atomic int stage_wanted;
+	/* the 4×4 three-phase tables (reduce_four_tables_build, about 140
+	 * MB and a minute to build): likewise, once a 4×4 is solved */
+	struct table four;
+	_Atomic int four_wanted;
 	pthread_mutex_t mu; /* with cv: the thread waits for stage_wanted
 			     * or stop */
 	pthread_cond_t cv;
@@ -155,6 +160,19 @@ static int stage_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
 	return rc == SOLVE_ENOTFOUND ? SOLVE_ECANCELLED : rc;
 }
 
+/* The 4×4 tables as a table's init: their build needs a work buffer. */
+static int four_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
+{
+	size_t ws = reduce_four_tables_work_size();
+	void *work = malloc(ws);
+	if (!work)
+		return INIT_ENOMEM;
+	reduce_limits lim = {.poll = poll, .ctx = ctx};
+	int rc = reduce_four_tables_build(buf, size, work, ws, &lim);
+	free(work);
+	return rc == SOLVE_ENOTFOUND ? SOLVE_ECANCELLED : rc;
+}
+
 /* Table t from its file in the tables directory when the file holds
  * what this build makes (size, checksum), else built and written there
  * for the next start (a warning if it cannot be). */
@@ -201,13 +219,25 @@ static void *main_loop(void *arg)
 	static const enum solver_table order[] = {SOLVER_2X2, SOLVER_3X3};
 	for (int i = 0; i < SOLVER_NTABLES && !atomic_load(&s->stop); i++)
 		load_or_build(s, &s->t[order[i]]);
-	/* the big cubes' tables once a solve asks for them */
-	pthread_mutex_lock(&s->mu);
-	while (!atomic_load(&s->stop) && !atomic_load(&s->stage_wanted))
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
-	if (!atomic_load(&s->stop))
-		load_or_build(s, &s->stage);
+	/* the big cubes' tables and the 4×4 ones, each once a solve asks
+	 * for it */
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		while (!atomic_load(&s->stop) &&
+		       !(atomic_load(&s->stage_wanted) &&
+			 atomic_load(&s->stage.state) == 4) &&
+		       !(atomic_load(&s->four_wanted) &&
+			 atomic_load(&s->four.state) == 4))
+			pthread_cond_wait(&s->cv, &s->mu);
+		pthread_mutex_unlock(&s->mu);
+		if (atomic_load(&s->stop))
+			break;
+		if (atomic_load(&s->stage_wanted) &&
+		    atomic_load(&s->stage.state) == 4)
+			load_or_build(s, &s->stage);
+		else
+			load_or_build(s, &s->four);
+	}
 	return NULL;
 }
 
@@ -243,6 +273,10 @@ struct solver *solver_start_opts(const char *dir, const struct solver_options *o
 	s->stage = (struct table){
 		.file = "cubed-tables-nxn.bin", .size = reduce_stage_tables_size,
 		.init = stage_init, .check = reduce_stage_tables_check,
+		.state = 4};
+	s->four = (struct table){
+		.file = "cubed-tables-4x4.bin", .size = reduce_four_tables_size,
+		.init = four_init, .check = reduce_four_tables_check,
 		.state = 4};
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
@@ -281,6 +315,7 @@ void solver_stop(struct solver *s)
 	for (int i = 0; i < SOLVER_NTABLES; i++)
 		free(s->t[i].buf);
 	free(s->stage.buf);
+	free(s->four.buf);
 	free(s->beginner);
 	free(s);
 }
@@ -299,6 +334,20 @@ const void *solver_stage_tables(struct solver *s)
 	if (atomic_load(&s->stage.state) == 2)
 		return s->stage.buf;
 	if (!atomic_exchange(&s->stage_wanted, 1)) {
+		pthread_mutex_lock(&s->mu);
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
+}
+
+const void *solver_four_tables(struct solver *s)
+{
+	if (!s || s->opts.no_four)
+		return NULL;
+	if (atomic_load(&s->four.state) == 2)
+		return s->four.buf;
+	if (!atomic_exchange(&s->four_wanted, 1)) {
 		pthread_mutex_lock(&s->mu);
 		pthread_cond_signal(&s->cv);
 		pthread_mutex_unlock(&s->mu);
@@ -340,6 +389,14 @@ void solver_stage_status(struct solver *s, const char **state,
 			 int *percent, const char **reason)
 {
 	table_status(&s->stage, state, percent, reason);
+}
+
+void solver_four_status(struct solver *s, const char **state, int *percent,
+			const char **reason)
+{
+	table_status(&s->four, state, percent, reason);
+	if (s->opts.no_four)
+		*state = "off";
 }
 
 /* ---- the optimal tables ------------------------------------------------ */

@@ -19,6 +19,7 @@ struct solver_options {
 	int optimal_level;
 	int optimal_threads;
 	int optimal_preload;
+	int no_four; /* 1: never the 4×4 three-phase tables (--solver-4x4 0) */
 };
 
 /* Start the background thread. Tables are cached as files in dir (created
@@ -45,6 +46,15 @@ const void *solver_stage_tables(struct solver *s);
  * asked for them (s not NULL). */
 void solver_stage_status(struct solver *s, const char **state,
 			 int *percent, const char **reason);
+
+/* The 4×4 three-phase tables (reduce_four_tables_build), or NULL until
+ * the thread has them: the first call asks it to load them from dir
+ * (cubed-tables-4x4.bin) or build them there (about a minute of one
+ * core). Until then a 4×4 is solved stage by stage (about 53 moves
+ * where the three phases take about 43). */
+const void *solver_four_tables(struct solver *s);
+void solver_four_status(struct solver *s, const char **state, int *percent,
+			const char **reason);
 
 /* The beginner method's tables (beginner.h): small and built in tens of
  * milliseconds, so solver_start builds them before it returns and they

@@ -323,10 +323,13 @@ START_TEST(tables_ready)
 	ck_assert_str_eq(sget(j, "status"), "ready");
 	json_t *sv = json_object_get(j, "solver");
 	/* the two sizes, the big cubes' tables (only once a big cube is
-	 * solved: nxn_tables_cached) and the optimal solver's (made only
-	 * when the first optimal job needs them: check_http_jobs.c) */
-	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 4,
+	 * solved: nxn_tables_cached), the 4×4 ones (off: the suites' servers
+	 * run --solver-4x4 0; four_tables_used) and the optimal solver's
+	 * (made only when the first optimal job needs them:
+	 * check_http_jobs.c) */
+	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 5,
 		      "solver: %s", dump(j));
+	ck_assert_str_eq(sget(json_object_get(sv, "4x4"), "tables"), "off");
 	ck_assert_str_eq(sget(json_object_get(sv, "optimal"), "tables"),
 			 "absent");
 	ck_assert_str_eq(sget(json_object_get(sv, "nxn"), "tables"), "absent");
@@ -1436,6 +1439,87 @@ START_TEST(nxn_tables_cached)
 }
 END_TEST
 
+
+static void four_ready_on(int port)
+{
+	double deadline = now_s() + 300;
+	for (;;) {
+		json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL,
+					 NULL, 200, NULL);
+		json_t *t = json_object_get(json_object_get(rz, "solver"),
+					    "4x4");
+		char *txt = dump(t);
+		const char *st = sget(t, "tables");
+		int ready = strcmp(st, "ready") == 0;
+		ck_assert_msg(strcmp(st, "failed") != 0 && strcmp(st, "off") != 0,
+			      "the 4x4 tables: %s", txt);
+		ck_assert_msg(ready || now_s() < deadline,
+			      "the 4x4 tables not ready within 300 s: %s", txt);
+		ck_assert_int_eq(iget(t, "bytes"),
+				 (long long)reduce_four_tables_size());
+		free(txt);
+		json_decref(rz);
+		if (ready)
+			return;
+		test_sleep_ms(100);
+	}
+}
+
+/* --solver-4x4 1: the 4×4 three-phase tables are "absent" on /readyz
+ * until a 4×4 is solved; that solve is answered stage by stage while
+ * they are loaded from $CUBED_TABLES (or built and written there: about
+ * a minute); then a 4×4 goes through the three phases: no parity stage,
+ * the answer checked by big_solve_ok. A server started with
+ * --solver-4x4 0 (the suites' default) reports them "off". */
+START_TEST(four_tables_used)
+{
+	server o;
+	const char *const extra[] = {"--solver-4x4", "1", NULL};
+	start_or_abort(&o, NULL, extra);
+	need_tables_on(o.port);
+	json_t *rz = expect_json(o.port, "GET", "/readyz", NULL, NULL, NULL,
+				 200, NULL);
+	json_t *t = json_object_get(json_object_get(rz, "solver"), "4x4");
+	ck_assert_str_eq(sget(t, "tables"), "absent");
+	json_decref(rz);
+	json_t *sc = scramble_ok("size=4&seed=46", 4, 0);
+	json_decref(big_solve_ok(o.port, sget(sc, "facelets"), NULL));
+	four_ready_on(o.port);
+	int total = 0;
+	for (int k = 0; k < 3; k++) {
+		char q[64];
+		snprintf(q, sizeof q, "size=4&seed=%d", 46 + k);
+		json_t *s2 = scramble_ok(q, 4, 0);
+		json_t *j = big_solve_ok(o.port, sget(s2, "facelets"), NULL);
+		json_t *st = json_object_get(j, "stages");
+		ck_assert_str_eq(sget(json_array_get(st, 0), "name"), "oll_parity");
+		ck_assert_int_eq(iget(json_array_get(st, 0), "length"), 0);
+		ck_assert_str_eq(sget(json_array_get(st, 3), "name"), "pll_parity");
+		ck_assert_int_eq(iget(json_array_get(st, 3), "length"), 0);
+		ck_assert_int_eq(iget(j, "oll_parity"), 0);
+		ck_assert(json_is_false(json_object_get(j, "pll_parity")));
+		total += (int)iget(j, "length");
+		json_decref(j);
+		json_decref(s2);
+	}
+	/* three-phase answers are about 43 moves; stage by stage 53 */
+	ck_assert_msg(total <= 3 * 47, "%d moves for three 4x4s", total);
+	json_decref(sc);
+	ck_assert_int_eq(server_stop(&o, 0), 0);
+	test_server_remove(&o);
+
+	server off;
+	start_or_abort(&off, NULL, NULL);
+	rz = expect_json(off.port, "GET", "/readyz", NULL, NULL, NULL, 200,
+			 NULL);
+	t = json_object_get(json_object_get(rz, "solver"), "4x4");
+	ck_assert_str_eq(sget(t, "tables"), "off");
+	json_decref(rz);
+	ck_assert_int_eq(server_stop(&off, 0), 0);
+	test_server_remove(&off);
+}
+END_TEST
+
 /* --solver 0: every solve and 2×2/3×3 scramble is 503 with tables off;
  * larger scrambles need no tables. */
 START_TEST(solver_off)
@@ -1530,6 +1614,14 @@ Suite *http_solve_suite(void)
 	tcase_add_test(tc, tables_not_ready);
 	tcase_add_test(tc, nxn_tables_cached);
 	tcase_add_test(tc, solver_off);
+	suite_add_tcase(s, tc);
+
+	/* the 4×4 tables: a minute to build when $CUBED_TABLES has none */
+	tc = tcase_create("tables_4x4");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
+	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+	tcase_add_test(tc, four_tables_used);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -733,10 +733,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (four && !reduce__four_tables_ok(four))
 		return SOLVE_ETABLES;
 	if (four) {
-		/* several frames, the shortest kept; any that ran out of its
-		 * budget skipped; none: the stage-by-stage path below */
+		/* several frames, the shortest kept; one that ran out of its
+		 * budget is replaced by the next frame (up to 8 in all);
+		 * none: the stage-by-stage path below */
 		int n4 = four_variants(x.effort);
-		for (int v = 0; v < n4; v++) {
+		for (int v = 0; v < n4 && v < 8; v++) {
 			x.frame = v;
 			x.rot = 0;
 			x.polls = TWOPHASE_POLLS * x.effort;
@@ -744,7 +745,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			x.out = v == 0 || nbest < 0 ? out : alt;
 			x.cap = x.out == out ? cap : alt_cap;
 			int k = solve_four(&x, c, tables, four, &r);
-			if (k == SOLVE_ESTAGE || (k == CUBE_ESPACE && nbest >= 0))
+			if (k == SOLVE_ESTAGE) {
+				n4++;
+				continue;
+			}
+			if (k == CUBE_ESPACE && nbest >= 0)
 				continue;
 			if (k == SOLVE_ENOTFOUND && nbest >= 0)
 				break;

@@ -14,16 +14,10 @@
  *            L, F, B layers, half turns of everything else.
  *
  * Each phase is an IDA* search over tables built once from the cube
- * model's own turns (four_tables_build; about 127 MB, nearly all the
+ * model's own turns (reduce_four_tables_build; 143 MB, 120 MB of it the
  * pairing table). Pure C11: no allocation, no globals but const data.
  */
 #include "internal.h"
-#ifdef FOUR_DEBUG
-#include <stdio.h>
-#define FDBG(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define FDBG(...) ((void)0)
-#endif
 
 /* ---- sizes ------------------------------------------------------------ */
 
@@ -42,6 +36,10 @@
 			       * (12,547,604) */
 #define F_UNSEEN 255
 
+/* The tables' header (solve__seal). Raise the version whenever what the
+ * tables hold changes, so that no server loads an older build's file of
+ * the same size; the test four_tables_census pins every table's counts
+ * by depth. */
 static const char four_magic[8] = {'c', 'u', 'b', 'e', 'd', '4', 'T', 'P'};
 #define FOUR_VERSION 1u
 
@@ -1223,8 +1221,6 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
 	}
-	FDBG("four: p1 %d (%d answers) p2 %d nodes2 %ld\n", opt, w->np1, best2,
-	     w->nodes);
 	if (best1 < 0)
 		return SOLVE_ESTAGE; /* budget: the caller falls back */
 	int rc;
@@ -1244,8 +1240,6 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 		lo[e] = M->wedge[s.hw[M->bslot[e]]];
 		hs |= 1u << h[e];
 	}
-	FDBG("four: after 2: hs %x wpar %d l %x/%x c3 %d\n", hs, s.wpar, s.l,
-	     M->goal2c, S.t3c[c3_index(M, s.c3)]);
 	if (hs != 0xfff || s.wpar || s.l != M->goal2c ||
 	    S.t3c[c3_index(M, s.c3)] == F_UNSEEN)
 		return SOLVE_ESTAGE; /* phase 2 did not reach its goal */
@@ -1270,7 +1264,6 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 				     : -1;
 	for (int bd = hp; len3 < 0 && bd <= P3_DEPTH && w->nodes < w->limit; bd++)
 		len3 = dfs3(&S, S.t3k[c3_index(M, s.c3)], r, pl, hp, 0, bd, last);
-	FDBG("four: p3 %d from %d nodes3 %ld\n", len3, hp, w->nodes);
 	if (len3 < 0)
 		return SOLVE_ESTAGE;
 	if ((rc = emit_moves(x, M, w->path, len3)) < 0)

@@ -965,24 +965,35 @@ static void bench_solve(const char *states_path)
 /* ---- big cubes by reduction --------------------------------------------- */
 
 
+/* $CUBED_TABLES/name into path (empty when unset); 1 if that file holds
+ * size bytes that check accepts, read into t. */
+static int cached_tables(const char *name, char *path, size_t pathlen,
+			 void *t, size_t size,
+			 int (*check)(const void *, size_t))
+{
+	const char *dir = getenv("CUBED_TABLES");
+	path[0] = '\0';
+	if (!dir || !*dir)
+		return 0;
+	snprintf(path, pathlen, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t got = fread(t, 1, size, f);
+	fclose(f);
+	return got == size && check(t, size) == 0;
+}
+
 /* The two-phase tables: $CUBED_TABLES/cubed-tables-3x3.bin when a server
  * cached them there, else built. */
 static void *reduce_tables(void)
 {
 	size_t size = twophase_table_size();
 	unsigned char *t = xmalloc(size);
-	const char *dir = getenv("CUBED_TABLES");
-	if (dir && *dir) {
-		char path[4096];
-		snprintf(path, sizeof path, "%s/cubed-tables-3x3.bin", dir);
-		FILE *f = fopen(path, "rb");
-		if (f) {
-			size_t got = fread(t, 1, size, f);
-			fclose(f);
-			if (got == size && twophase_table_check(t, size) == 0)
-				return t;
-		}
-	}
+	char path[4096];
+	if (cached_tables("cubed-tables-3x3.bin", path, sizeof path, t, size,
+			  twophase_table_check))
+		return t;
 	int rc = twophase_table_init(t, size, NULL, NULL);
 	if (rc < 0)
 		die("twophase_table_init", rc);
@@ -994,18 +1005,10 @@ static void *four_tables(void)
 {
 	size_t size = reduce_four_tables_size();
 	unsigned char *t = xmalloc(size);
-	const char *dir = getenv("CUBED_TABLES");
-	char path[4096] = "";
-	if (dir && *dir) {
-		snprintf(path, sizeof path, "%s/cubed-tables-4x4.bin", dir);
-		FILE *f = fopen(path, "rb");
-		if (f) {
-			size_t got = fread(t, 1, size, f);
-			fclose(f);
-			if (got == size && reduce_four_tables_check(t, size) == 0)
-				return t;
-		}
-	}
+	char path[4096];
+	if (cached_tables("cubed-tables-4x4.bin", path, sizeof path, t, size,
+			  reduce_four_tables_check))
+		return t;
 	size_t ws = reduce_four_tables_work_size();
 	void *work = xmalloc(ws);
 	uint64_t t0 = now_ns();

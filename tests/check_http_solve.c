@@ -1303,30 +1303,36 @@ END_TEST
 
 /* Wait (at most 60 s) until /readyz on port says the big cubes' tables
  * are ready; fail at once if they failed. */
-static void nxn_ready_on(int port)
+/* Poll /readyz until solver.<key> is ready (never failed or off), its
+ * bytes as given, within seconds. */
+static void tables_ready_on(int port, const char *key, long long bytes,
+			    double seconds)
 {
-	double deadline = now_s() + 60;
+	double deadline = now_s() + seconds;
 	for (;;) {
 		json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL,
 					 NULL, 200, NULL);
-		json_t *t = json_object_get(json_object_get(rz, "solver"),
-					    "nxn");
+		json_t *t = json_object_get(json_object_get(rz, "solver"), key);
 		char *txt = dump(t);
 		const char *st = sget(t, "tables");
 		int ready = strcmp(st, "ready") == 0;
-		ck_assert_msg(strcmp(st, "failed") != 0,
-			      "the big cubes' tables failed: %s", txt);
+		ck_assert_msg(strcmp(st, "failed") != 0 && strcmp(st, "off") != 0,
+			      "the %s tables: %s", key, txt);
 		ck_assert_msg(ready || now_s() < deadline,
-			      "the big cubes' tables not ready within 60 s: %s",
-			      txt);
-		ck_assert_int_eq(iget(t, "bytes"),
-				 (long long)reduce_stage_tables_size());
+			      "the %s tables not ready within %.0f s: %s", key,
+			      seconds, txt);
+		ck_assert_int_eq(iget(t, "bytes"), bytes);
 		free(txt);
 		json_decref(rz);
 		if (ready)
 			return;
 		test_sleep_ms(50);
 	}
+}
+
+static void nxn_ready_on(int port)
+{
+	tables_ready_on(port, "nxn", (long long)reduce_stage_tables_size(), 60);
 }
 
 /* A 4×4 solved on port (the first asks for the big cubes' tables). */
@@ -1440,29 +1446,10 @@ START_TEST(nxn_tables_cached)
 END_TEST
 
 
+/* A minute to build them when the tables directory has none. */
 static void four_ready_on(int port)
 {
-	double deadline = now_s() + 300;
-	for (;;) {
-		json_t *rz = expect_json(port, "GET", "/readyz", NULL, NULL,
-					 NULL, 200, NULL);
-		json_t *t = json_object_get(json_object_get(rz, "solver"),
-					    "4x4");
-		char *txt = dump(t);
-		const char *st = sget(t, "tables");
-		int ready = strcmp(st, "ready") == 0;
-		ck_assert_msg(strcmp(st, "failed") != 0 && strcmp(st, "off") != 0,
-			      "the 4x4 tables: %s", txt);
-		ck_assert_msg(ready || now_s() < deadline,
-			      "the 4x4 tables not ready within 300 s: %s", txt);
-		ck_assert_int_eq(iget(t, "bytes"),
-				 (long long)reduce_four_tables_size());
-		free(txt);
-		json_decref(rz);
-		if (ready)
-			return;
-		test_sleep_ms(100);
-	}
+	tables_ready_on(port, "4x4", (long long)reduce_four_tables_size(), 300);
 }
 
 /* --solver-4x4 1: the 4×4 three-phase tables are "absent" on /readyz

@@ -201,24 +201,12 @@ static const uint32_t fact12[13] = {1, 1, 2, 6, 24, 120, 720, 5040, 40320,
 /* Rank of an even permutation of 12 in [0, 12!/2): its Lehmer rank
  * halved (the last two places follow from the parity); pop: bits set
  * in each 12-bit value. */
-static inline uint32_t even_rank_p(const uint8_t *p, const uint8_t *pop)
+static inline uint32_t even_rank(const uint8_t *p, const uint8_t *pop)
 {
 	uint32_t used = 0, r = 0;
 	for (int i = 0; i < 10; i++) {
 		uint32_t v = p[i];
 		r += (v - pop[used & ((1u << v) - 1)]) * fact12[11 - i];
-		used |= 1u << v;
-	}
-	return r >> 1;
-}
-
-static inline uint32_t even_rank(const uint8_t *p)
-{
-	uint32_t used = 0, r = 0;
-	for (int i = 0; i < 10; i++) {
-		uint32_t v = p[i];
-		r += (v - (uint32_t)__builtin_popcount(used & ((1u << v) - 1))) *
-		     fact12[11 - i];
 		used |= 1u << v;
 	}
 	return r >> 1;
@@ -705,7 +693,7 @@ static int bfs_pair(const struct fmodel *M, uint8_t *t, uint32_t *queue,
 	uint8_t id[12];
 	for (int e = 0; e < 12; e++)
 		id[e] = (uint8_t)e;
-	uint64_t i0 = (uint64_t)even_rank(id) * 2;
+	uint64_t i0 = (uint64_t)even_rank(id, M->pop12) * 2;
 	p3_set(t, i0, 0);
 	size_t qh = 0, qt = 0;
 	queue[qt++] = (uint32_t)i0;
@@ -729,7 +717,7 @@ static int bfs_pair(const struct fmodel *M, uint8_t *t, uint32_t *queue,
 				if (!g->g3)
 					continue;
 				r_turn(g, r, r2);
-				uint64_t i2 = (uint64_t)even_rank(r2) * 2 +
+				uint64_t i2 = (uint64_t)even_rank(r2, M->pop12) * 2 +
 					      (uint64_t)(pl ^ g->t);
 				if (p3_get(t, i2) != 3)
 					continue;
@@ -1001,7 +989,8 @@ static int pair_depth(const struct fsearch *S, const uint8_t *r0, int pl0)
 	memcpy(r, r0, 12);
 	int pl = pl0, d = 0;
 	for (;;) {
-		int v = p3_get(S->t3p, (uint64_t)even_rank(r) * 2 + (uint64_t)pl);
+		int v = p3_get(S->t3p,
+			       (uint64_t)even_rank(r, S->M->pop12) * 2 + (uint64_t)pl);
 		if (v == 3)
 			return 10;
 		int solved = !pl;
@@ -1015,7 +1004,7 @@ static int pair_depth(const struct fsearch *S, const uint8_t *r0, int pl0)
 			if (!g->g3)
 				continue;
 			r_turn(g, r, r2);
-			int v2 = p3_get(S->t3p, (uint64_t)even_rank(r2) * 2 +
+			int v2 = p3_get(S->t3p, (uint64_t)even_rank(r2, S->M->pop12) * 2 +
 						 (uint64_t)(pl ^ g->t));
 			if (v2 == (v + 2) % 3)
 				down = k;
@@ -1054,7 +1043,7 @@ static int dfs3(struct fsearch *S, uint32_t c, const uint8_t *r, int pl,
 		if (!live[j])
 			continue;
 		r_turn(&M->mv[k], r, r2[j]);
-		ix[j] = (uint64_t)even_rank_p(r2[j], M->pop12) * 2 +
+		ix[j] = (uint64_t)even_rank(r2[j], M->pop12) * 2 +
 			(uint64_t)(pl ^ M->mv[k].t);
 		__builtin_prefetch(&S->t3p[ix[j] >> 2]);
 	}
@@ -1091,7 +1080,7 @@ static int dfs3(struct fsearch *S, uint32_t c, const uint8_t *r, int pl,
 
 /* What the search reads off the cube, in the frame x->tcol. */
 struct fread {
-	uint32_t c1, u, l, c3;
+	uint32_t c1, l, c3;
 	uint32_t uall, rlall; /* U pieces', R/L pieces' places */
 	uint8_t hw[24]; /* home slot of the wing in each slot */
 	int wpar;
@@ -1106,8 +1095,6 @@ static int read_state(const struct ctx *x, const struct fmodel *M,
 					    M->cpos[i][2])];
 		if (f == 0 || f == 3)
 			s->c1 |= 1u << i;
-		if (f == 0 && (M->udpos >> i & 1))
-			s->u |= 1u << i;
 		if ((f == 1 || f == 4) && !(M->udpos >> i & 1))
 			s->l |= 1u << i;
 		if (f < 3)
@@ -1174,6 +1161,10 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 	int best = 99, best1 = -1, best2 = 0;
 	w->nodes = 0;
 	w->limit = P2_BUDGET;
+	int na = 0; /* the labelings with an even number of swapped edges */
+	for (unsigned b = 0; b < 4096; b++)
+		if (!(__builtin_popcount(b) & 1))
+			w->alive[0][na++] = (uint16_t)b;
 	for (int i = 0; i < w->np1; i++) {
 		uint8_t hw[24], sx[12], sy[12];
 		memcpy(hw, s.hw, 24);
@@ -1200,10 +1191,6 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 		int wpar = s.wpar;
 		for (int j = 0; j < w->p1len[i]; j++)
 			wpar ^= M->mv[w->p1[i][j]].wpar;
-		int na = 0;
-		for (unsigned b = 0; b < 4096; b++)
-			if (!(__builtin_popcount(b) & 1))
-				w->alive[0][na++] = (uint16_t)b;
 		int len = -1;
 		for (int bd = 0; len < 0 && bd < best - w->p1len[i] &&
 				 bd <= P2_DEPTH && w->nodes < w->limit;

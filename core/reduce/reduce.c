@@ -521,12 +521,10 @@ static int best_pll(struct ctx *x, const void *tables)
 	return reduce__stage_pll(x, best);
 }
 
-/* One run of the stages on a fresh copy of c, into x->out. Returns the
- * count or an error. */
-static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
-			 const int8_t *e_of3, reduce_result *r)
+/* A variant's start: a fresh copy of c (turned by x->rot), no moves, its
+ * frame chosen and named in r->orient. */
+static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 {
-	int n = x->n;
 	cube_copy(x->c, c);
 	x->count = 0;
 	memset(r, 0, sizeof *r);
@@ -539,8 +537,18 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	if (rot < 0)
 		return SOLVE_ESTAGE;
 	cubie__orientation(rot, &r->orient);
+	return 0;
+}
 
+/* One run of the stages on a fresh copy of c, into x->out. Returns the
+ * count or an error. */
+static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
+			 const int8_t *e_of3, reduce_result *r)
+{
+	int n = x->n;
 	int rc;
+	if ((rc = variant_begin(x, c, r)) < 0)
+		return rc;
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	if ((rc = reduce__stage_oll(x, e_of3, r)) < 0)
 		return rc;
@@ -606,20 +614,11 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 		      const void *four, reduce_result *r)
 {
-	cube_copy(x->c, c);
-	x->count = 0;
-	memset(r, 0, sizeof *r);
-	choose_frame(x);
-	char centers[6];
-	for (int f = 0; f < 6; f++)
-		centers[f] = cube_face_letters[x->tcol[f]];
-	int rot = cubie__rotation_of_centers(centers);
-	if (rot < 0)
-		return SOLVE_ESTAGE;
-	cubie__orientation(rot, &r->orient);
+	int split[3] = {0, 0, 0}, rc;
+	if ((rc = variant_begin(x, c, r)) < 0) /* x->rot is 0 */
+		return rc;
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	stage_end(x, r, REDUCE_OLL_PARITY);
-	int split[3] = {0, 0, 0}, rc;
 	stage_begin(x, r, REDUCE_CENTERS);
 	if ((rc = reduce__four_phases(x, four, split)) < 0)
 		return rc;

@@ -85,9 +85,12 @@ typedef struct reduce_result {
 
 typedef struct reduce_limits {
 	solve_poll_fn poll; /* called often (every orbit, every few
-			     * thousand candidates); non-zero stops: with
-			     * SOLVE_ENOTFOUND during the first variant,
-			     * later (n <= 7) with the best answer so far */
+			     * thousand candidates; a 4×4's phase searches
+			     * every 65,536 nodes, with done the phase's
+			     * nodes and total its budget, else 0 and 0);
+			     * non-zero stops: with SOLVE_ENOTFOUND during
+			     * the first variant, later (n <= 7) with the
+			     * best answer so far */
 	void *ctx;
 	/* the staged center search's tables, built once by
 	 * reduce_stage_tables_build and shared by any number of solves

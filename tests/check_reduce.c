@@ -1572,6 +1572,91 @@ START_TEST(four_parities)
 }
 END_TEST
 
+/* A caller's poll reaches into the phase searches: every 65,536 nodes
+ * of phase 2 or 3 (done the phase's nodes, a multiple of 65,536; total
+ * its budget), so a deadline or a cancelled request stops a 4×4 within
+ * that much work wherever it is (before, phase 3 ran up to 4.5 M nodes,
+ * about 2 s, without asking). A stop there ends the solve with
+ * SOLVE_ENOTFOUND at once: no answer, no further poll. */
+struct four_poll {
+	int calls, deep, stop_at, after_stop;
+	uint64_t bad; /* a done that breaks the law, else 0 */
+};
+
+static int four_poll_fn(void *ctx, uint64_t done, uint64_t total)
+{
+	struct four_poll *p = ctx;
+	if (p->stop_at && p->calls >= p->stop_at) {
+		p->after_stop++;
+		return 1;
+	}
+	p->calls++;
+	if (done) {
+		p->deep++;
+		if (done % 65536 || done > total)
+			p->bad = done;
+	}
+	return p->stop_at && p->calls == p->stop_at;
+}
+
+static int four_polled(const cube_t *c, struct four_poll *p)
+{
+	reduce_limits rl = {.stage_tables = stage, .four_tables = four,
+			    .poll = four_poll_fn, .ctx = p};
+	size_t ws = reduce_work_size(4), cap = reduce_max_moves(4);
+	void *work = malloc(ws);
+	cube_move *mv = malloc(cap * sizeof *mv);
+	reduce_result res;
+	REQUIRE(work && mv);
+	int k = reduce_solve(tables, c, &rl, work, ws, mv, cap, &res);
+	if (k >= 0) {
+		cube_t *d = new_cube(4);
+		cube_copy(d, c);
+		int col[6];
+		REQUIRE(cube_apply_moves(d, mv, (size_t)k) == CUBE_OK);
+		ck_assert(faces_uniform(d, col));
+		free(d);
+	}
+	free(work);
+	free(mv);
+	return k;
+}
+
+START_TEST(four_polls)
+{
+	int most = 0;
+	unsigned deepest = 0;
+	for (unsigned k = 0; k < 6; k++) {
+		cube_t *c = random_cube(4, 9100u * 4u + k);
+		struct four_poll p = {0};
+		ck_assert_int_ge(four_polled(c, &p), 0);
+		ck_assert_msg(p.bad == 0, "state %u: polled at %llu nodes", k,
+			      (unsigned long long)p.bad);
+		if (p.deep > most)
+			most = p.deep, deepest = k;
+		free(c);
+	}
+	ck_assert_int_ge(most, 2); /* the searches asked, more than once */
+	/* stopped at its second ask from inside a phase search */
+	cube_t *c = random_cube(4, 9100u * 4u + deepest);
+	struct four_poll all = {0};
+	ck_assert_int_ge(four_polled(c, &all), 0);
+	int second = 0;
+	for (int stop = 1; stop <= all.calls && !second; stop++) {
+		struct four_poll p = {.stop_at = stop};
+		int rc = four_polled(c, &p);
+		if (p.deep < 2)
+			continue;
+		ck_assert_int_eq(p.deep, 2);
+		ck_assert_int_eq(rc, SOLVE_ENOTFOUND);
+		ck_assert_int_eq(p.after_stop, 0);
+		second = stop;
+	}
+	ck_assert_int_gt(second, 0);
+	free(c);
+}
+END_TEST
+
 /* Effort 2 tries frame 0 as the default does, and more: never longer. */
 START_TEST(four_effort)
 {
@@ -1689,6 +1774,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(four_case, four_tables_census);
 	tcase_add_test(four_case, four_random);
 	tcase_add_test(four_case, four_parities);
+	tcase_add_test(four_case, four_polls);
 	tcase_add_test(four_case, four_effort);
 	tcase_add_test(four_case, four_bad_tables);
 	suite_add_tcase(s, four_case);

@@ -864,6 +864,7 @@ struct fourw {
 	uint8_t path[P3_DEPTH + 2];
 	uint8_t best2[P2_DEPTH + 2];
 	long nodes, limit;
+	int stopped; /* the caller's poll stopped phase 2 or 3 */
 };
 
 size_t reduce__four_size(int n)
@@ -876,8 +877,28 @@ struct fsearch {
 	const uint8_t *t1, *t2c, *t2w, *t3c, *t3p, *t3d;
 	const uint16_t *t3k, *t3m;
 	struct fourw *w;
+	const reduce_limits *lim; /* its poll, every 65,536 nodes */
 	int found;
 };
+
+/* A node of phase 2 or 3 counted against the budget; every 65,536th
+ * asks the caller's poll (done: the phase's nodes so far, total: its
+ * budget), and a stop ends the search as the budget would (w->stopped
+ * says which). Phase 3 asks nowhere else, and may take 2 s. */
+static inline int over_budget(struct fsearch *S)
+{
+	struct fourw *w = S->w;
+	if (++w->nodes > w->limit)
+		return 1;
+	if ((w->nodes & 0xffff) == 0 && S->lim && S->lim->poll &&
+	    S->lim->poll(S->lim->ctx, (uint64_t)w->nodes,
+			 (uint64_t)w->limit)) {
+		w->stopped = 1;
+		w->limit = 0;
+		return 1;
+	}
+	return 0;
+}
 
 static inline int same_axis_skip(const struct fmodel *M, int last, int g)
 {
@@ -914,7 +935,7 @@ static int dfs2(struct fsearch *S, uint32_t u, uint32_t l, const uint8_t *sx,
 		const uint8_t *sy, int wp, int depth, int bound, int last)
 {
 	struct fourw *w = S->w;
-	if (++w->nodes > w->limit)
+	if (over_budget(S))
 		return -1;
 	int hc = S->t2c[c2_index(S->M, u, l)];
 	if (depth + hc > bound)
@@ -1022,7 +1043,7 @@ static int dfs3(struct fsearch *S, uint32_t c, const uint8_t *r, int pl,
 		int hp, int depth, int bound, int last)
 {
 	struct fourw *w = S->w;
-	if (++w->nodes > w->limit)
+	if (over_budget(S))
 		return -1;
 	int hc = S->t3d[c];
 	int h = hc > hp ? hc : hp;
@@ -1141,7 +1162,7 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 		.t3c = T + OFF_T3C, .t3p = T + OFF_T3P, .t3d = T + OFF_T3D,
 		.t3k = (const uint16_t *)(const void *)(T + OFF_T3K),
 		.t3m = (const uint16_t *)(const void *)(T + OFF_T3M),
-		.w = x->region[REDUCE_R_FOUR]};
+		.w = x->region[REDUCE_R_FOUR], .lim = x->lim};
 	const struct fmodel *M = S.M;
 	struct fourw *w = S.w;
 	struct fread s;
@@ -1161,6 +1182,7 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 	int best = 99, best1 = -1, best2 = 0;
 	w->nodes = 0;
 	w->limit = P2_BUDGET;
+	w->stopped = 0;
 	int na = 0; /* the labelings with an even number of swapped edges */
 	for (unsigned b = 0; b < 4096; b++)
 		if (!(__builtin_popcount(b) & 1))
@@ -1205,7 +1227,7 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 			best2 = len;
 			memcpy(w->best2, w->path, (size_t)len);
 		}
-		if (poll_now(x))
+		if (w->stopped || poll_now(x))
 			return SOLVE_ENOTFOUND;
 	}
 	if (best1 < 0)
@@ -1251,6 +1273,8 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 				     : -1;
 	for (int bd = hp; len3 < 0 && bd <= P3_DEPTH && w->nodes < w->limit; bd++)
 		len3 = dfs3(&S, S.t3k[c3_index(M, s.c3)], r, pl, hp, 0, bd, last);
+	if (w->stopped)
+		return SOLVE_ENOTFOUND;
 	if (len3 < 0)
 		return SOLVE_ESTAGE;
 	if ((rc = emit_moves(x, M, w->path, len3)) < 0)

@@ -1238,6 +1238,7 @@ int reduce__staged_centers(struct ctx *x)
 		 * 3-cycles, the next steps go on. Each ring's search is set
 		 * to rate its answers by the first bars after it. */
 		int ki = wing_orbits(x->n);
+		x->bars_broken = 0;
 		for (int r = ki; r >= 1; r--) {
 			for (int j = ki; j > r; j--) {
 				reduce__bar_setup(x, r, j);
@@ -1245,6 +1246,8 @@ int reduce__staged_centers(struct ctx *x)
 						      j - 1 > r ? j - 1 : 0);
 				if (rc < 0)
 					return rc;
+				if (rc == 0)
+					x->bars_broken = 1;
 				if (rc == 2)
 					j--; /* its trials made the next */
 			}

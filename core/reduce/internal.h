@@ -274,6 +274,8 @@ struct ctx {
 			* it (reduce.c) */
 	int bartrials; /* inside out, a bar step: this many of its answers
 			* tried against the ring's next bar step (reduce.c) */
+	int bars_broken; /* a bar step of this solve left obliques
+			  * unpaired (reduce__bar_pair) */
 };
 
 /* A hot function built twice where GCC targets x86-64: once for an

@@ -1031,7 +1031,10 @@ int reduce__bar_pair(struct ctx *x, unsigned *par, int next)
 		return 1;
 	int32_t path[BAR_DEPTH + 1];
 	int len = bar_path(W, bd, bi, -1, path);
-	int tries = next > 0 && !x->bars_broken ? x->bartrials : 1;
+	int tries = next > 0 && !x->bars_broken &&
+				    (!x->bartrial_ring || x->bartrial_ring == W->k)
+			    ? x->bartrials
+			    : 1;
 	if (tries > nf)
 		tries = nf;
 	if (tries > 1) {

@@ -274,6 +274,7 @@ struct ctx {
 			* it (reduce.c) */
 	int bartrials; /* inside out, a bar step: this many of its answers
 			* tried against the ring's next bar step (reduce.c) */
+	int bartrial_ring; /* ... in this ring only, or 0: in every ring */
 	int bars_broken; /* a bar step of this solve left obliques
 			  * unpaired (reduce__bar_pair) */
 };

@@ -122,11 +122,30 @@ static int btrials_at(int n)
 #ifndef BARTRIALS_TOP
 #define BARTRIALS_TOP 12
 #endif
+/* At the default effort 10×10 tries BARTRIALS_10 of them in ring 1's
+ * first bar step alone (its cells 4 and 5, then 3 and 6 on trial; the
+ * step after, 2 and 7, runs as is): over the bench's states 0-439
+ * 544.57 → 542.14 moves (the published 543), at 2.6-2.7 times the
+ * issue's solver's time where one trial took 2.4. 2 and 3 trials there
+ * 542.79 and 542.30 over 0-219 (4: 541.26); 4 at ring 2's step too
+ * 540.64 but past 3 times; 8 at ring 2's alone 542.91 at 3.0-3.2
+ * (bench/RESULTS.md). */
+#ifndef BARTRIALS_10
+#define BARTRIALS_10 4
+#endif
 static int bartrials_at(int n, int effort)
 {
+	if (n == 10 && effort <= 1)
+		return BARTRIALS_10;
 	return n == 9 || (effort > 1 && n >= 10 && n <= BARTRIALS_TOP)
 		       ? BARTRIALS
 		       : 1;
+}
+
+/* The ring whose bar steps try them (0: every ring's). */
+static int bartrial_ring_at(int n, int effort)
+{
+	return n == 10 && effort <= 1 ? 1 : 0;
 }
 
 /* The most variants any effort runs (what the work buffer is laid out
@@ -791,6 +810,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.ctrials = ctrials_at(n, x.effort);
 		x.btrials = btrials_at(n);
 		x.bartrials = bartrials_at(n, x.effort);
+		x.bartrial_ring = bartrial_ring_at(n, x.effort);
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

@@ -511,6 +511,8 @@ int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2]);
 int reduce__edge_rate(struct ctx *x, const cube_t *c);
+/* edges.c: the half-edge pairing moves after the beam (9×9 to 12×12) */
+int reduce__edge_halves(struct ctx *x);
 
 /* four.c: 4×4 in three phases over reduce_four_tables (checked by the
  * caller: reduce__four_tables_ok). Reduces x->c (centres solved, edges

@@ -122,16 +122,15 @@ static int btrials_at(int n)
 #ifndef BARTRIALS_TOP
 #define BARTRIALS_TOP 12
 #endif
-/* At the default effort 10×10 tries BARTRIALS_10 of them in ring 1's
+/* At the default effort 10×10 could try BARTRIALS_10 of them in ring 1's
  * first bar step alone (its cells 4 and 5, then 3 and 6 on trial; the
- * step after, 2 and 7, runs as is): over the bench's states 0-439
- * 544.57 → 542.14 moves (the published 543), at 2.6-2.7 times the
- * issue's solver's time where one trial took 2.4. 2 and 3 trials there
- * 542.79 and 542.30 over 0-219 (4: 541.26); 4 at ring 2's step too
- * 540.64 but past 3 times; 8 at ring 2's alone 542.91 at 3.0-3.2
- * (bench/RESULTS.md). */
+ * step after, 2 and 7, runs as is). Before the half-edge pairing moves
+ * (edges.c, reduce__edge_halves) 4 took the bench's states 0-439 from
+ * 544.57 to 542.14 moves at 2.6-2.7 times the issue's solver's time
+ * where one trial took 2.4; with them 537.70 → 534.48, but at about
+ * 2.9-3.1 times, too near: one (bench/RESULTS.md). */
 #ifndef BARTRIALS_10
-#define BARTRIALS_10 4
+#define BARTRIALS_10 1
 #endif
 static int bartrials_at(int n, int effort)
 {
@@ -559,6 +558,12 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 	return 0;
 }
 
+/* From this size on the edge beam's leftovers go to the half-edge
+ * pairing moves first (edges.c, reduce__edge_halves). */
+#ifndef HALVES_MIN_N
+#define HALVES_MIN_N 9
+#endif
+
 /* One run of the stages on a fresh copy of c, into x->out. Returns the
  * count or an error. */
 static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
@@ -589,6 +594,9 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	stage_begin(x, r, REDUCE_EDGES);
 	if (EB_BEAM(n) && ((rc = reduce__beam_edges(x)) < 0 ||
 			   (rc = best_ending(x, tables)) < 0))
+		return rc;
+	if (EB_BEAM(n) && n >= HALVES_MIN_N &&
+	    (rc = reduce__edge_halves(x)) < 0)
 		return rc;
 	uint8_t ecol[12][2], alt[12][2];
 	if (n % 2)

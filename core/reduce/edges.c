@@ -337,6 +337,17 @@ static int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
 	return sc;
 }
 
+/* Each edge place's (edge, index along it, side), for eb_compares. */
+static void eb_places(const struct freec *F, int m, uint8_t (*at)[3])
+{
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < m; j++)
+			for (int t = 0; t < 2; t++) {
+				uint8_t *q = at[F->slot[e][j][t]];
+				q[0] = (uint8_t)e, q[1] = (uint8_t)j, q[2] = (uint8_t)t;
+			}
+}
+
 /* The macros S X S' (S an inner slice or block, X a face turn B of S's
  * axis or A B A'), each with its map on the edge places and the
  * neighbours it parts and joins. */
@@ -346,12 +357,7 @@ static void eb_cores(struct ctx *x)
 	struct ebeam *E = ebeam_of(x);
 	int m = x->m;
 	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
-	for (int e = 0; e < 12; e++)
-		for (int j = 1; j < m; j++)
-			for (int t = 0; t < 2; t++) {
-				uint8_t *q = at[F->slot[e][j][t]];
-				q[0] = (uint8_t)e, q[1] = (uint8_t)j, q[2] = (uint8_t)t;
-			}
+	eb_places(F, m, at);
 	E->ncore = E->njoin = 0;
 	for (int S = 0; S < F->nall; S++) {
 		if (F->gen[S].lo == 0 || F->gen[S].hi == m)
@@ -685,13 +691,8 @@ int reduce__edge_halves(struct ctx *x)
 	reduce__free_read(x);
 	if (eb_popcount(eb_adj(F, F->ecur, n)) == 12 * (n - 3))
 		return 0; /* every edge paired */
-	uint8_t at[EB_NE][3];
-	for (int e = 0; e < 12; e++)
-		for (int j = 1; j < m; j++)
-			for (int t = 0; t < 2; t++) {
-				uint8_t *q = at[F->slot[e][j][t]];
-				q[0] = (uint8_t)e, q[1] = (uint8_t)j, q[2] = (uint8_t)t;
-			}
+	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
+	eb_places(F, m, at);
 	E->ncore = E->njoin = 0;
 	for (int sa = 0; sa < 3; sa++)
 	for (int side = 0; side < 2; side++)

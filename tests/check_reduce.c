@@ -80,7 +80,7 @@
  * 259.0, where without those trials they are 157.0, 211.88 and 405.12,
  * centers 78.62, 118.38 and 269.62: their bounds sit between too. With
  * 3 edge-beam trials on 4×4 and 7×7 and 5×5's beam 44 states a level
- * (edges.c, EB_W5) 4×4, 5×5 and 7×7 53.12, 89.5 and 208.75, edges
+ * (edges_beam.c, EB_W5) 4×4, 5×5 and 7×7 53.12, 89.5 and 208.75, edges
  * 16.75, 36.5 and 73.25, where before they were 54.12, 90.0 and 209.25,
  * edges 17.75, 38.0 and 74.12: between again (answers do not depend on
  * the machine's speed, so the same every run). With 9×9's bar step
@@ -825,7 +825,7 @@ END_TEST
  * commutators and 3-cycles (centers_blocks.c): the bench's first states
  * (bench --reduce 8 17, 4 33, 4 48, 4 64, 2 128), their means with the
  * block commutators over sets of columns, the set-ups that cancel and
- * the multi-orbit wing commutators (edges.c) — totals 17×17 1,886.8,
+ * the multi-orbit wing commutators (edges_wings.c) — totals 17×17 1,886.8,
  * 33×33 7,445.5, 48×48 27,677.0, 64×64 49,060.0, 128×128 189,127;
  * centers past 33×33 26,533.0, 47,575.0, 186,462; edges 400.25, 788.0,
  * 1,113.0, 1,457.0, 2,628 — the totals plus about 1%, the stages plus
@@ -1108,7 +1108,7 @@ START_TEST(bar_beam_dies)
 END_TEST
 
 /* After the edge beam, 9×9 to 12×12 try the half-edge pairing moves
- * S X S' (edges.c, reduce__edge_halves). On these three 10×10 states
+ * S X S' (edges_halves.c, reduce__edge_halves). On these three 10×10 states
  * (the bench's 0, 2 and 9) the beam leaves the same 3-cycle in every
  * wing orbit, which the one-orbit 3-cycles made four times: edges 175,
  * 180 and 184 moves; one such move (with two, none and one face turns

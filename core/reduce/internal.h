@@ -65,7 +65,7 @@ struct model {
  *                  effort 2 and 3 (the time the caller gives buys the
  *                  inside-out centers past 33×33, run there as narrow
  *                  as the default's: WIDE);
- *   EB_BEAM(n)     the edge beam (edges.c), EB_LEVELS its longest path
+ *   EB_BEAM(n)     the edge beam (edges_beam.c), EB_LEVELS its longest path
  *                  in each of at most EB_ROUNDS rounds;
  *   OM_ON(n, e)    the oblique macros (centers_obliques.c);
  *   BAR_ON(n, e)   the centers inside out, ring by ring, each ring's
@@ -219,8 +219,9 @@ struct orbit {
  * each starts in the context (ctx.region), so a stage never asks. */
 enum reduce_region {
 	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
-	REDUCE_R_EDGE_BEAM, /* edges.c: struct ebeam, past EB_MAX_N struct
-			     * mwork (the wing commutators) */
+	REDUCE_R_EDGE_BEAM, /* edges_beam.c: struct ebeam, past EB_MAX_N struct
+			     * mwork (the wing commutators,
+			     * edges_wings.c) */
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
 	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */
@@ -282,7 +283,7 @@ struct ctx {
 /* A hot function built twice where GCC targets x86-64: once for an
  * instruction set extension (isa), once for any processor; the loader
  * picks the clone the processor runs (an ifunc). Elsewhere, once. Used
- * for the edge beam (POPCNT, edges.c) and the bars' scan (AVX2,
+ * for the edge beam (POPCNT, edges_beam.h) and the bars' scan (AVX2,
  * centers_bars.c). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define REDUCE_HAVE_CLONES 1
@@ -488,7 +489,7 @@ int reduce__bar_rate(struct ctx *x, const cube_t *c);
 /* centers_blocks.c */
 int reduce__block_centers(struct ctx *x);
 
-/* edges.c */
+/* edges_beam.c */
 int reduce__beam_edges(struct ctx *x);
 /* The edge beam's endings (every edge paired, near the best: best
  * first), and ending k taken instead of the one reduce__beam_edges took:
@@ -500,7 +501,8 @@ int reduce__beam_ends(struct ctx *x);
  * parity's moves if its edges need them). */
 int reduce__beam_score(struct ctx *x);
 int reduce__beam_take(struct ctx *x, int k);
-/* Even n: into ecol the edge set the wings vote for (each wing votes
+int reduce__edge_rate(struct ctx *x, const cube_t *c);
+/* edges_set.c: even n: into ecol the edge set the wings vote for (each wing votes
  * for the colours it shows on its edge), made legal (an even flip sum).
  * If that set stands an odd permutation from the corners (it would need
  * the PLL parity), 1 and into alt the set with two edges' colours
@@ -508,10 +510,14 @@ int reduce__beam_take(struct ctx *x, int k);
  * pairs the edges both ways and keeps the shorter); else 0. */
 int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 			 uint8_t ecol[12][2], uint8_t alt[12][2]);
+/* edges_wings.c: every wing orbit paired against the edge set ecol (the
+ * multi-orbit commutators from MW_MIN_N, then each orbit's 3-cycles);
+ * the commutators' work in REDUCE_R_EDGE_BEAM, its size */
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2]);
-int reduce__edge_rate(struct ctx *x, const cube_t *c);
-/* edges.c: the half-edge pairing moves after the beam (9×9 to 12×12) */
+size_t reduce__wing_work_size(void);
+/* edges_halves.c: the half-edge pairing moves after the beam (9×9 to
+ * 12×12) */
 int reduce__edge_halves(struct ctx *x);
 
 /* four.c: 4×4 in three phases over reduce_four_tables (checked by the

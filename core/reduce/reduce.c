@@ -60,7 +60,7 @@ static int variants(int n)
  * Each trial is a run of the beam: where the time allows. 20 states:
  * 4×4 54.45 → 53.65 moves at 2.0 times the issue's solver's time (2
  * trials), 5×5 91.50 → 90.35 at 1.9, 6×6 160.35 → 155.70 at 2.4 (4
- * trials 155.55 at 2.8). Since the beam's POPCNT clone (edges.c) there
+ * trials 155.55 at 2.8). Since the beam's POPCNT clone (edges_beam.h) there
  * is time for 3 on 4×4 (53.25 moves at 2.0 times) and 7×7 (with the bar
  * trials 211.25 → 210.15 at 2.0; 2 trials 211.00); 10×10 534.05 at 4.3
  * was not worth it, 8×8 and 9×9 have no time to spare (docs/solvers.md,
@@ -80,7 +80,7 @@ static int ctrials_at(int n, int effort)
  * leaving the fewest obliques unpaired, as is). A bar step costs a
  * fraction of the edge beam, and the one after the trials' choice runs
  * again. 20 states, against the issue's solver in the same run (with
- * the beam's POPCNT clone, edges.c): 6×6 155.70 → 154.10 moves at 2.2
+ * the beam's POPCNT clone, edges_beam.h): 6×6 155.70 → 154.10 moves at 2.2
  * times its time, 7×7 212.65 → 211.25 at 1.0 (before its edge trials),
  * 8×8 320.90 → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.4; 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
  * shorter, the ring after it longer); 10×10 556.15 against 542.30 (its
@@ -125,7 +125,7 @@ static int btrials_at(int n)
 /* At the default effort 10×10 could try BARTRIALS_10 of them in ring 1's
  * first bar step alone (its cells 4 and 5, then 3 and 6 on trial; the
  * step after, 2 and 7, runs as is). Before the half-edge pairing moves
- * (edges.c, reduce__edge_halves) 4 took the bench's states 0-439 from
+ * (edges_halves.c, reduce__edge_halves) 4 took the bench's states 0-439 from
  * 544.57 to 542.14 moves at 2.6-2.7 times the issue's solver's time
  * where one trial took 2.4; with them 537.70 → 534.48, but at about
  * 2.9-3.1 times, too near: one (bench/RESULTS.md). */
@@ -559,7 +559,7 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 }
 
 /* From this size on the edge beam's leftovers go to the half-edge
- * pairing moves first (edges.c, reduce__edge_halves). */
+ * pairing moves first (edges_halves.c, reduce__edge_halves). */
 #ifndef HALVES_MIN_N
 #define HALVES_MIN_N 9
 #endif

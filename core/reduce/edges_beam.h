@@ -1,0 +1,256 @@
+/* edges_beam.h — what the edge beam (edges_beam.c) shares with the
+ * half-edge pairing moves (edges_halves.c), which build their macros as
+ * the beam's cores in its region: the beam's sizes, its macros and
+ * states, and the pair counts both weigh them by. */
+#ifndef CUBED_REDUCE_EDGES_BEAM_H
+#define CUBED_REDUCE_EDGES_BEAM_H
+
+#include "internal.h"
+
+/* The edge beam (n <= EB_MAX_N; edges_beam.c's head and
+ * reduce__beam_edges say how it works): its macros' place maps, and each cost level's best
+ * states. */
+#define EB_NE (24 * (EB_MAX_N - 2))
+#define EB_ADJ (12 * (EB_MAX_N - 3))
+_Static_assert(EB_ADJ <= 128 && EB_NE <= 256, "the beam's masks and maps");
+/* S: 3 axes, up to 45 layer sets (12×12: 10 slices, 9 blocks of two, 8
+ * of three … 5 of six: FREE_MAX_W), 3 amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * 45 * 3 * 9 * 6)
+_Static_assert(FREE_MAX_W <= 6, "EB_CORES holds blocks of up to six");
+
+/* A set of neighbours along the edges, bit 12·(j-1) + e for indices j,
+ * j+1 on edge e. */
+struct ebmask {
+	uint64_t w[2];
+};
+/* Neighbours macros put together, all told: S moves 4 pieces a layer,
+ * each with at most two neighbours, and X only carries whole edges. */
+#define EB_JOINS (EB_CORES * 8 * FREE_MAX_W)
+/* States a level: past 16 (32 on 7×7, whose edges are longer) a wider
+ * beam costs time and saves nothing (docs/solvers.md). */
+#ifndef EB_W
+#define EB_W 16
+#endif
+#ifndef EB_W7
+#define EB_W7 32
+#endif
+/* 8×8, since the beam's S may be a block of up to six layers: 44 states
+ * a level, 323.0 moves against 326.6 with 32 (20 states) for 2.45-2.7
+ * times the issue's solver's time where 32 took 2.0-2.15 (64: 322.35
+ * at 3.0-3.2) */
+#ifndef EB_W8
+#define EB_W8 44
+#endif
+/* effort 2 and 3: the widest */
+#define EB_WMAX EB_W8
+_Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
+/* from 10×10 on, fewer states a level (10×10 and 11×11: half, from
+ * 12×12 an eighth; 10×10 took a quarter until the note at the end of
+ * this): a big cube's beam runs many rounds, and the
+ * multi-orbit commutators after it take what a narrower one leaves (8
+ * states: 10×10 599.9 moves, 12×12 913.8; 4: 603.2 and 917.6 for 12–17 %
+ * less time; 12×12 with 2: 929.3 for 13 % less again), where 10×10 and
+ * 12×12 had reached 3.1–3.5 times their time before the inside-out
+ * centers. With the wide blocks, 8 states on 11×11 665.6 → 645.75 moves
+ * at 2.1-2.3 times the issue's solver's time; on 10×10 548.1 → 540.05,
+ * but at 2.6-3.0 times it (the issue's solver took only 130-155 ms).
+ * Since the branchless pair count and the bars' vectorized scan 10×10
+ * takes 8 too: 50 states (20-69), 549.22 → 546.46 moves at about 2.1
+ * times (4 a level: 1.9); 16 a level 542.32, but at 3.0 */
+/* 5×5 (its edges take twice 4×4's moves, and since the POPCNT clone
+ * there is time: 20 states, 3 trials, 90.35 → 89.35 moves at 1.9 times
+ * the issue's solver's time; 32 a level 89.75): EB_W5. 4×4 with 32 a
+ * level and 3 trials took 52.70 moves, but at 2.7-3.0 times, too near. */
+#ifndef EB_W5
+#define EB_W5 44
+#endif
+_Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
+/* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7 */
+#define EB_WIDTH(n)                                                    \
+	((n) == 5               ? EB_W5                                \
+	 : (n) == 8             ? EB_W8                                \
+	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
+	 : (n) >= 12            ? EB_W / 8                             \
+	 : (n) >= 10            ? EB_W / 2                             \
+				: EB_W)
+/* The first round's width where it differs: 9×9's first 128 levels
+ * choose the most, and 44 states there (the later rounds 32) took 300
+ * states 388.40 → 387.84 moves for about 13 % more time (2.3 → 2.6
+ * times the issue's solver's); later rounds wider gave nothing (10×10:
+ * 16 in the first round 544.09 → 543.21 over 220 states, but at 2.95
+ * times, too near 3; 16 in the later ones no shorter) */
+#define EB_WIDTH_FIRST(n) ((n) == 9 ? EB_W8 : EB_WIDTH(n))
+#ifndef EB_FINISH
+#define EB_FINISH 5
+#endif
+/* How near the last level a round's best state must lie for another
+ * round (EB_ROUNDS at most) */
+#define EB_ROUND_END 16
+/* The last round's endings (states with every edge paired) at most
+ * EB_END_SLACK moves past the best, EB_ENDS of them, each tried with the
+ * 3×3 after it (reduce.c: best_ending); 2 and 3 gave the same lengths
+ * on 6×6, 8×8 and 9×9 for 5-15 % more time */
+#define EB_ENDS REDUCE_ENDS
+#ifndef EB_END_SLACK
+#define EB_END_SLACK 1
+#endif
+/* Even n: what a state with every edge paired costs more when its edges
+ * stand an odd permutation from the corners' (the pll_parity stage's six
+ * moves, parity.c) */
+#ifndef EB_PLL
+#define EB_PLL REDUCE_PLL_MOVES
+#endif
+
+/* A macro S X S' (its place map and the neighbours it puts together
+ * kept apart, in struct ebeam, so that a search step reads little). */
+struct ecore {
+	/* the neighbours along an edge it parts: bit 12·(j-1) + e for
+	 * indices j, j+1 on edge e */
+	struct ebmask brk;
+	uint32_t join;   /* the first of those it puts together in ebeam */
+	uint16_t S;      /* the slice */
+	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
+	uint8_t njoin;
+	uint8_t cq;      /* X's quarter turns of faces, mod 2 (B's) */
+	uint16_t x[3];
+};
+
+/* How a state was reached: a face turn, a slice opened with its first
+ * X, one more X under the open slice. */
+enum { EB_FACE, EB_NEW, EB_MORE };
+
+struct enode {
+	uint8_t v[EB_NE]; /* the edges as they are once the slice closes */
+	uint8_t pairs;
+	uint8_t kind;
+	uint8_t plev;     /* the parent's level */
+	uint8_t cq;       /* quarter turns of faces since the round began,
+			   * mod 2: the corners' parity against then */
+	uint16_t open;    /* the open slice, or EB_CLOSED */
+	uint16_t move;    /* the face turn, or the macro */
+	uint16_t parent;  /* the parent's index in its level */
+	uint32_t hash;
+};
+#define EB_CLOSED 0xffff
+
+#define HV_X 7
+#define HV_CORES 6144
+#ifndef HV_SETUP2
+#define HV_SETUP2 1
+#endif
+#ifndef HV_PASSES
+#define HV_PASSES 8
+#endif
+struct ebeam {
+	int ncore, njoin;
+	struct ecore core[EB_CORES];
+	/* each macro's map: the sticker that lands on p comes from
+	 * src[k][p] */
+	uint8_t src[EB_CORES][EB_NE];
+	/* the neighbours macros put together: the places their stickers
+	 * come from (one's first, the other's first, one's second, the
+	 * other's second) */
+	uint8_t join[EB_JOINS][4];
+	int k[EB_LEVELS];
+	/* the pairs a child needs above to enter level c: its last state's
+	 * once the level is full, else -1 (kept apart from lev, whose
+	 * states lie far apart, for eb_round's inner loop) */
+	int bar[EB_LEVELS];
+	int w; /* states a level (EB_WIDTH) */
+	/* even n (eb_pll_odd): the corners' parity when the round began,
+	 * and the edge whose home colours are a and b, home[a][b] (-1: no
+	 * edge) */
+	int pll, cpar0;
+	int8_t home[6][6];
+	/* the last round: where it began (moves, wing parities; the cube
+	 * in x->scratch) and its endings, best first */
+	size_t c0;
+	unsigned par0;
+	int bs; /* its best score */
+	int nends;
+	struct {
+		uint8_t lev, score;
+		uint16_t i;
+	} ends[EB_ENDS];
+	struct enode lev[EB_LEVELS][EB_WMAX];
+	/* reduce__edge_halves: its macros' generators (S, X, S') */
+	uint16_t hv[HV_CORES][2 + HV_X];
+};
+
+static inline struct ebeam *ebeam_of(struct ctx *x)
+{
+	return (struct ebeam *)x->region[REDUCE_R_EDGE_BEAM];
+}
+
+static inline int is_face_gen(const struct freec *F, int g, int m)
+{
+	return F->gen[g].lo == F->gen[g].hi &&
+	       (F->gen[g].lo == 0 || F->gen[g].lo == m);
+}
+
+/* Which neighbours along the edges of v are pairs (bits as brk). */
+static inline struct ebmask eb_adj(const struct freec *F, const uint8_t *v, int n)
+{
+	struct ebmask bits = {{0, 0}};
+	for (int e = 0; e < 12; e++)
+		for (int j = 1; j < n - 2; j++) {
+			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
+			int k = 12 * (j - 1) + e;
+			if (v[a[0]] == v[b[0]] && v[a[1]] == v[b[1]])
+				bits.w[k >> 6] |= 1ull << (k & 63);
+		}
+	return bits;
+}
+
+static inline int popcount64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((v * 0x0101010101010101ull) >> 56);
+}
+
+static inline int eb_popcount(struct ebmask m)
+{
+	return popcount64(m.w[0]) + popcount64(m.w[1]);
+}
+
+/* The beam's inner loop (eb_round) weighs every macro on every state,
+ * and counting the pairs a macro parts is most of that: where GCC can,
+ * it is built twice, once with the POPCNT instruction and once without,
+ * and the loader picks the one the processor runs (an ifunc). 20 states
+ * of 9×9, alternating runs: 11-15 % less time for the whole solve, the
+ * same answers. */
+#define EB_CLONES REDUCE_CLONES("popcnt")
+#if REDUCE_HAVE_CLONES
+#define EB_POPCOUNT(v) __builtin_popcountll(v)
+#else
+#define EB_POPCOUNT(v) popcount64(v)
+#endif
+
+/* The pairs of adj that brk parts. */
+static inline int eb_parted(struct ebmask adj, struct ebmask brk)
+{
+	return EB_POPCOUNT(adj.w[0] & brk.w[0]) +
+	       EB_POPCOUNT(adj.w[1] & brk.w[1]);
+}
+
+/* Pairs among the neighbours q[0..k) of v. (Both tests made and AND-ed:
+ * with && each pair cost a branch the data leaves unpredictable; 9×9
+ * takes 10 % less time, bench/RESULTS.md.) */
+static inline int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
+{
+	int sc = 0;
+	for (int i = 0; i < k; i++)
+		sc += (v[q[i][0]] == v[q[i][1]]) & (v[q[i][2]] == v[q[i][3]]);
+	return sc;
+}
+
+/* edges_beam.c: each edge place's (edge, index along it, side), and
+ * macro k's pairs parted and neighbours joined, from its map E->src[k]
+ * (at: those places) */
+void reduce__eb_places(const struct freec *F, int m, uint8_t (*at)[3]);
+void reduce__eb_compares(const struct freec *F, struct ebeam *E, int k,
+			 int n, uint8_t (*at)[3]);
+
+#endif

@@ -30,11 +30,47 @@
 /* The multi-orbit wing commutators (n >= MW_MIN_N, edges_wings.c) work
  * in the same region: past EB_MAX_N it holds only them, below it the
  * beam is done with it by then. */
+static size_t eb_head(void)
+{
+	return (sizeof(struct ebeam) + 63) & ~(size_t)63;
+}
+
+/* The macros a size-n beam may build, at most: 3 axes, each block of
+ * up to FREE_MAX_W of its n - 2 inner layers, 3 amounts, A none or one
+ * of 8, B one of 6 (the half-edge moves' HV_CORES from 9×9) */
+static int eb_max_cores(int n)
+{
+	int sets = 0;
+	for (int w = 1; w <= FREE_MAX_W && w <= n - 2; w++)
+		sets += n - 2 - w + 1;
+	int c = 3 * sets * 3 * 9 * 6;
+	if (n >= 9 && c < HV_CORES)
+		c = HV_CORES;
+	return c < EB_CORES ? c : EB_CORES;
+}
+
 size_t reduce__edge_beam_size(int n)
 {
 	if (!EB_BEAM(n))
 		return (reduce__wing_work_size() + 63) & ~(size_t)63;
-	return (sizeof(struct ebeam) + 63) & ~(size_t)63;
+	size_t cores = (size_t)eb_max_cores(n), ne = 24 * (size_t)(n - 2);
+	return eb_head() + cores * ne * sizeof(eb_pl) +
+	       cores * EB_JOINS_PER * sizeof(eb_pl[4]);
+}
+
+void reduce__eb_layout(struct ctx *x)
+{
+	struct ebeam *E = ebeam_of(x);
+	int n = x->n;
+	E->sne = 24 * (n - 2);
+	E->maxcore = eb_max_cores(n);
+	E->maxjoin = (long)E->maxcore * EB_JOINS_PER;
+	unsigned char *at = (unsigned char *)E + eb_head();
+	E->src = (eb_pl *)(void *)at;
+	E->join = (eb_pl(*)[4])(void *)(at + (size_t)E->maxcore *
+						    (size_t)E->sne *
+						    sizeof(eb_pl));
+	E->ncore = E->njoin = 0;
 }
 
 static uint32_t eb_hash(const uint8_t *v, int ne)
@@ -53,8 +89,9 @@ void reduce__eb_compares(const struct freec *F, struct ebeam *E, int k,
 {
 	int whole[EB_ADJ] = {0};
 	struct ecore *C = &E->core[k];
-	const uint8_t *src = E->src[k];
-	memset(&C->brk, 0, sizeof C->brk);
+	const eb_pl *src = eb_src(E, k);
+	memset(C->brk, 0, sizeof C->brk);
+	E->brk_hi[k] = 0;
 	C->njoin = 0;
 	C->join = (uint32_t)E->njoin;
 	for (int e = 0; e < 12; e++)
@@ -71,14 +108,15 @@ void reduce__eb_compares(const struct freec *F, struct ebeam *E, int k,
 				whole[kept] = 1;
 				continue;
 			}
-			uint8_t *q = E->join[E->njoin++];
+			eb_pl *q = E->join[E->njoin++];
 			C->njoin++;
-			q[0] = (uint8_t)a0, q[1] = (uint8_t)b0;
+			q[0] = (eb_pl)a0, q[1] = (eb_pl)b0;
 			q[2] = src[a[1]], q[3] = src[b[1]];
 		}
-	for (int k = 0; k < 12 * (n - 3); k++)
-		if (!whole[k])
-			C->brk.w[k >> 6] |= 1ull << (k & 63);
+	uint64_t *hi = &E->brk_hi[k];
+	for (int t = 0; t < 12 * (n - 3); t++)
+		if (!whole[t])
+			*(t < 128 ? &C->brk[t >> 6] : hi) |= 1ull << (t & 63);
 }
 
 /* The edge pieces sim leaves unpaired with a neighbour (sim: the cube as
@@ -114,7 +152,7 @@ static void eb_cores(struct ctx *x)
 	int m = x->m;
 	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
 	reduce__eb_places(F, m, at);
-	E->ncore = E->njoin = 0;
+	reduce__eb_layout(x);
 	for (int S = 0; S < F->nall; S++) {
 		if (F->gen[S].lo == 0 || F->gen[S].hi == m)
 			continue;
@@ -127,8 +165,8 @@ static void eb_cores(struct ctx *x)
 				continue;
 			for (int B = 0; B < F->ngen; B++) {
 				if (!is_face_gen(F, B, m) || F->gen[B].axis != ax ||
-				    E->ncore >= EB_CORES ||
-				    E->njoin + EB_ADJ > EB_JOINS)
+				    E->ncore >= E->maxcore ||
+				    E->njoin + EB_ADJ > E->maxjoin)
 					continue;
 				int id = E->ncore++;
 				struct ecore *C = &E->core[id];
@@ -150,7 +188,7 @@ static void eb_cores(struct ctx *x)
 					int q = p;
 					for (int i = k - 1; i >= 0; i--)
 						q = F->esrc[seq[i]][q];
-					E->src[id][p] = (uint8_t)q;
+					eb_src(E, id)[p] = (eb_pl)q;
 				}
 				reduce__eb_compares(F, E, id, x->n, at);
 			}
@@ -271,14 +309,15 @@ EB_CLONES static int eb_round(struct ctx *x, unsigned *par, int *again)
 				int to = c + C->xlen + (more ? 0 : 2);
 				if (to >= EB_LEVELS)
 					continue;
-				int pairs = N->pairs - eb_parted(adj, C->brk);
+				int pairs = N->pairs - eb_parted(adj, C, &E->brk_hi[k]);
 				if (pairs + C->njoin <= E->bar[to])
 					continue;
 				pairs += eb_count(N->v, E->join + C->join, C->njoin);
 				if (pairs <= E->bar[to])
 					continue;
+				const eb_pl *src = eb_src(E, k);
 				for (int p = 0; p < ne; p++)
-					tmp[p] = N->v[E->src[k][p]];
+					tmp[p] = N->v[src[p]];
 				how.kind = (uint8_t)(more ? EB_MORE : EB_NEW);
 				how.cq = N->cq ^ C->cq;
 				how.open = C->S;

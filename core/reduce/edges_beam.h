@@ -12,20 +12,26 @@
  * states. */
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
-_Static_assert(EB_ADJ <= 128 && EB_NE <= 256, "the beam's masks and maps");
-/* S: 3 axes, up to 45 layer sets (12×12: 10 slices, 9 blocks of two, 8
- * of three … 5 of six: FREE_MAX_W), 3 amounts; A: none or 8; B: 6 */
-#define EB_CORES (3 * 45 * 3 * 9 * 6)
+/* an edge place, as the macros' maps and joins hold it (past 12×12
+ * more than 256) */
+typedef uint16_t eb_pl;
+_Static_assert(EB_NE <= 65536 && EB_ADJ <= 255, "the beam's maps and pair counts");
+/* S: 3 axes, up to 6 (n - 2) - 15 layer sets (12×12: 10 slices, 9
+ * blocks of two, 8 of three … 5 of six: FREE_MAX_W; 17×17: 75), 3
+ * amounts; A: none or 8; B: 6 */
+#define EB_CORES (3 * (6 * (EB_MAX_N - 2) - 15) * 3 * 9 * 6)
 _Static_assert(FREE_MAX_W <= 6, "EB_CORES holds blocks of up to six");
 
 /* A set of neighbours along the edges, bit 12·(j-1) + e for indices j,
  * j+1 on edge e. */
+#define EB_MW ((EB_ADJ + 63) / 64)
+_Static_assert(EB_MW <= 3, "eb_parted reads three words at most");
 struct ebmask {
-	uint64_t w[2];
+	uint64_t w[EB_MW];
 };
-/* Neighbours macros put together, all told: S moves 4 pieces a layer,
+/* Neighbours a macro puts together, at most: S moves 4 pieces a layer,
  * each with at most two neighbours, and X only carries whole edges. */
-#define EB_JOINS (EB_CORES * 8 * FREE_MAX_W)
+#define EB_JOINS_PER (8 * FREE_MAX_W)
 /* States a level: past 16 (32 on 7×7, whose edges are longer) a wider
  * beam costs time and saves nothing (docs/solvers.md). */
 #ifndef EB_W
@@ -65,11 +71,18 @@ _Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
 #define EB_W5 44
 #endif
 _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
-/* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7 */
+/* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7. Odd
+ * n from 13 to 17 (the issue's solver takes 350-630 ms there, twice
+ * its time on the even sizes near them): 8 a level, 10 states each
+ * (17×17 20), against 2: 13×13 951.7 → 935.4 moves, 15×15 1,296.4 →
+ * 1,278.0, 17×17 1,740.2 → 1,708.1, at 1.4-1.45 times the issue's
+ * solver's time; 16 a level no shorter on 13×13 and 15×15, 17×17 at
+ * 3.0 times */
 #define EB_WIDTH(n)                                                    \
 	((n) == 5               ? EB_W5                                \
 	 : (n) == 8             ? EB_W8                                \
 	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
+	 : (n) >= 13 && (n) % 2 ? EB_W / 2                             \
 	 : (n) >= 12            ? EB_W / 8                             \
 	 : (n) >= 10            ? EB_W / 2                             \
 				: EB_W)
@@ -106,7 +119,7 @@ _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
 struct ecore {
 	/* the neighbours along an edge it parts: bit 12·(j-1) + e for
 	 * indices j, j+1 on edge e */
-	struct ebmask brk;
+	uint64_t brk[2]; /* bits 0-127; past them ebeam's brk_hi */
 	uint32_t join;   /* the first of those it puts together in ebeam */
 	uint16_t S;      /* the slice */
 	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
@@ -144,13 +157,17 @@ struct enode {
 struct ebeam {
 	int ncore, njoin;
 	struct ecore core[EB_CORES];
-	/* each macro's map: the sticker that lands on p comes from
-	 * src[k][p] */
-	uint8_t src[EB_CORES][EB_NE];
-	/* the neighbours macros put together: the places their stickers
-	 * come from (one's first, the other's first, one's second, the
-	 * other's second) */
-	uint8_t join[EB_JOINS][4];
+	uint64_t brk_hi[EB_CORES]; /* each core's parted bits 128-191 */
+	/* past this struct in its region, sized for the cube's own n
+	 * (reduce__edge_beam_size; reduce__eb_layout sets them): each
+	 * macro's map, the sticker that lands on p coming from
+	 * eb_src(E, k)[p], sne places apart; and the neighbours macros put
+	 * together, the places their stickers come from (one's first, the
+	 * other's first, one's second, the other's second) */
+	eb_pl *src;
+	eb_pl (*join)[4];
+	int sne, maxcore;
+	long maxjoin;
 	int k[EB_LEVELS];
 	/* the pairs a child needs above to enter level c: its last state's
 	 * once the level is full, else -1 (kept apart from lev, whose
@@ -182,6 +199,11 @@ static inline struct ebeam *ebeam_of(struct ctx *x)
 	return (struct ebeam *)x->region[REDUCE_R_EDGE_BEAM];
 }
 
+static inline eb_pl *eb_src(const struct ebeam *E, int k)
+{
+	return E->src + (size_t)k * (size_t)E->sne;
+}
+
 static inline int is_face_gen(const struct freec *F, int g, int m)
 {
 	return F->gen[g].lo == F->gen[g].hi &&
@@ -191,7 +213,7 @@ static inline int is_face_gen(const struct freec *F, int g, int m)
 /* Which neighbours along the edges of v are pairs (bits as brk). */
 static inline struct ebmask eb_adj(const struct freec *F, const uint8_t *v, int n)
 {
-	struct ebmask bits = {{0, 0}};
+	struct ebmask bits = {{0}};
 	for (int e = 0; e < 12; e++)
 		for (int j = 1; j < n - 2; j++) {
 			const uint16_t *a = F->slot[e][j], *b = F->slot[e][j + 1];
@@ -212,7 +234,10 @@ static inline int popcount64(uint64_t v)
 
 static inline int eb_popcount(struct ebmask m)
 {
-	return popcount64(m.w[0]) + popcount64(m.w[1]);
+	int c = 0;
+	for (int i = 0; i < EB_MW; i++)
+		c += popcount64(m.w[i]);
+	return c;
 }
 
 /* The beam's inner loop (eb_round) weighs every macro on every state,
@@ -228,17 +253,27 @@ static inline int eb_popcount(struct ebmask m)
 #define EB_POPCOUNT(v) popcount64(v)
 #endif
 
-/* The pairs of adj that brk parts. */
-static inline int eb_parted(struct ebmask adj, struct ebmask brk)
+/* The pairs of adj that macro C parts (hi: its bits past 127, read only
+ * where adj has any: past 13×13; a third word in struct ecore itself
+ * made 10×10 5-7 % slower, the cores' scan reading a quarter more). */
+static inline int eb_parted(struct ebmask adj, const struct ecore *C,
+			    const uint64_t *hi)
 {
-	return EB_POPCOUNT(adj.w[0] & brk.w[0]) +
-	       EB_POPCOUNT(adj.w[1] & brk.w[1]);
+	int c = EB_POPCOUNT(adj.w[0] & C->brk[0]) +
+		EB_POPCOUNT(adj.w[1] & C->brk[1]);
+#if EB_MW > 2
+	if (adj.w[2])
+		c += EB_POPCOUNT(adj.w[2] & *hi);
+#else
+	(void)hi;
+#endif
+	return c;
 }
 
 /* Pairs among the neighbours q[0..k) of v. (Both tests made and AND-ed:
  * with && each pair cost a branch the data leaves unpredictable; 9×9
  * takes 10 % less time, bench/RESULTS.md.) */
-static inline int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
+static inline int eb_count(const uint8_t *v, eb_pl (*q)[4], int k)
 {
 	int sc = 0;
 	for (int i = 0; i < k; i++)
@@ -246,6 +281,9 @@ static inline int eb_count(const uint8_t *v, uint8_t (*q)[4], int k)
 	return sc;
 }
 
+/* edges_beam.c: the maps' and joins' places in the region for x->n
+ * (every macro before emptied) */
+void reduce__eb_layout(struct ctx *x);
 /* edges_beam.c: each edge place's (edge, index along it, side), and
  * macro k's pairs parted and neighbours joined, from its map E->src[k]
  * (at: those places) */

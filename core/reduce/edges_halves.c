@@ -41,7 +41,7 @@ int reduce__edge_halves(struct ctx *x)
 		return 0; /* every edge paired */
 	uint8_t at[EB_NE][3]; /* each edge place's (edge, index, side) */
 	reduce__eb_places(F, m, at);
-	E->ncore = E->njoin = 0;
+	reduce__eb_layout(x);
 	for (int sa = 0; sa < 3; sa++)
 	for (int side = 0; side < 2; side++)
 	for (int sq = 1; sq <= 3; sq += 2)
@@ -67,7 +67,8 @@ int reduce__edge_halves(struct ctx *x)
 				       hv_gen(F, pa, pf * m, pf * m, 4 - pq),
 				       hv_gen(F, qa, qf * m, qf * m, 4 - qq),
 				       hv_gen(F, pa, pf * m, pf * m, pq)};
-			if (E->ncore >= HV_CORES || E->njoin + EB_ADJ > EB_JOINS)
+			if (E->ncore >= HV_CORES || E->ncore >= E->maxcore ||
+			    E->njoin + EB_ADJ > E->maxjoin)
 				return 0;
 			int id = E->ncore;
 			uint16_t *h = E->hv[id];
@@ -83,7 +84,7 @@ int reduce__edge_halves(struct ctx *x)
 				int q = p;
 				for (int i = 1 + HV_X; i >= 0; i--)
 					q = F->esrc[h[i]][q];
-				E->src[id][p] = (uint8_t)q;
+				eb_src(E, id)[p] = (eb_pl)q;
 			}
 			E->ncore++;
 			reduce__eb_compares(F, E, id, n, at);
@@ -111,7 +112,7 @@ int reduce__edge_halves(struct ctx *x)
 			struct ebmask adj = eb_adj(F, vg, n);
 			for (int k = 0; k < E->ncore; k++) {
 				const struct ecore *C = &E->core[k];
-				int pairs = base - eb_parted(adj, C->brk);
+				int pairs = base - eb_parted(adj, C, &E->brk_hi[k]);
 				if (pairs + C->njoin <= bp)
 					continue;
 				pairs += eb_count(vg, E->join + C->join, C->njoin);

@@ -95,10 +95,16 @@ struct model {
 	((n) <= STAGED_TOP(e) &&                                        \
 	 ((e) > 1 || (n) % 2 || (n) < EVEN_BLK_MIN_N))
 #define STAGED(n, e) ((n) >= 4 && INSIDE(n, e))
+/* The edge beam up to 17×17 (its maps need 16-bit places past 12×12):
+ * 13×13 to 17×17 had only the multi-orbit commutators and the 3-cycles,
+ * and the beam takes their edges 318 → 189 moves (13×13) and 420 → 292
+ * (17×17) over 10 states, bench/RESULTS.md */
 #ifndef EB_MAX_N
-#define EB_MAX_N 12
+#define EB_MAX_N 17
 #endif
-#define EB_BEAM(n) ((n) <= EB_MAX_N)
+/* (not 16×16: the issue's solver takes 190 ms there, and the beam took
+ * it to 2.6-3.8 times that, too near the 3 allowed; 14×14 1.9-2.35) */
+#define EB_BEAM(n) ((n) <= EB_MAX_N && (n) != 16)
 #define EB_LEVELS 128 /* the most moves a path may take */
 #ifndef EB_ROUNDS
 #define EB_ROUNDS 8
@@ -150,7 +156,10 @@ struct model {
  * the cube as one array, every layer turn as its list of (to, from)
  * pairs of center places. */
 #define FREE_MAX_N 12
-#define FREE_S (FREE_MAX_N - 2)
+/* the turns' maps are sized for the larger of that and the edge beam's
+ * largest cube (the beam reads them too: reduce__free_build) */
+#define FREE_DIM_N (EB_MAX_N > FREE_MAX_N ? EB_MAX_N : FREE_MAX_N)
+#define FREE_S (FREE_DIM_N - 2)
 #define FREE_NC (6 * FREE_S * FREE_S)
 /* Turns: single layers and blocks up to FREE_MAX_W layers wide (the
  * edge beam's slices S: turns.c); the free center phase takes blocks of
@@ -161,7 +170,7 @@ struct model {
 #endif
 #define FREE_CENTER_W 3
 #define FREE_COMM_MAX_N 9
-#define FREE_GEN (9 * FREE_MAX_W * FREE_MAX_N)
+#define FREE_GEN (9 * FREE_MAX_W * FREE_DIM_N)
 #define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
 /* Labels for center places when finding the pairs: 6 .. 255. */
 #define FREE_BATCH 250
@@ -187,7 +196,7 @@ struct freec {
 	uint16_t epos[FREE_NE][3]; /* edge place → (face, row, col) */
 	/* the edge places along each of the 12 edges, index 1..n-2 along
 	 * it: [0] on the edge's first face, [1] on its second */
-	uint16_t slot[12][FREE_MAX_N][2];
+	uint16_t slot[12][FREE_DIM_N][2];
 	/* each turn as a map on the edge places: the sticker that lands on
 	 * p comes from esrc[g][p]; and the edges (bits) it touches */
 	uint16_t esrc[FREE_GEN][FREE_NE];
@@ -200,9 +209,9 @@ struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
 	struct freec fc;
-	_Alignas(64) unsigned char sim[1024]; /* a model cube (n <= 7), or
-					       * the cube for the free
-					       * phase (n <= FREE_MAX_N) */
+	_Alignas(64) unsigned char sim[2048]; /* a model cube (n <= 7), or
+					       * the cube for the turns'
+					       * maps (n <= FREE_DIM_N) */
 };
 
 struct orbit {

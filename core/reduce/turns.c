@@ -56,6 +56,8 @@ int reduce__free_build(struct ctx *x)
 	int n = x->n, m = x->m, s = n - 2;
 	cube_t *sim = (cube_t *)(void *)x->w->sim;
 	uint32_t np = 0, nep = 0;
+	if (n > FREE_DIM_N || cube_sizeof(n) > sizeof x->w->sim)
+		return SOLVE_ESTAGE;
 	F->nc = 6 * s * s;
 	F->ne = 0;
 	F->ngen = F->nall = 0;
@@ -104,6 +106,10 @@ int reduce__free_build(struct ctx *x)
 	if (nslot != 12 || F->ne != 24 * s)
 		return SOLVE_ESTAGE;
 	int total = F->nc + F->ne;
+	/* past the free center phase's sizes only the edge beam reads
+	 * these maps: its edge places alone (16×16: the centers' pairs
+	 * were most of this build's time) */
+	int first = n > FREE_MAX_N ? F->nc : 0;
 	/* blocks widen the search a lot and pay up to 9×9; on 4×4 a block
 	 * of three is a rotation and a layer, and leaving those out gives
 	 * the same lengths in less time */
@@ -146,7 +152,7 @@ int reduce__free_build(struct ctx *x)
 				G->wing = qt % 2 ? wing : 0;
 				G->first = np;
 				G->efirst = nep;
-				for (int b = 0; b < total; b += FREE_BATCH) {
+				for (int b = first; b < total; b += FREE_BATCH) {
 					int f, r, c;
 					cube_init(sim, n);
 					for (int p = b; p < total && p < b + FREE_BATCH; p++) {
@@ -154,7 +160,7 @@ int reduce__free_build(struct ctx *x)
 						cube__set(sim, f, r, c, 6 + p - b);
 					}
 					cube_turn(sim, axis, lo, hi, qt);
-					for (int p = 0; p < total; p++) {
+					for (int p = first; p < total; p++) {
 						free_where(F, s, p, &f, &r, &c);
 						int v = cube_get(sim, f, r, c);
 						if (v < 6 || b + v - 6 == p)

@@ -178,7 +178,7 @@ static size_t regions_offset(int n)
 	return (alt_offset(n) + alt + 63) & ~(size_t)63;
 }
 
-static size_t region_size(int n, int r)
+static size_t region_bytes(int n, int r)
 {
 	switch (r) {
 	case REDUCE_R_STAGED: return reduce__staged_size(n);
@@ -188,6 +188,13 @@ static size_t region_size(int n, int r)
 	case REDUCE_R_FOUR: return reduce__four_size(n);
 	default: return reduce__blocks_size(n);
 	}
+}
+
+/* Rounded up to 64 bytes, so that every region starts aligned for the
+ * structs that ask it (struct barlib). */
+static size_t region_size(int n, int r)
+{
+	return (region_bytes(n, r) + 63) & ~(size_t)63;
 }
 
 /* Each region starts where the ones before it end. */

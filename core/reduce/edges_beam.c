@@ -49,28 +49,66 @@ static int eb_max_cores(int n)
 	return c < EB_CORES ? c : EB_CORES;
 }
 
+/* The neighbours a size-n beam's macros put together, at most: a
+ * macro S X S' with S a block of w layers moves 4 wings a layer, each
+ * with two neighbours at most (X carries whole edges), so 8 w; the
+ * half-edge moves' S is the block of every wing orbit. Plus one macro's
+ * most, the room eb_cores and the half-edge moves ask before each. */
+static long eb_max_joins(int n)
+{
+	long beam = 0, halves = 0;
+	for (int w = 1; w <= FREE_MAX_W && w <= n - 2; w++)
+		beam += (long)(n - 2 - w + 1) * 3 * 3 * 9 * 6 * 8 * w;
+	if (n >= 9)
+		halves = (long)HV_CORES * 8 * wing_orbits(n);
+	return (beam > halves ? beam : halves) + EB_ADJ;
+}
+
 size_t reduce__edge_beam_size(int n)
 {
 	if (!EB_BEAM(n))
 		return (reduce__wing_work_size() + 63) & ~(size_t)63;
-	size_t cores = (size_t)eb_max_cores(n), ne = 24 * (size_t)(n - 2);
-	return eb_head() + cores * ne * sizeof(eb_pl) +
-	       cores * EB_JOINS_PER * sizeof(eb_pl[4]);
+	/* a multiple of 64, as the regions after it start aligned */
+	return (eb_head() + (size_t)eb_max_joins(n) * sizeof(eb_pl[4]) +
+		63) & ~(size_t)63;
 }
 
 void reduce__eb_layout(struct ctx *x)
 {
 	struct ebeam *E = ebeam_of(x);
 	int n = x->n;
-	E->sne = 24 * (n - 2);
 	E->maxcore = eb_max_cores(n);
-	E->maxjoin = (long)E->maxcore * EB_JOINS_PER;
-	unsigned char *at = (unsigned char *)E + eb_head();
-	E->src = (eb_pl *)(void *)at;
-	E->join = (eb_pl(*)[4])(void *)(at + (size_t)E->maxcore *
-						    (size_t)E->sne *
-						    sizeof(eb_pl));
+	E->maxjoin = eb_max_joins(n);
+	E->nw = (12 * (n - 3) + 63) / 64;
+	E->join = (eb_pl(*)[4])(void *)((unsigned char *)E + eb_head());
 	E->ncore = E->njoin = 0;
+}
+
+void reduce__eb_map(const struct freec *F, const uint16_t *seq, int len,
+		    eb_pl *src)
+{
+	for (int p = 0; p < F->ne; p++) {
+		int q = p;
+		for (int i = len - 1; i >= 0; i--)
+			q = F->esrc[seq[i]][q];
+		src[p] = (eb_pl)q;
+	}
+}
+
+/* turn by turn, each a pass of independent loads (composing the maps
+ * place by place chains them) */
+void reduce__eb_apply(const struct freec *F, const uint16_t *seq, int len,
+		      const uint8_t *v, uint8_t *out)
+{
+	uint8_t buf[2][EB_NE];
+	const uint8_t *from = v;
+	for (int i = 0; i < len; i++) {
+		uint8_t *to = i == len - 1 ? out : buf[i & 1];
+		const uint16_t *g = F->esrc[seq[i]];
+		for (int p = 0; p < F->ne; p++)
+			to[p] = from[g[p]];
+		from = to;
+	}
 }
 
 static uint32_t eb_hash(const uint8_t *v, int ne)
@@ -85,13 +123,12 @@ static uint32_t eb_hash(const uint8_t *v, int ne)
  * place keep their pair or its absence: only those it parts and those
  * it puts together decide its gain. */
 void reduce__eb_compares(const struct freec *F, struct ebeam *E, int k,
-			 int n, uint8_t (*at)[3])
+			 int n, uint8_t (*at)[3], const eb_pl *src)
 {
 	int whole[EB_ADJ] = {0};
 	struct ecore *C = &E->core[k];
-	const eb_pl *src = eb_src(E, k);
 	memset(C->brk, 0, sizeof C->brk);
-	E->brk_hi[k] = 0;
+	memset(E->brk_hi[k], 0, sizeof E->brk_hi[k]);
 	C->njoin = 0;
 	C->join = (uint32_t)E->njoin;
 	for (int e = 0; e < 12; e++)
@@ -113,10 +150,11 @@ void reduce__eb_compares(const struct freec *F, struct ebeam *E, int k,
 			q[0] = (eb_pl)a0, q[1] = (eb_pl)b0;
 			q[2] = src[a[1]], q[3] = src[b[1]];
 		}
-	uint64_t *hi = &E->brk_hi[k];
+	uint64_t *hi = E->brk_hi[k];
 	for (int t = 0; t < 12 * (n - 3); t++)
 		if (!whole[t])
-			*(t < 128 ? &C->brk[t >> 6] : hi) |= 1ull << (t & 63);
+			*(t < 128 ? &C->brk[t >> 6] : &hi[(t >> 6) - 2]) |=
+				1ull << (t & 63);
 }
 
 /* The edge pieces sim leaves unpaired with a neighbour (sim: the cube as
@@ -184,13 +222,9 @@ static void eb_cores(struct ctx *x)
 				C->xlen = (uint8_t)(k - 2);
 				C->cq = (uint8_t)(F->gen[B].qt & 1);
 				memcpy(C->x, seq + 1, sizeof C->x);
-				for (int p = 0; p < F->ne; p++) {
-					int q = p;
-					for (int i = k - 1; i >= 0; i--)
-						q = F->esrc[seq[i]][q];
-					eb_src(E, id)[p] = (eb_pl)q;
-				}
-				reduce__eb_compares(F, E, id, x->n, at);
+				eb_pl src[EB_NE];
+				reduce__eb_map(F, seq, k, src);
+				reduce__eb_compares(F, E, id, x->n, at, src);
 			}
 		}
 	}
@@ -220,7 +254,7 @@ static void eb_offer(struct ebeam *E, int c, const uint8_t *v, int ne,
 	}
 	L[i] = *how;
 	memcpy(L[i].v, v, (size_t)ne);
-	L[i].pairs = (uint8_t)pairs;
+	L[i].pairs = (uint16_t)pairs;
 	L[i].hash = h;
 	E->k[c] = k;
 	if (k == E->w)
@@ -268,7 +302,7 @@ EB_CLONES static int eb_round(struct ctx *x, unsigned *par, int *again)
 {
 	struct freec *F = &x->w->fc;
 	struct ebeam *E = ebeam_of(x);
-	int n = x->n, ne = F->ne, full = 12 * (n - 3);
+	int n = x->n, ne = F->ne, full = 12 * (n - 3), nw = E->nw;
 	uint8_t tmp[EB_NE];
 	memset(E->k, 0, sizeof E->k);
 	for (int l = 0; l < EB_LEVELS; l++)
@@ -309,19 +343,24 @@ EB_CLONES static int eb_round(struct ctx *x, unsigned *par, int *again)
 				int to = c + C->xlen + (more ? 0 : 2);
 				if (to >= EB_LEVELS)
 					continue;
-				int pairs = N->pairs - eb_parted(adj, C, &E->brk_hi[k]);
+				int pairs = N->pairs -
+					    eb_parted(&adj, C, E->brk_hi[k], nw);
 				if (pairs + C->njoin <= E->bar[to])
 					continue;
 				pairs += eb_count(N->v, E->join + C->join, C->njoin);
 				if (pairs <= E->bar[to])
 					continue;
-				const eb_pl *src = eb_src(E, k);
-				for (int p = 0; p < ne; p++)
-					tmp[p] = N->v[src[p]];
+				uint16_t seq[5];
+				int len = 0;
+				seq[len++] = C->S;
+				for (int i = 0; i < C->xlen; i++)
+					seq[len++] = C->x[i];
+				seq[len++] = (uint16_t)reduce__free_inv(F, C->S);
+				reduce__eb_apply(F, seq, len, N->v, tmp);
 				how.kind = (uint8_t)(more ? EB_MORE : EB_NEW);
 				how.cq = N->cq ^ C->cq;
 				how.open = C->S;
-				how.move = (uint16_t)k;
+				how.move = (uint32_t)k;
 				eb_offer(E, to, tmp, ne, pairs, &how);
 			}
 			if (N->kind == EB_FACE || c + 1 >= EB_LEVELS)
@@ -377,22 +416,29 @@ static void eb_endings(struct ebeam *E, const struct freec *F, int full,
 		}
 }
 
-/* The moves of the path to state i of level lev, emitted in order. */
+/* The moves of the path to state i of level lev, emitted in order (a
+ * step's kind and move kept, not its state). */
+struct epath {
+	uint32_t move;
+	uint8_t kind;
+};
+
 static int eb_emit(struct ctx *x, int lev, int idx, unsigned *par)
 {
 	struct freec *F = &x->w->fc;
 	struct ebeam *E = ebeam_of(x);
-	struct enode path[EB_LEVELS];
+	struct epath path[EB_LEVELS];
 	int np = 0, rc;
 	for (int d = lev, i = idx; d > 0;) {
 		const struct enode *N = &E->lev[d][i];
-		path[np++] = *N;
+		path[np].move = N->move;
+		path[np++].kind = N->kind;
 		d = N->plev;
 		i = N->parent;
 	}
 	int open = -1;
 	while (np-- > 0) {
-		const struct enode *N = &path[np];
+		const struct epath *N = &path[np];
 		if (N->kind != EB_MORE && open >= 0) {
 			if ((rc = reduce__free_emit(
 				     x, reduce__free_inv(F, open), par)) < 0)

@@ -7,15 +7,14 @@
 
 #include "internal.h"
 
-/* The edge beam (n <= EB_MAX_N; edges_beam.c's head and
- * reduce__beam_edges say how it works): its macros' place maps, and each cost level's best
- * states. */
+/* The edge beam (EB_BEAM(n); edges_beam.c's head and reduce__beam_edges
+ * say how it works): its macros, and each cost level's best states. */
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
 /* an edge place, as the macros' maps and joins hold it (past 12×12
  * more than 256) */
 typedef uint16_t eb_pl;
-_Static_assert(EB_NE <= 65536 && EB_ADJ <= 255, "the beam's maps and pair counts");
+_Static_assert(EB_NE <= 65536 && EB_ADJ <= 65535, "the beam's maps and pair counts");
 /* S: 3 axes, up to 6 (n - 2) - 15 layer sets (12×12: 10 slices, 9
  * blocks of two, 8 of three … 5 of six: FREE_MAX_W; 17×17: 75), 3
  * amounts; A: none or 8; B: 6 */
@@ -25,7 +24,8 @@ _Static_assert(FREE_MAX_W <= 6, "EB_CORES holds blocks of up to six");
 /* A set of neighbours along the edges, bit 12·(j-1) + e for indices j,
  * j+1 on edge e. */
 #define EB_MW ((EB_ADJ + 63) / 64)
-_Static_assert(EB_MW <= 3, "eb_parted reads three words at most");
+/* the words past the first two, kept apart from each macro's record */
+#define EB_HW (EB_MW > 2 ? EB_MW - 2 : 1)
 struct ebmask {
 	uint64_t w[EB_MW];
 };
@@ -78,10 +78,16 @@ _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
  * 1,278.0, 17×17 1,740.2 → 1,708.1, at 1.4-1.45 times the issue's
  * solver's time; 16 a level no shorter on 13×13 and 15×15, 17×17 at
  * 3.0 times */
+/* past 17×17 (odd n up to EB_MAX_N): 2 a level, as on 12×12 (8 took
+ * 19×19 and 21×21 to about 2.6 times the issue's solver's time) */
+#ifndef EB_W_BIG
+#define EB_W_BIG 2
+#endif
 #define EB_WIDTH(n)                                                    \
 	((n) == 5               ? EB_W5                                \
 	 : (n) == 8             ? EB_W8                                \
 	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
+	 : (n) > 17             ? EB_W_BIG                             \
 	 : (n) >= 13 && (n) % 2 ? EB_W / 2                             \
 	 : (n) >= 12            ? EB_W / 8                             \
 	 : (n) >= 10            ? EB_W / 2                             \
@@ -114,19 +120,21 @@ _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
 #define EB_PLL REDUCE_PLL_MOVES
 #endif
 
-/* A macro S X S' (its place map and the neighbours it puts together
- * kept apart, in struct ebeam, so that a search step reads little). */
+/* A macro S X S' (the neighbours it puts together and its parted bits
+ * past 127 kept apart, in struct ebeam, so that a search step reads
+ * little). */
 struct ecore {
 	/* the neighbours along an edge it parts: bit 12·(j-1) + e for
 	 * indices j, j+1 on edge e */
 	uint64_t brk[2]; /* bits 0-127; past them ebeam's brk_hi */
 	uint32_t join;   /* the first of those it puts together in ebeam */
 	uint16_t S;      /* the slice */
-	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
-	uint8_t njoin;
-	uint8_t cq;      /* X's quarter turns of faces, mod 2 (B's) */
+	uint16_t njoin;
 	uint16_t x[3];
+	uint8_t xlen;    /* X: 1 (B) or 3 (A B A') moves */
+	uint8_t cq;      /* X's quarter turns of faces, mod 2 (B's) */
 };
+_Static_assert(sizeof(struct ecore) == 32, "a macro's record, 32 bytes");
 
 /* How a state was reached: a face turn, a slice opened with its first
  * X, one more X under the open slice. */
@@ -134,13 +142,13 @@ enum { EB_FACE, EB_NEW, EB_MORE };
 
 struct enode {
 	uint8_t v[EB_NE]; /* the edges as they are once the slice closes */
-	uint8_t pairs;
+	uint16_t pairs;
 	uint8_t kind;
 	uint8_t plev;     /* the parent's level */
 	uint8_t cq;       /* quarter turns of faces since the round began,
 			   * mod 2: the corners' parity against then */
 	uint16_t open;    /* the open slice, or EB_CLOSED */
-	uint16_t move;    /* the face turn, or the macro */
+	uint32_t move;    /* the face turn, or the macro */
 	uint16_t parent;  /* the parent's index in its level */
 	uint32_t hash;
 };
@@ -157,16 +165,19 @@ struct enode {
 struct ebeam {
 	int ncore, njoin;
 	struct ecore core[EB_CORES];
-	uint64_t brk_hi[EB_CORES]; /* each core's parted bits 128-191 */
+	/* each core's parted bits past 127, EB_HW words; nw: the words a
+	 * mask of this n has */
+	uint64_t brk_hi[EB_CORES][EB_HW];
+	int nw;
 	/* past this struct in its region, sized for the cube's own n
-	 * (reduce__edge_beam_size; reduce__eb_layout sets them): each
-	 * macro's map, the sticker that lands on p coming from
-	 * eb_src(E, k)[p], sne places apart; and the neighbours macros put
-	 * together, the places their stickers come from (one's first, the
-	 * other's first, one's second, the other's second) */
-	eb_pl *src;
+	 * (reduce__edge_beam_size; reduce__eb_layout sets it): the
+	 * neighbours macros put together, the places their stickers come
+	 * from (one's first, the other's first, one's second, the other's
+	 * second). A macro's map on the edge places is not kept (17×17's
+	 * took 26 MB, 33×33's would take 123): a child is made from its
+	 * turns (eb_apply), once it has earned its level. */
 	eb_pl (*join)[4];
-	int sne, maxcore;
+	int maxcore;
 	long maxjoin;
 	int k[EB_LEVELS];
 	/* the pairs a child needs above to enter level c: its last state's
@@ -197,11 +208,6 @@ struct ebeam {
 static inline struct ebeam *ebeam_of(struct ctx *x)
 {
 	return (struct ebeam *)x->region[REDUCE_R_EDGE_BEAM];
-}
-
-static inline eb_pl *eb_src(const struct ebeam *E, int k)
-{
-	return E->src + (size_t)k * (size_t)E->sne;
 }
 
 static inline int is_face_gen(const struct freec *F, int g, int m)
@@ -253,20 +259,17 @@ static inline int eb_popcount(struct ebmask m)
 #define EB_POPCOUNT(v) popcount64(v)
 #endif
 
-/* The pairs of adj that macro C parts (hi: its bits past 127, read only
- * where adj has any: past 13×13; a third word in struct ecore itself
- * made 10×10 5-7 % slower, the cores' scan reading a quarter more). */
-static inline int eb_parted(struct ebmask adj, const struct ecore *C,
-			    const uint64_t *hi)
+/* The pairs of adj that macro C parts (hi: its bits past 127, nw - 2
+ * words, read only where masks have them: past 13×13; a third word in
+ * struct ecore itself made 10×10 5-7 % slower, the cores' scan reading a
+ * quarter more). */
+static inline int eb_parted(const struct ebmask *adj, const struct ecore *C,
+			    const uint64_t *hi, int nw)
 {
-	int c = EB_POPCOUNT(adj.w[0] & C->brk[0]) +
-		EB_POPCOUNT(adj.w[1] & C->brk[1]);
-#if EB_MW > 2
-	if (adj.w[2])
-		c += EB_POPCOUNT(adj.w[2] & *hi);
-#else
-	(void)hi;
-#endif
+	int c = EB_POPCOUNT(adj->w[0] & C->brk[0]) +
+		EB_POPCOUNT(adj->w[1] & C->brk[1]);
+	for (int i = 2; i < nw; i++)
+		c += EB_POPCOUNT(adj->w[i] & hi[i - 2]);
 	return c;
 }
 
@@ -285,10 +288,17 @@ static inline int eb_count(const uint8_t *v, eb_pl (*q)[4], int k)
  * (every macro before emptied) */
 void reduce__eb_layout(struct ctx *x);
 /* edges_beam.c: each edge place's (edge, index along it, side), and
- * macro k's pairs parted and neighbours joined, from its map E->src[k]
- * (at: those places) */
+ * macro k's pairs parted and neighbours joined, from its map src (the
+ * sticker that lands on p comes from src[p]; at: those places) */
 void reduce__eb_places(const struct freec *F, int m, uint8_t (*at)[3]);
 void reduce__eb_compares(const struct freec *F, struct ebeam *E, int k,
-			 int n, uint8_t (*at)[3]);
+			 int n, uint8_t (*at)[3], const eb_pl *src);
+/* edges_beam.c: the map of the turns seq[0..len) on the edge places
+ * (the sticker that lands on p comes from src[p]), and those turns made
+ * on the edges v (out[p] = v[src[p]]; out and v apart) */
+void reduce__eb_map(const struct freec *F, const uint16_t *seq, int len,
+		    eb_pl *src);
+void reduce__eb_apply(const struct freec *F, const uint16_t *seq, int len,
+		      const uint8_t *v, uint8_t *out);
 
 #endif

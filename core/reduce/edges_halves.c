@@ -80,14 +80,10 @@ int reduce__edge_halves(struct ctx *x)
 				h[1 + i] = (uint16_t)(inv ? reduce__free_inv(F, g) : g);
 			}
 			h[1 + HV_X] = (uint16_t)Si;
-			for (int p = 0; p < ne; p++) {
-				int q = p;
-				for (int i = 1 + HV_X; i >= 0; i--)
-					q = F->esrc[h[i]][q];
-				eb_src(E, id)[p] = (eb_pl)q;
-			}
+			eb_pl src[EB_NE];
+			reduce__eb_map(F, h, 2 + HV_X, src);
 			E->ncore++;
-			reduce__eb_compares(F, E, id, n, at);
+			reduce__eb_compares(F, E, id, n, at, src);
 		}
 	}
 	int full = 12 * (n - 3);
@@ -112,7 +108,8 @@ int reduce__edge_halves(struct ctx *x)
 			struct ebmask adj = eb_adj(F, vg, n);
 			for (int k = 0; k < E->ncore; k++) {
 				const struct ecore *C = &E->core[k];
-				int pairs = base - eb_parted(adj, C, &E->brk_hi[k]);
+				int pairs = base -
+					    eb_parted(&adj, C, E->brk_hi[k], E->nw);
 				if (pairs + C->njoin <= bp)
 					continue;
 				pairs += eb_count(vg, E->join + C->join, C->njoin);

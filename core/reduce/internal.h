@@ -95,16 +95,17 @@ struct model {
 	((n) <= STAGED_TOP(e) &&                                        \
 	 ((e) > 1 || (n) % 2 || (n) < EVEN_BLK_MIN_N))
 #define STAGED(n, e) ((n) >= 4 && INSIDE(n, e))
-/* The edge beam up to 17×17 (its maps need 16-bit places past 12×12):
- * 13×13 to 17×17 had only the multi-orbit commutators and the 3-cycles,
- * and the beam takes their edges 318 → 189 moves (13×13) and 420 → 292
- * (17×17) over 10 states, bench/RESULTS.md */
+/* The edge beam up to 15×15, and on odd n up to 33×33 (its places need
+ * 16 bits past 12×12): 13×13 to 33×33 had only the multi-orbit
+ * commutators and the 3-cycles, and the beam takes their edges 318 →
+ * 189 moves (13×13), 420 → 292 (17×17), 765 → 622 (31×31), 791 → 704
+ * (33×33), bench/RESULTS.md. Not 16×16 nor the even sizes past it: the
+ * issue's solver is fast there (16×16 190 ms), and the beam took 16×16
+ * to 2.6-3.8 times its time, too near the 3 allowed (14×14 1.9-2.35). */
 #ifndef EB_MAX_N
-#define EB_MAX_N 17
+#define EB_MAX_N 33
 #endif
-/* (not 16×16: the issue's solver takes 190 ms there, and the beam took
- * it to 2.6-3.8 times that, too near the 3 allowed; 14×14 1.9-2.35) */
-#define EB_BEAM(n) ((n) <= EB_MAX_N && (n) != 16)
+#define EB_BEAM(n) ((n) <= 15 || ((n) % 2 && (n) <= EB_MAX_N))
 #define EB_LEVELS 128 /* the most moves a path may take */
 #ifndef EB_ROUNDS
 #define EB_ROUNDS 8
@@ -171,7 +172,10 @@ struct model {
 #define FREE_CENTER_W 3
 #define FREE_COMM_MAX_N 9
 #define FREE_GEN (9 * FREE_MAX_W * FREE_DIM_N)
-#define FREE_PAIRS (FREE_GEN * (FREE_S * FREE_S + 4 * FREE_S * FREE_MAX_W))
+/* (center places' pairs only up to FREE_MAX_N: past it the maps are
+ * built for the edge places alone) */
+#define FREE_CS (FREE_MAX_N - 2)
+#define FREE_PAIRS (FREE_GEN * (FREE_CS * FREE_CS + 4 * FREE_CS * FREE_MAX_W))
 /* Labels for center places when finding the pairs: 6 .. 255. */
 #define FREE_BATCH 250
 
@@ -209,7 +213,7 @@ struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
 	struct freec fc;
-	_Alignas(64) unsigned char sim[2048]; /* a model cube (n <= 7), or
+	_Alignas(64) unsigned char sim[8192]; /* a model cube (n <= 7), or
 					       * the cube for the turns'
 					       * maps (n <= FREE_DIM_N) */
 };

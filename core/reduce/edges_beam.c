@@ -1,5 +1,5 @@
 /* edges_beam.c — the edge beam that pairs the edges with
- * slice–turn–slice macros that keep the centers (n <= EB_MAX_N); the
+ * slice–turn–slice macros that keep the centers (EB_BEAM(n)); the
  * wing 3-cycles (edges_wings.c) finish any edge it leaves.
  *
  * Edge beam. With the centers solved, S X S' keeps them for S any
@@ -7,7 +7,7 @@
  * back, so the frame holds) and X any sequence that turns each face S
  * displaced a whole number of turns: here X is made of face turns of
  * S's axis (those faces' centers S leaves alone) and conjugates A B A'
- * (A a face across S's axis, B one of S's axis). For n <= EB_MAX_N the
+ * (A a face across S's axis, B one of S's axis). Where EB_BEAM(n) the
  * edges stage searches these (S a single slice or a block of up to
  * FREE_MAX_W) by a beam over cost levels: level c holds the EB_W states
  * (EB_W7 on 7×7) with the most neighbouring pieces along the edges
@@ -28,8 +28,8 @@
 #include "edges_beam.h"
 
 /* The multi-orbit wing commutators (n >= MW_MIN_N, edges_wings.c) work
- * in the same region: past EB_MAX_N it holds only them, below it the
- * beam is done with it by then. */
+ * in the same region: where the beam does not run it holds only them,
+ * elsewhere the beam is done with it by then. */
 static size_t eb_head(void)
 {
 	return (sizeof(struct ebeam) + 63) & ~(size_t)63;
@@ -181,8 +181,8 @@ void reduce__eb_places(const struct freec *F, int m, uint8_t (*at)[3])
 }
 
 /* The macros S X S' (S an inner slice or block, X a face turn B of S's
- * axis or A B A'), each with its map on the edge places and the
- * neighbours it parts and joins. */
+ * axis or A B A'), each with the neighbours it parts and joins, from its
+ * map on the edge places (worked out here, not kept). */
 static void eb_cores(struct ctx *x)
 {
 	struct freec *F = &x->w->fc;

@@ -1,9 +1,10 @@
 /* edges_halves.c — the half-edge pairing moves that finish the edge
- * beam's work on 9×9 to 12×12 (reduce__edge_halves; called after the
- * beam's best ending, reduce.c). */
+ * beam's work from 9×9 on, wherever the beam runs (reduce__edge_halves;
+ * called after the beam's best ending, reduce.c). */
 #include "edges_beam.h"
 
-/* The edge beam's leftovers on 9×9 to 12×12 are often the same
+/* The edge beam's leftovers on 9×9 to 12×12 (where this was measured;
+ * it runs after the beam at every size from 9×9) are often the same
  * permutation in every wing orbit on the same places (a 3-cycle: whole
  * half edges move), which the multi-orbit commutators cannot make and
  * the one-orbit 3-cycles make once per orbit, 44-60 moves (8 of the
@@ -13,8 +14,8 @@
  * such a cycle in 9 moves, and keeps the centers: an outer face turn
  * moves no other face's centers, X turns P and Q by a net of none, and
  * T's centers S never displaced. Both directions of every turn, X or
- * its inverse: 6,144 macros, each made a core of the beam (its map on
- * the edge places, the pairs it parts, the neighbours it joins; in the
+ * its inverse: 6,144 macros, each made a core of the beam (the pairs it
+ * parts and the neighbours it joins, from its map on the edge places; in the
  * beam's region, done with by now), and weighed after every set-up of
  * up to two face turns (two axes), as the beam weighs its cores: by
  * pairs, since X also carries whole edges elsewhere (the voted edge

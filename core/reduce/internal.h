@@ -232,7 +232,7 @@ struct orbit {
  * each starts in the context (ctx.region), so a stage never asks. */
 enum reduce_region {
 	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
-	REDUCE_R_EDGE_BEAM, /* edges_beam.c: struct ebeam, past EB_MAX_N struct
+	REDUCE_R_EDGE_BEAM, /* edges_beam.c: struct ebeam, where !EB_BEAM(n) struct
 			     * mwork (the wing commutators,
 			     * edges_wings.c) */
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
@@ -529,8 +529,8 @@ int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2]);
 size_t reduce__wing_work_size(void);
-/* edges_halves.c: the half-edge pairing moves after the beam (9×9 to
- * 12×12) */
+/* edges_halves.c: the half-edge pairing moves after the beam (from
+ * 9×9, wherever the beam runs) */
 int reduce__edge_halves(struct ctx *x);
 
 /* four.c: 4×4 in three phases over reduce_four_tables (checked by the

@@ -378,8 +378,8 @@ START_TEST(last_layer_cases)
 	static const char *const algs[] = {
 		"F R U R' U' F'", "R U R' U R U2 R'", "U R U' L' U R' U' L",
 		/* two corners twisted opposite ways, D restored */
-		"R' D' R D R' D' R D U R' D' R D R' D' R D R' D' R D R' D' "
-		"R D U'",
+		("R' D' R D R' D' R D U R' D' R D R' D' R D R' D' R D R' D' "
+		 "R D U'"),
 		"U", "U2", "F U R U' R' F'",
 	};
 	cube_rng r;

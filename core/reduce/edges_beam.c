@@ -502,7 +502,15 @@ int reduce__beam_edges(struct ctx *x)
 	struct freec *F = &x->w->fc;
 	int rc, again = 1;
 	unsigned par = 0;
-	reduce__free_read(x);
+	/* up to FREE_MAX_N the center phase built the turns' maps; past it
+	 * nothing else needs them, so they are built here (for the edge
+	 * places only) */
+	if (x->n > FREE_MAX_N) {
+		if ((rc = reduce__free_build(x)) < 0)
+			return rc;
+	} else {
+		reduce__free_read(x);
+	}
 	eb_cores(x);
 	struct ebeam *E = ebeam_of(x);
 	E->w = x->effort > 1 ? EB_WMAX : EB_WIDTH_FIRST(x->n);

@@ -599,10 +599,6 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	}
 
 	stage_begin(x, r, REDUCE_EDGES);
-	/* past the free center phase's sizes the beam builds the turns'
-	 * maps itself */
-	if (EB_BEAM(n) && n > FREE_MAX_N && (rc = reduce__free_build(x)) < 0)
-		return rc;
 	if (EB_BEAM(n) && ((rc = reduce__beam_edges(x)) < 0 ||
 			   (rc = best_ending(x, tables)) < 0))
 		return rc;

@@ -83,10 +83,15 @@ _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
 #ifndef EB_W_BIG
 #define EB_W_BIG 2
 #endif
+/* even n from 16×16 to EB_EVEN_MAX_N: 1 a level (internal.h, EB_BEAM) */
+#ifndef EB_W_EVEN
+#define EB_W_EVEN 1
+#endif
 #define EB_WIDTH(n)                                                    \
 	((n) == 5               ? EB_W5                                \
 	 : (n) == 8             ? EB_W8                                \
 	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
+	 : (n) >= 16 && (n) % 2 == 0 ? EB_W_EVEN                       \
 	 : (n) > 17             ? EB_W_BIG                             \
 	 : (n) >= 13 && (n) % 2 ? EB_W / 2                             \
 	 : (n) >= 12            ? EB_W / 8                             \

@@ -99,13 +99,20 @@ struct model {
  * 16 bits past 12×12): 13×13 to 33×33 had only the multi-orbit
  * commutators and the 3-cycles, and the beam takes their edges 318 →
  * 189 moves (13×13), 420 → 292 (17×17), 765 → 622 (31×31), 791 → 704
- * (33×33), bench/RESULTS.md. Not 16×16 nor the even sizes past it: the
- * issue's solver is fast there (16×16 190 ms), and the beam took 16×16
- * to 2.6-3.8 times its time, too near the 3 allowed (14×14 1.9-2.35). */
+ * (33×33), bench/RESULTS.md. On even n from 16×16 to 20×20 with 1
+ * state a level (edges_beam.h, EB_W_EVEN): the issue's solver is fast
+ * there (16×16 about 0.2-0.3 s), and 8 a level took 16×16 to 2.6-3.8
+ * times its time; 1 takes 16×16, 18×18 and 20×20 1,670.6 → 1,586.4,
+ * 2,105.5 → 2,031.0 and 2,635.5 → 2,547.9 moves at 1.74, 1.99 and 2.53
+ * times its time. 22×22 would take 2.88, too near the 3 allowed. */
 #ifndef EB_MAX_N
 #define EB_MAX_N 33
 #endif
-#define EB_BEAM(n) ((n) <= 15 || ((n) % 2 && (n) <= EB_MAX_N))
+#ifndef EB_EVEN_MAX_N
+#define EB_EVEN_MAX_N 20
+#endif
+#define EB_BEAM(n)                                                     \
+	((n) <= 15 || ((n) % 2 ? (n) <= EB_MAX_N : (n) <= EB_EVEN_MAX_N))
 #define EB_LEVELS 128 /* the most moves a path may take */
 #ifndef EB_ROUNDS
 #define EB_ROUNDS 8

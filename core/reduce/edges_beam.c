@@ -513,7 +513,7 @@ int reduce__beam_edges(struct ctx *x)
 	}
 	eb_cores(x);
 	struct ebeam *E = ebeam_of(x);
-	E->w = x->effort > 1 ? EB_WMAX : EB_WIDTH_FIRST(x->n);
+	E->w = EB_WIDTH_AT(x->n, x->effort, 1);
 	memset(E->home, -1, sizeof E->home);
 	for (int h = 0; h < 12; h++) {
 		int a = x->tcol[F->epos[F->slot[h][1][0]][0]],
@@ -526,8 +526,7 @@ int reduce__beam_edges(struct ctx *x)
 	for (int round = 0; round < EB_ROUNDS && again; round++) {
 		if ((rc = eb_round(x, &par, &again)) < 0)
 			return rc;
-		if (x->effort <= 1)
-			E->w = EB_WIDTH(x->n);
+		E->w = EB_WIDTH_AT(x->n, x->effort, 0);
 	}
 	for (int p = 0; p < F->nc; p++)
 		if (F->cur[p] != F->tgt[p])

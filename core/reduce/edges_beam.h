@@ -104,6 +104,14 @@ _Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
  * 16 in the first round 544.09 → 543.21 over 220 states, but at 2.95
  * times, too near 3; 16 in the later ones no shorter) */
 #define EB_WIDTH_FIRST(n) ((n) == 9 ? EB_W8 : EB_WIDTH(n))
+/* Effort 2 and 3 widen the beam to EB_WMAX up to this size. Past it the
+ * beam keeps the default's width: at 44 states a level 13×13 took 9.2 s
+ * at effort 3, 15×15 10.8 s, 17×17 17.6 s, 20×20 28 s, past the
+ * server's 10 s limit for a solve (their other searches still widen) */
+#define EB_WIDE_MAX_N 12
+#define EB_WIDTH_AT(n, effort, first)                                   \
+	((effort) > 1 && (n) <= EB_WIDE_MAX_N ? EB_WMAX                  \
+	 : (first) ? EB_WIDTH_FIRST(n) : EB_WIDTH(n))
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif

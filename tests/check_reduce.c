@@ -40,6 +40,7 @@
 #include "solve_internal.h"
 #include "suites.h"
 #include "reduce/internal.h" /* REDUCE_STAGE_TABLES_SUM */
+#include "reduce/edges_beam.h" /* EB_WIDTH_AT */
 
 #include "cube_helpers.h"
 #include "golden.h"
@@ -1498,6 +1499,46 @@ START_TEST(efforts)
 }
 END_TEST
 
+/* The edge beam's width by size and effort (edges_beam.h, EB_WIDTH_AT):
+ * effort 2 and 3 widen it to EB_WMAX up to EB_WIDE_MAX_N (12×12) and
+ * keep the default's width past it, where 44 states a level took effort
+ * 3 past the server's 10 s (13×13 9.2 s, 17×17 17.6 s, 20×20 28 s).
+ * Only time would show a change to this otherwise, and timed tests are
+ * not wanted; so the rule itself is pinned here, with the widths the
+ * bench measured. */
+START_TEST(edge_beam_width_by_effort)
+{
+	ck_assert_int_eq(EB_WIDE_MAX_N, 12);
+	ck_assert_int_eq(EB_WMAX, 44);
+	for (int n = 4; n <= EB_MAX_N; n++)
+		for (int first = 0; first <= 1; first++) {
+			int d = first ? EB_WIDTH_FIRST(n) : EB_WIDTH(n);
+			ck_assert_int_eq(EB_WIDTH_AT(n, 0, first), d);
+			ck_assert_int_eq(EB_WIDTH_AT(n, 1, first), d);
+			for (int e = 2; e <= REDUCE_MAX_EFFORT; e++)
+				ck_assert_msg(EB_WIDTH_AT(n, e, first) ==
+						      (n <= 12 ? EB_WMAX : d),
+					      "%dx%d effort %d first %d: %d",
+					      n, n, e, first,
+					      EB_WIDTH_AT(n, e, first));
+		}
+	/* the defaults the bench chose (edges_beam.h's notes) */
+	ck_assert_int_eq(EB_WIDTH(5), 44);
+	ck_assert_int_eq(EB_WIDTH(6), 16);
+	ck_assert_int_eq(EB_WIDTH(7), 32);
+	ck_assert_int_eq(EB_WIDTH(8), 44);
+	ck_assert_int_eq(EB_WIDTH_FIRST(9), 44);
+	ck_assert_int_eq(EB_WIDTH(9), 32);
+	ck_assert_int_eq(EB_WIDTH(10), 8);
+	ck_assert_int_eq(EB_WIDTH(12), 2);
+	ck_assert_int_eq(EB_WIDTH(13), 8);
+	ck_assert_int_eq(EB_WIDTH(16), 1);
+	ck_assert_int_eq(EB_WIDTH(19), 2);
+	ck_assert_int_eq(EB_WIDTH_AT(13, 3, 1), 8);
+	ck_assert_int_eq(EB_WIDTH_AT(20, 3, 0), 1);
+}
+END_TEST
+
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
@@ -1797,6 +1838,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, illegal_states);
 	tcase_add_test(t, poll_cap_and_arguments);
 	tcase_add_test(t, deterministic);
+	tcase_add_test(t, edge_beam_width_by_effort);
 	tcase_add_test(t, golden_solutions);
 	tcase_add_test(t, shared_stage_tables);
 	tcase_add_test(t, stage_tables_cache);

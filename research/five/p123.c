@@ -439,6 +439,9 @@ struct srch {
 	uint8_t path[P_MAXLEN + 2];
 	uint8_t (*out)[P_MAXLEN];
 	int *lens;
+	const cube_t *start;
+	p123_accept accept;
+	void *actx;
 	uint32_t lw[P_MAXLEN + 2][NLAB];
 	uint16_t lm[P_MAXLEN + 2][NLAB];
 	int nalive[P_MAXLEN + 2];
@@ -452,6 +455,8 @@ static int skip(const struct m5 *M, int last, int k)
 
 static void found(struct srch *S, int depth)
 {
+	if (S->accept && !S->accept(S->actx, S->start, S->path, depth))
+		return;
 	if (S->nfound < S->want) {
 		memcpy(S->out[S->nfound], S->path, (size_t)depth);
 		S->lens[S->nfound++] = depth;
@@ -579,8 +584,17 @@ static uint32_t c3_of(const struct p123 *T, const struct rd *s)
 		  split_of(T, s->xu, T->axx[1]), split_of(T, s->tu, T->axt[1]));
 }
 
-int p123_phase(const struct p123 *T, int phase, const cube_t *c, int bound,
-	       int want, uint8_t (*out)[P_MAXLEN], int *lens, long maxnodes)
+int p123_phase(const struct p123 *T, int phase, const cube_t *c, int lo,
+	       int bound, int want, uint8_t (*out)[P_MAXLEN], int *lens,
+	       long maxnodes)
+{
+	return p123_phase_if(T, phase, c, lo, bound, want, out, lens, maxnodes,
+			     NULL, NULL);
+}
+
+int p123_phase_if(const struct p123 *T, int phase, const cube_t *c, int lo,
+		  int bound, int want, uint8_t (*out)[P_MAXLEN], int *lens,
+		  long maxnodes, p123_accept accept, void *actx)
 {
 	const struct m5 *M = T->M;
 	struct rd s;
@@ -595,8 +609,11 @@ int p123_phase(const struct p123 *T, int phase, const cube_t *c, int bound,
 	S.out = out;
 	S.lens = lens;
 	S.maxnodes = maxnodes;
+	S.start = c;
+	S.accept = accept;
+	S.actx = actx;
 	if (phase == 1) {
-		for (S.bound = 0; S.bound <= bound && !S.nfound &&
+		for (S.bound = lo; S.bound <= bound && !S.nfound &&
 				  S.nodes < maxnodes; S.bound++)
 			dfs1(&S, s.x1, s.t1, 0, -1);
 	} else if (phase == 2) {
@@ -604,7 +621,7 @@ int p123_phase(const struct p123 *T, int phase, const cube_t *c, int bound,
 			return -1;
 		uint32_t a = T->rank16[squeeze16(s.x2, T->nonud_x)];
 		uint32_t b = T->rank16[squeeze16(s.t2, T->nonud_t)];
-		for (S.bound = 0; S.bound <= bound && !S.nfound &&
+		for (S.bound = lo; S.bound <= bound && !S.nfound &&
 				  S.nodes < maxnodes; S.bound++)
 			dfs2(&S, a, b, s.wpar, 0, -1);
 	} else {
@@ -634,7 +651,7 @@ int p123_phase(const struct p123 *T, int phase, const cube_t *c, int bound,
 		uint32_t cc = c3_of(T, &s);
 		if (T->t3c[cc] == UNSEEN)
 			return -1;
-		for (S.bound = 0; S.bound <= bound && !S.nfound &&
+		for (S.bound = lo; S.bound <= bound && !S.nfound &&
 				  S.nodes < maxnodes; S.bound++)
 			dfs3(&S, cc, 0, -1);
 	}
@@ -645,6 +662,44 @@ int p123_goal(const struct p123 *T, int phase, const cube_t *c)
 {
 	uint8_t out[1][P_MAXLEN];
 	int len;
-	int n = p123_phase(T, phase, c, 0, 1, out, &len, 10);
+	int n = p123_phase(T, phase, c, 0, 0, 1, out, &len, 10);
 	return n == 1 && len == 0;
+}
+
+int p123_h(const struct p123 *T, int phase, const cube_t *c)
+{
+	const struct m5 *M = T->M;
+	struct rd s;
+	if (read_cube(M, c, &s) < 0)
+		return -1;
+	if (phase == 1)
+		return T->t1x[s.x1] > T->t1t[s.t1] ? T->t1x[s.x1] : T->t1t[s.t1];
+	if (phase == 2)
+		return T->t2[(size_t)T->rank16[squeeze16(s.x2, T->nonud_x)] * N16 +
+			     T->rank16[squeeze16(s.t2, T->nonud_t)]];
+	uint8_t sx[12], sy[12];
+	for (int w = 0; w < 24; w++) {
+		int h = s.hw[w], e = M->wedge[h];
+		if (M->cls[h])
+			sx[e] = (uint8_t)w;
+		else
+			sy[e] = (uint8_t)w;
+	}
+	int best = 99;
+	for (unsigned v = 0; v < 4096; v++) {
+		if (__builtin_popcount(v) & 1)
+			continue;
+		uint32_t w = 0;
+		unsigned m = 0;
+		for (int k = 0; k < 12; k++) {
+			int bit = v >> k & 1;
+			w |= 1u << (bit ? sy[k] : sx[k]);
+			m |= (unsigned)((s.q[k] ^ bit) << s.mpos[k]);
+		}
+		int d = T->t3w[w] > T->t3m[m] ? T->t3w[w] : T->t3m[m];
+		if (d < best)
+			best = d;
+	}
+	int hc = T->t3c[c3_of(T, &s)];
+	return hc > best ? hc : best;
 }

@@ -40,4 +40,9 @@ int p45_phase3_ok(const struct p45 *T, const cube_t *c);
 /* 1 if c is in phase 4's goal (what phase 5 starts from), else 0. */
 int p45_phase4_ok(const struct p45 *T, const cube_t *c);
 
+/* The number of edges whose midge and both wings are in the U/D layers
+ * (G4 keeps U/D-layer midges and wings there and E-slice ones in the E
+ * slice, so phase 4 needs at least 4); -1 if c cannot be read. */
+int p45_ud_edges(const struct p45 *T, const cube_t *c);
+
 #endif

@@ -1000,23 +1000,24 @@ static void *reduce_tables(void)
 	return t;
 }
 
-#ifdef REDUCE_HAVE_FOUR
-static void *four_tables(void)
+/* A reduction's phase tables (4×4, 5×5) read from $CUBED_TABLES/file or
+ * built (and written there), the build's time printed as name.build_ms. */
+typedef int (*tables_build_fn)(void *, size_t, void *, size_t,
+			       const reduce_limits *);
+static void *phase_tables(const char *file, const char *name, size_t size,
+			  size_t ws, tables_build_fn build,
+			  int (*check)(const void *, size_t))
 {
-	size_t size = reduce_four_tables_size();
 	unsigned char *t = xmalloc(size);
 	char path[4096];
-	if (cached_tables("cubed-tables-4x4.bin", path, sizeof path, t, size,
-			  reduce_four_tables_check))
+	if (cached_tables(file, path, sizeof path, t, size, check))
 		return t;
-	size_t ws = reduce_four_tables_work_size();
 	void *work = xmalloc(ws);
 	uint64_t t0 = now_ns();
-	int rc = reduce_four_tables_build(t, size, work, ws, NULL);
+	int rc = build(t, size, work, ws, NULL);
 	if (rc < 0)
-		die("reduce_four_tables_build", rc);
-	printf("reduce_four_tables.build_ms: %.1f ms\n",
-	       (double)(now_ns() - t0) / 1e6);
+		die(name, rc);
+	printf("%s.build_ms: %.1f ms\n", name, (double)(now_ns() - t0) / 1e6);
 	free(work);
 	if (*path) {
 		FILE *f = fopen(path, "wb");
@@ -1027,7 +1028,6 @@ static void *four_tables(void)
 	}
 	return t;
 }
-#endif
 
 /* Random-move states (two WCA-length scrambles from seeded generators)
  * of n = 4 to 10 and 17 (or the one SIZE asked for, any n from 4)
@@ -1102,8 +1102,25 @@ static void bench_reduce(int count, int only)
 	const char *fo = getenv("CUBED_BENCH_FOUR");
 	void *four = NULL;
 	if (fo && strcmp(fo, "1") == 0)
-		four = four_tables();
+		four = phase_tables("cubed-tables-4x4.bin", "reduce_four_tables",
+				    reduce_four_tables_size(),
+				    reduce_four_tables_work_size(),
+				    reduce_four_tables_build,
+				    reduce_four_tables_check);
 	lim.four_tables = four;
+#endif
+#ifdef REDUCE_HAVE_FIVE
+	/* CUBED_BENCH_FIVE=1: 5×5 by five phases, likewise
+	 * (cubed-tables-5x5.bin) */
+	const char *fv = getenv("CUBED_BENCH_FIVE");
+	void *five = NULL;
+	if (fv && strcmp(fv, "1") == 0)
+		five = phase_tables("cubed-tables-5x5.bin", "reduce_five_tables",
+				    reduce_five_tables_size(),
+				    reduce_five_tables_work_size(),
+				    reduce_five_tables_build,
+				    reduce_five_tables_check);
+	lim.five_tables = five;
 #endif
 	for (int si = 0; si < nsizes; si++) {
 		int n = sizes[si], k = n >= 17 ? (count + 1) / 2 : count;

@@ -174,11 +174,13 @@ struct solved {
 /* Solve c at an effort (0: the default) and check everything about the
  * answer. */
 static struct solved solve_opts(const cube_t *c, const void *stage_tables,
-				int effort, const void *four)
+				int effort, const void *phases)
 {
 	int n = c->n;
+	/* phases: the 4×4's or the 5×5's phase tables, by n */
 	reduce_limits rl = {.stage_tables = stage_tables, .effort = effort,
-			    .four_tables = four};
+			    .four_tables = n == 4 ? phases : NULL,
+			    .five_tables = n == 5 ? phases : NULL};
 	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 	void *work = malloc(ws);
 	struct solved s;
@@ -1820,6 +1822,252 @@ START_TEST(four_bad_tables)
 }
 END_TEST
 
+/* ---- 5×5 in five phases (core/reduce/five.c, five45.c) ------------------- */
+
+long reduce__five_census(const void *tables, int which, long counts[16]);
+
+static unsigned char *five;
+
+static void load_five(void)
+{
+	load_tables();
+	if (!five)
+		five = solver_tables_five_cached("check_reduce");
+}
+
+/* The tables hold what the breadth-first counts say (docs/solvers.md,
+ * "5×5 in five phases"): each table's states by depth. The totals are
+ * the coordinates' sizes: C(24,8) twice, C(16,8)², C(24,12), 70⁴ split
+ * states, of which phase 4 reaches 2,116,800 from phase 5's 36 (U/D,
+ * R/L) centre splits; 70·1680² edge states; phase 5's 176,400 centre
+ * states; 8!·70² pairings a class. */
+START_TEST(five_tables_census)
+{
+	static const long want[10][16] = {
+		/* phase 1: U/D x-centres, +-centres, every turn */
+		{1, 4, 82, 1206, 14116, 123404, 422508, 173254, 896},
+		{1, 4, 66, 900, 9626, 80202, 329202, 302146, 13324},
+		/* phase 2: R/L x- and +-centres off U/D */
+		{1, 2, 33, 374, 3838, 39254, 387357, 3374380, 20851334,
+		 65556972, 66986957, 8423610, 12788},
+		/* phase 3: the class-A wings' slots */
+		{1, 2, 29, 278, 1934, 15640, 124249, 609241, 1224098, 688124,
+		 40560},
+		/* phase 3: the centre splits to phase 4's reach */
+		{2116800, 1940400, 5213600, 8290800, 5978000, 470400},
+		/* phase 4: its centre splits (15: out of reach) */
+		{36, 132, 1146, 7176, 36836, 171754, 503484, 749808, 483736,
+		 158924, 3768, 0, 0, 0, 0, 21893200},
+		/* phase 4: the four edges */
+		{1, 4, 30, 200, 1296, 8187, 49334, 283026, 1528102, 7504518,
+		 30068326, 76791716, 72115012, 9182472, 35776},
+		/* phase 5: the centres */
+		{1, 4, 42, 280, 1691, 8806, 36264, 77966, 46518, 4828},
+		/* phase 5: each class' pairing with the F/B splits */
+		{1, 4, 30, 196, 1315, 8527, 54089, 335196, 1983675, 10389623,
+		 40762934, 86158440, 54686120, 3185914, 1936},
+		{1, 4, 30, 196, 1315, 8527, 54089, 335196, 1983675, 10389623,
+		 40762934, 86158440, 54686120, 3185914, 1936},
+	};
+	static const long total[10] = {735471, 735471, 165636900, 2704156,
+				       24010000, 24010000, 197568000, 176400,
+				       197568000, 197568000};
+	for (int k = 0; k < 10; k++) {
+		long got[16];
+		ck_assert_int_eq(reduce__five_census(five, k, got), total[k]);
+		for (int d = 0; d < 16; d++)
+			ck_assert_msg(got[d] == want[k][d],
+				      "table %d depth %d: %ld, want %ld", k, d,
+				      got[d], want[k][d]);
+	}
+	ck_assert_int_eq(reduce_five_tables_check(five,
+						  reduce_five_tables_size()),
+			 CUBE_OK);
+}
+END_TEST
+
+/* The five phases' answer, checked as solve_opts checks every answer
+ * (applied as moves and as text): no parity stage, the reduction in the
+ * centers (phases 1 and 2) and edges (3 to 5) stages, not the staged
+ * centers' steps. */
+static struct solved five_solve(const cube_t *c, int effort)
+{
+	struct solved s = solve_opts(c, stage, effort, five);
+	ck_assert_int_eq(s.res.stage[REDUCE_OLL_PARITY].count, 0);
+	ck_assert_int_eq(s.res.stage[REDUCE_PLL_PARITY].count, 0);
+	ck_assert_int_eq(s.res.oll_parity, 0);
+	for (int j = 0; j < 4; j++)
+		ck_assert_int_eq(s.res.center_steps[j], 0);
+	/* phases 1 and 2 are about 19 moves, 3 to 5 about 37 */
+	ck_assert_int_le(s.res.stage[REDUCE_CENTERS].count, 24);
+	ck_assert_int_le(s.res.stage[REDUCE_EDGES].count, 46);
+	return s;
+}
+
+/* Seeded 5×5s through the five phases at the default effort: the mean
+ * well under the stage-by-stage path's 89 (measured 75.1 on the bench's
+ * states: bench/RESULTS.md). */
+START_TEST(five_random)
+{
+	int sum = 0, count = 12;
+	for (int k = 0; k < count; k++) {
+		cube_t *c = random_cube(5, 9100u * 5u + (unsigned)k);
+		struct solved s = five_solve(c, 0);
+		sum += s.count;
+		free(s.moves);
+		free(c);
+	}
+	ck_assert_msg(sum <= 78 * count, "mean %.2f over %d",
+		      (double)sum / count, count);
+}
+END_TEST
+
+/* The parity cases: seeded states the stage-by-stage path solves with
+ * an OLL parity stage and without both go through the five phases with
+ * none (phase 2 evens the wing permutation), and so does a solved cube
+ * with one edge's two wings swapped (the lone parity); a solved cube
+ * needs nothing. */
+START_TEST(five_parities)
+{
+	int seen[2] = {0}, count = 0;
+	for (unsigned k = 0; k < 40 && count < 2; k++) {
+		cube_t *c = random_cube(5, 31000u + k);
+		struct solved old = solve_with(c, stage);
+		int o = old.res.oll_parity != 0;
+		free(old.moves);
+		if (seen[o]) {
+			free(c);
+			continue;
+		}
+		seen[o] = 1;
+		count++;
+		struct solved s = five_solve(c, 0);
+		free(s.moves);
+		free(c);
+	}
+	ck_assert_int_eq(count, 2);
+	cube_t *c = new_cube(5);
+	struct solved s = solve_opts(c, stage, 0, five);
+	ck_assert_int_eq(s.count, 0);
+	free(s.moves);
+	flip_uf(c, 1);
+	s = five_solve(c, 0);
+	ck_assert_int_gt(s.count, 0);
+	free(s.moves);
+	free(c);
+}
+END_TEST
+
+/* Effort 3 (larger answer sets) gives a checked answer, never longer
+ * than the default's on these states. */
+START_TEST(five_effort)
+{
+	for (int k = 0; k < 2; k++) {
+		cube_t *c = random_cube(5, 777u + (unsigned)k);
+		struct solved a = five_solve(c, 0);
+		struct solved b = five_solve(c, 3);
+		ck_assert_int_le(b.count, a.count);
+		free(a.moves);
+		free(b.moves);
+		free(c);
+	}
+}
+END_TEST
+
+/* A caller's poll reaches into the phase searches (every 65,536 nodes):
+ * a stop there ends the solve with SOLVE_ENOTFOUND, no poll after it. */
+struct five_poll {
+	int calls, stop_at, after_stop, deep;
+};
+
+static int five_poll_fn(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)total;
+	struct five_poll *p = ctx;
+	if (p->stop_at && p->calls >= p->stop_at) {
+		p->after_stop++;
+		return 1;
+	}
+	p->calls++;
+	p->deep += done != 0;
+	return p->stop_at && p->calls == p->stop_at;
+}
+
+START_TEST(five_polls)
+{
+	size_t ws = reduce_work_size(5), cap = reduce_max_moves(5);
+	void *work = malloc(ws);
+	cube_move *mv = malloc(cap * sizeof *mv);
+	REQUIRE(work && mv);
+	reduce_result res;
+	cube_t *c = random_cube(5, 9100u * 5u);
+	struct five_poll p = {0};
+	reduce_limits rl = {.stage_tables = stage, .five_tables = five,
+			    .poll = five_poll_fn, .ctx = &p};
+	ck_assert_int_gt(reduce_solve(tables, c, &rl, work, ws, mv, cap, &res),
+			 0);
+	ck_assert_int_gt(p.deep, 0); /* asked from inside a search */
+	struct five_poll q = {.stop_at = 1};
+	rl.ctx = &q;
+	ck_assert_int_eq(reduce_solve(tables, c, &rl, work, ws, mv, cap, &res),
+			 SOLVE_ENOTFOUND);
+	ck_assert_int_eq(q.calls, 1);
+	ck_assert_int_eq(q.after_stop, 0);
+	free(c);
+	free(work);
+	free(mv);
+}
+END_TEST
+
+/* Tables not made by reduce_five_tables_build are refused: a solve gets
+ * SOLVE_ETABLES; check finds a flipped byte; the build refuses short
+ * buffers; other sizes ignore the 5×5 tables. */
+START_TEST(five_bad_tables)
+{
+	size_t size = reduce_five_tables_size();
+	unsigned char *bad = malloc(size);
+	REQUIRE(bad);
+	memcpy(bad, five, size);
+	bad[size / 2] ^= 1;
+	ck_assert_int_eq(reduce_five_tables_check(bad, size), SOLVE_ETABLES);
+	ck_assert_int_eq(reduce_five_tables_check(five, size - 1), SOLVE_ETABLES);
+	bad[0] ^= 1; /* the header: a solve checks only that */
+	cube_t *c = random_cube(5, 5);
+	reduce_limits rl = {.five_tables = bad};
+	size_t ws = reduce_work_size(5), cap = reduce_max_moves(5);
+	void *work = malloc(ws);
+	cube_move *out = malloc(cap * sizeof *out);
+	REQUIRE(work && out);
+	reduce_result res;
+	ck_assert_int_eq(reduce_solve(tables, c, &rl, work, ws, out, cap, &res),
+			 SOLVE_ETABLES);
+	cube_t *c4 = random_cube(4, 5);
+	size_t ws4 = reduce_work_size(4), cap4 = reduce_max_moves(4);
+	void *work4 = malloc(ws4);
+	cube_move *out4 = malloc(cap4 * sizeof *out4);
+	REQUIRE(work4 && out4);
+	ck_assert_int_gt(reduce_solve(tables, c4, &rl, work4, ws4, out4, cap4,
+				      &res),
+			 0);
+	size_t bws = reduce_five_tables_work_size();
+	void *bwork = malloc(bws);
+	REQUIRE(bwork);
+	ck_assert_int_eq(reduce_five_tables_build(bad, size - 1, bwork, bws,
+						  NULL),
+			 CUBE_EINVAL);
+	ck_assert_int_eq(reduce_five_tables_build(bad, size, bwork, 10, NULL),
+			 CUBE_EINVAL);
+	free(bwork);
+	free(work4);
+	free(out4);
+	free(c4);
+	free(work);
+	free(out);
+	free(c);
+	free(bad);
+}
+END_TEST
+
 Suite *reduce_suite(void)
 {
 	Suite *s = suite_create("reduce");
@@ -1882,5 +2130,19 @@ Suite *reduce_suite(void)
 	tcase_add_test(four_case, four_effort);
 	tcase_add_test(four_case, four_bad_tables);
 	suite_add_tcase(s, four_case);
+
+	/* 5×5 in five phases: its tables take about 35 s to build (then
+	 * cached in $CUBED_TABLES), so make test-slow */
+	TCase *five_case = tcase_create("reduce_five");
+	tcase_set_tags(five_case, "slow");
+	tcase_add_unchecked_fixture(five_case, load_five, NULL);
+	tcase_set_timeout(five_case, SANITIZED ? 3600 : 600);
+	tcase_add_test(five_case, five_tables_census);
+	tcase_add_test(five_case, five_random);
+	tcase_add_test(five_case, five_parities);
+	tcase_add_test(five_case, five_effort);
+	tcase_add_test(five_case, five_polls);
+	tcase_add_test(five_case, five_bad_tables);
+	suite_add_tcase(s, five_case);
 	return s;
 }

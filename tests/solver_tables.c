@@ -89,10 +89,12 @@ static int check_optimal(const unsigned char *t, size_t size, int level)
 	return optimal_table_check(t, size, level);
 }
 
-static int check_four(const unsigned char *t, size_t size, int unused)
+/* The reductions' phase tables (4×4, 5×5): their check, size, work and
+ * build by which (4 or 5). */
+static int check_phases(const unsigned char *t, size_t size, int which)
 {
-	(void)unused;
-	return reduce_four_tables_check(t, size);
+	return which == 4 ? reduce_four_tables_check(t, size)
+			  : reduce_five_tables_check(t, size);
 }
 
 unsigned char *solver_tables_optimal_cached(const char *who, int level)
@@ -109,21 +111,35 @@ unsigned char *solver_tables_optimal_cached(const char *who, int level)
 	return t;
 }
 
-unsigned char *solver_tables_four_cached(const char *who)
+static unsigned char *phases_cached(const char *who, int which)
 {
-	size_t size = reduce_four_tables_size();
+	size_t size = which == 4 ? reduce_four_tables_size()
+				 : reduce_five_tables_size();
+	size_t ws = which == 4 ? reduce_four_tables_work_size()
+			       : reduce_five_tables_work_size();
+	const char *file = which == 4 ? "cubed-tables-4x4.bin"
+				      : "cubed-tables-5x5.bin";
 	unsigned char *t = solver_tables_alloc(who, size);
 	char path[1024];
-	if (cache_read("cubed-tables-4x4.bin", path, sizeof path, t, size,
-		       check_four, 0))
+	if (cache_read(file, path, sizeof path, t, size, check_phases, which))
 		return t;
-	size_t ws = reduce_four_tables_work_size();
 	void *work = malloc(ws);
 	if (!work)
-		solver_tables_require(who, "4x4 work", CUBE_EINVAL);
-	solver_tables_require(who, "4x4",
-			      reduce_four_tables_build(t, size, work, ws, NULL));
+		solver_tables_require(who, "phase tables' work", CUBE_EINVAL);
+	int rc = which == 4 ? reduce_four_tables_build(t, size, work, ws, NULL)
+			    : reduce_five_tables_build(t, size, work, ws, NULL);
+	solver_tables_require(who, which == 4 ? "4x4" : "5x5", rc);
 	free(work);
 	cache_write(path, t, size);
 	return t;
+}
+
+unsigned char *solver_tables_four_cached(const char *who)
+{
+	return phases_cached(who, 4);
+}
+
+unsigned char *solver_tables_five_cached(const char *who)
+{
+	return phases_cached(who, 5);
 }

@@ -37,4 +37,9 @@ unsigned char *solver_tables_optimal_cached(const char *who, int level);
  * checks, else built (about a minute) and written there. */
 unsigned char *solver_tables_four_cached(const char *who);
 
+/* The 5×5 five-phase tables (reduce_five_tables_size() bytes, about
+ * 440 MB), likewise from $CUBED_TABLES/cubed-tables-5x5.bin (about 35 s
+ * to build). */
+unsigned char *solver_tables_five_cached(const char *who);
+
 #endif

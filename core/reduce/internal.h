@@ -246,6 +246,7 @@ enum reduce_region {
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
 	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */
 	REDUCE_R_FOUR,      /* four.c: struct fourw (4×4 only) */
+	REDUCE_R_FIVE,      /* five.c: struct fivew (5×5 only) */
 	REDUCE_REGIONS
 };
 
@@ -256,6 +257,7 @@ size_t reduce__obliques_size(int n);
 size_t reduce__bars_size(int n);
 size_t reduce__blocks_size(int n);
 size_t reduce__four_size(int n);
+size_t reduce__five_size(int n);
 
 struct ctx {
 	struct rwork *w;
@@ -548,5 +550,17 @@ int reduce__edge_halves(struct ctx *x);
 int reduce__four_tables_ok(const void *tables);
 int reduce__four_phases(struct ctx *x, const void *tables, int *split);
 long reduce__four_census(const void *tables, int which, long counts[16]);
+
+/* five.c: 5×5 in five phases over reduce_five_tables (checked by the
+ * caller: reduce__five_tables_ok). reduce__five_reduce searches from
+ * x->c (in the frame x->tcol) and keeps its reductions, shortest first,
+ * in REDUCE_R_FIVE: returns how many, SOLVE_ESTAGE if a phase found
+ * none within its budget, SOLVE_ENOTFOUND if the poll stopped it.
+ * reduce__five_emit emits reduction v onto x->c, its phases' lengths
+ * into split[0..4]. */
+int reduce__five_tables_ok(const void *tables);
+int reduce__five_reduce(struct ctx *x, const void *tables);
+int reduce__five_emit(struct ctx *x, const void *tables, int v, int split[5]);
+long reduce__five_census(const void *tables, int which, long counts[16]);
 
 #endif

@@ -186,6 +186,7 @@ static size_t region_bytes(int n, int r)
 	case REDUCE_R_OBLIQUES: return reduce__obliques_size(n);
 	case REDUCE_R_BARS: return reduce__bars_size(n);
 	case REDUCE_R_FOUR: return reduce__four_size(n);
+	case REDUCE_R_FIVE: return reduce__five_size(n);
 	default: return reduce__blocks_size(n);
 	}
 }
@@ -672,6 +673,37 @@ static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 	return r->count;
 }
 
+/* 5×5 by five phases (five.c): reduction v of those reduce__five_reduce
+ * kept, on a fresh copy of c, then the 3×3 stage. Phases 1 and 2 are
+ * reported as the stage "centers", phases 3 to 5 (which finish the
+ * centres while they pair the edges) as "edges"; no parity stage. */
+static int solve_five(struct ctx *x, const cube_t *c, const void *tables,
+		      const void *five, int v, reduce_result *r)
+{
+	int split[5] = {0, 0, 0, 0, 0}, rc;
+	if ((rc = variant_begin(x, c, r)) < 0)
+		return rc;
+	stage_begin(x, r, REDUCE_OLL_PARITY);
+	stage_end(x, r, REDUCE_OLL_PARITY);
+	stage_begin(x, r, REDUCE_CENTERS);
+	if ((rc = reduce__five_emit(x, five, v, split)) < 0)
+		return rc;
+	r->stage[REDUCE_CENTERS].count = split[0] + split[1];
+	r->stage[REDUCE_EDGES].name = stage_names[REDUCE_EDGES];
+	r->stage[REDUCE_EDGES].start = split[0] + split[1];
+	r->stage[REDUCE_EDGES].count = split[2] + split[3] + split[4];
+	stage_begin(x, r, REDUCE_PLL_PARITY);
+	stage_end(x, r, REDUCE_PLL_PARITY);
+	stage_begin(x, r, REDUCE_3X3);
+	if ((rc = reduce__stage_3x3(x, tables)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_3X3);
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	r->count = (int)x->count;
+	return r->count;
+}
+
 /* Frames the three-phase 4×4 tries at effort 1, 2, 3 (the shortest
  * kept): one at the default, for time (20 states: two frames 42.6
  * moves against 43.0, at twice the time). */
@@ -765,6 +797,43 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	const void *four = n == 4 && lim ? lim->four_tables : NULL;
 	if (four && !reduce__four_tables_ok(four))
 		return SOLVE_ETABLES;
+	const void *five = n == 5 && lim ? lim->five_tables : NULL;
+	if (five && !reduce__five_tables_ok(five))
+		return SOLVE_ETABLES;
+	if (five) {
+		/* the phases once, then the 3×3 stage on each reduction they
+		 * kept, the shortest whole kept; none within the phases'
+		 * budgets: the stage-by-stage path below */
+		x.frame = 0;
+		x.rot = 0;
+		int rc = variant_begin(&x, c, &r);
+		int nr = rc < 0 ? rc : reduce__five_reduce(&x, five);
+		if (nr == SOLVE_ENOTFOUND)
+			return nr;
+		for (int v = 0; v < nr; v++) {
+			x.polls = TWOPHASE_POLLS * x.effort;
+			x.free3 = 1;
+			x.out = v == 0 || nbest < 0 ? out : alt;
+			x.cap = x.out == out ? cap : alt_cap;
+			int k = solve_five(&x, c, tables, five, v, &r);
+			if (k == SOLVE_ESTAGE || (k == CUBE_ESPACE && nbest >= 0))
+				continue;
+			if (k == SOLVE_ENOTFOUND && nbest >= 0)
+				break;
+			if (k < 0)
+				return k;
+			if (nbest < 0 || k < nbest) {
+				if (x.out == alt)
+					memcpy(out, alt, (size_t)k * sizeof *out);
+				nbest = k;
+				best = r;
+			}
+		}
+		if (nbest >= 0) {
+			*res = best;
+			return nbest;
+		}
+	}
 	if (four) {
 		/* several frames, the shortest kept; one that ran out of its
 		 * budget is replaced by the next frame (up to 8 in all);

@@ -279,7 +279,11 @@ int main(int argc, char **argv)
 		}
 		struct el *in = A, *out = B;
 		for (int ph = 1; ph <= 4; ph++) {
+			double tq = now();
 			n = step(ph, in, n, q[ph], out);
+			if (getenv("TIMES"))
+				fprintf(stderr, "  phase %d: %d in %.2f s\n", ph, n,
+					now() - tq);
 			if (n == 0) {
 				printf("state %d: phase %d found nothing\n", i, ph);
 				return 1;

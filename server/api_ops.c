@@ -89,6 +89,26 @@ static json_t *optimal_json(const struct api_config *cfg)
 }
 
 /* The solver tables' state, for /readyz. */
+/* A table a solve of some size asks for: its state ("off" with no
+ * solver), bytes, percent while building, reason when failed. */
+typedef void (*lazy_status_fn)(struct solver *, const char **, int *,
+			       const char **);
+static json_t *lazy_json(const struct api_config *cfg, lazy_status_fn status,
+			 size_t bytes)
+{
+	const char *state = "off", *reason = NULL;
+	int percent = 0;
+	if (cfg->solver)
+		status(cfg->solver, &state, &percent, &reason);
+	json_t *e = json_pack("{s:s, s:I}", "tables", state, "bytes",
+			      (json_int_t)bytes);
+	if (strcmp(state, "building") == 0)
+		json_object_set_new(e, "percent", json_integer(percent));
+	if (reason)
+		json_object_set_new(e, "reason", json_string(reason));
+	return e;
+}
+
 static json_t *solver_json(const struct api_config *cfg)
 {
 	json_t *o = json_object();
@@ -107,31 +127,14 @@ static json_t *solver_json(const struct api_config *cfg)
 			json_object_set_new(e, "reason", json_string(reason));
 		json_object_set_new(o, names[t], e);
 	}
-	/* the big cubes' tables: absent until a big cube is solved */
-	const char *state = "off", *reason = NULL;
-	int percent = 0;
-	if (cfg->solver)
-		solver_stage_status(cfg->solver, &state, &percent, &reason);
-	json_t *e = json_pack("{s:s, s:I}", "tables", state, "bytes",
-			      (json_int_t)reduce_stage_tables_size());
-	if (strcmp(state, "building") == 0)
-		json_object_set_new(e, "percent", json_integer(percent));
-	if (reason)
-		json_object_set_new(e, "reason", json_string(reason));
-	json_object_set_new(o, "nxn", e);
-	/* the 4×4 three-phase tables: absent until a 4×4 is solved */
-	state = "off";
-	reason = NULL;
-	percent = 0;
-	if (cfg->solver)
-		solver_four_status(cfg->solver, &state, &percent, &reason);
-	e = json_pack("{s:s, s:I}", "tables", state, "bytes",
-		      (json_int_t)reduce_four_tables_size());
-	if (strcmp(state, "building") == 0)
-		json_object_set_new(e, "percent", json_integer(percent));
-	if (reason)
-		json_object_set_new(e, "reason", json_string(reason));
-	json_object_set_new(o, "4x4", e);
+	/* the big cubes', 4×4's and 5×5's tables: absent until a cube of
+	 * that size is solved */
+	json_object_set_new(o, "nxn", lazy_json(cfg, solver_stage_status,
+						reduce_stage_tables_size()));
+	json_object_set_new(o, "4x4", lazy_json(cfg, solver_four_status,
+						reduce_four_tables_size()));
+	json_object_set_new(o, "5x5", lazy_json(cfg, solver_five_status,
+						reduce_five_tables_size()));
 	json_object_set_new(o, "optimal", optimal_json(cfg));
 	return o;
 }

@@ -335,6 +335,8 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 			     .stage_tables = solver_stage_tables(cfg->solver),
 			     .effort = a->effort,
 			     .four_tables = n == 4 ? solver_four_tables(cfg->solver)
+						   : NULL,
+			     .five_tables = n == 5 ? solver_five_tables(cfg->solver)
 						   : NULL};
 	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
 			     &out->reduced);

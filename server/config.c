@@ -130,6 +130,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("solver-4x4", "CUBED_SOLVER_4X4", OPT_UINT, solver_4x4, "1", 0, 1,   \
 	  "0|1", "4x4 by three phases over 140 MB of tables, built (about a "  \
 	  "minute) at the first 4x4 solve; 0 = stage by stage")                \
+	X("solver-5x5", "CUBED_SOLVER_5X5", OPT_UINT, solver_5x5, "1", 0, 1,   \
+	  "0|1", "5x5 by five phases over 440 MB of tables, built (about a "  \
+	  "minute) at the first 5x5 solve; 0 = stage by stage")                \
 	X("optimal-preload", "CUBED_OPTIMAL_PRELOAD", OPT_FLAG,                \
 	  optimal_preload, "0", 0, 1, "",                                      \
 	  "load or build the optimal solver's tables at start, not at the "    \

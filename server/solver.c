@@ -32,7 +32,11 @@
 struct table {
 	const char *file;
 	size_t (*size)(void);
+	/* built by init, or (NULL) by build with a work buffer of work()
+	 * bytes */
 	int (*init)(void *, size_t, solve_poll_fn, void *);
+	size_t (*work)(void);
+	int (*build)(void *, size_t, void *, size_t, const reduce_limits *);
 	int (*check)(const void *, size_t);
 	void *buf;
 	_Atomic int state; /* 0 loading, 1 building, 2 ready, 3 failed,
@@ -42,6 +46,8 @@ struct table {
 	char reason[160];
 };
 
+enum { LAZY_STAGE, LAZY_FOUR, LAZY_FIVE, LAZY_N };
+
 struct solver {
 	char dir[1024];
 	pthread_t thread;
@@ -49,16 +55,15 @@ struct solver {
 	_Atomic int stop;
 	struct table t[SOLVER_NTABLES];
 	void *beginner; /* built by solver_start, read-only after */
-	/* the big cubes' tables (reduce_stage_tables_build): loaded or
-	 * built by the thread after the others once a solve has asked for
-	 * them (most servers never solve a big cube); state 4 until then */
-	struct table stage;
-	_Atomic int stage_wanted;
-	/* the 4×4 three-phase tables (reduce_four_tables_build, about 140
-	 * MB and a minute to build): likewise, once a 4×4 is solved */
-	struct table four;
-	_Atomic int four_wanted;
-	pthread_mutex_t mu; /* with cv: the thread waits for stage_wanted
+	/* the tables a solve of some size asks for (most servers never
+	 * need them): the big cubes' (reduce_stage_tables_build), the 4×4
+	 * three-phase ones (about 140 MB, a minute to build) and the 5×5
+	 * five-phase ones (about 440 MB, a minute): loaded or built by the
+	 * thread after the others once a solve has asked for them; state 4
+	 * until then */
+	struct table lazy[LAZY_N];
+	_Atomic int wanted[LAZY_N];
+	pthread_mutex_t mu; /* with cv: the thread waits for wanted[]
 			     * or stop */
 	pthread_cond_t cv;
 	/* the optimal tables: state as struct table's, plus 4 = not asked
@@ -146,29 +151,17 @@ static int write_all(const char *path, const void *buf, size_t size)
 /* An init's "no memory for its work" (no solver error says it). */
 #define INIT_ENOMEM (-1000)
 
-/* The big cubes' tables (reduce_stage_tables_build) as a table's init:
- * their build needs a work buffer of its own. */
-static int stage_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
+/* The tables a reduction builds with a work buffer of its own (the big
+ * cubes', 4×4's, 5×5's) as a table's init. */
+static int reduce_init(const struct table *t, void *buf, size_t size,
+		       solve_poll_fn poll, void *ctx)
 {
-	size_t ws = reduce_stage_tables_work_size();
+	size_t ws = t->work();
 	void *work = malloc(ws);
 	if (!work)
 		return INIT_ENOMEM;
 	reduce_limits lim = {.poll = poll, .ctx = ctx};
-	int rc = reduce_stage_tables_build(buf, size, work, ws, &lim);
-	free(work);
-	return rc == SOLVE_ENOTFOUND ? SOLVE_ECANCELLED : rc;
-}
-
-/* The 4×4 tables as a table's init: their build needs a work buffer. */
-static int four_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
-{
-	size_t ws = reduce_four_tables_work_size();
-	void *work = malloc(ws);
-	if (!work)
-		return INIT_ENOMEM;
-	reduce_limits lim = {.poll = poll, .ctx = ctx};
-	int rc = reduce_four_tables_build(buf, size, work, ws, &lim);
+	int rc = t->build(buf, size, work, ws, &lim);
 	free(work);
 	return rc == SOLVE_ENOTFOUND ? SOLVE_ECANCELLED : rc;
 }
@@ -195,7 +188,8 @@ static void load_or_build(struct solver *s, struct table *t)
 	atomic_store(&t->build_started_ms, mono_ms());
 	atomic_store(&t->state, 1);
 	struct build ctx = {t, s};
-	int rc = t->init(t->buf, size, poll_cb, &ctx);
+	int rc = t->init ? t->init(t->buf, size, poll_cb, &ctx)
+			 : reduce_init(t, t->buf, size, poll_cb, &ctx);
 	if (rc < 0) {
 		snprintf(t->reason, sizeof t->reason, "%s",
 			 rc == SOLVE_ECANCELLED ? "cancelled"
@@ -219,24 +213,23 @@ static void *main_loop(void *arg)
 	static const enum solver_table order[] = {SOLVER_2X2, SOLVER_3X3};
 	for (int i = 0; i < SOLVER_NTABLES && !atomic_load(&s->stop); i++)
 		load_or_build(s, &s->t[order[i]]);
-	/* the big cubes' tables and the 4×4 ones, each once a solve asks
-	 * for it */
+	/* the tables a solve asked for, each once, in lazy[]'s order */
 	for (;;) {
+		int next = -1;
 		pthread_mutex_lock(&s->mu);
-		while (!atomic_load(&s->stop) &&
-		       !(atomic_load(&s->stage_wanted) &&
-			 atomic_load(&s->stage.state) == 4) &&
-		       !(atomic_load(&s->four_wanted) &&
-			 atomic_load(&s->four.state) == 4))
+		while (!atomic_load(&s->stop)) {
+			for (int i = 0; i < LAZY_N && next < 0; i++)
+				if (atomic_load(&s->wanted[i]) &&
+				    atomic_load(&s->lazy[i].state) == 4)
+					next = i;
+			if (next >= 0)
+				break;
 			pthread_cond_wait(&s->cv, &s->mu);
+		}
 		pthread_mutex_unlock(&s->mu);
 		if (atomic_load(&s->stop))
 			break;
-		if (atomic_load(&s->stage_wanted) &&
-		    atomic_load(&s->stage.state) == 4)
-			load_or_build(s, &s->stage);
-		else
-			load_or_build(s, &s->four);
+		load_or_build(s, &s->lazy[next]);
 	}
 	return NULL;
 }
@@ -270,14 +263,21 @@ struct solver *solver_start_opts(const char *dir, const struct solver_options *o
 	s->t[SOLVER_2X2] = (struct table){
 		.file = "cubed-tables-2x2.bin", .size = solve2_table_size,
 		.init = solve2_table_init, .check = solve2_table_check};
-	s->stage = (struct table){
+	s->lazy[LAZY_STAGE] = (struct table){
 		.file = "cubed-tables-nxn.bin", .size = reduce_stage_tables_size,
-		.init = stage_init, .check = reduce_stage_tables_check,
-		.state = 4};
-	s->four = (struct table){
+		.work = reduce_stage_tables_work_size,
+		.build = reduce_stage_tables_build,
+		.check = reduce_stage_tables_check, .state = 4};
+	s->lazy[LAZY_FOUR] = (struct table){
 		.file = "cubed-tables-4x4.bin", .size = reduce_four_tables_size,
-		.init = four_init, .check = reduce_four_tables_check,
-		.state = 4};
+		.work = reduce_four_tables_work_size,
+		.build = reduce_four_tables_build,
+		.check = reduce_four_tables_check, .state = 4};
+	s->lazy[LAZY_FIVE] = (struct table){
+		.file = "cubed-tables-5x5.bin", .size = reduce_five_tables_size,
+		.work = reduce_five_tables_work_size,
+		.build = reduce_five_tables_build,
+		.check = reduce_five_tables_check, .state = 4};
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->opt_cv, NULL);
@@ -314,8 +314,8 @@ void solver_stop(struct solver *s)
 	pthread_mutex_destroy(&s->mu);
 	for (int i = 0; i < SOLVER_NTABLES; i++)
 		free(s->t[i].buf);
-	free(s->stage.buf);
-	free(s->four.buf);
+	for (int i = 0; i < LAZY_N; i++)
+		free(s->lazy[i].buf);
 	free(s->beginner);
 	free(s);
 }
@@ -327,13 +327,13 @@ const void *solver_table(struct solver *s, enum solver_table t)
 	return s->t[t].buf;
 }
 
-const void *solver_stage_tables(struct solver *s)
+/* Table i of lazy[] if ready, else NULL, asking the thread for it the
+ * first time. */
+static const void *lazy_get(struct solver *s, int i)
 {
-	if (!s)
-		return NULL;
-	if (atomic_load(&s->stage.state) == 2)
-		return s->stage.buf;
-	if (!atomic_exchange(&s->stage_wanted, 1)) {
+	if (atomic_load(&s->lazy[i].state) == 2)
+		return s->lazy[i].buf;
+	if (!atomic_exchange(&s->wanted[i], 1)) {
 		pthread_mutex_lock(&s->mu);
 		pthread_cond_signal(&s->cv);
 		pthread_mutex_unlock(&s->mu);
@@ -341,18 +341,19 @@ const void *solver_stage_tables(struct solver *s)
 	return NULL;
 }
 
+const void *solver_stage_tables(struct solver *s)
+{
+	return s ? lazy_get(s, LAZY_STAGE) : NULL;
+}
+
 const void *solver_four_tables(struct solver *s)
 {
-	if (!s || s->opts.no_four)
-		return NULL;
-	if (atomic_load(&s->four.state) == 2)
-		return s->four.buf;
-	if (!atomic_exchange(&s->four_wanted, 1)) {
-		pthread_mutex_lock(&s->mu);
-		pthread_cond_signal(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-	}
-	return NULL;
+	return s && !s->opts.no_four ? lazy_get(s, LAZY_FOUR) : NULL;
+}
+
+const void *solver_five_tables(struct solver *s)
+{
+	return s && !s->opts.no_five ? lazy_get(s, LAZY_FIVE) : NULL;
 }
 
 const void *solver_beginner(struct solver *s)
@@ -388,14 +389,22 @@ void solver_status(struct solver *s, enum solver_table t, const char **state,
 void solver_stage_status(struct solver *s, const char **state,
 			 int *percent, const char **reason)
 {
-	table_status(&s->stage, state, percent, reason);
+	table_status(&s->lazy[LAZY_STAGE], state, percent, reason);
 }
 
 void solver_four_status(struct solver *s, const char **state, int *percent,
 			const char **reason)
 {
-	table_status(&s->four, state, percent, reason);
+	table_status(&s->lazy[LAZY_FOUR], state, percent, reason);
 	if (s->opts.no_four)
+		*state = "off";
+}
+
+void solver_five_status(struct solver *s, const char **state, int *percent,
+			const char **reason)
+{
+	table_status(&s->lazy[LAZY_FIVE], state, percent, reason);
+	if (s->opts.no_five)
 		*state = "off";
 }
 

@@ -20,6 +20,7 @@ struct solver_options {
 	int optimal_threads;
 	int optimal_preload;
 	int no_four; /* 1: never the 4×4 three-phase tables (--solver-4x4 0) */
+	int no_five; /* 1: never the 5×5 five-phase tables (--solver-5x5 0) */
 };
 
 /* Start the background thread. Tables are cached as files in dir (created
@@ -54,6 +55,14 @@ void solver_stage_status(struct solver *s, const char **state,
  * where the three phases take about 43). */
 const void *solver_four_tables(struct solver *s);
 void solver_four_status(struct solver *s, const char **state, int *percent,
+			const char **reason);
+
+/* The 5×5 five-phase tables (reduce_five_tables_build), likewise
+ * (cubed-tables-5x5.bin, about 440 MB and a minute of one core). Until
+ * then a 5×5 is solved stage by stage (about 89 moves where the five
+ * phases take about 74). */
+const void *solver_five_tables(struct solver *s);
+void solver_five_status(struct solver *s, const char **state, int *percent,
 			const char **reason);
 
 /* The beginner method's tables (beginner.h): small and built in tens of

@@ -1446,37 +1446,34 @@ START_TEST(nxn_tables_cached)
 END_TEST
 
 
-/* A minute to build them when the tables directory has none. */
-static void four_ready_on(int port)
-{
-	tables_ready_on(port, "4x4", (long long)reduce_four_tables_size(), 300);
-}
-
-/* --solver-4x4 1: the 4×4 three-phase tables are "absent" on /readyz
- * until a 4×4 is solved; that solve is answered stage by stage while
- * they are loaded from $CUBED_TABLES (or built and written there: about
- * a minute); then a 4×4 goes through the three phases: no parity stage,
- * the answer checked by big_solve_ok. A server started with
- * --solver-4x4 0 (the suites' default) reports them "off". */
-START_TEST(four_tables_used)
+/* The phase tables of size n (4: three phases, 5: five): "absent" on
+ * /readyz (key "4x4", "5x5") until an n×n is solved; that solve is
+ * answered stage by stage while they are loaded from $CUBED_TABLES (or
+ * built and written there: a minute, 35 s); then an n×n goes through the
+ * phases: no parity stage, each answer checked by big_solve_ok, the three
+ * answers together at most most_moves. A server started with flag 0
+ * (the suites' default) reports them "off". */
+static void phase_tables_used(int n, const char *flag, const char *key,
+			      long long bytes, int most_moves)
 {
 	server o;
-	const char *const extra[] = {"--solver-4x4", "1", NULL};
+	const char *const extra[] = {flag, "1", NULL};
 	start_or_abort(&o, NULL, extra);
 	need_tables_on(o.port);
 	json_t *rz = expect_json(o.port, "GET", "/readyz", NULL, NULL, NULL,
 				 200, NULL);
-	json_t *t = json_object_get(json_object_get(rz, "solver"), "4x4");
+	json_t *t = json_object_get(json_object_get(rz, "solver"), key);
 	ck_assert_str_eq(sget(t, "tables"), "absent");
 	json_decref(rz);
-	json_t *sc = scramble_ok("size=4&seed=46", 4, 0);
+	char q[64];
+	snprintf(q, sizeof q, "size=%d&seed=46", n);
+	json_t *sc = scramble_ok(q, n, 0);
 	json_decref(big_solve_ok(o.port, sget(sc, "facelets"), NULL));
-	four_ready_on(o.port);
+	tables_ready_on(o.port, key, bytes, 300);
 	int total = 0;
 	for (int k = 0; k < 3; k++) {
-		char q[64];
-		snprintf(q, sizeof q, "size=4&seed=%d", 46 + k);
-		json_t *s2 = scramble_ok(q, 4, 0);
+		snprintf(q, sizeof q, "size=%d&seed=%d", n, 46 + k);
+		json_t *s2 = scramble_ok(q, n, 0);
 		json_t *j = big_solve_ok(o.port, sget(s2, "facelets"), NULL);
 		json_t *st = json_object_get(j, "stages");
 		ck_assert_str_eq(sget(json_array_get(st, 0), "name"), "oll_parity");
@@ -1489,8 +1486,8 @@ START_TEST(four_tables_used)
 		json_decref(j);
 		json_decref(s2);
 	}
-	/* three-phase answers are about 43 moves; stage by stage 53 */
-	ck_assert_msg(total <= 3 * 47, "%d moves for three 4x4s", total);
+	ck_assert_msg(total <= most_moves, "%d moves for three %dx%ds", total,
+		      n, n);
 	json_decref(sc);
 	ck_assert_int_eq(server_stop(&o, 0), 0);
 	test_server_remove(&o);
@@ -1499,11 +1496,26 @@ START_TEST(four_tables_used)
 	start_or_abort(&off, NULL, NULL);
 	rz = expect_json(off.port, "GET", "/readyz", NULL, NULL, NULL, 200,
 			 NULL);
-	t = json_object_get(json_object_get(rz, "solver"), "4x4");
+	t = json_object_get(json_object_get(rz, "solver"), key);
 	ck_assert_str_eq(sget(t, "tables"), "off");
 	json_decref(rz);
 	ck_assert_int_eq(server_stop(&off, 0), 0);
 	test_server_remove(&off);
+}
+
+/* three-phase answers are about 43 moves; stage by stage 53 */
+START_TEST(four_tables_used)
+{
+	phase_tables_used(4, "--solver-4x4", "4x4",
+			  (long long)reduce_four_tables_size(), 3 * 47);
+}
+END_TEST
+
+/* five-phase answers are about 73 moves; stage by stage 89 */
+START_TEST(five_tables_used)
+{
+	phase_tables_used(5, "--solver-5x5", "5x5",
+			  (long long)reduce_five_tables_size(), 3 * 78);
 }
 END_TEST
 
@@ -1609,6 +1621,14 @@ Suite *http_solve_suite(void)
 	tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
 	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 	tcase_add_test(tc, four_tables_used);
+	suite_add_tcase(s, tc);
+
+	/* the 5×5 tables: 35 s to build when $CUBED_TABLES has none */
+	tc = tcase_create("tables_5x5");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
+	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+	tcase_add_test(tc, five_tables_used);
 	suite_add_tcase(s, tc);
 	return s;
 }

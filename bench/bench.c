@@ -1000,6 +1000,7 @@ static void *reduce_tables(void)
 	return t;
 }
 
+#if defined(REDUCE_HAVE_FOUR) || defined(REDUCE_HAVE_FIVE)
 /* A reduction's phase tables (4×4, 5×5) read from $CUBED_TABLES/file or
  * built (and written there), the build's time printed as name.build_ms. */
 typedef int (*tables_build_fn)(void *, size_t, void *, size_t,
@@ -1028,6 +1029,7 @@ static void *phase_tables(const char *file, const char *name, size_t size,
 	}
 	return t;
 }
+#endif
 
 /* Random-move states (two WCA-length scrambles from seeded generators)
  * of n = 4 to 10 and 17 (or the one SIZE asked for, any n from 4)

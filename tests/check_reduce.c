@@ -1775,50 +1775,56 @@ START_TEST(four_effort)
 }
 END_TEST
 
-/* Tables not made by reduce_four_tables_build are refused: a solve
- * gets SOLVE_ETABLES and writes nothing; check finds a flipped byte;
- * the build refuses short buffers. */
-START_TEST(four_bad_tables)
+/* Phase tables (size n's: 4 or 5) not made by their build are refused:
+ * a solve gets SOLVE_ETABLES; check finds a flipped byte; the build
+ * refuses short buffers; the other size (other) ignores them. */
+typedef int (*tables_build_fn)(void *, size_t, void *, size_t,
+			       const reduce_limits *);
+static void bad_phase_tables(int n, const unsigned char *good, size_t size,
+			     int (*check)(const void *, size_t),
+			     tables_build_fn build, size_t build_ws, int other)
 {
-	size_t size = reduce_four_tables_size();
 	unsigned char *bad = malloc(size);
 	REQUIRE(bad);
-	memcpy(bad, four, size);
+	memcpy(bad, good, size);
 	bad[size / 2] ^= 1;
-	ck_assert_int_eq(reduce_four_tables_check(bad, size), SOLVE_ETABLES);
-	ck_assert_int_eq(reduce_four_tables_check(four, size - 1), SOLVE_ETABLES);
+	ck_assert_int_eq(check(bad, size), SOLVE_ETABLES);
+	ck_assert_int_eq(check(good, size - 1), SOLVE_ETABLES);
 	bad[0] ^= 1; /* the header: a solve checks only that */
-	cube_t *c = random_cube(4, 5);
-	reduce_limits rl = {.four_tables = bad};
-	size_t ws = reduce_work_size(4), cap = reduce_max_moves(4);
-	void *work = malloc(ws);
-	cube_move *out = malloc(cap * sizeof *out);
-	REQUIRE(work && out);
-	reduce_result res;
-	ck_assert_int_eq(reduce_solve(tables, c, &rl, work, ws, out, cap, &res),
-			 SOLVE_ETABLES);
-	/* other sizes ignore the 4×4 tables */
-	cube_t *c5 = random_cube(5, 5);
-	size_t ws5 = reduce_work_size(5), cap5 = reduce_max_moves(5);
-	void *work5 = malloc(ws5);
-	cube_move *out5 = malloc(cap5 * sizeof *out5);
-	REQUIRE(work5 && out5);
-	ck_assert_int_gt(reduce_solve(tables, c5, &rl, work5, ws5, out5, cap5,
-				      &res),
-			 0);
-	ck_assert_int_eq(reduce_four_tables_build(bad, size - 1, work,
-						  reduce_four_tables_work_size(),
-						  NULL),
+	reduce_limits rl = {.four_tables = n == 4 ? bad : NULL,
+			    .five_tables = n == 5 ? bad : NULL};
+	const int sizes[2] = {n, other};
+	for (int i = 0; i < 2; i++) {
+		int m = sizes[i];
+		cube_t *c = random_cube(m, 5);
+		size_t ws = reduce_work_size(m), cap = reduce_max_moves(m);
+		void *work = malloc(ws);
+		cube_move *out = malloc(cap * sizeof *out);
+		REQUIRE(work && out);
+		reduce_result res;
+		int k = reduce_solve(tables, c, &rl, work, ws, out, cap, &res);
+		if (m == n)
+			ck_assert_int_eq(k, SOLVE_ETABLES);
+		else
+			ck_assert_int_gt(k, 0);
+		free(work);
+		free(out);
+		free(c);
+	}
+	void *bwork = malloc(build_ws);
+	REQUIRE(bwork);
+	ck_assert_int_eq(build(bad, size - 1, bwork, build_ws, NULL),
 			 CUBE_EINVAL);
-	ck_assert_int_eq(reduce_four_tables_build(bad, size, work, 10, NULL),
-			 CUBE_EINVAL);
-	free(work5);
-	free(out5);
-	free(c5);
-	free(work);
-	free(out);
-	free(c);
+	ck_assert_int_eq(build(bad, size, bwork, 10, NULL), CUBE_EINVAL);
+	free(bwork);
 	free(bad);
+}
+
+START_TEST(four_bad_tables)
+{
+	bad_phase_tables(4, four, reduce_four_tables_size(),
+			 reduce_four_tables_check, reduce_four_tables_build,
+			 reduce_four_tables_work_size(), 5);
 }
 END_TEST
 
@@ -2019,52 +2025,12 @@ START_TEST(five_polls)
 }
 END_TEST
 
-/* Tables not made by reduce_five_tables_build are refused: a solve gets
- * SOLVE_ETABLES; check finds a flipped byte; the build refuses short
- * buffers; other sizes ignore the 5×5 tables. */
+/* As four_bad_tables (bad_phase_tables), with a 4×4 the other size. */
 START_TEST(five_bad_tables)
 {
-	size_t size = reduce_five_tables_size();
-	unsigned char *bad = malloc(size);
-	REQUIRE(bad);
-	memcpy(bad, five, size);
-	bad[size / 2] ^= 1;
-	ck_assert_int_eq(reduce_five_tables_check(bad, size), SOLVE_ETABLES);
-	ck_assert_int_eq(reduce_five_tables_check(five, size - 1), SOLVE_ETABLES);
-	bad[0] ^= 1; /* the header: a solve checks only that */
-	cube_t *c = random_cube(5, 5);
-	reduce_limits rl = {.five_tables = bad};
-	size_t ws = reduce_work_size(5), cap = reduce_max_moves(5);
-	void *work = malloc(ws);
-	cube_move *out = malloc(cap * sizeof *out);
-	REQUIRE(work && out);
-	reduce_result res;
-	ck_assert_int_eq(reduce_solve(tables, c, &rl, work, ws, out, cap, &res),
-			 SOLVE_ETABLES);
-	cube_t *c4 = random_cube(4, 5);
-	size_t ws4 = reduce_work_size(4), cap4 = reduce_max_moves(4);
-	void *work4 = malloc(ws4);
-	cube_move *out4 = malloc(cap4 * sizeof *out4);
-	REQUIRE(work4 && out4);
-	ck_assert_int_gt(reduce_solve(tables, c4, &rl, work4, ws4, out4, cap4,
-				      &res),
-			 0);
-	size_t bws = reduce_five_tables_work_size();
-	void *bwork = malloc(bws);
-	REQUIRE(bwork);
-	ck_assert_int_eq(reduce_five_tables_build(bad, size - 1, bwork, bws,
-						  NULL),
-			 CUBE_EINVAL);
-	ck_assert_int_eq(reduce_five_tables_build(bad, size, bwork, 10, NULL),
-			 CUBE_EINVAL);
-	free(bwork);
-	free(work4);
-	free(out4);
-	free(c4);
-	free(work);
-	free(out);
-	free(c);
-	free(bad);
+	bad_phase_tables(5, five, reduce_five_tables_size(),
+			 reduce_five_tables_check, reduce_five_tables_build,
+			 reduce_five_tables_work_size(), 4);
 }
 END_TEST
 

@@ -800,55 +800,32 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	const void *five = n == 5 && lim ? lim->five_tables : NULL;
 	if (five && !reduce__five_tables_ok(five))
 		return SOLVE_ETABLES;
-	if (five) {
-		/* the phases once, then the 3×3 stage on each reduction they
-		 * kept, the shortest whole kept; none within the phases'
-		 * budgets: the stage-by-stage path below */
-		x.frame = 0;
-		x.rot = 0;
-		int rc = variant_begin(&x, c, &r);
-		int nr = rc < 0 ? rc : reduce__five_reduce(&x, five);
-		if (nr == SOLVE_ENOTFOUND)
-			return nr;
-		for (int v = 0; v < nr; v++) {
-			x.polls = TWOPHASE_POLLS * x.effort;
-			x.free3 = 1;
-			x.out = v == 0 || nbest < 0 ? out : alt;
-			x.cap = x.out == out ? cap : alt_cap;
-			int k = solve_five(&x, c, tables, five, v, &r);
-			if (k == SOLVE_ESTAGE || (k == CUBE_ESPACE && nbest >= 0))
-				continue;
-			if (k == SOLVE_ENOTFOUND && nbest >= 0)
-				break;
-			if (k < 0)
-				return k;
-			if (nbest < 0 || k < nbest) {
-				if (x.out == alt)
-					memcpy(out, alt, (size_t)k * sizeof *out);
-				nbest = k;
-				best = r;
-			}
+	if (four || five) {
+		/* 4×4: several frames, the shortest kept; one that ran out of
+		 * its budget is replaced by the next frame (up to 8 in all).
+		 * 5×5: the phases once, then the 3×3 stage on each reduction
+		 * they kept, the shortest whole kept. None: the stage-by-stage
+		 * path below */
+		int nvar = four ? four_variants(x.effort) : 0;
+		if (five) {
+			x.frame = 0;
+			x.rot = 0;
+			int rc = variant_begin(&x, c, &r);
+			nvar = rc < 0 ? rc : reduce__five_reduce(&x, five);
+			if (nvar == SOLVE_ENOTFOUND)
+				return nvar;
 		}
-		if (nbest >= 0) {
-			*res = best;
-			return nbest;
-		}
-	}
-	if (four) {
-		/* several frames, the shortest kept; one that ran out of its
-		 * budget is replaced by the next frame (up to 8 in all);
-		 * none: the stage-by-stage path below */
-		int n4 = four_variants(x.effort);
-		for (int v = 0; v < n4 && v < 8; v++) {
-			x.frame = v;
+		for (int v = 0; v < nvar && v < 8; v++) {
+			x.frame = four ? v : 0;
 			x.rot = 0;
 			x.polls = TWOPHASE_POLLS * x.effort;
 			x.free3 = 1;
 			x.out = v == 0 || nbest < 0 ? out : alt;
 			x.cap = x.out == out ? cap : alt_cap;
-			int k = solve_four(&x, c, tables, four, &r);
+			int k = four ? solve_four(&x, c, tables, four, &r)
+				     : solve_five(&x, c, tables, five, v, &r);
 			if (k == SOLVE_ESTAGE) {
-				n4++;
+				nvar += four != NULL;
 				continue;
 			}
 			if (k == CUBE_ESPACE && nbest >= 0)

@@ -354,8 +354,13 @@ const AFTER_R = 'UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB';
 
 async function main() {
 	// level 0: the optimal solver's smallest tables (75 MB, seconds to
-	// build, shared through $CUBED_TABLES like the others)
-	const srv = await startServer(['--max-body', '65536', '--optimal-level', '0']);
+	// build, shared through $CUBED_TABLES like the others). 4×4 and 5×5
+	// stage by stage: with their phase tables in $CUBED_TABLES (make
+	// test-slow leaves them there) the first 4×4 solve loads them, and
+	// whether 'solve 4x4 pll parity' still takes the stage path that has
+	// a pll_parity stage would depend on how soon that load ends
+	const srv = await startServer(['--max-body', '65536', '--optimal-level', '0',
+		'--solver-4x4', '0', '--solver-5x5', '0']);
 	const big = '{"size": 3, "moves": "' + 'R '.repeat(40000) + '"}';
 
 	// stateless routes and ops

@@ -110,7 +110,7 @@ typedef struct reduce_limits {
 	const void *four_tables;
 	/* 5×5 only: the five-phase tables (reduce_five_tables_build), or
 	 * NULL for the stage-by-stage reduction. With them a 5×5 runs the
-	 * five phases once and the 3×3 stage on its 3 shortest reductions
+	 * five phases once and the 3×3 stage on its 2 shortest reductions
 	 * (6 at effort 2 and 3) in place of reduce_variants' 5 */
 	const void *five_tables;
 } reduce_limits;
@@ -189,9 +189,9 @@ int reduce_four_tables_check(const void *tables, size_t size);
 /* The 5×5 five-phase tables (docs/solvers.md, "5×5 in five phases"), to
  * keep and pass as reduce_limits.five_tables: reduce_five_tables_size()
  * bytes (about 440 MB; any alignment malloc gives), built using
- * reduce_five_tables_work_size() bytes of work in about a minute; lim's
+ * reduce_five_tables_work_size() bytes of work in about 35 s; lim's
  * poll may stop it (SOLVE_ENOTFOUND). With them a 5×5 solve reduces in
- * about 54 moves where the stage-by-stage path takes 70. Errors:
+ * about 55 moves where the stage-by-stage path takes 70. Errors:
  * CUBE_EINVAL (a NULL or a buffer too small), SOLVE_ESTAGE. */
 #define REDUCE_HAVE_FIVE 1
 size_t reduce_five_tables_size(void);

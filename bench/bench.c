@@ -1009,7 +1009,7 @@ static void *phase_tables(const char *file, const char *name, size_t size,
 			  size_t ws, tables_build_fn build,
 			  int (*check)(const void *, size_t))
 {
-	unsigned char *t = xmalloc(size);
+	unsigned char *t = xmalloc_table(size);
 	char path[4096];
 	if (cached_tables(file, path, sizeof path, t, size, check))
 		return t;

@@ -30,6 +30,7 @@ int rnd(int k);
 /* Report a core error (or out of memory) and exit 1. */
 void die(const char *what, int err);
 void *xmalloc(size_t size);
+void *xmalloc_table(size_t size); /* 2 MB pages where offered */
 /* One "name: value unit" line. */
 void fig(const char *name, double value, const char *unit);
 void figi(const char *name, uint64_t value, const char *unit);

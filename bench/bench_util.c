@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #include "bench.h"
 
@@ -56,6 +57,26 @@ void *xmalloc(size_t size)
 		fprintf(stderr, "bench: out of memory (%zu bytes)\n", size);
 		exit(1);
 	}
+	return p;
+}
+
+/* Memory for a table the searches read at random: as the server gives
+ * it (server/solver.c, table_alloc), on 2 MB boundaries and in 2 MB
+ * pages where the kernel offers them, so that the bench measures what
+ * the server runs. */
+void *xmalloc_table(size_t size)
+{
+	size_t huge = (size_t)2 << 20;
+	void *p = NULL;
+	if (size < huge)
+		return xmalloc(size);
+	if (posix_memalign(&p, huge, size) != 0) {
+		fprintf(stderr, "bench: out of memory (%zu bytes)\n", size);
+		exit(1);
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(p, size / huge * huge, MADV_HUGEPAGE);
+#endif
 	return p;
 }
 

@@ -111,7 +111,8 @@ typedef struct reduce_limits {
 	/* 5×5 only: the five-phase tables (reduce_five_tables_build), or
 	 * NULL for the stage-by-stage reduction. With them a 5×5 runs the
 	 * five phases once and the 3×3 stage on its 2 shortest reductions
-	 * (6 at effort 2 and 3) in place of reduce_variants' 5 */
+	 * in place of reduce_variants' 5; at effort 2 and 3 the default's
+	 * phases, then larger sets', the 3×3 stage on up to 6 of them */
 	const void *five_tables;
 } reduce_limits;
 

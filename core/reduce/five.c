@@ -886,18 +886,22 @@ long reduce__five_census(const void *tables, int which, long counts[16])
 /* ---- the solve ----------------------------------------------------------- */
 
 /* Answers kept between phases, by effort (1, 2, 3): phase 1 … phase 4's
- * sets, how many phase-4 answers phase 5 and the 3×3 stage finish, and
- * the nodes a search may visit once its phase holds an answer (before
- * that, CAP_FIRST). Measured on 10 random 5×5s (bench/RESULTS.md, "5×5
- * in five phases"): 8/8/8/4/2 73.3 moves in 1.2 s median, 30/30/30/12/6
- * 71.8 in 3.5 s, 100/100/40/8/6 71.3 in 3.8 s; 4/4/4/2/1 75.1 in 0.8 s. */
+ * sets, phase 5's (the reductions the 3×3 stage finishes), and the nodes
+ * a search may visit once its phase holds an answer (before that,
+ * CAP_FIRST; phase 5's CAP_45). Measured on the bench's first 60 5×5s
+ * (bench/RESULTS.md, "5×5 under 72 at the default"): 20/20/20/12/2 with
+ * 150 k nodes 70.42 moves in 1.16 s median; 12/12/12/6/2 71.67 in 0.92 s;
+ * 8/8/8/4/2 with 300 k 72.38 in 0.88 s. On the first 20: effort 2
+ * 69.45 in 2.1 s (6.0 s at most), effort 3 69.10 in 2.9 s (5.8 s), well
+ * inside the 10 s the server gives them; 100/100/40/20/6 with 2 M took
+ * up to 8.1 s. */
 static const uint8_t quota[4][5] = {
 	{0, 0, 0, 0, 0},
-	{8, 8, 8, 4, 2},
-	{30, 30, 30, 12, 6},
-	{100, 100, 40, 8, 6},
+	{20, 20, 20, 12, 2},
+	{30, 30, 30, 16, 4},
+	{60, 60, 40, 16, 4},
 };
-static const long cap_after[4] = {0, 300000L, 1000000L, 2000000L};
+static const long cap_after[4] = {0, 150000L, 500000L, 1000000L};
 #define F_SETMAX 128
 #define F_PATH 64
 #define F_CB 256 /* a 5×5 cube_t (cube_sizeof(5), 226 bytes) */
@@ -915,10 +919,17 @@ struct fel {
 	uint64_t hash;
 	uint8_t path[F_PATH]; /* turns of the model, in the axis frame */
 	uint8_t len, axis, sp[6];
+	/* len once each stage's turns are merged as the answer's will be
+	 * (stage_end: moves_simplify, moves_merge_blocks; phases 1–2 are
+	 * the centers stage, 3–5 the edges'): "U Uw'" is one turn there */
+	uint8_t cost;
 };
+
+#define F_KEEP 8 /* the default pass's reductions kept (effort 2, 3) */
 
 struct fivew {
 	struct fel set[2][F_SETMAX];
+	struct fel keep[F_KEEP];
 	int nset[2], cur; /* set[cur] the last phase's answers */
 	uint32_t lw[V_DEPTH + 2][NLAB];
 	uint16_t lm[V_DEPTH + 2][NLAB];
@@ -1007,14 +1018,18 @@ static void dfs1(struct vsrch *S, uint32_t x, uint32_t t, int depth, int last)
 	}
 	if (depth + h > S->bound || S->nfound >= S->want || node(S))
 		return;
+	/* the children's entries asked for at once, then read */
+	uint32_t kx[V_MOVES], kr[V_MOVES];
 	for (int k = 0; k < V_MOVES; k++) {
-		if (skip(M, last, k))
-			continue;
-		uint32_t x2 = by_bytes(M->px[k], x);
-		if (depth + 1 + t1x[crank(M, x2)] > S->bound)
+		kx[k] = by_bytes(M->px[k], x);
+		kr[k] = crank(M, kx[k]);
+		__builtin_prefetch(t1x + kr[k]);
+	}
+	for (int k = 0; k < V_MOVES; k++) {
+		if (skip(M, last, k) || depth + 1 + t1x[kr[k]] > S->bound)
 			continue;
 		S->w->path[depth] = (uint8_t)k;
-		dfs1(S, x2, by_bytes(M->pt[k], t), depth + 1, k);
+		dfs1(S, kx[k], by_bytes(M->pt[k], t), depth + 1, k);
 	}
 }
 
@@ -1067,12 +1082,19 @@ static void dfs3(struct vsrch *S, uint32_t cc, int depth, int last)
 	if (depth == S->bound || depth + hmin > S->bound)
 		return;
 	int room = S->bound - depth - 1;
+	/* the centre table (24 MB) read for every child at once */
+	uint32_t kc[24];
+	for (int j = 0; j < 24; j++) {
+		int k = M->list[3][j];
+		kc[j] = c4(M->map70[k][0][0][a], M->map70[k][0][1][b],
+			   M->map70[k][1][0][c], M->map70[k][1][1][e]);
+		__builtin_prefetch(t3c + kc[j]);
+	}
 	for (int j = 0; j < 24; j++) {
 		int k = M->list[3][j];
 		if (skip(M, last, k))
 			continue;
-		uint32_t c2 = c4(M->map70[k][0][0][a], M->map70[k][0][1][b],
-				 M->map70[k][1][0][c], M->map70[k][1][1][e]);
+		uint32_t c2 = kc[j];
 		if (t3c[c2] > room)
 			continue;
 		uint32_t *nw = w->lw[depth + 1];
@@ -1205,6 +1227,8 @@ static int lower_bound(struct vsrch *S, int phase, const cube_t *c)
 	struct vread s;
 	if (phase == 4)
 		return reduce__five45_p4_h(S->T + OFF_F45, S->w->s45, c);
+	if (phase == 5)
+		return reduce__five45_p5_h(S->T + OFF_F45, S->w->s45, c);
 	if (read_cube(M, c, &s) < 0)
 		return -1;
 	if (phase == 1) {
@@ -1270,8 +1294,28 @@ static uint64_t cube_hash(const cube_t *c)
 	return h;
 }
 
+/* The merged length of d's path (its cost). */
+static int merged_cost(const struct vmodel *M, const struct fel *d)
+{
+	cube_move m[F_PATH];
+	int cost = 0, at = 0;
+	for (int stage = 0; stage < 2; stage++) {
+		int k = 0, end = at;
+		for (int ph = stage ? 3 : 1; ph <= (stage ? 5 : 2); ph++)
+			end += d->sp[ph];
+		for (; at < end && at < d->len; at++) {
+			const struct vmove *g = &M->mv[d->path[at]];
+			m[k++] = (cube_move){.axis = g->axis, .qt = g->qt,
+					     .lo = g->lo, .hi = g->hi};
+		}
+		size_t n = moves_simplify(m, (size_t)k);
+		cost += (int)moves_merge_blocks(m, n, 5);
+	}
+	return cost;
+}
+
 /* e's successor by the answer mv (len turns of the model) into out[]
- * unless out holds its cube already */
+ * unless out holds its cube already (then the cheaper of the two) */
 static void add_el(const struct vmodel *M, struct fel *out, int *nout,
 		   const struct fel *e, int phase, const uint8_t *mv, int len)
 {
@@ -1285,10 +1329,14 @@ static void add_el(const struct vmodel *M, struct fel *out, int *nout,
 		d->path[d->len++] = mv[j];
 	}
 	d->sp[phase] = (uint8_t)len;
+	d->cost = (uint8_t)merged_cost(M, d);
 	d->hash = cube_hash(el_cube(d));
 	for (int i = 0; i < *nout; i++)
-		if (out[i].hash == d->hash)
+		if (out[i].hash == d->hash) {
+			if (d->cost < out[i].cost)
+				memcpy(&out[i], d, sizeof *d);
 			return;
+		}
 	(*nout)++;
 }
 
@@ -1304,6 +1352,23 @@ static int model_turn(const struct vmodel *M, const cube_move *m)
 	return -1;
 }
 
+/* add_el for an answer of five45's (cube_moves of the model's turns) */
+static void add_moves(const struct vmodel *M, struct fel *out, int *nout,
+		      const struct fel *e, int phase, const cube_move *mv,
+		      int len)
+{
+	uint8_t mm[24];
+	if (len > 24)
+		return;
+	for (int j = 0; j < len; j++) {
+		int k = model_turn(M, &mv[j]);
+		if (k < 0)
+			return;
+		mm[j] = (uint8_t)k;
+	}
+	add_el(M, out, nout, e, phase, mm, len);
+}
+
 /* One phase over set[cur] into the other: by total length t from the
  * least len + bound up, each answer of exactly t - len turns, until it
  * holds q (or no t within a window of the least gives any). */
@@ -1317,8 +1382,8 @@ static int step(struct vsrch *S, int phase, int q)
 	long spent = 0;
 	for (int i = 0; i < nin; i++) {
 		h[i] = lower_bound(S, phase, el_cube(&in[i]));
-		if (h[i] >= 0 && in[i].len + h[i] < tmin)
-			tmin = in[i].len + h[i];
+		if (h[i] >= 0 && in[i].cost + h[i] < tmin)
+			tmin = in[i].cost + h[i];
 	}
 	/* the bounds can be well under the answers (phase 4's tables',
 	 * phase 2's with the wing parity odd: a lone flipped edge's wings
@@ -1329,7 +1394,7 @@ static int step(struct vsrch *S, int phase, int q)
 		if (nout && tend > t + FIVE_MORE)
 			tend = t + FIVE_MORE;
 		for (int i = 0; i < nin && nout < q && !w->stopped; i++) {
-			int b = t - in[i].len;
+			int b = t - in[i].cost;
 			if (h[i] < 0 || b < h[i])
 				continue;
 			S->cap = nout ? S->after : CAP_FIRST;
@@ -1343,6 +1408,21 @@ static int step(struct vsrch *S, int phase, int q)
 				continue;
 			}
 			long used = 0;
+			if (phase == 5) {
+				cube_move mv5[24];
+				int len = reduce__five45_p5(
+					S->T + OFF_F45, w->s45, el_cube(&in[i]), b,
+					mv5, b, nout ? S->after : CAP_45, &used,
+					S->lim ? S->lim->poll : NULL,
+					S->lim ? S->lim->ctx : NULL);
+				spent += used;
+				if (len == SOLVE_ENOTFOUND)
+					w->stopped = 1;
+				if (len < 0)
+					continue;
+				add_moves(M, out, &nout, &in[i], 5, mv5, len);
+				continue;
+			}
 			int n = reduce__five45_p4(S->T + OFF_F45, w->s45,
 						  el_cube(&in[i]), b, b,
 						  q - nout < F_ANS ? q - nout : F_ANS,
@@ -1352,18 +1432,9 @@ static int step(struct vsrch *S, int phase, int q)
 			spent += used;
 			if (n == SOLVE_ENOTFOUND)
 				w->stopped = 1;
-			for (int a = 0; a < n; a++) {
-				uint8_t mv[24];
-				int ok = w->l45[a] <= 24;
-				for (int j = 0; ok && j < w->l45[a]; j++) {
-					int k = model_turn(M, &w->a45[a][j]);
-					ok = k >= 0;
-					mv[j] = (uint8_t)(ok ? k : 0);
-				}
-				if (ok)
-					add_el(M, out, &nout, &in[i], phase, mv,
-					       w->l45[a]);
-			}
+			for (int a = 0; a < n; a++)
+				add_moves(M, out, &nout, &in[i], phase, w->a45[a],
+					  w->l45[a]);
 		}
 	}
 	w->nodes += spent;
@@ -1375,7 +1446,7 @@ static int step(struct vsrch *S, int phase, int q)
 static void sort_set(struct fel *s, int n)
 {
 	for (int i = 1; i < n; i++) /* insertion: stable, small sets */
-		for (int j = i; j > 0 && s[j].len < s[j - 1].len; j--) {
+		for (int j = i; j > 0 && s[j].cost < s[j - 1].cost; j--) {
 			struct fel t;
 			memcpy(&t, &s[j], sizeof t);
 			memcpy(&s[j], &s[j - 1], sizeof t);
@@ -1383,20 +1454,13 @@ static void sort_set(struct fel *s, int n)
 		}
 }
 
-int reduce__five_reduce(struct ctx *x, const void *tables)
+/* The five phases at one effort's quotas from x->c: phase 5's answers
+ * in set[cur], shortest first; how many, or an error. */
+static int five_pass(struct ctx *x, struct vsrch *S, int e)
 {
-	const unsigned char *T = tables;
-	struct fivew *w = x->region[REDUCE_R_FIVE];
-	struct vsrch S = {.M = (const struct vmodel *)(const void *)(T + OFF_MODEL),
-			  .T = T, .w = w, .lim = x->lim};
-	const struct vmodel *M = S.M;
-	int e = x->effort < 1 ? 1 : x->effort > 3 ? 3 : x->effort;
-	if (cube_sizeof(5) > F_CB)
-		return SOLVE_ESTAGE;
-	S.after = cap_after[e];
+	struct fivew *w = S->w;
+	S->after = cap_after[e];
 	w->cur = 0;
-	w->nodes = 0;
-	w->stopped = 0;
 	/* the cube along each axis, coloured by its faces */
 	for (int a = 0; a < 3; a++) {
 		struct fel *d = &w->set[0][a];
@@ -1416,60 +1480,81 @@ int reduce__five_reduce(struct ctx *x, const void *tables)
 	}
 	w->nset[0] = 3;
 	for (int ph = 1; ph <= 4; ph++) {
-		if (step(&S, ph, quota[e][ph - 1]) == 0)
+		if (step(S, ph, quota[e][ph - 1]) == 0)
 			return w->stopped ? SOLVE_ENOTFOUND : SOLVE_ESTAGE;
 		sort_set(w->set[w->cur], w->nset[w->cur]);
 	}
-	/* phase 5 on the shortest few */
-	struct fel *in = w->set[w->cur], *out = w->set[!w->cur];
-	int n5 = 0, lim5 = quota[e][4];
-	for (int i = 0; i < w->nset[w->cur] && n5 < lim5 && !w->stopped; i++) {
-		long used = 0;
-		cube_move mv[24];
-		int len = reduce__five45_p5(T + OFF_F45, w->s45, el_cube(&in[i]),
-					    mv, 24, CAP_45, &used,
-					    x->lim ? x->lim->poll : NULL,
-					    x->lim ? x->lim->ctx : NULL);
-		w->nodes += used;
-		if (len == SOLVE_ENOTFOUND)
-			w->stopped = 1;
-		if (len < 0)
-			continue;
-		uint8_t mm[24];
-		int ok = 1;
-		for (int j = 0; ok && j < len; j++) {
-			int k = model_turn(M, &mv[j]);
-			ok = k >= 0;
-			mm[j] = (uint8_t)(ok ? k : 0);
-		}
-		if (ok)
-			add_el(M, out, &n5, &in[i], 5, mm, len);
-	}
+	int n5 = step(S, 5, quota[e][4]);
 	if (w->stopped)
 		return SOLVE_ENOTFOUND;
 	if (n5 == 0)
 		return SOLVE_ESTAGE;
-	w->nset[!w->cur] = n5;
-	w->cur = !w->cur;
 	sort_set(w->set[w->cur], n5);
 	return n5;
 }
 
-int reduce__five_emit(struct ctx *x, const void *tables, int v, int split[5])
+/* At effort 2 and 3 the default's pass runs first and its reductions
+ * join the larger pass's: the sets are not nested (a larger quota or
+ * node cap fills a set from other states), so without them a longer
+ * budget could give a longer answer. */
+int reduce__five_reduce(struct ctx *x, const void *tables)
+{
+	const unsigned char *T = tables;
+	struct fivew *w = x->region[REDUCE_R_FIVE];
+	struct vsrch S = {.M = (const struct vmodel *)(const void *)(T + OFF_MODEL),
+			  .T = T, .w = w, .lim = x->lim};
+	int e = x->effort < 1 ? 1 : x->effort > 3 ? 3 : x->effort;
+	if (cube_sizeof(5) > F_CB)
+		return SOLVE_ESTAGE;
+	w->nodes = 0;
+	w->stopped = 0;
+	int nkeep = 0;
+	if (e > 1) {
+		int n = five_pass(x, &S, 1);
+		if (n == SOLVE_ENOTFOUND)
+			return n;
+		for (int i = 0; i < n && nkeep < F_KEEP; i++)
+			memcpy(&w->keep[nkeep++], &w->set[w->cur][i],
+			       sizeof w->keep[0]);
+	}
+	int n5 = five_pass(x, &S, e);
+	if (n5 == SOLVE_ENOTFOUND || (n5 < 0 && !nkeep))
+		return n5;
+	if (n5 < 0)
+		n5 = w->nset[w->cur] = 0;
+	for (int i = 0; i < nkeep && n5 < F_SETMAX; i++) {
+		int dup = 0;
+		for (int j = 0; j < n5 && !dup; j++)
+			dup = w->set[w->cur][j].hash == w->keep[i].hash;
+		if (!dup)
+			memcpy(&w->set[w->cur][n5++], &w->keep[i],
+			       sizeof w->keep[0]);
+	}
+	w->nset[w->cur] = n5;
+	sort_set(w->set[w->cur], n5);
+	return n5;
+}
+
+int reduce__five_emit(struct ctx *x, const void *tables, int v, int from,
+		      int to)
 {
 	const unsigned char *T = tables;
 	const struct vmodel *M = (const struct vmodel *)(const void *)(T + OFF_MODEL);
 	struct fivew *w = x->region[REDUCE_R_FIVE];
-	if (v < 0 || v >= w->nset[w->cur])
+	if (v < 0 || v >= w->nset[w->cur] || from < 1 || to > 5)
 		return SOLVE_ESTAGE;
 	const struct fel *e = &w->set[w->cur][v];
-	for (int j = 0; j < e->len; j++) {
+	int lo = 0, hi;
+	for (int k = 1; k < from; k++)
+		lo += e->sp[k];
+	hi = lo;
+	for (int k = from; k <= to; k++)
+		hi += e->sp[k];
+	for (int j = lo; j < hi && j < e->len; j++) {
 		const struct vmove *g = &M->mv[M->rot[e->axis][e->path[j]]];
 		int rc = emit_block(x, g->axis, g->lo, g->hi, g->qt);
 		if (rc < 0)
 			return rc;
 	}
-	for (int k = 0; k < 5; k++)
-		split[k] = e->sp[k + 1];
 	return 0;
 }

@@ -1166,28 +1166,36 @@ static int dfs4(struct f45s *S, int g, int ud, int rl, int nch, int prev)
 	int rem = S->bound - g - 1, remc = rem < MAXD ? rem : MAXD;
 	const struct ch4 *cur = S->ch[g];
 	struct ch4 *nx = S->ch[g + 1];
+	/* the tables' reads are cache misses: each move's centre entry is
+	 * asked for at once, then each choice's edge entries */
+	int ud2s[NG4], rl2s[NG4];
 	for (int m = 0; m < NG4; m++) {
 		if (skip(m, prev))
 			continue;
-		int ud2 = T->spl[0][0][ud / 70][m] * 70 +
-			  T->spl[0][1][ud % 70][m];
-		int rl2 = T->spl[1][0][rl / 70][m] * 70 +
-			  T->spl[1][1][rl % 70][m];
+		ud2s[m] = T->spl[0][0][ud / 70][m] * 70 + T->spl[0][1][ud % 70][m];
+		rl2s[m] = T->spl[1][0][rl / 70][m] * 70 + T->spl[1][1][rl % 70][m];
+		__builtin_prefetch(S->p4c + (size_t)ud2s[m] * NFB + (size_t)rl2s[m]);
+	}
+	for (int m = 0; m < NG4; m++) {
+		if (skip(m, prev))
+			continue;
+		int ud2 = ud2s[m], rl2 = rl2s[m];
 		if (S->p4c[(size_t)ud2 * NFB + (size_t)rl2] > rem)
 			continue;
-		int n = 0;
 		for (int i = 0; i < nch; i++) {
 			int s = cur[i].s, sg = T->setSg[s][m];
 			int s2 = T->setMv[s][m];
 			int a2 = T->rowA[m][sg][cur[i].a];
 			int b2 = T->rowB[m][sg][cur[i].b];
-			if (nib_get(S->p4e, e4idx(s2, a2, b2)) <= remc) {
-				nx[n].s = (uint8_t)s2;
-				nx[n].a = (uint16_t)a2;
-				nx[n].b = (uint16_t)b2;
-				n++;
-			}
+			nx[i].s = (uint8_t)s2;
+			nx[i].a = (uint16_t)a2;
+			nx[i].b = (uint16_t)b2;
+			__builtin_prefetch(S->p4e + (e4idx(s2, a2, b2) >> 1));
 		}
+		int n = 0;
+		for (int i = 0; i < nch; i++)
+			if (nib_get(S->p4e, e4idx(nx[i].s, nx[i].a, nx[i].b)) <= remc)
+				nx[n++] = nx[i];
 		if (!n)
 			continue;
 		if (count_node(S))
@@ -1325,25 +1333,51 @@ static int dfs5(struct f45s *S, int g, int cc, int fb, int ra, int rb,
 	if (*S->nodes > S->maxnodes)
 		return -1;
 	int rem = S->bound - g - 1, remc = rem < MAXD ? rem : MAXD;
+	/* the children's pairing-table reads are cache misses: their
+	 * lines are asked for all at once, then read */
+	int kid[NG5], kcc[NG5], kfb[NG5], kra[NG5], krb[NG5], nk = 0;
 	for (int j = 0; j < NG5; j++) {
 		int m = G5[j];
 		if (skip(m, prev))
 			continue;
 		int cc2 = T->c36mv[cc][j], fb2 = T->fbrow[j][fb];
+		if (S->p5c[(size_t)cc2 * NFB + (size_t)fb2] > remc)
+			continue;
 		int ra2 = T->rmvA[ra * NG5 + j], rb2 = T->rmvB[rb * NG5 + j];
-		if (h5(S, cc2, fb2, ra2, rb2) > remc)
+		__builtin_prefetch(S->p5a + (((size_t)ra2 * NFB + (size_t)fb2) >> 1));
+		__builtin_prefetch(S->p5b + (((size_t)rb2 * NFB + (size_t)fb2) >> 1));
+		kid[nk] = m, kcc[nk] = cc2, kfb[nk] = fb2, kra[nk] = ra2,
+		krb[nk] = rb2, nk++;
+	}
+	for (int i = 0; i < nk; i++) {
+		if (nib_get(S->p5a, (size_t)kra[i] * NFB + (size_t)kfb[i]) > remc ||
+		    nib_get(S->p5b, (size_t)krb[i] * NFB + (size_t)kfb[i]) > remc)
 			continue;
 		if (count_node(S))
 			return -2;
-		S->path[g] = m;
-		int r = dfs5(S, g + 1, cc2, fb2, ra2, rb2, m);
+		S->path[g] = kid[i];
+		int r = dfs5(S, g + 1, kcc[i], kfb[i], kra[i], krb[i], kid[i]);
 		if (r)
 			return r;
 	}
 	return 0;
 }
 
-int reduce__five45_p5(const void *t, void *search, const cube_t *c,
+int reduce__five45_p5_h(const void *t, void *search, const cube_t *c)
+{
+	if (!t || !search)
+		return -1;
+	struct f45s *S = search;
+	long nodes = 0;
+	search_init(S, t, 0, &nodes, NULL, NULL);
+	int cc, fb, ra, rb;
+	if (p5_coords(S->M, c, &cc, &fb, &ra, &rb))
+		return -1;
+	int h0 = h5(S, cc, fb, ra, rb);
+	return h0 > MAXD ? NIB_UNSEEN : h0;
+}
+
+int reduce__five45_p5(const void *t, void *search, const cube_t *c, int lo,
 		      cube_move *out, int max, long maxnodes, long *nodes,
 		      solve_poll_fn poll, void *ctx)
 {
@@ -1359,7 +1393,7 @@ int reduce__five45_p5(const void *t, void *search, const cube_t *c,
 		return -1;
 	if (max > P5_MAXLEN)
 		max = P5_MAXLEN;
-	for (int d = h0; d <= max; d++) {
+	for (int d = lo > h0 ? lo : h0; d <= max; d++) {
 		S->bound = d;
 		int r = dfs5(S, 0, cc, fb, ra, rb, -1);
 		if (r == -2)

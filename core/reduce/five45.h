@@ -40,7 +40,8 @@ int reduce__five45_p4(const void *t, void *search, const cube_t *c, int lo,
 /* Phase 5: a shortest answer into out (max moves); its length, -1 if c
  * is not in phase 4's goal or none within the budget, SOLVE_ENOTFOUND if
  * poll stopped it. */
-int reduce__five45_p5(const void *t, void *search, const cube_t *c,
+int reduce__five45_p5_h(const void *t, void *search, const cube_t *c);
+int reduce__five45_p5(const void *t, void *search, const cube_t *c, int lo,
 		      cube_move *out, int max, long maxnodes, long *nodes,
 		      solve_poll_fn poll, void *ctx);
 #endif

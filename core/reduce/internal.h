@@ -556,11 +556,12 @@ long reduce__four_census(const void *tables, int which, long counts[16]);
  * x->c (in the frame x->tcol) and keeps its reductions, shortest first,
  * in REDUCE_R_FIVE: returns how many, SOLVE_ESTAGE if a phase found
  * none within its budget, SOLVE_ENOTFOUND if the poll stopped it.
- * reduce__five_emit emits reduction v onto x->c, its phases' lengths
- * into split[0..4]. */
+ * reduce__five_emit emits phases from..to (1 to 5) of reduction v onto
+ * x->c. */
 int reduce__five_tables_ok(const void *tables);
 int reduce__five_reduce(struct ctx *x, const void *tables);
-int reduce__five_emit(struct ctx *x, const void *tables, int v, int split[5]);
+int reduce__five_emit(struct ctx *x, const void *tables, int v, int from,
+		      int to);
 long reduce__five_census(const void *tables, int which, long counts[16]);
 
 #endif

@@ -298,10 +298,19 @@ static void stage_begin(struct ctx *x, reduce_result *res, int k)
 
 static void stage_end(struct ctx *x, reduce_result *res, int k)
 {
-	size_t start = (size_t)res->stage[k].start;
-	size_t len = moves_simplify(x->out + start, x->count - start);
-	x->count = start + moves_merge_blocks(x->out + start, len, x->n);
-	res->stage[k].count = (int)(x->count - start);
+	size_t start = (size_t)res->stage[k].start, len = x->count - start;
+	/* until nothing changes: a merge can make a cancellation ("R 2R"
+	 * is Rw, which "Rw'" then cancels) and a cancellation a merge; each
+	 * pass but the last shortens the stage */
+	for (;;) {
+		size_t s = moves_simplify(x->out + start, len);
+		s = moves_merge_blocks(x->out + start, s, x->n);
+		if (s == len)
+			break;
+		len = s;
+	}
+	x->count = start + len;
+	res->stage[k].count = (int)len;
 }
 
 /* The frame on even n: of the 24 orientations, the one with most center
@@ -657,10 +666,17 @@ static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 	stage_begin(x, r, REDUCE_CENTERS);
 	if ((rc = reduce__four_phases(x, four, split)) < 0)
 		return rc;
-	r->stage[REDUCE_CENTERS].count = split[0] + split[1];
-	r->stage[REDUCE_EDGES].name = stage_names[REDUCE_EDGES];
-	r->stage[REDUCE_EDGES].start = split[0] + split[1];
-	r->stage[REDUCE_EDGES].count = split[2];
+	/* the phases' moves as two stages, each merged as every stage is
+	 * ("U Uw'" where one phase ends and the next begins is one turn) */
+	size_t start = (size_t)r->stage[REDUCE_CENTERS].start;
+	size_t nc = (size_t)(split[0] + split[1]), ne = x->count - start - nc;
+	cube_move *m = x->out + start;
+	x->count = start + nc;
+	stage_end(x, r, REDUCE_CENTERS);
+	memmove(x->out + x->count, m + nc, ne * sizeof *m);
+	stage_begin(x, r, REDUCE_EDGES);
+	x->count += ne;
+	stage_end(x, r, REDUCE_EDGES);
 	stage_begin(x, r, REDUCE_PLL_PARITY);
 	stage_end(x, r, REDUCE_PLL_PARITY);
 	stage_begin(x, r, REDUCE_3X3);
@@ -680,18 +696,22 @@ static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 static int solve_five(struct ctx *x, const cube_t *c, const void *tables,
 		      const void *five, int v, reduce_result *r)
 {
-	int split[5] = {0, 0, 0, 0, 0}, rc;
+	int rc;
 	if ((rc = variant_begin(x, c, r)) < 0)
 		return rc;
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	stage_end(x, r, REDUCE_OLL_PARITY);
+	/* each stage merged as every stage is ("U Uw'" where one phase
+	 * ends and the next begins is one turn): the phases' sets were
+	 * ranked by those merged lengths */
 	stage_begin(x, r, REDUCE_CENTERS);
-	if ((rc = reduce__five_emit(x, five, v, split)) < 0)
+	if ((rc = reduce__five_emit(x, five, v, 1, 2)) < 0)
 		return rc;
-	r->stage[REDUCE_CENTERS].count = split[0] + split[1];
-	r->stage[REDUCE_EDGES].name = stage_names[REDUCE_EDGES];
-	r->stage[REDUCE_EDGES].start = split[0] + split[1];
-	r->stage[REDUCE_EDGES].count = split[2] + split[3] + split[4];
+	stage_end(x, r, REDUCE_CENTERS);
+	stage_begin(x, r, REDUCE_EDGES);
+	if ((rc = reduce__five_emit(x, five, v, 3, 5)) < 0)
+		return rc;
+	stage_end(x, r, REDUCE_EDGES);
 	stage_begin(x, r, REDUCE_PLL_PARITY);
 	stage_end(x, r, REDUCE_PLL_PARITY);
 	stage_begin(x, r, REDUCE_3X3);

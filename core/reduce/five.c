@@ -1409,7 +1409,10 @@ static int step(struct vsrch *S, int phase, int q)
 			}
 			long used = 0;
 			if (phase == 5) {
+				/* answers of exactly b moves into mv5 */
 				cube_move mv5[24];
+				if (b > (int)(sizeof mv5 / sizeof mv5[0]))
+					continue;
 				int len = reduce__five45_p5(
 					S->T + OFF_F45, w->s45, el_cube(&in[i]), b,
 					mv5, b, nout ? S->after : CAP_45, &used,

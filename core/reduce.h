@@ -114,6 +114,16 @@ typedef struct reduce_limits {
 	 * in place of reduce_variants' 5; at effort 2 and 3 the default's
 	 * phases, then larger sets', the 3×3 stage on up to 6 of them */
 	const void *five_tables;
+	/* optional (NULL: never): non-zero once the caller would rather have
+	 * a quicker answer than a shorter one, called with ctx as often as
+	 * poll until it says yes. The 5×5 phases read it: they stop and keep
+	 * the reductions phase 5 has found (at effort 2 and 3, past the
+	 * default's pass, the default pass's), or, with none, leave the rest
+	 * of the time to the stage-by-stage reduction, so a slow or busy
+	 * machine gets a longer answer where it would have got
+	 * SOLVE_ENOTFOUND. The server says yes in the last sixth of the time
+	 * it gives, at least 500 ms of it. */
+	int (*hurry)(void *ctx);
 } reduce_limits;
 
 #define REDUCE_MAX_EFFORT 3

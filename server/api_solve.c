@@ -146,6 +146,7 @@ static int task_stop(struct solve_task *t)
 struct deadline {
 	double until;
 	struct solve_task *task;
+	double hurry_at; /* reductions: reduce_limits.hurry */
 };
 
 static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
@@ -154,6 +155,24 @@ static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
 	(void)total;
 	const struct deadline *d = ctx;
 	return now_ms() > d->until || task_stop(d->task);
+}
+
+/* A reduction's last sixth of its time, at least HURRY_MS of it: the 5×5
+ * phases end there with what they have, or leave that time to the
+ * stage-by-stage reduction (one pass about 150 ms here), rather than
+ * run to the deadline and answer no_solution_found. */
+#define HURRY_MS 500
+
+static int hurry_deadline(void *ctx)
+{
+	const struct deadline *d = ctx;
+	return now_ms() > d->hurry_at;
+}
+
+static double hurry_at(double t0, int timeout_ms)
+{
+	double spare = timeout_ms / 6.0 > HURRY_MS ? timeout_ms / 6.0 : HURRY_MS;
+	return spare < timeout_ms ? t0 + timeout_ms - spare : t0;
 }
 
 int api__tables_or_503(const struct api_config *cfg, int t,
@@ -330,8 +349,10 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 		return -1;
 	}
 	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms, a->task};
+	struct deadline d = {t0 + a->timeout_ms, a->task,
+			     hurry_at(t0, a->timeout_ms)};
 	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
+			     .hurry = hurry_deadline,
 			     .stage_tables = solver_stage_tables(cfg->solver),
 			     .effort = a->effort,
 			     .four_tables = n == 4 ? solver_four_tables(cfg->solver)
@@ -443,7 +464,7 @@ static int solve_cube(const struct api_config *cfg, const cube_t *c,
 		goto done;
 	}
 	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms, a->task};
+	struct deadline d = {t0 + a->timeout_ms, a->task, 0};
 	if (a->target) {
 		target_limits lim = {
 			.max_length = a->max_given ? a->max_length : 0,

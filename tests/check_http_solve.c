@@ -1490,6 +1490,14 @@ static void phase_tables_used(int n, const char *flag, const char *key,
 	}
 	ck_assert_msg(total <= most_moves, "%d moves for three %dx%ds", total,
 		      n, n);
+	if (n == 5 && !SANITIZED) {
+		/* 600 ms where the phases take about a second: hurried at
+		 * 100 ms (reduce_limits.hurry), they leave the last 500 to
+		 * the stage-by-stage reduction (its first pass about 150
+		 * ms here), an answer rather than 422 no_solution_found */
+		json_decref(big_solve_ok(o.port, sget(sc, "facelets"),
+					 "\"timeout_ms\": 600"));
+	}
 	json_decref(sc);
 	ck_assert_int_eq(server_stop(&o, 0), 0);
 	test_server_remove(&o);

@@ -171,6 +171,8 @@ struct solved {
 	cube_move *moves;
 };
 
+static struct solved solve_rl(const cube_t *c, const reduce_limits *rl);
+
 /* Solve c at an effort (0: the default) and check everything about the
  * answer. */
 static struct solved solve_opts(const cube_t *c, const void *stage_tables,
@@ -181,12 +183,19 @@ static struct solved solve_opts(const cube_t *c, const void *stage_tables,
 	reduce_limits rl = {.stage_tables = stage_tables, .effort = effort,
 			    .four_tables = n == 4 ? phases : NULL,
 			    .five_tables = n == 5 ? phases : NULL};
+	return solve_rl(c, &rl);
+}
+
+/* Solve c under rl and check everything about the answer. */
+static struct solved solve_rl(const cube_t *c, const reduce_limits *rl)
+{
+	int n = c->n;
 	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
 	void *work = malloc(ws);
 	struct solved s;
 	s.moves = malloc(cap * sizeof *s.moves);
 	REQUIRE(ws > 0 && cap > 0 && work && s.moves);
-	s.count = reduce_solve(tables, c, &rl, work, ws, s.moves, cap, &s.res);
+	s.count = reduce_solve(tables, c, rl, work, ws, s.moves, cap, &s.res);
 	free(work);
 	ck_assert_msg(s.count >= 0, "n=%d: %s", n, solve_errname(s.count));
 	ck_assert_int_eq(s.res.count, s.count);
@@ -1934,7 +1943,7 @@ static struct solved five_solve(const cube_t *c, int effort)
 }
 
 /* Seeded 5×5s through the five phases at the default effort: the mean
- * under cube555's 72 (69.67 on these 12; the bench's first 60 70.42:
+ * under cube555's 72 (69.75 on these 12; the bench's first 60 70.43:
  * bench/RESULTS.md, "5×5 under 72 at the default"). */
 START_TEST(five_random)
 {
@@ -2048,6 +2057,87 @@ START_TEST(five_polls)
 }
 END_TEST
 
+/* A caller's hurry (reduce_limits.hurry), asked from the phase searches
+ * as often as the poll: wherever it says yes the answer is whole and
+ * checked, and it is either the phases' (hurried in phase 5 once it has
+ * an answer) or the stage-by-stage reduction's, the same as without the
+ * phase tables. Never hurried, the answer is the unhurried one; hurried
+ * at the first ask, the stage-by-stage one, asked no more. At effort 2,
+ * hurried in the larger pass, the default pass's reductions are kept:
+ * the phases' answer, no longer than the default's. */
+struct hurry {
+	int calls, at, fired;
+};
+
+static int hurry_fn(void *ctx)
+{
+	struct hurry *h = ctx;
+	if (h->calls++ < h->at)
+		return 0;
+	h->fired = 1;
+	return 1;
+}
+
+static int same_moves(const struct solved *a, const struct solved *b)
+{
+	return a->count == b->count &&
+	       memcmp(a->moves, b->moves,
+		      (size_t)a->count * sizeof *a->moves) == 0;
+}
+
+/* the five phases' reduction: no parity stage, no staged-center steps */
+static int by_phases(const struct solved *s)
+{
+	return s->res.stage[REDUCE_OLL_PARITY].count == 0 &&
+	       s->res.stage[REDUCE_PLL_PARITY].count == 0 &&
+	       s->res.center_steps[0] + s->res.center_steps[1] +
+			       s->res.center_steps[2] + s->res.center_steps[3] ==
+		       0;
+}
+
+START_TEST(five_hurry)
+{
+	cube_t *c = random_cube(5, 9100u * 5u + 1u);
+	struct hurry h = {.at = 1 << 30};
+	reduce_limits rl = {.stage_tables = stage, .five_tables = five,
+			    .hurry = hurry_fn, .ctx = &h};
+	struct solved whole = solve_rl(c, &rl), plain = five_solve(c, 0);
+	ck_assert(!h.fired);
+	ck_assert(same_moves(&whole, &plain));
+	ck_assert(by_phases(&whole));
+	int asks = h.calls;
+	ck_assert_int_gt(asks, 4);
+
+	struct solved old = solve_with(c, stage);
+	ck_assert(!by_phases(&old) || old.count != whole.count);
+	for (int at = 0; at < asks; at += at < 2 ? 1 : 1 + asks / 6) {
+		h = (struct hurry){.at = at};
+		struct solved s = solve_rl(c, &rl);
+		ck_assert(h.fired);
+		ck_assert_int_eq(h.calls, at + 1); /* asked no more */
+		ck_assert(same_moves(&s, &old) ||
+			  (by_phases(&s) && s.count >= whole.count));
+		if (at == 0)
+			ck_assert(same_moves(&s, &old));
+		free(s.moves);
+	}
+
+	/* effort 2: its first pass is the default's, asked as often */
+	rl.effort = 2;
+	h = (struct hurry){.at = asks};
+	struct solved e2 = solve_rl(c, &rl);
+	ck_assert(h.fired);
+	ck_assert_int_eq(h.calls, asks + 1);
+	ck_assert(by_phases(&e2));
+	ck_assert_int_le(e2.count, whole.count);
+	free(e2.moves);
+	free(whole.moves);
+	free(plain.moves);
+	free(old.moves);
+	free(c);
+}
+END_TEST
+
 /* As four_bad_tables (bad_phase_tables), with a 4×4 the other size. */
 START_TEST(five_bad_tables)
 {
@@ -2131,6 +2221,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(five_case, five_parities);
 	tcase_add_test(five_case, five_effort);
 	tcase_add_test(five_case, five_polls);
+	tcase_add_test(five_case, five_hurry);
 	tcase_add_test(five_case, five_bad_tables);
 	suite_add_tcase(s, five_case);
 	return s;

@@ -45,6 +45,19 @@ static const uint8_t quota[4][5] = {
 	{60, 60, 40, 16, 4},
 };
 static const long cap_after[4] = {0, 150000L, 500000L, 1000000L};
+/* Nodes a phase may spend in all once it holds an answer (by effort,
+ * phase 1 … 5), and a search past its own first answer: without them the
+ * slowest states took 3-4 s (a phase-1 search finding all 20 answers in
+ * 8 M nodes, a phase 3 of 3 M); with them the bench's first 60 take
+ * 70.43 moves (70.42 before) in 1.15 s median, 2.1 s p90, 2.9 s at most
+ * (1.29, 2.8, 4.2 s before, same run). Phase 3's nodes cost about twice
+ * the others'. */
+static const long phase_cap[4][6] = {
+	{0},
+	{0, 2000000L, 2000000L, 1000000L, 2000000L, 2000000L},
+	{0, 4000000L, 4000000L, 2000000L, 4000000L, 4000000L},
+	{0, 8000000L, 8000000L, 4000000L, 8000000L, 8000000L},
+};
 #define F_SETMAX 128
 #define F_PATH 64
 #define F_CB 256 /* a 5×5 cube_t (cube_sizeof(5), 226 bytes) */
@@ -84,7 +97,9 @@ struct fivew {
 	int l45[F_ANS];
 	_Alignas(64) unsigned char scratch[F_CB];
 	long nodes;  /* all phases' */
-	int stopped; /* the caller's poll */
+	int stopped; /* the search ends: the caller's poll, or its hurry */
+	int halted;  /* the caller's poll: the solve ends */
+	int hurried; /* its hurry, asked no more (reduce_limits.hurry) */
 	_Alignas(64) unsigned char s45[]; /* five45's search */
 };
 
@@ -102,6 +117,8 @@ struct vsrch {
 	const cube_t *start; /* phase 3: to check an answer's edges */
 	int bound, want, nfound;
 	long nodes, cap, after; /* after: cap_after[effort] */
+	const long *pcap;       /* phase_cap[effort] */
+	int phase;              /* the step's */
 };
 
 static cube_t *el_cube(struct fel *e)
@@ -109,17 +126,37 @@ static cube_t *el_cube(struct fel *e)
 	return (cube_t *)(void *)e->cb;
 }
 
+/* The phases' poll (ctx: the vsrch): the caller's poll ends the solve
+ * (halted); its hurry, asked until it says yes, ends the phases with
+ * what they hold (hurried: five_pass). */
+static int five_poll(void *ctx, uint64_t done, uint64_t total)
+{
+	struct vsrch *S = ctx;
+	const reduce_limits *l = S->lim;
+	struct fivew *w = S->w;
+	if (l->poll && l->poll(l->ctx, done, total)) {
+		w->stopped = w->halted = 1;
+		return 1;
+	}
+	if (!w->hurried && l->hurry && l->hurry(l->ctx)) {
+		w->stopped = w->hurried = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static solve_poll_fn poll_of(const struct vsrch *S)
+{
+	return S->lim && (S->lim->poll || S->lim->hurry) ? five_poll : NULL;
+}
+
 static int node(struct vsrch *S)
 {
 	struct fivew *w = S->w;
 	if (++S->nodes > S->cap || w->stopped)
 		return 1;
-	if ((++w->nodes & 0xffff) == 0 && S->lim && S->lim->poll &&
-	    S->lim->poll(S->lim->ctx, (uint64_t)w->nodes, 0)) {
-		w->stopped = 1;
-		return 1;
-	}
-	return 0;
+	return (++w->nodes & 0xffff) == 0 && poll_of(S) &&
+	       five_poll(S, (uint64_t)w->nodes, 0);
 }
 
 static int skip(const struct vmodel *M, int last, int k)
@@ -144,6 +181,9 @@ static void found(struct vsrch *S, int depth)
 			return;
 	}
 	if (S->nfound < S->want) {
+		/* the call's first answer: at most the phase's cap more */
+		if (!S->nfound && S->cap - S->nodes > S->pcap[S->phase])
+			S->cap = S->nodes + S->pcap[S->phase];
 		memcpy(w->ans[S->nfound], w->path, (size_t)depth);
 		w->alen[S->nfound++] = depth;
 	}
@@ -512,6 +552,13 @@ static void add_moves(const struct vmodel *M, struct fel *out, int *nout,
 	add_el(M, out, nout, e, phase, mm, len);
 }
 
+/* A phase is done: its quota q held, stopped, or its cap spent once it
+ * holds an answer (phase_cap). */
+static int full(const struct vsrch *S, int nout, int q, long pn)
+{
+	return nout >= q || S->w->stopped || (nout && pn >= S->pcap[S->phase]);
+}
+
 /* One phase over set[cur] into the other: by total length t from the
  * least len + bound up, each answer of exactly t - len turns, until it
  * holds q (or no t within a window of the least gives any). */
@@ -532,11 +579,13 @@ static int step(struct vsrch *S, int phase, int q)
 	 * phase 2's with the wing parity odd: a lone flipped edge's wings
 	 * need 12 moves there from bound 0) */
 	int tend = tmin + 14;
-	for (int t = tmin; nout < q && t < tend && !w->stopped; t++) {
+	long pn = 0; /* the phase's nodes */
+	S->phase = phase;
+	for (int t = tmin; t < tend && !full(S, nout, q, pn); t++) {
 		/* once it holds an answer, a few lengths more at most */
 		if (nout && tend > t + FIVE_MORE)
 			tend = t + FIVE_MORE;
-		for (int i = 0; i < nin && nout < q && !w->stopped; i++) {
+		for (int i = 0; i < nin && !full(S, nout, q, pn); i++) {
 			int b = t - in[i].cost;
 			if (h[i] < 0 || b < h[i])
 				continue;
@@ -545,6 +594,7 @@ static int step(struct vsrch *S, int phase, int q)
 				if (b > V_DEPTH)
 					continue;
 				int n = search123(S, phase, el_cube(&in[i]), b, q - nout);
+				pn += S->nodes;
 				for (int a = 0; a < n; a++)
 					add_el(M, out, &nout, &in[i], phase,
 					       w->ans[a], w->alen[a]);
@@ -559,9 +609,9 @@ static int step(struct vsrch *S, int phase, int q)
 				int len = reduce__five45_p5(
 					S->T + OFF_F45, w->s45, el_cube(&in[i]), b,
 					mv5, b, nout ? S->after : CAP_45, &used,
-					S->lim ? S->lim->poll : NULL,
-					S->lim ? S->lim->ctx : NULL);
+					poll_of(S), S);
 				spent += used;
+				pn += used;
 				if (len == SOLVE_ENOTFOUND)
 					w->stopped = 1;
 				if (len < 0)
@@ -572,10 +622,10 @@ static int step(struct vsrch *S, int phase, int q)
 			int n = reduce__five45_p4(S->T + OFF_F45, w->s45,
 						  el_cube(&in[i]), b, b,
 						  q - nout < F_ANS ? q - nout : F_ANS,
-						  w->a45, w->l45, S->cap, &used,
-						  S->lim ? S->lim->poll : NULL,
-						  S->lim ? S->lim->ctx : NULL);
+						  w->a45, w->l45, S->cap, S->pcap[4], &used,
+						  poll_of(S), S);
 			spent += used;
+			pn += used;
 			if (n == SOLVE_ENOTFOUND)
 				w->stopped = 1;
 			for (int a = 0; a < n; a++)
@@ -601,11 +651,13 @@ static void sort_set(struct fel *s, int n)
 }
 
 /* The five phases at one effort's quotas from x->c: phase 5's answers
- * in set[cur], shortest first; how many, or an error. */
+ * in set[cur], shortest first; how many, or an error. Hurried by the
+ * caller: the answers phase 5 has, or 0 before it has any. */
 static int five_pass(struct ctx *x, struct vsrch *S, int e)
 {
 	struct fivew *w = S->w;
 	S->after = cap_after[e];
+	S->pcap = phase_cap[e];
 	w->cur = 0;
 	/* the cube along each axis, coloured by its faces */
 	for (int a = 0; a < 3; a++) {
@@ -625,18 +677,17 @@ static int five_pass(struct ctx *x, struct vsrch *S, int e)
 		d->hash = cube_hash(c);
 	}
 	w->nset[0] = 3;
-	for (int ph = 1; ph <= 4; ph++) {
-		if (step(S, ph, quota[e][ph - 1]) == 0)
-			return w->stopped ? SOLVE_ENOTFOUND : SOLVE_ESTAGE;
-		sort_set(w->set[w->cur], w->nset[w->cur]);
+	for (int ph = 1; ph <= 5; ph++) {
+		int got = step(S, ph, quota[e][ph - 1]);
+		if (w->halted)
+			return SOLVE_ENOTFOUND;
+		if (w->hurried && (ph < 5 || got == 0))
+			return 0;
+		if (got == 0)
+			return SOLVE_ESTAGE;
+		sort_set(w->set[w->cur], got);
 	}
-	int n5 = step(S, 5, quota[e][4]);
-	if (w->stopped)
-		return SOLVE_ENOTFOUND;
-	if (n5 == 0)
-		return SOLVE_ESTAGE;
-	sort_set(w->set[w->cur], n5);
-	return n5;
+	return w->nset[w->cur];
 }
 
 /* At effort 2 and 3 the default's pass runs first and its reductions
@@ -653,20 +704,21 @@ int reduce__five_reduce(struct ctx *x, const void *tables)
 	if (cube_sizeof(5) > F_CB)
 		return SOLVE_ESTAGE;
 	w->nodes = 0;
-	w->stopped = 0;
+	w->stopped = w->halted = w->hurried = 0;
 	int nkeep = 0;
 	if (e > 1) {
 		int n = five_pass(x, &S, 1);
-		if (n == SOLVE_ENOTFOUND)
+		if (n == SOLVE_ENOTFOUND || n == 0)
 			return n;
 		for (int i = 0; i < n && nkeep < F_KEEP; i++)
 			memcpy(&w->keep[nkeep++], &w->set[w->cur][i],
 			       sizeof w->keep[0]);
 	}
+	/* hurried in the larger pass: the default's reductions */
 	int n5 = five_pass(x, &S, e);
-	if (n5 == SOLVE_ENOTFOUND || (n5 < 0 && !nkeep))
+	if (n5 == SOLVE_ENOTFOUND || (n5 <= 0 && !nkeep))
 		return n5;
-	if (n5 < 0)
+	if (n5 <= 0)
 		n5 = w->nset[w->cur] = 0;
 	for (int i = 0; i < nkeep && n5 < F_SETMAX; i++) {
 		int dup = 0;

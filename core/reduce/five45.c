@@ -1098,7 +1098,7 @@ struct f45s {
 	int bound, k, nfound, stopped;
 	cube_move (*out)[24];
 	int *lens;
-	long *nodes, maxnodes;
+	long *nodes, maxnodes, after; /* after: phase 4's, past its first */
 	solve_poll_fn poll;
 	void *ctx;
 	int path[P5_MAXLEN + 1];
@@ -1118,7 +1118,7 @@ static void search_init(struct f45s *S, const void *t, long maxnodes,
 	S->M = model_of(t);
 	S->p4c = T + OFF_P4C, S->p4e = T + OFF_P4E, S->p5c = T + OFF_P5C;
 	S->p5a = T + OFF_P5A, S->p5b = T + OFF_P5B;
-	S->maxnodes = maxnodes, S->nodes = nodes;
+	S->maxnodes = maxnodes, S->nodes = nodes, S->after = maxnodes;
 	S->poll = poll, S->ctx = ctx, S->stopped = 0;
 	S->nfound = 0;
 }
@@ -1159,6 +1159,9 @@ static int dfs4(struct f45s *S, int g, int ud, int rl, int nch, int prev)
 		for (int i = 0; i < g; i++)
 			S->out[S->nfound][i] = MV[S->path[i]];
 		S->lens[S->nfound] = g;
+		/* the first answer: at most after nodes more */
+		if (!S->nfound && S->maxnodes - *S->nodes > S->after)
+			S->maxnodes = *S->nodes + S->after;
 		return ++S->nfound >= S->k;
 	}
 	if (*S->nodes > S->maxnodes)
@@ -1278,7 +1281,8 @@ int reduce__five45_p4_h(const void *t, void *search, const cube_t *c)
 
 int reduce__five45_p4(const void *t, void *search, const cube_t *c, int lo,
 		      int hi, int k, cube_move (*out)[24], int *lens,
-		      long maxnodes, long *nodes, solve_poll_fn poll, void *ctx)
+		      long maxnodes, long after, long *nodes, solve_poll_fn poll,
+		      void *ctx)
 {
 	if (!t || !search || !out || !lens || !nodes || k < 1)
 		return -1;
@@ -1288,7 +1292,7 @@ int reduce__five45_p4(const void *t, void *search, const cube_t *c, int lo,
 	int nch = p4_start(S, c, &ud, &rl, &h0);
 	if (nch < 0)
 		return -1;
-	S->k = k, S->out = out, S->lens = lens;
+	S->k = k, S->out = out, S->lens = lens, S->after = after;
 	if (hi > P4_MAXLEN)
 		hi = P4_MAXLEN;
 	for (int d = lo > h0 ? lo : h0; d <= hi && h0 <= MAXD; d++) {

@@ -32,11 +32,13 @@ int reduce__five45_p4_h(const void *t, void *search, const cube_t *c);
  * k of them, into out/lens; returns how many (0: none within hi or the
  * node budget), -1 if c is not in phase 3's goal, SOLVE_ENOTFOUND if poll
  * stopped it. Nodes counted into *nodes (the caller's budget across
- * calls: stop when *nodes > maxnodes). poll may be NULL; it is called
- * every 65,536 nodes with (*nodes, maxnodes). */
+ * calls: stop when *nodes > maxnodes, or, once it has an answer, when
+ * after more have gone). poll may be NULL; it is called every 65,536
+ * nodes with (*nodes, maxnodes). */
 int reduce__five45_p4(const void *t, void *search, const cube_t *c, int lo,
 		      int hi, int k, cube_move (*out)[24], int *lens,
-		      long maxnodes, long *nodes, solve_poll_fn poll, void *ctx);
+		      long maxnodes, long after, long *nodes, solve_poll_fn poll,
+		      void *ctx);
 /* Phase 5: a shortest answer into out (max moves); its length, -1 if c
  * is not in phase 4's goal or none within the budget, SOLVE_ENOTFOUND if
  * poll stopped it. */

@@ -555,7 +555,9 @@ long reduce__four_census(const void *tables, int which, long counts[16]);
  * caller: reduce__five_tables_ok). reduce__five_reduce searches from
  * x->c (in the frame x->tcol) and keeps its reductions, shortest first,
  * in REDUCE_R_FIVE: returns how many, SOLVE_ESTAGE if a phase found
- * none within its budget, SOLVE_ENOTFOUND if the poll stopped it.
+ * none within its budget, SOLVE_ENOTFOUND if the poll stopped it, 0 if
+ * the caller's hurry did before there were any (the caller takes the
+ * stage-by-stage path after both).
  * reduce__five_emit emits phases from..to (1 to 5) of reduction v onto
  * x->c. */
 int reduce__five_tables_ok(const void *tables);

@@ -824,8 +824,9 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		/* 4×4: several frames, the shortest kept; one that ran out of
 		 * its budget is replaced by the next frame (up to 8 in all).
 		 * 5×5: the phases once, then the 3×3 stage on each reduction
-		 * they kept, the shortest whole kept. None: the stage-by-stage
-		 * path below */
+		 * they kept, the shortest whole kept. None (a phase over its
+		 * budget, or hurried by the caller before it had any): the
+		 * stage-by-stage path below */
 		int nvar = four ? four_variants(x.effort) : 0;
 		if (five) {
 			x.frame = 0;

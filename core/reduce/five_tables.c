@@ -666,7 +666,9 @@ int reduce_five_tables_build(void *tables, size_t size, void *work,
 	    ((uintptr_t)tables & 15))
 		return CUBE_EINVAL;
 	unsigned char *T = tables;
-	memset(T, 0, OFF_T1X);
+	/* every byte, the gaps between tables too: the same file from every
+	 * build (the header zero, not good, until sealed) */
+	memset(T, 0, FIVE_SIZE);
 	unsigned char *w = (unsigned char *)(((uintptr_t)work + 63) &
 					     ~(uintptr_t)63);
 	struct vmodel *M = (struct vmodel *)(void *)(T + OFF_MODEL);

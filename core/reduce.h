@@ -116,13 +116,15 @@ typedef struct reduce_limits {
 	const void *five_tables;
 	/* optional (NULL: never): non-zero once the caller would rather have
 	 * a quicker answer than a shorter one, called with ctx as often as
-	 * poll until it says yes. The 5×5 phases read it: they stop and keep
-	 * the reductions phase 5 has found (at effort 2 and 3, past the
-	 * default's pass, the default pass's), or, with none, leave the rest
-	 * of the time to the stage-by-stage reduction, so a slow or busy
-	 * machine gets a longer answer where it would have got
-	 * SOLVE_ENOTFOUND. The server says yes in the last sixth of the time
-	 * it gives, at least 500 ms of it. */
+	 * poll until it says yes; the phase solvers read it, so a slow or
+	 * busy machine gets a longer answer where it would have got
+	 * SOLVE_ENOTFOUND. A 4×4 gives up the frame at hand: the best frame
+	 * so far answers, else the stage-by-stage reduction in the time
+	 * left. A 5×5's phases stop and keep the reductions phase 5 has
+	 * found (at effort 2 and 3, past the default's pass, that pass's),
+	 * or, with none, leave the time left to the stage-by-stage
+	 * reduction. The server says yes in the last sixth of the time it
+	 * gives, at least 500 ms of it. */
 	int (*hurry)(void *ctx);
 } reduce_limits;
 

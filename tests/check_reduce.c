@@ -2138,6 +2138,50 @@ START_TEST(five_hurry)
 }
 END_TEST
 
+/* As five_hurry, on a 4×4: hurried, the frame at hand is given up and,
+ * with no frame done, the stage-by-stage reduction answers. The state is
+ * the first seeded one whose phases ask at least four times (phases 2 and
+ * 3 ask every 65,536 nodes). */
+START_TEST(four_hurry)
+{
+	cube_t *c = NULL;
+	struct hurry h;
+	reduce_limits rl = {.stage_tables = stage, .four_tables = four,
+			    .hurry = hurry_fn, .ctx = &h};
+	struct solved whole = {0};
+	for (unsigned k = 0; k < 60; k++) {
+		c = random_cube(4, 9100u * 4u + k);
+		h = (struct hurry){.at = 1 << 30};
+		whole = solve_rl(c, &rl);
+		if (h.calls >= 4)
+			break;
+		free(whole.moves);
+		free(c);
+		c = NULL;
+	}
+	REQUIRE(c);
+	int asks = h.calls;
+	ck_assert(!h.fired);
+	ck_assert(by_phases(&whole));
+	struct solved plain = solve_opts(c, stage, 0, four);
+	ck_assert(same_moves(&whole, &plain));
+
+	struct solved old = solve_with(c, stage);
+	for (int at = 0; at < asks; at++) {
+		h = (struct hurry){.at = at};
+		struct solved s = solve_rl(c, &rl);
+		ck_assert(h.fired);
+		ck_assert_int_eq(h.calls, at + 1); /* asked no more */
+		ck_assert(same_moves(&s, &old));
+		free(s.moves);
+	}
+	free(whole.moves);
+	free(plain.moves);
+	free(old.moves);
+	free(c);
+}
+END_TEST
+
 /* As four_bad_tables (bad_phase_tables), with a 4×4 the other size. */
 START_TEST(five_bad_tables)
 {
@@ -2206,6 +2250,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(four_case, four_random);
 	tcase_add_test(four_case, four_parities);
 	tcase_add_test(four_case, four_polls);
+	tcase_add_test(four_case, four_hurry);
 	tcase_add_test(four_case, four_effort);
 	tcase_add_test(four_case, four_bad_tables);
 	suite_add_tcase(s, four_case);

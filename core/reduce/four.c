@@ -865,6 +865,7 @@ struct fourw {
 	uint8_t best2[P2_DEPTH + 2];
 	long nodes, limit;
 	int stopped; /* the caller's poll stopped phase 2 or 3 */
+	int hurried; /* its hurry did (reduce_limits.hurry) */
 };
 
 size_t reduce__four_size(int n)
@@ -884,7 +885,8 @@ struct fsearch {
 /* A node of phase 2 or 3 counted against the budget; every 65,536th
  * asks the caller's poll (done: the phase's nodes so far, total: its
  * budget), and a stop ends the search as the budget would (w->stopped
- * says which). Phase 3 asks nowhere else, and may take 2 s. */
+ * says which); then its hurry, which ends it too (w->hurried: the frame
+ * is given up). Phase 3 asks nowhere else, and may take 2 s. */
 static inline int over_budget(struct fsearch *S)
 {
 	struct fourw *w = S->w;
@@ -894,6 +896,12 @@ static inline int over_budget(struct fsearch *S)
 	    S->lim->poll(S->lim->ctx, (uint64_t)w->nodes,
 			 (uint64_t)w->limit)) {
 		w->stopped = 1;
+		w->limit = 0;
+		return 1;
+	}
+	if ((w->nodes & 0xffff) == 0 && S->lim && S->lim->hurry &&
+	    S->lim->hurry(S->lim->ctx)) {
+		w->hurried = 1;
 		w->limit = 0;
 		return 1;
 	}
@@ -1153,7 +1161,22 @@ static int emit_moves(struct ctx *x, const struct fmodel *M,
 	return 0;
 }
 
+static int four_phases(struct ctx *x, const void *tables, int *split);
+
+/* Hurried by the caller (reduce_limits.hurry), a frame is given up:
+ * SOLVE_ESTAGE with x->hurried set, and the caller tries no other. */
 int reduce__four_phases(struct ctx *x, const void *tables, int *split)
+{
+	struct fourw *w = x->region[REDUCE_R_FOUR];
+	w->hurried = 0;
+	int rc = four_phases(x, tables, split);
+	if (!w->hurried || rc == SOLVE_ENOTFOUND)
+		return rc;
+	x->hurried = 1;
+	return SOLVE_ESTAGE;
+}
+
+static int four_phases(struct ctx *x, const void *tables, int *split)
 {
 	const unsigned char *T = tables;
 	struct fsearch S = {
@@ -1229,6 +1252,8 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 		}
 		if (w->stopped || poll_now(x))
 			return SOLVE_ENOTFOUND;
+		if (w->hurried)
+			return SOLVE_ESTAGE;
 	}
 	if (best1 < 0)
 		return SOLVE_ESTAGE; /* budget: the caller falls back */
@@ -1275,7 +1300,7 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 		len3 = dfs3(&S, S.t3k[c3_index(M, s.c3)], r, pl, hp, 0, bd, last);
 	if (w->stopped)
 		return SOLVE_ENOTFOUND;
-	if (len3 < 0)
+	if (len3 < 0 || w->hurried)
 		return SOLVE_ESTAGE;
 	if ((rc = emit_moves(x, M, w->path, len3)) < 0)
 		return rc;

@@ -281,6 +281,7 @@ struct ctx {
 	int effort; /* reduce_limits.effort, 1 to REDUCE_MAX_EFFORT */
 	int ends;   /* the edge beam's endings to try (reduce.c) */
 	int free3;  /* the 3×3 stage tries the free turns (reduced3x3.c) */
+	int hurried; /* the caller's hurry ended the 4×4's phases (four.c) */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n, effort)) */

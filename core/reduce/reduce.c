@@ -822,7 +822,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		return SOLVE_ETABLES;
 	if (four || five) {
 		/* 4×4: several frames, the shortest kept; one that ran out of
-		 * its budget is replaced by the next frame (up to 8 in all).
+		 * its budget is replaced by the next frame (up to 8 in all),
+		 * and one the caller hurried ends them.
 		 * 5×5: the phases once, then the 3×3 stage on each reduction
 		 * they kept, the shortest whole kept. None (a phase over its
 		 * budget, or hurried by the caller before it had any): the
@@ -845,6 +846,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			x.cap = x.out == out ? cap : alt_cap;
 			int k = four ? solve_four(&x, c, tables, four, &r)
 				     : solve_five(&x, c, tables, five, v, &r);
+			if (k == SOLVE_ESTAGE && x.hurried)
+				break; /* hurried: the answer in hand, or below */
 			if (k == SOLVE_ESTAGE) {
 				nvar += four != NULL;
 				continue;

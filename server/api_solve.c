@@ -157,9 +157,9 @@ static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
 	return now_ms() > d->until || task_stop(d->task);
 }
 
-/* A reduction's last sixth of its time, at least HURRY_MS of it: the 5×5
- * phases end there with what they have, or leave that time to the
- * stage-by-stage reduction (one pass about 150 ms here), rather than
+/* A reduction's last sixth of its time, at least HURRY_MS of it: the 4×4
+ * and 5×5 phases end there with what they have, or leave that time to
+ * the stage-by-stage reduction (one pass about 150 ms here), rather than
  * run to the deadline and answer no_solution_found. */
 #define HURRY_MS 500
 

@@ -2062,7 +2062,8 @@ END_TEST
  * checked, and it is either the phases' (hurried in phase 5 once it has
  * an answer) or the stage-by-stage reduction's, the same as without the
  * phase tables. Never hurried, the answer is the unhurried one; hurried
- * at the first ask, the stage-by-stage one, asked no more. At effort 2,
+ * at the first ask, the stage-by-stage one, asked no more; at the last
+ * (in phase 5 on this state, the bench's state 3), the phases'. At effort 2,
  * hurried in the larger pass, the default pass's reductions are kept:
  * the phases' answer, no longer than the default's. */
 struct hurry {
@@ -2097,7 +2098,7 @@ static int by_phases(const struct solved *s)
 
 START_TEST(five_hurry)
 {
-	cube_t *c = random_cube(5, 9100u * 5u + 1u);
+	cube_t *c = random_cube(5, 9100u * 5u + 3u);
 	struct hurry h = {.at = 1 << 30};
 	reduce_limits rl = {.stage_tables = stage, .five_tables = five,
 			    .hurry = hurry_fn, .ctx = &h};
@@ -2108,6 +2109,13 @@ START_TEST(five_hurry)
 	int asks = h.calls;
 	ck_assert_int_gt(asks, 4);
 
+	/* this state's last asks come in phase 5 once it has an answer */
+	h = (struct hurry){.at = asks - 1};
+	struct solved late = solve_rl(c, &rl);
+	ck_assert(h.fired);
+	ck_assert(by_phases(&late));
+	ck_assert_int_ge(late.count, whole.count);
+	free(late.moves);
 	struct solved old = solve_with(c, stage);
 	ck_assert(!by_phases(&old) || old.count != whole.count);
 	for (int at = 0; at < asks; at += at < 2 ? 1 : 1 + asks / 6) {

@@ -838,9 +838,12 @@ long reduce__four_census(const void *tables, int which, long counts[16])
  * every machine): phase 2 over all the phase-1 answers together, phase 3
  * once (a node there weighs its 35 children). 20 states, one frame:
  * 64 answers and 4 M nodes 43.00 moves at 477 ms median; 16 answers
- * 43.20 at 399 ms; 1.5 M nodes 43.40 (bench/RESULTS.md). The largest
- * phase-3 search seen took 4 M nodes (about 2 s; the server's default
- * time for a 4×4 is 3 s); past the budget the solve falls back to the
+ * 43.20 at 399 ms; 1.5 M nodes 43.40 (bench/RESULTS.md). Phase 3 gets
+ * 1.5 M nodes (about 0.7 s): a search that needs more is one whose
+ * tables say 9 or 10 where the answer is 14 or more, and another frame
+ * class does better sooner (100 states: 4.5 M gave 42.98 moves, 1.5 M
+ * 42.93, the slowest server solves 3.8 s against 1.8 s). Past a budget
+ * the solve tries a frame of another class, then falls back to the
  * stage-by-stage path. */
 #ifndef P1_MAX
 #define P1_MAX 64
@@ -852,17 +855,25 @@ long reduce__four_census(const void *tables, int which, long counts[16])
 #define P2_BUDGET 4000000L
 #endif
 #ifndef P3_BUDGET
-#define P3_BUDGET 4500000L
+#define P3_BUDGET 1500000L
 #endif
 #define NLAB 2048 /* labelings with an even number of swapped edges */
 
+struct p2start {
+	uint32_t u, l;         /* U/D pieces' places, L/R pieces' */
+	uint8_t sx[12], sy[12]; /* each edge's class-A and class-B wing slot */
+	int wpar;
+};
+
 struct fourw {
+	struct p2start s2[P1_MAX]; /* phase 2 after each phase-1 answer */
 	uint16_t alive[P2_DEPTH + 2][NLAB];
 	int nalive[P2_DEPTH + 2];
 	uint8_t p1[P1_MAX][P1_DEPTH];
 	int p1len[P1_MAX], np1;
 	uint8_t path[P3_DEPTH + 2];
 	uint8_t best2[P2_DEPTH + 2];
+	int len2;  /* p2_try's answer: its length (the moves in path) */
 	long nodes, limit;
 	int stopped; /* the caller's poll stopped phase 2 or 3 */
 	int hurried; /* its hurry did (reduce_limits.hurry) */
@@ -1176,6 +1187,24 @@ int reduce__four_phases(struct ctx *x, const void *tables, int *split)
 	return SOLVE_ESTAGE;
 }
 
+/* Phase 2 after phase-1 answer i, bounded by bd: 1 and its moves in
+ * w->path (w->len2 of them), 0 none, or an error (the caller's poll
+ * stopped it, SOLVE_ENOTFOUND; its hurry, SOLVE_ESTAGE). */
+static int p2_try(struct ctx *x, struct fsearch *S, int i, int bd, int na)
+{
+	struct fourw *w = S->w;
+	const struct p2start *st = &w->s2[i];
+	w->nalive[0] = na;
+	int len = dfs2(S, st->u, st->l, st->sx, st->sy, st->wpar, 0, bd,
+		       w->p1len[i] ? w->p1[i][w->p1len[i] - 1] : -1);
+	if (w->stopped || poll_now(x))
+		return SOLVE_ENOTFOUND;
+	if (w->hurried)
+		return SOLVE_ESTAGE;
+	w->len2 = len;
+	return len >= 0;
+}
+
 static int four_phases(struct ctx *x, const void *tables, int *split)
 {
 	const unsigned char *T = tables;
@@ -1201,8 +1230,14 @@ static int four_phases(struct ctx *x, const void *tables, int *split)
 	if (w->np1 == 0)
 		return SOLVE_ESTAGE;
 
-	/* phase 2 after each, only for a shorter whole, within one budget */
-	int best = 99, best1 = -1, best2 = 0;
+	/* phase 2 after each, within one budget, deepened over all the
+	 * answers together: every phase-1 answer has the same length, so
+	 * the first phase 2 found is of the shortest whole (the first
+	 * answer's, of those tied). Deepened one answer at a time, a first
+	 * answer whose own phase 2 was deep could spend the budget and
+	 * leave a longer whole than a later answer offered (the bench's
+	 * first 100 states: 43.21 moves then, 42.98 so). */
+	int best1 = -1, best2 = 0;
 	w->nodes = 0;
 	w->limit = P2_BUDGET;
 	w->stopped = 0;
@@ -1211,7 +1246,8 @@ static int four_phases(struct ctx *x, const void *tables, int *split)
 		if (!(__builtin_popcount(b) & 1))
 			w->alive[0][na++] = (uint16_t)b;
 	for (int i = 0; i < w->np1; i++) {
-		uint8_t hw[24], sx[12], sy[12];
+		struct p2start *st = &w->s2[i];
+		uint8_t hw[24];
 		memcpy(hw, s.hw, 24);
 		/* the pieces through the answer: centres as masks, wings
 		 * by slot */
@@ -1225,36 +1261,31 @@ static int four_phases(struct ctx *x, const void *tables, int *split)
 				h2[g->wp[v]] = hw[v];
 			memcpy(hw, h2, 24);
 		}
-		uint32_t u = um & M->udpos, l = lm & ~M->udpos;
+		st->u = um & M->udpos, st->l = lm & ~M->udpos;
 		for (int v = 0; v < 24; v++) {
 			int h = hw[v], e = M->wedge[h];
 			if (M->cls[h])
-				sx[e] = (uint8_t)v;
+				st->sx[e] = (uint8_t)v;
 			else
-				sy[e] = (uint8_t)v;
+				st->sy[e] = (uint8_t)v;
 		}
-		int wpar = s.wpar;
+		st->wpar = s.wpar;
 		for (int j = 0; j < w->p1len[i]; j++)
-			wpar ^= M->mv[w->p1[i][j]].wpar;
-		int len = -1;
-		for (int bd = 0; len < 0 && bd < best - w->p1len[i] &&
-				 bd <= P2_DEPTH && w->nodes < w->limit;
-		     bd++) {
-			w->nalive[0] = na;
-			len = dfs2(&S, u, l, sx, sy, wpar, 0, bd,
-				   w->p1len[i] ? w->p1[i][w->p1len[i] - 1] : -1);
-		}
-		if (len >= 0 && w->p1len[i] + len < best) {
-			best = w->p1len[i] + len;
-			best1 = i;
-			best2 = len;
-			memcpy(w->best2, w->path, (size_t)len);
-		}
-		if (w->stopped || poll_now(x))
-			return SOLVE_ENOTFOUND;
-		if (w->hurried)
-			return SOLVE_ESTAGE;
+			st->wpar ^= M->mv[w->p1[i][j]].wpar;
 	}
+	for (int bd = 0; best1 < 0 && bd <= P2_DEPTH && w->nodes < w->limit;
+	     bd++)
+		for (int i = 0; i < w->np1 && w->nodes < w->limit; i++) {
+			int rc = p2_try(x, &S, i, bd, na);
+			if (rc < 0)
+				return rc;
+			if (rc > 0) {
+				best1 = i;
+				best2 = w->len2;
+				memcpy(w->best2, w->path, (size_t)best2);
+				break;
+			}
+		}
 	if (best1 < 0)
 		return SOLVE_ESTAGE; /* budget: the caller falls back */
 	int rc;

@@ -282,6 +282,9 @@ struct ctx {
 	int ends;   /* the edge beam's endings to try (reduce.c) */
 	int free3;  /* the 3×3 stage tries the free turns (reduced3x3.c) */
 	int hurried; /* the caller's hurry ended the 4×4's phases (four.c) */
+	/* 4×4: the frames whose phases ran out of their budget, by the
+	 * colours on the U/D and L/R axes (solve_four) */
+	int four_failed[8], nfour_failed;
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n, effort)) */

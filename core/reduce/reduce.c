@@ -655,17 +655,41 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
  * "centers" (phases 1 and 2) and "edges" (phase 3, which also finishes
  * the centers); no parity stage is needed. SOLVE_ESTAGE when a phase
  * ran out of its budget. */
+/* solve_four's return for a frame not tried (not an error of the API) */
+#define FOUR_SKIP (-999)
+
+/* A 4×4 frame's class: the colour pair it puts on the U/D axis. The
+ * eight frames of a class (turned about U/D, or upside down, from each
+ * other) set the phases one problem seen from another side, since each
+ * phase's moves and goal look the same from every side that keeps U/D
+ * on its axis: the same lengths, the same nodes. So a class that ran
+ * out of its budget once is not tried again. */
+static int four_class(const struct ctx *x)
+{
+	int u = x->tcol[CUBE_U], d = x->tcol[CUBE_D];
+	return u < d ? u * 6 + d : d * 6 + u;
+}
+
 static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 		      const void *four, reduce_result *r)
 {
 	int split[3] = {0, 0, 0}, rc;
 	if ((rc = variant_begin(x, c, r)) < 0) /* x->rot is 0 */
 		return rc;
+	int cls = four_class(x);
+	for (int i = 0; i < x->nfour_failed; i++)
+		if (x->four_failed[i] == cls)
+			return FOUR_SKIP;
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	stage_end(x, r, REDUCE_OLL_PARITY);
 	stage_begin(x, r, REDUCE_CENTERS);
-	if ((rc = reduce__four_phases(x, four, split)) < 0)
+	if ((rc = reduce__four_phases(x, four, split)) < 0) {
+		if (rc == SOLVE_ESTAGE && !x->hurried &&
+		    x->nfour_failed < (int)(sizeof x->four_failed /
+					    sizeof *x->four_failed))
+			x->four_failed[x->nfour_failed++] = cls;
 		return rc;
+	}
 	/* the phases' moves as two stages, each merged as every stage is
 	 * ("U Uw'" where one phase ends and the next begins is one turn) */
 	size_t start = (size_t)r->stage[REDUCE_CENTERS].start;
@@ -822,7 +846,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		return SOLVE_ETABLES;
 	if (four || five) {
 		/* 4×4: several frames, the shortest kept; one that ran out of
-		 * its budget is replaced by the next frame (up to 8 in all),
+		 * its budget is replaced by the next frame of another class
+		 * (up to 8 tried in all),
 		 * and one the caller hurried ends them.
 		 * 5×5: the phases once, then the 3×3 stage on each reduction
 		 * they kept, the shortest whole kept. None (a phase over its
@@ -837,7 +862,8 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			if (nvar == SOLVE_ENOTFOUND)
 				return nvar;
 		}
-		for (int v = 0; v < nvar && v < 8; v++) {
+		for (int v = 0, tried = 0; v < nvar && v < 24 && tried < 8;
+		     v++) {
 			x.frame = four ? v : 0;
 			x.rot = 0;
 			x.polls = TWOPHASE_POLLS * x.effort;
@@ -846,6 +872,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			x.cap = x.out == out ? cap : alt_cap;
 			int k = four ? solve_four(&x, c, tables, four, &r)
 				     : solve_five(&x, c, tables, five, v, &r);
+			if (k == FOUR_SKIP) {
+				nvar++; /* a class that ran out: the next */
+				continue;
+			}
+			tried++;
 			if (k == SOLVE_ESTAGE && x.hurried)
 				break; /* hurried: the answer in hand, or below */
 			if (k == SOLVE_ESTAGE) {

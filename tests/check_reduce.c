@@ -2195,9 +2195,12 @@ END_TEST
  * not tried again: at most three frames run out, one per class. The
  * state (the server's 4×4 scramble of seed 116) runs out of phase 2's
  * budget in every class; before, all eight frames were tried (8 of
- * phase 2's searches to its budget, 5.5 s), now three, and the
- * stage-by-stage reduction answers. Counted by the poll: a search that
- * spends its budget asks at 61 · 65,536 nodes of 4,000,000. */
+ * phase 2's searches to its budget, 5.5 s) and the stage-by-stage
+ * reduction answered, 55 moves. Now three run out, one per class; then
+ * the phases go again class by class with phase 1 one move longer: two
+ * classes run out again and the third answers, 40 moves, 5 spent
+ * searches in all. Counted by the poll: a search that spends its budget
+ * asks at 61 · 65,536 nodes of 4,000,000. */
 struct class_poll {
 	int spent;
 };
@@ -2221,12 +2224,10 @@ START_TEST(four_classes)
 	reduce_limits rl = {.stage_tables = stage, .four_tables = four,
 			    .poll = class_poll_fn, .ctx = &p};
 	struct solved s = solve_rl(c, &rl);
-	ck_assert_int_eq(p.spent, 3);
-	ck_assert(!by_phases(&s));
-	struct solved old = solve_with(c, stage);
-	ck_assert(same_moves(&s, &old));
+	ck_assert_int_eq(p.spent, 5);
+	ck_assert(by_phases(&s));
+	ck_assert_int_eq(s.count, 40);
 	free(s.moves);
-	free(old.moves);
 	free(c);
 }
 END_TEST

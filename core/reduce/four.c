@@ -1221,12 +1221,13 @@ static int four_phases(struct ctx *x, const void *tables, int *split)
 	if (read_state(x, M, &s) < 0)
 		return SOLVE_ESTAGE;
 
-	/* phase 1: every shortest answer (up to P1_MAX) */
+	/* phase 1: every shortest answer (up to P1_MAX), or every answer
+	 * one move longer (x->four_p1x, when every class ran out) */
 	w->np1 = 0;
 	int opt = S.t1[comb_rank(s.c1)];
 	if (opt == F_UNSEEN)
 		return SOLVE_ESTAGE;
-	dfs1(&S, s.c1, 0, opt, -1);
+	dfs1(&S, s.c1, 0, opt + x->four_p1x, -1);
 	if (w->np1 == 0)
 		return SOLVE_ESTAGE;
 

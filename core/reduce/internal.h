@@ -285,6 +285,7 @@ struct ctx {
 	/* 4×4: the frames whose phases ran out of their budget, by the
 	 * colours on the U/D and L/R axes (solve_four) */
 	int four_failed[8], nfour_failed;
+	int four_p1x; /* 1: the 4×4's phase 1 one move past its shortest */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n, effort)) */

@@ -896,6 +896,29 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				best = r;
 			}
 		}
+		if (four && nbest < 0 && x.nfour_failed > 0 && !x.hurried) {
+			/* every class ran out: each once more, phase 1 one
+			 * move longer (its answers' phase 2 is often much
+			 * shorter: the server's seed 116, 40 moves where the
+			 * stage-by-stage reduction takes 55) */
+			x.four_p1x = 1;
+			x.nfour_failed = 0;
+			for (int v = 0; v < 24 && nbest < 0 && !x.hurried; v++) {
+				x.frame = v;
+				x.rot = 0;
+				x.polls = TWOPHASE_POLLS * x.effort;
+				x.free3 = 1;
+				x.out = out;
+				x.cap = cap;
+				int k = solve_four(&x, c, tables, four, &r);
+				if (k == FOUR_SKIP || k == SOLVE_ESTAGE)
+					continue;
+				if (k < 0)
+					return k;
+				nbest = k;
+				best = r;
+			}
+		}
 		if (nbest >= 0) {
 			*res = best;
 			return nbest;

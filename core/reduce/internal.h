@@ -282,9 +282,9 @@ struct ctx {
 	int ends;   /* the edge beam's endings to try (reduce.c) */
 	int free3;  /* the 3×3 stage tries the free turns (reduced3x3.c) */
 	int hurried; /* the caller's hurry ended the 4×4's phases (four.c) */
-	/* 4×4: the frames whose phases ran out of their budget, by the
-	 * colours on the U/D and L/R axes (solve_four) */
-	int four_failed[8], nfour_failed;
+	/* 4×4: the frame classes whose phases ran out of their budget, a
+	 * bit each (solve_four, four_class) */
+	uint64_t four_failed;
 	int four_p1x; /* 1: the 4×4's phase 1 one move past its shortest */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */

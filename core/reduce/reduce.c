@@ -650,26 +650,38 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	return r->count;
 }
 
-/* 4×4 by three phases (four.c) on a fresh copy of c in frame x->frame,
- * then the 3×3 stage. The phases' moves are reported as the stages
- * "centers" (phases 1 and 2) and "edges" (phase 3, which also finishes
- * the centers); no parity stage is needed. SOLVE_ESTAGE when a phase
- * ran out of its budget. */
 /* solve_four's return for a frame not tried (not an error of the API) */
 #define FOUR_SKIP (-999)
 
-/* A 4×4 frame's class: the colour pair it puts on the U/D axis. The
- * eight frames of a class (turned about U/D, or upside down, from each
- * other) set the phases one problem seen from another side, since each
- * phase's moves and goal look the same from every side that keeps U/D
- * on its axis: the same lengths, the same nodes. So a class that ran
- * out of its budget once is not tried again. */
+/* A 4×4 frame's class (0 … 35): the colour pair it puts on the U/D
+ * axis. The eight frames of a class (turned about U/D, or upside down,
+ * from each other) set the phases one problem seen from another side,
+ * since each phase's moves and goal look the same from every side that
+ * keeps U/D on its axis: the same lengths, the same nodes. So a class
+ * that ran out of its budget once is not tried again. */
 static int four_class(const struct ctx *x)
 {
 	int u = x->tcol[CUBE_U], d = x->tcol[CUBE_D];
 	return u < d ? u * 6 + d : d * 6 + u;
 }
 
+/* A run of the 4×4's or the 5×5's phases begun in frame v, its answer
+ * into out (cap moves): x's fields for it set. */
+static void phases_begin(struct ctx *x, int v, cube_move *out, size_t cap)
+{
+	x->frame = v;
+	x->rot = 0;
+	x->polls = TWOPHASE_POLLS * x->effort;
+	x->free3 = 1;
+	x->out = out;
+	x->cap = cap;
+}
+
+/* 4×4 by three phases (four.c) on a fresh copy of c in frame x->frame,
+ * then the 3×3 stage. The phases' moves are reported as the stages
+ * "centers" (phases 1 and 2) and "edges" (phase 3, which also finishes
+ * the centers); no parity stage is needed. SOLVE_ESTAGE when a phase
+ * ran out of its budget. */
 static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 		      const void *four, reduce_result *r)
 {
@@ -677,17 +689,14 @@ static int solve_four(struct ctx *x, const cube_t *c, const void *tables,
 	if ((rc = variant_begin(x, c, r)) < 0) /* x->rot is 0 */
 		return rc;
 	int cls = four_class(x);
-	for (int i = 0; i < x->nfour_failed; i++)
-		if (x->four_failed[i] == cls)
-			return FOUR_SKIP;
+	if (x->four_failed >> cls & 1)
+		return FOUR_SKIP;
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	stage_end(x, r, REDUCE_OLL_PARITY);
 	stage_begin(x, r, REDUCE_CENTERS);
 	if ((rc = reduce__four_phases(x, four, split)) < 0) {
-		if (rc == SOLVE_ESTAGE && !x->hurried &&
-		    x->nfour_failed < (int)(sizeof x->four_failed /
-					    sizeof *x->four_failed))
-			x->four_failed[x->nfour_failed++] = cls;
+		if (rc == SOLVE_ESTAGE && !x->hurried)
+			x->four_failed |= 1ull << cls;
 		return rc;
 	}
 	/* the phases' moves as two stages, each merged as every stage is
@@ -864,12 +873,9 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		}
 		for (int v = 0, tried = 0; v < nvar && v < 24 && tried < 8;
 		     v++) {
-			x.frame = four ? v : 0;
-			x.rot = 0;
-			x.polls = TWOPHASE_POLLS * x.effort;
-			x.free3 = 1;
-			x.out = v == 0 || nbest < 0 ? out : alt;
-			x.cap = x.out == out ? cap : alt_cap;
+			cube_move *o = v == 0 || nbest < 0 ? out : alt;
+			phases_begin(&x, four ? v : 0, o,
+				     o == out ? cap : alt_cap);
 			int k = four ? solve_four(&x, c, tables, four, &r)
 				     : solve_five(&x, c, tables, five, v, &r);
 			if (k == FOUR_SKIP) {
@@ -896,20 +902,15 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				best = r;
 			}
 		}
-		if (four && nbest < 0 && x.nfour_failed > 0 && !x.hurried) {
+		if (four && nbest < 0 && x.four_failed && !x.hurried) {
 			/* every class ran out: each once more, phase 1 one
 			 * move longer (its answers' phase 2 is often much
 			 * shorter: the server's seed 116, 40 moves where the
 			 * stage-by-stage reduction takes 55) */
 			x.four_p1x = 1;
-			x.nfour_failed = 0;
+			x.four_failed = 0;
 			for (int v = 0; v < 24 && nbest < 0 && !x.hurried; v++) {
-				x.frame = v;
-				x.rot = 0;
-				x.polls = TWOPHASE_POLLS * x.effort;
-				x.free3 = 1;
-				x.out = out;
-				x.cap = cap;
+				phases_begin(&x, v, out, cap);
 				int k = solve_four(&x, c, tables, four, &r);
 				if (k == FOUR_SKIP || k == SOLVE_ESTAGE)
 					continue;

@@ -923,6 +923,16 @@ END_TEST
 #define MORE_BOUND_64 30010.0
 #define MORE_CENTER_BOUND_64 28840.0
 #define MORE_EDGE_BOUND_64 1445.0
+/* 128×128 at effort 2 (4 rows, 9 sweeps: 173,384 moves, centers
+ * 170,720, edges 2,628; the default's 2 rows and 4 sweeps 178,862) and
+ * 3 (that pass and one more, the cube turned whole, with 14 sweeps: 172,143,
+ * 169,537, 2,569); before, both 177,307 (centers_blocks.c) */
+#define MORE_BOUND_128 174250.0
+#define MORE_CENTER_BOUND_128 171580.0
+#define MORE_EDGE_BOUND_128 2680.0
+#define MOST_BOUND_128 173000.0
+#define MOST_CENTER_BOUND_128 170400.0
+#define MOST_EDGE_BOUND_128 2620.0
 
 START_TEST(big_length_guard)
 {
@@ -944,7 +954,11 @@ START_TEST(big_length_guard)
 		     {48, 2, 2, MORE_BOUND_48, MORE_CENTER_BOUND_48,
 		      MORE_EDGE_BOUND_48},
 		     {64, 2, 2, MORE_BOUND_64, MORE_CENTER_BOUND_64,
-		      MORE_EDGE_BOUND_64}};
+		      MORE_EDGE_BOUND_64},
+		     {128, 1, 2, MORE_BOUND_128, MORE_CENTER_BOUND_128,
+		      MORE_EDGE_BOUND_128},
+		     {128, 1, 3, MOST_BOUND_128, MOST_CENTER_BOUND_128,
+		      MOST_EDGE_BOUND_128}};
 	for (size_t g = 0; g < sizeof guard / sizeof *guard; g++) {
 		int n = guard[g].n, e = guard[g].effort;
 		double mean, centers, edges;

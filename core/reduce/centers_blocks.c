@@ -41,7 +41,7 @@
  * takes off. Sweeps over the variants with falling thresholds (BLK_THR:
  * 10, 6, 4, then 3 stickers for the commutator's 8 moves; a 3-cycle
  * costs about 3.6 moves a sticker) take each variant's best block of at
- * most BLK_ROWS rows (BLK_ROWS_MORE at a higher effort) while it gains
+ * most BLK_ROWS rows (more, and more sweeps, at a higher effort) while it gains
  * the threshold, searching again after each. A run of columns past the first costs the moves it adds (2 in
  * J, 4 in I, 2 more when Y turns the columns) at the threshold's rate;
  * the best set for a range of rows is a two-state scan over the column
@@ -58,9 +58,16 @@
 #define BLK_HASH 16384
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
 #define SLC_MIN 2  /* stickers a slice turn must put, at least */
-/* a block's rows, at most: at the default effort 2 (128×128 0.8 % longer
- * than with 4, in half the time: within three times the time of the
- * solver before the block commutators), 4 at effort 2 and 3 */
+/* a block's rows, at most, and the sweeps' thresholds, by effort (past
+ * 64×64 efforts 2 and 3 come here too). The default: 2 rows (128×128
+ * 0.8 % longer than with 4, in half the time: within three times the
+ * time of the solver before the block commutators) and 4 sweeps. Effort
+ * 2: 4 rows and 9 sweeps, 128×128 3.2 % shorter than the default in
+ * about 2.4 times its time. Effort 3: that pass, then one with the cube
+ * turned whole and 14 sweeps (x->blk_most), the shorter kept (the sweeps are
+ * greedy: on 96×96 the 14 alone gave 0.5 % more than the 9; 8 rows for
+ * them: 0.3 % shorter on 128×128 for 1.6 times the time;
+ * bench/RESULTS.md) */
 #define BLK_ROWS 2
 #define BLK_ROWS_MORE 4
 /* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and
@@ -69,6 +76,8 @@
 #define BLK_YK 6
 _Static_assert(BLK_YK <= 6, "var_emit makes Y of kinds 0 to 5");
 #define BLK_THR 10, 6, 4, 3
+#define BLK_THR_MORE 16, 12, 10, 8, 7, 6, 5, 4, 3
+#define BLK_THR_MOST 24, 20, 16, 14, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3
 /* the 3-cycles then over every orbit at once (orbits.c) */
 #ifndef CY_ALL
 #define CY_ALL 1
@@ -668,9 +677,11 @@ int reduce__block_centers(struct ctx *x)
 	for (int p = 1; p < h; p++)
 		for (int c = p + 1; c <= h; c++)
 			read_pair(x, p, c, B->cur[p][c]);
-	static const int thr[] = {BLK_THR};
+	static const int thr1[] = {BLK_THR, 0}, thr2[] = {BLK_THR_MORE, 0},
+			 thr3[] = {BLK_THR_MOST, 0};
+	const int *thr = x->blk_most ? thr3 : x->effort > 1 ? thr2 : thr1;
 	int rows = x->effort > 1 ? BLK_ROWS_MORE : BLK_ROWS;
-	for (size_t t = 0; t < sizeof thr / sizeof *thr; t++) {
+	for (size_t t = 0; thr[t]; t++) {
 		for (int i = 0; i < B->nvar; i++) {
 			if (poll_now(x))
 				return SOLVE_ENOTFOUND;

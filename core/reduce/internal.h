@@ -303,6 +303,8 @@ struct ctx {
 	int bartrials; /* inside out, a bar step: this many of its answers
 			* tried against the ring's next bar step (reduce.c) */
 	int bartrial_ring; /* ... in this ring only, or 0: in every ring */
+	int blk_most; /* the block commutators' most sweeps (effort 3's
+		       * second pass, centers_blocks.c) */
 	int bars_broken; /* a bar step of this solve left obliques
 			  * unpaired (reduce__bar_pair) */
 };

@@ -47,6 +47,11 @@ static int variants_at(int n, int effort)
 	int v = n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
 	if (effort >= 2 && n <= STAGED_MAX_N)
 		v = v > 1 ? v << (effort - 1) : effort == 2 ? 2 : 4;
+	/* effort 3 where the block commutators solve the centers: effort
+	 * 2's pass, then one with more sweeps (centers_blocks.c), the
+	 * shorter kept */
+	if (effort >= 3 && BLK_ON(n, effort))
+		v = 2;
 	return v;
 }
 
@@ -951,6 +956,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.btrials = btrials_at(n);
 		x.bartrials = bartrials_at(n, x.effort);
 		x.bartrial_ring = bartrial_ring_at(n, x.effort);
+		x.blk_most = v > 0 && x.effort > 2;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);

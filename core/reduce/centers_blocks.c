@@ -121,6 +121,10 @@ struct blkw {
 	struct bvar v[BLK_MAXV];
 	/* pair (p, c): [0] orbit (p, c), [1] orbit (p, m-c) */
 	uint8_t cur[BLK_MAXH + 1][BLK_MAXH + 1][2][NPOS];
+	/* the same, place by place: curt[i][p][c] = cur[p][c][i / NPOS][i %
+	 * NPOS], so that a variant's gains on every pair are a few passes
+	 * over arrays (var_gains_all) */
+	uint8_t curt[2 * NPOS][BLK_MAXH + 1][BLK_MAXH + 1];
 };
 
 static struct blkw *blkw_of(struct ctx *x)
@@ -318,6 +322,71 @@ static void var_gains(struct blkw *B, const struct bvar *v, int p1, int p2,
 	}
 }
 
+/* The variant's gains on every pair (var_gains over rows 1 .. h-1 and
+ * every column): a pass over curt for each place whose target face the
+ * map changes, every entry at once (those with c <= p are never read),
+ * built for AVX2 too where the compiler can (REDUCE_CLONES). */
+#define BLK_W (BLK_MAXH + 1)
+REDUCE_CLONES("avx2") static void gains_add(int8_t *restrict g,
+					     const uint8_t *restrict col,
+					     int rows, uint8_t a, uint8_t b)
+{
+	for (int r = 0; r < rows; r++, g += BLK_W, col += BLK_W)
+		for (int i = 0; i < BLK_W; i++)
+			g[i] = (int8_t)(g[i] + (col[i] == a) - (col[i] == b));
+}
+
+static void var_gains_all(struct blkw *B, const struct bvar *v)
+{
+	int h = B->h;
+	memset(B->g, 0, sizeof B->g);
+	for (int k = 0; k < v->nact; k++)
+		gains_add(B->g[1], B->curt[v->act[k]][1], h - 1, v->ac[k][0],
+			  v->ac[k][1]);
+	for (int p = 1; p < h; p++) {
+		int rp = 0;
+		for (int c = p + 1; c <= h; c++)
+			rp += B->g[p][c] > 0 ? B->g[p][c] : 0;
+		B->rowpos[p] = 8 * rp;
+	}
+}
+
+/* Pair (p, c)'s places from cur into curt. */
+static void pair_to_curt(struct blkw *B, int p, int c)
+{
+	const uint8_t *cur = B->cur[p][c][0];
+	for (int i = 0; i < 2 * NPOS; i++)
+		B->curt[i][p][c] = cur[i];
+}
+
+/* The columns' scan for one range of rows (column sums col, columns
+ * p2+1 .. h, pen a run past the first): the best set (bit c) whose last
+ * run ends at upto. in: the best set whose last run ends at c; out: the
+ * best non-empty set that ends before c. var_search runs the same scan
+ * on the scores alone and asks for the set only of the best. */
+static uint64_t cols_set(const int16_t *col, int p2, int h, int pen,
+			 int upto)
+{
+	int in = -(1 << 29), out = -(1 << 29);
+	uint64_t inm = 0, outm = 0;
+	for (int c = p2 + 1; c <= upto && c <= h; c++) {
+		int stay = in, open = out - pen, nin;
+		uint64_t ninm;
+		if (stay >= open && stay >= 0)
+			nin = stay, ninm = inm;
+		else if (open >= 0)
+			nin = open, ninm = outm;
+		else
+			nin = 0, ninm = 0; /* the first run */
+		nin += 8 * col[c];
+		ninm |= 1ull << c;
+		if (in > out)
+			out = in, outm = inm;
+		in = nin, inm = ninm;
+	}
+	return inm;
+}
+
 static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 {
 	int h = B->h, best = 8 * thr - 1, pos = 0;
@@ -328,7 +397,8 @@ static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 	v->best = best;
 	if (pos <= best)
 		return; /* no block can reach it */
-	int16_t col[BLK_MAXH + 1];
+	int16_t col[BLK_MAXH + 1], bcol[BLK_MAXH + 1];
+	int bend = -1;
 	for (int p1 = 1; p1 < h; p1++) {
 		int last = p1 + rows - 1 < h - 1 ? p1 + rows - 1 : h - 1;
 		int room = 0;
@@ -345,35 +415,30 @@ static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 			have += rowpos[p2];
 			if (have <= best || rowpos[p2] == 0)
 				continue;
-			/* in: the best set whose last run ends at c; out: the
-			 * best non-empty set that ends before c */
-			int in = -(1 << 29), out = -(1 << 29);
-			uint64_t inm = 0, outm = 0;
+			/* the scores alone (cols_set's scan, which gives
+			 * the set once a score is the best) */
+			int in = -(1 << 29), out = -(1 << 29), end = -1;
 			for (int c = p2 + 1; c <= h; c++) {
-				int g8 = 8 * col[c];
 				int stay = in, open = out - pen;
-				int nin;
-				uint64_t ninm;
-				if (stay >= open && stay >= 0)
-					nin = stay, ninm = inm;
-				else if (open >= 0)
-					nin = open, ninm = outm;
-				else
-					nin = 0, ninm = 0; /* the first run */
-				nin += g8;
-				ninm |= 1ull << c;
+				int nin = stay >= open && stay >= 0 ? stay
+					  : open >= 0		? open
+								: 0;
 				if (in > out)
-					out = in, outm = inm;
-				in = nin, inm = ninm;
-				if (in > best) {
-					best = in;
-					v->rows[0] = (uint8_t)p1;
-					v->rows[1] = (uint8_t)p2;
-					v->cols = inm;
-				}
+					out = in;
+				in = nin + 8 * col[c];
+				if (in > best)
+					best = in, end = c;
+			}
+			if (end >= 0) {
+				v->rows[0] = (uint8_t)p1;
+				v->rows[1] = (uint8_t)p2;
+				memcpy(bcol, col, sizeof col);
+				bend = end;
 			}
 		}
 	}
+	if (bend >= 0)
+		v->cols = cols_set(bcol, v->rows[1], h, pen, bend);
 	v->best = best;
 }
 
@@ -464,6 +529,7 @@ static int var_apply(struct ctx *x, struct blkw *B, const struct bvar *v)
 				for (int k = 0; k < v->n[o]; k++)
 					cur[v->mv[o][k][1]] = t[v->mv[o][k][0]];
 			}
+			pair_to_curt(B, p, c);
 		}
 	int rc = var_emit(x, v);
 	if (rc < 0)
@@ -674,9 +740,12 @@ int reduce__block_centers(struct ctx *x)
 	if ((rc = build_vars(x, B)) < 0)
 		return rc;
 	int h = B->h;
+	memset(B->curt, 0, sizeof B->curt);
 	for (int p = 1; p < h; p++)
-		for (int c = p + 1; c <= h; c++)
+		for (int c = p + 1; c <= h; c++) {
 			read_pair(x, p, c, B->cur[p][c]);
+			pair_to_curt(B, p, c);
+		}
 	static const int thr1[] = {BLK_THR, 0}, thr2[] = {BLK_THR_MORE, 0},
 			 thr3[] = {BLK_THR_MOST, 0};
 	const int *thr = x->blk_most ? thr3 : x->effort > 1 ? thr2 : thr1;
@@ -687,7 +756,7 @@ int reduce__block_centers(struct ctx *x)
 				return SOLVE_ENOTFOUND;
 			struct bvar *v = &B->v[i];
 			/* after a commutator only its pairs' gains change */
-			var_gains(B, v, 1, h - 1, ~0ull);
+			var_gains_all(B, v);
 			for (var_search(B, v, thr[t], rows); v->best >= 8 * thr[t];
 			     var_search(B, v, thr[t], rows)) {
 				if ((rc = var_apply(x, B, v)) < 0)

@@ -61,13 +61,13 @@
 /* a block's rows, at most, and the sweeps' thresholds, by effort (past
  * 64×64 efforts 2 and 3 come here too). The default: 2 rows (128×128
  * 0.8 % longer than with 4, in half the time: within three times the
- * time of the solver before the block commutators) and 4 sweeps. Effort
- * 2: 4 rows and 9 sweeps, 128×128 3.2 % shorter than the default in
- * about 2.4 times its time. Effort 3: that pass, then one with the cube
- * turned whole and 14 sweeps (x->blk_most), the shorter kept (the sweeps are
- * greedy: on 96×96 the 14 alone gave 0.5 % more than the 9; 8 rows for
- * them: 0.3 % shorter on 128×128 for 1.6 times the time;
- * bench/RESULTS.md) */
+ * time of the solver before the block commutators) and 4 sweeps.
+ * Effort 2: 4 rows and 9 sweeps, 128×128 3.2 % shorter than the
+ * default in about twice its time. Effort 3: that pass, then one with
+ * the cube turned whole and 14 sweeps (x->blk_most), the shorter kept
+ * (the sweeps are greedy: on 96×96 the 14 alone gave 0.5 % more than
+ * the 9; 8 rows for them: 0.3 % shorter on 128×128 for 1.6 times the
+ * time; bench/RESULTS.md) */
 #define BLK_ROWS 2
 #define BLK_ROWS_MORE 4
 /* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and

@@ -298,13 +298,6 @@ static int var_run_moves(const struct bvar *v)
 	return (v->a_is_c ? 4 : 2) + (v->fm == 4 || v->fm == 5 ? 2 : 0);
 }
 
-/* The variant's best block now: rows p1..p2 (at most rows of them) and
- * a set of columns past p2, scored 8 a sticker put on its face (less 8
- * a sticker taken off) less thr a move each run of columns past the
- * first adds (thr / 8 a move is what the commutator's 8 moves must gain
- * at least), if it reaches 8 thr (else v->best < 8 thr). The columns
- * are a maximum over runs (a two-state scan: in a run or not). Rows
- * whose positive gains cannot reach the best so far are passed over. */
 /* The variant's gain on each pair of rows p1..p2 (B->g) and each row's
  * positive gains, 8 a sticker (B->rowpos); only the columns in cols. */
 static void var_gains(struct blkw *B, const struct bvar *v, int p1, int p2,
@@ -387,6 +380,13 @@ static uint64_t cols_set(const int16_t *col, int p2, int h, int pen,
 	return inm;
 }
 
+/* The variant's best block now: rows p1..p2 (at most rows of them) and
+ * a set of columns past p2, scored 8 a sticker put on its face (less 8
+ * a sticker taken off) less thr a move each run of columns past the
+ * first adds (thr / 8 a move is what the commutator's 8 moves must gain
+ * at least), if it reaches 8 thr (else v->best < 8 thr). The columns
+ * are a maximum over runs (a two-state scan: in a run or not). Rows
+ * whose positive gains cannot reach the best so far are passed over. */
 static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 {
 	int h = B->h, best = 8 * thr - 1, pos = 0;
@@ -755,7 +755,8 @@ int reduce__block_centers(struct ctx *x)
 			if (poll_now(x))
 				return SOLVE_ENOTFOUND;
 			struct bvar *v = &B->v[i];
-			/* after a commutator only its pairs' gains change */
+			/* its gains on every pair; after each of its
+			 * commutators, on that block's pairs only */
 			var_gains_all(B, v);
 			for (var_search(B, v, thr[t], rows); v->best >= 8 * thr[t];
 			     var_search(B, v, thr[t], rows)) {

@@ -457,6 +457,13 @@ int reduce__stage_3x3(struct ctx *x, const void *tables);
  * for 9.5 % more time; 4×4's 20: 25 % more, and no shorter than in the
  * winner's last search alone) */
 #define FREE3_VARIANTS 5
+/* ... and not where the block commutators solve the centers (BLK_ON):
+ * there an answer is thousands of moves and the free turns' four more
+ * 3×3 searches took 15-40 ms for a third of a move (alternating runs
+ * against the build with them, 6 states: 34×34 105 → 65 ms, 13,135.67
+ * → 13,136.00 moves; 48×48 129 → 94 ms, 26,192.83 → 26,193.00; 64×64
+ * 132 → 118 ms, +0.17) */
+#define FREE3(n, e, nv) ((nv) <= FREE3_VARIANTS && !BLK_ON(n, e))
 void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k);
 /* Parity of the permutation taking cur to tgt (tokens all different). */
 int reduce__orbit_parity(const uint8_t *cur, const uint8_t *tgt);

@@ -948,8 +948,9 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
 		/* the free turns in every 3×3 tried, but where many
 		 * variants each try it (4×4: 25 % more time, no shorter
-		 * than in the winner's last search alone) */
-		x.free3 = nv <= FREE3_VARIANTS;
+		 * than in the winner's last search alone), nor where the
+		 * block commutators solve the centers (FREE3) */
+		x.free3 = FREE3(n, x.effort, nv);
 		/* many variants try many endings already */
 		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
 		x.ctrials = ctrials_at(n, x.effort);
@@ -984,7 +985,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.cap = cap;
 		x.count = (size_t)start;
 		x.polls = TWOPHASE_POLLS * x.effort;
-		x.free3 = 1;
+		x.free3 = FREE3(n, x.effort, 1);
 		for (int f = 0; f < 6; f++) {
 			x.tcol[f] = best_tcol[f];
 			x.face_of[best_tcol[f]] = f;

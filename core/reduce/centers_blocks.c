@@ -39,7 +39,7 @@
  * mirrors, Y), one per distinct map (4,560 of 15,552), are weighed on
  * every pair by the stickers their map puts on its face less those it
  * takes off. Sweeps over the variants with falling thresholds (BLK_THR:
- * 10, 6, 4, then 3 stickers for the commutator's 8 moves; a 3-cycle
+ * 12, 8, 6, 5, 4, then 3 stickers for the commutator's 8 moves; a 3-cycle
  * costs about 3.6 moves a sticker) take each variant's best block of at
  * most BLK_ROWS rows (more, and more sweeps, at a higher effort) while it gains
  * the threshold, searching again after each. A run of columns past the first costs the moves it adds (2 in
@@ -61,9 +61,13 @@
 /* a block's rows, at most, and the sweeps' thresholds, by effort (past
  * 64×64 efforts 2 and 3 come here too). The default: 2 rows (128×128
  * 0.8 % longer than with 4, in half the time: within three times the
- * time of the solver before the block commutators) and 4 sweeps.
+ * time of the solver before the block commutators) and 6 sweeps
+ * (12, 8, 6, 5, 4, 3: 0.3-1.6 % shorter than 10, 6, 4, 3 for 0-17 %
+ * more time since the faster search, 128×128 −1.6 % for +13 %; 16, 12,
+ * 10, 8, 7, 6, 5, 4, 3 −2.0 % for +39 %: bench/RESULTS.md).
  * Effort 2: 4 rows and 9 sweeps, 128×128 3.2 % shorter than the
- * default in about twice its time. Effort 3: that pass, then one with
+ * default with 4 sweeps (1.6 % shorter than with 6) in about twice its
+ * time. Effort 3: that pass, then one with
  * the cube turned whole and 14 sweeps (x->blk_most), the shorter kept
  * (the sweeps are greedy: on 96×96 the 14 alone gave 0.5 % more than
  * the 9; 8 rows for them: 0.3 % shorter on 128×128 for 1.6 times the
@@ -75,7 +79,7 @@
  * shorter on 64×64 and 128×128 for a quarter more time, left out) */
 #define BLK_YK 6
 _Static_assert(BLK_YK <= 6, "var_emit makes Y of kinds 0 to 5");
-#define BLK_THR 10, 6, 4, 3
+#define BLK_THR 12, 8, 6, 5, 4, 3
 #define BLK_THR_MORE 16, 12, 10, 8, 7, 6, 5, 4, 3
 #define BLK_THR_MOST 24, 20, 16, 14, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3
 /* the 3-cycles then over every orbit at once (orbits.c) */

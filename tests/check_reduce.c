@@ -933,6 +933,14 @@ END_TEST
  * sweeps 175,840) and
  * 3 (that pass and one more, the cube turned whole, with 14 sweeps: 172,143,
  * 169,537, 2,569); before, both 177,307 (centers_blocks.c) */
+/* 72×72 at effort 2, inside out since it runs there (STAGED_MORE_MAX_N):
+ * 36,314 moves, centers 34,704, edges 1,574; by the block commutators
+ * (4 rows, 9 sweeps) as before, about 56,000. Before the wing parities
+ * took 64 bits (turn_par), a staged step there failed its goal and the
+ * solve gave stage_failed. */
+#define MORE_BOUND_72 36700.0
+#define MORE_CENTER_BOUND_72 35050.0
+#define MORE_EDGE_BOUND_72 1600.0
 #define MORE_BOUND_128 174250.0
 #define MORE_CENTER_BOUND_128 171580.0
 #define MORE_EDGE_BOUND_128 2680.0
@@ -961,6 +969,8 @@ START_TEST(big_length_guard)
 		      MORE_EDGE_BOUND_48},
 		     {64, 2, 2, MORE_BOUND_64, MORE_CENTER_BOUND_64,
 		      MORE_EDGE_BOUND_64},
+		     {72, 1, 2, MORE_BOUND_72, MORE_CENTER_BOUND_72,
+		      MORE_EDGE_BOUND_72},
 		     {128, 1, 2, MORE_BOUND_128, MORE_CENTER_BOUND_128,
 		      MORE_EDGE_BOUND_128},
 		     {128, 1, 3, MOST_BOUND_128, MOST_CENTER_BOUND_128,

@@ -148,7 +148,7 @@ struct barlib {
 	/* the trials' best (reduce__bar_pair): its moves, wing parities */
 	cube_move keep[BAR_KEEP];
 	size_t nkeep, kfirst; /* (the first step's: kfirst) */
-	unsigned kpar;
+	uint64_t kpar;
 	int kall; /* its second step paired every oblique */
 	const struct barmacs *B[2]; /* own, or the shared tables' */
 	struct barmacs own[2];
@@ -939,7 +939,7 @@ static int bar_path(const struct barlib *W, int d, int i, int32_t cand,
 /* The macros path[1..len] made on the cube, simplified as a segment. */
 static int bar_emit(struct ctx *x, const struct barlib *W,
 		    const struct barmacs *L, const int32_t *path, int len,
-		    unsigned *par)
+		    uint64_t *par)
 {
 	int rc;
 	size_t start = x->count;
@@ -977,7 +977,7 @@ static int bar_done(struct ctx *x, const struct barlib *W,
  * 10×10's centers took about 505 moves instead of 375 (states 282 and
  * 348 of the bench's). */
 static int bar_partial(struct ctx *x, struct barlib *W,
-		       const struct barmacs *L, unsigned *par)
+		       const struct barmacs *L, uint64_t *par)
 {
 	int pd = 0, pi = 0;
 	for (int e = 1; e < BAR_DEPTH && W->nlev[e] > 0; e++)
@@ -1014,7 +1014,7 @@ static int bar_partial(struct ctx *x, struct barlib *W,
  * whose model says done may leave obliques unpaired on the cube: then
  * it returns 0 as well, and none tries answers against the next. The
  * oblique macros and 3-cycles finish whatever is left. */
-int reduce__bar_pair(struct ctx *x, unsigned *par, int next)
+int reduce__bar_pair(struct ctx *x, uint64_t *par, int next)
 {
 	struct barlib *W = barlib_of(x);
 	int rc = 0;
@@ -1046,7 +1046,7 @@ int reduce__bar_pair(struct ctx *x, unsigned *par, int next)
 		int k = W->k, j = W->j, best = -1;
 		size_t c0 = x->count, best_len = SIZE_MAX;
 		for (int t = 0; t < tries; t++) {
-			unsigned p = *par;
+			uint64_t p = *par;
 			rc = bar_emit(x, W, L, tp[t], tl[t], &p);
 			size_t first = x->count - c0;
 			if (rc == 0) {

@@ -59,7 +59,7 @@
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
 #define SLC_MIN 2  /* stickers a slice turn must put, at least */
 /* a block's rows, at most, and the sweeps' thresholds, by effort (past
- * 64×64 efforts 2 and 3 come here too). The default: 2 rows (128×128
+ * 72×72 efforts 2 and 3 come here too). The default: 2 rows (128×128
  * 0.8 % longer than with 4, in half the time: within three times the
  * time of the solver before the block commutators) and 6 sweeps
  * (12, 8, 6, 5, 4, 3: 0.3-1.6 % shorter than 10, 6, 4, 3 for 0-17 %

@@ -180,7 +180,8 @@ int reduce__free_centers(struct ctx *x)
 	int rc = reduce__free_ready(x);
 	if (rc < 0)
 		return rc;
-	unsigned par = x->cpar;
+	/* (free moves run up to FREE_MAX_N: 5 wing orbits at most) */
+	unsigned par = (unsigned)x->cpar;
 	for (;;) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;

@@ -1028,9 +1028,9 @@ static int st_beam(struct ctx *x, int kind, const struct ststate *root,
 
 /* The ring's wing parity (bit 0) of the cube's (bit k: wing orbit
  * k's). */
-static unsigned st_par(const struct stagew *S, unsigned par)
+static unsigned st_par(const struct stagew *S, uint64_t par)
 {
-	return par >> S->ring & 1;
+	return (unsigned)(par >> S->ring & 1);
 }
 
 /* IDA* on step kind from s within budget nodes: 1 with its answer in
@@ -1086,7 +1086,7 @@ static int centers_solved(const struct ctx *x)
 }
 
 /* Path made on the cube as a step is (simplified as a segment). */
-static int st_make(struct ctx *x, const int *path, unsigned *par)
+static int st_make(struct ctx *x, const int *path, uint64_t *par)
 {
 	const struct stagew *S = stagew_of(x);
 	size_t start = x->count;
@@ -1119,7 +1119,7 @@ static int st_try(struct ctx *x, const struct stcands *C, int *path,
 	size_t c0 = x->count, best_len = SIZE_MAX;
 	int best = -1;
 	for (int i = 0; i < C->n; i++) {
-		unsigned p = 0; /* the trial's wing parities: not kept */
+		uint64_t p = 0; /* the trial's wing parities: not kept */
 		int rc = st_make(x, C->path[i], &p);
 		if (rc == 0 && !bars && !centers_solved(x)) {
 			reduce__unmake(x, c0);
@@ -1150,7 +1150,7 @@ static int st_try(struct ctx *x, const struct stcands *C, int *path,
 /* One step searched and made on the cube, simplified as a segment, its
  * goal checked on the cube. Returns 1 done, 0 gave up (budget), or an
  * error. */
-static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
+static int st_step(struct ctx *x, int kind, uint64_t *par, int *len)
 {
 	struct stagew *S = stagew_of(x);
 	struct ststate s;
@@ -1195,7 +1195,7 @@ static int st_step(struct ctx *x, int kind, unsigned *par, int *len)
  * up (past 5×5 with the ring's wing orbit made even again: the 3-cycles
  * finish the ring, and past FREE_MAX_N nothing else would), or an
  * error. */
-static int st_ring(struct ctx *x, int k, unsigned *par)
+static int st_ring(struct ctx *x, int k, uint64_t *par)
 {
 	int rc;
 	if ((rc = st_group(x, k)) < 0)
@@ -1207,7 +1207,7 @@ static int st_ring(struct ctx *x, int k, unsigned *par)
 		if (x->n > 5 && *par >> k & 1) {
 			if ((rc = emit(x, 0, k, 1)) < 0)
 				return rc;
-			*par ^= 1u << k;
+			*par ^= 1ull << k;
 		}
 		return 0;
 	}
@@ -1220,7 +1220,7 @@ static int st_ring(struct ctx *x, int k, unsigned *par)
 int reduce__staged_centers(struct ctx *x)
 {
 	int rc;
-	unsigned par = 0;
+	uint64_t par = 0;
 	struct stagew *S = stagew_of(x);
 	/* the tables take a quarter of a second: ask first */
 	int kind = st_kind(x->n);

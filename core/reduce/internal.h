@@ -61,7 +61,7 @@ struct model {
 /* Which sizes run which stage at effort e (the files that own them say
  * why):
  *   STAGED(n, e)   the staged center search (centers_staged.c), up to
- *                  STAGED_TOP(e): 33×33 at the default effort, 64×64 at
+ *                  STAGED_TOP(e): 33×33 at the default effort, 72×72 at
  *                  effort 2 and 3 (the time the caller gives buys the
  *                  inside-out centers past 33×33, run there as narrow
  *                  as the default's: WIDE);
@@ -78,8 +78,14 @@ struct model {
  * A work buffer has room for what any effort runs: the first three at
  * REDUCE_MAX_EFFORT, the blocks at 1. */
 #define STAGED_MAX_N 33
+/* 72×72 at effort 2 inside out: 36,314 moves (7.0·n², the block
+ * commutators' 4 rows and 9 sweeps about 10.8·n²) in 5.1 s of CPU; 76×76
+ * 5.7 s, 80×80 6.6-9.3 s, 96×96 9.6 s (65,414 moves, 7.1·n²), 128×128
+ * 15.7 s (116,294, 7.1·n²): past 72 too near or past the server's
+ * 10-second --max-solve-ms, which effort 2 and 3 take as their budget,
+ * and a budget that runs out there gives no answer (bench/RESULTS.md) */
 #ifndef STAGED_MORE_MAX_N
-#define STAGED_MORE_MAX_N 64
+#define STAGED_MORE_MAX_N 72
 #endif
 #define STAGED_TOP(e) ((e) > 1 ? STAGED_MORE_MAX_N : STAGED_MAX_N)
 /* Even n from EVEN_BLK_MIN_N on: the solver before the inside-out
@@ -290,7 +296,8 @@ struct ctx {
 		     * (0 none), the moves turned back */
 	int staged;   /* the staged center search runs (STAGED(n, effort)) */
 	int split[4]; /* its steps' moves, all 0 unless all four ran */
-	unsigned cpar; /* wing parities the center stage made so far */
+	uint64_t cpar; /* wing parities the center stage made so far (bit
+			* k: wing orbit k; up to 63, 128×128's) */
 	long st_nodes; /* nodes the staged searches visited */
 	long om_evals; /* macros the oblique greedy weighed */
 	int erate;     /* the free phase's places are built: the centers'
@@ -361,12 +368,12 @@ static inline int center_orbits(int n)
 
 /* The wing orbits whose parity turning layers lo..hi qt quarter turns
  * flips (bit k: orbit k): each inner layer off the middle, on odd qt. */
-static inline unsigned turn_par(int m, int lo, int hi, int qt)
+static inline uint64_t turn_par(int m, int lo, int hi, int qt)
 {
-	unsigned p = 0;
+	uint64_t p = 0;
 	for (int l = lo; l <= hi && qt % 2; l++)
 		if (l > 0 && l < m && 2 * l != m)
-			p ^= 1u << (l < m - l ? l : m - l);
+			p ^= 1ull << (l < m - l ? l : m - l);
 	return p;
 }
 
@@ -519,7 +526,7 @@ void reduce__bars_reset(struct ctx *x);
 void reduce__bar_setup(struct ctx *x, int k, int j);
 size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
-int reduce__bar_pair(struct ctx *x, unsigned *par, int next);
+int reduce__bar_pair(struct ctx *x, uint64_t *par, int next);
 int reduce__bar_rate(struct ctx *x, const cube_t *c);
 
 /* centers_blocks.c */

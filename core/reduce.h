@@ -126,7 +126,21 @@ typedef struct reduce_limits {
 	 * reduction. The server says yes in the last sixth of the time it
 	 * gives, at least 500 ms of it. */
 	int (*hurry)(void *ctx);
+	/* the time the caller gives the solve in milliseconds (the
+	 * deadline poll enforces), 0 if none. At effort 3 past 72×72 it
+	 * decides whether a third pass solves the centers inside out
+	 * (about 7·n² moves where the block commutators give about
+	 * 10.5·n², in about n² milliseconds: 128×128 16 s): when it is at
+	 * least REDUCE_INSIDE_MS_N2 · n² / 1000 or 0. That pass comes after
+	 * the two that give an answer, so a poll that stops it keeps
+	 * theirs. */
+	unsigned budget_ms;
 } reduce_limits;
+
+/* Milliseconds per thousand n² a caller's budget must hold for effort
+ * 3's inside-out pass past 72×72 (1.5 times what it takes here: 80×80
+ * 9.6 s, 96×96 13.8 s, 128×128 24.6 s) */
+#define REDUCE_INSIDE_MS_N2 1500
 
 #define REDUCE_MAX_EFFORT 3
 

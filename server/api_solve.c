@@ -355,6 +355,7 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 			     .hurry = hurry_deadline,
 			     .stage_tables = solver_stage_tables(cfg->solver),
 			     .effort = a->effort,
+			     .budget_ms = (unsigned)a->timeout_ms,
 			     .four_tables = n == 4 ? solver_four_tables(cfg->solver)
 						   : NULL,
 			     .five_tables = n == 5 ? solver_five_tables(cfg->solver)

@@ -562,7 +562,7 @@ static struct barlib *barlib_of(struct ctx *x)
 
 size_t reduce__bars_size(int n)
 {
-	return BAR_ON(n, REDUCE_MAX_EFFORT) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
+	return BAR_ON(n, EFFORT_INSIDE) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
 }
 
 void reduce__bars_reset(struct ctx *x)

@@ -422,7 +422,7 @@ static struct omcands *om_cands_of(struct ctx *x)
 
 size_t reduce__obliques_size(int n)
 {
-	return OM_ON(n, REDUCE_MAX_EFFORT) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
+	return OM_ON(n, EFFORT_INSIDE) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
 }
 
 void reduce__obliques_reset(struct ctx *x)

@@ -126,9 +126,9 @@ struct st_shared {
  * (with bars) 5×5's. */
 static int st_kind(int n)
 {
-	if (n == 4 || (BAR_ON(n, REDUCE_MAX_EFFORT) && n % 2 == 0))
+	if (n == 4 || (BAR_ON(n, EFFORT_INSIDE) && n % 2 == 0))
 		return 0;
-	return n == 5 || BAR_ON(n, REDUCE_MAX_EFFORT) ? 1 : n % 2 ? 3 : 2;
+	return n == 5 || BAR_ON(n, EFFORT_INSIDE) ? 1 : n % 2 ? 3 : 2;
 }
 
 struct stagew {
@@ -230,7 +230,7 @@ static struct stagew *stagew_of(struct ctx *x)
 
 size_t reduce__staged_size(int n)
 {
-	return STAGED(n, REDUCE_MAX_EFFORT) ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
+	return STAGED(n, EFFORT_INSIDE) ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
 			 : 0;
 }
 

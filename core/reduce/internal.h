@@ -76,18 +76,27 @@ struct model {
  *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
  *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c).
  * A work buffer has room for what any effort runs: the first three at
- * REDUCE_MAX_EFFORT, the blocks at 1. */
+ * EFFORT_INSIDE, the blocks at 1. */
 #define STAGED_MAX_N 33
 /* 72×72 at effort 2 inside out: 36,314 moves (7.0·n², the block
  * commutators' 4 rows and 9 sweeps about 10.8·n²) in 5.1 s of CPU; 76×76
  * 5.7 s, 80×80 6.6-9.3 s, 96×96 9.6 s (65,414 moves, 7.1·n²), 128×128
  * 15.7 s (116,294, 7.1·n²): past 72 too near or past the server's
  * 10-second --max-solve-ms, which effort 2 and 3 take as their budget,
- * and a budget that runs out there gives no answer (bench/RESULTS.md) */
+ * and a budget that runs out there gives no answer (bench/RESULTS.md).
+ * Past it effort 3 runs inside out as a third pass when the caller's
+ * budget holds it (EFFORT_INSIDE below, reduce_limits.budget_ms). */
 #ifndef STAGED_MORE_MAX_N
 #define STAGED_MORE_MAX_N 72
 #endif
-#define STAGED_TOP(e) ((e) > 1 ? STAGED_MORE_MAX_N : STAGED_MAX_N)
+/* Effort 3's inside-out pass past STAGED_MORE_MAX_N (reduce_limits
+ * .budget_ms) runs as this effort: every size inside out, as effort 2
+ * up to STAGED_MORE_MAX_N. The work buffer has room for it. */
+#define EFFORT_INSIDE (REDUCE_MAX_EFFORT + 1)
+#define STAGED_TOP(e)                                                   \
+	((e) > REDUCE_MAX_EFFORT ? REDUCE_MAX_N                         \
+	 : (e) > 1               ? STAGED_MORE_MAX_N                    \
+				 : STAGED_MAX_N)
 /* Even n from EVEN_BLK_MIN_N on: the solver before the inside-out
  * centers took a quarter of a second there (odd n 0.7-1.2 s), and inside
  * out takes 2.8-5 times that (26×26 to 32×32), past or at the 3× a

@@ -49,7 +49,8 @@ static int variants_at(int n, int effort)
 		v = v > 1 ? v << (effort - 1) : effort == 2 ? 2 : 4;
 	/* effort 3 where the block commutators solve the centers: effort
 	 * 2's pass, then one with more sweeps (centers_blocks.c), the
-	 * shorter kept */
+	 * shorter kept; reduce_solve adds the inside-out pass when the
+	 * caller's budget holds it */
 	if (effort >= 3 && BLK_ON(n, effort))
 		v = 2;
 	return v;
@@ -278,12 +279,12 @@ size_t reduce_max_moves(int n)
 		free += EB_ROUNDS * (EB_LEVELS + 1);
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
-	size_t om = OM_ON(n, REDUCE_MAX_EFFORT) ? (size_t)NPOS * (OM_LEN + 2) : 0;
+	size_t om = OM_ON(n, EFFORT_INSIDE) ? (size_t)NPOS * (OM_LEN + 2) : 0;
 	/* each step of the bars pairs one more oblique, with one macro, in
 	 * each of the rings' bar steps (one for each ring r and cell j,
 	 * r < j <= wing_orbits(n)) */
 	size_t ki = (size_t)wing_orbits(n);
-	size_t bar = BAR_ON(n, REDUCE_MAX_EFFORT) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
+	size_t bar = BAR_ON(n, EFFORT_INSIDE) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
 	/* each slice turn of the slice phase puts at least one more center
 	 * sticker on its face, each block commutator (8 moves) at least one
 	 * more oblique sticker (the slice phase's parity turns, one per
@@ -816,11 +817,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
-	if (STAGED(n, REDUCE_MAX_EFFORT))
+	if (STAGED(n, EFFORT_INSIDE))
 		reduce__staged_reset(&x);
-	if (OM_ON(n, REDUCE_MAX_EFFORT))
+	if (OM_ON(n, EFFORT_INSIDE))
 		reduce__obliques_reset(&x);
-	if (BAR_ON(n, REDUCE_MAX_EFFORT))
+	if (BAR_ON(n, EFFORT_INSIDE))
 		reduce__bars_reset(&x);
 	for (int id = 0; id < M_COUNT; id++) {
 		if (reduce__build_model(&x.w->model[id], id,
@@ -933,11 +934,22 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	/* past the table: each threshold with each frame rank and turn in
 	 * an order that meets them all */
 	static const int thr[4][2] = {{1, 3}, {1, 2}, {2, 7}, {2, 5}};
+	/* effort 3 past STAGED_MORE_MAX_N: after the block commutators'
+	 * two passes, one inside out when the caller's budget holds it
+	 * (reduce_limits.budget_ms), in the first variant's frame */
+	int effort = x.effort, inside_v = -1;
+	if (effort >= 3 && BLK_ON(n, effort) && lim &&
+	    (lim->budget_ms == 0 ||
+	     (uint64_t)lim->budget_ms * 1000 >=
+		     (uint64_t)REDUCE_INSIDE_MS_N2 * (uint64_t)(n * n)))
+		inside_v = nv++;
 	for (int v = 0; v < nv; v++) {
+		x.effort = v == inside_v ? EFFORT_INSIDE : effort;
 		if (v < VARIANTS) {
-			x.c_num = var[v][0], x.c_den = var[v][1];
-			x.frame = var[v][2];
-			x.rot = var[v][3];
+			int w = v == inside_v ? 0 : v;
+			x.c_num = var[w][0], x.c_den = var[w][1];
+			x.frame = var[w][2];
+			x.rot = var[w][3];
 		} else {
 			x.c_num = thr[v % 4][0], x.c_den = thr[v % 4][1];
 			x.frame = v / 4 % 6;
@@ -957,7 +969,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.btrials = btrials_at(n);
 		x.bartrials = bartrials_at(n, x.effort);
 		x.bartrial_ring = bartrial_ring_at(n, x.effort);
-		x.blk_most = v > 0 && x.effort > 2;
+		x.blk_most = v == 1 && x.effort == 3;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		int k = solve_variant(&x, c, tables, e_of3, &r);
@@ -975,6 +987,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			memcpy(best_tcol, x.tcol, sizeof best_tcol);
 		}
 	}
+	x.effort = effort;
 	if (nv > 1) {
 		/* the winner's 3×3 searched on with the full budget: the
 		 * same search continued, so never longer */

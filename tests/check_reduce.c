@@ -1520,7 +1520,8 @@ END_TEST
  * holds the most variants any effort runs), effort 1 the same as 0, and
  * each effort the same answer twice. */
 /* Effort 3 past 72×72: the inside-out pass runs only when the caller's
- * budget holds it (REDUCE_INSIDE_MS_N2 per thousand n²; 0: no budget).
+ * budget holds it (REDUCE_INSIDE_MS_N2 per thousand n²; 0: no budget),
+ * and a poll that stops it keeps the block commutators' answer.
  * 76×76, the bench's first state: inside out 40,484 moves, by the block
  * commutators' two passes about 62,000. */
 START_TEST(effort3_inside_budget)
@@ -1530,17 +1531,33 @@ START_TEST(effort3_inside_budget)
 	unsigned need = (unsigned)((REDUCE_INSIDE_MS_N2 * n * n + 999) / 1000);
 	const unsigned budget[3] = {0, need, need - 1};
 	int len[3];
+	long polls = 0;
 	for (int i = 0; i < 3; i++) {
+		struct counted k = {0, 0};
 		reduce_limits rl = {.stage_tables = stage, .effort = 3,
-				    .budget_ms = budget[i]};
+				    .budget_ms = budget[i],
+				    .poll = count_polls, .ctx = &k};
 		struct solved s = solve_rl(c, &rl);
 		len[i] = s.count;
+		polls = k.calls;
 		free(s.moves);
 	}
 	ck_assert_msg(len[0] <= 41000, "no budget: %d moves", len[0]);
 	ck_assert_int_eq(len[1], len[0]);
 	ck_assert_msg(len[2] >= 55000, "budget %u ms: %d moves", budget[2],
 		      len[2]);
+	/* stopped as many polls in as the two passes and the last 3×3
+	 * search take without the third: inside that pass (it polls once
+	 * a beam level, thousands of times), so the first two passes'
+	 * answer, its 3×3 search cut short */
+	struct counted k = {0, polls};
+	reduce_limits rl = {.stage_tables = stage, .effort = 3,
+			    .poll = count_polls, .ctx = &k};
+	struct solved s = solve_rl(c, &rl);
+	ck_assert_msg(s.count >= len[2] && s.count <= len[2] + 10,
+		      "cut in the third pass: %d moves, the two passes %d",
+		      s.count, len[2]);
+	free(s.moves);
 	free(c);
 }
 END_TEST

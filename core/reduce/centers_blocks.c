@@ -348,6 +348,20 @@ static void var_gains_all(struct blkw *B, const struct bvar *v)
 	}
 }
 
+/* One column of the columns' scan (below): the best score of a set whose
+ * last run ends at this column before the column's own sum is added,
+ * from in (the best ending at the column before: the run goes on) or
+ * out (the best ending earlier: a new run, pen more) or neither (the
+ * first run); *from says which (0, 1, 2). */
+static inline int scan_base(int in, int out, int pen, int *from)
+{
+	if (in >= out - pen && in >= 0)
+		return *from = 0, in;
+	if (out - pen >= 0)
+		return *from = 1, out - pen;
+	return *from = 2, 0;
+}
+
 /* Pair (p, c)'s places from cur into curt. */
 static void pair_to_curt(struct blkw *B, int p, int c)
 {
@@ -367,16 +381,9 @@ static uint64_t cols_set(const int16_t *col, int p2, int h, int pen,
 	int in = -(1 << 29), out = -(1 << 29);
 	uint64_t inm = 0, outm = 0;
 	for (int c = p2 + 1; c <= upto && c <= h; c++) {
-		int stay = in, open = out - pen, nin;
-		uint64_t ninm;
-		if (stay >= open && stay >= 0)
-			nin = stay, ninm = inm;
-		else if (open >= 0)
-			nin = open, ninm = outm;
-		else
-			nin = 0, ninm = 0; /* the first run */
-		nin += 8 * col[c];
-		ninm |= 1ull << c;
+		int from, nin = scan_base(in, out, pen, &from) + 8 * col[c];
+		uint64_t ninm = (from == 0 ? inm : from == 1 ? outm : 0) |
+				1ull << c;
 		if (in > out)
 			out = in, outm = inm;
 		in = nin, inm = ninm;
@@ -423,10 +430,7 @@ static void var_search(struct blkw *B, struct bvar *v, int thr, int rows)
 			 * the set once a score is the best) */
 			int in = -(1 << 29), out = -(1 << 29), end = -1;
 			for (int c = p2 + 1; c <= h; c++) {
-				int stay = in, open = out - pen;
-				int nin = stay >= open && stay >= 0 ? stay
-					  : open >= 0		? open
-								: 0;
+				int from, nin = scan_base(in, out, pen, &from);
 				if (in > out)
 					out = in;
 				in = nin + 8 * col[c];

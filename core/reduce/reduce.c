@@ -978,10 +978,10 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		if (k == SOLVE_ENOTFOUND && v > 0)
 			break; /* the caller's poll: keep what is in hand */
 		if (k == SOLVE_ESTAGE && v == inside_v)
-			continue; /* (none known: effort3_inside_budget and
-				   * big_length_guard hold it to that) the
-				   * extra pass's failure keeps the answer
-				   * in hand */
+			continue; /* the extra pass failing a stage (none
+				   * seen; the slow tests would show one)
+				   * costs the caller the shorter answer,
+				   * not the one in hand */
 		if (k < 0)
 			return k;
 		if (nbest < 0 || k < nbest) {

@@ -905,9 +905,17 @@ END_TEST
 #define BIG_CENTER_BOUND_18 1685.0
 #define BIG_EDGE_BOUND_18 400.0
 /* 33×33 with the edge beam (2 states a level, odd n past 17×17): 7,134.0,
- * edges 732.0 (809.5 without it: the edge bound fails) */
-#define BIG_BOUND_33 7200.0
-#define BIG_EDGE_BOUND_33 750.0
+ * edges 732.0 (809.5 without it); with the lean search and the bars'
+ * wide beams (internal.h, LEAN): 6,953.0, centers 6,263.5, edges 667.0
+ * (the bounds fail the 7,134.0 and 732.0 before) */
+#define BIG_BOUND_33 7020.0
+#define BIG_EDGE_BOUND_33 700.0
+/* 28×28, an even n from 26 to 32, inside out lean at the default effort
+ * since 2026-11-27 (internal.h, LEAN): 5,347.0 moves, centers 4,662.5,
+ * edges 660.5; by the block commutators before, about 8,900 */
+#define BIG_BOUND_28 5450.0
+#define BIG_CENTER_BOUND_28 4750.0
+#define BIG_EDGE_BOUND_28 680.0
 /* 48×48, 64×64, 128×128 (block commutators) with the default's 6
  * sweeps (centers_blocks.c, BLK_THR): 25,858.0 moves, centers 24,703.0;
  * 45,827.0 and 44,347.0; 175,840 and 173,176; with the 4 before
@@ -963,6 +971,8 @@ START_TEST(big_length_guard)
 		     {18, 2, 0, BIG_BOUND_18, BIG_CENTER_BOUND_18,
 		      BIG_EDGE_BOUND_18},
 		     {33, 2, 0, BIG_BOUND_33, 0, BIG_EDGE_BOUND_33},
+		     {28, 2, 0, BIG_BOUND_28, BIG_CENTER_BOUND_28,
+		      BIG_EDGE_BOUND_28},
 		     {48, 2, 0, BIG_BOUND_48, BIG_CENTER_BOUND_48,
 		      BIG_EDGE_BOUND_48},
 		     {64, 2, 0, BIG_BOUND_64, BIG_CENTER_BOUND_64,
@@ -1566,10 +1576,11 @@ START_TEST(efforts)
 {
 	/* 36×36: effort 2 and 3 solve the centers inside out as up to
 	 * 33×33, where the default takes slices and block commutators (the
-	 * bench's first 36×36: 14,757 moves against 8,987); so on 26×26,
-	 * an even n from 26 to 32 where the default takes the block
-	 * commutators for time (internal.h, INSIDE); 72×72: past 64×64
-	 * they give the block commutators 4 rows where the default gives 2
+	 * bench's first 36×36: 14,757 moves against 8,987); 26×26, an even
+	 * n from 26 to 32 where the default goes inside out lean for time
+	 * (internal.h, LEAN; the block commutators gave about 7,700 moves
+	 * there): effort 2 and 3 search it wider; 72×72: past 64×64 they
+	 * give the block commutators 4 rows where the default gives 2
 	 * (centers_blocks.c) */
 	static const int sizes[] = {4, 6, 9, 26, 36, 72};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -1580,6 +1591,9 @@ START_TEST(efforts)
 		ck_assert_int_eq(memcmp(one.moves, d.moves,
 					(size_t)d.count * sizeof *d.moves),
 				 0);
+		if (sizes[i] == 26) /* inside out at the default */
+			ck_assert_msg(d.count < 26 * 26 * 15 / 2,
+				      "26x26 default: %d moves", d.count);
 		for (int e = 2; e <= REDUCE_MAX_EFFORT; e++) {
 			struct solved a = solve_effort(c, stage, e),
 				      b = solve_effort(c, stage, e);
@@ -1587,9 +1601,12 @@ START_TEST(efforts)
 			ck_assert_int_eq(memcmp(a.moves, b.moves,
 						(size_t)a.count * sizeof *a.moves),
 					 0);
-			if ((sizes[i] > 33 && sizes[i] <= 64) ||
-			    (sizes[i] % 2 == 0 && sizes[i] >= 26 &&
-			     sizes[i] <= 32)) /* inside out */
+			if (sizes[i] == 26) /* wider than the default */
+				ck_assert_msg(a.count < d.count,
+					      "26x26 effort %d: %d moves, the "
+					      "default %d",
+					      e, a.count, d.count);
+			if (sizes[i] > 33 && sizes[i] <= 64) /* inside out */
 				ck_assert_msg(a.count < d.count * 7 / 10,
 					      "%dx%d effort %d: %d moves, the "
 					      "default %d",

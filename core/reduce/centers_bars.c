@@ -30,13 +30,18 @@
  * fit three times its time: 13×13 2.0-2.1 times it, 15×15 1.6-1.7,
  * 17×17 2.0 (narrow 1.1-1.3), and since the staged searches' smaller
  * budget 19×19 1.35 (narrow 0.55), 21×21 1.9, 23×23 2.0, 25×25
- * 2.2-2.35, for answers 4-7 % shorter; 27×27 would take 2.6 times it,
- * 31×31 3.6, 33×33 3.3 (docs/solvers.md) */
+ * 2.2-2.35, for answers 4-7 % shorter; from 27×27 with the lean search
+ * (internal.h, LEAN; 4 states: 27×27 1.97 times it, 29×29 1.57, 33×33
+ * 2.33, for answers 1.9-2.7 % shorter than narrow and not lean), but
+ * 31×31 (BAR_NARROW_ODD), where that solver is faster: 2.71 */
 #ifndef BAR_WIDE_LO
 #define BAR_WIDE_LO 13
 #endif
 #ifndef BAR_WIDE_HI
-#define BAR_WIDE_HI 25
+#define BAR_WIDE_HI 33
+#endif
+#ifndef BAR_NARROW_ODD
+#define BAR_NARROW_ODD 31
 #endif
 #ifndef BAR_BW_BIG
 #define BAR_BW_BIG 4
@@ -57,6 +62,15 @@
 #endif
 #ifndef BAR_MID_EVEN_HI
 #define BAR_MID_EVEN_HI 22
+#endif
+/* where the centers go inside out lean (internal.h, LEAN), a scan
+ * weighs the first BAR_LEAN_CAP macros only (of the 7×7 model's about
+ * 80,000, sorted by most pairs per move): on 32×32 83 % of the macros
+ * the beam's answers took were among the first 14,000, 94 % among the
+ * first 40,000; the cap 32,768 made the answers 1.6 % longer for
+ * 0.79 of the time, 16,384 6 % */
+#ifndef BAR_LEAN_CAP
+#define BAR_LEAN_CAP 49152
 #endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8
@@ -676,13 +690,13 @@ bar_tri_row(uint8_t *restrict to, const uint8_t *restrict c0,
 }
 
 /* For each state lane[0..nl) of step d, its BAR_LOOK best macros by
- * obliques paired per move, best first (W->top, tg, tc; W->nt of
- * them). The states are scanned side by side, each macro weighed on all
+ * obliques paired per move among the first cap, best first (W->top, tg,
+ * tc; W->nt of them). The states are scanned side by side, each macro weighed on all
  * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
  * the lanes past nl never gain). */
 static inline __attribute__((always_inline)) void
 bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
-	       const int *lane, int nl, const int lanes)
+	       const int *lane, int nl, int cap, const int lanes)
 {
 	for (int l = 0; l < lanes; l++) {
 		const uint8_t *col = W->lev[d][lane[l < nl ? l : 0]].col;
@@ -702,7 +716,7 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 	/* once every lane holds BAR_LOOK, the worst of their worsts (mg /
 	 * mc, lane ml's) */
 	int full = 0, mg = 0, mc = 1, ml = -1, i = 0;
-	for (; i < L->count; i++) {
+	for (; i < cap; i++) {
 		const struct barhot *a = &L->hot[i];
 		/* (its first turn may merge: 2 moves less at most) */
 		int least = a->len > 3 ? a->len - 2 : 1;
@@ -766,14 +780,14 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
  * lanes a vector. */
 REDUCE_CLONES("avx2") static void
 bar_scan(const struct barmacs *L, struct barlib *W, int d, const int *lane,
-	 int nl)
+	 int nl, int cap)
 {
 	if (nl <= 16)
-		bar_scan_lanes(L, W, d, lane, nl, 16);
+		bar_scan_lanes(L, W, d, lane, nl, cap, 16);
 	else if (nl <= 32)
-		bar_scan_lanes(L, W, d, lane, nl, 32);
+		bar_scan_lanes(L, W, d, lane, nl, cap, 32);
 	else
-		bar_scan_lanes(L, W, d, lane, nl, BAR_LANES);
+		bar_scan_lanes(L, W, d, lane, nl, cap, BAR_LANES);
 }
 
 /* The macros: the shared tables', or made now; NULL on error (rc). */
@@ -859,7 +873,10 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 				bd = d, bi = i;
 		}
 		if (nl > 0)
-			bar_scan(L, W, d, lane, nl);
+			bar_scan(L, W, d, lane, nl,
+				 LEAN(x) && L->count > BAR_LEAN_CAP
+					 ? BAR_LEAN_CAP
+					 : L->count);
 		for (int l = 0; l < nl; l++) {
 			const struct barnode *s = &W->lev[d][lane[l]];
 			for (int t = 0; t < W->nt[l]; t++) {
@@ -886,7 +903,7 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 				most = W->kids[t].paired;
 		int wide = x->n <= BAR_WIDE_N || WIDE(x) ||
 			   (x->n % 2 && x->n >= BAR_WIDE_LO &&
-			    x->n <= BAR_WIDE_HI);
+			    x->n <= BAR_WIDE_HI && x->n != BAR_NARROW_ODD);
 		int mid = x->n <= STAGED_MAX_N &&
 			  (x->n % 2 || x->n < BAR_MID_EVEN_HI);
 		int bw = most >= BAR_END

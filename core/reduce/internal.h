@@ -97,18 +97,24 @@ struct model {
 	((e) > REDUCE_MAX_EFFORT ? REDUCE_MAX_N                         \
 	 : (e) > 1               ? STAGED_MORE_MAX_N                    \
 				 : STAGED_MAX_N)
-/* Even n from EVEN_BLK_MIN_N on: the solver before the inside-out
- * centers took a quarter of a second there (odd n 0.7-1.2 s), and inside
- * out takes 2.8-5 times that (26×26 to 32×32), past or at the 3× a
- * default solve may take: at the default effort they go as past 33×33.
- * 16×16 to 24×24 take 1.3-2.6 times it, for answers 40-41 % shorter
- * than by the block commutators (bench/RESULTS.md). */
-#ifndef EVEN_BLK_MIN_N
-#define EVEN_BLK_MIN_N 26
+/* Every n up to STAGED_TOP(e) goes inside out, from LEAN_MIN_N on
+ * leaner at the default effort (LEAN): the staged steps hand over to
+ * their beam after ST_BUDGET_LEAN nodes (centers_staged.c) and the bars'
+ * scans weigh the BAR_LEAN_CAP macros of most pairs per move
+ * (centers_bars.c). Even n from 26 to 32: the solver before the
+ * inside-out centers took a quarter of a second there (odd n 0.7-1.2
+ * s), and inside out as on 24×24 took 2.5 (26×26) to 3.3 (32×32) times
+ * that, at or past the 3× a default solve may take, so until 2026-11-27
+ * they took the block commutators; lean, inside out takes 1.5-2.2
+ * times it, for answers 39-40 % shorter (8 states: 26×26 7,667.5 →
+ * 4,607.75 moves, 32×32 11,637.9 → 7,062.6). Odd n from 27 to 33: the
+ * time lean saves buys the bars' wide beams (centers_bars.c,
+ * BAR_WIDE_HI), answers 1.9-2.7 % shorter (bench/RESULTS.md). */
+#ifndef LEAN_MIN_N
+#define LEAN_MIN_N 26
 #endif
-#define INSIDE(n, e)                                                    \
-	((n) <= STAGED_TOP(e) &&                                        \
-	 ((e) > 1 || (n) % 2 || (n) < EVEN_BLK_MIN_N))
+#define LEAN(x) ((x)->effort <= 1 && (x)->n >= LEAN_MIN_N)
+#define INSIDE(n, e) ((n) <= STAGED_TOP(e))
 #define STAGED(n, e) ((n) >= 4 && INSIDE(n, e))
 /* The edge beam up to 15×15, and on odd n up to 33×33 (its places need
  * 16 bits past 12×12): 13×13 to 33×33 had only the multi-orbit

@@ -30,18 +30,15 @@
  * fit three times its time: 13×13 2.0-2.1 times it, 15×15 1.6-1.7,
  * 17×17 2.0 (narrow 1.1-1.3), and since the staged searches' smaller
  * budget 19×19 1.35 (narrow 0.55), 21×21 1.9, 23×23 2.0, 25×25
- * 2.2-2.35, for answers 4-7 % shorter; from 27×27 with the lean search
- * (internal.h, LEAN; 4 states: 27×27 1.97 times it, 29×29 1.57, 33×33
- * 2.33, for answers 1.9-2.7 % shorter than narrow and not lean), but
- * 31×31 (BAR_NARROW_ODD), where that solver is faster: 2.71 */
+ * 2.2-2.35, for answers 4-7 % shorter; past it where the search is lean
+ * (internal.h, LEAN: 27×27, 29×29, 33×33), whose time buys them (4
+ * states: 1.84-1.97, 1.56-1.57 and 2.17-2.33 times it, for answers 2.7,
+ * 2.1 and 1.9 % shorter than narrow and not lean) */
 #ifndef BAR_WIDE_LO
 #define BAR_WIDE_LO 13
 #endif
 #ifndef BAR_WIDE_HI
-#define BAR_WIDE_HI 33
-#endif
-#ifndef BAR_NARROW_ODD
-#define BAR_NARROW_ODD 31
+#define BAR_WIDE_HI 25
 #endif
 #ifndef BAR_BW_BIG
 #define BAR_BW_BIG 4
@@ -903,7 +900,7 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 				most = W->kids[t].paired;
 		int wide = x->n <= BAR_WIDE_N || WIDE(x) ||
 			   (x->n % 2 && x->n >= BAR_WIDE_LO &&
-			    x->n <= BAR_WIDE_HI && x->n != BAR_NARROW_ODD);
+			    (x->n <= BAR_WIDE_HI || LEAN(x)));
 		int mid = x->n <= STAGED_MAX_N &&
 			  (x->n % 2 || x->n < BAR_MID_EVEN_HI);
 		int bw = most >= BAR_END

@@ -53,12 +53,18 @@
  * 1,723.0 → 1,679.4 at 1.9, 18×18 2,170.5 → 2,102.8 at 2.25, 27×27
  * 4,956.0 → 4,838.2 at 1.5, 31×31 6,593.8 → 6,400.8 at 2.1, 33×33
  * 7,486.0 → 7,209.2 at 1.6-1.8; since the triples, 20×20 2,690.5 →
- * 2,636.2 at 2.2-2.3; 22×22 and 24×24 would take near or past 3 */
+ * 2,636.2 at 2.2-2.3; 22×22 and 24×24 would take near or past 3,
+ * but the lean search (internal.h, LEAN) makes the time for it there
+ * and on 26×26 and 28×28 (4 states, against this beam 16 wide and not
+ * lean: 22×22 3,268.5 → 3,189.75 moves at 0.63 of the time, 24×24
+ * 3,898.25 → 3,802.5 at 0.69; against lean alone 26×26 4,577.25 →
+ * 4,488.25 at 1.24); 32×32 would take 2.75 times the issue's solver
+ * (6,840.25 moves against 7,070.75) */
 #ifndef BAR_BWE_MID
 #define BAR_BWE_MID 32
 #endif
 #ifndef BAR_MID_EVEN_HI
-#define BAR_MID_EVEN_HI 22
+#define BAR_MID_EVEN_HI 30
 #endif
 /* where the centers go inside out lean (internal.h, LEAN), a scan
  * weighs the first BAR_LEAN_CAP macros only (of the 7×7 model's about

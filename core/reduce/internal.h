@@ -97,21 +97,26 @@ struct model {
 	((e) > REDUCE_MAX_EFFORT ? REDUCE_MAX_N                         \
 	 : (e) > 1               ? STAGED_MORE_MAX_N                    \
 				 : STAGED_MAX_N)
-/* Every n up to STAGED_TOP(e) goes inside out, from LEAN_MIN_N on
- * leaner at the default effort (LEAN): the staged steps hand over to
- * their beam after ST_BUDGET_LEAN nodes (centers_staged.c) and the bars'
- * scans weigh the BAR_LEAN_CAP macros of most pairs per move
- * (centers_bars.c). Even n from 26 to 32: the solver before the
- * inside-out centers took a quarter of a second there (odd n 0.7-1.2
- * s), and inside out as on 24×24 took 2.5 (26×26) to 3.3 (32×32) times
- * that, at or past the 3× a default solve may take, so until 2026-11-27
- * they took the block commutators; lean, inside out takes 1.5-2.2
- * times it, for answers 39-40 % shorter (8 states: 26×26 7,667.5 →
- * 4,607.75 moves, 32×32 11,637.9 → 7,062.6). Odd n from 27 to 33: the
- * time lean saves buys the bars' wide beams (centers_bars.c,
- * BAR_WIDE_HI), answers 1.9-2.7 % shorter (bench/RESULTS.md). */
+/* Every n up to STAGED_TOP(e) goes inside out; at the default effort
+ * even n from LEAN_MIN_N and odd n from LEAN_ODD_MIN_N leaner (LEAN):
+ * the staged steps hand over to their beam after ST_BUDGET_LEAN nodes
+ * (centers_staged.c) and the bars' scans weigh the BAR_LEAN_CAP macros
+ * of most pairs per move (centers_bars.c). Even n from 26 to 32: the
+ * solver before the inside-out centers took a quarter of a second there
+ * (odd n 0.7-1.2 s), and inside out as on 24×24 took 2.5 (26×26) to 3.3
+ * (32×32) times that, at or past the 3× a default solve may take, so
+ * until 2026-11-27 they took the block commutators; lean, inside out
+ * takes 1.5-2.3 times it, for answers 39-40 % shorter (8 states: 26×26
+ * 7,667.5 → 4,607.75 moves, 32×32 11,637.9 → 7,062.6). On even n from
+ * 22 to 28 the time lean saves buys the last obliques' wider beam
+ * (centers_bars.c, BAR_MID_EVEN_HI), and on odd n from 27 to 33 the
+ * bars' wide beams (BAR_WIDE_HI): answers about 2 % shorter
+ * (bench/RESULTS.md). */
 #ifndef LEAN_MIN_N
-#define LEAN_MIN_N 26
+#define LEAN_MIN_N 22
+#endif
+#ifndef LEAN_ODD_MIN_N
+#define LEAN_ODD_MIN_N 27
 #endif
 /* but 31×31, where the issue's solver is faster than on the odd sizes
  * around it (0.76 s against 1.1 s on 29×29 and 33×33): lean with the
@@ -121,7 +126,8 @@ struct model {
 #define LEAN_NOT_N 31
 #endif
 #define LEAN(x)                                                         \
-	((x)->effort <= 1 && (x)->n >= LEAN_MIN_N && (x)->n != LEAN_NOT_N)
+	((x)->effort <= 1 && (x)->n != LEAN_NOT_N &&                    \
+	 (x)->n >= ((x)->n % 2 ? LEAN_ODD_MIN_N : LEAN_MIN_N))
 #define INSIDE(n, e) ((n) <= STAGED_TOP(e))
 #define STAGED(n, e) ((n) >= 4 && INSIDE(n, e))
 /* The edge beam up to 15×15, and on odd n up to 33×33 (its places need

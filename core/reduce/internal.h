@@ -106,8 +106,8 @@ struct model {
  * (odd n 0.7-1.2 s), and inside out as on 24×24 took 2.5 (26×26) to 3.3
  * (32×32) times that, at or past the 3× a default solve may take, so
  * until 2026-11-27 they took the block commutators; lean, inside out
- * takes 1.5-2.3 times it, for answers 39-40 % shorter (8 states: 26×26
- * 7,667.5 → 4,607.75 moves, 32×32 11,637.9 → 7,062.6). On even n from
+ * takes 1.9-2.3 times it, for answers 39-42 % shorter (8 states: 26×26
+ * 7,667.5 → 4,503.75 moves, 32×32 11,637.9 → 7,062.6). On even n from
  * 22 to 28 the time lean saves buys the last obliques' wider beam
  * (centers_bars.c, BAR_MID_EVEN_HI), and on odd n from 27 to 33 the
  * bars' wide beams (BAR_WIDE_HI): answers about 2 % shorter

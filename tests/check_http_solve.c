@@ -715,6 +715,46 @@ START_TEST(big_default_budget)
 }
 END_TEST
 
+/* Effort 3 past 72×72 adds its inside-out pass when the request's
+ * timeout_ms holds REDUCE_INSIDE_MS_N2 · n² / 1000 ms: the server hands
+ * timeout_ms to the solver as its budget (reduce_limits.budget_ms). A
+ * 76×76 scramble, on a server whose --max-solve-ms leaves room: with
+ * 60,000 ms the pass runs (about 7 s here), with 1 ms under the gate
+ * (8,663 ms) it does not, and the answer is the block commutators'
+ * (check_reduce.c, effort3_inside_budget: about 40,000 moves against
+ * 55,000 or more). The first budget is far above what the pass takes,
+ * so a slow machine does not cut it; the second is refused by the gate
+ * before any of it runs. */
+START_TEST(effort_budget)
+{
+	server o;
+	const char *const extra[] = {"--max-solve-ms", BIG_MAX_SOLVE, NULL};
+	start_or_abort(&o, NULL, extra);
+	need_tables_on(o.port);
+	const int n = 76;
+	const long need = (long)REDUCE_INSIDE_MS_N2 * n * n / 1000;
+	ck_assert_int_eq(need, 8664);
+	json_t *sc = scramble_ok("size=76&seed=5", n, 0);
+	const char *f = sget(sc, "facelets");
+	char opts[96];
+	snprintf(opts, sizeof opts, "\"effort\": 3, \"timeout_ms\": %s",
+		 SANITIZED ? "300000" : "60000");
+	json_t *with = big_solve_ok(o.port, f, opts);
+	snprintf(opts, sizeof opts, "\"effort\": 3, \"timeout_ms\": %ld",
+		 need - 1);
+	json_t *without = big_solve_ok(o.port, f, opts);
+	long long a = iget(with, "length"), b = iget(without, "length");
+	ck_assert_msg(a <= 41000 && b >= 55000,
+		      "76x76 effort 3: %lld moves with the budget for the "
+		      "inside-out pass, %lld without",
+		      a, b);
+	json_decref(with);
+	json_decref(without);
+	json_decref(sc);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
+}
+END_TEST
+
 START_TEST(no_solution_found)
 {
 	need_tables();
@@ -1637,6 +1677,14 @@ Suite *http_solve_suite(void)
 	tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
 	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 	tcase_add_test(tc, four_tables_used);
+	suite_add_tcase(s, tc);
+
+	/* effort 3's inside-out pass by the request's budget: 76×76, 10 s */
+	tc = tcase_create("effort_budget");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 900 : 240));
+	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+	tcase_add_test(tc, effort_budget);
 	suite_add_tcase(s, tc);
 
 	/* the 5×5 tables: 35 s to build when $CUBED_TABLES has none */

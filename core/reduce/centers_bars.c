@@ -99,6 +99,8 @@
 #define BAR_KEEP 1024
 _Static_assert(BAR_BWE <= BAR_LANES && BAR_BW <= BAR_LANES && BAR_BWE_MID <= BAR_LANES,
 	       "bar lanes");
+/* a scan reads its lanes' hits 8 bytes at a time (bar_scan_lanes) */
+_Static_assert(BAR_LANES % 8 == 0, "bar lanes in words of 8");
 
 /* A macro: its turns, and the bars it changes, in order, each as the
  * places its three stickers come from (bar b's place j gets the sticker
@@ -694,9 +696,9 @@ bar_tri_row(uint8_t *restrict to, const uint8_t *restrict c0,
 
 /* For each state lane[0..nl) of step d, its BAR_LOOK best macros by
  * obliques paired per move among the first cap, best first (W->top, tg,
- * tc; W->nt of them). The states are scanned side by side, each macro weighed on all
- * at once (loops over BAR_LANES lanes, which the compiler vectorizes;
- * the lanes past nl never gain). */
+ * tc; W->nt of them). The states are scanned side by side, each macro
+ * weighed on all at once (loops over BAR_LANES lanes, which the
+ * compiler vectorizes; the lanes past nl never gain). */
 static inline __attribute__((always_inline)) void
 bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 	       const int *lane, int nl, int cap, const int lanes)

@@ -68,12 +68,25 @@
 #endif
 /* where the centers go inside out lean (internal.h, LEAN), a scan
  * weighs the first BAR_LEAN_CAP macros only (of the 7×7 model's about
- * 80,000, sorted by most pairs per move): on 32×32 83 % of the macros
- * the beam's answers took were among the first 14,000, 94 % among the
- * first 40,000; the cap 32,768 made the answers 1.6 % longer for
- * 0.79 of the time, 16,384 6 % */
+ * 117,000, sorted by most pairs per move). Before the blocks (80,000
+ * macros) the cap was 49,152: on 32×32 83 % of the macros the beam's
+ * answers took were among the first 14,000, 94 % among the first
+ * 40,000; 32,768 made the answers 1.6 % longer for 0.79 of the time,
+ * 16,384 6 %. With the blocks 49,152 left out many of the long
+ * commutators the last obliques need: a 26×26's beams died 16 times a
+ * solve (bar_partial; none before). 65,536, against the code before
+ * the blocks (same states): 22×22 3,189.75 → 3,090.50 moves at 1.22
+ * times its time, 26×26 4,488.25 → 4,314.75 at 1.02, 27×27 4,611.0 →
+ * 4,361.5 at 1.12, 28×28 5,189.0 → 5,031.0 at 0.85, 32×32 7,100.5 →
+ * 6,821.0 at 1.04, 33×33 6,998.25 → 6,682.5 at 1.10; 49,152 with the
+ * blocks 4,448.75, 5,196.0, 6,764.25 (26, 28, 33), 81,920 and 131,072
+ * 4,333.5 and 4,340.0, 5,089.5 and 5,007.0 (26, 28) at 1.2-1.4 times.
+ * Weighing every macro only where a level of the beam found none under
+ * the cap (so that no beam dies) made 33×33 longer (6,842.0 at 49,152):
+ * a beam that dies leaves 2 to 4 obliques to the 3-cycles, which cost
+ * less there than the commutators that finish the step. */
 #ifndef BAR_LEAN_CAP
-#define BAR_LEAN_CAP 49152
+#define BAR_LEAN_CAP 65536
 #endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8
@@ -90,7 +103,7 @@
 #define BAR_DEPTH (BAR_OBL + 1)
 #define BAR_MOV 16 /* bars a macro may change */
 #ifndef BAR_MAX
-#define BAR_MAX 98304
+#define BAR_MAX 131072
 #endif
 #define BAR_HASH (1 << 18)
 /* finished states kept for the trials against the next bar step */
@@ -205,12 +218,22 @@ struct barlib {
  * included, on 5×5's tables. Pairing minds nothing but ring 2: ring 1's
  * corners and where the bars are are free. The macros keep ring 2 (and
  * the middle centers) in place:
- *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4), X a turn
- *    of ring 1's group across it, Y an optional set-up from that group
+ *  - [Y] S X S' [Y']: S one inner slice (layer 2, 3 or 4) or a block
+ *    of two of them (layers 2-3 or 3-4: on the cube one turn, cell j
+ *    with the bar's middle or the middle with cell m-j), X a turn of
+ *    ring 1's group across it, Y an optional set-up from that group
  *    (3 to 5 moves);
- *  - [Y] [P Q P', F]: P and Q slices on two axes, F a face turn or a
- *    slice of ring 1 on Q's axis, Y an optional turn of ring 1's group
- *    first, not undone: it only moves bars (8 or 9 moves).
+ *  - [Y] [P Q P', F]: P and Q slices on two axes (P also either block
+ *    of two), F a face turn or a slice of ring 1 on Q's axis, Y an
+ *    optional turn of ring 1's group first, not undone: it only moves
+ *    bars (8 or 9 moves).
+ * The blocks (2026-11-27) added about 38,000 maps to the 7×7 model's
+ * 79,000: a block moves half a bar, an oblique with the middle, onto
+ * another bar's other oblique. 8 states, 17×17 1,709.6 → 1,643.9 moves
+ * (the blocks in S alone 1,676.9; Q's blocks too 1,639.0 for 5 % more
+ * time; ring 1's blocks 0-1 and 5-6 as X, Y or F nothing; S as layers
+ * 2 and 4 together, 5 moves, 1,718: the beam takes them for the pairs
+ * they make at once and pays later).
  * One macro per map of the bars' places (the cheapest), made once with
  * the stage tables. A bar moved whole takes its pairs along, so what a
  * macro gains is what the bars it makes of parts pair less what the bars
@@ -263,8 +286,12 @@ static void bar_compose(const struct barmacs *L, uint8_t *map,
 {
 	for (int t = 0; t < L->nc; t++) {
 		int p = pre ? pre[t] : t;
-		for (int k = 0; k < len; k++)
-			p = L->perm[mv[k] & 3][mv[k] >> 2 & 7][mv[k] >> 5][p];
+		for (int k = 0; k < len; k++) {
+			int a = mv[k] & 3, l = mv[k] >> 2 & 7, q = mv[k] >> 5 & 3;
+			p = L->perm[a][l][q][p];
+			if (mv[k] & OM_BLOCK)
+				p = L->perm[a][l + 1][q][p];
+		}
 		map[t] = (uint8_t)p;
 	}
 }
@@ -272,6 +299,19 @@ static void bar_compose(const struct barmacs *L, uint8_t *map,
 static uint8_t bar_mv(int axis, int layer, int qt)
 {
 	return (uint8_t)(axis | layer << 2 | qt << 5);
+}
+
+/* Model layers l and l + 1 turned together (OM_BLOCK): on the 7×7
+ * model, layers 2 and 3 or 3 and 4, the cube's j..m-j-1 or j+1..m-j. */
+static uint8_t bar_mvb(int axis, int layer, int qt)
+{
+	return (uint8_t)(bar_mv(axis, layer, qt) | OM_BLOCK);
+}
+
+/* Turn mv undone. */
+static uint8_t bar_inv(uint8_t mv)
+{
+	return (uint8_t)((mv & (OM_BLOCK | 31)) | (4 - (mv >> 5 & 3)) << 5);
 }
 
 /* Keep macro mv[0..len) of map (t goes to map[t]) if it keeps ring 2
@@ -326,9 +366,10 @@ static void bar_add(struct barmacs *L, int32_t *slot, const uint8_t *map,
 }
 
 /* The macros [Y] S X S' [Y'] (bar_build), Y and X of ring 1's group
- * (its turns ys[0..ny)). */
+ * (its turns ys[0..ny)), S any of the slices ss[0..ns) (axis 0; turned
+ * to each axis here). */
 static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
-		     int ny)
+		     int ny, const uint8_t *ss, int ns)
 {
 	uint8_t map[BAR_NC], pre[BAR_NC], mv[BAR_LEN];
 	for (int y = 0; y <= ny; y++) {
@@ -338,21 +379,21 @@ static void bar_conj(struct barmacs *L, int32_t *slot, const uint8_t *ys,
 			bar_compose(L, pre, NULL, mv, 1);
 		}
 		for (int sa = 0; sa < 3; sa++)
-		for (int sl = 2; sl <= L->nm - 3; sl++)
+		for (int si = 0; si < ns; si++)
 		for (int sq = 1; sq <= 3; sq++)
 		for (int x1 = 0; x1 < ny; x1++) {
 			if ((ys[x1] & 3) == sa)
 				continue;
 			int k = k0;
-			mv[k++] = bar_mv(sa, sl, sq);
-			mv[k++] = ys[x1];
-			mv[k++] = bar_mv(sa, sl, 4 - sq);
+			mv[k] = (uint8_t)(ss[si] | sa | sq << 5);
+			mv[k + 1] = ys[x1];
+			mv[k + 2] = bar_inv(mv[k]);
+			k += 3;
 			bar_compose(L, map, k0 ? pre : NULL, mv + k0, k - k0);
 			bar_add(L, slot, map, mv, k);
 			if (!k0)
 				continue;
-			mv[k++] = bar_mv(ys[y] & 3, ys[y] >> 2 & 7,
-					 4 - (ys[y] >> 5));
+			mv[k++] = bar_inv(ys[y]);
 			bar_compose(L, map, NULL, mv, k);
 			bar_add(L, slot, map, mv, k);
 		}
@@ -531,7 +572,20 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim, int nm)
 		for (int i = 0; i < 4; i++)
 			for (int qt = 1; qt <= 3; qt++)
 				ys[ny++] = bar_mv(a, ring1[i], qt);
-	bar_conj(L, slot, ys, ny);
+	/* S and P: the inner slices, on the 7×7 then also its two blocks
+	 * of two (the cube's cell j with the block, or the block with
+	 * m-j: one turn each) */
+	uint8_t ss[5], ps[7];
+	int ns = 0, np = 0;
+	for (int l = 1; l < m; l++) {
+		if (l >= 2 && l <= nm - 3)
+			ss[ns++] = bar_mv(0, l, 0);
+		ps[np++] = bar_mv(0, l, 0);
+	}
+	if (nm == 7)
+		for (int l = 2; l <= 3; l++)
+			ss[ns++] = ps[np++] = bar_mvb(0, l, 0);
+	bar_conj(L, slot, ys, ny, ss, ns);
 	uint8_t map[BAR_NC], mv[BAR_LEN];
 	/* the commutators, each made once and then after each set-up */
 	uint8_t base[BAR_NC];
@@ -541,17 +595,17 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim, int nm)
 	for (int B = 0; B < 3; B++) {
 		if (A == B)
 			continue;
-		for (int pl = 1; pl < m; pl++)
+		for (int pi = 0; pi < np; pi++)
 		for (int pq = 1; pq <= 3; pq++)
 		for (int ql = 1; ql < m; ql++)
 		for (int qq = 1; qq <= 3; qq++)
 		for (int fi = 0; fi < 4; fi++)
 		for (int fq = 1; fq <= 3; fq++) {
-			const uint8_t c8[8] = {
-				bar_mv(A, pl, pq), bar_mv(B, ql, qq),
-				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], fq),
-				bar_mv(A, pl, pq), bar_mv(B, ql, 4 - qq),
-				bar_mv(A, pl, 4 - pq), bar_mv(B, fl[fi], 4 - fq)};
+			uint8_t P = (uint8_t)(ps[pi] | A | pq << 5),
+				Q = bar_mv(B, ql, qq), F = bar_mv(B, fl[fi], fq);
+			const uint8_t c8[8] = {P, Q, bar_inv(P), F,
+					       P, bar_inv(Q), bar_inv(P),
+					       bar_inv(F)};
 			bar_compose(L, base, NULL, c8, 8);
 			int keeps = 1;
 			for (int t = 0; t < L->nc && keeps; t++)
@@ -564,7 +618,7 @@ static int bar_build(struct barmacs *L, int32_t *slot, cube_t *sim, int nm)
 				mv[0] = ys[y];
 				const uint8_t *py = L->perm[ys[y] & 3]
 							   [ys[y] >> 2 & 7]
-							   [ys[y] >> 5];
+							   [ys[y] >> 5 & 3];
 				for (int t = 0; t < L->nc; t++)
 					map[t] = base[py[t]];
 				bar_add(L, slot, map, mv, 9);
@@ -977,11 +1031,12 @@ static int bar_emit(struct ctx *x, const struct barlib *W,
 		const struct barcand *a = &L->c[path[e]];
 		for (int k = 0; k < a->len; k++) {
 			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
-			    qt = a->mv[k] >> 5;
-			if ((rc = emit_block(x, axis, W->lo[l], W->hi[l],
+			    qt = a->mv[k] >> 5 & 3,
+			    h = a->mv[k] & OM_BLOCK ? l + 1 : l;
+			if ((rc = emit_block(x, axis, W->lo[l], W->hi[h],
 					     qt)) < 0)
 				return rc;
-			*par ^= turn_par(x->m, W->lo[l], W->hi[l], qt);
+			*par ^= turn_par(x->m, W->lo[l], W->hi[h], qt);
 		}
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);

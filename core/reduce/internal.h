@@ -409,7 +409,9 @@ static inline uint64_t turn_par(int m, int lo, int hi, int qt)
 /* ------------------------------------------------- macro search helpers */
 
 /* The oblique macros and the bars write a turn in one byte: axis | model
- * layer << 2 | quarter turns << 5. */
+ * layer << 2 | quarter turns << 5, and for the bars' OM_BLOCK: model
+ * layers l and l + 1 turned together, one block of the cube's. */
+#define OM_BLOCK 0x80
 
 /* The last run of turns of one axis made (model layers: net quarter
  * turns), for what the next macro's first turn merges with. */
@@ -419,16 +421,23 @@ struct omtail {
 };
 
 /* Moves a turn mv saves when made after the run t: 2 if it cancels a
- * turn of t, 1 if it merges into one, else 0. */
+ * turn of t, 1 if it merges into one, else 0 (a block turn: 0, a
+ * bound; the moves made are simplified all the same). */
 static inline int om_tail_saves(const struct omtail *t, uint8_t mv)
 {
-	if ((mv & 3) != t->axis || !t->q[mv >> 2 & 7])
+	if ((mv & OM_BLOCK) || (mv & 3) != t->axis || !t->q[mv >> 2 & 7])
 		return 0;
 	return (t->q[mv >> 2 & 7] + (mv >> 5)) % 4 == 0 ? 2 : 1;
 }
 
 static inline void om_tail_add(struct omtail *t, uint8_t mv)
 {
+	if (mv & OM_BLOCK) {
+		/* a block ends the run: nothing after it counts as merged */
+		memset(t, 0, sizeof *t);
+		t->axis = -1;
+		return;
+	}
 	if ((mv & 3) != t->axis) {
 		memset(t, 0, sizeof *t);
 		t->axis = mv & 3;
@@ -534,7 +543,7 @@ int reduce__free_centers(struct ctx *x);
  * them (little-endian, 64-bit): their format version is made from it
  * (reduce.c), so set it anew whenever what they hold changes; the test
  * stage_tables_cache says the new value. */
-#define REDUCE_STAGE_TABLES_SUM 0xb884e320e20b162cull
+#define REDUCE_STAGE_TABLES_SUM 0xb7018b56dad75f34ull
 
 /* centers_staged.c; the tables a caller shares come in kinds of size,
  * built one by one on the work buffer of the size each kind names

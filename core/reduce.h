@@ -78,6 +78,10 @@ typedef struct reduce_result {
 			      * the rest), the centers stage's moves in
 			      * that order; all 0 when the greedy phases
 			      * solved the centers */
+	int bar_steps_short; /* inside out: bar steps whose beam stopped
+			      * short of pairing every oblique, or whose
+			      * model read a broken bar as done; the
+			      * 3-cycles finished what they left */
 	cube_orientation orient; /* the frame solved to: the colours that end
 				  * on U and F, and the rotation that turns
 				  * the solved result to standard */

@@ -1212,9 +1212,26 @@ END_TEST
  * checked. */
 START_TEST(bar_beam_dies)
 {
-	within_bounds(10, 91740, 0, 600, 420);
-	within_bounds(10, 91986, 0, 600, 420);
-	within_bounds(10, 91295, 0, 600, 420);
+	/* and the steps that stopped short, counted in the result
+	 * (bar_steps_short), so that the test fails once these states no
+	 * longer take this path (the three it held before the blocks did
+	 * not) */
+	static const struct {
+		unsigned seed;
+		int short_steps;
+	} t[] = {{91740, 1}, {91986, 3}, {91295, 1}};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		cube_t *c = random_cube(10, t[i].seed);
+		struct solved s = solve_effort(c, stage, 0);
+		ck_assert_int_le(s.res.stage[REDUCE_CENTERS].count, 420);
+		ck_assert_int_le(s.count, 600);
+		ck_assert_msg(s.res.bar_steps_short == t[i].short_steps,
+			      "10x10 seed %u: %d bar steps short, want %d",
+			      t[i].seed, s.res.bar_steps_short,
+			      t[i].short_steps);
+		free(s.moves);
+		free(c);
+	}
 }
 END_TEST
 

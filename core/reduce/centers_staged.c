@@ -1256,7 +1256,7 @@ int reduce__staged_centers(struct ctx *x)
 				if (rc < 0)
 					return rc;
 				if (rc == 0)
-					x->bars_broken = 1;
+					x->bars_broken++;
 				if (rc == 2)
 					j--; /* its trials made the next */
 			}

@@ -341,8 +341,9 @@ struct ctx {
 	int bartrial_ring; /* ... in this ring only, or 0: in every ring */
 	int blk_most; /* the block commutators' most sweeps (effort 3's
 		       * second pass, centers_blocks.c) */
-	int bars_broken; /* a bar step of this solve left obliques
-			  * unpaired (reduce__bar_pair) */
+	int bars_broken; /* bar steps of this solve that left obliques
+			  * unpaired (reduce__bar_pair; reduce_result's
+			  * bar_steps_short) */
 };
 
 /* A hot function built twice where GCC targets x86-64: once for an

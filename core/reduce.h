@@ -82,6 +82,10 @@ typedef struct reduce_result {
 			      * short of pairing every oblique, or whose
 			      * model read a broken bar as done; the
 			      * 3-cycles finished what they left */
+	int bar_twin_macros; /* inside out from 11×11: the bar steps'
+			      * macros made with their twins' layers
+			      * too, to pair the next step's obliques
+			      * (docs/solvers.md, "The twins") */
 	cube_orientation orient; /* the frame solved to: the colours that end
 				  * on U and F, and the rotation that turns
 				  * the solved result to standard */

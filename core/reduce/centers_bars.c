@@ -94,6 +94,11 @@
 #ifndef BAR_BR
 #define BAR_BR 3
 #endif
+/* from BAR_TWIN_N on, a bar step also steers the next step's obliques
+ * (the twins: bar_twin) */
+#ifndef BAR_TWIN_N
+#define BAR_TWIN_N 11
+#endif
 #define BAR_NC 150   /* the center places, as om_center numbers them */
 /* states scanned at once: at least BAR_BWE */
 #ifndef BAR_LANES
@@ -132,8 +137,16 @@ struct barcand {
 	struct barent e[BAR_MOV];
 };
 
+/* a node's macro turns the twins' layers (bar_twin_child) */
+#define BAR_TWIN_CAND (1 << 30)
+#define BAR_CAND(c) ((c) & (BAR_TWIN_CAND - 1))
+
 struct barnode {
 	uint8_t col[BAR_NC];
+	/* the twins (bar_twin): the colour at twin i of oblique place
+	 * W->obl[i], and how many match their bar's +-center */
+	uint8_t tw[BAR_OBL];
+	int16_t twins;
 	struct omtail tail; /* the turns before it, for what merges */
 	int16_t cost, paired, parent;
 	int32_t cand;
@@ -177,11 +190,19 @@ struct barlib {
 	 * up) */
 	int lo[7], hi[7], at[7];
 	int k, j; /* the ring and cell set up */
+	/* the twins (bar_twin): whether this step steers them, and the
+	 * layers (lo_t, hi_t) and coordinates (at_t) the model's stand for
+	 * when a macro moves them too */
+	int twin;
+	int lo_t[7], hi_t[7], at_t[7];
+	uint8_t obl[BAR_OBL]; /* bar b's obliques: obl[2b], obl[2b + 1] */
+	int8_t obi[BAR_NC];   /* the index in obl of place t, or -1 */
 	/* the trials' best (reduce__bar_pair): its moves, wing parities */
 	cube_move keep[BAR_KEEP];
 	size_t nkeep, kfirst; /* (the first step's: kfirst) */
 	uint64_t kpar;
 	int kall; /* its second step paired every oblique */
+	int ktwins; /* its macros with the twins' layers */
 	const struct barmacs *B[2]; /* own, or the shared tables' */
 	struct barmacs own[2];
 	int32_t slot[BAR_HASH];  /* building: the maps seen */
@@ -663,6 +684,7 @@ void reduce__bar_setup(struct ctx *x, int k, int j)
 		 * cube's 0, k, j, m-j, m-k, m */
 		const int lo[6] = {0, k, j, m - j, m - k, m};
 		W->model = 1;
+		W->twin = 0;
 		for (int l = 0; l < 6; l++)
 			W->lo[l] = W->hi[l] = W->at[l] = lo[l];
 		return;
@@ -676,6 +698,13 @@ void reduce__bar_setup(struct ctx *x, int k, int j)
 		W->at[l] = lo[l];
 	}
 	W->at[3] = m / 2;
+	/* the twins: cell j - 1, while it is still inside ring k */
+	W->twin = x->n >= BAR_TWIN_N && j - 1 > k;
+	for (int l = 0; l < 7; l++)
+		W->lo_t[l] = W->lo[l], W->hi_t[l] = W->hi[l],
+		W->at_t[l] = W->at[l];
+	W->lo_t[2] = W->at_t[2] = j - 1;
+	W->hi_t[4] = W->at_t[4] = m - j + 1;
 }
 
 #define BAR_MACS_AT ((sizeof(struct barmacs) + 63) & ~(size_t)63)
@@ -731,9 +760,119 @@ static void bar_read(const struct barlib *W, const struct barmacs *L,
 					   W->at[bar_col(L, t)]);
 }
 
+/* The twins. Ring k's next bar step (cell j - 1) pairs the obliques
+ * beside the ones this step pairs, with the same +-centers. A macro's
+ * turns of the model's layer 2 may as well turn the cube's block
+ * j-1..j (and layer 4's, m-j..m-j+1; the blocks with layer 3 likewise),
+ * in as many moves: the model is then the cube's layers 0, k, j-1..j,
+ * j+1..m-j-1, m-j..m-j+1, m-k, m, whose ring 2 is as solved as before
+ * (ring j - 1's cells there are the model's, moved as the cells beside
+ * them are), so such a macro keeps what the macro keeps and pairs this
+ * step's obliques as it does. Cell j - 1's obliques, the twins of cell
+ * j's, then move exactly as the model's obliques; with the macro as it
+ * is, only its turns of layers 0, 1, 5 and 6 move them (the others turn
+ * no cell of theirs). Each child of the beam takes the way that leaves
+ * more twins paired with their bar's +-center, and the beam ranks a
+ * twin paired as a move saved: the next step starts with them paired.
+ * Only the whole macro either way: a block on one axis only would read
+ * a cell differently once a face turn carries it to another axis. */
+
+/* The model's obliques, two to a bar, and their indexes (W->obl, obi). */
+static void bar_twin_places(struct barlib *W, const struct barmacs *L)
+{
+	memset(W->obi, -1, sizeof W->obi);
+	for (int b = 0; b < BAR_NB; b++)
+		for (int i = 0; i < 2; i++) {
+			W->obl[2 * b + i] = L->bar[b][2 * i];
+			W->obi[L->bar[b][2 * i]] = (int8_t)(2 * b + i);
+		}
+}
+
+/* The twins of cube c (the model set up). */
+static void bar_twin_read(const struct barlib *W, const struct barmacs *L,
+			  const cube_t *c, uint8_t *tw)
+{
+	for (int i = 0; i < BAR_OBL; i++) {
+		int t = W->obl[i];
+		tw[i] = (uint8_t)cube_get(c, t / (L->s * L->s),
+					  W->at_t[bar_row(L, t)],
+					  W->at_t[bar_col(L, t)]);
+	}
+}
+
+/* Twins paired with their bar's +-center in col. */
+static int bar_twin_count(const struct barmacs *L, const uint8_t *col,
+			  const uint8_t *tw)
+{
+	int k = 0;
+	for (int b = 0; b < BAR_NB; b++) {
+		int t = col[L->bar[b][1]];
+		k += (tw[2 * b] == t) + (tw[2 * b + 1] == t);
+	}
+	return k;
+}
+
+/* Twins tw after macro a into out, the macro as it is (all 0: its
+ * turns of layers 0, 1, 5 and 6 alone, at most a few) or with the
+ * twins' layers (all 1: as its map of the bars moves their obliques);
+ * returns those paired in col (the model's places after a). */
+static int bar_twin_move(const struct barlib *W, const struct barmacs *L,
+			 const struct barcand *a, const uint8_t *tw,
+			 const uint8_t *col, uint8_t *out, int all)
+{
+	if (all) {
+		memcpy(out, tw, BAR_OBL);
+		for (int j = 0; j < a->nb; j++) {
+			int b = a->e[j].b;
+			out[2 * b] = tw[W->obi[a->e[j].src[0]]];
+			out[2 * b + 1] = tw[W->obi[a->e[j].src[2]]];
+		}
+		return bar_twin_count(L, col, out);
+	}
+	uint8_t mv[BAR_LEN];
+	int n = 0;
+	for (int i = 0; i < a->len; i++) {
+		int l = a->mv[i] >> 2 & 7;
+		if (!(a->mv[i] & OM_BLOCK) && (l <= 1 || l >= 5))
+			mv[n++] = a->mv[i];
+	}
+	if (n == 0) {
+		memcpy(out, tw, BAR_OBL);
+		return bar_twin_count(L, col, out);
+	}
+	for (int i = 0; i < BAR_OBL; i++) {
+		int p = W->obl[i];
+		for (int k = 0; k < n; k++)
+			p = L->perm[mv[k] & 3][mv[k] >> 2 & 7][mv[k] >> 5 & 3]
+				   [p];
+		out[W->obi[p]] = tw[i];
+	}
+	return bar_twin_count(L, col, out);
+}
+
+/* Child k of parent pa by macro a (k->col made): its twins, the macro's
+ * way that pairs more of them (BAR_TWIN_CAND in k->cand when it turns
+ * their layers). */
+static void bar_twin_child(const struct barlib *W, const struct barmacs *L,
+			   const struct barcand *a, const struct barnode *pa,
+			   struct barnode *k)
+{
+	uint8_t with[BAR_OBL];
+	int as = bar_twin_move(W, L, a, pa->tw, k->col, k->tw, 0);
+	int al = bar_twin_move(W, L, a, pa->tw, k->col, with, 1);
+	if (al > as) {
+		memcpy(k->tw, with, sizeof with);
+		k->cand |= BAR_TWIN_CAND;
+		as = al;
+	}
+	k->twins = (int16_t)as;
+}
+
+/* A state's rank in the beam: moves, BAR_BR per oblique unpaired, one
+ * less per twin paired (0 where the step has none). */
 static int bar_score(const struct barnode *s)
 {
-	return s->cost + BAR_BR * (BAR_OBL - s->paired);
+	return s->cost + BAR_BR * (BAR_OBL - s->paired) - s->twins;
 }
 
 /* The pairs a bar made of places c0, c1, c2 would hold, lane by lane
@@ -915,6 +1054,12 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 	root->tail.axis = -1;
 	root->cost = 0;
 	root->paired = (int16_t)bar_count(L, root->col);
+	root->twins = 0;
+	if (W->twin) {
+		bar_twin_places(W, L);
+		bar_twin_read(W, L, x->c, root->tw);
+		root->twins = (int16_t)bar_twin_count(L, root->col, root->tw);
+	}
 	root->parent = -1;
 	root->cand = -1;
 	W->nlev[0] = 1;
@@ -944,6 +1089,12 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 				k->paired = (int16_t)(s->paired + W->tg[l][t]);
 				k->parent = (int16_t)lane[l];
 				k->cand = W->top[l][t];
+				k->twins = 0;
+				if (W->twin) {
+					const struct barcand *a = &L->c[k->cand];
+					bar_apply(L, a, s->col, k->col);
+					bar_twin_child(W, L, a, s, k);
+				}
 				if (k->paired == BAR_OBL)
 					bar_fin_put(F, nf,
 						    (struct barfin){
@@ -981,8 +1132,9 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 			if (bd >= 0 && k.cost >= W->lev[bd][bi].cost)
 				continue;
 			const struct barnode *pa = &W->lev[d][k.parent];
-			const struct barcand *a = &L->c[k.cand];
-			bar_apply(L, a, pa->col, k.col);
+			const struct barcand *a = &L->c[BAR_CAND(k.cand)];
+			if (!W->twin)
+				bar_apply(L, a, pa->col, k.col);
 			int dup = 0;
 			for (int u = 0; u < nn && !dup; u++)
 				dup = memcmp(W->lev[d + 1][u].col, k.col,
@@ -998,7 +1150,9 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 	}
 	for (int i = 0; i < W->nlev[d]; i++)
 		if (W->lev[d][i].paired == BAR_OBL &&
-		    (bd < 0 || W->lev[d][i].cost < W->lev[bd][bi].cost))
+		    (bd < 0 || W->lev[d][i].cost < W->lev[bd][bi].cost ||
+		     (W->lev[d][i].cost == W->lev[bd][bi].cost &&
+		      W->lev[d][i].twins > W->lev[bd][bi].twins)))
 			bd = d, bi = i;
 	*bdp = bd, *bip = bi;
 	return 0;
@@ -1028,15 +1182,18 @@ static int bar_emit(struct ctx *x, const struct barlib *W,
 	int rc;
 	size_t start = x->count;
 	for (int e = 1; e <= len; e++) {
-		const struct barcand *a = &L->c[path[e]];
+		const struct barcand *a = &L->c[BAR_CAND(path[e])];
+		/* the twins' layers too (bar_twin) */
+		const int *lo = path[e] & BAR_TWIN_CAND ? W->lo_t : W->lo,
+			  *hi = path[e] & BAR_TWIN_CAND ? W->hi_t : W->hi;
+		x->bar_twins += (path[e] & BAR_TWIN_CAND) != 0;
 		for (int k = 0; k < a->len; k++) {
 			int axis = a->mv[k] & 3, l = a->mv[k] >> 2 & 7,
 			    qt = a->mv[k] >> 5 & 3,
 			    h = a->mv[k] & OM_BLOCK ? l + 1 : l;
-			if ((rc = emit_block(x, axis, W->lo[l], W->hi[h],
-					     qt)) < 0)
+			if ((rc = emit_block(x, axis, lo[l], hi[h], qt)) < 0)
 				return rc;
-			*par ^= turn_par(x->m, W->lo[l], W->hi[h], qt);
+			*par ^= turn_par(x->m, lo[l], hi[h], qt);
 		}
 	}
 	size_t nk = moves_simplify(x->out + start, x->count - start);
@@ -1128,10 +1285,11 @@ int reduce__bar_pair(struct ctx *x, uint64_t *par, int next)
 		for (int t = 0; t < tries; t++)
 			tl[t] = bar_path(W, F[t].d, F[t].parent, F[t].cand,
 					 tp[t]);
-		int k = W->k, j = W->j, best = -1;
+		int k = W->k, j = W->j, best = -1, tw0 = x->bar_twins;
 		size_t c0 = x->count, best_len = SIZE_MAX;
 		for (int t = 0; t < tries; t++) {
 			uint64_t p = *par;
+			x->bar_twins = tw0;
 			rc = bar_emit(x, W, L, tp[t], tl[t], &p);
 			size_t first = x->count - c0;
 			if (rc == 0) {
@@ -1150,13 +1308,16 @@ int reduce__bar_pair(struct ctx *x, uint64_t *par, int next)
 				W->kpar = p;
 				W->kfirst = first;
 				W->kall = rc > 0;
+				W->ktwins = x->bar_twins - tw0;
 			}
 			reduce__unmake(x, c0);
 			reduce__bar_setup(x, k, j);
 			if (rc < 0 && rc != CUBE_ESPACE)
 				return rc;
 		}
+		x->bar_twins = tw0;
 		if (best >= 0) {
+			x->bar_twins += W->ktwins;
 			for (size_t i = 0; i < W->nkeep; i++) {
 				const cube_move *m = &W->keep[i];
 				if ((rc = emit_block(x, m->axis, m->lo, m->hi,

@@ -344,6 +344,8 @@ struct ctx {
 	int bars_broken; /* bar steps of this solve that left obliques
 			  * unpaired (reduce__bar_pair; reduce_result's
 			  * bar_steps_short) */
+	int bar_twins; /* macros made with the twins' layers
+			* (centers_bars.c; bar_twin_macros) */
 };
 
 /* A hot function built twice where GCC targets x86-64: once for an

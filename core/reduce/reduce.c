@@ -580,6 +580,7 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 	cube_copy(x->c, c);
 	x->count = 0;
 	x->bars_broken = 0;
+	x->bar_twins = 0;
 	memset(r, 0, sizeof *r);
 	rotate(x->c, x->rot, 0);
 	choose_frame(x);
@@ -617,6 +618,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	if ((rc = reduce__stage_centers(x)) < 0)
 		return rc;
 	r->bar_steps_short = x->bars_broken;
+	r->bar_twin_macros = x->bar_twins;
 	if (x->split[0] + x->split[1] + x->split[2] + x->split[3] > 0) {
 		/* staged: each step already simplified on its own, and kept
 		 * apart so that center_steps says where each ends */

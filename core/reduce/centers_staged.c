@@ -1247,8 +1247,6 @@ int reduce__staged_centers(struct ctx *x)
 		 * 3-cycles, the next steps go on. Each ring's search is set
 		 * to rate its answers by the first bars after it. */
 		int ki = wing_orbits(x->n);
-		x->bars_broken = 0;
-		x->bar_twins = 0;
 		for (int r = ki; r >= 1; r--) {
 			for (int j = ki; j > r; j--) {
 				reduce__bar_setup(x, r, j);

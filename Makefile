@@ -148,45 +148,53 @@ run: deps
 test: deps-test
 	@$(MAKE) --no-print-directory test-run
 
-# The Check suites run as two runners at once, one core each: the suites
-# named in TEST_HALF (the solvers' CPU-bound ones) in one, every other
-# suite in the other (CUBED_SUITES / CUBED_SKIP_SUITES, tests/run_tests.c),
-# so each suite runs exactly once whatever the list says; a name that is
-# no suite stops the run. Each runner's output is printed whole, one after
-# the other, when both are done, and the run fails if either failed.
+# The Check suites run as two runners at once, one core each
+# (tests/both.sh): the suites named in TEST_HALF (the solvers' CPU-bound
+# ones) in one, every other suite in the other (CUBED_SUITES /
+# CUBED_SKIP_SUITES, tests/run_tests.c), so each suite runs exactly once
+# whatever the list says; a name that is no suite stops the run. Each
+# runner's output is printed whole, one after the other, when both are
+# done, and the run fails if either failed.
 TEST_HALF := reduce optimal solve beginner model pattern cubie http_beginner
 test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
 	@mkdir -p $(TABLES)
-	@out=$$(mktemp -d /tmp/cubed-test-run-XXXXXX) || exit 1; \
-	export CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed \
+	@export CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed \
 		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES); \
-	echo "check suites: CUBED_SUITES=\"$(TEST_HALF)\" and CUBED_SKIP_SUITES=\"$(TEST_HALF)\" at once"; \
-	CUBED_SUITES="$(TEST_HALF)" $(BUILD)/run_tests >$$out/1 2>&1 & p1=$$!; \
-	CUBED_SKIP_SUITES="$(TEST_HALF)" $(BUILD)/run_tests >$$out/2 2>&1 & p2=$$!; \
-	wait $$p1; r1=$$?; wait $$p2; r2=$$?; \
-	echo "== CUBED_SUITES=\"$(TEST_HALF)\" (exit $$r1)"; cat $$out/1; \
-	echo "== CUBED_SKIP_SUITES=\"$(TEST_HALF)\" (exit $$r2)"; cat $$out/2; \
-	rm -rf $$out; \
-	if [ $$r1 -ne 0 ] || [ $$r2 -ne 0 ]; then \
-		echo "check suites failed"; exit 1; fi
+	bash tests/both.sh \
+		'CUBED_SUITES="$(TEST_HALF)"' \
+		'CUBED_SUITES="$(TEST_HALF)" $(BUILD)/run_tests' \
+		'CUBED_SKIP_SUITES="$(TEST_HALF)"' \
+		'CUBED_SKIP_SUITES="$(TEST_HALF)" $(BUILD)/run_tests'
 	@$(MAKE) --no-print-directory test-web
 
 # The slow sweeps: the Check cases tagged "slow" (tcase_set_tags), then
 # these suites again with their full loop counts (tests/require.h:
 # test_slow()). make test runs a short version of each. A branch with a
 # slow suite of its own tags its case "slow" or adds it here:
-# SLOW_SUITES += name.
+# SLOW_SUITES += name. Two runners at once, one core each
+# (tests/both.sh): the suites in SLOW_HALF (the reductions' sweeps, about
+# ten minutes) in one; every other suite's slow cases, then the
+# SLOW_SUITES sweeps, in the other. Both may build the 4×4 and 5×5
+# tables into $(TABLES) at once: each writes its own temporary file and
+# renames it.
 SLOW_SUITES := solve beginner
+SLOW_HALF := reduce
+slow_env = CUBED_SLOW=1 CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
+	CUBED_TABLES=$(TABLES)
 test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
-	CK_INCLUDE_TAGS=slow CUBED_SLOW=1 CUBED_BIN=$(BUILD)/cubed \
-		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
-	@for s in $(SLOW_SUITES); do \
-		echo "test-slow: $$s"; \
-		CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=slow CUBED_SLOW=1 \
-			CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
-			CUBED_TABLES=$(TABLES) $(BUILD)/run_tests || exit 1; \
-	done
+	@bash tests/both.sh \
+		'CUBED_SUITES="$(SLOW_HALF)", slow cases' \
+		'CUBED_SUITES="$(SLOW_HALF)" CK_INCLUDE_TAGS=slow $(slow_env) \
+			$(BUILD)/run_tests' \
+		'CUBED_SKIP_SUITES="$(SLOW_HALF)", slow cases; then $(SLOW_SUITES)' \
+		'CUBED_SKIP_SUITES="$(SLOW_HALF)" CK_INCLUDE_TAGS=slow $(slow_env) \
+			$(BUILD)/run_tests || exit 1; \
+		for s in $(SLOW_SUITES); do \
+			echo "test-slow: $$s"; \
+			CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=slow $(slow_env) \
+				$(BUILD)/run_tests || exit 1; \
+		done'
 
 # The store suites again on PostgreSQL (tests/run_tests.c, CUBED_TEST_DB=pg):
 # a private cluster for the run (tests/pg_cluster.c: initdb + pg_ctl in a
@@ -333,33 +341,49 @@ $(FUZZ_CORE_NAMES:%=$(BUILD)/fuzz/fuzz_%): $(BUILD)/fuzz/fuzz_%: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-fuzz: fuzz-build
-	@for t in $(FUZZ_NAMES); do \
+# Two lists of targets at once, one core each (tests/both.sh): those in
+# FUZZ_HALF and the rest.
+FUZZ_HALF := alg cubie facelets pattern
+fuzz_loop = for t in $(1); do \
 		bash tests/fuzz/run.sh $(FUZZ_BUILD) $$t $(FUZZ_S) || exit 1; \
 	done
+fuzz: fuzz-build
+	@bash tests/both.sh \
+		"fuzz: $(filter $(FUZZ_HALF),$(FUZZ_NAMES))" \
+		'$(call fuzz_loop,$(filter $(FUZZ_HALF),$(FUZZ_NAMES)))' \
+		"fuzz: $(filter-out $(FUZZ_HALF),$(FUZZ_NAMES))" \
+		'$(call fuzz_loop,$(filter-out $(FUZZ_HALF),$(FUZZ_NAMES)))'
 
 # The core Check suites and the store suite under valgrind memcheck, one
 # suite at a time in one process each (CK_FORK=no, so memcheck sees every
-# test): any error or definite leak fails. Built without optimisation beyond -O1 and with
-# the suites' reduced loop counts for slow tools (SANITIZED=1, as under
-# ASan), fewer random states where the suites take a count from the
-# environment; about 10 minutes on 2 shared cores.
+# test): any error or definite leak fails. Two lists at once, one core
+# each (tests/both.sh): the suites in MEMCHECK_HALF (store and solve,
+# about seven minutes) and the rest (about as long). Built without
+# optimisation beyond -O1 and with the suites' reduced loop counts for
+# slow tools (SANITIZED=1, as under ASan), fewer random states where the
+# suites take a count from the environment.
 MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern store \
 		   solve beginner
+MEMCHECK_HALF := store solve
 VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect
-
-memcheck:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)-vg OPT="-O1 -DSANITIZED=1" \
-		$(BUILD)-vg/run_tests
-	@mkdir -p $(TABLES)
-	@for s in $(MEMCHECK_SUITES); do \
+memcheck_loop = for s in $(1); do \
 		echo "memcheck: $$s"; \
 		CK_FORK=no CK_RUN_SUITE=$$s CUBED_GOLDEN=tests/golden \
 		CUBED_TABLES=$(TABLES) CUBED_MODEL_ITERS=100 \
 		CUBED_SOLVE_N=50 CUBED_BEGINNER_N=50 \
 		$(VALGRIND) $(BUILD)-vg/run_tests || exit 1; \
 	done
+
+memcheck:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)-vg OPT="-O1 -DSANITIZED=1" \
+		$(BUILD)-vg/run_tests
+	@mkdir -p $(TABLES)
+	@bash tests/both.sh \
+		"memcheck: $(filter $(MEMCHECK_HALF),$(MEMCHECK_SUITES))" \
+		'$(call memcheck_loop,$(filter $(MEMCHECK_HALF),$(MEMCHECK_SUITES)))' \
+		"memcheck: $(filter-out $(MEMCHECK_HALF),$(MEMCHECK_SUITES))" \
+		'$(call memcheck_loop,$(filter-out $(MEMCHECK_HALF),$(MEMCHECK_SUITES)))'
 
 clean:
 	rm -rf build build-san build-fuzz build-vg

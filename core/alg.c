@@ -460,7 +460,12 @@ static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 /* Steps a walk may take: linear in the text, plus (max_depth + 1) per
  * allowed move — every repetition of a bracket that holds a move yields
  * one, and a move is at most max_depth brackets deep, so only pauses and
- * brackets without moves, repeated, can need more. */
+ * brackets without moves, repeated, can need more. (A repetition takes
+ * a step per part: 4 for a commutator, which yields at least 2 moves if
+ * it yields any, 3 for a conjugate, which may yield just 1 when its
+ * setup is empty: so an algorithm near the move limit with such
+ * conjugates nested tens deep could need more too. None a person
+ * writes.) */
 static uint64_t max_steps(const struct parser *p)
 {
 	return sat_add(sat_mul(p->lim.max_moves, (uint64_t)p->lim.max_depth + 1),
@@ -484,9 +489,11 @@ static int bracket_size(struct parser *p, const alg_node *nd, struct size sa,
 			    times);
 	sz->work = sat_mul(sat_add(sat_mul(sa.work, wa), sat_mul(sb.work, wb)),
 			   times);
+	/* each repetition ends each of its parts (alg_iter: part_count) */
+	uint64_t parts = nd->kind == ALG_COMM ? 4 : nd->kind == ALG_CONJ ? 3 : 1;
 	sz->steps = sat_add(sat_mul(sat_add(sat_add(sat_mul(sa.steps, wa),
 						     sat_mul(sb.steps, wb)),
-					    1),
+					    parts),
 				    times),
 			    1);
 	if (sz->moves > p->lim.max_moves || sz->steps > max_steps(p))

@@ -52,9 +52,10 @@ typedef struct alg_node {
 } alg_node;
 
 /* max_moves also bounds the walk over the expansion, which visits every
- * pause and bracket of every repetition: more than (max_depth + 1) steps
- * per allowed move, plus one per byte of text, is ALG_ELONG too. Only
- * pauses or brackets without moves, repeated, come near that
+ * pause and bracket of every repetition, and each part of each (a
+ * commutator has four, a conjugate three): more than (max_depth + 1)
+ * steps per allowed move, plus one per byte of text, is ALG_ELONG too.
+ * Only pauses or brackets without moves, repeated, come near that
  * ("((.)1000000)1000000" has no moves and 10¹² steps). */
 typedef struct alg_limits {
 	uint64_t max_moves;  /* expanded moves allowed (pauses not counted) */

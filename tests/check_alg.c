@@ -416,6 +416,28 @@ START_TEST(empty_brackets_repeated)
 		free(c);
 		free(p.nodes);
 	}
+	/* Found by fuzz_alg too: each repetition of a commutator walks its
+	 * four parts, a conjugate's its three, and the steps count them.
+	 * With 20,000 moves allowed at depth 64 a walk may take 1,300,000
+	 * steps (plus one per byte): "[,]1000000" takes 4,000,001 (counted
+	 * as 1,000,001 before, and walked for seconds), "[:]400000"
+	 * 1,200,001, "[,]300000" 1,200,001, "()1000000" 1,000,001. */
+	alg_limits lim;
+	alg_limits_default(&lim);
+	lim.max_moves = 20000;
+	static const struct {
+		const char *s;
+		int rc;
+	} walk[] = {{"[,]1000000", ALG_ELONG}, {"[:]1000000", ALG_ELONG},
+		    {"[,]300000", CUBE_OK},    {"[:]400000", CUBE_OK},
+		    {"()1000000", CUBE_OK}};
+	for (size_t k = 0; k < sizeof walk / sizeof walk[0]; k++) {
+		struct parsed p;
+		parse(&p, 3, walk[k].s, &lim);
+		ck_assert_msg(p.rc == walk[k].rc, "%s: %s", walk[k].s,
+			      cube_errname(p.rc));
+		free(p.nodes);
+	}
 }
 END_TEST
 

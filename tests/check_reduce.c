@@ -2458,9 +2458,11 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, free_turn_3x3);
 	suite_add_tcase(s, t);
 
-	/* the long sweeps: make test-slow (tag "slow"), not make test */
+	/* the long sweeps: make test-slow (tag "slow"), not make test; the
+	 * longest slow case of all (about ten minutes), which make
+	 * test-slow runs beside every other (tag "long", SLOW_HALF_TAG) */
 	TCase *slow = tcase_create("reduce_slow");
-	tcase_set_tags(slow, "slow");
+	tcase_set_tags(slow, "slow long");
 	tcase_add_unchecked_fixture(slow, load_tables, NULL);
 	tcase_set_timeout(slow, SANITIZED ? 3600 : 900);
 	tcase_add_test(slow, random_4_to_12);

@@ -457,6 +457,12 @@ enum closer { CLOSE_EOF, CLOSE_PAREN, CLOSE_SEP, CLOSE_BRACKET };
 static int parse_seq(struct parser *p, int32_t *first, int32_t *last,
 		     enum closer until, size_t open_at, struct size *sz);
 
+/* The parts a repetition of each container kind walks (alg_iter), which
+ * the walk's steps count too. */
+static const unsigned char part_count[] = {
+	[ALG_GROUP] = 1, [ALG_COMM] = 4, [ALG_CONJ] = 3,
+};
+
 /* Steps a walk may take: linear in the text, plus (max_depth + 1) per
  * allowed move — every repetition of a bracket that holds a move yields
  * one, and a move is at most max_depth brackets deep, so only pauses and
@@ -489,8 +495,7 @@ static int bracket_size(struct parser *p, const alg_node *nd, struct size sa,
 			    times);
 	sz->work = sat_mul(sat_add(sat_mul(sa.work, wa), sat_mul(sb.work, wb)),
 			   times);
-	/* each repetition ends each of its parts (alg_iter: part_count) */
-	uint64_t parts = nd->kind == ALG_COMM ? 4 : nd->kind == ALG_CONJ ? 3 : 1;
+	uint64_t parts = part_count[nd->kind];
 	sz->steps = sat_add(sat_mul(sat_add(sat_add(sat_mul(sa.steps, wa),
 						     sat_mul(sb.steps, wb)),
 					    parts),
@@ -926,9 +931,6 @@ void alg_metrics_of(const alg_t *a, alg_metrics *out)
 
 /* The parts of each container kind, in order: which operand (0 = A,
  * 1 = B) and whether it is walked inverted. */
-static const unsigned char part_count[] = {
-	[ALG_GROUP] = 1, [ALG_COMM] = 4, [ALG_CONJ] = 3,
-};
 static const unsigned char part_seq[][4] = {
 	[ALG_GROUP] = {0}, [ALG_COMM] = {0, 1, 0, 1}, [ALG_CONJ] = {0, 1, 0},
 };

@@ -86,6 +86,10 @@ typedef struct reduce_result {
 			      * macros made with their twins' layers
 			      * too, to pair the next step's obliques
 			      * (docs/solvers.md, "The twins") */
+	int wing_orbits_shared; /* from 9×9: wing orbits whose last 3-cycles
+				 * were made together with a lower
+				 * orbit's, both needing the same ones
+				 * (docs/solvers.md, Edges) */
 	cube_orientation orient; /* the frame solved to: the colours that end
 				  * on U and F, and the rotation that turns
 				  * the solved result to standard */

@@ -634,10 +634,19 @@ static int mw_step(struct ctx *x, struct mwork *W, int K, int *done)
 	return 0;
 }
 
+/* Orbits k and i hold their pieces alike, and alike out of place. */
+static int same_cycles(const struct mwork *W, int k, int i)
+{
+	return memcmp(W->cur[k], W->tgt[k], NPOS) != 0 &&
+	       memcmp(W->cur[k], W->cur[i], NPOS) == 0 &&
+	       memcmp(W->tgt[k], W->tgt[i], NPOS) == 0;
+}
+
 int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 		     uint8_t ecol[12][2])
 {
 	int K = wing_orbits(x->n), rc;
+	x->wing_shared = 0;
 	if (x->n >= MW_MIN_N) {
 		/* the commutators on many orbits first, then each orbit's
 		 * 3-cycles on what they leave */
@@ -656,13 +665,29 @@ int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 			if ((rc = mw_step(x, W, K, &done)) < 0)
 				return rc;
 		}
-		for (int k = 1; k <= K; k++) {
+		/* neighbouring orbits that need the same cycles (the beam
+		 * often leaves whole half edges out of place, the same in
+		 * every orbit) are solved once, their layers turned as one
+		 * block */
+		for (int k = 1; k <= K;) {
 			if (poll_now(x))
 				return SOLVE_ENOTFOUND;
+			int j = k;
+			while (j < K && same_cycles(W, k, j + 1))
+				j++;
+			W->orb[k].p_hi = j;
 			long r = reduce__solve_orbit(x, &W->orb[k], W->cur[k],
 						     W->tgt[k]);
+			W->orb[k].p_hi = k;
 			if (r < 0)
 				return (int)r;
+			for (int i = k + 1; i <= j; i++) {
+				reduce__read_orbit(x, &W->orb[i], W->cur[i]);
+				if (memcmp(W->cur[i], W->tgt[i], NPOS) != 0)
+					return SOLVE_ESTAGE;
+			}
+			x->wing_shared += j - k;
+			k = j + 1;
 		}
 		return 0;
 	}

@@ -263,6 +263,10 @@ struct rwork {
 struct orbit {
 	const struct model *M;
 	int p, q;
+	/* the model's layer p turns the cube's p..p_hi (and m-p the mirror
+	 * block m-p_hi..m-p): a wing orbit solved with the orbits p+1 ..
+	 * p_hi that need the same cycles (edges_wings.c); p_hi = p else */
+	int p_hi;
 	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
 };
 
@@ -346,6 +350,9 @@ struct ctx {
 			  * bar_steps_short) */
 	int bar_twins; /* macros made with the twins' layers
 			* (centers_bars.c; bar_twin_macros) */
+	int wing_shared; /* wing orbits whose 3-cycles the last pairing
+			  * made with a lower orbit's (edges_wings.c;
+			  * wing_orbits_shared) */
 };
 
 /* A hot function built twice where GCC targets x86-64: once for an

@@ -431,6 +431,7 @@ void reduce__orbit_init(struct orbit *o, const struct model *M, int p,
 	o->M = M;
 	o->p = p;
 	o->q = q;
+	o->p_hi = p;
 	for (int i = 0; i < NPOS; i++)
 		for (int s = 0; s < 1 + M->wing; s++) {
 			o->st[i][s][0] = M->st[i][s][0];
@@ -444,9 +445,14 @@ void reduce__orbit_init(struct orbit *o, const struct model *M, int p,
 static int emit_s(struct ctx *x, const struct orbit *o, struct smove s,
 		  int inverse)
 {
-	return emit(x, s.axis,
-		    kind_val(o->M->kind_of[s.kind], o->p, o->q, x->m),
-		    inverse ? 4 - s.qt : s.qt);
+	int kind = o->M->kind_of[s.kind], qt = inverse ? 4 - s.qt : s.qt;
+	/* the block of orbits p..p_hi: each layer of it moves its own
+	 * orbit's places as layer p moves p's */
+	if (o->p_hi != o->p && kind == K_P)
+		return emit_block(x, s.axis, o->p, o->p_hi, qt);
+	if (o->p_hi != o->p && kind == K_MP)
+		return emit_block(x, s.axis, x->m - o->p_hi, x->m - o->p, qt);
+	return emit(x, s.axis, kind_val(kind, o->p, o->q, x->m), qt);
 }
 
 /* A place's token: its colour, or for wings first·6 + second. */

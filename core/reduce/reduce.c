@@ -581,6 +581,7 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 	x->count = 0;
 	x->bars_broken = 0;
 	x->bar_twins = 0;
+	x->wing_shared = 0;
 	memset(r, 0, sizeof *r);
 	rotate(x->c, x->rot, 0);
 	choose_frame(x);
@@ -646,6 +647,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 		rc = reduce__pair_all(x, e_of3, ecol);
 	if (rc < 0)
 		return rc;
+	r->wing_orbits_shared = x->wing_shared;
 	stage_end(x, r, REDUCE_EDGES);
 
 	stage_begin(x, r, REDUCE_PLL_PARITY);

@@ -675,10 +675,9 @@ int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 			int j = k;
 			while (j < K && same_cycles(W, k, j + 1))
 				j++;
-			W->orb[k].p_hi = j;
-			long r = reduce__solve_orbit(x, &W->orb[k], W->cur[k],
-						     W->tgt[k]);
-			W->orb[k].p_hi = k;
+			struct orbit o = W->orb[k];
+			o.p_hi = j;
+			long r = reduce__solve_orbit(x, &o, W->cur[k], W->tgt[k]);
 			if (r < 0)
 				return (int)r;
 			for (int i = k + 1; i <= j; i++) {

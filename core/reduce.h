@@ -135,8 +135,15 @@ typedef struct reduce_limits {
 	 * left. A 5×5's phases stop and keep the reductions phase 5 has
 	 * found (at effort 2 and 3, past the default's pass, that pass's),
 	 * or, with none, leave the time left to the stage-by-stage
-	 * reduction. The server says yes in the last sixth of the time it
-	 * gives, at least 500 ms of it. */
+	 * reduction. At effort 2 and 3 from REDUCE_EASE_MIN_N to
+	 * REDUCE_EASE_MAX_N (one pass whose wider searches take about twice
+	 * the default's time) it is asked between the stages and between
+	 * the centers' steps until a pass has given an answer: once it
+	 * says yes that pass goes on at the default effort and no other
+	 * starts, so a slow or busy machine gets an answer where the wide
+	 * pass alone would outrun the budget. The server says yes in the last sixth of the time it
+	 * gives, at least 500 ms of it; for those sizes and efforts, at
+	 * half of it. */
 	int (*hurry)(void *ctx);
 	/* the time the caller gives the solve in milliseconds (the
 	 * deadline poll enforces), 0 if none. At effort 3 past 72×72 it
@@ -155,6 +162,10 @@ typedef struct reduce_limits {
 #define REDUCE_INSIDE_MS_N2 1500
 
 #define REDUCE_MAX_EFFORT 3
+
+/* The sizes whose effort 2 and 3 ask reduce_limits.hurry to ease off */
+#define REDUCE_EASE_MIN_N 8
+#define REDUCE_EASE_MAX_N 33
 
 /* Bytes of work buffer a size-n solve needs (any alignment malloc
  * gives); 0 if n is outside [REDUCE_MIN_N, REDUCE_MAX_N]. */

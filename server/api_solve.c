@@ -349,8 +349,16 @@ static int solve_big(const struct api_config *cfg, const cube_t *c,
 		return -1;
 	}
 	double t0 = now_ms();
+	/* effort 2 and 3 where their one wide pass eases off when hurried
+	 * (reduce_limits.hurry): at half the budget, so that what is left
+	 * of the pass at the default's pace fits in the other half (33×33:
+	 * 5.5 s at the default, 10.5 s wide on a slow machine here; hurried
+	 * at 5 s of 10 it answers in about 8) */
+	int ease = a->effort > 1 && n >= REDUCE_EASE_MIN_N &&
+		   n <= REDUCE_EASE_MAX_N;
 	struct deadline d = {t0 + a->timeout_ms, a->task,
-			     hurry_at(t0, a->timeout_ms)};
+			     ease ? t0 + a->timeout_ms / 2.0
+				  : hurry_at(t0, a->timeout_ms)};
 	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
 			     .hurry = hurry_deadline,
 			     .stage_tables = solver_stage_tables(cfg->solver),

@@ -2369,6 +2369,56 @@ START_TEST(five_hurry)
 }
 END_TEST
 
+/* Effort 2 and 3 from 8×8 to 33×33 ask the caller's hurry between
+ * their stages and the centers' bar steps and rings (reduce__ease):
+ * once it says yes the variant goes on at the default effort and no
+ * other starts, so a slow machine gets an answer where the first
+ * variant alone would outrun the budget. Never hurried, effort 2's
+ * answer is its own (not the default's: what makes the hurried one
+ * the default's is the hurry); hurried at the first ask, exactly the
+ * default's, asked no more; hurried at the first variant's last ask
+ * (before its edges), not the default's; half way, a checked answer.
+ * Once a variant has answered the hurry is asked no more, so the asks
+ * never hurried are the first variant's. */
+START_TEST(big_hurry)
+{
+	cube_t *c = random_cube(10, 9100u * 10u + 1u);
+	struct hurry h = {.at = 1 << 30};
+	reduce_limits rl = {.stage_tables = stage, .effort = 2,
+			    .hurry = hurry_fn, .ctx = &h};
+	struct solved def = solve_with(c, stage);
+	struct solved e2 = solve_rl(c, &rl);
+	ck_assert(!h.fired);
+	ck_assert(!same_moves(&e2, &def));
+	int asks = h.calls;
+	ck_assert_int_gt(asks, 8);
+
+	h = (struct hurry){.at = 0};
+	struct solved first = solve_rl(c, &rl);
+	ck_assert(h.fired);
+	ck_assert_int_eq(h.calls, 1);
+	ck_assert(same_moves(&first, &def));
+
+	/* the last ask of the first variant, before its edges: its
+	 * centers effort 2's, the rest the default's */
+	h = (struct hurry){.at = asks - 1};
+	struct solved late = solve_rl(c, &rl);
+	ck_assert(h.fired);
+	ck_assert_int_eq(h.calls, asks);
+	ck_assert(!same_moves(&late, &def));
+	free(late.moves);
+	h = (struct hurry){.at = asks / 2};
+	struct solved mid = solve_rl(c, &rl);
+	ck_assert(h.fired);
+	ck_assert_int_eq(h.calls, asks / 2 + 1);
+	free(mid.moves);
+	free(first.moves);
+	free(e2.moves);
+	free(def.moves);
+	free(c);
+}
+END_TEST
+
 /* As five_hurry, on a 4×4: hurried, the frame at hand is given up and,
  * with no frame done, the stage-by-stage reduction answers. The state is
  * the first seeded one whose phases ask at least four times (phases 2 and
@@ -2495,6 +2545,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, bar_twins);
 	tcase_add_test(t, edge_halves);
 	tcase_add_test(t, wing_orbits_together);
+	tcase_add_test(t, big_hurry);
 	tcase_add_test(t, free_turn_3x3);
 	suite_add_tcase(s, t);
 

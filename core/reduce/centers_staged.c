@@ -1249,6 +1249,7 @@ int reduce__staged_centers(struct ctx *x)
 		int ki = wing_orbits(x->n);
 		for (int r = ki; r >= 1; r--) {
 			for (int j = ki; j > r; j--) {
+				reduce__ease(x);
 				reduce__bar_setup(x, r, j);
 				rc = reduce__bar_pair(x, &par,
 						      j - 1 > r ? j - 1 : 0);
@@ -1268,6 +1269,7 @@ int reduce__staged_centers(struct ctx *x)
 				if ((rc = st_build(x, 1)) < 0)
 					return rc;
 			}
+			reduce__ease(x);
 			if ((rc = st_ring(x, r, &par)) < 0)
 				return rc;
 		}

@@ -321,6 +321,10 @@ struct ctx {
 	int ends;   /* the edge beam's endings to try (reduce.c) */
 	int free3;  /* the 3×3 stage tries the free turns (reduced3x3.c) */
 	int hurried; /* the caller's hurry ended the 4×4's phases (four.c) */
+	int eased;   /* the caller's hurry turned this variant's effort down
+		      * to the default's (reduce__ease) */
+	int answered; /* an earlier variant gave an answer: the hurry is
+		       * asked no more (a later one cut short keeps it) */
 	/* 4×4: the frame classes whose phases ran out of their budget, a
 	 * bit each (solve_four, four_class) */
 	uint64_t four_failed;
@@ -372,6 +376,22 @@ static inline int poll_now(struct ctx *x)
 {
 	return x->lim && x->lim->poll && x->lim->poll(x->lim->ctx, 0, 0);
 }
+
+/* Effort 2 and 3 from EASE_MIN_N to STAGED_MAX_N solve as the default
+ * does with wider searches (WIDE, the trials), their first variant
+ * about twice the default's time: on a slow or busy machine past the
+ * caller's budget, which would leave no answer where the default gives
+ * one. Asked between the stages and between the centers' bar steps and
+ * rings until a variant has given an answer: once the caller's hurry
+ * (reduce_limits.hurry) says yes, the rest of the variant runs at the
+ * default effort and no other variant starts (reduce.c). A later
+ * variant is never eased: the deadline that cuts it short keeps the
+ * answer in hand. Below EASE_MIN_N a variant takes about the default's
+ * time (4×4 and 5×5 have hurries of their own). */
+#define EASE_MIN_N REDUCE_EASE_MIN_N
+_Static_assert(REDUCE_EASE_MAX_N == STAGED_MAX_N,
+	       "effort 2 eases where it takes the default's stages");
+void reduce__ease(struct ctx *x);
 
 static inline int emit_block(struct ctx *x, int axis, int lo, int hi, int qt)
 {

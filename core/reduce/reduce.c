@@ -164,6 +164,22 @@ static int bartrial_ring_at(int n, int effort)
 	return n == 10 && effort <= 1 ? 1 : 0;
 }
 
+void reduce__ease(struct ctx *x)
+{
+	if (x->effort <= 1 || x->answered || x->n < EASE_MIN_N ||
+	    x->n > STAGED_MAX_N || !x->lim || !x->lim->hurry ||
+	    !x->lim->hurry(x->lim->ctx))
+		return;
+	/* every effort-dependent choice from here on (WIDE, LEAN, the
+	 * beams' widths, the trials) reads x->effort; up to STAGED_MAX_N
+	 * both efforts take the same stages, so none is left half done */
+	x->effort = 1;
+	x->eased = 1;
+	x->ctrials = ctrials_at(x->n, 1);
+	x->bartrials = bartrials_at(x->n, 1);
+	x->bartrial_ring = bartrial_ring_at(x->n, 1);
+}
+
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
@@ -582,6 +598,7 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 	x->bars_broken = 0;
 	x->bar_twins = 0;
 	x->wing_shared = 0;
+	x->eased = 0;
 	memset(r, 0, sizeof *r);
 	rotate(x->c, x->rot, 0);
 	choose_frame(x);
@@ -610,6 +627,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 	int rc;
 	if ((rc = variant_begin(x, c, r)) < 0)
 		return rc;
+	reduce__ease(x);
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	if ((rc = reduce__stage_oll(x, e_of3, r)) < 0)
 		return rc;
@@ -630,6 +648,7 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 		stage_end(x, r, REDUCE_CENTERS);
 	}
 
+	reduce__ease(x);
 	stage_begin(x, r, REDUCE_EDGES);
 	if (EB_BEAM(n) && ((rc = reduce__beam_edges(x)) < 0 ||
 			   (rc = best_ending(x, tables)) < 0))
@@ -755,6 +774,7 @@ static int solve_five(struct ctx *x, const cube_t *c, const void *tables,
 	int rc;
 	if ((rc = variant_begin(x, c, r)) < 0)
 		return rc;
+	reduce__ease(x);
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	stage_end(x, r, REDUCE_OLL_PARITY);
 	/* each stage merged as every stage is ("U Uw'" where one phase
@@ -954,13 +974,13 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	/* effort 3 past STAGED_MORE_MAX_N: after the block commutators'
 	 * two passes, one inside out when the caller's budget holds it
 	 * (reduce_limits.budget_ms), in the first variant's frame */
-	int effort = x.effort, inside_v = -1;
+	int effort = x.effort, inside_v = -1, eased = 0;
 	if (effort >= 3 && BLK_ON(n, effort) && lim &&
 	    (lim->budget_ms == 0 ||
 	     (uint64_t)lim->budget_ms * 1000 >=
 		     (uint64_t)REDUCE_INSIDE_MS_N2 * (uint64_t)(n * n)))
 		inside_v = nv++;
-	for (int v = 0; v < nv; v++) {
+	for (int v = 0; v < nv && !eased; v++) {
 		x.effort = v == inside_v ? EFFORT_INSIDE : effort;
 		if (v < VARIANTS) {
 			int w = v == inside_v ? 0 : v;
@@ -989,7 +1009,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.blk_most = v == 1 && x.effort == 3;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
+		x.answered = nbest >= 0;
 		int k = solve_variant(&x, c, tables, e_of3, &r);
+		/* hurried (reduce__ease): this variant ran on at the
+		 * default effort, and no other starts */
+		eased |= x.eased;
 		if (k == CUBE_ESPACE && v > 0)
 			continue; /* longer than the answer in hand */
 		if (k == SOLVE_ENOTFOUND && v > 0)
@@ -1009,7 +1033,10 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			memcpy(best_tcol, x.tcol, sizeof best_tcol);
 		}
 	}
-	x.effort = effort;
+	/* eased: the winner's 3×3 searched on as long as the default's
+	 * (then the same answer as the default's where the first ask eased
+	 * the first variant) */
+	x.effort = eased ? 1 : effort;
 	if (nv > 1) {
 		/* the winner's 3×3 searched on with the full budget: the
 		 * same search continued, so never longer */

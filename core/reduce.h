@@ -141,9 +141,9 @@ typedef struct reduce_limits {
 	 * the centers' steps until a pass has given an answer: once it
 	 * says yes that pass goes on at the default effort and no other
 	 * starts, so a slow or busy machine gets an answer where the wide
-	 * pass alone would outrun the budget. The server says yes in the last sixth of the time it
-	 * gives, at least 500 ms of it; for those sizes and efforts, at
-	 * half of it. */
+	 * pass alone would outrun the budget. The server says yes in the
+	 * last sixth of the time it gives, at least 500 ms of it; for
+	 * those sizes and efforts, at half of it. */
 	int (*hurry)(void *ctx);
 	/* the time the caller gives the solve in milliseconds (the
 	 * deadline poll enforces), 0 if none. At effort 3 past 72×72 it

@@ -774,7 +774,6 @@ static int solve_five(struct ctx *x, const cube_t *c, const void *tables,
 	int rc;
 	if ((rc = variant_begin(x, c, r)) < 0)
 		return rc;
-	reduce__ease(x);
 	stage_begin(x, r, REDUCE_OLL_PARITY);
 	stage_end(x, r, REDUCE_OLL_PARITY);
 	/* each stage merged as every stage is ("U Uw'" where one phase

@@ -347,6 +347,9 @@ struct ctx {
 	int bartrials; /* inside out, a bar step: this many of its answers
 			* tried against the ring's next bar step (reduce.c) */
 	int bartrial_ring; /* ... in this ring only, or 0: in every ring */
+	/* the three above at the default effort, which reduce__ease
+	 * turns a hurried variant to (reduce.c sets them) */
+	int ctrials1, bartrials1, bartrial_ring1;
 	int blk_most; /* the block commutators' most sweeps (effort 3's
 		       * second pass, centers_blocks.c) */
 	int bars_broken; /* bar steps of this solve that left obliques
@@ -391,7 +394,21 @@ static inline int poll_now(struct ctx *x)
 #define EASE_MIN_N REDUCE_EASE_MIN_N
 _Static_assert(REDUCE_EASE_MAX_N == STAGED_MAX_N,
 	       "effort 2 eases where it takes the default's stages");
-void reduce__ease(struct ctx *x);
+static inline void reduce__ease(struct ctx *x)
+{
+	if (x->effort <= 1 || x->answered || x->n < EASE_MIN_N ||
+	    x->n > STAGED_MAX_N || !x->lim || !x->lim->hurry ||
+	    !x->lim->hurry(x->lim->ctx))
+		return;
+	/* every effort-dependent choice from here on (WIDE, LEAN, the
+	 * beams' widths, the trials) reads x->effort; up to STAGED_MAX_N
+	 * both efforts take the same stages, so none is left half done */
+	x->effort = 1;
+	x->eased = 1;
+	x->ctrials = x->ctrials1;
+	x->bartrials = x->bartrials1;
+	x->bartrial_ring = x->bartrial_ring1;
+}
 
 static inline int emit_block(struct ctx *x, int axis, int lo, int hi, int qt)
 {

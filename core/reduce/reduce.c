@@ -164,22 +164,6 @@ static int bartrial_ring_at(int n, int effort)
 	return n == 10 && effort <= 1 ? 1 : 0;
 }
 
-void reduce__ease(struct ctx *x)
-{
-	if (x->effort <= 1 || x->answered || x->n < EASE_MIN_N ||
-	    x->n > STAGED_MAX_N || !x->lim || !x->lim->hurry ||
-	    !x->lim->hurry(x->lim->ctx))
-		return;
-	/* every effort-dependent choice from here on (WIDE, LEAN, the
-	 * beams' widths, the trials) reads x->effort; up to STAGED_MAX_N
-	 * both efforts take the same stages, so none is left half done */
-	x->effort = 1;
-	x->eased = 1;
-	x->ctrials = ctrials_at(x->n, 1);
-	x->bartrials = bartrials_at(x->n, 1);
-	x->bartrial_ring = bartrial_ring_at(x->n, 1);
-}
-
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
@@ -1005,6 +989,9 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.btrials = btrials_at(n);
 		x.bartrials = bartrials_at(n, x.effort);
 		x.bartrial_ring = bartrial_ring_at(n, x.effort);
+		x.ctrials1 = ctrials_at(n, 1);
+		x.bartrials1 = bartrials_at(n, 1);
+		x.bartrial_ring1 = bartrial_ring_at(n, 1);
 		x.blk_most = v == 1 && x.effort == 3;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;

@@ -1708,9 +1708,8 @@ START_TEST(efforts)
 	 * bench's first 36×36: 14,757 moves against 8,987); 26×26, an even
 	 * n from 26 to 32 where the default goes inside out lean for time
 	 * (internal.h, LEAN; the block commutators gave about 7,700 moves
-	 * there): effort 2 and 3 search it wider; 72×72: past 64×64 they
-	 * give the block commutators 4 rows where the default gives 2
-	 * (centers_blocks.c) */
+	 * there): effort 2 and 3 search it wider; 72×72: the largest they
+	 * solve inside out (STAGED_MORE_MAX_N), after the default's pass */
 	static const int sizes[] = {4, 6, 9, 26, 36, 72};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		cube_t *c = random_cube(sizes[i], 6300u + (unsigned)i);
@@ -2419,6 +2418,48 @@ START_TEST(big_hurry)
 }
 END_TEST
 
+/* Effort 2 and 3 from 34×34 to 72×72 solve the centers inside out, for
+ * seconds where the default's block commutators take a fraction of one:
+ * the default's pass runs first, so a deadline inside the inside-out
+ * pass keeps the default's answer. Before, that pass ran alone and a
+ * deadline in it left no answer (the server's 10 s on 72×72 on a slow
+ * day: 422 where the default answers in 0.3 s). 36×36: the default's
+ * polls counted (27,784), then effort 2 and 3 stopped 50 polls past
+ * them, inside the inside-out pass (about 2,350 polls of its own; the
+ * default's pass, run first, polls no more than the default does): the
+ * default's reduction move for move, its 3×3 search cut short. Before,
+ * effort 2 polled 2,352 times in all and answered inside out. */
+START_TEST(inside_keeps_default)
+{
+	int n = 36;
+	cube_t *c = random_cube(n, 9100u * (unsigned)n);
+	struct counted k = {0, 0};
+	reduce_limits rl = {.stage_tables = stage, .poll = count_polls,
+			    .ctx = &k};
+	struct solved def = solve_rl(c, &rl);
+	long polls = k.calls;
+	int start = def.res.stage[REDUCE_3X3].start;
+	ck_assert_int_gt(start, 8000);
+	for (int e = 2; e <= REDUCE_MAX_EFFORT; e++) {
+		k = (struct counted){0, polls + 50};
+		rl.effort = e;
+		struct solved cut = solve_rl(c, &rl);
+		ck_assert_int_ge(k.calls, polls + 50);
+		ck_assert_int_eq(cut.res.stage[REDUCE_3X3].start, start);
+		ck_assert_int_eq(memcmp(cut.moves, def.moves,
+					(size_t)start * sizeof *def.moves),
+				 0);
+		ck_assert_msg(cut.count >= def.count - 10 &&
+				      cut.count <= def.count + 10,
+			      "effort %d cut: %d moves, the default %d", e,
+			      cut.count, def.count);
+		free(cut.moves);
+	}
+	free(def.moves);
+	free(c);
+}
+END_TEST
+
 /* As five_hurry, on a 4×4: hurried, the frame at hand is given up and,
  * with no frame done, the stage-by-stage reduction answers. The state is
  * the first seeded one whose phases ask at least four times (phases 2 and
@@ -2546,6 +2587,7 @@ Suite *reduce_suite(void)
 	tcase_add_test(t, edge_halves);
 	tcase_add_test(t, wing_orbits_together);
 	tcase_add_test(t, big_hurry);
+	tcase_add_test(t, inside_keeps_default);
 	tcase_add_test(t, free_turn_3x3);
 	suite_add_tcase(s, t);
 

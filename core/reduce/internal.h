@@ -83,7 +83,8 @@ struct model {
  * 5.7 s, 80×80 6.6-9.3 s, 96×96 9.6 s (65,414 moves, 7.1·n²), 128×128
  * 15.7 s (116,294, 7.1·n²): past 72 too near or past the server's
  * 10-second --max-solve-ms, which effort 2 and 3 take as their budget,
- * and a budget that runs out there gives no answer (bench/RESULTS.md).
+ * where a budget that runs out keeps only the default's answer, which
+ * effort 2 and 3 make first from 34×34 on (reduce.c; bench/RESULTS.md).
  * Past it effort 3 runs inside out as a third pass when the caller's
  * budget holds it (EFFORT_INSIDE below, reduce_limits.budget_ms). */
 #ifndef STAGED_MORE_MAX_N

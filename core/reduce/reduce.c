@@ -53,6 +53,10 @@ static int variants_at(int n, int effort)
 	 * caller's budget holds it */
 	if (effort >= 3 && BLK_ON(n, effort))
 		v = 2;
+	/* effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP: the default's
+	 * pass (the block commutators), then the inside-out one */
+	if (effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort))
+		v = 2;
 	return v;
 }
 
@@ -957,14 +961,28 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	/* effort 3 past STAGED_MORE_MAX_N: after the block commutators'
 	 * two passes, one inside out when the caller's budget holds it
 	 * (reduce_limits.budget_ms), in the first variant's frame */
-	int effort = x.effort, inside_v = -1, eased = 0;
+	int effort = x.effort, inside_v = -1, inside_e = EFFORT_INSIDE,
+	    dflt_v = -1, eased = 0;
 	if (effort >= 3 && BLK_ON(n, effort) && lim &&
 	    (lim->budget_ms == 0 ||
 	     (uint64_t)lim->budget_ms * 1000 >=
 		     (uint64_t)REDUCE_INSIDE_MS_N2 * (uint64_t)(n * n)))
 		inside_v = nv++;
+	/* effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP(effort): the
+	 * centers inside out take seconds (72×72 5-14 s here, by the
+	 * machine's day) where the default's block commutators take a
+	 * fraction of one. That pass alone outran the server's 10 s on a
+	 * slow day and left no answer (422) where the default gives one:
+	 * so first the default's pass, its answer in hand, then the
+	 * inside-out pass in the same frame, which a deadline may cut
+	 * short (the answer in hand kept, as past 72 below). */
+	if (effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort)) {
+		dflt_v = 0;
+		inside_v = 1;
+		inside_e = effort;
+	}
 	for (int v = 0; v < nv && !eased; v++) {
-		x.effort = v == inside_v ? EFFORT_INSIDE : effort;
+		x.effort = v == inside_v ? inside_e : v == dflt_v ? 1 : effort;
 		if (v < VARIANTS) {
 			int w = v == inside_v ? 0 : v;
 			x.c_num = var[w][0], x.c_den = var[w][1];
@@ -992,7 +1010,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.ctrials1 = ctrials_at(n, 1);
 		x.bartrials1 = bartrials_at(n, 1);
 		x.bartrial_ring1 = bartrial_ring_at(n, 1);
-		x.blk_most = v == 1 && x.effort == 3;
+		x.blk_most = v == 1 && x.effort == 3 && BLK_ON(n, x.effort);
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		x.answered = nbest >= 0;

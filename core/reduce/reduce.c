@@ -42,6 +42,15 @@ static size_t cube_offset(void)
 #define VARIANT_MAX_N 7
 #define VARIANTS 24
 
+/* Effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP(effort) solve the
+ * centers inside out, after a first pass as the default's (the block
+ * commutators), whose answer a deadline in the second keeps
+ * (reduce_solve) */
+static int default_first(int n, int effort)
+{
+	return effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort);
+}
+
 static int variants_at(int n, int effort)
 {
 	int v = n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
@@ -53,9 +62,7 @@ static int variants_at(int n, int effort)
 	 * caller's budget holds it */
 	if (effort >= 3 && BLK_ON(n, effort))
 		v = 2;
-	/* effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP: the default's
-	 * pass (the block commutators), then the inside-out one */
-	if (effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort))
+	if (default_first(n, effort))
 		v = 2;
 	return v;
 }
@@ -976,7 +983,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	 * so first the default's pass, its answer in hand, then the
 	 * inside-out pass in the same frame, which a deadline may cut
 	 * short (the answer in hand kept, as past 72 below). */
-	if (effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort)) {
+	if (default_first(n, effort)) {
 		dflt_v = 0;
 		inside_v = 1;
 		inside_e = effort;

@@ -55,7 +55,7 @@ CHECK_LIBS := $(shell pkg-config --libs check libbrotlidec 2>/dev/null)
 LDLIBS  += -lpthread -lm
 
 CORE_SRC   := $(wildcard core/*.c core/reduce/*.c)
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+SERVER_SRC := $(wildcard server/*/*.c server/store/*/*.c)
 TEST_SRC   := $(wildcard tests/*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
@@ -102,9 +102,36 @@ tests/web/node_modules/.stamp: tests/web/package.json tests/web/package-lock.jso
 	npm ci --prefix tests/web --no-audit --no-fund
 	@touch $@
 
+# Each room of server/ (docs/architecture.md) sees its own headers and
+# those of the rooms below it, nothing above: an include that points up
+# does not compile. core/ sees only core/. Bottom to top: codec, base,
+# store (with its engines), sessions, then live and solve side by side,
+# api, http, and main.c over all of them. The tests, fuzz targets and
+# benchmarks see everything.
+INC_core     := -Icore
+INC_codec    := $(INC_core) -Iserver/codec
+INC_base     := $(INC_codec) -Iserver/base
+INC_store    := $(INC_base) -Iserver/store
+INC_sessions := $(INC_store) -Iserver/sessions
+INC_live     := $(INC_sessions) -Iserver/live
+INC_solve    := $(INC_sessions) -Iserver/solve
+INC_api      := $(INC_live) -Iserver/solve -Iserver/api
+INC_http     := $(INC_api) -Iserver/http
+INC_all      := $(INC_http)
+INC = $(INC_all)
+$(BUILD)/core/%.o: INC = $(INC_core)
+$(BUILD)/server/codec/%.o: INC = $(INC_codec)
+$(BUILD)/server/base/%.o: INC = $(INC_base)
+$(BUILD)/server/store/%.o: INC = $(INC_store)
+$(BUILD)/server/sessions/%.o: INC = $(INC_sessions)
+$(BUILD)/server/live/%.o: INC = $(INC_live)
+$(BUILD)/server/solve/%.o: INC = $(INC_solve)
+$(BUILD)/server/api/%.o: INC = $(INC_api)
+$(BUILD)/server/http/%.o: INC = $(INC_http)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Icore -Iserver -c $< -o $@
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INC) -c $< -o $@
 
 # The commit /version and cubed_build_info report: version.c alone is
 # compiled with it, and again only when it changes (the stamp file is
@@ -113,8 +140,8 @@ GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || e
 $(BUILD)/commit-stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
-$(BUILD)/server/version.o: $(BUILD)/commit-stamp
-$(BUILD)/server/version.o: CFLAGS += -DCUBED_COMMIT='"$(GIT_COMMIT)"'
+$(BUILD)/server/base/version.o: $(BUILD)/commit-stamp
+$(BUILD)/server/base/version.o: CFLAGS += -DCUBED_COMMIT='"$(GIT_COMMIT)"'
 FORCE:
 
 $(BUILD)/libcubecore.a: $(CORE_OBJ)

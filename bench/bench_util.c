@@ -61,7 +61,7 @@ void *xmalloc(size_t size)
 }
 
 /* Memory for a table the searches read at random: as the server gives
- * it (server/solver.c, table_alloc), on 2 MB boundaries and in 2 MB
+ * it (server/solve/solver.c, table_alloc), on 2 MB boundaries and in 2 MB
  * pages where the kernel offers them, so that the bench measures what
  * the server runs. */
 void *xmalloc_table(size_t size)

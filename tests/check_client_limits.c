@@ -1,5 +1,5 @@
 /* check_client_limits.c — the tables behind the per-client limits
- * (server/client_limits.h) on their own, with time passed in: the token
+ * (server/base/client_limits.h) on their own, with time passed in: the token
  * bucket's arithmetic and Retry-After, addresses kept apart, IPv4-mapped
  * IPv6 counted as the IPv4 client, eviction that fails open, and the
  * connection counts and verdicts. */

@@ -1,5 +1,5 @@
-/* check_sessions.c — the store (server/store_sqlite.c) and the session
- * rules (server/sessions.c) without HTTP: migrations and the newer-schema
+/* check_sessions.c — the store (server/store/sqlite/store_sqlite.c) and the session
+ * rules (server/sessions/sessions.c) without HTTP: migrations and the newer-schema
  * guard, persistence across reopen, tokens, If-Match, undo/redo/reset laws,
  * time travel to every version against a local replay, fork, delete, and
  * many threads writing to one session at once (consecutive versions, final

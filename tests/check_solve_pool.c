@@ -1,4 +1,4 @@
-/* check_solve_pool.c — the solver pool (server/solve_pool.c) on its own:
+/* check_solve_pool.c — the solver pool (server/solve/solve_pool.c) on its own:
  * the order a worker takes tasks in (round-robin over clients, not first
  * come first served), the per-client and whole-queue caps, cancelling a
  * queued task, and stopping with tasks queued. The first task holds the

@@ -1,4 +1,4 @@
-/* check_static.c — serving the web page (server/static.c) without a
+/* check_static.c — serving the web page (server/api/static.c) without a
  * server or a browser: what a web root may hold (and the clear refusals of
  * what it may not), which bytes and headers each request gets (ETag and
  * If-None-Match, Cache-Control, the page's CSP, gzip by Accept-Encoding),

@@ -1,8 +1,8 @@
-/* check_store.c — the store (server/store.h) below the session rules, on
+/* check_store.c — the store (server/store/store.h) below the session rules, on
  * its SQLite engine: the row model read back with plain SQL, the
  * conditional append, replay bases (snapshots and resets), paging, delete,
  * the engine choice, reads on another connection during writes, and the
- * upgrade's reader of schema 4's event text (server/migrate_evlog.h) with
+ * upgrade's reader of schema 4's event text (server/store/migrate_evlog.h) with
  * a damaged old database refused whole. */
 #include <check.h>
 #include <pthread.h>

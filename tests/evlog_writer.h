@@ -1,5 +1,5 @@
 /* evlog_writer.h — the tests' own writer of schema 4's event text (the
- * server only reads it now, to upgrade: server/migrate_evlog.h). The fuzz
+ * server only reads it now, to upgrade: server/store/migrate_evlog.h). The fuzz
  * target and the store suite encode records with it to check that the
  * upgrade's reader gives back exactly what was written. Header-only:
  * tests/fuzz/fuzz_evlog.c is built without the test objects. */

@@ -971,7 +971,7 @@ async function main() {
 	await run({ name: 'create 503', method: 'POST', path: s, body: { size: 2 }, status: 503,
 		check: (j) => expect(j.code === 'too_many_sessions', 'not too_many_sessions') }, small);
 
-	// the HTTP layer's limits (server/guard.c): 429 past the rate (never
+	// the HTTP layer's limits (server/http/guard.c): 429 past the rate (never
 	// on the ops routes), 431 past --max-header, 503 on a connection past
 	// --max-connections-per-ip
 	const tight = await startServer(['--rate-limit', '1', '--rate-burst', '2', '--max-header', '1024', '--solver', '0']);

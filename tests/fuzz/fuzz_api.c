@@ -1,5 +1,5 @@
 /* fuzz_api.c — libFuzzer target for the HTTP API's request decoding: every
- * route, through api_handle (server/api.c), the entry http.c calls with
+ * route, through api_handle (server/api/api.c), the entry http.c calls with
  * each request — the body parser (json_body), strict field checks, query
  * strings, and the handlers behind them — on plain structs, no socket.
  *

@@ -1,5 +1,5 @@
 /* fuzz_evlog.c — libFuzzer target for the reader of schema 4's event text
- * (server/migrate_evlog.c), which the upgrade to schema 6 runs over every
+ * (server/store/migrate_evlog.c), which the upgrade to schema 6 runs over every
  * pending text and event block of an old database.
  *
  * Input: any bytes, read as such a text. Laws: the reader never reads

@@ -1,7 +1,7 @@
 /* migrate_evlog.h — migration code: the decoder of schema 4's event text,
  * which cubed before schema 5 kept in the `pending` column of a sessions
  * row and the `events` column of event_blocks. Nothing writes this format
- * any more; the upgrade (server/store_sqlite_migrate.c) reads it once to
+ * any more; the upgrade (server/store/sqlite/store_sqlite_migrate.c) reads it once to
  * expand those values into event rows.
  *
  * Format: one record per event, in version order, each

@@ -211,8 +211,24 @@ static void release(struct api_config *api, struct solve_pool *pool,
 	free(openapi);
 }
 
+/* `cubed routes`: the route table, a row a line (method, pattern, body
+ * rule, auth, idempotent), for the contract check to hold against
+ * openapi.yaml. */
+static int print_routes(void)
+{
+	static const char *const body[] = {"none", "optional", "required"};
+	static const char *const auth[] = {"none", "optional", "required"};
+	struct api_route_info r;
+	for (int i = 0; api_route_row(i, &r) == 0; i++)
+		printf("%s\t%s\t%s\t%s\t%s\n", r.method, r.pattern,
+		       body[r.body], auth[r.auth], r.idempotent ? "idem" : "-");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "routes") == 0)
+		return print_routes();
 	struct config cfg;
 	/* Block the stop signals before any thread starts (the session
 	 * writer, live events, the solver, MHD's), so they all inherit the

@@ -1,14 +1,15 @@
 /* api.c — the router of cubed's HTTP API on plain structs (no
  * libmicrohttpd here), so everything a client can observe except the
- * socket is testable without a server: the route table, path matching,
- * the body rule of each route, Idempotency-Key, and the hand-off to the
- * handler. The handlers live by resource in api_moves.c (/v1/apply,
- * /v1/alg), api_convert.c (/v1/convert, /v1/validate), api_patterns.c
- * (/v1/match, /v1/patterns, /v1/pieces), api_solve.c, api_sessions.c,
- * api_tickets.c, api_ops.c (/healthz, /readyz, /version, /openapi.yaml,
- * the page) and metrics.c (/metrics); what they share is api_input.c
- * (request checks) and api_output.c (replies, representations). */
+ * socket is testable without a server: the route table with each route's
+ * policies as data (body rule, auth, Idempotency-Key, the session
+ * database), path matching that captures the path's parameters once,
+ * Allow made from the table, and the hand-off to the route's handler.
+ * Every handler has one shape (api__handler, api_internal.h) and lives
+ * with its resource in api_<resource>.c; what they share is api_input.c
+ * (request checks), api_repr.c (representations) and api_access.c (who
+ * may do what). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -19,18 +20,10 @@
 
 #include "api.h"
 #include "api_internal.h"
-#include "events.h"
 #include "idempotency.h"
-#include "metrics.h"
 #include "problem.h"
-#include "jobs.h"
-#include "sessions.h"
-#include "solve_pool.h"
-#include "solver.h"
-#include "static.h"
 #include "store.h"
 #include "token.h"
-#include "version.h"
 
 /* ---- routing ---------------------------------------------------------- */
 
@@ -70,84 +63,88 @@ static int json_media_type_ok(const char *ct)
 	}
 }
 
-/* How a route takes its body. */
-enum body_rule { BODY_NONE, BODY_OPTIONAL, BODY_REQUIRED };
+/* Every route: a path pattern ("{id}" a session id, "{jid}" a job id,
+ * "{tid}" a token id, "{file}" one segment of the page's files), a method,
+ * its handler, and its policies as data:
+ *   body  — no body (BODY_NONE: ignored), an optional JSON object, or a
+ *           required one (415, 400 malformed_json, 422 not_an_object);
+ *   auth  — what the route's security is in openapi.yaml: none, a token
+ *           that may be sent (a private session's read, a fork), or one
+ *           that must be (writes, deletes, tokens). The router hands the
+ *           bearer token to the handler; whether it grants the role is the
+ *           session layer's rule (sessions_rules.c), checked with the
+ *           write it guards;
+ *   flags — R_IDEM: Idempotency-Key is honoured (an answer kept and
+ *           replayed); R_SESSIONS: the route needs the session database
+ *           (503 no_database without one) and its {id} the shape of an id
+ *           (404 otherwise).
+ * GET routes also answer HEAD; every path answers OPTIONS (CORS
+ * preflight); Allow is made from the rows of a pattern (api_allow). The
+ * contract check compares body, auth and R_IDEM with openapi.yaml
+ * (`cubed routes`, api_route_row). */
+enum { R_IDEM = 1, R_SESSIONS = 2 };
 
-/* Every route: a path pattern ("{id}" stands for one path segment, a
- * session id), a method, its handler. GET routes also answer HEAD; every
- * path answers OPTIONS (CORS preflight). allow lists every method of the
- * pattern. */
 static const struct route {
 	const char *pattern;
 	const char *method;
-	const char *allow;
-	api__get_handler *get;
-	api__post_handler *post;
-	api__session_handler *ses;
-	enum body_rule body;
-	api__req_handler *postrq; /* a POST handler that takes rq */
-	api__job_handler *job;
+	api__handler *handler;
+	enum api_body_rule body;
+	enum api_auth auth;
+	unsigned flags;
 } routes[] = {
-	{"/", "GET", "GET, HEAD, OPTIONS", api__get_page, NULL, NULL, 0, NULL, NULL},
-	{"/assets/{file}", "GET", "GET, HEAD, OPTIONS", api__get_page, NULL, NULL,
-	 0, NULL, NULL},
-	{"/healthz", "GET", "GET, HEAD, OPTIONS", api__get_healthz, NULL, NULL, 0, NULL, NULL},
-	{"/readyz", "GET", "GET, HEAD, OPTIONS", api__get_readyz, NULL, NULL, 0, NULL, NULL},
-	{"/metrics", "GET", "GET, HEAD, OPTIONS", api__get_metrics, NULL, NULL, 0, NULL, NULL},
-	{"/version", "GET", "GET, HEAD, OPTIONS", api__get_version, NULL, NULL, 0, NULL, NULL},
-	{"/openapi.yaml", "GET", "GET, HEAD, OPTIONS", api__get_openapi, NULL, NULL,
-	 0, NULL, NULL},
-	{"/v1/apply", "POST", "POST, OPTIONS", NULL, api__post_apply, NULL, 0, NULL, NULL},
-	{"/v1/alg", "POST", "POST, OPTIONS", NULL, api__post_alg, NULL, 0, NULL, NULL},
-	{"/v1/convert", "POST", "POST, OPTIONS", NULL, api__post_convert, NULL,
-	 0, NULL, NULL},
-	{"/v1/validate", "POST", "POST, OPTIONS", NULL, api__post_validate,
-	 NULL, 0, NULL, NULL},
-	{"/v1/match", "POST", "POST, OPTIONS", NULL, api__post_match, NULL, 0, NULL, NULL},
-	{"/v1/patterns", "GET", "GET, HEAD, OPTIONS", api__get_patterns, NULL,
-	 NULL, 0, NULL, NULL},
-	{"/v1/pieces", "POST", "POST, OPTIONS", NULL, api__post_pieces, NULL,
-	 0, NULL, NULL},
-	{"/v1/sessions", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_create, BODY_REQUIRED, NULL, NULL},
-	{"/v1/sessions/{id}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
-	 api__session_get, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL,
-	 NULL, api__session_delete, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}/moves", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_moves, BODY_REQUIRED, NULL, NULL},
-	{"/v1/sessions/{id}/undo", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_undo, BODY_OPTIONAL, NULL, NULL},
-	{"/v1/sessions/{id}/redo", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_redo, BODY_OPTIONAL, NULL, NULL},
-	{"/v1/sessions/{id}/reset", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_reset, BODY_OPTIONAL, NULL, NULL},
-	{"/v1/sessions/{id}/fork", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_fork, BODY_OPTIONAL, NULL, NULL},
-	{"/v1/solve", "POST", "POST, OPTIONS", NULL, NULL, NULL, BODY_REQUIRED,
-	 api__post_solve, NULL},
-	{"/v1/jobs/{jid}", "GET", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
-	 NULL, BODY_NONE, NULL, api__job_get},
-	{"/v1/jobs/{jid}", "DELETE", "GET, HEAD, DELETE, OPTIONS", NULL, NULL,
-	 NULL, BODY_NONE, NULL, api__job_delete},
-	{"/v1/scramble", "GET", "GET, HEAD, OPTIONS", api__get_scramble, NULL,
-	 NULL, 0, NULL, NULL},
-	{"/v1/sessions/{id}/solve", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_solve, BODY_OPTIONAL, NULL, NULL},
-	{"/v1/sessions/{id}/solves", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_solves, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}/history", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_history, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}/events", "GET", "GET, HEAD, OPTIONS", NULL, NULL,
-	 api__session_events, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}/tokens", "POST", "GET, HEAD, POST, OPTIONS", NULL,
-	 NULL, api__session_token_add, BODY_REQUIRED, NULL, NULL},
-	{"/v1/sessions/{id}/tokens", "GET", "GET, HEAD, POST, OPTIONS", NULL,
-	 NULL, api__session_tokens, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", "DELETE, OPTIONS", NULL,
-	 NULL, api__session_token_revoke, BODY_NONE, NULL, NULL},
-	{"/v1/sessions/{id}/tickets", "POST", "POST, OPTIONS", NULL, NULL,
-	 api__session_ticket, BODY_NONE, NULL, NULL},
+	{"/", "GET", api__get_page, BODY_NONE, AUTH_NONE, 0},
+	{"/assets/{file}", "GET", api__get_page, BODY_NONE, AUTH_NONE, 0},
+	{"/healthz", "GET", api__get_healthz, BODY_NONE, AUTH_NONE, 0},
+	{"/readyz", "GET", api__get_readyz, BODY_NONE, AUTH_NONE, 0},
+	{"/metrics", "GET", api__get_metrics, BODY_NONE, AUTH_NONE, 0},
+	{"/version", "GET", api__get_version, BODY_NONE, AUTH_NONE, 0},
+	{"/openapi.yaml", "GET", api__get_openapi, BODY_NONE, AUTH_NONE, 0},
+	{"/v1/apply", "POST", api__post_apply, BODY_REQUIRED, AUTH_NONE, 0},
+	{"/v1/alg", "POST", api__post_alg, BODY_REQUIRED, AUTH_NONE, 0},
+	{"/v1/convert", "POST", api__post_convert, BODY_REQUIRED, AUTH_NONE, 0},
+	{"/v1/validate", "POST", api__post_validate, BODY_REQUIRED, AUTH_NONE,
+	 0},
+	{"/v1/match", "POST", api__post_match, BODY_REQUIRED, AUTH_NONE, 0},
+	{"/v1/patterns", "GET", api__get_patterns, BODY_NONE, AUTH_NONE, 0},
+	{"/v1/pieces", "POST", api__post_pieces, BODY_REQUIRED, AUTH_NONE, 0},
+	{"/v1/sessions", "POST", api__session_create, BODY_REQUIRED, AUTH_NONE,
+	 R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}", "GET", api__session_get, BODY_NONE,
+	 AUTH_OPTIONAL, R_SESSIONS},
+	{"/v1/sessions/{id}", "DELETE", api__session_delete, BODY_NONE,
+	 AUTH_REQUIRED, R_SESSIONS},
+	{"/v1/sessions/{id}/moves", "POST", api__session_moves, BODY_REQUIRED,
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/undo", "POST", api__session_undo, BODY_OPTIONAL,
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/redo", "POST", api__session_redo, BODY_OPTIONAL,
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/reset", "POST", api__session_reset, BODY_OPTIONAL,
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/fork", "POST", api__session_fork, BODY_OPTIONAL,
+	 AUTH_OPTIONAL, R_IDEM | R_SESSIONS},
+	{"/v1/solve", "POST", api__post_solve, BODY_REQUIRED, AUTH_NONE, 0},
+	{"/v1/jobs/{jid}", "GET", api__job_get, BODY_NONE, AUTH_NONE, 0},
+	{"/v1/jobs/{jid}", "DELETE", api__job_delete, BODY_NONE, AUTH_NONE, 0},
+	{"/v1/scramble", "GET", api__get_scramble, BODY_NONE, AUTH_NONE, 0},
+	{"/v1/sessions/{id}/solve", "POST", api__session_solve, BODY_OPTIONAL,
+	 AUTH_OPTIONAL, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/solves", "GET", api__session_solves, BODY_NONE,
+	 AUTH_OPTIONAL, R_SESSIONS},
+	{"/v1/sessions/{id}/history", "GET", api__session_history, BODY_NONE,
+	 AUTH_OPTIONAL, R_SESSIONS},
+	{"/v1/sessions/{id}/events", "GET", api__session_events, BODY_NONE,
+	 AUTH_OPTIONAL, R_SESSIONS},
+	{"/v1/sessions/{id}/tokens", "POST", api__session_token_add,
+	 BODY_REQUIRED, AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/tokens", "GET", api__session_tokens, BODY_NONE,
+	 AUTH_REQUIRED, R_SESSIONS},
+	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", api__session_token_revoke,
+	 BODY_NONE, AUTH_REQUIRED, R_SESSIONS},
+	/* a ticket is a fresh credential each time: never kept, so never
+	 * replayed to anyone */
+	{"/v1/sessions/{id}/tickets", "POST", api__session_ticket, BODY_NONE,
+	 AUTH_REQUIRED, R_SESSIONS},
 };
 
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -166,12 +163,33 @@ int api_route_patterns(const char **out, int cap)
 	return k;
 }
 
-/* Does path fit pattern? "{id}" takes one non-empty segment (copied to id,
- * which holds STORE_ID_MAX bytes; longer segments do not fit); "{tid}"
- * takes 1 to 18 digits and "{file}" one segment of up to 128 bytes (the
- * handlers read them from the path). */
-static int match(const char *pattern, const char *path, char *id)
+int api_route_row(int i, struct api_route_info *out)
 {
+	if (i < 0 || i >= NROUTES)
+		return -1;
+	out->pattern = routes[i].pattern;
+	out->method = routes[i].method;
+	out->body = routes[i].body;
+	out->auth = routes[i].auth;
+	out->idempotent = (routes[i].flags & R_IDEM) != 0;
+	return 0;
+}
+
+/* The path's parameters, captured once by match(). */
+struct captured {
+	char id[STORE_ID_MAX]; /* {id} or {jid} */
+	int64_t tid;           /* {tid}, or -1 */
+};
+
+/* Does path fit pattern? "{id}" takes one non-empty segment (copied to
+ * c->id, which holds STORE_ID_MAX bytes; longer segments do not fit),
+ * "{jid}" a job id's letters, "{tid}" 1 to 18 digits (its value to
+ * c->tid) and "{file}" one segment of up to 128 bytes (static.c reads the
+ * path). */
+static int match(const char *pattern, const char *path, struct captured *c)
+{
+	c->id[0] = '\0';
+	c->tid = -1;
 	while (*pattern) {
 		if (*pattern != '{') {
 			if (*pattern != *path)
@@ -184,6 +202,7 @@ static int match(const char *pattern, const char *path, char *id)
 			size_t len = strspn(path, "0123456789");
 			if (len == 0 || len > 18)
 				return 0;
+			c->tid = strtoll(path, NULL, 10);
 			path += len;
 			pattern += 5;
 			continue;
@@ -195,8 +214,8 @@ static int match(const char *pattern, const char *path, char *id)
 						  "0123456789-");
 			if (len == 0 || len >= STORE_ID_MAX)
 				return 0;
-			memcpy(id, path, len);
-			id[len] = '\0';
+			memcpy(c->id, path, len);
+			c->id[len] = '\0';
 			path += len;
 			pattern += 5;
 			continue;
@@ -213,8 +232,8 @@ static int match(const char *pattern, const char *path, char *id)
 			size_t len = strcspn(path, "/");
 			if (len == 0 || len >= STORE_ID_MAX)
 				return 0;
-			memcpy(id, path, len);
-			id[len] = '\0';
+			memcpy(c->id, path, len);
+			c->id[len] = '\0';
 			path += len;
 			pattern += 4;
 			continue;
@@ -228,24 +247,60 @@ static int match(const char *pattern, const char *path, char *id)
 }
 
 /* The first route whose pattern fits path (any method), or NULL. */
-static const struct route *find_path(const char *path, char *id)
+static const struct route *find_path(const char *path, struct captured *c)
 {
 	for (int i = 0; i < NROUTES; i++)
-		if (match(routes[i].pattern, path, id))
+		if (match(routes[i].pattern, path, c))
 			return &routes[i];
 	return NULL;
 }
 
+/* The Allow value of each row's pattern, made once from the table: GET
+ * and HEAD first when the pattern has a GET, then its other methods in
+ * the table's order, then OPTIONS. */
+static char allow_of[NROUTES][48];
+static pthread_once_t allow_once = PTHREAD_ONCE_INIT;
+
+static void allow_build(void)
+{
+	for (int i = 0; i < NROUTES; i++) {
+		char *out = allow_of[i];
+		size_t cap = sizeof allow_of[i], len = 0;
+		int has_get = 0;
+		for (int j = 0; j < NROUTES; j++)
+			if (strcmp(routes[j].pattern, routes[i].pattern) == 0 &&
+			    strcmp(routes[j].method, "GET") == 0)
+				has_get = 1;
+		out[0] = '\0';
+		if (has_get)
+			len += (size_t)snprintf(out + len, cap - len,
+						"GET, HEAD, ");
+		for (int j = 0; j < NROUTES; j++)
+			if (strcmp(routes[j].pattern, routes[i].pattern) == 0 &&
+			    strcmp(routes[j].method, "GET") != 0)
+				len += (size_t)snprintf(out + len, cap - len,
+							"%s, ",
+							routes[j].method);
+		snprintf(out + len, cap - len, "OPTIONS");
+	}
+}
+
+static const char *allow_for(const struct route *r)
+{
+	pthread_once(&allow_once, allow_build);
+	return allow_of[r - routes];
+}
+
 const char *api_allow(const char *path)
 {
-	char id[STORE_ID_MAX];
-	const struct route *r = path ? find_path(path, id) : NULL;
-	return r ? r->allow : NULL;
+	struct captured c;
+	const struct route *r = path ? find_path(path, &c) : NULL;
+	return r ? allow_for(r) : NULL;
 }
 
 /* The JSON object body: required, optional (NULL when empty) or ignored.
  * Returns 0 with *out set (or NULL), -1 with rp set. */
-static int json_body(const struct api_request *rq, enum body_rule rule,
+static int json_body(const struct api_request *rq, enum api_body_rule rule,
 		     json_t **out, struct api_reply *rp)
 {
 	*out = NULL;
@@ -382,19 +437,20 @@ static int idem_start(const struct api_config *cfg,
 void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		struct api_reply *rp)
 {
-	char id[STORE_ID_MAX] = "";
-	const struct route *r = find_path(rq->path, id);
+	struct captured c;
+	const struct route *r = find_path(rq->path, &c);
 	if (r == NULL) {
 		problem_reply(rp, PROBLEM_NOT_FOUND,
 			      "there is no resource at %.200s", rq->path);
 		return;
 	}
 	rp->route = r->pattern;
+	const char *allow = allow_for(r);
 	if (strcmp(rq->method, "OPTIONS") == 0) {
 		rp->status = 204;
-		api_reply_header(rp, "Allow", "%s", r->allow);
+		api_reply_header(rp, "Allow", "%s", allow);
 		api_reply_header(rp, "Access-Control-Allow-Methods", "%s",
-				 r->allow);
+				 allow);
 		api_reply_header(rp, "Access-Control-Allow-Headers", "%s",
 				 cfg->cors_allow_headers
 					 ? cfg->cors_allow_headers
@@ -413,44 +469,43 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	if (m == NULL) {
 		problem_reply(rp, PROBLEM_METHOD_NOT_ALLOWED,
 			      "%.32s is not allowed on %s; allowed: %s",
-			      rq->method, r->pattern, r->allow);
-		api_reply_header(rp, "Allow", "%s", r->allow);
+			      rq->method, r->pattern, allow);
+		api_reply_header(rp, "Allow", "%s", allow);
 		return;
 	}
-	if (m->get) {
-		m->get(cfg, rq, rp);
-		return;
+	struct api_args a = {
+		.id = c.id[0] ? c.id : NULL, .tid = c.tid,
+	};
+	if (m->auth != AUTH_NONE) {
+		int bad;
+		a.token = api__bearer(rq, &bad);
 	}
-	if (m->job) {
-		m->job(cfg, rq, id, rp);
-		return;
-	}
-	if (m->ses && strstr(m->pattern, "{id}") && !token_id_ok(id)) {
-		/* not the shape of an id: no such session */
-		problem_reply(rp, PROBLEM_NO_SUCH_SESSION,
-			      "there is no such session");
-		return;
+	if (m->flags & R_SESSIONS) {
+		if (a.id && !token_id_ok(a.id)) {
+			/* not the shape of an id: no such session */
+			problem_reply(rp, PROBLEM_NO_SUCH_SESSION,
+				      "there is no such session");
+			return;
+		}
 	}
 	json_t *body;
-	if (json_body(rq, m->post ? BODY_REQUIRED : m->body, &body, rp) < 0)
+	if (json_body(rq, m->body, &body, rp) < 0)
 		return;
-	if (m->postrq) {
-		m->postrq(cfg, rq, body, rp);
+	if ((m->flags & R_SESSIONS) && !cfg->sessions) {
 		json_decref(body);
+		problem_reply(rp, PROBLEM_NO_DATABASE,
+			      "this server runs without a session database");
 		return;
 	}
+	a.body = body;
 	uint8_t scope[32];
-	int idem = m->ses && strcmp(m->method, "POST") == 0 ?
+	int idem = (m->flags & R_IDEM) ?
 			   idem_start(cfg, rq, m->pattern, scope, rp) : 0;
 	if (idem < 0) {
 		json_decref(body);
 		return;
 	}
-	if (m->post)
-		m->post(cfg, body, rp);
-	else
-		m->ses(cfg, rq, strstr(m->pattern, "{id}") ? id : NULL, body,
-		       rp);
+	m->handler(cfg, rq, &a, rp);
 	json_decref(body);
 	if (rp->pending) {
 		/* answered by api_finish, which keeps the answer then */

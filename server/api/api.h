@@ -20,6 +20,23 @@ void api_finish(const struct api_config *cfg, struct api_reply *rp);
  * fills out (up to cap) and returns the count. */
 int api_route_patterns(const char **out, int cap);
 
+/* A route's policies, as the router's table states them (api.c): the
+ * body it takes, whether a bearer token may or must come (openapi.yaml's
+ * security), and whether Idempotency-Key is honoured. */
+enum api_body_rule { BODY_NONE, BODY_OPTIONAL, BODY_REQUIRED };
+enum api_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_REQUIRED };
+
+struct api_route_info {
+	const char *pattern;
+	const char *method;
+	enum api_body_rule body;
+	enum api_auth auth;
+	int idempotent;
+};
+
+/* Row i of the route table into out: 0, or -1 past the last row. */
+int api_route_row(int i, struct api_route_info *out);
+
 /* The methods a path answers, as an Allow header value ("GET, HEAD,
  * OPTIONS"), or NULL for an unknown path. */
 const char *api_allow(const char *path);

@@ -252,22 +252,24 @@ static cube_t *cube_of_cubies(const struct repr_cubies *rc,
 
 /* ---- routes ------------------------------------------------------------ */
 
-void api__post_convert(const struct api_config *cfg, const json_t *body,
+void api__post_convert(const struct api_config *cfg,
+		       const struct api_request *rq, const struct api_args *a,
 		       struct api_reply *rp)
 {
+	(void)rq;
 	(void)cfg;
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 0}, {"size", FIELD_INT, 0},
 		{"cubie", FIELD_OBJECT, 0},    {"index", FIELD_STRING, 0},
 		{"include", FIELD_ARRAY, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 5, rp) < 0)
 		return;
-	const json_t *jfacelets = json_object_get(body, "facelets");
-	const json_t *jsize = json_object_get(body, "size");
-	const json_t *jcubie = json_object_get(body, "cubie");
-	const json_t *jindex = json_object_get(body, "index");
-	const json_t *jinclude = json_object_get(body, "include");
+	const json_t *jfacelets = json_object_get(a->body, "facelets");
+	const json_t *jsize = json_object_get(a->body, "size");
+	const json_t *jcubie = json_object_get(a->body, "cubie");
+	const json_t *jindex = json_object_get(a->body, "index");
+	const json_t *jinclude = json_object_get(a->body, "include");
 	int sources = (jfacelets != NULL) + (jcubie != NULL) + (jindex != NULL);
 	if (sources != 1) {
 		api__bad_field(rp, PROBLEM_ONE_SOURCE, NULL,
@@ -347,16 +349,18 @@ done:
 	free(c);
 }
 
-void api__post_validate(const struct api_config *cfg, const json_t *body,
+void api__post_validate(const struct api_config *cfg,
+			const struct api_request *rq, const struct api_args *a,
 			struct api_reply *rp)
 {
+	(void)rq;
 	(void)cfg;
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 1},
 	};
-	if (api__check_fields(body, NULL, fields, 1, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 1, rp) < 0)
 		return;
-	const json_t *jf = json_object_get(body, "facelets");
+	const json_t *jf = json_object_get(a->body, "facelets");
 	cube_validation_result res;
 	memset(&res, 0, sizeof res);
 	json_t *errors =

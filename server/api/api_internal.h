@@ -20,58 +20,57 @@
 
 /* ---- handlers (one route each, routed by api.c) ----------------------- */
 
-typedef void api__post_handler(const struct api_config *cfg,
-			       const json_t *body, struct api_reply *rp);
+/* What the router hands every handler besides the request: the path's
+ * parameters, captured once, the bearer token, and the JSON body. */
+struct api_args {
+	const char *id;     /* {id} (a session) or {jid} (a job); NULL when
+			     * the pattern has neither */
+	int64_t tid;        /* {tid} (a token's number); -1 when none */
+	const char *token;  /* the bearer token, on routes whose auth is not
+			     * AUTH_NONE; NULL when none was sent */
+	const json_t *body; /* the JSON object body; NULL when the route
+			     * takes none or an optional one was not sent */
+};
 
-api__post_handler api__post_apply;    /* api_moves.c */
-api__post_handler api__post_alg;      /* api_moves.c */
-api__post_handler api__post_convert;  /* api_convert.c */
-api__post_handler api__post_validate; /* api_convert.c */
-api__post_handler api__post_match;    /* api_patterns.c */
-api__post_handler api__post_pieces;   /* api_patterns.c */
+/* Every handler: answer rq into rp. The query string is rq->query (see
+ * api__query_parse). */
+typedef void api__handler(const struct api_config *cfg,
+			  const struct api_request *rq,
+			  const struct api_args *a, struct api_reply *rp);
 
-/* GET routes: the query string is rq->query (see api__query_parse). */
-typedef void api__get_handler(const struct api_config *cfg,
-			      const struct api_request *rq,
-			      struct api_reply *rp);
-
-api__get_handler api__get_patterns; /* api_patterns.c */
-api__get_handler api__get_scramble; /* api_solve.c */
-
-/* Session routes: id from the path (NULL for /v1/sessions), body NULL when
- * the route takes none or none was sent. */
-typedef void api__session_handler(const struct api_config *cfg,
-				  const struct api_request *rq, const char *id,
-				  const json_t *body, struct api_reply *rp);
-
-api__session_handler api__session_create;  /* api_sessions.c */
-api__session_handler api__session_get;
-api__session_handler api__session_delete;
-api__session_handler api__session_moves;
-api__session_handler api__session_undo;
-api__session_handler api__session_redo;
-api__session_handler api__session_reset;
-api__session_handler api__session_fork;
-api__session_handler api__session_history;
-api__session_handler api__session_events;
-api__session_handler api__session_token_add;
-api__session_handler api__session_tokens;
-api__session_handler api__session_token_revoke;
-api__session_handler api__session_ticket;  /* api_tickets.c */
-api__session_handler api__session_solve;   /* api_solve.c */
-api__session_handler api__session_solves;
-/* POST routes that need the request too (the client, headers). */
-typedef void api__req_handler(const struct api_config *cfg,
-			      const struct api_request *rq, const json_t *body,
-			      struct api_reply *rp);
-api__req_handler api__post_solve;          /* api_solve.c */
-
-/* Job routes: id from the path (/v1/jobs/{jid}). */
-typedef void api__job_handler(const struct api_config *cfg,
-			      const struct api_request *rq, const char *id,
-			      struct api_reply *rp);
-api__job_handler api__job_get;    /* api_jobs.c */
-api__job_handler api__job_delete;
+api__handler api__post_apply;    /* api_moves.c */
+api__handler api__post_alg;
+api__handler api__post_convert;  /* api_convert.c */
+api__handler api__post_validate;
+api__handler api__post_match;    /* api_patterns.c */
+api__handler api__post_pieces;
+api__handler api__get_patterns;
+api__handler api__get_scramble;  /* api_scramble.c */
+api__handler api__post_solve;    /* api_solve.c */
+api__handler api__session_solve;
+api__handler api__session_solves;
+api__handler api__job_get;       /* api_jobs.c */
+api__handler api__job_delete;
+api__handler api__session_create; /* api_sessions.c */
+api__handler api__session_get;
+api__handler api__session_delete;
+api__handler api__session_moves;
+api__handler api__session_undo;
+api__handler api__session_redo;
+api__handler api__session_reset;
+api__handler api__session_fork;
+api__handler api__session_history;
+api__handler api__session_events;
+api__handler api__session_token_add;
+api__handler api__session_tokens;
+api__handler api__session_token_revoke;
+api__handler api__session_ticket; /* api_tickets.c */
+api__handler api__get_healthz;    /* api_ops.c */
+api__handler api__get_readyz;
+api__handler api__get_version;
+api__handler api__get_openapi;
+api__handler api__get_page;
+api__handler api__get_metrics;    /* metrics.c */
 
 struct job_request;
 struct job_view;
@@ -83,12 +82,6 @@ void api__job_submit(const struct api_config *cfg,
 /* A job as its JSON reply body (NULL if memory ran out). */
 json_t *api__job_json(const struct api_config *cfg, const struct job_view *v);
 
-api__get_handler api__get_healthz; /* api_ops.c */
-api__get_handler api__get_readyz;
-api__get_handler api__get_version;
-api__get_handler api__get_openapi;
-api__get_handler api__get_page;
-api__get_handler api__get_metrics; /* metrics.c */
 
 /* A request answered later (api.h: rq->done): work that runs elsewhere
  * (a session write in the writer's queue, a solve on the solver pool),

@@ -114,15 +114,15 @@ static int jobs_or_503(const struct api_config *cfg, struct api_reply *rp)
 }
 
 void api__job_get(const struct api_config *cfg, const struct api_request *rq,
-		  const char *id, struct api_reply *rp)
+		  const struct api_args *a, struct api_reply *rp)
 {
 	(void)rq;
 	if (jobs_or_503(cfg, rp) < 0)
 		return;
 	struct job_view v;
-	int rc = jobs_get(cfg->jobs, id, &v);
+	int rc = jobs_get(cfg->jobs, a->id, &v);
 	if (rc != JOBS_OK) {
-		missing(rc, id, rp);
+		missing(rc, a->id, rp);
 		return;
 	}
 	api_reply_json(rp, 200, api__job_json(cfg, &v));
@@ -130,18 +130,17 @@ void api__job_get(const struct api_config *cfg, const struct api_request *rq,
 		api_reply_header(rp, "Retry-After", "1");
 }
 
-void api__job_delete(const struct api_config *cfg,
-		     const struct api_request *rq, const char *id,
-		     struct api_reply *rp)
+void api__job_delete(const struct api_config *cfg, const struct api_request *rq,
+		     const struct api_args *a, struct api_reply *rp)
 {
 	(void)rq;
 	if (jobs_or_503(cfg, rp) < 0)
 		return;
 	struct job_view v;
 	int active = 0;
-	int rc = jobs_cancel(cfg->jobs, id, &v, &active);
+	int rc = jobs_cancel(cfg->jobs, a->id, &v, &active);
 	if (rc != JOBS_OK) {
-		missing(rc, id, rp);
+		missing(rc, a->id, rp);
 		return;
 	}
 	if (!active) {

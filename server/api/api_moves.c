@@ -73,21 +73,22 @@ static int reprs_check(enum repr format, unsigned include, int n,
 	return 0;
 }
 
-void api__post_apply(const struct api_config *cfg, const json_t *body,
-		     struct api_reply *rp)
+void api__post_apply(const struct api_config *cfg, const struct api_request *rq,
+		     const struct api_args *a, struct api_reply *rp)
 {
+	(void)rq;
 	static const struct api__field fields[] = {
 		{"size", FIELD_INT, 0},      {"moves", FIELD_STRING, 0},
 		{"facelets", FIELD_STRING, 0}, {"format", FIELD_STRING, 0},
 		{"include", FIELD_ARRAY, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 5, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 5, rp) < 0)
 		return;
-	const json_t *jsize = json_object_get(body, "size");
-	const json_t *jmoves = json_object_get(body, "moves");
-	const json_t *jfacelets = json_object_get(body, "facelets");
-	const json_t *jformat = json_object_get(body, "format");
-	const json_t *jinclude = json_object_get(body, "include");
+	const json_t *jsize = json_object_get(a->body, "size");
+	const json_t *jmoves = json_object_get(a->body, "moves");
+	const json_t *jfacelets = json_object_get(a->body, "facelets");
+	const json_t *jformat = json_object_get(a->body, "format");
+	const json_t *jinclude = json_object_get(a->body, "include");
 	if (jsize == NULL && jfacelets == NULL) {
 		api__bad_field(rp, PROBLEM_MISSING_FIELD, "size",
 			       "give \"size\", \"facelets\" (a start state), "
@@ -170,17 +171,18 @@ done:
 	free(c);
 }
 
-void api__post_alg(const struct api_config *cfg, const json_t *body,
-		   struct api_reply *rp)
+void api__post_alg(const struct api_config *cfg, const struct api_request *rq,
+		   const struct api_args *a, struct api_reply *rp)
 {
+	(void)rq;
 	static const struct api__field fields[] = {
 		{"moves", FIELD_STRING, 1},
 		{"size", FIELD_INT, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 2, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 2, rp) < 0)
 		return;
-	const json_t *jsize = json_object_get(body, "size");
-	const json_t *jmoves = json_object_get(body, "moves");
+	const json_t *jsize = json_object_get(a->body, "size");
+	const json_t *jmoves = json_object_get(a->body, "moves");
 	int n = 3;
 	if (jsize && api__size_arg(jsize, &n, rp) < 0)
 		return;

@@ -15,8 +15,10 @@
 #include "version.h"
 
 void api__get_healthz(const struct api_config *cfg,
-		     const struct api_request *rq, struct api_reply *rp)
+		      const struct api_request *rq, const struct api_args *a,
+		      struct api_reply *rp)
 {
+	(void)a;
 	(void)cfg;
 	(void)rq;
 	api_reply_json(rp, 200, json_pack("{s:s}", "status", "ok"));
@@ -24,8 +26,10 @@ void api__get_healthz(const struct api_config *cfg,
 
 /* GET /version: which build answers, for bug reports and rollouts. */
 void api__get_version(const struct api_config *cfg,
-		     const struct api_request *rq, struct api_reply *rp)
+		      const struct api_request *rq, const struct api_args *a,
+		      struct api_reply *rp)
 {
+	(void)a;
 	(void)cfg;
 	(void)rq;
 	struct version_info v;
@@ -40,8 +44,10 @@ void api__get_version(const struct api_config *cfg,
 }
 
 void api__get_openapi(const struct api_config *cfg,
-		     const struct api_request *rq, struct api_reply *rp)
+		      const struct api_request *rq, const struct api_args *a,
+		      struct api_reply *rp)
 {
+	(void)a;
 	(void)rq;
 	if (cfg->openapi == NULL) {
 		problem_reply(rp, PROBLEM_NOT_FOUND,
@@ -59,9 +65,10 @@ void api__get_openapi(const struct api_config *cfg,
 }
 
 /* The web page: "/" and "/assets/{file}" (static.c). */
-void api__get_page(const struct api_config *cfg,
-		     const struct api_request *rq, struct api_reply *rp)
+void api__get_page(const struct api_config *cfg, const struct api_request *rq,
+		   const struct api_args *a, struct api_reply *rp)
 {
+	(void)a;
 	web_serve(cfg->web, rq, rp);
 }
 
@@ -141,9 +148,10 @@ static json_t *solver_json(const struct api_config *cfg)
 
 /* Ready = the database answers. The solver's tables are reported but do
  * not gate readiness: only solving waits for them (503 + Retry-After). */
-void api__get_readyz(const struct api_config *cfg,
-		       const struct api_request *rq, struct api_reply *rp)
+void api__get_readyz(const struct api_config *cfg, const struct api_request *rq,
+		     const struct api_args *a, struct api_reply *rp)
 {
+	(void)a;
 	(void)rq;
 	if (!cfg->store) {
 		api_reply_json(rp, 200,

@@ -256,9 +256,10 @@ static json_t *orientation_json(int k)
 			 (int)o.rotation, "moves", o.moves);
 }
 
-void api__post_match(const struct api_config *cfg, const json_t *body,
-		     struct api_reply *rp)
+void api__post_match(const struct api_config *cfg, const struct api_request *rq,
+		     const struct api_args *a, struct api_reply *rp)
 {
+	(void)rq;
 	(void)cfg;
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 1},
@@ -266,11 +267,11 @@ void api__post_match(const struct api_config *cfg, const json_t *body,
 		{"name", FIELD_STRING, 0},
 		{"first", FIELD_BOOL, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 4, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 4, rp) < 0)
 		return;
-	const json_t *jpattern = json_object_get(body, "pattern");
-	const json_t *jname = json_object_get(body, "name");
-	int first = json_is_true(json_object_get(body, "first"));
+	const json_t *jpattern = json_object_get(a->body, "pattern");
+	const json_t *jname = json_object_get(a->body, "name");
+	int first = json_is_true(json_object_get(a->body, "first"));
 	if ((jpattern != NULL) == (jname != NULL)) {
 		api__bad_field(rp, PROBLEM_ONE_SOURCE, NULL,
 			       "give exactly one of \"pattern\" (a pattern "
@@ -282,7 +283,7 @@ void api__post_match(const struct api_config *cfg, const json_t *body,
 
 	struct parts pp = {0};
 	json_t *out = NULL;
-	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
+	cube_t *c = api__start_state(0, json_object_get(a->body, "facelets"), rp);
 	if (c == NULL)
 		return;
 	if ((jname ? named_parts(c->n, jname, &pp, rp)
@@ -334,8 +335,10 @@ static json_t *named_json(const pattern_named *pn, int n, char *text)
 }
 
 void api__get_patterns(const struct api_config *cfg,
-		       const struct api_request *rq, struct api_reply *rp)
+		       const struct api_request *rq, const struct api_args *a,
+		       struct api_reply *rp)
 {
+	(void)a;
 	(void)cfg;
 	static const char *const allowed[] = {"size", NULL};
 	struct api__query q;
@@ -411,18 +414,20 @@ static json_t *piece_json(const struct repr_cubies *rc, int kind, int i,
 	return o;
 }
 
-void api__post_pieces(const struct api_config *cfg, const json_t *body,
+void api__post_pieces(const struct api_config *cfg,
+		      const struct api_request *rq, const struct api_args *a,
 		      struct api_reply *rp)
 {
+	(void)rq;
 	(void)cfg;
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 1},
 		{"piece", FIELD_STRING, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 2, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 2, rp) < 0)
 		return;
-	const json_t *jpiece = json_object_get(body, "piece");
-	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
+	const json_t *jpiece = json_object_get(a->body, "piece");
+	cube_t *c = api__start_state(0, json_object_get(a->body, "facelets"), rp);
 	if (c == NULL)
 		return;
 	json_t *out = NULL;

@@ -34,8 +34,10 @@ static void make_scramble(const struct api_config *cfg, void *arg,
 			  struct api_reply *rp);
 
 void api__get_scramble(const struct api_config *cfg,
-		       const struct api_request *rq, struct api_reply *rp)
+		       const struct api_request *rq, const struct api_args *a,
+		       struct api_reply *rp)
 {
+	(void)a;
 	static const char *const allowed[] = {"size", "seed", NULL};
 	struct api__query q;
 	if (api__query_parse(rq->query, allowed, &q, rp) < 0)

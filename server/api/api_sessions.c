@@ -192,22 +192,6 @@ static int may_read_token(const struct api_config *cfg, const char *id,
 	return -1;
 }
 
-static int may_read(const struct api_config *cfg, const struct api_request *rq,
-		    const char *id, int is_private, struct api_reply *rp)
-{
-	int bad;
-	return may_read_token(cfg, id, is_private, api__bearer(rq, &bad), rp);
-}
-
-static int need_sessions(const struct api_config *cfg, struct api_reply *rp)
-{
-	if (cfg->sessions)
-		return 0;
-	problem_reply(rp, PROBLEM_NO_DATABASE,
-		      "this server runs without a session database");
-	return -1;
-}
-
 /* format (a representation name) and include (comma list) for GETs. */
 static int query_reprs(const struct api__query *q, int n, unsigned *want,
 		       struct api_reply *rp)
@@ -268,26 +252,23 @@ static int query_reprs(const struct api__query *q, int n, unsigned *want,
 /* ---- handlers --------------------------------------------------------- */
 
 void api__session_create(const struct api_config *cfg,
-			 const struct api_request *rq, const char *id,
-			 const json_t *body, struct api_reply *rp)
+			 const struct api_request *rq, const struct api_args *a,
+			 struct api_reply *rp)
 {
 	(void)rq;
-	(void)id;
-	if (need_sessions(cfg, rp) < 0)
-		return;
 	static const struct api__field fields[] = {
 		{"size", FIELD_INT, 0},       {"facelets", FIELD_STRING, 0},
 		{"scramble", FIELD_STRING_OR_TRUE, 0}, {"seed", FIELD_INT, 0},
 		{"title", FIELD_STRING, 0},   {"visibility", FIELD_STRING, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 6, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 6, rp) < 0)
 		return;
-	const json_t *jsize = json_object_get(body, "size");
-	const json_t *jf = json_object_get(body, "facelets");
-	const json_t *js = json_object_get(body, "scramble");
-	const json_t *jseed = json_object_get(body, "seed");
-	const json_t *jtitle = json_object_get(body, "title");
-	const json_t *jvis = json_object_get(body, "visibility");
+	const json_t *jsize = json_object_get(a->body, "size");
+	const json_t *jf = json_object_get(a->body, "facelets");
+	const json_t *js = json_object_get(a->body, "scramble");
+	const json_t *jseed = json_object_get(a->body, "seed");
+	const json_t *jtitle = json_object_get(a->body, "title");
+	const json_t *jvis = json_object_get(a->body, "visibility");
 	int n = 0;
 	if (!jsize && !jf) {
 		api__bad_field(rp, PROBLEM_MISSING_FIELD, "size",
@@ -430,12 +411,9 @@ out:
 }
 
 void api__session_get(const struct api_config *cfg,
-		      const struct api_request *rq, const char *id,
-		      const json_t *body, struct api_reply *rp)
+		      const struct api_request *rq, const struct api_args *a,
+		      struct api_reply *rp)
 {
-	(void)body;
-	if (need_sessions(cfg, rp) < 0)
-		return;
 	static const char *const allowed[] = {"version", "format", "include",
 					      NULL};
 	struct api__query q;
@@ -445,12 +423,12 @@ void api__session_get(const struct api_config *cfg,
 	if (api__query_int(&q, "version", &version, rp) < 0)
 		return;
 	struct session_view v;
-	int rc = sessions_get(cfg->sessions, id, version, &v);
+	int rc = sessions_get(cfg->sessions, a->id, version, &v);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
-	if (may_read(cfg, rq, id, v.is_private, rp) < 0) {
+	if (may_read_token(cfg, a->id, v.is_private, a->token, rp) < 0) {
 		session_view_free(&v);
 		return;
 	}
@@ -486,15 +464,12 @@ void api__session_get(const struct api_config *cfg,
 }
 
 void api__session_delete(const struct api_config *cfg,
-			 const struct api_request *rq, const char *id,
-			 const json_t *body, struct api_reply *rp)
+			 const struct api_request *rq, const struct api_args *a,
+			 struct api_reply *rp)
 {
-	(void)body;
-	if (need_sessions(cfg, rp) < 0)
-		return;
-	int bad;
-	const char *token = api__bearer(rq, &bad);
-	int rc = sessions_delete(cfg->sessions, id, token);
+	(void)rq;
+	const char *token = a->token;
+	int rc = sessions_delete(cfg->sessions, a->id, token);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
@@ -512,12 +487,12 @@ static void write_abandon(struct api_pending *p);
 
 /* moves / undo / redo / reset */
 static void session_write(const struct api_config *cfg,
-			  const struct api_request *rq, const char *id,
-			  const json_t *body, enum ses_write_kind kind,
+			  const struct api_request *rq,
+			  const struct api_args *a, enum ses_write_kind kind,
 			  struct api_reply *rp)
 {
-	if (need_sessions(cfg, rp) < 0)
-		return;
+	const char *id = a->id;
+	const json_t *body = a->body;
 	const char *moves = NULL;
 	size_t moves_len = 0;
 	if (kind == SES_MOVES) {
@@ -534,8 +509,7 @@ static void session_write(const struct api_config *cfg,
 		if (api__check_fields(body, NULL, none, 0, rp) < 0)
 			return;
 	}
-	int bad;
-	const char *token = api__bearer(rq, &bad);
+	const char *token = a->token;
 	int64_t if_match = if_match_version(rq);
 
 	/* the size, to parse the moves for; not the state */
@@ -667,47 +641,46 @@ static void written_reply(const struct api_config *cfg,
 }
 
 void api__session_moves(const struct api_config *cfg,
-			const struct api_request *rq, const char *id,
-			const json_t *body, struct api_reply *rp)
+			const struct api_request *rq, const struct api_args *a,
+			struct api_reply *rp)
 {
-	session_write(cfg, rq, id, body, SES_MOVES, rp);
+	session_write(cfg, rq, a, SES_MOVES, rp);
 }
 
 void api__session_undo(const struct api_config *cfg,
-		       const struct api_request *rq, const char *id,
-		       const json_t *body, struct api_reply *rp)
+		       const struct api_request *rq, const struct api_args *a,
+		       struct api_reply *rp)
 {
-	session_write(cfg, rq, id, body, SES_UNDO, rp);
+	session_write(cfg, rq, a, SES_UNDO, rp);
 }
 
 void api__session_redo(const struct api_config *cfg,
-		       const struct api_request *rq, const char *id,
-		       const json_t *body, struct api_reply *rp)
+		       const struct api_request *rq, const struct api_args *a,
+		       struct api_reply *rp)
 {
-	session_write(cfg, rq, id, body, SES_REDO, rp);
+	session_write(cfg, rq, a, SES_REDO, rp);
 }
 
 void api__session_reset(const struct api_config *cfg,
-			const struct api_request *rq, const char *id,
-			const json_t *body, struct api_reply *rp)
+			const struct api_request *rq, const struct api_args *a,
+			struct api_reply *rp)
 {
-	session_write(cfg, rq, id, body, SES_RESET, rp);
+	session_write(cfg, rq, a, SES_RESET, rp);
 }
 
 void api__session_fork(const struct api_config *cfg,
-		       const struct api_request *rq, const char *id,
-		       const json_t *body, struct api_reply *rp)
+		       const struct api_request *rq, const struct api_args *a,
+		       struct api_reply *rp)
 {
-	if (need_sessions(cfg, rp) < 0)
-		return;
+	(void)rq;
 	int64_t version = -1;
-	if (body) {
+	if (a->body) {
 		static const struct api__field fields[] = {
 			{"version", FIELD_INT, 0},
 		};
-		if (api__check_fields(body, NULL, fields, 1, rp) < 0)
+		if (api__check_fields(a->body, NULL, fields, 1, rp) < 0)
 			return;
-		const json_t *jv = json_object_get(body, "version");
+		const json_t *jv = json_object_get(a->body, "version");
 		if (jv) {
 			version = json_integer_value(jv);
 			if (version < 0) {
@@ -719,19 +692,19 @@ void api__session_fork(const struct api_config *cfg,
 	}
 	/* forking reads the source: a private one needs its token */
 	struct session_meta src;
-	int rc = sessions_meta(cfg->sessions, id, &src);
+	int rc = sessions_meta(cfg->sessions, a->id, &src);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
-	if (may_read(cfg, rq, id, src.is_private, rp) < 0)
+	if (may_read_token(cfg, a->id, src.is_private, a->token, rp) < 0)
 		return;
 	/* no version: the one read now, so the reply can name it */
 	if (version < 0)
 		version = src.version;
 	struct session_view v;
 	char token[36];
-	rc = sessions_fork(cfg->sessions, id, version, "owner", &v, token);
+	rc = sessions_fork(cfg->sessions, a->id, version, "owner", &v, token);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
@@ -740,7 +713,7 @@ void api__session_fork(const struct api_config *cfg,
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
 		json_object_set_new(o, "forked_from",
-				    json_pack("{s:s, s:I}", "id", id, "version",
+				    json_pack("{s:s, s:I}", "id", a->id, "version",
 					      (json_int_t)version));
 		api_reply_json(rp, 201, o);
 		set_etag(rp, v.version);
@@ -750,12 +723,9 @@ void api__session_fork(const struct api_config *cfg,
 }
 
 void api__session_history(const struct api_config *cfg,
-			  const struct api_request *rq, const char *id,
-			  const json_t *body, struct api_reply *rp)
+			  const struct api_request *rq,
+			  const struct api_args *a, struct api_reply *rp)
 {
-	(void)body;
-	if (need_sessions(cfg, rp) < 0)
-		return;
 	static const char *const allowed[] = {"after", "limit", NULL};
 	struct api__query q;
 	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
@@ -774,12 +744,12 @@ void api__session_history(const struct api_config *cfg,
 		return;
 	}
 	struct session_meta cur;
-	int rc = sessions_meta(cfg->sessions, id, &cur);
+	int rc = sessions_meta(cfg->sessions, a->id, &cur);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
-	if (may_read(cfg, rq, id, cur.is_private, rp) < 0)
+	if (may_read_token(cfg, a->id, cur.is_private, a->token, rp) < 0)
 		return;
 	int64_t version = cur.version;
 	/* one more than asked, to know whether there is a next page */
@@ -788,7 +758,7 @@ void api__session_history(const struct api_config *cfg,
 		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
-	int k = sessions_history(cfg->sessions, id, after, ev, (int)limit + 1);
+	int k = sessions_history(cfg->sessions, a->id, after, ev, (int)limit + 1);
 	if (k < 0) {
 		free(ev);
 		api__session_problem(rp, k, NULL);
@@ -827,12 +797,9 @@ void api__session_history(const struct api_config *cfg,
  * Browsers' EventSource cannot send headers, so a private session's token
  * may also come as ?token=. */
 void api__session_events(const struct api_config *cfg,
-			 const struct api_request *rq, const char *id,
-			 const json_t *body, struct api_reply *rp)
+			 const struct api_request *rq, const struct api_args *a,
+			 struct api_reply *rp)
 {
-	(void)body;
-	if (need_sessions(cfg, rp) < 0)
-		return;
 	if (!cfg->events) {
 		problem_reply(rp, PROBLEM_NO_EVENTS,
 			      "live events are off on this server");
@@ -865,20 +832,20 @@ void api__session_events(const struct api_config *cfg,
 	if (!has_after)
 		after = -1;
 	struct session_meta v;
-	int rc = sessions_meta(cfg->sessions, id, &v);
+	int rc = sessions_meta(cfg->sessions, a->id, &v);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
 	/* EventSource cannot send headers: a read token or a stream ticket
 	 * may come in the URL instead, never a write token (api_tickets.c) */
-	int bad, granted;
-	const char *token = api__bearer(rq, &bad);
-	if (api__url_credential(cfg, id, v.is_private,
+	int granted;
+	const char *token = a->token;
+	if (api__url_credential(cfg, a->id, v.is_private,
 				api__query_get(&q, "token"),
 				api__query_get(&q, "ticket"), &token, &granted,
 				rp) < 0 ||
-	    (!granted && may_read_token(cfg, id, v.is_private, token, rp) < 0))
+	    (!granted && may_read_token(cfg, a->id, v.is_private, token, rp) < 0))
 		return;
 	int64_t version = v.version;
 	int n = v.size;
@@ -900,7 +867,7 @@ void api__session_events(const struct api_config *cfg,
 	if (strcmp(rq->method, "HEAD") == 0)
 		return;
 	struct watcher *w;
-	rc = events_subscribe(cfg->events, cfg->sessions, id, n, after, &w);
+	rc = events_subscribe(cfg->events, cfg->sessions, a->id, n, after, &w);
 	if (rc == EVENTS_OK) {
 		rp->stream = w;
 		rp->stream_close = events_detach;
@@ -951,18 +918,17 @@ static int name_ok(const char *s, size_t len)
 /* POST /v1/sessions/{id}/tokens {"role": "write"|"read", "name"?}: the
  * owner mints a token for a co-player (write) or a watcher (read). */
 void api__session_token_add(const struct api_config *cfg,
-			    const struct api_request *rq, const char *id,
-			    const json_t *body, struct api_reply *rp)
+			    const struct api_request *rq,
+			    const struct api_args *a, struct api_reply *rp)
 {
-	if (need_sessions(cfg, rp) < 0)
-		return;
+	(void)rq;
 	static const struct api__field fields[] = {
 		{"role", FIELD_STRING, 1},
 		{"name", FIELD_STRING, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 2, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 2, rp) < 0)
 		return;
-	const char *r = json_string_value(json_object_get(body, "role"));
+	const char *r = json_string_value(json_object_get(a->body, "role"));
 	enum ses_role role;
 	if (strcmp(r, "write") == 0)
 		role = SES_ROLE_WRITE;
@@ -973,18 +939,17 @@ void api__session_token_add(const struct api_config *cfg,
 			       "role must be \"write\" or \"read\"");
 		return;
 	}
-	const json_t *jn = json_object_get(body, "name");
+	const json_t *jn = json_object_get(a->body, "name");
 	if (jn && !name_ok(json_string_value(jn), json_string_length(jn))) {
 		api__bad_field(rp, PROBLEM_BAD_NAME, "name",
 			       "name is 1 to 40 letters, digits, '-', '_' or "
 			       "'.', and not \"owner\"");
 		return;
 	}
-	int bad;
-	const char *token = api__bearer(rq, &bad);
+	const char *token = a->token;
 	struct store_token t;
 	char secret[36];
-	int rc = sessions_add_token(cfg->sessions, id, token, role,
+	int rc = sessions_add_token(cfg->sessions, a->id, token, role,
 				    jn ? json_string_value(jn) : NULL, &t,
 				    secret);
 	if (rc != SES_OK) {
@@ -997,19 +962,16 @@ void api__session_token_add(const struct api_config *cfg,
 	api_reply_json(rp, 201, o);
 	if (rp->status == 201)
 		api_reply_header(rp, "Location", "/v1/sessions/%s/tokens/%" PRId64,
-				 id, t.id);
+				 a->id, t.id);
 }
 
 #define TOKENS_MAX 1000
 
 /* GET /v1/sessions/{id}/tokens: the owner's list (never the secrets). */
 void api__session_tokens(const struct api_config *cfg,
-			 const struct api_request *rq, const char *id,
-			 const json_t *body, struct api_reply *rp)
+			 const struct api_request *rq, const struct api_args *a,
+			 struct api_reply *rp)
 {
-	(void)body;
-	if (need_sessions(cfg, rp) < 0)
-		return;
 	struct api__query q;
 	static const char *const none[] = {NULL};
 	if (api__query_parse(rq->query, none, &q, rp) < 0)
@@ -1019,8 +981,7 @@ void api__session_tokens(const struct api_config *cfg,
 		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
-	int bad;
-	int k = sessions_list_tokens(cfg->sessions, id, api__bearer(rq, &bad), t,
+	int k = sessions_list_tokens(cfg->sessions, a->id, a->token, t,
 				     TOKENS_MAX);
 	if (k < 0) {
 		free(t);
@@ -1037,17 +998,12 @@ void api__session_tokens(const struct api_config *cfg,
 /* DELETE /v1/sessions/{id}/tokens/{tid}: the owner revokes a token; its
  * next request is refused (403), its past writes keep its name. */
 void api__session_token_revoke(const struct api_config *cfg,
-			       const struct api_request *rq, const char *id,
-			       const json_t *body, struct api_reply *rp)
+			       const struct api_request *rq,
+			       const struct api_args *a, struct api_reply *rp)
 {
-	(void)body;
-	if (need_sessions(cfg, rp) < 0)
-		return;
-	const char *slash = strrchr(rq->path, '/');
-	int64_t tid = slash ? strtoll(slash + 1, NULL, 10) : 0;
-	int bad;
-	int rc = sessions_revoke_token(cfg->sessions, id, api__bearer(rq, &bad),
-				       tid);
+	(void)rq;
+	int64_t tid = a->tid;
+	int rc = sessions_revoke_token(cfg->sessions, a->id, a->token, tid);
 	if (rc == SES_NO_SUCH_TOKEN) {
 		problem_reply(rp, PROBLEM_NO_SUCH_TOKEN,
 			      "this session has no live token %" PRId64, tid);

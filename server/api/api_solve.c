@@ -874,30 +874,29 @@ int api__offload(const struct api_config *cfg, const struct api_request *rq,
 	return 1;
 }
 
-void api__post_solve(const struct api_config *cfg,
-		     const struct api_request *rq, const json_t *body,
-		     struct api_reply *rp)
+void api__post_solve(const struct api_config *cfg, const struct api_request *rq,
+		     const struct api_args *a, struct api_reply *rp)
 {
 	static const struct api__field fields[] = {
 		{"facelets", FIELD_STRING, 1}, {"method", FIELD_STRING, 0},
 		{"max_length", FIELD_INT, 0},  {"timeout_ms", FIELD_INT, 0},
 		{"target", FIELD_STRING, 0},   {"effort", FIELD_INT, 0},
 	};
-	if (api__check_fields(body, NULL, fields, 6, rp) < 0)
+	if (api__check_fields(a->body, NULL, fields, 6, rp) < 0)
 		return;
-	const json_t *jm = json_object_get(body, "method");
-	const json_t *jf = json_object_get(body, "facelets");
+	const json_t *jm = json_object_get(a->body, "method");
+	const json_t *jf = json_object_get(a->body, "facelets");
 	/* optimal on a 3×3 is a job; on a 2×2 it is the default search, and
 	 * on a bigger cube the size's method check refuses it */
 	if (jm && strcmp(json_string_value(jm), "optimal") == 0 &&
 	    json_string_length(jf) == 54) {
-		post_optimal(cfg, rq, body, rp);
+		post_optimal(cfg, rq, a->body, rp);
 		return;
 	}
-	const json_t *jl = json_object_get(body, "max_length");
-	const json_t *jt = json_object_get(body, "timeout_ms");
-	const json_t *jg = json_object_get(body, "target");
-	const json_t *je = json_object_get(body, "effort");
+	const json_t *jl = json_object_get(a->body, "max_length");
+	const json_t *jt = json_object_get(a->body, "timeout_ms");
+	const json_t *jg = json_object_get(a->body, "target");
+	const json_t *je = json_object_get(a->body, "effort");
 	json_int_t max_length = 21, timeout_ms = 1000, effort = 0;
 	if (api__int_range(rp, jl, "max_length", 0, MAX_LENGTH_ARG, &max_length,
 			   "max_length is from 0 to %d", MAX_LENGTH_ARG) < 0 ||
@@ -908,10 +907,10 @@ void api__post_solve(const struct api_config *cfg,
 	    api__int_range(rp, je, "effort", 1, REDUCE_MAX_EFFORT, &effort,
 			   "effort is from 1 to %d", REDUCE_MAX_EFFORT) < 0)
 		return;
-	cube_t *c = api__start_state(0, json_object_get(body, "facelets"), rp);
+	cube_t *c = api__start_state(0, jf, rp);
 	if (!c)
 		return;
-	struct solve_args a = {
+	struct solve_args sa = {
 		.method = jm ? json_string_value(jm) : NULL,
 		.max_length = (int)max_length, .max_given = jl != NULL,
 		.timeout_ms = (int)timeout_ms, .timeout_given = jt != NULL,
@@ -921,15 +920,15 @@ void api__post_solve(const struct api_config *cfg,
 	};
 	/* a caller who asks for more effort gets the server's longest
 	 * budget unless it gives its own */
-	if (c->n >= REDUCE_MIN_N && !a.timeout_given)
-		a.timeout_ms = effort > 1 ? (int)cfg->max_solve_ms
+	if (c->n >= REDUCE_MIN_N && !sa.timeout_given)
+		sa.timeout_ms = effort > 1 ? (int)cfg->max_solve_ms
 					  : reduce_default_ms(cfg, c->n);
-	struct solve_task *t = task_new(cfg, rq, c, &a);
+	struct solve_task *t = task_new(cfg, rq, c, &sa);
 	if (t) {
 		offload(cfg, rq, t, rp);
 		return;
 	}
-	post_solve_reply(cfg, c, &a, rp);
+	post_solve_reply(cfg, c, &sa, rp);
 	free(c);
 }
 
@@ -948,24 +947,14 @@ static json_t *solve_json(const char *sid, const struct store_solve *s)
 
 /* The session, or a problem (404 also for a private one without its
  * token). */
-static int session_for(const struct api_config *cfg,
-		       const struct api_request *rq, const char *id,
-		       struct session_view *v, struct api_reply *rp)
+static int session_for(const struct api_config *cfg, const char *id,
+		       const char *token, struct session_view *v,
+		       struct api_reply *rp)
 {
-	if (!cfg->sessions) {
-		problem_reply(rp, PROBLEM_NO_DATABASE,
-			      "this server runs without a session database");
-		return -1;
-	}
 	int rc = sessions_get(cfg->sessions, id, -1, v);
 	if (rc == SES_OK && v->is_private) {
-		const char *h = rq->header ? rq->header(rq->header_cls,
-							"Authorization")
-					   : NULL;
-		const char *tok = h && strncmp(h, "Bearer ", 7) == 0 ? h + 7
-								     : NULL;
 		enum ses_role role;
-		if (sessions_auth(cfg->sessions, id, tok, &role, NULL) !=
+		if (sessions_auth(cfg->sessions, id, token, &role, NULL) !=
 		    SES_OK) {
 			session_view_free(v);
 			rc = SES_NOT_FOUND;
@@ -1072,24 +1061,24 @@ static void session_solve_reply(const struct api_config *cfg,
 }
 
 void api__session_solve(const struct api_config *cfg,
-			const struct api_request *rq, const char *id,
-			const json_t *body, struct api_reply *rp)
+			const struct api_request *rq, const struct api_args *a,
+			struct api_reply *rp)
 {
 	const char *method = NULL;
-	if (body) {
+	if (a->body) {
 		static const struct api__field fields[] = {
 			{"method", FIELD_STRING, 0},
 		};
-		if (api__check_fields(body, NULL, fields, 1, rp) < 0)
+		if (api__check_fields(a->body, NULL, fields, 1, rp) < 0)
 			return;
-		const json_t *jm = json_object_get(body, "method");
+		const json_t *jm = json_object_get(a->body, "method");
 		method = jm ? json_string_value(jm) : NULL;
 	}
 	struct session_view v;
-	if (session_for(cfg, rq, id, &v, rp) < 0)
+	if (session_for(cfg, a->id, a->token, &v, rp) < 0)
 		return;
 	if (method && strcmp(method, "optimal") == 0) {
-		session_optimal(cfg, rq, id, &v, rp);
+		session_optimal(cfg, rq, a->id, &v, rp);
 		session_view_free(&v);
 		return;
 	}
@@ -1102,13 +1091,13 @@ void api__session_solve(const struct api_config *cfg,
 			      "a stored state could not be read");
 		return;
 	}
-	struct solve_args a = {
+	struct solve_args sa = {
 		.method = method, .max_length = 21,
 		.timeout_ms = (int)cfg->max_solve_ms, .field = "session",
 	};
 	/* solved and stored on a pool worker, or here if there is none */
-	struct solve_task local = {.cfg = cfg, .c = c, .a = a};
-	struct solve_task *t = task_new(cfg, rq, c, &a);
+	struct solve_task local = {.cfg = cfg, .c = c, .a = sa};
+	struct solve_task *t = task_new(cfg, rq, c, &sa);
 	if (t && !(t->facelets = strdup(v.facelets))) {
 		t->c = NULL;
 		task_free(t);
@@ -1118,7 +1107,7 @@ void api__session_solve(const struct api_config *cfg,
 		t->state = t->facelets;
 	struct solve_task *w = t ? t : &local;
 	w->session = 1;
-	snprintf(w->sid, sizeof w->sid, "%s", id);
+	snprintf(w->sid, sizeof w->sid, "%s", a->id);
 	w->version = v.version;
 	if (t) {
 		session_view_free(&v);
@@ -1132,10 +1121,9 @@ void api__session_solve(const struct api_config *cfg,
 }
 
 void api__session_solves(const struct api_config *cfg,
-			 const struct api_request *rq, const char *id,
-			 const json_t *body, struct api_reply *rp)
+			 const struct api_request *rq, const struct api_args *a,
+			 struct api_reply *rp)
 {
-	(void)body;
 	static const char *const allowed[] = {"after", "limit", NULL};
 	struct api__query q;
 	if (api__query_parse(rq->query, allowed, &q, rp) < 0)
@@ -1152,11 +1140,11 @@ void api__session_solves(const struct api_config *cfg,
 		return;
 	}
 	struct session_view v;
-	if (session_for(cfg, rq, id, &v, rp) < 0)
+	if (session_for(cfg, a->id, a->token, &v, rp) < 0)
 		return;
 	session_view_free(&v);
 	struct store_solve *sv = malloc((size_t)(limit + 1) * sizeof *sv);
-	int k = sv ? store_list_solves(cfg->store, id, after, sv,
+	int k = sv ? store_list_solves(cfg->store, a->id, after, sv,
 				       (int)limit + 1)
 		   : -1;
 	if (k < 0) {
@@ -1171,7 +1159,7 @@ void api__session_solves(const struct api_config *cfg,
 	json_t *arr = json_array();
 	int shown = k > limit ? (int)limit : k;
 	for (int i = 0; i < shown; i++)
-		json_array_append_new(arr, solve_json(id, &sv[i]));
+		json_array_append_new(arr, solve_json(a->id, &sv[i]));
 	json_t *next = k > limit ? json_integer(sv[shown - 1].id) : json_null();
 	for (int i = 0; i < k; i++)
 		store_solve_free(&sv[i]);

@@ -20,15 +20,10 @@ static int64_t now_ms(void)
 }
 
 void api__session_ticket(const struct api_config *cfg,
-			 const struct api_request *rq, const char *id,
-			 const json_t *body, struct api_reply *rp)
+			 const struct api_request *rq, const struct api_args *a,
+			 struct api_reply *rp)
 {
-	(void)body;
-	if (!cfg->sessions) {
-		problem_reply(rp, PROBLEM_NO_DATABASE,
-			      "this server runs without a session database");
-		return;
-	}
+	(void)rq;
 	if (!cfg->tickets) {
 		/* only when the OS had no randomness at start-up */
 		problem_reply(rp, PROBLEM_NO_TICKETS,
@@ -36,10 +31,9 @@ void api__session_ticket(const struct api_config *cfg,
 			      "read token in the stream's URL instead");
 		return;
 	}
-	int bad;
-	const char *token = api__bearer(rq, &bad);
+	const char *token = a->token;
 	enum ses_role role;
-	int rc = sessions_auth(cfg->sessions, id, token, &role, NULL);
+	int rc = sessions_auth(cfg->sessions, a->id, token, &role, NULL);
 	if (rc == SES_OK && role == SES_ROLE_NONE)
 		rc = SES_FORBIDDEN;
 	if (rc != SES_OK) {
@@ -48,9 +42,9 @@ void api__session_ticket(const struct api_config *cfg,
 	}
 	char t[TICKET_LEN + 1];
 	int64_t exp;
-	tickets_mint(cfg->tickets, id, now_ms(), t, &exp);
+	tickets_mint(cfg->tickets, a->id, now_ms(), t, &exp);
 	char events[160];
-	snprintf(events, sizeof events, "/v1/sessions/%s/events?ticket=%s", id,
+	snprintf(events, sizeof events, "/v1/sessions/%s/events?ticket=%s", a->id,
 		 t);
 	api_reply_json(rp, 201,
 		       json_pack("{s:s, s:o, s:I, s:s}", "ticket", t,

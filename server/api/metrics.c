@@ -348,8 +348,10 @@ void metrics_render_build(struct metrics_buf *b)
 /* The request metrics above, the build and the process, then the session
  * layer's, the store's, the event fan-out's and the solver's figures. */
 void api__get_metrics(const struct api_config *cfg,
-		       const struct api_request *rq, struct api_reply *rp)
+		      const struct api_request *rq, const struct api_args *a,
+		      struct api_reply *rp)
 {
+	(void)a;
 	(void)rq;
 	if (!cfg->metrics) {
 		problem_reply(rp, PROBLEM_NO_METRICS,

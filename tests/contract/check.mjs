@@ -25,7 +25,7 @@
 // Usage: node check.mjs <cubed binary> <openapi.yaml> [schema dir]
 // Exit status 0 when everything matches, 1 with a report otherwise.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -146,6 +146,41 @@ for (const [tpl, item] of Object.entries(spec.paths)) {
 		if (item[method])
 			operations.push({ tpl, method, re, op: item[method], item, key: `${method.toUpperCase()} ${tpl}` });
 }
+// The router's table states each route's policies as data (`cubed
+// routes`): the body it takes, whether a bearer token may or must come,
+// whether Idempotency-Key is honoured. Each must be what the contract
+// says of the operation, and every route an operation of it.
+function checkRouteTable(problems) {
+	const out = execFileSync(bin, ['routes'], { encoding: 'utf8' });
+	const rows = out.trim().split('\n').map((l) => l.split('\t'));
+	for (const [method, pattern, body, auth, idem] of rows) {
+		const tpl = pattern.replace('{jid}', '{id}');
+		const item = spec.paths[pattern] || spec.paths[tpl];
+		const op = item && item[method.toLowerCase()];
+		const where = `${method} ${pattern}`;
+		if (!op) {
+			problems.push(`${where}: a route of the server that the contract does not have`);
+			continue;
+		}
+		const [rb] = deref(op.requestBody);
+		const specBody = !rb ? 'none' : rb.required ? 'required' : 'optional';
+		// a route that takes no body ignores one; the page's routes and
+		// the ops routes say nothing
+		if (specBody !== body && !(body === 'none' && !rb))
+			problems.push(`${where}: body ${body} in the route table, ${specBody} in the contract`);
+		const sec = op.security ?? spec.security ?? [];
+		const named = sec.filter((s) => Object.keys(s).length > 0).length > 0;
+		const anon = sec.length === 0 || sec.some((s) => Object.keys(s).length === 0);
+		const specAuth = !named ? 'none' : anon ? 'optional' : 'required';
+		if (specAuth !== auth)
+			problems.push(`${where}: auth ${auth} in the route table, ${specAuth} in the contract`);
+		const params = [...(item.parameters || []), ...(op.parameters || [])].map((p) => deref(p)[0]);
+		const specIdem = params.some((p) => p && p.in === 'header' && p.name === 'Idempotency-Key');
+		if (specIdem !== (idem === 'idem'))
+			problems.push(`${where}: Idempotency-Key ${idem === 'idem' ? 'honoured' : 'ignored'} by the router, ${specIdem ? 'declared' : 'not declared'} in the contract`);
+	}
+}
+
 const exercised = new Set();
 function findOperation(method, path) {
 	const p = path.split('?')[0];
@@ -1011,6 +1046,7 @@ async function main() {
 }
 
 let crashed = null;
+checkRouteTable(failures);
 try {
 	await main();
 } catch (e) {

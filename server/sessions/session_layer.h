@@ -261,4 +261,25 @@ static inline int64_t sessions_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The session error of a failed store call (not STORE_OK): a storage
+ * fault keeps its kind, so the client learns it may retry (507 storage
+ * full, 503 busy or unwritable); anything else, an absence the caller did
+ * not expect included, is SES_STORE. Store errors reach the session layer
+ * by return value only. */
+static inline int ses_of_store(int rc)
+{
+	return rc == STORE_FULL		? SES_STORE_FULL
+	       : rc == STORE_BUSY	? SES_STORE_BUSY
+	       : rc == STORE_UNWRITABLE ? SES_STORE_DOWN
+					: SES_STORE;
+}
+
+/* Whether an op's code is a failed store call: its transaction is rolled
+ * back. */
+static inline int ses_store_failed(int rc)
+{
+	return rc == SES_STORE || rc == SES_STORE_FULL ||
+	       rc == SES_STORE_BUSY || rc == SES_STORE_DOWN;
+}
+
 #endif

@@ -73,7 +73,7 @@ int rules_auth(struct sessions *s, const char *id,
 	if (rc == STORE_NOT_FOUND)
 		return hidden(s, id, SES_FORBIDDEN);
 	if (rc != STORE_OK)
-		return SES_STORE;
+		return ses_of_store(rc);
 	*role = strcmp(t.role, "write") == 0 ? SES_ROLE_WRITE : SES_ROLE_READ;
 	if (actor)
 		snprintf(actor, STORE_NAME_MAX, "%s", t.name);
@@ -91,7 +91,8 @@ static int working(struct sessions *s, struct sentry *e)
 		int64_t v;
 		int rc = store_session_version(s->store, e->id, &v);
 		if (rc != STORE_OK)
-			return rc == STORE_NOT_FOUND ? SES_NOT_FOUND : SES_STORE;
+			return rc == STORE_NOT_FOUND ? SES_NOT_FOUND
+						     : ses_of_store(rc);
 		e->w.checked = 1;
 		pthread_mutex_lock(&s->cache.lock);
 		int64_t have = e->w.valid ? e->w.version : e->cur->version;
@@ -131,7 +132,7 @@ static int refuse(struct sessions *s, struct sentry *e, int rc)
 	int64_t v;
 	int got = store_session_version(s->store, e->id, &v);
 	if (got != STORE_OK)
-		return got == STORE_NOT_FOUND ? SES_NOT_FOUND : SES_STORE;
+		return got == STORE_NOT_FOUND ? SES_NOT_FOUND : ses_of_store(got);
 	return v == e->w.version ? rc : RETRY;
 }
 
@@ -143,7 +144,7 @@ static int stored_moves(struct sessions *s, struct sentry *e, int64_t version,
 	struct store_event ev;
 	int rc = store_get_event(s->store, e->id, version, &ev);
 	if (rc != STORE_OK)
-		return SES_STORE;
+		return ses_of_store(rc);
 	rc = moves_parse_stored(e->size, ev.moves, a, nodes);
 	store_event_free(&ev);
 	return rc;
@@ -157,7 +158,7 @@ static int initial_state(struct sessions *s, struct sentry *e)
 	size_t len;
 	int rc = store_replay_base(s->store, e->id, 0, &base, &text, &len);
 	if (rc != STORE_OK)
-		return SES_STORE;
+		return ses_of_store(rc);
 	rc = base == 0 && cube_from_facelets(e->w.cube, e->size, text, len,
 					     NULL) >= 0
 		     ? SES_OK
@@ -205,9 +206,10 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 			return refuse(s, e, SES_NOTHING_TO_UNDO);
 		{
 			struct store_event top;
-			if (store_get_event(s->store, e->id, undo_top, &top) !=
-			    STORE_OK)
-				return SES_STORE;
+			int grc = store_get_event(s->store, e->id, undo_top,
+						  &top);
+			if (grc != STORE_OK)
+				return ses_of_store(grc);
 			rc = moves_parse_stored(e->size, top.moves, &stored,
 						&nodes);
 			ev.link = redo_top;
@@ -228,9 +230,10 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 			return refuse(s, e, SES_NOTHING_TO_REDO);
 		{
 			struct store_event top;
-			if (store_get_event(s->store, e->id, redo_top, &top) !=
-			    STORE_OK)
-				return SES_STORE;
+			int grc = store_get_event(s->store, e->id, redo_top,
+						  &top);
+			if (grc != STORE_OK)
+				return ses_of_store(grc);
 			rc = stored_moves(s, e, top.ref, &stored, &nodes);
 			ev.ref = top.ref;
 			redo_top = top.link;
@@ -274,7 +277,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 		else if (rc == STORE_NOT_FOUND)
 			rc = SES_NOT_FOUND;
 		else if (rc != STORE_OK)
-			rc = SES_STORE;
+			rc = ses_of_store(rc);
 	}
 	if (rc != SES_OK) {
 		free(text);
@@ -305,7 +308,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 		free(state);
 		if (rc != STORE_OK) {
 			free(text);
-			return SES_STORE;
+			return ses_of_store(rc);
 		}
 		e->w.since_events = 0;
 		e->w.since_work = 0;
@@ -368,8 +371,9 @@ static int do_create(struct sessions *s, struct ses_op *op)
 {
 	if (s->max_sessions > 0) {
 		int64_t count;
-		if (store_count_sessions(s->store, &count) != STORE_OK)
-			return SES_STORE;
+		int crc = store_count_sessions(s->store, &count);
+		if (crc != STORE_OK)
+			return ses_of_store(crc);
 		if (count >= s->max_sessions)
 			return SES_LIMIT;
 	}
@@ -403,7 +407,7 @@ static int do_create(struct sessions *s, struct ses_op *op)
 			break;
 	}
 	if (rc != STORE_OK)
-		return SES_STORE;
+		return ses_of_store(rc);
 	if (st->is_private) {
 		struct store_token t = {.created_at = row.created_at};
 		snprintf(t.role, sizeof t.role, "read");
@@ -411,8 +415,9 @@ static int do_create(struct sessions *s, struct ses_op *op)
 		if (token_new_secret(op->read_token_out) < 0)
 			return SES_STORE;
 		token_sha256(op->read_token_out, strlen(op->read_token_out), h);
-		if (store_add_token(s->store, row.id, &t, h) != STORE_OK)
-			return SES_STORE;
+		rc = store_add_token(s->store, row.id, &t, h);
+		if (rc != STORE_OK)
+			return ses_of_store(rc);
 	}
 	/* not shared with anyone yet: it takes its id now */
 	snprintf(st->id, sizeof st->id, "%s", row.id);
@@ -449,7 +454,7 @@ static int do_delete(struct sessions *s, struct ses_op *op)
 	rc = store_delete_session(s->store, op->id);
 	return rc == STORE_OK ? SES_OK
 			      : rc == STORE_NOT_FOUND ? SES_NOT_FOUND
-						      : SES_STORE;
+						      : ses_of_store(rc);
 }
 
 static int do_token(struct sessions *s, struct ses_op *op)
@@ -470,7 +475,7 @@ static int do_token(struct sessions *s, struct ses_op *op)
 	rc = store_add_token(s->store, op->id, &op->tok, h);
 	if (rc == STORE_CONFLICT)
 		return SES_NAME_TAKEN;
-	return rc == STORE_OK ? SES_OK : SES_STORE;
+	return rc == STORE_OK ? SES_OK : ses_of_store(rc);
 }
 
 static int do_revoke(struct sessions *s, struct ses_op *op)
@@ -481,7 +486,7 @@ static int do_revoke(struct sessions *s, struct ses_op *op)
 	rc = store_revoke_token(s->store, op->id, op->tid, sessions_now_ms());
 	if (rc == STORE_NOT_FOUND)
 		return SES_NO_SUCH_TOKEN;
-	return rc == STORE_OK ? SES_OK : SES_STORE;
+	return rc == STORE_OK ? SES_OK : ses_of_store(rc);
 }
 
 int rules_run(struct sessions *s, struct ses_op *op)
@@ -493,11 +498,11 @@ int rules_run(struct sessions *s, struct ses_op *op)
 		return do_write(s, op);
 	case OP_DELETE:
 		return do_delete(s, op);
-	case OP_SOLVE:
-		return store_add_solve(s->store, op->id, op->solve,
-				       &op->solve->id) == STORE_OK
-			       ? SES_OK
-			       : SES_STORE;
+	case OP_SOLVE: {
+		int rc = store_add_solve(s->store, op->id, op->solve,
+					 &op->solve->id);
+		return rc == STORE_OK ? SES_OK : ses_of_store(rc);
+	}
 	case OP_TOKEN:
 		return do_token(s, op);
 	case OP_REVOKE:

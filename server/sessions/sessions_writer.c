@@ -54,7 +54,7 @@ static int by_id(const void *a, const void *b)
 
 /* Other nodes write too: take every session the batch touches now, in id
  * order (see store_lock_sessions), so no two nodes' batches wait for each
- * other in a circle. SES_OK, SES_NOMEM or SES_STORE. */
+ * other in a circle. SES_OK, SES_NOMEM or a store failure. */
 static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
 {
 	const char **ids = malloc((size_t)count * sizeof *ids);
@@ -71,27 +71,27 @@ static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
 			ids[k++] = ids[i];
 	int rc = store_lock_sessions(s->store, ids, k);
 	free(ids);
-	return rc == STORE_OK ? SES_OK : SES_STORE;
+	return rc == STORE_OK ? SES_OK : ses_of_store(rc);
 }
 
 /* An op that may have written part of itself: a database error, or an
  * allocation that failed on the way. */
 static int op_failed(int rc)
 {
-	return rc == SES_STORE || rc == SES_NOMEM;
+	return ses_store_failed(rc) || rc == SES_NOMEM;
 }
 
-/* The ops of a batch in one transaction: 1 if it committed (each op's rc
- * says whether it is in it), 0 if not (every op's result is dropped and
- * the caller turns each SES_OK into SES_STORE). *events counts the events
- * appended.
+/* The ops of a batch in one transaction: SES_OK if it committed (each
+ * op's rc says whether it is in it), else the session error of the store
+ * call that failed (every op's result is dropped and the caller turns
+ * each SES_OK into it). *events counts the events appended.
  *
  * No savepoint per op (a savepoint copies every page an op first touches
  * into the statement journal, and costs two more statements per op).
  * Every refusal an op can give (a wrong token, a stale If-Match, a name
  * taken, ...) is found before it writes anything, or is a single statement
  * that failed (SQLite undoes a failed statement by itself). Only
- * SES_STORE (a database error) or SES_NOMEM can come after part of an op
+ * a store failure (a database error) or SES_NOMEM can come after part of an op
  * was written: then the whole transaction is rolled back and the batch
  * runs again without that op, which keeps its error. */
 static int run_batch(struct sessions *s, struct ses_op *batch,
@@ -110,17 +110,18 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		   used >= s->max_db_bytes;
 	for (;;) {
 		*events = 0;
-		if (store_begin(s->store) != STORE_OK) {
+		int brc = store_begin(s->store);
+		if (brc != STORE_OK) {
 			for (struct ses_op *op = batch; op; op = op->next)
-				op->rc = SES_STORE;
-			return 0;
+				op->rc = ses_of_store(brc);
+			return ses_of_store(brc);
 		}
 		int lrc = s->shared ? lock_batch(s, batch, count) : SES_OK;
 		if (lrc != SES_OK) {
 			store_rollback(s->store);
 			for (struct ses_op *op = batch; op; op = op->next)
 				op->rc = lrc;
-			return 0;
+			return lrc;
 		}
 		struct ses_op *failed = NULL;
 		for (struct ses_op *op = batch; op && !failed; op = op->next) {
@@ -136,8 +137,9 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 				*events += op->kind == OP_CREATE ||
 					   op->kind == OP_WRITE;
 		}
-		if (!failed && store_commit(s->store) == STORE_OK)
-			return 1;
+		int crc = failed ? STORE_OK : store_commit(s->store);
+		if (!failed && crc == STORE_OK)
+			return SES_OK;
 		/* the operator's clue: the client gets 500 or 503 */
 		log_msg(LOG_WARN, "a write batch was rolled back: %s",
 			store_last_error(s->store));
@@ -145,7 +147,7 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		for (struct ses_op *op = batch; op; op = op->next)
 			op_reset(s, op);
 		if (!failed)
-			return 0;
+			return ses_of_store(crc);
 		/* run again without it, from a clean slate */
 		for (struct ses_op *op = batch; op; op = op->next)
 			if (op != failed && !op_failed(op->rc))
@@ -211,25 +213,20 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* After the batch ran: publish what committed, let go of the entries. */
-static void finish_batch(struct sessions *s, struct ses_op *batch, int ok,
+/* After the batch ran (brc: run_batch's SES_OK, or why it did not
+ * commit): publish what committed, let go of the entries. */
+static void finish_batch(struct sessions *s, struct ses_op *batch, int brc,
 			 uint64_t *snapshots, uint64_t *conflicts)
 {
-	/* a storage fault is told apart from other database errors: the
-	 * client can do something about it (retry later); so is a database
-	 * that cannot be reached (PostgreSQL down) */
-	int fault = store_last_fault();
+	/* a storage fault keeps its kind (ses_of_store): the client can do
+	 * something about it (retry later); so does a database that cannot
+	 * be reached (PostgreSQL down), whatever the call said */
 	int down = store_unavailable(s->store);
-	int ses_fault = down		      ? SES_UNAVAILABLE
-			: fault == STORE_FULL ? SES_STORE_FULL
-			: fault == STORE_BUSY ? SES_STORE_BUSY
-			: fault		      ? SES_STORE_DOWN
-					      : SES_STORE;
 	for (struct ses_op *op = batch; op; op = op->next) {
-		if (!ok && op->rc == SES_OK)
-			op->rc = SES_STORE;
-		if (op->rc == SES_STORE)
-			op->rc = ses_fault;
+		if (brc != SES_OK && op->rc == SES_OK)
+			op->rc = brc;
+		if (down && ses_store_failed(op->rc))
+			op->rc = SES_UNAVAILABLE;
 		*snapshots += op->snapshots;
 		*conflicts += op->conflicts;
 		if (op->rc != SES_OK)
@@ -287,8 +284,9 @@ static void *writer_main(void *arg)
 
 		uint64_t t0 = thread_cpu_ns(), events = 0, snapshots = 0,
 			 conflicts = 0;
-		int ok = run_batch(s, batch, &events);
-		finish_batch(s, batch, ok, &snapshots, &conflicts);
+		int brc = run_batch(s, batch, &events);
+		int ok = brc == SES_OK;
+		finish_batch(s, batch, brc, &snapshots, &conflicts);
 		uint64_t spent = thread_cpu_ns() - t0;
 
 		pthread_mutex_lock(&s->lock);

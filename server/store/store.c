@@ -27,11 +27,6 @@ struct store {
 	struct timespec probed;     /* the latest probe */
 };
 
-/* The result of the calling thread's latest failed call (store_last_fault):
- * the writer thread builds no reply itself, so the fault travels with the
- * failed write's return code from here. */
-static _Thread_local int last_failure;
-
 static int is_fault(int rc)
 {
 	return rc == STORE_FULL || rc == STORE_BUSY || rc == STORE_UNWRITABLE;
@@ -78,15 +73,9 @@ static int note(struct store *st, int rc)
 {
 	if (rc >= 0 || rc == STORE_NOT_FOUND || rc == STORE_CONFLICT)
 		return rc;
-	last_failure = rc;
 	if (is_fault(rc))
 		fault_begin(st, rc, store_last_error(st));
 	return rc;
-}
-
-int store_last_fault(void)
-{
-	return is_fault(last_failure) ? last_failure : 0;
 }
 
 int store_fault(struct store *st, char *msg, size_t cap)
@@ -247,7 +236,6 @@ int store_ping(struct store *st) { return st->eng->ping(st->impl); }
 
 int store_begin(struct store *st)
 {
-	last_failure = 0; /* what fails from here on is this write's */
 	return note(st, st->eng->begin(st->impl));
 }
 
@@ -261,11 +249,19 @@ int store_commit(struct store *st)
 
 int store_rollback(struct store *st) { return st->eng->rollback(st->impl); }
 
+/* ---- sessions and their history, composed from the engine's rows ---- */
+
 int store_create_session(struct store *st, const struct store_session *s,
 			 const struct store_event *ev0, const char *state,
 			 size_t len)
 {
-	return note(st, st->eng->create_session(st->impl, s, ev0, state, len));
+	const struct store_engine *e = st->eng;
+	int rc = e->insert_session(st->impl, s);
+	if (rc == STORE_OK)
+		rc = e->insert_event(st->impl, s->id, ev0);
+	if (rc == STORE_OK)
+		rc = e->add_snapshot(st->impl, s->id, 0, state, len);
+	return note(st, rc);
 }
 
 int store_get_session(struct store *st, const char *id,
@@ -283,7 +279,17 @@ int store_append_event(struct store *st, const char *id,
 		       const struct store_event *e, int64_t undo_top,
 		       int64_t redo_top)
 {
-	return note(st, st->eng->append_event(st->impl, id, e, undo_top, redo_top));
+	int rc = st->eng->advance(st->impl, id, e, undo_top, redo_top);
+	if (rc == STORE_NOT_FOUND) {
+		/* not at e->version - 1 (another writer moved it): a
+		 * conflict, unless the session is gone */
+		int64_t now;
+		rc = st->eng->session_version(st->impl, id, &now);
+		return note(st, rc == STORE_OK ? STORE_CONFLICT : rc);
+	}
+	if (rc == STORE_OK)
+		rc = st->eng->insert_event(st->impl, id, e);
+	return note(st, rc);
 }
 
 int store_add_snapshot(struct store *st, const char *id, int64_t version,
@@ -295,7 +301,21 @@ int store_add_snapshot(struct store *st, const char *id, int64_t version,
 int store_replay_base(struct store *st, const char *id, int64_t at,
 		      int64_t *base, char **state, size_t *len)
 {
-	return note(st, st->eng->replay_base(st->impl, id, at, base, state, len));
+	const struct store_engine *e = st->eng;
+	int64_t reset;
+	*state = NULL;
+	int rc = e->last_reset(st->impl, id, at, &reset);
+	if (rc == STORE_OK)
+		rc = e->snapshot_at(st->impl, id, at, base, state, len);
+	if (rc != STORE_OK || reset <= *base)
+		return note(st, rc);
+	/* a reset after the latest snapshot: version 0's state there */
+	free(*state);
+	*state = NULL;
+	int64_t zero;
+	rc = e->snapshot_at(st->impl, id, 0, &zero, state, len);
+	*base = reset;
+	return note(st, rc);
 }
 
 int store_get_event(struct store *st, const char *id, int64_t version,

@@ -106,11 +106,9 @@ int store_ping(struct store *st);
  * episode's fault (0: none; msg gets the engine's sentence), probing the
  * database first, at most once a second, so that an episode ends by
  * itself once the fault clears even when nobody writes (the disk has room
- * again, the lock is free, the file is writable). store_last_fault: the
- * fault of the calling thread's latest failed call (0: that failure was
- * no storage fault), for the reply of the write that failed. */
+ * again, the lock is free, the file is writable). The call that failed
+ * says which fault by its return value. */
 int store_fault(struct store *st, char *msg, size_t cap);
-int store_last_fault(void);
 
 /* Write transactions. Every write runs inside one; store_begin takes the
  * database's write lock (SQLite: BEGIN IMMEDIATE), so what a transaction

@@ -29,19 +29,28 @@ struct store_engine {
 	int (*commit)(void *impl);
 	int (*rollback)(void *impl);
 
-	int (*create_session)(void *impl, const struct store_session *s,
-			      const struct store_event *ev0, const char *state,
-			      size_t len);
+	/* The primitives store.c composes sessions and their history from
+	 * (create, append, replay base), so that each engine writes rows and
+	 * the rules of the history are written once. insert_session:
+	 * STORE_CONFLICT when the id is taken. advance: the session's
+	 * version to e->version and its undo and redo tops, only if it is at
+	 * e->version - 1 (STORE_NOT_FOUND: not there, or gone). last_reset:
+	 * the latest reset event at or before at, -1 if none. snapshot_at:
+	 * the latest snapshot at or before at (state malloc'd). */
+	int (*insert_session)(void *impl, const struct store_session *s);
+	int (*insert_event)(void *impl, const char *id,
+			    const struct store_event *e);
+	int (*advance)(void *impl, const char *id, const struct store_event *e,
+		       int64_t undo_top, int64_t redo_top);
+	int (*last_reset)(void *impl, const char *id, int64_t at,
+			  int64_t *reset);
+	int (*snapshot_at)(void *impl, const char *id, int64_t at,
+			   int64_t *version, char **state, size_t *len);
 	int (*get_session)(void *impl, const char *id,
 			   struct store_session *out);
 	int (*session_version)(void *impl, const char *id, int64_t *version);
-	int (*append_event)(void *impl, const char *id,
-			    const struct store_event *e, int64_t undo_top,
-			    int64_t redo_top);
 	int (*add_snapshot)(void *impl, const char *id, int64_t version,
 			    const char *state, size_t len);
-	int (*replay_base)(void *impl, const char *id, int64_t at,
-			   int64_t *base, char **state, size_t *len);
 	int (*get_event)(void *impl, const char *id, int64_t version,
 			 struct store_event *out);
 	int (*events_after)(void *impl, const char *id, int64_t after,

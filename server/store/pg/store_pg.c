@@ -614,37 +614,40 @@ static int pg_rollback(void *impl)
 
 /* -------------------------------------------------------------- sessions */
 
-static int insert_event(struct pg *st, const char *id,
-			const struct store_event *e)
+/* The engine's primitives for sessions and their history (store.c
+ * composes the operations of store.h from them): a session row, an
+ * event row, a snapshot row, the conditional advance of a session's
+ * version, the latest reset and the latest snapshot at or before a
+ * version. */
+static int pg_insert_event(void *impl, const char *id,
+			   const struct store_event *e)
 {
 	char v[24], at[24], ref[24], link[24];
 	const char *p[] = {id, I64(v, e->version), e->kind,
 			   e->moves ? e->moves : "", e->actor,
 			   I64(at, e->created_at), I64(ref, e->ref),
 			   I64(link, e->link)};
-	return exec(st, S_INSERT_EVENT, p);
+	return exec(impl, S_INSERT_EVENT, p);
 }
 
 /* Text parameters end at a NUL: a state is 6n² facelet letters, which
  * the session layer hands over without one. */
-static int insert_snapshot(struct pg *st, const char *id, int64_t version,
+static int pg_add_snapshot(void *impl, const char *id, int64_t version,
 			   const char *state, size_t len)
 {
 	char *text = malloc(len + 1);
 	if (!text)
-		return nomem(st);
+		return nomem(impl);
 	memcpy(text, state, len);
 	text[len] = '\0';
 	char v[24];
 	const char *p[] = {id, I64(v, version), text};
-	int rc = exec(st, S_INSERT_SNAPSHOT, p);
+	int rc = exec(impl, S_INSERT_SNAPSHOT, p);
 	free(text);
 	return rc;
 }
 
-static int pg_create_session(void *impl, const struct store_session *ss,
-			     const struct store_event *ev0, const char *state,
-			     size_t len)
+static int pg_insert_session(void *impl, const struct store_session *ss)
 {
 	struct pg *st = impl;
 	char size[16], at[24], hash[2 * STORE_HASH_LEN + 1];
@@ -659,10 +662,6 @@ static int pg_create_session(void *impl, const struct store_session *ss,
 			set_error(t, 0, "session %s exists", ss->id);
 		return STORE_CONFLICT;
 	}
-	if (rc == STORE_OK)
-		rc = insert_event(st, ss->id, ev0);
-	if (rc == STORE_OK)
-		rc = insert_snapshot(st, ss->id, 0, state, len);
 	return rc;
 }
 
@@ -714,80 +713,46 @@ static int pg_session_version(void *impl, const char *id, int64_t *version)
 	return STORE_OK;
 }
 
-static int pg_append_event(void *impl, const char *id,
-			   const struct store_event *e, int64_t undo_top,
-			   int64_t redo_top)
+/* NOT_FOUND when nothing was advanced: not at e->version - 1 (another
+ * node wrote), or gone. */
+static int pg_advance(void *impl, const char *id, const struct store_event *e,
+		      int64_t undo_top, int64_t redo_top)
 {
-	struct pg *st = impl;
 	char v[24], u[24], rd[24], at[24];
 	const char *p[] = {id, I64(v, e->version), I64(u, undo_top),
 			   I64(rd, redo_top), I64(at, e->created_at)};
-	int rc = exec_one(st, S_ADVANCE, p);
-	if (rc == STORE_NOT_FOUND) { /* not at v - 1: another node wrote */
-		int64_t now;
-		rc = pg_session_version(impl, id, &now);
-		if (rc != STORE_OK)
-			return rc;
-		struct tls *t = tls_get(st);
-		if (t)
-			snprintf(t->error, sizeof t->error,
-				 "session %s is at version %lld, not %lld", id,
-				 (long long)now, (long long)(e->version - 1));
-		return STORE_CONFLICT;
-	}
-	return rc == STORE_OK ? insert_event(st, id, e) : rc;
+	return exec_one(impl, S_ADVANCE, p);
 }
 
-static int pg_add_snapshot(void *impl, const char *id, int64_t version,
-			   const char *state, size_t len)
-{
-	return insert_snapshot(impl, id, version, state, len);
-}
-
-static int snapshot_at(struct pg *st, const char *id, int64_t at,
-		       int64_t *version, char **state, size_t *len)
+static int pg_snapshot_at(void *impl, const char *id, int64_t at,
+			  int64_t *version, char **state, size_t *len)
 {
 	char a[24];
 	const char *p[] = {id, I64(a, at)};
 	PGresult *r;
-	int rc = query_one(st, S_SNAPSHOT_AT, p, &r);
+	int rc = query_one(impl, S_SNAPSHOT_AT, p, &r);
 	if (rc != STORE_OK)
 		return rc;
 	*version = col_i64(r, 0, 0);
-	if (state) {
-		*state = col_dup(r, 0, 1);
-		*len = (size_t)PQgetlength(r, 0, 1);
-	}
+	*state = col_dup(r, 0, 1);
+	*len = (size_t)PQgetlength(r, 0, 1);
 	PQclear(r);
-	if (state && !*state)
-		return nomem(st);
-	return STORE_OK;
+	return *state ? STORE_OK : nomem(impl);
 }
 
-static int pg_replay_base(void *impl, const char *id, int64_t at,
-			  int64_t *base, char **state, size_t *len)
+static int pg_last_reset(void *impl, const char *id, int64_t at,
+			 int64_t *reset)
 {
-	struct pg *st = impl;
 	char a[24];
 	const char *p[] = {id, I64(a, at)};
 	PGresult *r;
-	int rc = call(st, S_LAST_RESET, p, &r);
+	int rc = call(impl, S_LAST_RESET, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	int64_t reset = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
-				? col_i64(r, 0, 0)
-				: -1;
+	*reset = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0) ? col_i64(r, 0, 0)
+							    : -1;
 	PQclear(r);
-	rc = snapshot_at(st, id, at, base, state, len);
-	if (rc != STORE_OK || reset <= *base)
-		return rc;
-	/* a reset after the latest snapshot: version 0's state there */
-	free(*state);
-	*state = NULL;
-	int64_t zero;
-	rc = snapshot_at(st, id, 0, &zero, state, len);
-	*base = reset;
-	return rc;
+	return STORE_OK;
 }
 
 /* Columns version, kind, moves, actor, created_at, ref, link. */
@@ -1098,12 +1063,14 @@ const struct store_engine store_pg_engine = {
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
-	.create_session = pg_create_session,
+	.insert_session = pg_insert_session,
+	.insert_event = pg_insert_event,
 	.get_session = pg_get_session,
 	.session_version = pg_session_version,
-	.append_event = pg_append_event,
+	.advance = pg_advance,
 	.add_snapshot = pg_add_snapshot,
-	.replay_base = pg_replay_base,
+	.last_reset = pg_last_reset,
+	.snapshot_at = pg_snapshot_at,
 	.get_event = pg_get_event,
 	.events_after = pg_events_after,
 	.delete_session = pg_delete_session,

@@ -548,9 +548,15 @@ out:
 
 /* -------------------------------------------------------------- sessions */
 
-static int insert_event(struct conn *c, const char *id,
-			const struct store_event *e)
+/* The engine's primitives for sessions and their history (store.c
+ * composes the operations of store.h from them): a session row, an
+ * event row, a snapshot row, the conditional advance of a session's
+ * version, the latest reset and the latest snapshot at or before a
+ * version. */
+static int sq_insert_event(void *impl, const char *id,
+			   const struct store_event *e)
 {
+	CONN_OR_FAIL(c, impl);
 	sqlite3_stmt *s = stmt(c, S_INSERT_EVENT);
 	if (!s)
 		return STORE_ERROR;
@@ -568,9 +574,10 @@ static int insert_event(struct conn *c, const char *id,
 	return run(c, s);
 }
 
-static int insert_snapshot(struct conn *c, const char *id, int64_t version,
+static int sq_add_snapshot(void *impl, const char *id, int64_t version,
 			   const char *state, size_t len)
 {
+	CONN_OR_FAIL(c, impl);
 	sqlite3_stmt *s = stmt(c, S_INSERT_SNAPSHOT);
 	if (!s)
 		return STORE_ERROR;
@@ -580,9 +587,7 @@ static int insert_snapshot(struct conn *c, const char *id, int64_t version,
 	return run(c, s);
 }
 
-static int sq_create_session(void *impl, const struct store_session *ss,
-			     const struct store_event *ev0, const char *state,
-			     size_t len)
+static int sq_insert_session(void *impl, const struct store_session *ss)
 {
 	CONN_OR_FAIL(c, impl);
 	sqlite3_stmt *s = stmt(c, S_INSERT_SESSION);
@@ -598,12 +603,7 @@ static int sq_create_session(void *impl, const struct store_session *ss,
 		sqlite3_bind_null(s, 5);
 	sqlite3_bind_text(s, 6, ss->is_private ? "private" : "public", -1,
 			  SQLITE_STATIC);
-	int rc = run(c, s);
-	if (rc == STORE_OK)
-		rc = insert_event(c, ss->id, ev0);
-	if (rc == STORE_OK)
-		rc = insert_snapshot(c, ss->id, 0, state, len);
-	return rc;
+	return run(c, s);
 }
 
 static int sq_get_session(void *impl, const char *id,
@@ -657,9 +657,9 @@ static int sq_session_version(void *impl, const char *id, int64_t *version)
 	return STORE_OK;
 }
 
-static int sq_append_event(void *impl, const char *id,
-			   const struct store_event *e, int64_t undo_top,
-			   int64_t redo_top)
+static int sq_advance(void *impl, const char *id,
+		      const struct store_event *e, int64_t undo_top,
+		      int64_t redo_top)
 {
 	CONN_OR_FAIL(c, impl);
 	sqlite3_stmt *s = stmt(c, S_ADVANCE);
@@ -671,33 +671,15 @@ static int sq_append_event(void *impl, const char *id,
 	sqlite3_bind_int64(s, 4, redo_top);
 	sqlite3_bind_int64(s, 5, e->created_at);
 	int rc = run(c, s);
-	if (rc != STORE_OK)
-		return rc;
-	if (sqlite3_changes(c->db) != 1) {
-		/* not at version - 1, or gone: nothing was written */
-		int64_t now;
-		rc = sq_session_version(impl, id, &now);
-		if (rc != STORE_OK)
-			return rc;
-		snprintf(c->error, sizeof c->error,
-			 "session %s is at version %lld, not %lld", id,
-			 (long long)now, (long long)(e->version - 1));
-		return STORE_CONFLICT;
-	}
-	return insert_event(c, id, e);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1)
+		rc = STORE_NOT_FOUND;
+	return rc;
 }
 
-static int sq_add_snapshot(void *impl, const char *id, int64_t version,
-			   const char *state, size_t len)
+static int sq_snapshot_at(void *impl, const char *id, int64_t at,
+			  int64_t *version, char **state, size_t *len)
 {
 	CONN_OR_FAIL(c, impl);
-	return insert_snapshot(c, id, version, state, len);
-}
-
-/* The latest snapshot at or before `at` (with_state: and its state). */
-static int snapshot_at(struct conn *c, const char *id, int64_t at,
-		       int64_t *version, char **state, size_t *len)
-{
 	sqlite3_stmt *s = stmt(c, S_SNAPSHOT_AT);
 	if (!s)
 		return STORE_ERROR;
@@ -707,21 +689,19 @@ static int snapshot_at(struct conn *c, const char *id, int64_t at,
 	if (rc != STORE_OK)
 		return rc;
 	*version = sqlite3_column_int64(s, 0);
-	if (state) {
-		*state = dup_text(s, 1);
-		*len = (size_t)sqlite3_column_bytes(s, 1);
-	}
+	*state = dup_text(s, 1);
+	*len = (size_t)sqlite3_column_bytes(s, 1);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	if (state && !*state) {
+	if (!*state) {
 		nomem(c);
 		return STORE_ERROR;
 	}
 	return STORE_OK;
 }
 
-static int sq_replay_base(void *impl, const char *id, int64_t at,
-			  int64_t *base, char **state, size_t *len)
+static int sq_last_reset(void *impl, const char *id, int64_t at,
+			 int64_t *reset)
 {
 	CONN_OR_FAIL(c, impl);
 	sqlite3_stmt *s = stmt(c, S_LAST_RESET);
@@ -730,23 +710,14 @@ static int sq_replay_base(void *impl, const char *id, int64_t at,
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, at);
 	int rc = step_row(c, s);
-	if (rc != STORE_OK)
+	if (rc != STORE_OK) /* an aggregate: always one row */
 		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
-	int64_t reset = sqlite3_column_type(s, 0) == SQLITE_NULL
-				? -1
-				: sqlite3_column_int64(s, 0);
+	*reset = sqlite3_column_type(s, 0) == SQLITE_NULL
+			 ? -1
+			 : sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	rc = snapshot_at(c, id, at, base, state, len);
-	if (rc != STORE_OK || reset <= *base)
-		return rc;
-	/* a reset after the latest snapshot: version 0's state there */
-	free(*state);
-	*state = NULL;
-	int64_t zero;
-	rc = snapshot_at(c, id, 0, &zero, state, len);
-	*base = reset;
-	return rc;
+	return STORE_OK;
 }
 
 /* Columns version, kind, moves, actor, created_at, ref, link. */
@@ -1018,12 +989,14 @@ const struct store_engine store_sqlite_engine = {
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,
-	.create_session = sq_create_session,
+	.insert_session = sq_insert_session,
+	.insert_event = sq_insert_event,
 	.get_session = sq_get_session,
 	.session_version = sq_session_version,
-	.append_event = sq_append_event,
+	.advance = sq_advance,
 	.add_snapshot = sq_add_snapshot,
-	.replay_base = sq_replay_base,
+	.last_reset = sq_last_reset,
+	.snapshot_at = sq_snapshot_at,
 	.get_event = sq_get_event,
 	.events_after = sq_events_after,
 	.delete_session = sq_delete_session,

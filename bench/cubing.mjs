@@ -54,7 +54,7 @@ const CENTER_NAMES = ["U", "L", "F", "R", "B", "D"];
 
 // Place i of an orbit holds piece pieces[i] twisted by orientation[i]:
 // sticker j of the place shows sticker (j + o) of the piece. (The sign is
-// fixed by the self-test below against DESIGN.md's state after R.)
+// fixed by the self-test below against docs/conventions.md's state after R.)
 function toFacelets(pattern) {
 	const d = pattern.patternData;
 	const out = new Array(54);
@@ -79,7 +79,7 @@ function stateOf(s) {
 let totalMoves = 0;
 let rejected = 0;
 function check() {
-	// Self-test of the mapping against strings fixed by DESIGN.md, not by cubed.
+	// Self-test of the mapping against strings fixed by docs/conventions.md, not by cubed.
 	const selfTest = [
 		["", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"],
 		["R", "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"],

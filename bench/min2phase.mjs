@@ -2,7 +2,8 @@
 // 3×3 states (STATES_FILE, one facelets string a line, written by
 // `bench --twenty N STATES_FILE`) solved by min2phase, Chen Shuang's
 // two-phase solver, as cubing.js ships it (a JavaScript build of its Java
-// source, bundled as the chunk `search-dynamic-solve-3x3x3-*.js`).
+// source, bundled in cubing's dist/lib/cubing/chunks as the chunk
+// `search-dynamic-solve-3x3x3-<hash>.js`).
 //
 //   node min2phase.mjs STATES_FILE [MAX_LENGTH [PREFIX]]
 //

@@ -1,7 +1,7 @@
 /* alg.h — move notation: parse, print, invert, expand, simplify, count and
  * apply algorithms for an n×n×n cube.
  *
- * The grammar is WCA/SiGN as cubing.js reads it (DESIGN.md):
+ * The grammar is WCA/SiGN as cubing.js reads it (docs/conventions.md):
  *   move      = [layers] family [amount] ["'"]
  *   layers    = N | N "-" M               (1-based, N < M for a range)
  *   family    = R U F D L B | Rw Uw Fw Dw Lw Bw | r u f d l b

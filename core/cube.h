@@ -10,7 +10,7 @@
  *     and never allocates: callers own every buffer (ask the *_sizeof /
  *     *_needed functions how big).
  *
- * Conventions (DESIGN.md): faces U R F D L B (indices 0..5); axes x→R, y→U,
+ * Conventions (docs/conventions.md): faces U R F D L B (indices 0..5); axes x→R, y→U,
  * z→F. A turn is an axis, a range of layers [lo, hi] counted 0-based from
  * the axis' positive face (R, U, F), and a number of quarter turns clockwise
  * as seen from that positive face. The facelets string has 6·n² letters,

@@ -2,7 +2,7 @@
  * facelets each corner and edge position has, the colours and names of
  * the pieces, and which piece a set of colours forms (pieces.h).
  * They follow Kociemba (cubie.h), whose facelet layout is ours
- * (DESIGN.md).
+ * (docs/conventions.md).
  *
  * They live apart from the cubie model so that the layers read one way
  * down: validation (validate.c) reads pieces with them, and the cubie

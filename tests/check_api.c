@@ -1,4 +1,4 @@
-/* check_api.c — api_handle (server/api*.c) through plain structs, no
+/* check_api.c — api_handle (server/api/) through plain structs, no
  * server: properties too wide for the black-box table (every size against
  * every representation, every whole-cube orientation of several states),
  * cheap enough here to run in full under the sanitizers. */

@@ -1,6 +1,6 @@
 /* check_crash.c — crash safety: an acknowledged write survives SIGKILL.
  *
- * DESIGN.md promises that a reply saying a write succeeded means it is
+ * docs/limits.md ("Durability") promises that a reply saying a write succeeded means it is
  * committed: a crash right after loses nothing acknowledged. The database
  * runs WAL with synchronous=NORMAL by default, which is durable against a
  * crash of the process (only a power cut can lose NORMAL commits), so this

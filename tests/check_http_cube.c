@@ -599,7 +599,7 @@ START_TEST(animation_limit)
 }
 END_TEST
 
-/* Expected facelets after R on a solved n-cube, by DESIGN.md's rule
+/* Expected facelets after R on a solved n-cube, by docs/conventions.md's rule
  * (the R column of U shows F, of F shows D, of D shows B, B's left
  * column shows U). */
 static char *after_r(int n)

@@ -4,7 +4,7 @@
  * A fixture spawns $CUBED_BIN (default build/cubed) on 127.0.0.1 port 0
  * with a database in a fresh temporary directory. Expected states are never
  * written by hand: they come from POST /v1/apply (a route the "http" suite
- * pins to DESIGN.md's conventions), so a session must agree with a
+ * pins to docs/conventions.md), so a session must agree with a
  * stateless replay of its own history. The restart cases stop a server
  * with SIGTERM and start a new one on the same database file.
  *

@@ -12,7 +12,7 @@
  * tables are ready.
  *
  * No solution is checked against a hand-written answer: each one is
- * applied back with POST /v1/apply (pinned to DESIGN.md's conventions by
+ * applied back with POST /v1/apply (pinned to docs/conventions.md by
  * the "http" suite) and the result must have every face one colour, in
  * the frame the cube was given in. Scrambles are checked the same way:
  * their moves applied to the solved cube must give their facelets.

@@ -611,7 +611,7 @@ END_TEST
 
 START_TEST(features_after_r)
 {
-	/* DESIGN.md's facelets after R */
+	/* docs/conventions.md's facelets after R */
 	static const char after_r[] =
 		"UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB";
 	float v[CUBE3_FEATURES];

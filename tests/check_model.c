@@ -1,7 +1,7 @@
 /* check_model.c — the engine and the notation parser checked against an
  * independent reference model.
  *
- * The model is written from DESIGN.md's prose alone, the way seed 003 does
+ * The model is written from docs/conventions.md's prose alone, the way seed 003 does
  * it: an n×n×n cube is 6·n² stickers, each with an integer 3D position and
  * an outward normal (doubled, centred coordinates: index i ↦ 2i − (n−1), so
  * every position is an integer), and a turn rotates the position and the
@@ -588,10 +588,10 @@ static char *solved_facelets(int n)
 }
 
 /* ------------------------------------------------------------------ */
-/* The model against DESIGN.md, and the literal 3×3 strings.           */
+/* The model against docs/conventions.md, and the literal 3×3 strings. */
 
 #define SOLVED3 "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
-/* From DESIGN.md. */
+/* From docs/conventions.md. */
 #define AFTER_R "UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"
 /* Derived by hand from the net: U clockwise takes F's top row to L, L's to
  * B, B's to R and R's to F; U's own stickers stay U. */
@@ -615,7 +615,7 @@ static const struct {
 
 START_TEST(model_reproduces_design_strings)
 {
-	/* The model itself must agree with DESIGN.md before anything is
+	/* The model itself must agree with docs/conventions.md before anything is
 	 * checked against it. */
 	for (size_t i = 0; i < sizeof literal3 / sizeof *literal3; i++) {
 		char *m = model_facelets_of(3, literal3[i].alg);

@@ -1,5 +1,6 @@
 /* five45.c — phases 4 and 5 of a five-phase 5×5 reduction (ported from
- * research/five/p45.c, which holds the same search with malloc'd tables).
+ * the research prototype, in the history at b2b1c5f, whose program held
+ * the same search with malloc'd tables).
  *
  *   phase 4  turns U D (any), R2 L2 F2 B2 and the six wide half turns:
  *            four paired edges into the S slice (UL UR DL DR) and the

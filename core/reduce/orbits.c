@@ -33,7 +33,7 @@
 #include "internal.h"
 
 /* Where sticker (f, r, c) of a size-n cube sits: x from L to R, y from D
- * to U, z from B to F (the net of DESIGN.md). */
+ * to U, z from B to F (the net of docs/conventions.md). */
 void reduce__where3d(int n, int f, int r, int c, int xyz[3])
 {
 	int m = n - 1;

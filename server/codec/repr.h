@@ -1,5 +1,5 @@
 /* repr.h — a cube state in each of the representations the API answers
- * (DESIGN.md, "Representations"), as jansson values, plus the list of
+ * (docs/conventions.md, "Representations"), as jansson values, plus the list of
  * problems cube_validate finds as JSON. Builders only: which
  * representation a request may ask for, and the problems when it may not,
  * are the handlers' business (api_internal.h).

@@ -7,7 +7,7 @@
  *
  * MHD calls the access handler several times per request. The first call
  * only sets up the per-request context (answering there makes 0.9.75 close
- * the connection, DESIGN.md); calls with upload data accumulate the body
+ * the connection, server/http/README.md); calls with upload data accumulate the body
  * under the --max-body cap; the last call (no upload data) answers. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -717,7 +717,7 @@ static struct MHD_Response *encoded(struct http_server *srv,
  * --storage-quota, guard.h): its body (the moves, the title) and a row's
  * keys, times and ids; for a new session (created or forked) its state,
  * 6n² bytes; for a write to one, its share of the snapshot rows, which
- * hold that state once per max(32, n) events or so (sessions_internal.h).
+ * hold that state once per max(32, n) events or so (session_layer.h).
  * The reply names n. */
 static uint64_t stored_estimate(const struct request *rq,
 				const struct api_reply *rp)

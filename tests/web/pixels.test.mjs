@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, newPage, call, shownState, openSession, keys } from './lib/harness.mjs';
 
-// The colour scheme (DESIGN.md's default), as the page must draw it.
+// The colour scheme (docs/conventions.md's default), as the page must draw it.
 const RGB = {
   U: [255, 255, 255], R: [208, 2, 27], F: [31, 163, 58],
   D: [255, 213, 0], L: [255, 122, 0], B: [22, 96, 216],

@@ -1,4 +1,4 @@
-// colors.js — the colour scheme (DESIGN.md's default: U white, R red,
+// colors.js — the colour scheme (docs/conventions.md's default: U white, R red,
 // F green, D yellow, L orange, B blue). Colours are only for display: the
 // state is the face letters. The tests read the same table to know what a
 // sticker must look like.

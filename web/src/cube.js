@@ -6,7 +6,7 @@
 // page uses this to animate and to follow cubes whose events carry moves
 // only (n > 16), and checks itself against the facelets the server sends.
 //
-// Conventions (DESIGN.md): faces U R F D L B; x towards R, y towards U, z
+// Conventions (docs/conventions.md): faces U R F D L B; x towards R, y towards U, z
 // towards F; grid coordinates i, j, k count 0…n-1 from the L, D and B
 // sides; facelets are face by face, each row by row as seen from outside
 // in the usual net. A turn is {axis, lo, hi, q}: the layers lo…hi along

@@ -5,9 +5,9 @@
 #include <libpq-fe.h>
 #include <stddef.h>
 
-/* Apply schema_dir/pg/NNN_name.sql files newer than the database, each in
- * its own transaction, under an advisory lock (two nodes starting at once
- * migrate once). *version: the schema version after. STORE_SCHEMA (and a
+/* Apply the pg/NNN_name.sql files of schema_dir newer than the database,
+ * each in its own transaction, under an advisory lock (two nodes starting
+ * at once migrate once). *version: the schema version after. STORE_SCHEMA (and a
  * sentence in err) when the database is newer than the files. */
 int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 	       size_t errlen);

@@ -184,6 +184,7 @@ test: deps-test
 # done, and the run fails if either failed.
 TEST_HALF := reduce optimal solve beginner model pattern cubie http_beginner
 test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
+	@bash tests/refs.sh
 	@mkdir -p $(TABLES)
 	@export CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed \
 		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES); \

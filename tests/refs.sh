@@ -16,8 +16,10 @@
 #   - a bare file name or partial path of the tree's kinds (.c .h .md .sh
 #     .mjs .js .ts .def .sql .lua .yaml): some tracked file must have that
 #     name or end with that path;
-#   - in Markdown, a relative link [text](target): the target, taken from
-#     the file's own folder, must exist;
+#   - in Markdown, a relative link [text](target#anchor): the target,
+#     taken from the file's own folder, must exist, and the anchor must be
+#     a heading of the Markdown file it names (GitHub's way: lower case,
+#     punctuation dropped, spaces as hyphens);
 #   - a path that climbs out of the repository: always an error, since
 #     the repository stands alone.
 # Not read: files under schema/ (applied migrations are never edited, and
@@ -97,7 +99,7 @@ cands() {
 			grep -HnoP "$path_re|$up_re|$name_re" -- "$f" ;;
 		esac
 		case $f in *.md)
-			grep -HnoP '\]\(\K[^)#[:space:]]+' -- "$f" |
+			grep -HnoP '\]\(\K[^)[:space:]]+' -- "$f" |
 				sed 's/^\([^:]*:[0-9]*:\)/\1link:/' ;;
 		esac
 	done <<<"$checked"
@@ -150,6 +152,19 @@ judge() {
 		for (f in file) if (f ~ r) return 1
 		return 0
 	}
+	function slugs(f,    l, h, fence) {
+		# the anchors of the headings of f, once per file
+		if (f in slugged) return
+		slugged[f] = 1; fence = 0
+		while ((getline l < f) > 0) {
+			if (l ~ /^```/) fence = !fence
+			if (fence || l !~ /^#+ /) continue
+			h = tolower(l); sub(/^#+ +/, "", h)
+			gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
+			anchor[f "#" h] = 1
+		}
+		close(f)
+	}
 	function report(why, maybe) {
 		printf "%s:%s: %s (%s)\t%s\n", src, line, tok, why, maybe
 	}
@@ -174,9 +189,15 @@ judge() {
 		from = here == "" ? "" : here "/"
 		if (islink) {
 			if (tok ~ /^[a-z]+:/) next
-			p = norm(from tok)
+			frag = ""
+			if (i = index(tok, "#")) { frag = substr(tok, i + 1); tok = substr(tok, 1, i - 1) }
+			p = tok == "" ? src : norm(from tok)
 			if (p == "") report("outside the repository", "")
 			else if (!exists(p)) report("no such file, from " (here == "" ? "the top" : here "/"), p)
+			else if (frag != "" && p ~ /\.md$/) {
+				slugs(p)
+				if (!((p "#" frag) in anchor)) { tok = tok "#" frag; report("no such heading in " p, "") }
+			}
 		} else if (tok ~ /^\.\.\//) {
 			p = norm(from tok)
 			if (p == "") {

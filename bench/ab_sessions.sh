@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ab_sessions.sh — the session figures of two builds in one run, so that
-# one can be read against the other (bench/RESULTS.md: "before" and
-# "after" of issue 21's store). One "name: value unit" line per figure on
+# one can be read against the other (bench/RESULTS.md, "Sessions and
+# live events", was measured so). One "name: value unit" line per figure on
 # stdout, notes on stderr.
 #
 #   bash bench/ab_sessions.sh OLD_CUBED NEW_CUBED [SCHEMA_OLD] [SCHEMA_NEW]

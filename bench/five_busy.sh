@@ -3,7 +3,7 @@
 # CPU-bound loops hold the two cores while 12 seeded 5×5s are solved one
 # after another at the default budget (3 s). Prints "seed moves ms" per
 # solve, or "seed no_solution_found 0" where the budget ran out with no
-# answer. bench/RESULTS.md, "5×5: the slow tail capped".
+# answer. bench/RESULTS.md, "5×5 by its five phases".
 #
 #   bash bench/five_busy.sh CUBED_BIN TABLES_DIR PORT
 set -euo pipefail

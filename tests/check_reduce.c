@@ -2166,7 +2166,7 @@ static struct solved five_solve(const cube_t *c, int effort)
 
 /* Seeded 5×5s through the five phases at the default effort: the mean
  * under cube555's 72 (69.75 on these 12; the bench's first 60 70.43:
- * bench/RESULTS.md, "5×5 under 72 at the default"). */
+ * bench/RESULTS.md, "5×5 by its five phases"). */
 START_TEST(five_random)
 {
 	int sum = 0, count = 12;

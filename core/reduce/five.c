@@ -32,7 +32,7 @@
  * sets, phase 5's (the reductions the 3×3 stage finishes), and the nodes
  * a search may visit once its phase holds an answer (before that,
  * CAP_FIRST; phase 5's CAP_45). Measured on the bench's first 60 5×5s
- * (bench/RESULTS.md, "5×5 under 72 at the default"): 20/20/20/12/2 with
+ * (2026-11-27 at `e667cec`, that day's bench/RESULTS.md): 20/20/20/12/2 with
  * 150 k nodes 70.42 moves in 1.16 s median; 12/12/12/6/2 71.67 in 0.92 s;
  * 8/8/8/4/2 with 300 k 72.38 in 0.88 s. On the first 20: effort 2
  * 69.45 in 2.1 s (6.0 s at most), effort 3 69.10 in 2.9 s (5.8 s), well

@@ -214,19 +214,54 @@ judge() {
 	}'  - "$1"
 }
 
+# Does a .gitignore name path $1 (or a folder it lies in)? Outside a git
+# checkout, a plain reading of the .gitignore files: no negations, a
+# pattern with a slash anchored to its file's folder, one without matching
+# any part of the path.
+ignored() {
+	if [ "$in_git" = 1 ]; then
+		git check-ignore -q --no-index -- "$1" 2>/dev/null
+		return
+	fi
+	local gi dir rel pat pre part
+	while IFS= read -r gi; do
+		dir=${gi%.gitignore}
+		case $1 in "$dir"*) ;; *) continue ;; esac
+		rel=${1#"$dir"}
+		while IFS= read -r pat; do
+			pat=${pat%%#*}
+			pat=${pat%/}
+			case $pat in '' | '!'*) continue ;; esac
+			if [[ $pat == */* ]]; then
+				pat=${pat#/}
+				pre=
+				for part in ${rel//\// }; do
+					pre=${pre:+$pre/}$part
+					# shellcheck disable=SC2053
+					[[ $pre == $pat ]] && return 0
+				done
+			else
+				for part in ${rel//\// }; do
+					# shellcheck disable=SC2053
+					[[ $part == $pat ]] && return 0
+				done
+			fi
+		done <"$gi"
+	done < <(printf '%s\n' "$files" | grep -E '(^|/)\.gitignore$')
+	return 1
+}
+
 list=$(mktemp) || exit 2
 trap 'rm -f "$list"' EXIT
 cands >"$list"
 bad=0
 while IFS=$'\t' read -r msg maybe; do
 	# a path .gitignore names is a build output (node_modules/, build/)
-	if [ "$in_git" = 1 ] && [ -n "$maybe" ]; then
-		ignored=0
-		for p in $maybe; do
-			git check-ignore -q --no-index -- "$p" 2>/dev/null && ignored=1
-		done
-		[ $ignored = 1 ] && continue
-	fi
+	skip=0
+	for p in $maybe; do
+		ignored "$p" && skip=1
+	done
+	[ $skip = 1 ] && continue
 	echo "$msg"
 	bad=$((bad + 1))
 done < <(printf '%s\n' "$files" | judge "$list")

@@ -106,8 +106,8 @@ tests/web/node_modules/.stamp: tests/web/package.json tests/web/package-lock.jso
 # those of the rooms below it, nothing above: an include that points up
 # does not compile. core/ sees only core/. Bottom to top: codec, base,
 # store (with its engines), sessions, then live and solve side by side,
-# api, http, and main.c over all of them. The tests, fuzz targets and
-# benchmarks see everything.
+# dataset (over solve), api, http, and main.c over all of them. The
+# tests, fuzz targets and benchmarks see everything.
 INC_core     := -Icore
 INC_codec    := $(INC_core) -Iserver/codec
 INC_base     := $(INC_codec) -Iserver/base
@@ -115,7 +115,8 @@ INC_store    := $(INC_base) -Iserver/store
 INC_sessions := $(INC_store) -Iserver/sessions
 INC_live     := $(INC_sessions) -Iserver/live
 INC_solve    := $(INC_sessions) -Iserver/solve
-INC_api      := $(INC_live) -Iserver/solve -Iserver/api
+INC_dataset  := $(INC_solve) -Iserver/dataset
+INC_api      := $(INC_live) -Iserver/solve -Iserver/dataset -Iserver/api
 INC_http     := $(INC_api) -Iserver/http
 INC_all      := $(INC_http)
 INC = $(INC_all)
@@ -126,6 +127,7 @@ $(BUILD)/server/store/%.o: INC = $(INC_store)
 $(BUILD)/server/sessions/%.o: INC = $(INC_sessions)
 $(BUILD)/server/live/%.o: INC = $(INC_live)
 $(BUILD)/server/solve/%.o: INC = $(INC_solve)
+$(BUILD)/server/dataset/%.o: INC = $(INC_dataset)
 $(BUILD)/server/api/%.o: INC = $(INC_api)
 $(BUILD)/server/http/%.o: INC = $(INC_http)
 

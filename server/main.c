@@ -16,6 +16,7 @@
 #include "alg.h"
 #include "api.h"
 #include "config.h"
+#include "dataset_cli.h"
 #include "events.h"
 #include "http.h"
 #include "idempotency.h"
@@ -229,6 +230,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "routes") == 0)
 		return print_routes();
+	/* `cubed dataset …`: the bulk export, no server (dataset_cli.c) */
+	if (argc > 1 && strcmp(argv[1], "dataset") == 0)
+		return dataset_cli_main(argc - 1, argv + 1, stdout, stderr);
+
 	struct config cfg;
 	/* Block the stop signals before any thread starts (the session
 	 * writer, live events, the solver, MHD's), so they all inherit the

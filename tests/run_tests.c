@@ -70,6 +70,7 @@ static const struct {
 	{"solve", solve_suite, 0},
 	{"optimal", optimal_suite, 0},
 	{"optimal_slow", optimal_slow_suite, 1},
+	{"dataset", dataset_suite, 0},
 	{"beginner", beginner_suite, 0},
 	{"reduce", reduce_suite, 0},
 	{"api", api_suite, 0},

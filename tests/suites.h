@@ -18,6 +18,7 @@ Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute
 Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *optimal_suite(void); /* tests/check_optimal.c: optimal 3×3 solver, brute-force proofs */
 Suite *optimal_slow_suite(void); /* tests/check_optimal.c: superflip (CUBED_SLOW=1, make test-slow) */
+Suite *dataset_suite(void); /* tests/check_dataset.c: labelled states in bulk, cubed dataset, NumPy */
 Suite *beginner_suite(void); /* tests/check_beginner.c: beginner stages, solving to a pattern */
 Suite *reduce_suite(void); /* tests/check_reduce.c: big cubes by reduction, parities */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */

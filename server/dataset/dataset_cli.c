@@ -194,6 +194,15 @@ static void usage(FILE *f)
 		DSP_DEFAULT_TWOPHASE_NODES, DSP_DEFAULT_OPTIMAL_MAX);
 }
 
+/* A message "twophase_nodes: …" names the flag --twophase-nodes: the
+ * query's '_' before the colon become '-'. */
+static void flag_spelling(char *msg)
+{
+	for (char *q = msg; *q && *q != ':'; q++)
+		if (*q == '_')
+			*q = '-';
+}
+
 /* mkdir -p */
 static int make_dirs(const char *path)
 {
@@ -385,6 +394,7 @@ int dataset_cli_main(int argc, char **argv, FILE *out, FILE *err)
 				return 2;
 			}
 			if (rc < 0) {
+				flag_spelling(msg);
 				fprintf(err, "cubed dataset: --%s\n", msg);
 				return 2;
 			}
@@ -505,7 +515,7 @@ int dataset_cli_main(int argc, char **argv, FILE *out, FILE *err)
 			goto done;
 		}
 		int fe = posix_fallocate(r.fd[c], 0, (off_t)size);
-		if (fe == ENOSPC || fe == EDQUOT || fe == EFBIG) {
+		if (fe == ENOSPC || fe == EDQUOT) {
 			struct statvfs vf;
 			char need_s[32], free_s[32] = "?";
 			human_bytes(total_bytes, need_s, sizeof need_s);
@@ -514,6 +524,15 @@ int dataset_cli_main(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "cubed dataset: the disk is full: %s needs %s so far "
 				"(%s is free there); nothing was written\n",
 				dir, need_s, free_s);
+			goto done;
+		}
+		/* a file system without fallocate finds out as it writes */
+		if (fe != 0 && fe != EOPNOTSUPP && fe != EINVAL) {
+			char sz[32];
+			human_bytes(size, sz, sizeof sz);
+			fprintf(err, "cubed dataset: cannot make %s/%s.npy %s long: %s; "
+				"nothing was written\n", dir, dataset_column_name(c), sz,
+				strerror(fe));
 			goto done;
 		}
 		if (pwrite_all(r.fd[c], (const unsigned char *)hdr, hl, 0) < 0) {

@@ -28,6 +28,8 @@
 #                   client checked with tsc --strict and run against a live
 #                   server (node + npm: tests/client's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
+#   make bench-dataset  training data alone (bench/dataset.sh): cubed
+#                   dataset to files and over HTTP beside NumPy
 #   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
 #                   states (hours on a small table; OPTIMAL_LEVEL, 2), then
 #                   make bench-twenty
@@ -73,7 +75,8 @@ TABLES ?= build/tables
 
 .PHONY: all run test test-run test-slow test-pg bench-pg contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
-	test-web bench-web screenshot test-optimal bench-optimal bench-twenty
+	test-web bench-web screenshot test-optimal bench-optimal bench-twenty \
+	bench-dataset
 
 all: $(BUILD)/cubed web
 
@@ -309,8 +312,15 @@ $(BUILD)/bench/watch: bench/live/watch.c
 	$(CC) $(CFLAGS) -o $@ $< -lpthread
 
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
-	bash bench/run.sh $(BUILD)
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(abspath $(TABLES)) bash bench/run.sh $(BUILD)
 	@$(MAKE) --no-print-directory bench-web
+
+# Training data's figures alone (bench/dataset.sh, also part of make
+# bench): cubed dataset to files and over HTTP beside a NumPy generator.
+bench-dataset: $(BUILD)/cubed
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(abspath $(TABLES)) bash bench/dataset.sh $(BUILD)
 
 # PostgreSQL's figures (bench/pg.sh): durable move writes on 1 and 2 nodes
 # against SQLite in the same run, and cross-node live delivery latency.

@@ -3,11 +3,10 @@
  * threads at once.
  *
  * Each file's size is known before the first sample is made (header +
- * rows × row bytes), so the files are created under temporary names and
- * given their full size up front (posix_fallocate: a disk too small is
- * reported before any work, not half way), then every thread takes the
- * next chunk of samples, makes it into buffers of its own and pwrites each
- * column at the chunk's offset. Nothing orders the threads, and nothing
+ * rows × row bytes), so a disk too small is reported before any work
+ * (statvfs), the files are created under temporary names, then every
+ * thread takes the next chunk of samples, makes it into buffers of its
+ * own and pwrites each column at the chunk's offset. Nothing orders the threads, and nothing
  * needs to: a chunk's bytes depend only on (seed, sample), so the files
  * are the same for any thread count. Memory is threads × chunk, whatever
  * the count. When every chunk is written the files are renamed into
@@ -514,32 +513,24 @@ int dataset_cli_main(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "cubed dataset: cannot create %s: %s\n", r.tmp[c], strerror(errno));
 			goto done;
 		}
-		int fe = posix_fallocate(r.fd[c], 0, (off_t)size);
-		if (fe == ENOSPC || fe == EDQUOT) {
-			struct statvfs vf;
-			char need_s[32], free_s[32] = "?";
-			human_bytes(total_bytes, need_s, sizeof need_s);
-			if (fstatvfs(r.fd[c], &vf) == 0)
-				human_bytes((uint64_t)vf.f_bavail * vf.f_frsize, free_s, sizeof free_s);
-			fprintf(err, "cubed dataset: the disk is full: %s needs %s so far "
-				"(%s is free there); nothing was written\n",
-				dir, need_s, free_s);
-			goto done;
-		}
-		/* a file system without fallocate finds out as it writes */
-		if (fe != 0 && fe != EOPNOTSUPP && fe != EINVAL) {
-			char sz[32];
-			human_bytes(size, sz, sizeof sz);
-			fprintf(err, "cubed dataset: cannot make %s/%s.npy %s long: %s; "
-				"nothing was written\n", dir, dataset_column_name(c), sz,
-				strerror(fe));
-			goto done;
-		}
 		if (pwrite_all(r.fd[c], (const unsigned char *)hdr, hl, 0) < 0) {
 			fprintf(err, "cubed dataset: writing %s: %s%s\n", r.tmp[c], strerror(errno),
 				errno == ENOSPC ? " (the disk is full)" : "");
 			goto done;
 		}
+	}
+
+	/* a disk that cannot hold the files is said before any work (a
+	 * disk that fills meanwhile is said by the write that fails) */
+	struct statvfs vf;
+	if (total_bytes > 0 && statvfs(dir, &vf) == 0 &&
+	    (uint64_t)vf.f_bavail * vf.f_frsize < total_bytes) {
+		char need_s[32], free_s[32];
+		human_bytes(total_bytes, need_s, sizeof need_s);
+		human_bytes((uint64_t)vf.f_bavail * vf.f_frsize, free_s, sizeof free_s);
+		fprintf(err, "cubed dataset: the disk is full: %s needs %s, %s is free "
+			"there; nothing was written\n", dir, need_s, free_s);
+		goto done;
 	}
 
 	/* about a megabyte of rows a chunk; searches in small chunks, so

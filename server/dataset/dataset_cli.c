@@ -401,7 +401,7 @@ int dataset_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 	const struct dsp_caps caps = {UINT64_C(1) << 40, DATASET_MAX_N, DATASET_MAX_DEPTH};
 	const char *param;
-	if (dsp_finish(&p, &caps, msg, sizeof msg, &param) < 0) {
+	if (dsp_finish(&p, &caps, msg, sizeof msg, &param, NULL) < 0) {
 		/* the core's parameter names are the flags' with '-' */
 		char flag[40];
 		snprintf(flag, sizeof flag, "%s", param ? param : "?");

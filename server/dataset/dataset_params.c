@@ -172,10 +172,11 @@ int dsp_set(struct dsp *p, const char *name, const char *value, char *err,
 }
 
 int dsp_finish(struct dsp *p, const struct dsp_caps *caps, char *err,
-	       size_t len, const char **param)
+	       size_t len, const char **param, uint64_t *limit)
 {
 	dataset_spec *s = &p->spec;
 	const char *bad = NULL;
+	uint64_t cap = 0;
 	int all = s->states == DATASET_ALL;
 	if (all && p->have_depth) {
 		bad = "all";
@@ -209,11 +210,13 @@ int dsp_finish(struct dsp *p, const struct dsp_caps *caps, char *err,
 	if (caps) {
 		if (s->n > caps->max_size) {
 			bad = "size";
+			cap = (uint64_t)caps->max_size;
 			say(err, len, "size: at most %d here", caps->max_size);
 			goto fail;
 		}
 		if (s->states == DATASET_WALK && s->depth_max > caps->max_depth) {
 			bad = "depth";
+			cap = (uint64_t)caps->max_depth;
 			say(err, len, "depth: walks are at most %d turns here", caps->max_depth);
 			goto fail;
 		}
@@ -236,15 +239,20 @@ int dsp_finish(struct dsp *p, const struct dsp_caps *caps, char *err,
 	p->rows = p->shard_k * s->count / p->shard_n - p->first;
 	if (caps && p->rows > caps->max_count) {
 		bad = "count";
+		cap = caps->max_count;
 		say(err, len, "count: at most %" PRIu64 " samples a request here", caps->max_count);
 		goto fail;
 	}
 	if (param)
 		*param = NULL;
+	if (limit)
+		*limit = 0;
 	return 0;
 fail:
 	if (param)
 		*param = bad;
+	if (limit)
+		*limit = cap;
 	return -1;
 }
 

@@ -48,9 +48,10 @@ int dsp_set(struct dsp *p, const char *name, const char *value, char *err,
 
 /* Fill the defaults that depend on others, check the whole against the
  * core's rules and caps, and work out the shard's rows. 0, or -1 with
- * err; *param (if not NULL) names the parameter at fault. */
+ * err; *param (if not NULL) names the parameter at fault, and *limit (if
+ * not NULL) is the cap it passed (0 when it broke a rule, not a cap). */
 int dsp_finish(struct dsp *p, const struct dsp_caps *caps, char *err,
-	       size_t errlen, const char **param);
+	       size_t errlen, const char **param, uint64_t *limit);
 
 /* The NumPy .npy (version 1.0) header of column col over rows samples
  * into out (cap bytes, 128 is enough up to four dimensions): magic,

@@ -79,6 +79,7 @@ static const struct {
 	{"http_sessions", http_sessions_suite, 0},
 	{"http_solve", http_solve_suite, 0},
 	{"http_jobs", http_jobs_suite, 0},
+	{"http_dataset", http_dataset_suite, 0},
 	{"solve_pool", solve_pool_suite, 0},
 	{"http_fair", http_fair_suite, 0},
 	{"http_beginner", http_beginner_suite, 0},

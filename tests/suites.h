@@ -29,6 +29,7 @@ Suite *http_live_suite(void); /* tests/check_http_live.c: tokens, idempotency, l
 Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */
 Suite *solve_pool_suite(void); /* tests/check_solve_pool.c: round-robin order, caps, cancel, stop */
 Suite *http_fair_suite(void); /* tests/check_http_fair.c: solves on the pool, fair between clients, caps, hang-ups */
+Suite *http_dataset_suite(void); /* tests/check_http_dataset.c: GET /v1/dataset, Range, hang-ups, caps, dataset jobs */
 Suite *http_jobs_suite(void); /* tests/check_http_jobs.c: optimal solves as jobs, caps, cancel, lost jobs */
 Suite *client_limits_suite(void); /* tests/check_client_limits.c: rate buckets and connection counts */
 Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header limits, security headers */

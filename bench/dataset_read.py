@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""dataset_read.py URL N — GET /v1/dataset to a Python reader, for
+"""dataset_read.py URL N [features] — GET /v1/dataset to a Python reader, for
 bench/dataset.sh: N walk samples (depth 1-20) of a server at URL, the
 features and depth columns read with http.client into NumPy arrays
 (each .npy parsed with numpy.lib.format, the rows read straight into the
 array's memory), the two downloads side by side in two threads. Prints
 samples per second for features + depth, and for the packed features.
 Checks the features against a second, Range-resumed download of the
-same file."""
+same file. With "features", only the first figure (for CPU accounting)."""
 import http.client
 import io
 import sys
@@ -68,12 +68,15 @@ def run(url, n, cols):
 
 def main():
     url, n = sys.argv[1], int(sys.argv[2])
+    only = len(sys.argv) > 3 and sys.argv[3] == "features"
     el, res = run(url, n, ["features", "depth"])
     f, d = res["features"], res["depth"]
     assert f.shape == (n, 364) and d.shape == (n,), (f.shape, d.shape)
     assert d.min() >= 1 and d.max() <= 20
     print("dataset.http.walk_features: %.0f samples/s" % (n / el))
     print("dataset.http.mb_per_s: %.1f MB/s" % ((f.nbytes + d.nbytes) / el / 1e6))
+    if only:
+        return
     el, res = run(url, n, ["features_packed", "depth"])
     p = res["features_packed"]
     assert np.array_equal(np.unpackbits(p[:1000], axis=1, count=364), f[:1000])

@@ -38,7 +38,8 @@ static json_t *moves_json(const cube_move *m, int count)
 }
 
 /* A dataset job: what it makes, how far it is, and its files once done. */
-static json_t *dataset_job_json(const struct job_view *v)
+static json_t *dataset_job_json(const struct api_config *cfg,
+			       const struct job_view *v)
 {
 	struct dsp p;
 	api__dataset_of_job(v, &p);
@@ -57,6 +58,15 @@ static json_t *dataset_job_json(const struct job_view *v)
 	}
 	json_object_del(meta, "files");
 	json_object_set_new(o, "dataset", meta);
+	if (v->waiting_for_tables && v->state == JOB_QUEUED) {
+		/* two-phase tables load at start; the optimal ones are the slow
+		 * ones to wait for, so they are what is shown */
+		struct solver_optimal_info si;
+		solver_optimal_status(cfg->solver, &si);
+		json_object_set_new(o, "tables",
+				    json_pack("{s:s, s:i}", "state", si.state,
+					      "percent", si.percent));
+	}
 	if (v->state == JOB_DONE)
 		json_object_set_new(o, "files", api__dataset_job_files(v));
 	if (v->state == JOB_FAILED)
@@ -69,7 +79,7 @@ static json_t *dataset_job_json(const struct job_view *v)
 json_t *api__job_json(const struct api_config *cfg, const struct job_view *v)
 {
 	if (v->rq.kind == JOB_DATASET)
-		return dataset_job_json(v);
+		return dataset_job_json(cfg, v);
 	json_t *o = json_pack(
 		"{s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:{s:i, s:I, s:f}}",
 		"id", v->id, "kind", "solve", "state", job_state_name(v->state),

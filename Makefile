@@ -28,6 +28,8 @@
 #                   client checked with tsc --strict and run against a live
 #                   server (node + npm: tests/client's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
+#   make bench-dataset  training data alone (bench/dataset.sh): cubed
+#                   dataset to files and over HTTP beside NumPy
 #   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
 #                   states (hours on a small table; OPTIMAL_LEVEL, 2), then
 #                   make bench-twenty
@@ -73,7 +75,8 @@ TABLES ?= build/tables
 
 .PHONY: all run test test-run test-slow test-pg bench-pg contract client-check sanitize bench soak \
 	clean deps deps-test fuzz FORCE fuzz-build fuzz-replay memcheck web \
-	test-web bench-web screenshot test-optimal bench-optimal bench-twenty
+	test-web bench-web screenshot test-optimal bench-optimal bench-twenty \
+	bench-dataset
 
 all: $(BUILD)/cubed web
 
@@ -106,8 +109,8 @@ tests/web/node_modules/.stamp: tests/web/package.json tests/web/package-lock.jso
 # those of the rooms below it, nothing above: an include that points up
 # does not compile. core/ sees only core/. Bottom to top: codec, base,
 # store (with its engines), sessions, then live and solve side by side,
-# api, http, and main.c over all of them. The tests, fuzz targets and
-# benchmarks see everything.
+# dataset (over solve), api, http, and main.c over all of them. The
+# tests, fuzz targets and benchmarks see everything.
 INC_core     := -Icore
 INC_codec    := $(INC_core) -Iserver/codec
 INC_base     := $(INC_codec) -Iserver/base
@@ -115,7 +118,8 @@ INC_store    := $(INC_base) -Iserver/store
 INC_sessions := $(INC_store) -Iserver/sessions
 INC_live     := $(INC_sessions) -Iserver/live
 INC_solve    := $(INC_sessions) -Iserver/solve
-INC_api      := $(INC_live) -Iserver/solve -Iserver/api
+INC_dataset  := $(INC_solve) -Iserver/dataset
+INC_api      := $(INC_live) -Iserver/solve -Iserver/dataset -Iserver/api
 INC_http     := $(INC_api) -Iserver/http
 INC_all      := $(INC_http)
 INC = $(INC_all)
@@ -126,6 +130,7 @@ $(BUILD)/server/store/%.o: INC = $(INC_store)
 $(BUILD)/server/sessions/%.o: INC = $(INC_sessions)
 $(BUILD)/server/live/%.o: INC = $(INC_live)
 $(BUILD)/server/solve/%.o: INC = $(INC_solve)
+$(BUILD)/server/dataset/%.o: INC = $(INC_dataset)
 $(BUILD)/server/api/%.o: INC = $(INC_api)
 $(BUILD)/server/http/%.o: INC = $(INC_http)
 
@@ -308,8 +313,15 @@ $(BUILD)/bench/watch: bench/live/watch.c
 	$(CC) $(CFLAGS) -o $@ $< -lpthread
 
 bench: $(BUILD)/bench/bench $(BUILD)/bench/watch $(BUILD)/cubed
-	bash bench/run.sh $(BUILD)
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(abspath $(TABLES)) bash bench/run.sh $(BUILD)
 	@$(MAKE) --no-print-directory bench-web
+
+# Training data's figures alone (bench/dataset.sh, also part of make
+# bench): cubed dataset to files and over HTTP beside a NumPy generator.
+bench-dataset: $(BUILD)/cubed
+	@mkdir -p $(TABLES)
+	CUBED_TABLES=$(abspath $(TABLES)) bash bench/dataset.sh $(BUILD)
 
 # PostgreSQL's figures (bench/pg.sh): durable move writes on 1 and 2 nodes
 # against SQLite in the same run, and cross-node live delivery latency.

@@ -282,7 +282,7 @@ static void bench_twenty(int n, const char *out)
 	write_states(out, st, n);
 	for (int i = 0; i < n; i++) {
 		cube_move m[32];
-		solve_limits lim = {20, 20, NULL, NULL};
+		solve_limits lim = {20, 20, NULL, NULL, 0};
 		double t0 = clock_s(CLOCK_MONOTONIC);
 		int k = twophase_solve(t, &st[i], &lim, m, 32);
 		ms[i] = (clock_s(CLOCK_MONOTONIC) - t0) * 1e3;

@@ -29,6 +29,10 @@
 # 7. bench/compress.sh: a 1024³ apply and a 64³ render as identity, gzip
 #    and br (bytes, and time on loopback and at 10 Mbit/s); small replies'
 #    throughput and CPU per request with compression on against off.
+# 8. bench/dataset.sh: labelled states in bulk (cubed dataset to files,
+#    GET /v1/dataset to a Python reader) beside a NumPy generator of the
+#    same samples (bench/dataset_ref.py), the whole 2×2, label rates, peak
+#    memory at 100 million samples.
 #
 # The machine is noisy: read each figure against its reference from the
 # same run (printed beside it), not against numbers from another run.
@@ -287,4 +291,7 @@ live
 # 7. compression (its own servers): big replies' bytes and time by coding,
 # small and mid-size replies with compression on against off
 bash "$here/compress.sh" "$build"
+
+# 8. training data (issue 63): files, HTTP, labels, beside NumPy
+bash "$here/dataset.sh" "$build"
 exit 0

@@ -56,6 +56,9 @@ typedef struct solve_limits {
 	int target_length; /* stop at the first solution this short; 0 = 20 */
 	solve_poll_fn poll;
 	void *ctx;
+	uint64_t max_nodes; /* stop after this many search nodes, 0 = no
+			     * limit: a budget that, unlike time, gives the
+			     * same answer on every machine and load */
 } solve_limits;
 
 /* Solve c (a valid 3×3, standard orientation) in the face-turn metric:

@@ -871,7 +871,7 @@ struct search {
 	uint8_t best[MAXLEN];
 	int best_len;        /* length of best; limit + 1 while none */
 	int target;
-	uint64_t nodes, next_poll;
+	uint64_t nodes, next_poll, max_nodes;
 	solve_poll_fn poll;
 	void *ctx;
 	int stop;
@@ -882,7 +882,11 @@ struct search {
 static inline int tick(struct search *s)
 {
 	if (++s->nodes >= s->next_poll) {
+		if (s->nodes >= s->max_nodes)
+			s->stop = 1;
 		s->next_poll = s->nodes + POLL_NODES;
+		if (s->next_poll > s->max_nodes)
+			s->next_poll = s->max_nodes;
 		if (s->poll && s->poll(s->ctx, 0, 0))
 			s->stop = 1;
 	}
@@ -1205,7 +1209,8 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	s.npre = 0;
 	s.target = target;
 	s.nodes = 0;
-	s.next_poll = POLL_NODES;
+	s.max_nodes = lim && lim->max_nodes ? lim->max_nodes : UINT64_MAX;
+	s.next_poll = POLL_NODES < s.max_nodes ? POLL_NODES : s.max_nodes;
 	s.poll = lim ? lim->poll : NULL;
 	s.ctx = lim ? lim->ctx : NULL;
 	s.stop = 0;

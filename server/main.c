@@ -16,6 +16,8 @@
 #include "alg.h"
 #include "api.h"
 #include "config.h"
+#include "dataset_cli.h"
+#include "dataset_stream.h"
 #include "events.h"
 #include "http.h"
 #include "idempotency.h"
@@ -197,6 +199,8 @@ static void release(struct api_config *api, struct solve_pool *pool,
 	solve_pool_free(pool);
 	jobs_free(api->jobs);
 	solve_pool_free(api->pool);
+	/* after MHD: every stream has been let go */
+	dataset_service_free(api->datasets);
 	solver_stop(api->solver); /* cancels a table build in progress */
 	/* other nodes' changes stop arriving before the hub goes */
 	if (api->store)
@@ -229,6 +233,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "routes") == 0)
 		return print_routes();
+	/* `cubed dataset …`: the bulk export, no server (dataset_cli.c) */
+	if (argc > 1 && strcmp(argv[1], "dataset") == 0)
+		return dataset_cli_main(argc - 1, argv + 1, stdout, stderr);
+
 	struct config cfg;
 	/* Block the stop signals before any thread starts (the session
 	 * writer, live events, the solver, MHD's), so they all inherit the
@@ -433,6 +441,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	api.web = web;
+	struct dataset_service_config dc = {
+		.max_streams = (unsigned)cfg.dataset_streams,
+		.max_client_streams = (unsigned)cfg.dataset_client_streams,
+		.caps = {cfg.dataset_max_count, (int)cfg.dataset_max_size,
+			 (int)cfg.dataset_max_depth},
+		.max_job_rows = cfg.dataset_job_rows,
+		.max_ndjson_rows = 1000,
+		.block = 256 * 1024,
+	};
+	api.datasets = dataset_service_new(&dc);
+	api.dataset_optimal_level = (unsigned)cfg.optimal_level;
+	if (!api.datasets)
+		log_msg(LOG_WARN, "out of memory: GET /v1/dataset will answer 503");
 
 	signal(SIGPIPE, SIG_IGN);
 

@@ -173,7 +173,7 @@ START_TEST(target_21)
 {
 	cube_rng r;
 	cube_rng_seed(&r, 7);
-	solve_limits lim = {0, 21, NULL, NULL};
+	solve_limits lim = {0, 21, NULL, NULL, 0};
 	for (int i = 0; i < 500; i++) {
 		cubie3 x;
 		cube_move m[32];
@@ -230,7 +230,7 @@ START_TEST(short_scrambles)
 			cubie3_compose(&x, &t, &x);
 		}
 		cube_move m[32];
-		solve_limits lim = {0, len, NULL, NULL};
+		solve_limits lim = {0, len, NULL, NULL, 0};
 		int k = twophase_solve(tables3, &x, &lim, m, 32);
 		REQUIRE(k >= 0 && k <= len && solves3(&x, m, k));
 	}
@@ -303,7 +303,7 @@ START_TEST(poll_stops_at_once)
 	cube_rng r;
 	cube_rng_seed(&r, 5);
 	int calls = 0, early = 0;
-	solve_limits lim = {0, 17, stop_now, &calls};
+	solve_limits lim = {0, 17, stop_now, &calls, 0};
 	for (int i = 0; i < 200; i++) {
 		cubie3 x;
 		cube_move m[32];
@@ -340,7 +340,7 @@ START_TEST(max_length_respected)
 		cubie3 x;
 		cube_move m[32];
 		struct budget b = {50}; /* about 200,000 nodes */
-		solve_limits lim = {18, 18, node_budget, &b};
+		solve_limits lim = {18, 18, node_budget, &b, 0};
 		cubie3_random(&r, &x);
 		int k = twophase_solve(tables3, &x, &lim, m, 32);
 		REQUIRE(k == SOLVE_ENOTFOUND ||
@@ -348,6 +348,35 @@ START_TEST(max_length_respected)
 		found += k > 0;
 	}
 	ck_assert_int_gt(found, 0);
+}
+END_TEST
+
+/* max_nodes is a node budget: 4,096·k nodes give the very answer of a
+ * poll that stops the search at its k-th call (polls come every 4,096
+ * nodes), and a budget between two polls stops between them. */
+START_TEST(max_nodes_budget)
+{
+	cube_rng r;
+	cube_rng_seed(&r, 63);
+	for (int i = 0; i < 12; i++) {
+		cubie3 x;
+		cube_move m1[32], m2[32], m3[32];
+		cubie3_random(&r, &x);
+		int k = 1 + i % 3;
+		struct budget b = {k - 1};
+		solve_limits by_poll = {0, 1, node_budget, &b, 0};
+		solve_limits by_nodes = {0, 1, NULL, NULL, 4096u * (unsigned)k};
+		int a = twophase_solve(tables3, &x, &by_poll, m1, 32);
+		int c = twophase_solve(tables3, &x, &by_nodes, m2, 32);
+		REQUIRE(a == c);
+		REQUIRE(a == SOLVE_ENOTFOUND ||
+			(memcmp(m1, m2, sizeof m1[0] * (size_t)a) == 0 && solves3(&x, m1, a)));
+		/* more nodes never give a longer answer */
+		solve_limits more = {0, 1, NULL, NULL, 4096u * (unsigned)k + 2000};
+		int d = twophase_solve(tables3, &x, &more, m3, 32);
+		REQUIRE(d > 0 && solves3(&x, m3, d));
+		REQUIRE(a == SOLVE_ENOTFOUND || d <= a);
+	}
 }
 END_TEST
 
@@ -790,6 +819,7 @@ Suite *solve_suite(void)
 	tcase_add_test(t3, not_tables);
 	tcase_add_test(t3, poll_stops_at_once);
 	tcase_add_test(t3, max_length_respected);
+	tcase_add_test(t3, max_nodes_budget);
 	tcase_add_test(t3, small_cap);
 	suite_add_tcase(s, t3);
 

@@ -18,6 +18,7 @@ Suite *pattern_suite(void); /* tests/check_pattern.c: pattern queries vs a brute
 Suite *solve_suite(void);  /* tests/check_solve.c: solvers, tables, scrambles */
 Suite *optimal_suite(void); /* tests/check_optimal.c: optimal 3×3 solver, brute-force proofs */
 Suite *optimal_slow_suite(void); /* tests/check_optimal.c: superflip (CUBED_SLOW=1, make test-slow) */
+Suite *dataset_suite(void); /* tests/check_dataset.c: labelled states in bulk, cubed dataset, NumPy */
 Suite *beginner_suite(void); /* tests/check_beginner.c: beginner stages, solving to a pattern */
 Suite *reduce_suite(void); /* tests/check_reduce.c: big cubes by reduction, parities */
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
@@ -28,6 +29,7 @@ Suite *http_live_suite(void); /* tests/check_http_live.c: tokens, idempotency, l
 Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */
 Suite *solve_pool_suite(void); /* tests/check_solve_pool.c: round-robin order, caps, cancel, stop */
 Suite *http_fair_suite(void); /* tests/check_http_fair.c: solves on the pool, fair between clients, caps, hang-ups */
+Suite *http_dataset_suite(void); /* tests/check_http_dataset.c: GET /v1/dataset, Range, hang-ups, caps, dataset jobs */
 Suite *http_jobs_suite(void); /* tests/check_http_jobs.c: optimal solves as jobs, caps, cancel, lost jobs */
 Suite *client_limits_suite(void); /* tests/check_client_limits.c: rate buckets and connection counts */
 Suite *limits_suite(void); /* tests/check_limits.c: rate, connection and header limits, security headers */

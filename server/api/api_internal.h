@@ -71,6 +71,9 @@ api__handler api__get_version;
 api__handler api__get_openapi;
 api__handler api__get_page;
 api__handler api__get_metrics;    /* metrics.c */
+api__handler api__get_dataset;    /* api_dataset.c */
+api__handler api__post_dataset;
+api__handler api__job_file;
 
 struct job_request;
 struct job_view;
@@ -81,6 +84,14 @@ void api__job_submit(const struct api_config *cfg,
 		     struct api_reply *rp);
 /* A job as its JSON reply body (NULL if memory ran out). */
 json_t *api__job_json(const struct api_config *cfg, const struct job_view *v);
+/* The problem for a job that is not there (jobs.h's code rc). */
+void api__job_missing(int rc, const char *id, struct api_reply *rp);
+
+struct dsp;
+/* A dataset job's dataset as its parameters (api_dataset.c), and its
+ * files as the job's JSON lists them. */
+void api__dataset_of_job(const struct job_view *v, struct dsp *p);
+json_t *api__dataset_job_files(const struct job_view *v);
 
 
 /* A request answered later (api.h: rq->done): work that runs elsewhere
@@ -190,7 +201,7 @@ int api__size_arg(const json_t *v, int *n, struct api_reply *rp);
 
 /* ---- query strings ---------------------------------------------------- */
 
-#define API_QUERY_MAX 8          /* parameters per request */
+#define API_QUERY_MAX 16         /* parameters per request */
 #define API_QUERY_VALUE_MAX 256  /* bytes per decoded value, with its NUL */
 
 /* A query string's parameters, percent-decoded. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "dataset_params.h"
 #include "jobs.h"
 #include "problem.h"
 #include "repr.h"
@@ -36,11 +37,53 @@ static json_t *moves_json(const cube_move *m, int count)
 	return json_stringn(text, n);
 }
 
+/* A dataset job: what it makes, how far it is, and its files once done. */
+static json_t *dataset_job_json(const struct api_config *cfg,
+			       const struct job_view *v)
+{
+	struct dsp p;
+	api__dataset_of_job(v, &p);
+	json_t *meta = dsp_meta(&p);
+	json_t *o = json_pack(
+		"{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:f}}", "id", v->id,
+		"kind", "dataset", "state", job_state_name(v->state), "created_at",
+		time_or_null(v->created_at), "started_at", time_or_null(v->started_at),
+		"finished_at", time_or_null(v->finished_at), "progress", "done",
+		(json_int_t)v->ds_done, "total", (json_int_t)v->rq.ds_rows,
+		"elapsed_ms", v->elapsed_ms);
+	if (!o || !meta) {
+		json_decref(o);
+		json_decref(meta);
+		return NULL;
+	}
+	json_object_del(meta, "files");
+	json_object_set_new(o, "dataset", meta);
+	if (v->waiting_for_tables && v->state == JOB_QUEUED) {
+		/* two-phase tables load at start; the optimal ones are the slow
+		 * ones to wait for, so they are what is shown */
+		struct solver_optimal_info si;
+		solver_optimal_status(cfg->solver, &si);
+		json_object_set_new(o, "tables",
+				    json_pack("{s:s, s:i}", "state", si.state,
+					      "percent", si.percent));
+	}
+	if (v->state == JOB_DONE)
+		json_object_set_new(o, "files", api__dataset_job_files(v));
+	if (v->state == JOB_FAILED)
+		json_object_set_new(o, "error",
+				    json_pack("{s:s, s:s}", "code", v->error_code,
+					      "detail", v->error_detail));
+	return o;
+}
+
 json_t *api__job_json(const struct api_config *cfg, const struct job_view *v)
 {
+	if (v->rq.kind == JOB_DATASET)
+		return dataset_job_json(cfg, v);
 	json_t *o = json_pack(
-		"{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:{s:i, s:I, s:f}}", "id",
-		v->id, "state", job_state_name(v->state), "method", "optimal",
+		"{s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:{s:i, s:I, s:f}}",
+		"id", v->id, "kind", "solve", "state", job_state_name(v->state),
+		"method", "optimal",
 		"size", 3, "created_at", time_or_null(v->created_at),
 		"started_at", time_or_null(v->started_at), "finished_at",
 		time_or_null(v->finished_at), "progress", "depth", v->depth,
@@ -78,8 +121,7 @@ json_t *api__job_json(const struct api_config *cfg, const struct job_view *v)
 	return o;
 }
 
-/* The problem for a job that is not there. */
-static void missing(int rc, const char *id, struct api_reply *rp)
+void api__job_missing(int rc, const char *id, struct api_reply *rp)
 {
 	json_t *p;
 	if (rc == JOBS_LOST) {
@@ -122,7 +164,7 @@ void api__job_get(const struct api_config *cfg, const struct api_request *rq,
 	struct job_view v;
 	int rc = jobs_get(cfg->jobs, a->id, &v);
 	if (rc != JOBS_OK) {
-		missing(rc, a->id, rp);
+		api__job_missing(rc, a->id, rp);
 		return;
 	}
 	api_reply_json(rp, 200, api__job_json(cfg, &v));
@@ -140,7 +182,7 @@ void api__job_delete(const struct api_config *cfg, const struct api_request *rq,
 	int active = 0;
 	int rc = jobs_cancel(cfg->jobs, a->id, &v, &active);
 	if (rc != JOBS_OK) {
-		missing(rc, a->id, rp);
+		api__job_missing(rc, a->id, rp);
 		return;
 	}
 	if (!active) {

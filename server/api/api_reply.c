@@ -21,6 +21,7 @@ void api_reply_init(struct api_reply *rp)
 	rp->stream = NULL;
 	rp->stream_close = NULL;
 	rp->pending = NULL;
+	rp->source = NULL;
 	rp->status = 500;
 }
 
@@ -38,6 +39,12 @@ void api_reply_free(struct api_reply *rp)
 	 * the caller must only free replies whose done was called */
 	api_pending_free(rp->pending);
 	rp->pending = NULL;
+	if (rp->source) {
+		if (rp->source->release)
+			rp->source->release(rp->source->ctx);
+		free(rp->source);
+		rp->source = NULL;
+	}
 }
 
 int api_reply_header(struct api_reply *rp, const char *name, const char *fmt,

@@ -24,6 +24,7 @@ struct limits_key;
 struct api_pending;
 struct tickets;
 struct web_root;
+struct dataset_service;
 
 struct api_config {
 	uint64_t max_moves;   /* expanded moves per request */
@@ -50,6 +51,10 @@ struct api_config {
 	/* The web page served at / (static.h); NULL: those routes answer
 	 * 404 page_not_built */
 	const struct web_root *web;
+	/* GET /v1/dataset's streams, caps and counters; NULL: the dataset
+	 * routes answer 503 */
+	struct dataset_service *datasets;
+	unsigned dataset_optimal_level; /* the optimal tables' level (meta) */
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */
@@ -88,8 +93,24 @@ struct api_header {
 	char value[API_HEADER_VALUE_MAX];
 };
 
+/* A body made while it is sent (a dataset's .npy file): its length is
+ * known up front (Content-Length) and the HTTP layer pulls it in blocks
+ * as the client takes them, so a slow reader holds back the making and a
+ * client that hangs up stops it. read fills buf with up to max bytes from
+ * byte pos (< length; blocks come in order) and returns how many (> 0), or
+ * -1 to end the connection; release runs once, when the body is done
+ * with, sent or not. Made by a handler, owned by the reply. */
+struct api_body_source {
+	uint64_t length;
+	size_t block; /* the most read is asked for at once */
+	long (*read)(void *ctx, uint64_t pos, char *buf, size_t max);
+	void (*release)(void *ctx);
+	void *ctx;
+};
+
 /* One reply. The body is json (owned), raw (borrowed, lives as long as the
- * api_config), or neither (no body, e.g. 204). */
+ * api_config), source (a body made while it is sent), or neither (no
+ * body, e.g. 204). */
 struct api_reply {
 	int status;
 	const char *content_type; /* static string, NULL when there is no body */
@@ -113,6 +134,9 @@ struct api_reply {
 	/* Not answered yet (only with rq->done): call api_finish once done
 	 * was called, or api_pending_free if the answer is not wanted. */
 	struct api_pending *pending;
+	/* A body made while it is sent (malloc'd; the HTTP layer takes it
+	 * over and sets this NULL, else api_reply_free releases it). */
+	struct api_body_source *source;
 };
 
 void api_reply_init(struct api_reply *rp);

@@ -3,6 +3,7 @@
  * and the build's identity (see metrics.h). Statuses are kept in a fixed
  * list of the ones cubed answers; anything else counts as "other". */
 #include "metrics.h"
+#include "dataset_stream.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -502,6 +503,47 @@ void api__get_metrics(const struct api_config *cfg,
 			       (unsigned long long)ps.refused_client,
 			       (unsigned long long)ps.refused_full,
 			       (unsigned long long)ps.cancelled);
+	}
+	if (cfg->datasets) {
+		struct dataset_stats ds;
+		dataset_service_stats(cfg->datasets, &ds);
+		metrics_printf(&b,
+			       "# HELP cubed_dataset_streams GET /v1/dataset "
+			       "downloads open.\n"
+			       "# TYPE cubed_dataset_streams gauge\n"
+			       "cubed_dataset_streams %llu\n"
+			       "# HELP cubed_dataset_streams_total Dataset "
+			       "downloads opened.\n"
+			       "# TYPE cubed_dataset_streams_total counter\n"
+			       "cubed_dataset_streams_total %llu\n"
+			       "# HELP cubed_dataset_streams_cut_total Dataset "
+			       "downloads that ended before their last byte "
+			       "(the client went away).\n"
+			       "# TYPE cubed_dataset_streams_cut_total counter\n"
+			       "cubed_dataset_streams_cut_total %llu\n"
+			       "# HELP cubed_dataset_streams_refused_total Dataset "
+			       "downloads refused at a cap (429 or 503).\n"
+			       "# TYPE cubed_dataset_streams_refused_total counter\n"
+			       "cubed_dataset_streams_refused_total %llu\n"
+			       "# HELP cubed_dataset_chunks_total Blocks of samples "
+			       "made for dataset downloads.\n"
+			       "# TYPE cubed_dataset_chunks_total counter\n"
+			       "cubed_dataset_chunks_total %llu\n"
+			       "# HELP cubed_dataset_samples_total Samples made for "
+			       "dataset downloads.\n"
+			       "# TYPE cubed_dataset_samples_total counter\n"
+			       "cubed_dataset_samples_total %llu\n"
+			       "# HELP cubed_dataset_bytes_total Bytes of dataset "
+			       "files handed out.\n"
+			       "# TYPE cubed_dataset_bytes_total counter\n"
+			       "cubed_dataset_bytes_total %llu\n",
+			       (unsigned long long)ds.streams_open,
+			       (unsigned long long)ds.streams_total,
+			       (unsigned long long)ds.streams_cut,
+			       (unsigned long long)ds.refused,
+			       (unsigned long long)ds.chunks,
+			       (unsigned long long)ds.samples,
+			       (unsigned long long)ds.bytes);
 	}
 	if (b.failed || !b.data) {
 		free(b.data);

@@ -188,6 +188,25 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "268435456", 65536, 68719476736ULL, "BYTES",                         \
 	  "event bytes kept for live streams in all (watchers that fall "     \
 	  "behind what is kept are cut off)")                                \
+	X("dataset-streams", "CUBED_DATASET_STREAMS", OPT_UINT,                 \
+	  dataset_streams, "16", 1, 100000, "N",                               \
+	  "GET /v1/dataset downloads open at once, in all (503 past it)")     \
+	X("dataset-client-streams", "CUBED_DATASET_CLIENT_STREAMS", OPT_UINT,   \
+	  dataset_client_streams, "2", 1, 100000, "N",                         \
+	  "GET /v1/dataset downloads one client address may have open (429 "  \
+	  "past it)")                                                          \
+	X("dataset-max-count", "CUBED_DATASET_MAX_COUNT", OPT_UINT,             \
+	  dataset_max_count, "100000000", 1, 1099511627776ULL, "N",            \
+	  "samples one GET /v1/dataset may ask for (422 past it)")             \
+	X("dataset-max-size", "CUBED_DATASET_MAX_SIZE", OPT_UINT,               \
+	  dataset_max_size, "33", 2, 1024, "N",                                \
+	  "largest cube size of a dataset over HTTP (422 past it)")            \
+	X("dataset-max-depth", "CUBED_DATASET_MAX_DEPTH", OPT_UINT,             \
+	  dataset_max_depth, "100", 0, 254, "N",                               \
+	  "deepest walk of a dataset over HTTP (422 past it)")                 \
+	X("dataset-job-rows", "CUBED_DATASET_JOB_ROWS", OPT_UINT,               \
+	  dataset_job_rows, "1000000", 1, 100000000, "N",                      \
+	  "samples of a solver-labelled dataset job (422 past it)")           \
 	X("reply-memory", "CUBED_REPLY_MEMORY", OPT_UINT, reply_memory,        \
 	  "67108864", 0, 68719476736ULL, "BYTES",                              \
 	  "bytes of replies built but not yet read by their clients, in all "  \

@@ -69,6 +69,12 @@ struct config {
 	uint64_t quota_window;        /* seconds */
 	uint64_t events_memory;       /* bytes of events kept for streams */
 	uint64_t reply_memory;        /* bytes of unsent replies, 0 = no cap */
+	uint64_t dataset_streams;     /* GET /v1/dataset open at once */
+	uint64_t dataset_client_streams; /* … per client address */
+	uint64_t dataset_max_count;   /* samples a dataset request */
+	uint64_t dataset_max_size;    /* cube size of a dataset request */
+	uint64_t dataset_max_depth;   /* walk depth of a dataset request */
+	uint64_t dataset_job_rows;    /* samples of a dataset job */
 };
 
 enum config_result {

@@ -425,6 +425,60 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 	return resp;
 }
 
+/* ---- bodies made while they are sent ---------------------------------------- */
+
+/* A handler's body source (api_reply.h) as a callback response: MHD asks
+ * for the next block only when the socket has taken the last one, so the
+ * making keeps pace with the reader, and when the client goes MHD lets
+ * the response go (src_free) and nothing more is made. Never compressed
+ * (the length is announced, and a dataset's bytes do not shrink much). */
+struct src {
+	struct api_body_source *s;
+	uint64_t *sent;
+};
+
+static ssize_t src_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct src *c = cls;
+	if (pos >= c->s->length)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (max > c->s->length - pos)
+		max = (size_t)(c->s->length - pos);
+	long n = c->s->read(c->s->ctx, pos, buf, max);
+	if (n <= 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	*c->sent += (uint64_t)n;
+	return (ssize_t)n;
+}
+
+static void src_free(void *cls)
+{
+	struct src *c = cls;
+	if (c->s->release)
+		c->s->release(c->s->ctx);
+	free(c->s);
+	free(c);
+}
+
+/* The source's response, which owns rp->source from here on. */
+static struct MHD_Response *src_response(struct request *rq,
+					 struct api_reply *rp)
+{
+	struct src *c = malloc(sizeof *c);
+	if (c == NULL)
+		return NULL;
+	c->s = rp->source;
+	c->sent = &rq->bytes;
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		c->s->length, c->s->block, src_read, c, src_free);
+	if (resp == NULL) {
+		free(c);
+		return NULL;
+	}
+	rp->source = NULL;
+	return resp;
+}
+
 /* ---- the reply path -------------------------------------------------------- */
 
 /* A reply body on its way to becoming an MHD_Response. */
@@ -797,7 +851,29 @@ static enum MHD_Result send_reply(struct http_server *srv,
 	struct body b = {"", 0, NULL, 1};
 	enum compress_coding enc = COMPRESS_IDENTITY;
 	int vary_coding = 0;
-	if (rp->stream) {
+	if (rp->source) {
+		/* what it holds unsent is its block: charged like a reply */
+		size_t block = rp->source->block;
+		int took = guard_reply_take(srv->guard, block, refusable(rq));
+		if (took) {
+			rq->held = block;
+			resp = src_response(rq, rp);
+		}
+		if (resp == NULL) {
+			guard_reply_give(srv->guard, rq->held);
+			rq->held = 0;
+			const char *route = rp->route;
+			api_reply_free(rp);
+			api_reply_init(rp);
+			rp->route = route;
+			if (!took)
+				guard_refusal_reply(srv->guard, GUARD_REPLY_MEMORY, 1, rp);
+			else
+				problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+			body_of(rp, rq, &b);
+			body_add_request_id(&b, rq);
+		}
+	} else if (rp->stream) {
 		resp = sse_response(con, rq, rp);
 		if (resp == NULL) {
 			rp->status = problem_status(PROBLEM_OUT_OF_MEMORY);

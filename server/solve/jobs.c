@@ -37,6 +37,7 @@ struct job {
 	double t0;               /* monotonic ms when the search began */
 	double deadline;         /* monotonic ms when it must stop */
 	optimal_progress pr;     /* written by the search (its thread only) */
+	unsigned char *labels[DATASET_NCOLUMNS]; /* a dataset job's solver labels */
 };
 
 struct jobs {
@@ -167,6 +168,13 @@ struct jobs *jobs_new(const struct jobs_config *c, struct solve_pool *pool,
 	return j;
 }
 
+static void job_free(struct job *b)
+{
+	for (int c = 0; c < DATASET_NCOLUMNS; c++)
+		free(b->labels[c]);
+	free(b);
+}
+
 /* Forget finished jobs past their TTL; then, while over max (to make room
  * for one more when room is set), the oldest finished ones. Under mu. */
 static void sweep(struct jobs *j, int room)
@@ -178,7 +186,7 @@ static void sweep(struct jobs *j, int room)
 		if (finished(b->v.state) && !b->in_pool &&
 		    b->v.finished_at + (int64_t)j->c.ttl_ms <= now) {
 			*pp = b->next;
-			free(b);
+			job_free(b);
 			j->count--;
 		} else {
 			pp = &b->next;
@@ -193,7 +201,7 @@ static void sweep(struct jobs *j, int room)
 			return;
 		struct job *b = *old;
 		*old = b->next;
-		free(b);
+		job_free(b);
 		j->count--;
 	}
 }
@@ -286,10 +294,129 @@ static int store_solve(struct jobs *j, struct job *b, double elapsed)
 	return 0;
 }
 
+unsigned jobs_dataset_solver_columns(const dataset_spec *s)
+{
+	unsigned cols = 0;
+	if (s->columns & (1u << DATASET_TWOPHASE))
+		cols |= 1u << DATASET_TWOPHASE;
+	if (s->n == 3 && (s->columns & (1u << DATASET_OPTIMAL)))
+		cols |= 1u << DATASET_OPTIMAL;
+	return cols;
+}
+
+/* The two-phase tables, waiting while the solver thread loads them;
+ * NULL if they failed or the job is to stop. */
+static const void *twophase_wait(struct jobs *j, struct job *b)
+{
+	for (;;) {
+		const void *t = solver_table(j->solver, SOLVER_3X3);
+		if (t)
+			return t;
+		const char *state, *reason;
+		int pct;
+		solver_status(j->solver, SOLVER_3X3, &state, &pct, &reason);
+		if (strcmp(state, "failed") == 0 || should_stop(b))
+			return NULL;
+		/* a deadline, not an order: the thread says nothing when done */
+		struct timespec ts = {0, 20000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int poll_dataset(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)done;
+	(void)total;
+	return should_stop(ctx);
+}
+
+/* A dataset job: its solver labels, 64 samples at a time (progress and
+ * cancellation between them, and inside each search through its poll). */
+static void run_dataset(struct job *b)
+{
+	struct jobs *j = b->owner;
+	dataset_spec s = b->v.rq.ds;
+	s.columns = jobs_dataset_solver_columns(&b->v.rq.ds);
+	unsigned need = dataset_needs(&s);
+	pthread_mutex_lock(&j->mu);
+	int go = !finished(b->v.state);
+	b->v.waiting_for_tables = 1;
+	pthread_mutex_unlock(&j->mu);
+	dataset_tables t = {NULL, NULL, NULL};
+	if (go && (need & DATASET_NEED_TWOPHASE))
+		go = (t.twophase = twophase_wait(j, b)) != NULL;
+	if (go && (need & DATASET_NEED_OPTIMAL))
+		go = (t.optimal = solver_optimal_wait(j->solver, should_stop, b)) != NULL;
+	pthread_mutex_lock(&j->mu);
+	b->v.waiting_for_tables = 0;
+	if (!go && !finished(b->v.state)) {
+		if (atomic_load(&j->stopping))
+			finish(b, JOB_FAILED, "shutting_down",
+			       "the server stopped before the job ran");
+		else if (mono_ms() > b->deadline)
+			finish(b, JOB_FAILED, "time_limit",
+			       "the job's time ran out while the solver's tables "
+			       "were being made");
+		else if (!atomic_load(&b->cancel))
+			finish(b, JOB_FAILED, "tables_failed",
+			       "the solver's tables could not be had");
+	}
+	if (go) {
+		b->v.state = JOB_RUNNING;
+		b->v.started_at = wall_ms();
+		b->t0 = mono_ms();
+	}
+	pthread_mutex_unlock(&j->mu);
+	uint64_t rows = b->v.rq.ds_rows, done = 0;
+	int rc = 0;
+	while (go && done < rows) {
+		uint64_t n = rows - done < 64 ? rows - done : 64;
+		unsigned char *out[DATASET_NCOLUMNS] = {0};
+		for (int c = 0; c < DATASET_NCOLUMNS; c++)
+			if (b->labels[c])
+				out[c] = b->labels[c] + done;
+		rc = dataset_fill(&s, &t, b->v.rq.ds_first + done, n, out, NULL, 0,
+				  poll_dataset, b);
+		if (rc < 0)
+			break;
+		done += n;
+		pthread_mutex_lock(&j->mu);
+		b->v.ds_done = done;
+		b->v.elapsed_ms = mono_ms() - b->t0;
+		pthread_mutex_unlock(&j->mu);
+	}
+	if (!go)
+		return;
+	pthread_mutex_lock(&j->mu);
+	b->v.elapsed_ms = mono_ms() - b->t0;
+	if (rc == 0)
+		finish(b, JOB_DONE, NULL, NULL);
+	else if (atomic_load(&j->stopping))
+		finish(b, JOB_FAILED, "shutting_down", "the server stopped while the job ran");
+	else if (!atomic_load(&b->cancel) && mono_ms() > b->deadline) {
+		char d[200];
+		snprintf(d, sizeof d, "the job's time ran out after %" PRIu64
+			 " of %" PRIu64 " samples (see --max-job-s)", done, rows);
+		finish(b, JOB_FAILED, "time_limit", d);
+	} else if (!atomic_load(&b->cancel))
+		finish(b, JOB_FAILED, "solver", solve_strerror(rc));
+	pthread_mutex_unlock(&j->mu);
+}
+
 static void run_job(void *arg)
 {
 	struct job *b = arg;
 	struct jobs *j = b->owner;
+	if (b->v.rq.kind == JOB_DATASET) {
+		pthread_mutex_lock(&j->mu);
+		b->deadline = mono_ms() + (double)j->c.max_job_ms;
+		pthread_mutex_unlock(&j->mu);
+		run_dataset(b);
+		pthread_mutex_lock(&j->mu);
+		b->in_pool = 0;
+		pthread_mutex_unlock(&j->mu);
+		return;
+	}
 	pthread_mutex_lock(&j->mu);
 	b->deadline = mono_ms() + (double)(b->v.rq.time_limit_ms
 						   ? b->v.rq.time_limit_ms
@@ -419,11 +546,20 @@ int jobs_submit(struct jobs *j, const struct limits_key *client,
 	b->v.rq = *rq;
 	b->v.state = JOB_QUEUED;
 	b->v.depth = -1;
+	if (rq->kind == JOB_DATASET) {
+		unsigned cols = jobs_dataset_solver_columns(&rq->ds);
+		for (int c = 0; c < DATASET_NCOLUMNS; c++)
+			if ((cols & (1u << c)) &&
+			    !(b->labels[c] = malloc(rq->ds_rows ? rq->ds_rows : 1))) {
+				job_free(b);
+				return JOBS_NOMEM;
+			}
+	}
 	pthread_mutex_lock(&j->mu);
 	sweep(j, 1);
 	if (j->count >= j->c.max_jobs) {
 		pthread_mutex_unlock(&j->mu);
-		free(b);
+		job_free(b);
 		return JOBS_TOO_MANY;
 	}
 	b->seq = ++j->next_seq;
@@ -443,7 +579,7 @@ int jobs_submit(struct jobs *j, const struct limits_key *client,
 		j->list = b->next;
 		j->count--;
 		pthread_mutex_unlock(&j->mu);
-		free(b);
+		job_free(b);
 		return rc == POOL_CLIENT_BUSY ? JOBS_CLIENT_BUSY
 		       : rc == POOL_FULL      ? JOBS_QUEUE_FULL
 		       : rc == POOL_STOPPED   ? JOBS_STOPPED
@@ -492,6 +628,22 @@ int jobs_cancel(struct jobs *j, const char *id, struct job_view *out,
 	return JOBS_OK;
 }
 
+int jobs_dataset_labels(struct jobs *j, const char *id, int col,
+			unsigned char *out)
+{
+	pthread_mutex_lock(&j->mu);
+	sweep(j, 0);
+	struct job *b = find(j, id);
+	int rc = b ? JOBS_OK : missing(j, id);
+	if (b && (b->v.rq.kind != JOB_DATASET || b->v.state != JOB_DONE ||
+		  col < 0 || col >= DATASET_NCOLUMNS || !b->labels[col]))
+		rc = JOBS_NOT_FOUND;
+	if (rc == JOBS_OK)
+		memcpy(out, b->labels[col], b->v.rq.ds_rows);
+	pthread_mutex_unlock(&j->mu);
+	return rc;
+}
+
 void jobs_stats(struct jobs *j, struct jobs_stats *out)
 {
 	memset(out, 0, sizeof *out);
@@ -527,7 +679,7 @@ void jobs_free(struct jobs *j)
 	pthread_mutex_unlock(&j->mu);
 	while (b) {
 		struct job *n = b->next;
-		free(b);
+		job_free(b);
 		b = n;
 	}
 	pthread_mutex_destroy(&j->mu);

@@ -1,6 +1,9 @@
-/* jobs.h — long solves (optimal 3×3) as jobs: submitted, run on the solver
- * pool (solve_pool.h), watched and cancelled by id, and kept in memory a
- * while after they finish.
+/* jobs.h — long solves (optimal 3×3) and solver-labelled datasets
+ * (core/dataset.h) as jobs: submitted, run on the solver pool
+ * (solve_pool.h), watched and cancelled by id, and kept in memory a while
+ * after they finish. A dataset job keeps only the labels a solver makes
+ * (one byte a sample each); every other column is made again from (seed,
+ * i) when it is downloaded.
  *
  * A job id is "j<epoch>-<seq>-<mac>": epoch is random per start of the
  * server, seq counts jobs, mac is a keyed hash (a secret drawn at start)
@@ -19,6 +22,7 @@
 #include "client_limits.h"
 #include "cube.h"
 #include "cubie.h"
+#include "dataset.h"
 #include "store.h"
 
 struct solve_pool;
@@ -43,8 +47,11 @@ const char *job_state_name(enum job_state s);
 #define JOB_ID_MAX 48
 #define JOB_MAX_MOVES 20
 
+enum job_kind { JOB_SOLVE = 0, JOB_DATASET = 1 };
+
 /* What to solve. */
 struct job_request {
+	int kind;                    /* enum job_kind */
 	cubie3 cube;                 /* in the standard orientation */
 	cube_orientation orient;     /* as given: the answer names faces so */
 	int max_length;              /* 0 = 20 */
@@ -52,6 +59,11 @@ struct job_request {
 	char session_id[STORE_ID_MAX]; /* "" = not a session's */
 	int64_t version;             /* the session version solved */
 	char facelets[55];           /* the session state (for watchers) */
+	/* JOB_DATASET: the dataset (checked), rows [first, first + rows)
+	 * of it (shard k of n), and the optimal tables' level it names */
+	dataset_spec ds;
+	uint64_t ds_first, ds_rows, ds_shard_k, ds_shard_n;
+	int ds_optimal_level;
 };
 
 /* A job as it is now (a copy: nothing in it changes after the call). */
@@ -69,6 +81,7 @@ struct job_view {
 	char error_code[32];     /* failed: why */
 	char error_detail[200];
 	int64_t solve_id;        /* a session's job: the stored solve, or 0 */
+	uint64_t ds_done;        /* a dataset job: samples labelled so far */
 };
 
 struct jobs;
@@ -108,6 +121,17 @@ int jobs_get(struct jobs *j, const char *id, struct job_view *out);
  * and *was_active 0 if it had already finished (then it is unchanged). */
 int jobs_cancel(struct jobs *j, const char *id, struct job_view *out,
 		int *was_active);
+
+/* The rows of label col (DATASET_TWOPHASE or DATASET_OPTIMAL) a done
+ * dataset job made, copied into out (ds_rows bytes): JOBS_OK, a missing
+ * job's code, or JOBS_NOT_FOUND when the job has no such label or is not
+ * done. */
+int jobs_dataset_labels(struct jobs *j, const char *id, int col,
+			unsigned char *out);
+
+/* The labels of a dataset job that a solver makes (DATASET_NEED_* of
+ * core/dataset.h as column bits): what the job computes and keeps. */
+unsigned jobs_dataset_solver_columns(const dataset_spec *s);
 
 struct jobs_stats {
 	unsigned kept, queued, running;

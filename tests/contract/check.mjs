@@ -340,7 +340,7 @@ function checkResponse(resp, base, res, text, problems) {
 		} else if (text !== '') {
 			const [mt, m] = entry;
 			let value = text;
-			if (/json$/.test(mt)) {
+			if (/[/+]json$/.test(mt)) {
 				try {
 					value = json = JSON.parse(text);
 				} catch (e) {
@@ -947,6 +947,64 @@ async function main() {
 		{ name: 'solve optimal 422 timeout', method: 'POST', path: '/v1/solve', body: { facelets: AFTER_R, method: 'optimal', timeout_ms: 0 }, status: 422, check: problem('value_out_of_range', 'timeout_ms') },
 	];
 	for (const c of jobs) await run(c, srv);
+
+	// datasets (docs/dataset.md): a column's .npy streamed, meta.json,
+	// NDJSON, a range, 416, bad parameters; a solver-labelled job and
+	// its files
+	const dq = 'count=50&depth=1-12&seed=3';
+	const npy = (len) => (j, res, text) => expect(res.headers.get('content-type') === 'application/octet-stream' &&
+		res.headers.get('content-length') === String(len) && res.headers.get('accept-ranges') === 'bytes', `not a ${len}-byte .npy`);
+	const datasets = [
+		{ name: 'dataset', method: 'GET', path: `/v1/dataset?${dq}&column=depth`, status: 200, check: npy(128 + 50) },
+		{ name: 'dataset head', method: 'HEAD', path: `/v1/dataset?${dq}&column=features`, status: 200,
+			check: (j, res) => expect(res.headers.get('content-length') === String(128 + 50 * 364), 'no Content-Length') },
+		{ name: 'dataset meta', method: 'GET', path: `/v1/dataset?${dq}&column=meta`, status: 200,
+			check: (j) => expect(j.format === 'cubed-dataset' && j.files.depth.shape[0] === 50, `not the meta: ${JSON.stringify(j)}`) },
+		{ name: 'dataset ndjson', method: 'GET', path: `/v1/dataset?count=3&depth=2&columns=index&format=ndjson`, status: 200,
+			check: (j, res, text) => expect(text.trim().split('\n').length === 3 && JSON.parse(text.split('\n')[0]).depth === 2, `not 3 lines: ${text}`) },
+		{ name: 'dataset 206', method: 'GET', path: `/v1/dataset?${dq}&column=depth`, headers: { Range: 'bytes=128-137' }, status: 206,
+			check: (j, res) => expect(res.headers.get('content-range') === 'bytes 128-137/178', `Content-Range ${res.headers.get('content-range')}`) },
+		{ name: 'dataset 416', method: 'GET', path: `/v1/dataset?${dq}&column=depth`, headers: { Range: 'bytes=178-' }, status: 416,
+			check: (j, res) => expect(j.code === 'range_not_satisfiable' && res.headers.get('content-range') === 'bytes */178', 'not 416 */178') },
+		{ name: 'dataset 422', method: 'GET', path: '/v1/dataset?count=10&depth=9-3&column=depth', status: 422, check: problem('bad_parameter', 'depth') },
+		{ name: 'dataset 422 limit', method: 'GET', path: '/v1/dataset?count=10&depth=1-101&column=depth', status: 422,
+			check: (j) => expect(j.code === 'limit_exceeded' && j.field === 'depth' && j.limit === 100, `not limit_exceeded: ${JSON.stringify(j)}`) },
+		{ name: 'dataset 422 job', method: 'GET', path: '/v1/dataset?count=10&depth=1-5&labels=twophase&column=twophase', status: 422,
+			check: problem('dataset_needs_job', 'labels') },
+		{ name: 'dataset preflight', method: 'OPTIONS', path: '/v1/dataset', status: 204 },
+		{ name: 'dataset 405', method: 'DELETE', path: '/v1/dataset', status: 405 },
+	];
+	for (const c of datasets) await run(c, srv);
+	const djob = (await run({ name: 'dataset job', method: 'POST', path: `/v1/dataset?${dq}&labels=depth,twophase,optimal`, status: 202,
+		check: (j, res) => expect(j.kind === 'dataset' && res.headers.get('location') === `/v1/jobs/${j.id}`, `not a dataset job: ${JSON.stringify(j)}`) }, srv)).json;
+	if (djob) {
+		const until3 = Date.now() + 240000;
+		for (;;) {
+			const j = await (await fetch(`${srv.base}/v1/jobs/${djob.id}`)).json();
+			if (j.state === 'done') break;
+			if (j.state !== 'queued' && j.state !== 'running') throw new Error(`the dataset job ended ${JSON.stringify(j)}`);
+			if (Date.now() > until3) throw new Error(`the dataset job did not finish: ${JSON.stringify(j)}`);
+			await new Promise((ok) => setTimeout(ok, 100));
+		}
+		for (const c of [
+			{ name: 'dataset job done', method: 'GET', path: `/v1/jobs/${djob.id}`, status: 200,
+				check: (j) => expect(j.state === 'done' && j.progress.done === 50 && j.files.length === 5, `not done with 5 files: ${JSON.stringify(j)}`) },
+			{ name: 'dataset job file', method: 'GET', path: `/v1/jobs/${djob.id}/files/twophase.npy`, status: 200, check: npy(128 + 50) },
+			{ name: 'dataset job file head', method: 'HEAD', path: `/v1/jobs/${djob.id}/files/optimal.npy`, status: 200 },
+			{ name: 'dataset job file 206', method: 'GET', path: `/v1/jobs/${djob.id}/files/depth.npy`, headers: { Range: 'bytes=-10' }, status: 206 },
+			{ name: 'dataset job meta', method: 'GET', path: `/v1/jobs/${djob.id}/files/meta.json`, status: 200,
+				check: (j) => expect(j.labels.join() === 'depth,twophase,optimal', `labels ${j.labels}`) },
+			{ name: 'dataset job file 404', method: 'GET', path: `/v1/jobs/${djob.id}/files/stickers.npy`, status: 404, check: problem('no_such_file') },
+			{ name: 'dataset job file preflight', method: 'OPTIONS', path: `/v1/jobs/${djob.id}/files/meta.json`, status: 204 },
+		]) await run(c, srv);
+	}
+	const dlong = (await run({ name: 'dataset job long', method: 'POST', path: '/v1/dataset?count=1000000&labels=twophase&twophase_nodes=1000000', status: 202 }, srv)).json;
+	if (dlong) {
+		await run({ name: 'dataset job file not done', method: 'GET', path: `/v1/jobs/${dlong.id}/files/twophase.npy`, status: 409,
+			check: (j) => expect(j.code === 'job_not_done', 'not job_not_done') }, srv);
+		await run({ name: 'dataset job cancel', method: 'DELETE', path: `/v1/jobs/${dlong.id}`, status: 200,
+			check: (j) => expect(j.kind === 'dataset' && j.state === 'cancelled', 'not cancelled') }, srv);
+	}
 
 	// the job caps: one worker, one waiting job per client (429), and a
 	// queue of one (503), each with Retry-After

@@ -180,53 +180,91 @@ run: deps
 test: deps-test
 	@$(MAKE) --no-print-directory test-run
 
-# The Check suites run as two runners at once, one core each
-# (tests/both.sh): the suites named in TEST_HALF (the solvers' CPU-bound
-# ones) in one, every other suite in the other (CUBED_SUITES /
-# CUBED_SKIP_SUITES, tests/run_tests.c), so each suite runs exactly once
-# whatever the list says; a name that is no suite stops the run. Each
-# runner's output is printed whole, one after the other, when both are
-# done, and the run fails if either failed.
-TEST_HALF := reduce optimal solve beginner model pattern cubie http_beginner
-test-run: $(BUILD)/cubed $(BUILD)/run_tests fuzz-replay
-	@bash tests/refs.sh
-	@mkdir -p $(TABLES)
-	@export CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed \
-		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES); \
-	bash tests/both.sh \
-		'CUBED_SUITES="$(TEST_HALF)"' \
-		'CUBED_SUITES="$(TEST_HALF)" $(BUILD)/run_tests' \
-		'CUBED_SKIP_SUITES="$(TEST_HALF)"' \
-		'CUBED_SKIP_SUITES="$(TEST_HALF)" $(BUILD)/run_tests'
-	@$(MAKE) --no-print-directory test-web
+# ---- the test graph ---------------------------------------------------
+# Every suite, part of a suite, fuzz target or check that runs alone is a
+# unit: a phony target whose recipe runs it through tests/unit.sh (its
+# output in one block, then its wall and CPU seconds). make -j2 -O runs a
+# stage's units two at a time in the order listed, longest first, so both
+# cores stay busy to the end; -k runs every unit even after one failed,
+# and tests/units_report.sh names the failures and the longest units.
+#
+# The reduce suite, the longest, runs as parts: CUBED_PART=k/N deals its
+# cases out by number (tests/require.h), so a new case is in some part
+# without a word here. Every other suite is one unit; EVERYDAY_SUITES is
+# in the order to start them, and a last unit runs whatever suite is not
+# listed (CUBED_SKIP_SUITES), so each suite runs exactly once whatever the
+# list says (a misspelt name stops the runner).
+REDUCE_PARTS := 5
+REDUCE_SLOW_PARTS := 7
+EVERYDAY_SUITES := pattern model solve optimal http_solve cubie beginner \
+	http http_beginner http_sessions hostile http_jobs http_live \
+	http_fair crash sessions barrage http_eco limits dataset http_dataset \
+	render index eco cube alg validate store upgrade api static \
+	solve_pool client_limits
+UNIT = @UNITS_LOG=$(UNITS_LOG) bash tests/unit.sh
+test_env = CUBED_BIN=$(1)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES)
+parts = $(shell seq 0 $$(($(1) - 1)))
 
-# The slow sweeps: the Check cases tagged "slow" (tcase_set_tags), then
-# these suites again with their full loop counts (tests/require.h:
-# test_slow()). make test runs a short version of each. A branch with a
-# slow suite of its own tags its case "slow" or adds it here:
-# SLOW_SUITES += name. Two runners at once, one core each
-# (tests/both.sh): the slow cases also tagged SLOW_HALF_TAG (the
-# reductions' sweeps, about ten minutes) in one; every other slow case,
-# then the SLOW_SUITES sweeps, in the other. Both may build the 4×4 and
-# 5×5 tables into $(TABLES) at once: each writes its own temporary file
-# and renames it.
+# the units of a run of the everyday suites with the build in $(1), named
+# under $(2)
+define everyday_units
+$(2)/reduce-%: $(1)/cubed $(1)/run_tests
+	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=reduce CUBED_PART=$$*/$(REDUCE_PARTS) $(call test_env,$(1)) $(1)/run_tests'
+$(2)/suite-%: $(1)/cubed $(1)/run_tests
+	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$$* $(call test_env,$(1)) $(1)/run_tests'
+$(2)/unlisted: $(1)/cubed $(1)/run_tests
+	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CUBED_SKIP_SUITES="reduce $(EVERYDAY_SUITES)" $(call test_env,$(1)) $(1)/run_tests'
+$(2)/fuzz-replay: $(1)/fuzz-replay-bins
+	$$(UNIT) $$@ '$(MAKE) --no-print-directory BUILD=$(1) fuzz-replay-run'
+$(2)-units: $(foreach k,$(call parts,$(REDUCE_PARTS)),$(2)/reduce-$(k)) \
+	$(EVERYDAY_SUITES:%=$(2)/suite-%) $(2)/unlisted $(2)/fuzz-replay
+.PHONY: $(2)/unlisted $(2)/fuzz-replay $(2)-units
+endef
+
+UNITS_LOG ?= $(abspath $(BUILD))/units.log
+
+# make test: the everyday suites (a short version of each sweep; the
+# cases tagged "slow" are make test-slow's), then the browser tests alone:
+# they hold the page to deadlines of a second, so never beside a build or
+# another unit.
+test-run: $(BUILD)/cubed $(BUILD)/run_tests
+	@mkdir -p $(TABLES)
+	@rm -f $(UNITS_LOG)
+	@$(MAKE) --no-print-directory -j2 -O -k test-units; \
+		bash tests/units_report.sh $(UNITS_LOG)
+	@$(MAKE) --no-print-directory test-web
+$(eval $(call everyday_units,$(BUILD),test))
+# no file names a repository file that is not there (tests/refs.sh)
+test-units: test/refs
+test/refs:
+	$(UNIT) $@ 'bash tests/refs.sh'
+.PHONY: test/refs
+
+# make test-slow: the full sweeps make test shortens. The reduce suite's
+# cases tagged "slow" (its long sweeps, the 4×4's three phases, the 5×5's
+# five) as REDUCE_SLOW_PARTS parts, http_solve's slow cases (the big
+# cubes' tables through the server, effort budgets), and SLOW_SUITES again
+# with their full loop counts (CUBED_SLOW=1, tests/require.h: test_slow()).
+# A branch with a slow suite of its own tags its case "slow" and lists it
+# in SLOW_TAGGED, or adds the suite to SLOW_SUITES. Units may build the
+# 4×4 and 5×5 tables into $(TABLES) at once: each writes its own
+# temporary file and renames it.
 SLOW_SUITES := solve beginner
-SLOW_HALF_TAG := long
-slow_env = CUBED_SLOW=1 CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
-	CUBED_TABLES=$(TABLES)
+SLOW_TAGGED := http_solve
+slow_env = CUBED_SLOW=1 $(call test_env,$(BUILD))
+slow/reduce-%: $(BUILD)/cubed $(BUILD)/run_tests
+	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow CK_RUN_SUITE=reduce CUBED_PART=$*/$(REDUCE_SLOW_PARTS) $(slow_env) $(BUILD)/run_tests'
+slow/tagged-%: $(BUILD)/cubed $(BUILD)/run_tests
+	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
+slow/full-%: $(BUILD)/cubed $(BUILD)/run_tests
+	$(UNIT) $@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
+SLOW_UNITS := $(foreach k,$(call parts,$(REDUCE_SLOW_PARTS)),slow/reduce-$(k)) \
+	$(SLOW_TAGGED:%=slow/tagged-%) $(SLOW_SUITES:%=slow/full-%)
 test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
-	@bash tests/both.sh \
-		'slow cases tagged $(SLOW_HALF_TAG)' \
-		'CK_INCLUDE_TAGS=$(SLOW_HALF_TAG) $(slow_env) $(BUILD)/run_tests' \
-		'the other slow cases, then $(SLOW_SUITES)' \
-		'CK_INCLUDE_TAGS=slow CK_EXCLUDE_TAGS=$(SLOW_HALF_TAG) $(slow_env) \
-			$(BUILD)/run_tests || exit 1; \
-		for s in $(SLOW_SUITES); do \
-			echo "test-slow: $$s"; \
-			CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=slow $(slow_env) \
-				$(BUILD)/run_tests || exit 1; \
-		done'
+	@rm -f $(UNITS_LOG)
+	@$(MAKE) --no-print-directory -j2 -O -k $(SLOW_UNITS); \
+		bash tests/units_report.sh $(UNITS_LOG)
 
 # The store suites again on PostgreSQL (tests/run_tests.c, CUBED_TEST_DB=pg):
 # a private cluster for the run (tests/pg_cluster.c: initdb + pg_ctl in a
@@ -280,12 +318,16 @@ $(FUZZ_CORE_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%): $(BUILD)/fuzz-replay/fuzz_%: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-fuzz-replay: $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
+$(BUILD)/fuzz-replay-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
+	@:
+fuzz-replay-run:
 	@for t in $(FUZZ_NAMES); do \
 		dirs=tests/fuzz/corpus/$$t; \
 		[ -d tests/fuzz/regress/$$t ] && dirs="$$dirs tests/fuzz/regress/$$t"; \
 		$(BUILD)/fuzz-replay/fuzz_$$t $$dirs || exit 1; \
 	done
+fuzz-replay: $(BUILD)/fuzz-replay-bins
+	@$(MAKE) --no-print-directory fuzz-replay-run
 
 # npm ci fails (and so does the target) if the packages cannot be had: the
 # check never skips itself.
@@ -305,8 +347,23 @@ client-check: $(BUILD)/cubed
 	@mkdir -p $(TABLES)
 	node tests/client/build/client.js $(BUILD)/cubed $(TABLES)
 
+# make sanitize: the everyday suites again, built with ASan + UBSan
+# (build-san/), each unit as in make test; the suites shorten their loops
+# under the sanitizers (tests/require.h: SANITIZED). The browser tests are
+# not run again: the server paths they reach are the HTTP suites'.
+SAN_BUILD := $(BUILD)-san
+SAN_OPT := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+$(SAN_BUILD)/cubed $(SAN_BUILD)/run_tests $(SAN_BUILD)/fuzz-replay-bins &: FORCE
+	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) OPT="$(SAN_OPT)" \
+		$(SAN_BUILD)/cubed $(SAN_BUILD)/run_tests \
+		$(FUZZ_NAMES:%=$(SAN_BUILD)/fuzz-replay/fuzz_%)
+$(eval $(call everyday_units,$(SAN_BUILD),san))
 sanitize:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)-san OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
+	@mkdir -p $(TABLES)
+	@rm -f $(UNITS_LOG)
+	@$(MAKE) --no-print-directory -j2 -O -k san-units; \
+		bash tests/units_report.sh $(UNITS_LOG)
 
 $(BUILD)/bench/watch: bench/live/watch.c
 	@mkdir -p $(dir $@)
@@ -380,50 +437,68 @@ $(FUZZ_CORE_NAMES:%=$(BUILD)/fuzz/fuzz_%): $(BUILD)/fuzz/fuzz_%: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# Two lists of targets at once, one core each (tests/both.sh): those in
-# FUZZ_HALF and the rest.
-FUZZ_HALF := alg cubie facelets pattern
-fuzz_loop = for t in $(1); do \
-		bash tests/fuzz/run.sh $(FUZZ_BUILD) $$t $(FUZZ_S) || exit 1; \
-	done
+# Each target a unit (make -j2 -O, two at a time).
+fuzz/%: fuzz-build
+	$(UNIT) $@ 'bash tests/fuzz/run.sh $(FUZZ_BUILD) $* $(FUZZ_S)'
+FUZZ_UNITS := $(FUZZ_NAMES:%=fuzz/%)
 fuzz: fuzz-build
-	@bash tests/both.sh \
-		"fuzz: $(filter $(FUZZ_HALF),$(FUZZ_NAMES))" \
-		'$(call fuzz_loop,$(filter $(FUZZ_HALF),$(FUZZ_NAMES)))' \
-		"fuzz: $(filter-out $(FUZZ_HALF),$(FUZZ_NAMES))" \
-		'$(call fuzz_loop,$(filter-out $(FUZZ_HALF),$(FUZZ_NAMES)))'
+	@rm -f $(UNITS_LOG)
+	@$(MAKE) --no-print-directory -j2 -O -k $(FUZZ_UNITS); \
+		bash tests/units_report.sh $(UNITS_LOG)
 
-# The core Check suites and the store suite under valgrind memcheck, one
-# suite at a time in one process each (CK_FORK=no, so memcheck sees every
-# test): any error or definite leak fails. Two lists at once, one core
-# each (tests/both.sh): the suites in MEMCHECK_HALF and the rest (in a
-# CI run here store and solve took 4.5 minutes, the rest 10.5, of which
-# pattern about 3). Built without
-# optimisation beyond -O1 and with the suites' reduced loop counts for
-# slow tools (SANITIZED=1, as under ASan), fewer random states where the
-# suites take a count from the environment.
-MEMCHECK_SUITES ?= cube alg model render index cubie validate pattern store \
-		   solve beginner
-MEMCHECK_HALF := store solve pattern
+# make memcheck: the core Check suites and the store suite under valgrind
+# memcheck, each a unit in one process (CK_FORK=no, so memcheck sees every
+# test): any error or definite leak fails. They run make test's build
+# (valgrind reads -O2 code as well) with the suites' reduced loop counts
+# for slow tools (CUBED_SLOW_TOOL=1, as under ASan: tests/require.h) and
+# fewer random states where the suites take a count from the environment.
+MEMCHECK_SUITES ?= pattern cubie solve model store beginner render index \
+		   validate cube alg
 VALGRIND ?= valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect
-memcheck_loop = for s in $(1); do \
-		echo "memcheck: $$s"; \
-		CK_FORK=no CK_RUN_SUITE=$$s CUBED_GOLDEN=tests/golden \
-		CUBED_TABLES=$(TABLES) CUBED_MODEL_ITERS=100 \
+vg/%: $(BUILD)/run_tests
+	$(UNIT) $@ 'CK_FORK=no CK_RUN_SUITE=$* CUBED_GOLDEN=tests/golden \
+		CUBED_TABLES=$(TABLES) CUBED_SLOW_TOOL=1 CUBED_MODEL_ITERS=100 \
 		CUBED_SOLVE_N=50 CUBED_BEGINNER_N=50 \
-		$(VALGRIND) $(BUILD)-vg/run_tests || exit 1; \
-	done
-
-memcheck:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)-vg OPT="-O1 -DSANITIZED=1" \
-		$(BUILD)-vg/run_tests
+		$(VALGRIND) $(BUILD)/run_tests'
+MEMCHECK_UNITS := $(MEMCHECK_SUITES:%=vg/%)
+memcheck: $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
-	@bash tests/both.sh \
-		"memcheck: $(filter $(MEMCHECK_HALF),$(MEMCHECK_SUITES))" \
-		'$(call memcheck_loop,$(filter $(MEMCHECK_HALF),$(MEMCHECK_SUITES)))' \
-		"memcheck: $(filter-out $(MEMCHECK_HALF),$(MEMCHECK_SUITES))" \
-		'$(call memcheck_loop,$(filter-out $(MEMCHECK_HALF),$(MEMCHECK_SUITES)))'
+	@rm -f $(UNITS_LOG)
+	@$(MAKE) --no-print-directory -j2 -O -k $(MEMCHECK_UNITS); \
+		bash tests/units_report.sh $(UNITS_LOG)
+
+# ---- CI ---------------------------------------------------------------
+# What .ci/run runs after make test: every other stage's units in one
+# graph, two at a time, longest first, so both cores stay busy to the end
+# and no stage waits for another to finish: the slow sweeps, the
+# sanitized suites (once their build is done), memcheck, the PostgreSQL
+# suites, the contract and typed-client checks, the fuzz targets and the
+# container files' linters. Each stage is also its own target (make
+# test-slow, make sanitize, ...), which runs the same units.
+ci/pg: $(BUILD)/cubed $(BUILD)/run_tests
+	$(UNIT) $@ '$(MAKE) --no-print-directory test-pg'
+ci/contract: $(BUILD)/cubed $(BUILD)/web/index.html
+	$(UNIT) $@ '$(MAKE) --no-print-directory contract'
+ci/client-check: $(BUILD)/cubed
+	$(UNIT) $@ '$(MAKE) --no-print-directory client-check'
+ci/lint:
+	$(UNIT) $@ '$(MAKE) --no-print-directory docker-lint'
+.PHONY: ci/pg ci/contract ci/client-check ci/lint
+# longest first (a day here: the sanitized reduce parts and the slow
+# reduce parts are the longest units, then memcheck's pattern and cubie)
+CI_UNITS := $(SAN_BUILD)/run_tests \
+	$(foreach k,$(call parts,$(REDUCE_PARTS)),san/reduce-$(k)) \
+	$(foreach k,$(call parts,$(REDUCE_SLOW_PARTS)),slow/reduce-$(k)) \
+	$(MEMCHECK_UNITS) $(filter-out slow/reduce-%,$(SLOW_UNITS)) ci/pg \
+	$(EVERYDAY_SUITES:%=san/suite-%) san/unlisted san/fuzz-replay \
+	fuzz-build $(FUZZ_UNITS) ci/contract ci/client-check ci/lint
+ci-extra:
+	@mkdir -p $(TABLES)
+	@rm -f $(UNITS_LOG)
+	@$(MAKE) --no-print-directory -j2 -O -k $(CI_UNITS); \
+		bash tests/units_report.sh $(UNITS_LOG)
+.PHONY: ci-extra
 
 clean:
 	rm -rf build build-san build-fuzz build-vg

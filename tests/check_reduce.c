@@ -2558,88 +2558,78 @@ END_TEST
 Suite *reduce_suite(void)
 {
 	Suite *s = suite_create("reduce");
-	TCase *t = tcase_create("reduce");
-	tcase_add_unchecked_fixture(t, load_tables, NULL);
-	/* under the sanitizers a 9×9 solve takes seconds, and the CI machine
-	 * is slower than ours: the guard's 40 solves took 117 s of 120 here */
-	tcase_set_timeout(t, SANITIZED ? 900 : 120);
-	tcase_add_test(t, solved_needs_nothing);
-	tcase_add_test(t, oll_parity_even);
-	tcase_add_test(t, pll_parity_even);
-	tcase_add_test(t, both_parities_even);
-	tcase_add_test(t, pll_parity_avoided);
-	tcase_add_test(t, pll_stage_versions);
-	tcase_add_test(t, lone_flip_odd);
-	tcase_add_test(t, illegal_states);
-	tcase_add_test(t, poll_cap_and_arguments);
-	tcase_add_test(t, deterministic);
-	tcase_add_test(t, edge_beam_width_by_effort);
-	tcase_add_test(t, golden_solutions);
-	tcase_add_test(t, shared_stage_tables);
-	tcase_add_test(t, stage_tables_cache);
-	tcase_add_test(t, poll_late_keeps_answer);
-	tcase_add_test(t, staged_centers_steps);
-	tcase_add_test(t, edges_stage_pairs_all);
-	tcase_add_test(t, bar_trials_9);
-	tcase_add_test(t, bar_trials_effort);
-	tcase_add_test(t, bar_beam_dies);
-	tcase_add_test(t, bar_twins);
-	tcase_add_test(t, edge_halves);
-	tcase_add_test(t, wing_orbits_together);
-	tcase_add_test(t, big_hurry);
-	tcase_add_test(t, inside_keeps_default);
-	tcase_add_test(t, free_turn_3x3);
-	suite_add_tcase(s, t);
+	/* Five cases of about the same length (each runs alone in CI, so the
+	 * sanitized run spreads over both cores): under the sanitizers a
+	 * 9×9 solve takes seconds, and the CI machine is slower than ours */
+	const struct {
+		const char *name;
+		const TTest *tests[12];
+	} cases[] = {
+		{"reduce_parity",
+		 {solved_needs_nothing, oll_parity_even, pll_parity_even,
+		  both_parities_even, pll_parity_avoided, pll_stage_versions,
+		  lone_flip_odd, illegal_states, poll_cap_and_arguments,
+		  edge_beam_width_by_effort}},
+		{"reduce_tables",
+		 {deterministic, golden_solutions, shared_stage_tables,
+		  stage_tables_cache, poll_late_keeps_answer}},
+		{"reduce_centers",
+		 {staged_centers_steps, bar_trials_9, bar_trials_effort,
+		  bar_beam_dies, bar_twins}},
+		{"reduce_edges",
+		 {edges_stage_pairs_all, edge_halves, wing_orbits_together,
+		  free_turn_3x3}},
+		{"reduce_budget", {big_hurry, inside_keeps_default}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		if (!test_in_part((int)i))
+			continue;
+		TCase *t = tcase_create(cases[i].name);
+		tcase_add_unchecked_fixture(t, load_tables, NULL);
+		tcase_set_timeout(t, SANITIZED ? 900 : 120);
+		for (int k = 0; k < 12 && cases[i].tests[k]; k++)
+			tcase_add_test(t, cases[i].tests[k]);
+		suite_add_tcase(s, t);
+	}
 
-	/* the long sweeps: make test-slow (tag "slow"), not make test; the
-	 * longest slow case of all (about ten minutes), which make
-	 * test-slow runs beside every other (tag "long", SLOW_HALF_TAG) */
-	TCase *slow = tcase_create("reduce_slow");
-	tcase_set_tags(slow, "slow long");
-	tcase_add_unchecked_fixture(slow, load_tables, NULL);
-	tcase_set_timeout(slow, SANITIZED ? 3600 : 900);
-	tcase_add_test(slow, random_4_to_12);
-	tcase_add_test(slow, random_17_and_33);
-	tcase_add_test(slow, golden_solutions_large);
-	tcase_add_test(slow, shared_stage_tables_larger);
-	tcase_add_test(slow, edges_stage_pairs_more);
-	tcase_add_test(slow, efforts);
-	tcase_add_test(slow, mean_length_guard);
-	tcase_add_test(slow, big_length_guard);
-	tcase_add_test(slow, effort3_inside_budget);
-	tcase_add_test(slow, parity_sweep);
-	tcase_add_test(slow, parity_largest);
-	suite_add_tcase(s, slow);
-
-	/* 4×4 in three phases: its tables take about a minute to build
-	 * (then cached in $CUBED_TABLES), so make test-slow */
-	TCase *four_case = tcase_create("reduce_four");
-	tcase_set_tags(four_case, "slow");
-	tcase_add_unchecked_fixture(four_case, load_four, NULL);
-	tcase_set_timeout(four_case, SANITIZED ? 3600 : 600);
-	tcase_add_test(four_case, four_tables_census);
-	tcase_add_test(four_case, four_random);
-	tcase_add_test(four_case, four_parities);
-	tcase_add_test(four_case, four_polls);
-	tcase_add_test(four_case, four_hurry);
-	tcase_add_test(four_case, four_classes);
-	tcase_add_test(four_case, four_effort);
-	tcase_add_test(four_case, four_bad_tables);
-	suite_add_tcase(s, four_case);
-
-	/* 5×5 in five phases: its tables take about 35 s to build (then
-	 * cached in $CUBED_TABLES), so make test-slow */
-	TCase *five_case = tcase_create("reduce_five");
-	tcase_set_tags(five_case, "slow");
-	tcase_add_unchecked_fixture(five_case, load_five, NULL);
-	tcase_set_timeout(five_case, SANITIZED ? 3600 : 600);
-	tcase_add_test(five_case, five_tables_census);
-	tcase_add_test(five_case, five_random);
-	tcase_add_test(five_case, five_parities);
-	tcase_add_test(five_case, five_effort);
-	tcase_add_test(five_case, five_polls);
-	tcase_add_test(five_case, five_hurry);
-	tcase_add_test(five_case, five_bad_tables);
-	suite_add_tcase(s, five_case);
+	/* the long sweeps, the 4×4's three phases and the 5×5's five (their
+	 * tables take about a minute and 35 s to build, then cached in
+	 * $CUBED_TABLES): make test-slow (tag "slow"), not make test */
+	const struct {
+		const char *name;
+		void (*tables)(void);
+		const TTest *tests[12];
+	} slow[] = {
+		{"reduce_slow_random", load_tables,
+		 {random_4_to_12, random_17_and_33}},
+		{"reduce_slow_tables", load_tables,
+		 {golden_solutions_large, shared_stage_tables_larger,
+		  edges_stage_pairs_more}},
+		{"reduce_slow_efforts", load_tables,
+		 {efforts, effort3_inside_budget}},
+		{"reduce_slow_guards", load_tables,
+		 {mean_length_guard, big_length_guard}},
+		{"reduce_slow_parity", load_tables,
+		 {parity_sweep, parity_largest}},
+		{"reduce_four", load_four,
+		 {four_tables_census, four_random, four_parities, four_polls,
+		  four_hurry, four_classes, four_effort, four_bad_tables}},
+		{"reduce_five", load_five,
+		 {five_tables_census, five_random, five_parities, five_effort,
+		  five_polls, five_hurry, five_bad_tables}},
+	};
+	/* numbered apart from the everyday cases: make test and make
+	 * test-slow each deal out their own */
+	for (size_t i = 0; i < sizeof slow / sizeof *slow; i++) {
+		if (!test_in_part((int)i))
+			continue;
+		TCase *t = tcase_create(slow[i].name);
+		tcase_set_tags(t, "slow");
+		tcase_add_unchecked_fixture(t, slow[i].tables, NULL);
+		tcase_set_timeout(t, SANITIZED ? 3600 : 900);
+		for (int k = 0; k < 12 && slow[i].tests[k]; k++)
+			tcase_add_test(t, slow[i].tests[k]);
+		suite_add_tcase(s, t);
+	}
 	return s;
 }

@@ -40,7 +40,7 @@ int dataset_column_find(const char *s, size_t len)
 
 /* SplitMix64's output function (Steele, Lea & Flood, "Fast splittable
  * pseudorandom number generators", OOPSLA 2014; constants of Vigna's
- * splitmix64.c). */
+ * reference implementation). */
 static inline uint64_t mix64(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

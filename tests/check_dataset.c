@@ -1,5 +1,5 @@
 /* check_dataset.c — labelled states in bulk (core/dataset.c) and `cubed
- * dataset` (server/dataset_cli.c).
+ * dataset` (server/dataset/dataset_cli.c).
  *
  * Core: every column against the function /v1/convert answers with
  * (cubie3_features, cube3_to_facelets, cubie3_rank); every walk's moves

@@ -154,6 +154,17 @@ typedef struct reduce_limits {
 	 * the two that give an answer, so a poll that stops it keeps
 	 * theirs. */
 	unsigned budget_ms;
+	/* optional (NULL: poll alone decides): non-zero when the solve must
+	 * end at once, answer or not (a cancelled request, a server that
+	 * stops); called as often as poll, with ctx. With it the solve is
+	 * anytime: poll is not asked until the solve holds an answer (its
+	 * first variant's, or the stage-by-stage reduction's where the 4×4
+	 * or 5×5 phases give none), so poll only bounds the search for a
+	 * shorter one, and a slow or busy machine gets a longer answer,
+	 * never SOLVE_ENOTFOUND; only stop ends the solve before it has one
+	 * (SOLVE_ENOTFOUND). hurry is still asked: it makes that first
+	 * answer come sooner. */
+	int (*stop)(void *ctx);
 } reduce_limits;
 
 /* Milliseconds per thousand n² a caller's budget must hold for effort

@@ -803,6 +803,76 @@ START_TEST(poll_late_keeps_answer)
 }
 END_TEST
 
+/* An anytime solve (reduce_limits.stop): a poll that says stop from its
+ * first call, as a deadline already past does on a busy machine, still
+ * gets an answer, checked, at every kind of size: several variants (4×4
+ * stage by stage, 6×6), one pass (9×9) and hurried as the server hurries
+ * (hurry says yes at once). Without stop the same poll gets
+ * SOLVE_ENOTFOUND, and a stop that says yes ends it with none. */
+static int stop_never(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static int stop_now(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+static int yes(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+START_TEST(anytime_answers)
+{
+	static const int sizes[] = {4, 6, 9};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		int n = sizes[i];
+		cube_t *c = random_cube(n, 700 + (unsigned)n);
+		size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
+		void *work = malloc(ws);
+		cube_move *m = malloc(cap * sizeof *m);
+		REQUIRE(work && m);
+		for (int hurried = 0; hurried < 2; hurried++) {
+			struct counted k = {0, 1}; /* stop at the first */
+			reduce_limits lim = {.poll = count_polls, .ctx = &k,
+					     .stage_tables = stage,
+					     .hurry = hurried ? yes : NULL};
+			reduce_result res;
+			int none = reduce_solve(tables, c, &lim, work, ws, m,
+						cap, &res);
+			ck_assert_msg(none == SOLVE_ENOTFOUND,
+				      "%dx%d without stop: %d", n, n, none);
+			k.calls = 0;
+			lim.stop = stop_never;
+			int got = reduce_solve(tables, c, &lim, work, ws, m,
+					       cap, &res);
+			ck_assert_msg(got > 0, "%dx%d anytime: %d", n, n, got);
+			ck_assert_int_eq(res.count, got);
+			cube_t *d = new_cube(n);
+			cube_copy(d, c);
+			REQUIRE(cube_apply_moves(d, m, (size_t)got) == CUBE_OK);
+			int col[6];
+			ck_assert_msg(faces_uniform(d, col),
+				      "%dx%d anytime answer does not solve", n,
+				      n);
+			free(d);
+			lim.stop = stop_now;
+			ck_assert_int_eq(reduce_solve(tables, c, &lim, work,
+						      ws, m, cap, &res),
+					 SOLVE_ENOTFOUND);
+		}
+		free(m);
+		free(work);
+		free(c);
+	}
+}
+END_TEST
+
 /* Mean moves (STM), center moves and edge moves over k random n×n×n
  * states from seed0 on, every answer checked by solve_checked. */
 static void mean_lengths(int n, unsigned seed0, int k, int effort,
@@ -2579,7 +2649,7 @@ Suite *reduce_suite(void)
 		{"reduce_edges",
 		 {edges_stage_pairs_all, edge_halves, wing_orbits_together,
 		  free_turn_3x3}},
-		{"reduce_budget", {big_hurry, inside_keeps_default}},
+		{"reduce_budget", {big_hurry, inside_keeps_default, anytime_answers}},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		if (!test_in_part((int)i))

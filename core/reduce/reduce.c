@@ -806,6 +806,29 @@ static int four_variants(int effort)
 							 : FOUR_FRAMES;
 }
 
+/* An anytime solve (reduce_limits.stop): the caller's limits with poll
+ * and hurry behind these, which ask only stop until the solve holds an
+ * answer (*nbest >= 0), then the caller's poll. */
+struct anytime {
+	const reduce_limits *user;
+	const int *nbest;
+};
+
+static int anytime_poll(void *ctx, uint64_t done, uint64_t total)
+{
+	const struct anytime *a = ctx;
+	if (a->user->stop(a->user->ctx))
+		return 1;
+	return *a->nbest >= 0 && a->user->poll &&
+	       a->user->poll(a->user->ctx, done, total);
+}
+
+static int anytime_hurry(void *ctx)
+{
+	const struct anytime *a = ctx;
+	return a->user->hurry(a->user->ctx);
+}
+
 int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		 void *work, size_t work_size, cube_move *out, size_t cap,
 		 reduce_result *res)
@@ -818,6 +841,17 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (work_size < reduce_work_size(n))
 		return CUBE_EINVAL;
 
+	/* the answer in hand: its length, -1 while there is none */
+	int nbest = -1;
+	struct anytime at = {lim, &nbest};
+	reduce_limits own;
+	if (lim && lim->stop) {
+		own = *lim;
+		own.poll = anytime_poll;
+		own.hurry = lim->hurry ? anytime_hurry : NULL;
+		own.ctx = &at;
+		lim = &own;
+	}
 	struct ctx x;
 	ctx_init(&x, work, n, lim);
 	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
@@ -883,7 +917,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
 					       alt_offset(n));
 	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
-	int nbest = -1, best_tcol[6], nv = variants_at(n, x.effort);
+	int best_tcol[6], nv = variants_at(n, x.effort);
 	const void *four = n == 4 && lim ? lim->four_tables : NULL;
 	if (four && !reduce__four_tables_ok(four))
 		return SOLVE_ETABLES;

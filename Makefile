@@ -213,7 +213,7 @@ $(2)/reduce-%: $(1)/cubed $(1)/run_tests
 $(2)/suite-%: $(1)/cubed $(1)/run_tests
 	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$$* $(call test_env,$(1)) $(1)/run_tests'
 $(2)/unlisted: $(1)/cubed $(1)/run_tests
-	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CUBED_SKIP_SUITES="reduce $(EVERYDAY_SUITES)" $(call test_env,$(1)) $(1)/run_tests'
+	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CUBED_NONE_OK=1 CUBED_SKIP_SUITES="reduce $(EVERYDAY_SUITES)" $(call test_env,$(1)) $(1)/run_tests'
 $(2)/fuzz-replay: $(1)/fuzz-replay-bins
 	$$(UNIT) $$@ '$(MAKE) --no-print-directory BUILD=$(1) fuzz-replay-run'
 $(2)-units: $(foreach k,$(call parts,$(REDUCE_PARTS)),$(2)/reduce-$(k)) \

@@ -161,8 +161,11 @@ int main(void)
 			sr = srunner_create(su);
 	}
 	if (!sr) {
+		/* the test graph's last unit runs whatever suite its list
+		 * does not name (CUBED_NONE_OK=1): usually none */
+		const char *ok = getenv("CUBED_NONE_OK");
 		fprintf(stderr, "no suite left to run\n");
-		return 2;
+		return ok && *ok == '1' ? 0 : 2;
 	}
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -188,15 +188,17 @@ test: deps-test
 # cores stay busy to the end; -k runs every unit even after one failed,
 # and tests/units_report.sh names the failures and the longest units.
 #
-# The reduce suite, the longest, runs as parts: CUBED_PART=k/N deals its
-# cases out by number (tests/require.h), so a new case is in some part
-# without a word here. Every other suite is one unit; EVERYDAY_SUITES is
-# in the order to start them, and a last unit runs whatever suite is not
-# listed (CUBED_SKIP_SUITES), so each suite runs exactly once whatever the
-# list says (a misspelt name stops the runner).
-REDUCE_PARTS := 5
-REDUCE_SLOW_PARTS := 7
-EVERYDAY_SUITES := pattern model solve optimal http_solve cubie beginner \
+# The longest suites run as parts: CUBED_PART=k/N deals a suite's cases
+# out by number (tests/require.h), so a new case is in some part without
+# a word here. SPLIT_SUITES names them, suite:N each (make test's parts;
+# SLOW_SPLIT those of make test-slow's slow cases). Every other suite is
+# one unit; EVERYDAY_SUITES is in the order to start them, and a last
+# unit runs whatever suite neither list names (CUBED_SKIP_SUITES), so
+# each suite runs exactly once whatever the lists say (a misspelt name
+# stops the runner).
+SPLIT_SUITES := reduce:5 http_solve:2
+SLOW_SPLIT := reduce:7 http_solve:3
+EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
 	http http_beginner http_sessions hostile http_jobs http_live \
 	http_fair crash sessions barrage http_eco limits dataset http_dataset \
 	render index eco cube alg validate store upgrade api static \
@@ -204,19 +206,25 @@ EVERYDAY_SUITES := pattern model solve optimal http_solve cubie beginner \
 UNIT = @UNITS_LOG=$(UNITS_LOG) bash tests/unit.sh
 test_env = CUBED_BIN=$(1)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES)
 parts = $(shell seq 0 $$(($(1) - 1)))
+# the units of the parts of split suites $(1) (suite:N words), named
+# $(2)/part-suite.k.N; part_env: a unit name's stem as the runner's
+# environment
+split_units = $(foreach p,$(1),$(foreach k,$(call parts,$(word 2,$(subst :, ,$(p)))),$(2)/part-$(word 1,$(subst :, ,$(p))).$(k).$(word 2,$(subst :, ,$(p)))))
+part_env = CK_RUN_SUITE=$(word 1,$(subst ., ,$(1))) CUBED_PART=$(word 2,$(subst ., ,$(1)))/$(word 3,$(subst ., ,$(1)))
+split_names = $(foreach p,$(1),$(word 1,$(subst :, ,$(p))))
 
 # the units of a run of the everyday suites with the build in $(1), named
 # under $(2)
 define everyday_units
-$(2)/reduce-%: $(1)/cubed $(1)/run_tests
-	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=reduce CUBED_PART=$$*/$(REDUCE_PARTS) $(call test_env,$(1)) $(1)/run_tests'
+$(2)/part-%: $(1)/cubed $(1)/run_tests
+	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow $$(call part_env,$$*) $(call test_env,$(1)) $(1)/run_tests'
 $(2)/suite-%: $(1)/cubed $(1)/run_tests
 	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$$* $(call test_env,$(1)) $(1)/run_tests'
 $(2)/unlisted: $(1)/cubed $(1)/run_tests
-	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CUBED_NONE_OK=1 CUBED_SKIP_SUITES="reduce $(EVERYDAY_SUITES)" $(call test_env,$(1)) $(1)/run_tests'
+	$$(UNIT) $$@ 'CK_EXCLUDE_TAGS=slow CUBED_NONE_OK=1 CUBED_SKIP_SUITES="$(call split_names,$(SPLIT_SUITES)) $(EVERYDAY_SUITES)" $(call test_env,$(1)) $(1)/run_tests'
 $(2)/fuzz-replay: $(1)/fuzz-replay-bins
 	$$(UNIT) $$@ '$(MAKE) --no-print-directory BUILD=$(1) fuzz-replay-run'
-$(2)-units: $(foreach k,$(call parts,$(REDUCE_PARTS)),$(2)/reduce-$(k)) \
+$(2)-units: $(call split_units,$(SPLIT_SUITES),$(2)) \
 	$(EVERYDAY_SUITES:%=$(2)/suite-%) $(2)/unlisted $(2)/fuzz-replay
 .PHONY: $(2)/unlisted $(2)/fuzz-replay $(2)-units
 endef
@@ -240,26 +248,23 @@ test/refs:
 	$(UNIT) $@ 'bash tests/refs.sh'
 .PHONY: test/refs
 
-# make test-slow: the full sweeps make test shortens. The reduce suite's
-# cases tagged "slow" (its long sweeps, the 4×4's three phases, the 5×5's
-# five) as REDUCE_SLOW_PARTS parts, http_solve's slow cases (the big
-# cubes' tables through the server, effort budgets), and SLOW_SUITES again
-# with their full loop counts (CUBED_SLOW=1, tests/require.h: test_slow()).
-# A branch with a slow suite of its own tags its case "slow" and lists it
-# in SLOW_TAGGED, or adds the suite to SLOW_SUITES. Units may build the
-# 4×4 and 5×5 tables into $(TABLES) at once: each writes its own
-# temporary file and renames it.
+# make test-slow: the full sweeps make test shortens: the cases tagged
+# "slow" of the suites in SLOW_SPLIT (the reduce suite's long sweeps, the
+# 4×4's three phases, the 5×5's five; http_solve's big cubes' tables
+# through the server and effort budgets), as parts, and SLOW_SUITES again
+# with their full loop counts (CUBED_SLOW=1, tests/require.h:
+# test_slow()). A branch with a slow case of its own tags it "slow" and
+# adds its suite to SLOW_SPLIT (suite:1 for one unit), or adds a suite to
+# SLOW_SUITES. Units may build the 4×4 and 5×5 tables into $(TABLES) at
+# once: each writes its own temporary file and renames it.
 SLOW_SUITES := solve beginner
-SLOW_TAGGED := http_solve
 slow_env = CUBED_SLOW=1 $(call test_env,$(BUILD))
-slow/reduce-%: $(BUILD)/cubed $(BUILD)/run_tests
-	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow CK_RUN_SUITE=reduce CUBED_PART=$*/$(REDUCE_SLOW_PARTS) $(slow_env) $(BUILD)/run_tests'
-slow/tagged-%: $(BUILD)/cubed $(BUILD)/run_tests
-	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
+slow/part-%: $(BUILD)/cubed $(BUILD)/run_tests
+	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow $(call part_env,$*) $(slow_env) $(BUILD)/run_tests'
 slow/full-%: $(BUILD)/cubed $(BUILD)/run_tests
 	$(UNIT) $@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
-SLOW_UNITS := $(foreach k,$(call parts,$(REDUCE_SLOW_PARTS)),slow/reduce-$(k)) \
-	$(SLOW_TAGGED:%=slow/tagged-%) $(SLOW_SUITES:%=slow/full-%)
+SLOW_UNITS := $(call split_units,$(SLOW_SPLIT),slow) \
+	$(SLOW_SUITES:%=slow/full-%)
 test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	@rm -f $(UNITS_LOG)
@@ -488,9 +493,8 @@ ci/lint:
 # longest first (a day here: the sanitized reduce parts and the slow
 # reduce parts are the longest units, then memcheck's pattern and cubie)
 CI_UNITS := $(SAN_BUILD)/run_tests \
-	$(foreach k,$(call parts,$(REDUCE_PARTS)),san/reduce-$(k)) \
-	$(foreach k,$(call parts,$(REDUCE_SLOW_PARTS)),slow/reduce-$(k)) \
-	$(MEMCHECK_UNITS) $(filter-out slow/reduce-%,$(SLOW_UNITS)) ci/pg \
+	$(call split_units,$(SPLIT_SUITES),san) $(SLOW_UNITS) \
+	$(MEMCHECK_UNITS) ci/pg \
 	$(EVERYDAY_SUITES:%=san/suite-%) san/unlisted san/fuzz-replay \
 	fuzz-build $(FUZZ_UNITS) ci/contract ci/client-check ci/lint
 ci-extra:

@@ -394,6 +394,7 @@ int main(int argc, char **argv)
 			.optimal_preload = (int)cfg.optimal_preload,
 			.no_four = !cfg.solver_4x4,
 			.no_five = !cfg.solver_5x5,
+			.warm = (int)cfg.solver_warm,
 		};
 		api.solver = solver_start_opts(tdir, &so);
 		/* jobs (optimal solves) run on the solver pool */

@@ -27,8 +27,13 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
+#include "optimal.h"
 #include "reduce.h"
+#include "repr.h"
+#include "solver_tables.h"
 #include "require.h"
 #include "session_helpers.h"
 #include "suites.h"
@@ -496,15 +501,13 @@ END_TEST
  * method is reduction, the five stages lie end to end in order, the
  * solution applied leaves every face one colour (odd n: its own centers
  * where they were). Returns the reply. */
-/* The budget a big-cube test asks for: the solver keeps the best variant
- * it has when time runs out, but a first pass must finish. At -O2 a 17×17
- * takes about 1.2 s; under the sanitizers (-O1, ASan, UBSan) the bars'
- * scans lose their vectors and it took 14.6 s once, but by 2026-11-28
- * about 66 s of CPU (the bench's first 17×17, the builds before and after
- * the bars' twins alike), and with the other test runner on the second
- * core the 17×17 here did not finish in 60 s: so there it asks for four
- * minutes (the server allows five, BIG_MAX_SOLVE). */
-#define BIG_BUDGET_MS (SANITIZED ? 240000 : 10000)
+/* The budget a test asks for where it needs the 4×4 and 5×5 phases to
+ * finish rather than be hurried into the stage-by-stage answer (a
+ * default solve needs none: it is anytime). The phases take up to about
+ * 2.5 s at -O2 on a quiet machine, many times that on a busy one or
+ * under the sanitizers (-O1, ASan, UBSan): so 50 s, and four minutes
+ * there (the server allows one and five, BIG_MAX_SOLVE). */
+#define BIG_BUDGET_MS (SANITIZED ? 240000 : 50000)
 /* the servers' --max-solve-ms for big cubes, and how long their clients
  * wait: under the sanitizers a one-pass 33×33 took over 60 s on a loaded
  * machine (two test runners and other builds at once) */
@@ -569,12 +572,190 @@ static json_t *big_solve_ok(int port, const char *facelets,
 	return j;
 }
 
+/* ---- anytime solves and the near search (issue 62) ----------------- */
+
+static void tables_ready_on(int port, const char *key, long long bytes,
+			    double seconds);
+
+/* A solve on port that must answer 200 with a solution that solves the
+ * cube: any size, the caller's extra members (NULL: none). Returns the
+ * reply. */
+static json_t *any_solve_ok(int port, const char *facelets, const char *extra)
+{
+	char *body = solve_body(facelets, extra);
+	json_t *j = long_solve_ok(port, body);
+	int n = size_of(facelets);
+	const char *sol = sget(j, "solution");
+	ck_assert_int_eq(iget(j, "length"), count_moves(sol));
+	sget(j, "via");
+	char *after = after_moves_on(port, facelets, n, sol);
+	ck_assert_msg(every_face_one_colour(after), "n=%d: %s does not solve",
+		      n, sol);
+	free(after);
+	free(body);
+	return j;
+}
+
+/* A default solve is anytime: on a server whose every budget is 1 ms
+ * (--max-solve-ms 1), as a busy machine's 3 s are when the first pass
+ * takes longer, a 3×3, 4×4, 7×7 and 17×17 still get an answer, checked.
+ * Only a budget or a length the caller names ends in 422
+ * no_solution_found, which says the best length reached. */
+START_TEST(anytime_tiny_budget)
+{
+	server o;
+	const char *const extra[] = {"--max-solve-ms", "1", NULL};
+	start_or_abort(&o, NULL, extra);
+	need_tables_on(o.port);
+	static const int sizes[] = {3, 4, 7, 17};
+	char q[64];
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		snprintf(q, sizeof q, "size=%d&seed=%zu", sizes[i], 90 + i);
+		json_t *sc = scramble_ok(q, sizes[i], 0);
+		json_t *j = any_solve_ok(o.port, sget(sc, "facelets"), NULL);
+		if (sizes[i] == 4) /* no 4×4 tables on this server */
+			ck_assert_str_eq(sget(j, "via"), "stages");
+		json_decref(j);
+		json_decref(sc);
+	}
+	/* the caller's own budget, too tight: 422, no answer reached */
+	snprintf(q, sizeof q, "size=7&seed=%d", 93);
+	json_t *sc = scramble_ok(q, 7, 0);
+	char *body = solve_body(sget(sc, "facelets"), "\"timeout_ms\": 1");
+	json_t *p = expect_problem(o.port, "POST", "/v1/solve", NULL, NULL,
+				   body, 422, "invalid_request",
+				   "no_solution_found", "timeout_ms", NULL);
+	ck_assert(json_is_null(json_object_get(p, "best_length")));
+	json_decref(p);
+	free(body);
+	json_decref(sc);
+	/* a 3×3 asked for at most 5 moves: 422 with the shortest reached */
+	sc = scramble_ok("size=3&seed=94", 3, 0);
+	body = solve_body(sget(sc, "facelets"), "\"max_length\": 5");
+	p = expect_problem(o.port, "POST", "/v1/solve", NULL, NULL, body, 422,
+			   "invalid_request", "no_solution_found", "max_length",
+			   NULL);
+	long long best = iget(p, "best_length");
+	ck_assert_msg(best > 5 && best <= 20, "best_length %lld", best);
+	json_decref(p);
+	free(body);
+	json_decref(sc);
+	/* a 2×2 asked for at most 2: its optimal length is the best */
+	char *f2 = after_moves_on(o.port, NULL, 2, "R U F R' U2");
+	body = solve_body(f2, "\"max_length\": 2");
+	p = expect_problem(o.port, "POST", "/v1/solve", NULL, NULL, body, 422,
+			   "invalid_request", "no_solution_found", "max_length",
+			   NULL);
+	ck_assert_int_gt(iget(p, "best_length"), 2);
+	json_decref(p);
+	free(body);
+	free(f2);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
+}
+END_TEST
+
+/* Threads that keep both cores busy while they run (a busy machine). */
+struct hog {
+	pthread_t t[4];
+	atomic_int stop;
+};
+
+static void *hog_spin(void *arg)
+{
+	struct hog *h = arg;
+	volatile unsigned long x = 0;
+	while (!atomic_load(&h->stop))
+		x++;
+	return NULL;
+}
+
+/* Default 4×4 and 7×7 solves under four spinning threads: answered, and
+ * checked, however much longer they take. */
+START_TEST(anytime_cpu_hog)
+{
+	server o;
+	start_or_abort(&o, NULL, NULL);
+	need_tables_on(o.port);
+	struct hog h;
+	atomic_init(&h.stop, 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&h.t[i], NULL, hog_spin, &h), 0);
+	static const int sizes[] = {4, 7};
+	for (size_t i = 0; i < 2; i++) {
+		char q[64];
+		snprintf(q, sizeof q, "size=%d&seed=%zu", sizes[i], 95 + i);
+		json_t *sc = scramble_ok(q, sizes[i], 0);
+		json_decref(any_solve_ok(o.port, sget(sc, "facelets"), NULL));
+		json_decref(sc);
+	}
+	atomic_store(&h.stop, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(h.t[i], NULL);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
+}
+END_TEST
+
+/* A 3×3 near solved gets an optimal default answer: for random walks of
+ * 1 to 12 face turns (never the same face twice in a row), the default
+ * solve's length equals the optimal length, found here by the optimal
+ * solver on the same level-0 tables; every answer is applied back. The
+ * server warms its near tables at start (--solver-warm 1), read from the
+ * cache the tables were put in here first. */
+START_TEST(near_optimal)
+{
+	unsigned char *near = solver_tables_optimal_cached("near_optimal", 0);
+	server o;
+	const char *const extra[] = {"--solver-warm", "1", NULL};
+	start_or_abort(&o, NULL, extra);
+	need_tables_on(o.port);
+	tables_ready_on(o.port, "near", (long long)optimal_table_size(0), 300);
+	static const char *const faces = "URFDLB";
+	static const char *const amounts[] = {"", "2", "'"};
+	unsigned seed = 62;
+	int optimal_by_near = 0, walks = 300;
+	for (int i = 0; i < walks; i++) {
+		int d = 1 + i % 12, last = -1;
+		char walk[64] = "";
+		size_t k = 0;
+		for (int j = 0; j < d; j++) {
+			int f;
+			do
+				f = (int)(rand_r(&seed) % 6);
+			while (f == last);
+			last = f;
+			k += (size_t)snprintf(walk + k, sizeof walk - k, "%s%c%s",
+					      j ? " " : "", faces[f],
+					      amounts[rand_r(&seed) % 3]);
+		}
+		char *f = after_moves_on(o.port, NULL, 3, walk);
+		struct repr_cubies rc;
+		REQUIRE(repr_cubies_from_facelets(f, 54, &rc) == CUBE_OK);
+		cube_move m[24];
+		optimal_limits ol = {.max_length = 20};
+		int best = optimal_solve(near, &rc.c3, &ol, m, 24);
+		ck_assert_int_ge(best, 0);
+		json_t *j = any_solve_ok(o.port, f, NULL);
+		ck_assert_msg(iget(j, "length") == best,
+			      "walk %s: %lld moves, optimal %d (via %s)", walk,
+			      iget(j, "length"), best, sget(j, "via"));
+		ck_assert_msg(bget(j, "optimal"), "walk %s: not marked optimal",
+			      walk);
+		optimal_by_near += strcmp(sget(j, "via"), "optimal_search") == 0;
+		json_decref(j);
+		free(f);
+	}
+	/* two-phase alone gives a longer answer to many of them */
+	ck_assert_int_gt(optimal_by_near, walks / 10);
+	free(near);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
+}
+END_TEST
+
 /* Big cubes by reduction: scrambles of several sizes, a PLL parity built
  * by hand, and the refusals, on a server whose --max-solve-ms leaves
- * room. Every scramble from 5×5 up asks for BIG_BUDGET_MS: the solver
- * keeps the best variant it has when time runs out, but its first pass
- * must finish, and what is checked here is the answer, not the speed
- * (that is bench/'s). */
+ * room. The scrambles name no budget: a default solve is anytime (its
+ * first pass always finishes, however slow the machine), and what is
+ * checked here is the answer, not the speed (that is bench/'s). */
 START_TEST(big_cubes)
 {
 	server o;
@@ -582,16 +763,13 @@ START_TEST(big_cubes)
 	start_or_abort(&o, NULL, extra);
 	need_tables_on(o.port);
 	static const int sizes[] = {4, 5, 6, 7, 10, 17};
-	char budget[64];
-	snprintf(budget, sizeof budget, "\"timeout_ms\": %d", BIG_BUDGET_MS);
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		char q[64];
 		snprintf(q, sizeof q, "size=%d&seed=%zu", sizes[i], 40 + i);
 		json_t *sc = scramble_ok(q, sizes[i], 0);
 		json_decref(big_solve_ok(o.port, sget(sc, "facelets"),
-					 i == 0 ? "\"method\": \"reduction\", "
-						  "\"timeout_ms\": 5000"
-						: budget));
+					 i == 0 ? "\"method\": \"reduction\""
+						: NULL));
 		json_decref(sc);
 	}
 
@@ -667,9 +845,8 @@ START_TEST(big_cubes)
 	/* more effort: a correct answer too (shorter on average, which is
 	 * bench/'s to measure) */
 	json_t *sc = scramble_ok("size=6&seed=46", 6, 0);
-	snprintf(budget, sizeof budget, "\"effort\": 2, \"timeout_ms\": %d",
-		 BIG_BUDGET_MS);
-	json_decref(big_solve_ok(o.port, sget(sc, "facelets"), budget));
+	json_decref(big_solve_ok(o.port, sget(sc, "facelets"),
+				 "\"effort\": 2"));
 	json_decref(sc);
 	ck_assert_int_eq(server_stop(&o, 1), 0);
 }
@@ -1673,64 +1850,87 @@ END_TEST
 Suite *http_solve_suite(void)
 {
 	Suite *s = suite_create("http_solve");
-	TCase *tc = tcase_create("solve");
-	/* the first test may wait TABLES_WAIT_S for the tables; a big cube
-	 * under the sanitizers up to BIG_WAIT_MS */
-	tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 400 : 120));
-	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
-	tcase_add_test(tc, tables_ready);
-	tcase_add_loop_test(tc, random_solves, 0, 2);
-	tcase_add_test(tc, turned_cubes);
-	tcase_add_test(tc, solved_cubes);
-	tcase_add_test(tc, illegal_cubes);
-	tcase_add_test(tc, other_sizes);
-	tcase_add_test(tc, big_cubes);
-	tcase_add_test(tc, big_default_budget);
-	tcase_add_test(tc, no_solution_found);
-	tcase_add_loop_test(tc, bad_fields, 0,
-			    (int)(sizeof bad_solves / sizeof *bad_solves));
-	tcase_add_test(tc, solve_http_errors);
-	tcase_add_test(tc, scramble_reproducible);
-	tcase_add_loop_test(tc, scramble_errors, 0,
-			    (int)(sizeof bad_scrambles / sizeof *bad_scrambles));
-	tcase_add_test(tc, session_solves);
-	tcase_add_test(tc, session_big_solve);
-	tcase_add_test(tc, private_session_solves);
-	tcase_add_test(tc, session_solve_errors);
-	suite_add_tcase(s, tc);
+	TCase *tc;
+	int part = 0; /* each case's number, for CUBED_PART */
+	if (test_in_part(part++)) {
+		tc = tcase_create("solve");
+		/* the first test may wait TABLES_WAIT_S for the tables; a big cube
+		 * under the sanitizers up to BIG_WAIT_MS */
+		tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 400 : 120));
+		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+		tcase_add_test(tc, tables_ready);
+		tcase_add_loop_test(tc, random_solves, 0, 2);
+		tcase_add_test(tc, turned_cubes);
+		tcase_add_test(tc, solved_cubes);
+		tcase_add_test(tc, illegal_cubes);
+		tcase_add_test(tc, other_sizes);
+		tcase_add_test(tc, big_cubes);
+		tcase_add_test(tc, big_default_budget);
+		tcase_add_test(tc, no_solution_found);
+		tcase_add_loop_test(tc, bad_fields, 0,
+				    (int)(sizeof bad_solves / sizeof *bad_solves));
+		tcase_add_test(tc, solve_http_errors);
+		tcase_add_test(tc, scramble_reproducible);
+		tcase_add_loop_test(tc, scramble_errors, 0,
+				    (int)(sizeof bad_scrambles / sizeof *bad_scrambles));
+		tcase_add_test(tc, session_solves);
+		tcase_add_test(tc, session_big_solve);
+		tcase_add_test(tc, private_session_solves);
+		tcase_add_test(tc, session_solve_errors);
+		suite_add_tcase(s, tc);
+	}
 
-	tc = tcase_create("tables");
-	/* nxn_tables_cached builds the big cubes' tables twice */
-	tcase_set_timeout(tc, SANITIZED ? 400 : 120);
-	tcase_add_test(tc, tables_not_ready);
-	tcase_add_test(tc, nxn_tables_cached);
-	tcase_add_test(tc, solver_off);
-	suite_add_tcase(s, tc);
+	if (test_in_part(part++)) {
+		tc = tcase_create("tables");
+		/* nxn_tables_cached builds the big cubes' tables twice */
+		tcase_set_timeout(tc, SANITIZED ? 400 : 120);
+		tcase_add_test(tc, tables_not_ready);
+		tcase_add_test(tc, nxn_tables_cached);
+		tcase_add_test(tc, solver_off);
+		suite_add_tcase(s, tc);
+	}
 
-	/* the 4×4 tables: a minute to build when $CUBED_TABLES has none */
-	tc = tcase_create("tables_4x4");
-	tcase_set_tags(tc, "slow");
-	tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
-	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
-	tcase_add_test(tc, four_tables_used);
-	suite_add_tcase(s, tc);
+	if (test_in_part(part++)) {
+		/* the 4×4 tables: a minute to build when $CUBED_TABLES has none */
+		tc = tcase_create("tables_4x4");
+		tcase_set_tags(tc, "slow");
+		tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
+		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+		tcase_add_test(tc, four_tables_used);
+		suite_add_tcase(s, tc);
+	}
 
-	/* effort 3's inside-out pass by the request's budget: 76×76, 10 s;
-	 * effort 2's cut short on 72×72, 3 s */
-	tc = tcase_create("effort_budget");
-	tcase_set_tags(tc, "slow");
-	tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 900 : 240));
-	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
-	tcase_add_test(tc, effort_budget);
-	tcase_add_test(tc, inside_cut_keeps_default);
-	suite_add_tcase(s, tc);
+	if (test_in_part(part++)) {
+		/* anytime default solves; the near search (issue 62) */
+		tc = tcase_create("anytime");
+		tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 900 : 300));
+		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+		tcase_add_test(tc, anytime_tiny_budget);
+		tcase_add_test(tc, anytime_cpu_hog);
+		tcase_add_test(tc, near_optimal);
+		suite_add_tcase(s, tc);
+	}
 
-	/* the 5×5 tables: 35 s to build when $CUBED_TABLES has none */
-	tc = tcase_create("tables_5x5");
-	tcase_set_tags(tc, "slow");
-	tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
-	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
-	tcase_add_test(tc, five_tables_used);
-	suite_add_tcase(s, tc);
+	if (test_in_part(part++)) {
+		/* effort 3's inside-out pass by the request's budget: 76×76, 10 s;
+		 * effort 2's cut short on 72×72, 3 s */
+		tc = tcase_create("effort_budget");
+		tcase_set_tags(tc, "slow");
+		tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 900 : 240));
+		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+		tcase_add_test(tc, effort_budget);
+		tcase_add_test(tc, inside_cut_keeps_default);
+		suite_add_tcase(s, tc);
+	}
+
+	if (test_in_part(part++)) {
+		/* the 5×5 tables: 35 s to build when $CUBED_TABLES has none */
+		tc = tcase_create("tables_5x5");
+		tcase_set_tags(tc, "slow");
+		tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
+		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+		tcase_add_test(tc, five_tables_used);
+		suite_add_tcase(s, tc);
+	}
 	return s;
 }

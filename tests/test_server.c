@@ -158,13 +158,16 @@ int test_server_start(test_server *s, const char *dir,
 		argv[argc++] = "--tables";
 		argv[argc++] = tables;
 	}
-	/* 4×4 and 5×5 stage by stage: the phase tables would cost every
-	 * server that solves one a minute of a core and 140 MB (440 MB);
-	 * the tests of those paths pass --solver-4x4 1 or --solver-5x5 1
-	 * (the last one given counts) */
+	/* 4×4 and 5×5 stage by stage, and no table made at start that a
+	 * test did not ask for: the phase tables would cost every server
+	 * that solves one a minute of a core and 140 MB (440 MB); the tests
+	 * of those paths pass --solver-4x4 1, --solver-5x5 1 or
+	 * --solver-warm 1 (the last one given counts) */
 	argv[argc++] = "--solver-4x4";
 	argv[argc++] = "0";
 	argv[argc++] = "--solver-5x5";
+	argv[argc++] = "0";
+	argv[argc++] = "--solver-warm";
 	argv[argc++] = "0";
 	for (const char *const *e = extra; e && *e && argc < 47; e++)
 		argv[argc++] = *e;

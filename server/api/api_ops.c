@@ -8,6 +8,7 @@
 #include "problem.h"
 #include "jobs.h"
 #include "sessions.h"
+#include "optimal.h"
 #include "reduce.h"
 #include "solver.h"
 #include "static.h"
@@ -142,6 +143,8 @@ static json_t *solver_json(const struct api_config *cfg)
 						reduce_four_tables_size()));
 	json_object_set_new(o, "5x5", lazy_json(cfg, solver_five_status,
 						reduce_five_tables_size()));
+	json_object_set_new(o, "near", lazy_json(cfg, solver_near_status,
+						 optimal_table_size(0)));
 	json_object_set_new(o, "optimal", optimal_json(cfg));
 	return o;
 }

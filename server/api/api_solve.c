@@ -21,6 +21,7 @@
 #include "api_internal.h"
 #include "jobs.h"
 #include "solve_pool.h"
+#include "solve_service.h"
 #include "timefmt.h"
 #include "beginner.h"
 #include "pattern.h"
@@ -33,61 +34,8 @@
 #include "store.h"
 #include "token.h"
 
-/* The longest answer: a beginner solution (a search's is at most 30). */
-#define SOLVE_MAX_MOVES BEGINNER_MAX_MOVES
-
-/* What a solve is asked for. */
-struct solve_args {
-	const char *method;  /* NULL = the size's default */
-	int max_length;
-	int max_given;       /* max_length was in the request */
-	int timeout_ms;
-	int timeout_given;   /* timeout_ms was in the request */
-	const char *target;  /* NULL = solve; else target_len bytes */
-	size_t target_len;
-	const char *field;   /* the request field that holds the state */
-	int effort;          /* reduction: reduce_limits.effort (0: default) */
-	struct solve_task *task; /* run on the pool: its stop flags */
-};
-
-struct solved {
-	int n;
-	const char *method;
-	cube_move moves[SOLVE_MAX_MOVES];
-	int count;
-	double elapsed_ms;
-	cube_orientation orient;
-	int nstages; /* the beginner method's stages (moves index moves[]) */
-	beginner_stage stages[BEGINNER_STAGES];
-	int optimal; /* a target: the search proved no shorter answer */
-	cube_move *big;       /* reduction: the moves (malloc'd), else NULL */
-	reduce_result reduced;
-};
-
-/* The moves of a solve, wherever they live. */
-static const cube_move *solved_moves(const struct solved *s)
-{
-	return s->big ? s->big : s->moves;
-}
-
-/* The default time budget of a reduction that runs several variants
- * (4×4 to 7×7): a few seconds, within the server's maximum; running out
- * of it only means fewer variants weighed. A size solved in one pass
- * (8×8 up) gets the server's maximum: there a budget that runs out
- * means no answer at all, and a 33×33 takes 1.0 to 1.2 s on an idle
- * machine here (4.3 s under the sanitizers), more on a slower or busier
- * one. */
-#define REDUCE_DEFAULT_MS 3000
-
 /* The largest max_length a solve request may name. */
-#define MAX_LENGTH_ARG 30
-
-static int reduce_default_ms(const struct api_config *cfg, int n)
-{
-	if (reduce_variants(n) <= 1 || cfg->max_solve_ms < REDUCE_DEFAULT_MS)
-		return (int)cfg->max_solve_ms;
-	return REDUCE_DEFAULT_MS;
-}
+#define MAX_LENGTH_ARG SVC_MAX_LENGTH_ARG
 
 static double now_ms(void)
 {
@@ -102,7 +50,7 @@ struct solve_task {
 	const struct api_config *cfg;
 	int session;             /* a session's solve: stored, 201 */
 	cube_t *c;
-	struct solve_args a;
+	struct svc_request a;
 	char *target;            /* a.target, copied out of the body */
 	char *method;            /* a.method, the same */
 	char sid[STORE_ID_MAX];
@@ -143,36 +91,11 @@ static int task_stop(struct solve_task *t)
 	return 0;
 }
 
-struct deadline {
-	double until;
-	struct solve_task *task;
-	double hurry_at; /* reductions: reduce_limits.hurry */
-};
-
-static int poll_deadline(void *ctx, uint64_t done, uint64_t total)
+/* The service's stop for a task: cancelled, the pool stopping, the
+ * client gone. */
+static int task_stop_cb(void *ctx)
 {
-	(void)done;
-	(void)total;
-	const struct deadline *d = ctx;
-	return now_ms() > d->until || task_stop(d->task);
-}
-
-/* A reduction's last sixth of its time, at least HURRY_MS of it: the 4×4
- * and 5×5 phases end there with what they have, or leave that time to
- * the stage-by-stage reduction (one pass about 150 ms here), rather than
- * run to the deadline and answer no_solution_found. */
-#define HURRY_MS 500
-
-static int hurry_deadline(void *ctx)
-{
-	const struct deadline *d = ctx;
-	return now_ms() > d->hurry_at;
-}
-
-static double hurry_at(double t0, int timeout_ms)
-{
-	double spare = timeout_ms / 6.0 > HURRY_MS ? timeout_ms / 6.0 : HURRY_MS;
-	return spare < timeout_ms ? t0 + timeout_ms - spare : t0;
+	return task_stop(ctx);
 }
 
 int api__tables_or_503(const struct api_config *cfg, int t,
@@ -209,341 +132,61 @@ int api__tables_or_503(const struct api_config *cfg, int t,
 	return -1;
 }
 
-/* The beginner tables, or a 503 like tables_or_503's (they are built when
- * the solver starts, so only a server without one, or out of memory,
- * lacks them). */
-static int beginner_or_503(const struct api_config *cfg, const void **out,
-			   struct api_reply *rp)
+/* The reply of a solve that has no answer (svc_error) into rp. */
+static void solve_problem(const struct api_config *cfg, struct svc_error *e,
+			struct api_reply *rp)
 {
-	*out = solver_beginner(cfg->solver);
-	if (*out)
-		return 0;
-	json_t *p = problem_reply(rp, PROBLEM_TABLES_NOT_READY,
-				  cfg->solver ? "the beginner method's tables "
-						"could not be built"
-					      : "this server runs without "
-						"solver tables (--solver 0)");
-	if (p) {
-		json_object_set_new(p, "tables",
-				    json_string(cfg->solver ? "failed" : "off"));
-		json_object_set_new(p, "percent", json_integer(0));
-	}
-	/* no Retry-After: these tables are built at start-up or never */
-	return -1;
-}
-
-/* The target of a 3×3 solve: one of the 3×3 pattern names, or a pattern
- * text of 54 places (one that spells a named pattern gets its tables).
- * *owned is the compiled text (the caller frees it), one the array of one
- * part that t points into. */
-static int target_arg(const char *s, size_t len, target_spec *t,
-		      pattern_t **owned, const pattern_t **one,
-		      struct api_reply *rp)
-{
-	memset(t, 0, sizeof *t);
-	*owned = NULL;
-	const pattern_named *pn =
-		strlen(s) == len ? pattern_named_find(3, s) : NULL;
-	if (pn && pn->nparts == 1) {
-		t->name = pn->name;
-		return 0;
-	}
-	if (len != 54) {
-		char shown[72];
-		utf8_clean(shown, sizeof shown, s, len);
-		api__bad_field(rp, PROBLEM_UNKNOWN_PATTERN, "target",
-			       "target \"%s\" is neither a pattern of 54 "
-			       "places nor a 3×3 pattern name (solved, cross, "
-			       "first_layer, f2l, eo, oll, pll)",
-			       shown);
-		return -1;
-	}
-	t->name = target_name_of_text(s, len);
-	if (t->name)
-		return 0;
-	*owned = malloc(pattern_sizeof(3, s, len));
-	if (!*owned) {
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
-			      "out of memory for the target");
-		return -1;
-	}
-	pattern_error e = {0};
-	if (pattern_compile(*owned, 3, s, len, &e) < 0) {
-		free(*owned);
-		*owned = NULL;
-		/* every byte before the offset is an ASCII place */
-		unsigned char ch = (unsigned char)s[e.offset];
-		json_t *p = problem_reply_core(
-			rp, PROBLEM_PATTERN_CORE, e.code,
-			ch >= 0x20 && ch < 0x7f
-				? "target has \"%c\" at offset %zu; a place is "
-				  "one of U R F D L B, a digit 1 to 6 or *"
-				: "target has the byte 0x%02x at offset %zu; a "
-				  "place is one of U R F D L B, a digit 1 to 6 "
-				  "or *",
-			ch, e.offset);
-		if (p) {
-			json_object_set_new(p, "field", json_string("target"));
-			json_object_set_new(p, "offset",
-					    json_integer((json_int_t)e.offset));
+	if (e->row == PROBLEM_TABLES_NOT_READY) {
+		const void *t;
+		if (e->tables != SVC_BEGINNER_TABLES) {
+			api__tables_or_503(cfg, e->tables, &t, rp);
+			return;
 		}
-		return -1;
-	}
-	*one = *owned;
-	t->parts = one;
-	t->nparts = 1;
-	return 0;
-}
-
-/* Solve a cube of 4 or more layers by reduction. */
-static int solve_big(const struct api_config *cfg, const cube_t *c,
-		     const struct solve_args *a, struct solved *out,
-		     struct api_reply *rp)
-{
-	int n = c->n;
-	const char *method = a->method ? a->method : "reduction";
-	if (strcmp(method, "reduction") != 0) {
-		api__bad_field(rp, PROBLEM_METHOD_UNAVAILABLE, "method",
-			       "method \"%.20s\" is not available for a %d×%d "
-			       "cube; use \"reduction\"",
-			       method, n, n);
-		return -1;
-	}
-	out->method = "reduction";
-	if (a->target) {
-		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "target",
-			       "solving to a pattern is for 3×3 cubes");
-		return -1;
-	}
-	if (n > REDUCE_MAX_N) {
-		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, a->field,
-			       "this server solves cubes up to %d×%d; this one "
-			       "is %d×%d",
-			       REDUCE_MAX_N, REDUCE_MAX_N, n, n);
-		return -1;
-	}
-	size_t len = 6 * (size_t)n * (size_t)n;
-	char *s = malloc(len);
-	if (!s) {
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
-		return -1;
-	}
-	cube_to_facelets(c, s);
-	cube_validation_result vr;
-	json_t *errors = repr_validation_errors(s, len, REPR_MAX_ERRORS, &vr);
-	free(s);
-	if (errors && vr.count > 0) {
-		api__invalid_cube(rp, a->field, errors, NULL);
-		return -1;
-	}
-	json_decref(errors);
-	const void *tables;
-	if (api__tables_or_503(cfg, SOLVER_3X3, &tables, rp) < 0)
-		return -1;
-	size_t ws = reduce_work_size(n), cap = reduce_max_moves(n);
-	void *work = malloc(ws);
-	out->big = malloc(cap * sizeof *out->big);
-	if (!work || !out->big) {
-		free(work);
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
-		return -1;
-	}
-	double t0 = now_ms();
-	/* effort 2 and 3 where their one wide pass eases off when hurried
-	 * (reduce_limits.hurry): at half the budget, so that what is left
-	 * of the pass at the default's pace fits in the other half (33×33:
-	 * 5.5 s at the default, 10.5 s wide on a slow machine here; hurried
-	 * at 5 s of 10 it answers in about 8) */
-	int ease = a->effort > 1 && n >= REDUCE_EASE_MIN_N &&
-		   n <= REDUCE_EASE_MAX_N;
-	struct deadline d = {t0 + a->timeout_ms, a->task,
-			     ease ? t0 + a->timeout_ms / 2.0
-				  : hurry_at(t0, a->timeout_ms)};
-	reduce_limits lim = {.poll = poll_deadline, .ctx = &d,
-			     .hurry = hurry_deadline,
-			     .stage_tables = solver_stage_tables(cfg->solver),
-			     .effort = a->effort,
-			     .budget_ms = (unsigned)a->timeout_ms,
-			     .four_tables = n == 4 ? solver_four_tables(cfg->solver)
-						   : NULL,
-			     .five_tables = n == 5 ? solver_five_tables(cfg->solver)
-						   : NULL};
-	int k = reduce_solve(tables, c, &lim, work, ws, out->big, cap,
-			     &out->reduced);
-	out->elapsed_ms = now_ms() - t0;
-	free(work);
-	if (k == SOLVE_ENOTFOUND) {
-		json_t *p = problem_reply(rp, PROBLEM_NO_SOLUTION_FOUND,
-					  "the reduction did not finish in %d "
-					  "ms",
-					  a->timeout_ms);
-		if (p)
-			json_object_set_new(p, "field",
-					    json_string("timeout_ms"));
-		return -1;
-	}
-	if (k == CUBE_EINVALID) {
-		/* validation reads no wings: the solver found one that is
-		 * not a real piece, or one twice */
+		/* the beginner tables are built at start-up or never: no
+		 * Retry-After */
 		json_t *p = problem_reply(
-			rp, PROBLEM_INVALID_CUBE,
-			"the %s %s not a legal cube: the stickers of an edge "
-			"do not form each wing piece once (a wing flipped in "
-			"place, or one twice)",
-			a->field,
-			strcmp(a->field, "facelets") == 0 ? "are" : "is");
+			rp, PROBLEM_TABLES_NOT_READY,
+			cfg->solver ? "the beginner method's tables could not "
+				      "be built"
+				    : "this server runs without solver tables "
+				      "(--solver 0)");
 		if (p) {
-			json_object_set_new(p, "field", json_string(a->field));
-			json_object_set_new(p, "errors", json_array());
+			json_object_set_new(p, "tables",
+					    json_string(cfg->solver ? "failed"
+								    : "off"));
+			json_object_set_new(p, "percent", json_integer(0));
 		}
-		return -1;
+		return;
 	}
-	if (k < 0) {
-		problem_reply(rp, PROBLEM_SOLVER,
-			      "the solver failed: %s", solve_strerror(k));
-		return -1;
+	if (e->row == PROBLEM_INVALID_CUBE && e->errors &&
+	    json_array_size(e->errors) > 0) {
+		api__invalid_cube(rp, e->field, e->errors, NULL);
+		e->errors = NULL; /* taken */
+		return;
 	}
-	out->count = k;
-	out->orient = out->reduced.orient;
-	return 0;
+	json_t *p = e->core ? problem_reply_core(rp, e->row, e->core, "%s",
+						 e->detail)
+			    : problem_reply(rp, e->row, "%s", e->detail);
+	if (!p)
+		return;
+	if (e->field)
+		json_object_set_new(p, "field", json_string(e->field));
+	if (e->offset >= 0)
+		json_object_set_new(p, "offset", json_integer(e->offset));
+	if (e->row == PROBLEM_INVALID_CUBE)
+		json_object_set_new(p, "errors", json_array());
+	if (e->row == PROBLEM_NO_SOLUTION_FOUND)
+		json_object_set_new(p, "best_length",
+				    e->best_length >= 0
+					    ? json_integer(e->best_length)
+					    : json_null());
 }
 
-/* Solve a 2×2/3×3 cube c as a asks. */
-static int solve_cube(const struct api_config *cfg, const cube_t *c,
-		      const struct solve_args *a, struct solved *out,
-		      struct api_reply *rp)
+/* The service's setting of this server. */
+static struct svc_env env_of(const struct api_config *cfg)
 {
-	int n = c->n;
-	memset(out, 0, sizeof *out);
-	out->n = n;
-	if (n == 1) {
-		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, a->field,
-			       "this server solves cubes of 2 or more layers, "
-			       "not 1×1 (a 1×1 only needs turning to face the "
-			       "right way)");
-		return -1;
-	}
-	if (n >= REDUCE_MIN_N)
-		return solve_big(cfg, c, a, out, rp);
-	if (a->effort) {
-		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "effort",
-			       "effort is for cubes of 4 or more layers (the "
-			       "reduction)");
-		return -1;
-	}
-	const char *def = n == 2 ? "optimal" : "twophase";
-	const char *method = a->method ? a->method : def;
-	int beginner = n == 3 && strcmp(method, "beginner") == 0;
-	if (strcmp(method, def) != 0 && !beginner) {
-		api__bad_field(rp, PROBLEM_METHOD_UNAVAILABLE, "method",
-			       "method \"%.20s\" is not available for a %d×%d "
-			       "cube; use %s",
-			       method, n, n,
-			       n == 2 ? "\"optimal\""
-				      : "\"twophase\" or \"beginner\"");
-		return -1;
-	}
-	out->method = beginner ? "beginner" : def;
-	if (a->target && n != 3) {
-		api__bad_field(rp, PROBLEM_NOT_APPLICABLE, "target",
-			       "solving to a pattern is for 3×3 cubes");
-		return -1;
-	}
-	target_spec ts;
-	pattern_t *owned = NULL;
-	const pattern_t *one[1];
-	if (a->target &&
-	    target_arg(a->target, a->target_len, &ts, &owned, one, rp) < 0)
-		return -1;
-	int rc = -1, k = 0;
-	struct repr_cubies cub;
-	const void *tables = NULL, *btables = NULL;
-	if (api__cubies_of(c, a->field, &cub, rp) < 0)
-		goto done;
-	out->orient = cub.orient;
-	if (beginner || a->target) {
-		if (beginner_or_503(cfg, &btables, rp) < 0)
-			goto done;
-		/* a target search falls back on two-phase prefixes when
-		 * those tables are ready, and needs them not */
-		if (!beginner)
-			tables = solver_table(cfg->solver, SOLVER_3X3);
-	} else if (api__tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
-				 &tables, rp) < 0) {
-		goto done;
-	}
-	double t0 = now_ms();
-	struct deadline d = {t0 + a->timeout_ms, a->task, 0};
-	if (a->target) {
-		target_limits lim = {
-			.max_length = a->max_given ? a->max_length : 0,
-			.poll = poll_deadline, .ctx = &d,
-			.twophase = tables, .beginner_only = beginner,
-		};
-		target_result res;
-		k = target_solve(btables, &ts, &cub.c3, &lim, out->moves,
-				 SOLVE_MAX_MOVES, &res);
-		if (a->max_given && k > a->max_length)
-			k = SOLVE_ENOTFOUND;
-		if (k >= 0 && beginner) {
-			out->nstages = res.stages;
-			memcpy(out->stages, res.stage, sizeof res.stage);
-		}
-		out->optimal = k >= 0 && res.optimal;
-	} else if (beginner) {
-		/* max_length bounds searches; this is not one */
-		k = beginner_solve(btables, &cub.c3, out->moves,
-				   SOLVE_MAX_MOVES, out->stages);
-		out->nstages = BEGINNER_STAGES;
-	} else if (n == 3 && a->max_length == 0) {
-		/* core reads a 0 limit as its default (21): only a solved cube
-		 * has a 0-move solution */
-		cubie3 id;
-		cubie3_solved(&id);
-		k = memcmp(&id, &cub.c3, sizeof id) == 0 ? 0 : SOLVE_ENOTFOUND;
-	} else if (n == 3) {
-		solve_limits lim = {
-			.max_length = a->max_length,
-			.target_length = a->max_length < 20 ? a->max_length : 20,
-			.poll = poll_deadline, .ctx = &d,
-		};
-		k = twophase_solve(tables, &cub.c3, &lim, out->moves,
-				   SOLVE_MAX_MOVES);
-	} else {
-		k = solve2_optimal(tables, &cub.c2, out->moves,
-				   SOLVE_MAX_MOVES);
-		if (k > a->max_length)
-			k = SOLVE_ENOTFOUND;
-	}
-	out->elapsed_ms = now_ms() - t0;
-	if (k == SOLVE_ENOTFOUND) {
-		json_t *p = a->target && !a->max_given
-			? problem_reply(rp, PROBLEM_NO_SOLUTION_FOUND,
-					"no moves reaching the target were "
-					"found in %d ms",
-					a->timeout_ms)
-			: problem_reply(rp, PROBLEM_NO_SOLUTION_FOUND,
-					"no solution of at most %d moves was "
-					"found in %d ms",
-					a->max_length, a->timeout_ms);
-		if (p)
-			json_object_set_new(p, "field",
-					    json_string(a->target && !a->max_given
-							? "target"
-							: "max_length"));
-		goto done;
-	}
-	if (k < 0) {
-		problem_reply(rp, PROBLEM_SOLVER,
-			      "the solver failed: %s", solve_strerror(k));
-		goto done;
-	}
-	repr_moves_to_frame(out->moves, k, n, &out->orient);
-	out->count = k;
-	rc = 0;
-done:
-	free(owned);
-	return rc;
+	return (struct svc_env){.solver = cfg->solver,
+				.max_solve_ms = cfg->max_solve_ms};
 }
 
 static json_t *moves_text(const cube_move *m, int count, int n)
@@ -559,7 +202,7 @@ static json_t *moves_text(const cube_move *m, int count, int n)
 }
 
 /* The reduction's stages: name, moves, their count. */
-static json_t *reduce_stages_json(const struct solved *s)
+static json_t *reduce_stages_json(const struct svc_answer *s)
 {
 	json_t *arr = json_array();
 	for (int i = 0; arr && i < REDUCE_STAGES; i++) {
@@ -579,7 +222,7 @@ static json_t *reduce_stages_json(const struct solved *s)
 
 /* The beginner stages: name, moves, their count, and the state after
  * them, all in the frame the cube was given in (c, as given). */
-static json_t *stages_json(const struct solved *s, const cube_t *c)
+static json_t *stages_json(const struct svc_answer *s, const cube_t *c)
 {
 	json_t *arr = json_array();
 	cube_t *k = malloc(cube_sizeof(c->n));
@@ -651,26 +294,43 @@ static void post_optimal(const struct api_config *cfg,
 	api__job_submit(cfg, rq, &jr, rp);
 }
 
+/* Solve as a asks: 0 with *s the answer, or -1 with rp the problem
+ * (s freed either way by the caller: svc_answer_free). */
+static int run_solve(const struct api_config *cfg,
+		     const struct svc_request *a, struct svc_answer *s,
+		     struct api_reply *rp)
+{
+	struct svc_env env = env_of(cfg);
+	struct svc_error e;
+	if (svc_solve(&env, a, s, &e) == 0)
+		return 0;
+	solve_problem(cfg, &e, rp);
+	svc_error_free(&e);
+	return -1;
+}
+
 /* The 200 reply of a solve of c as a asks, or its problem. */
 static void post_solve_reply(const struct api_config *cfg, const cube_t *c,
-			     const struct solve_args *a,
+			     const struct svc_request *a,
 			     struct api_reply *rp)
 {
-	struct solved *s = malloc(sizeof *s);
+	struct svc_answer *s = malloc(sizeof *s);
 	if (!s) {
 		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
-	if (solve_cube(cfg, c, a, s, rp) < 0) {
-		free(s->big);
+	if (run_solve(cfg, a, s, rp) < 0) {
 		free(s);
 		return;
 	}
-	json_t *o = json_pack("{s:i, s:s, s:o, s:i, s:f, s:o}", "size", s->n,
-			      "method", s->method, "solution",
-			      moves_text(solved_moves(s), s->count, s->n),
+	json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:i, s:f, s:o}", "size",
+			      s->n, "method", s->method, "via", s->via,
+			      "solution",
+			      moves_text(svc_moves(s), s->count, s->n),
 			      "length", s->count, "elapsed_ms", s->elapsed_ms,
 			      "orientation", repr_orientation(&s->orient));
+	if (o && s->n <= 3 && strcmp(s->method, "beginner") != 0)
+		json_object_set_new(o, "optimal", json_boolean(s->optimal));
 	if (o && s->big) {
 		json_object_set_new(o, "stages", reduce_stages_json(s));
 		json_object_set_new(o, "oll_parity",
@@ -685,7 +345,7 @@ static void post_solve_reply(const struct api_config *cfg, const cube_t *c,
 	}
 	if (o && strcmp(s->method, "beginner") == 0)
 		json_object_set_new(o, "stages", stages_json(s, c));
-	free(s->big);
+	svc_answer_free(s);
 	free(s);
 	api_reply_json(rp, 200, o);
 }
@@ -712,7 +372,7 @@ static void task_free(struct solve_task *t)
  * wait for a pool worker: else NULL, and the caller solves here. */
 static struct solve_task *task_new(const struct api_config *cfg,
 				   const struct api_request *rq, cube_t *c,
-				   const struct solve_args *a)
+				   const struct svc_request *a)
 {
 	if (!cfg->pool || !rq->done)
 		return NULL;
@@ -738,7 +398,9 @@ static struct solve_task *task_new(const struct api_config *cfg,
 	t->a = *a;
 	t->a.target = t->target;
 	t->a.method = t->method;
-	t->a.task = t;
+	t->a.c = c;
+	t->a.stop = task_stop_cb;
+	t->a.stop_ctx = t;
 	api_reply_init(&t->rp);
 	t->gone = rq->gone;
 	t->gone_ctx = rq->gone_ctx;
@@ -910,19 +572,14 @@ void api__post_solve(const struct api_config *cfg, const struct api_request *rq,
 	cube_t *c = api__start_state(0, jf, rp);
 	if (!c)
 		return;
-	struct solve_args sa = {
-		.method = jm ? json_string_value(jm) : NULL,
+	struct svc_request sa = {
+		.c = c, .method = jm ? json_string_value(jm) : NULL,
 		.max_length = (int)max_length, .max_given = jl != NULL,
 		.timeout_ms = (int)timeout_ms, .timeout_given = jt != NULL,
 		.target = jg ? json_string_value(jg) : NULL,
 		.target_len = jg ? json_string_length(jg) : 0,
 		.field = "facelets", .effort = (int)effort,
 	};
-	/* a caller who asks for more effort gets the server's longest
-	 * budget unless it gives its own */
-	if (c->n >= REDUCE_MIN_N && !sa.timeout_given)
-		sa.timeout_ms = effort > 1 ? (int)cfg->max_solve_ms
-					  : reduce_default_ms(cfg, c->n);
 	struct solve_task *t = task_new(cfg, rq, c, &sa);
 	if (t) {
 		offload(cfg, rq, t, rp);
@@ -1009,33 +666,32 @@ static void session_solve_reply(const struct api_config *cfg,
 				struct solve_task *t, struct api_reply *rp)
 {
 	const char *id = t->sid;
-	struct solved *s = malloc(sizeof *s);
-	int rc = s ? solve_cube(cfg, t->c, &t->a, s, rp) : -1;
+	struct svc_answer *s = malloc(sizeof *s);
+	t->a.c = t->c;
+	int rc = s ? run_solve(cfg, &t->a, s, rp) : -1;
 	if (rc < 0) {
 		if (!s)
 			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
 				      "out of memory");
-		else
-			free(s->big);
 		free(s);
 		return;
 	}
-	size_t need = moves_print(solved_moves(s), (size_t)s->count, s->n,
+	size_t need = moves_print(svc_moves(s), (size_t)s->count, s->n,
 				  NULL, 0);
 	char *text = malloc(need + 1);
 	if (!text) {
-		free(s->big);
+		svc_answer_free(s);
 		free(s);
 		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
-	moves_print(solved_moves(s), (size_t)s->count, s->n, text, need + 1);
+	moves_print(svc_moves(s), (size_t)s->count, s->n, text, need + 1);
 	struct store_solve sv = {
 		.version = t->version, .solution = text, .length = s->count,
 		.elapsed_ms = s->elapsed_ms,
 	};
 	snprintf(sv.method, sizeof sv.method, "%s", s->method);
-	free(s->big);
+	svc_answer_free(s);
 	free(s);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -1091,9 +747,11 @@ void api__session_solve(const struct api_config *cfg,
 			      "a stored state could not be read");
 		return;
 	}
-	struct solve_args sa = {
-		.method = method, .max_length = 21,
-		.timeout_ms = (int)cfg->max_solve_ms, .field = "session",
+	/* a session's solve is a default solve: anytime, the server's
+	 * longest budget for the search for a shorter answer */
+	struct svc_request sa = {
+		.c = c, .method = method, .max_length = 21,
+		.field = "session",
 	};
 	/* solved and stored on a pool worker, or here if there is none */
 	struct solve_task local = {.cfg = cfg, .c = c, .a = sa};

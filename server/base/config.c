@@ -128,11 +128,16 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "optimal solver table size: 0 = 80 MB, 1 = 1.0 GB, 2 = 2.5 GB "      \
 	  "(bigger is faster to solve, slower to build)")                      \
 	X("solver-4x4", "CUBED_SOLVER_4X4", OPT_UINT, solver_4x4, "1", 0, 1,   \
-	  "0|1", "4x4 by three phases over 140 MB of tables, built (about a "  \
-	  "minute) at the first 4x4 solve; 0 = stage by stage")                \
+	  "0|1", "4x4 by three phases over 140 MB of tables (built in about " \
+	  "a minute, then cached); 0 = stage by stage")                        \
 	X("solver-5x5", "CUBED_SOLVER_5X5", OPT_UINT, solver_5x5, "1", 0, 1,   \
-	  "0|1", "5x5 by five phases over 440 MB of tables, built (about a "  \
-	  "minute) at the first 5x5 solve; 0 = stage by stage")                \
+	  "0|1", "5x5 by five phases over 440 MB of tables (built in about "  \
+	  "35 s, then cached); 0 = stage by stage")                            \
+	X("solver-warm", "CUBED_SOLVER_WARM", OPT_UINT, solver_warm, "1", 0,   \
+	  1, "0|1", "load or build the big cubes', 4x4, 5x5 and near (3x3 "    \
+	  "optimal near solved, 80 MB) tables at start, at a low priority; "   \
+	  "0 = each when a solve first needs it (answers until then are "      \
+	  "longer)")                                                           \
 	X("optimal-preload", "CUBED_OPTIMAL_PRELOAD", OPT_FLAG,                \
 	  optimal_preload, "0", 0, 1, "",                                      \
 	  "load or build the optimal solver's tables at start, not at the "    \

@@ -53,6 +53,7 @@ struct config {
 	uint64_t optimal_preload;     /* 1 = make those tables at start */
 	uint64_t solver_4x4;          /* 1 = 4×4 by three phases */
 	uint64_t solver_5x5;          /* 1 = 5×5 by five phases */
+	uint64_t solver_warm;         /* 1 = big cubes' tables at start */
 	uint64_t solve_workers;       /* solver pool threads */
 	uint64_t solve_queue;         /* jobs waiting in the pool, in all */
 	uint64_t solve_client_running; /* jobs one client may have running */

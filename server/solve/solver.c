@@ -6,9 +6,12 @@
  * for, or at start with --optimal-preload, by their own thread and as
  * many builder threads as --solve-workers: most servers never solve
  * optimally, and the tests start many servers. The big cubes' tables
- * (30 MB) and the 4×4 three-phase tables (140 MB) are likewise loaded or
- * built only once a big cube (a 4×4) is solved, by the main thread after
- * the others. */
+ * (30 MB), the 4×4 three-phase tables (140 MB), the 5×5 five-phase ones
+ * (440 MB) and the near tables (the optimal solver's level 0, 80 MB, for
+ * a 3×3 near solved) are loaded or built by the main thread after the
+ * others: all of them at start, at a low priority, when the server is
+ * warm (solver_options.warm, --solver-warm), else each once a solve asks
+ * for it. Each start and end is a log line. */
 #include "solver.h"
 
 #include <errno.h>
@@ -21,10 +24,13 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "beginner.h"
+#include "log.h"
 #include "optimal.h"
 #include "reduce.h"
 #include "solve.h"
@@ -46,7 +52,12 @@ struct table {
 	char reason[160];
 };
 
-enum { LAZY_STAGE, LAZY_FOUR, LAZY_FIVE, LAZY_N };
+enum { LAZY_STAGE, LAZY_NEAR, LAZY_FOUR, LAZY_FIVE, LAZY_N };
+
+/* What the log calls each table. */
+static const char *const lazy_name[LAZY_N] = {
+	"big cubes' (staged centers, bars)", "near (3×3 optimal, level 0)",
+	"4×4 three-phase", "5×5 five-phase"};
 
 struct solver {
 	char dir[1024];
@@ -187,9 +198,10 @@ static void *table_alloc(size_t size)
 /* Table t from its file in the tables directory when the file holds
  * what this build makes (size, checksum), else built and written there
  * for the next start (a warning if it cannot be). */
-static void load_or_build(struct solver *s, struct table *t)
+static void load_or_build(struct solver *s, struct table *t, const char *name)
 {
 	size_t size = t->size();
+	int64_t t0 = mono_ms();
 	t->buf = table_alloc(size);
 	if (!t->buf) {
 		snprintf(t->reason, sizeof t->reason, "out of memory");
@@ -201,10 +213,17 @@ static void load_or_build(struct solver *s, struct table *t)
 	snprintf(path, sizeof path, "%s/%s", s->dir, t->file);
 	if (read_all(path, t->buf, size) == 0 && t->check(t->buf, size) == 0) {
 		atomic_store(&t->state, 2);
+		if (name)
+			log_msg(LOG_INFO, "solver tables: the %s loaded (%s, "
+				"%zu MB, %lld ms)", name, t->file, size >> 20,
+				(long long)(mono_ms() - t0));
 		return;
 	}
 	atomic_store(&t->build_started_ms, mono_ms());
 	atomic_store(&t->state, 1);
+	if (name)
+		log_msg(LOG_INFO, "solver tables: building the %s (%s, %zu MB); "
+			"/readyz shows its progress", name, t->file, size >> 20);
 	struct build ctx = {t, s};
 	int rc = t->init ? t->init(t->buf, size, poll_cb, &ctx)
 			 : reduce_init(t, t->buf, size, poll_cb, &ctx);
@@ -214,9 +233,15 @@ static void load_or_build(struct solver *s, struct table *t)
 			 : rc == INIT_ENOMEM    ? "out of memory"
 						: solve_strerror(rc));
 		atomic_store(&t->state, 3);
+		if (name && rc != SOLVE_ECANCELLED)
+			log_msg(LOG_WARN, "solver tables: the %s failed: %s",
+				name, t->reason);
 		return;
 	}
 	atomic_store(&t->state, 2);
+	if (name)
+		log_msg(LOG_INFO, "solver tables: the %s built in %lld ms",
+			name, (long long)(mono_ms() - t0));
 	if (write_all(path, t->buf, size) < 0)
 		fprintf(stderr,
 			"cubed: warning: cannot cache solver tables in %s: %s "
@@ -230,7 +255,16 @@ static void *main_loop(void *arg)
 	/* the small 2×2 table first: it is ready in a fraction of a second */
 	static const enum solver_table order[] = {SOLVER_2X2, SOLVER_3X3};
 	for (int i = 0; i < SOLVER_NTABLES && !atomic_load(&s->stop); i++)
-		load_or_build(s, &s->t[order[i]]);
+		load_or_build(s, &s->t[order[i]], NULL);
+	/* the rest is for better answers, not for any answer: at a low
+	 * priority (this thread only), so that requests come first on a
+	 * busy machine */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	if (s->opts.warm)
+		for (int i = 0; i < LAZY_N; i++)
+			if (!(i == LAZY_FOUR && s->opts.no_four) &&
+			    !(i == LAZY_FIVE && s->opts.no_five))
+				atomic_store(&s->wanted[i], 1);
 	/* the tables a solve asked for, each once, in lazy[]'s order */
 	for (;;) {
 		int next = -1;
@@ -247,9 +281,22 @@ static void *main_loop(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		if (atomic_load(&s->stop))
 			break;
-		load_or_build(s, &s->lazy[next]);
+		load_or_build(s, &s->lazy[next], lazy_name[next]);
 	}
 	return NULL;
+}
+
+/* The near tables: the optimal solver's level 0. */
+static size_t near_size(void) { return optimal_table_size(0); }
+
+static int near_init(void *buf, size_t size, solve_poll_fn poll, void *ctx)
+{
+	return optimal_table_init(buf, size, 0, poll, ctx);
+}
+
+static int near_check(const void *buf, size_t size)
+{
+	return optimal_table_check(buf, size, 0);
 }
 
 struct solver *solver_start(const char *dir)
@@ -286,6 +333,9 @@ struct solver *solver_start_opts(const char *dir, const struct solver_options *o
 		.work = reduce_stage_tables_work_size,
 		.build = reduce_stage_tables_build,
 		.check = reduce_stage_tables_check, .state = 4};
+	s->lazy[LAZY_NEAR] = (struct table){
+		.file = "cubed-optimal-0.bin", .size = near_size,
+		.init = near_init, .check = near_check, .state = 4};
 	s->lazy[LAZY_FOUR] = (struct table){
 		.file = "cubed-tables-4x4.bin", .size = reduce_four_tables_size,
 		.work = reduce_four_tables_work_size,
@@ -369,6 +419,11 @@ const void *solver_four_tables(struct solver *s)
 	return s && !s->opts.no_four ? lazy_get(s, LAZY_FOUR) : NULL;
 }
 
+const void *solver_near(struct solver *s)
+{
+	return s ? lazy_get(s, LAZY_NEAR) : NULL;
+}
+
 const void *solver_five_tables(struct solver *s)
 {
 	return s && !s->opts.no_five ? lazy_get(s, LAZY_FIVE) : NULL;
@@ -424,6 +479,12 @@ void solver_five_status(struct solver *s, const char **state, int *percent,
 	table_status(&s->lazy[LAZY_FIVE], state, percent, reason);
 	if (s->opts.no_five)
 		*state = "off";
+}
+
+void solver_near_status(struct solver *s, const char **state, int *percent,
+			const char **reason)
+{
+	table_status(&s->lazy[LAZY_NEAR], state, percent, reason);
 }
 
 /* ---- the optimal tables ------------------------------------------------ */

@@ -21,6 +21,9 @@ struct solver_options {
 	int optimal_preload;
 	int no_four; /* 1: never the 4×4 three-phase tables (--solver-4x4 0) */
 	int no_five; /* 1: never the 5×5 five-phase tables (--solver-5x5 0) */
+	int warm;    /* 1: the big cubes', near, 4×4 and 5×5 tables loaded or
+		      * built at start, at a low priority (--solver-warm),
+		      * not when a solve first asks for them */
 };
 
 /* Start the background thread. Tables are cached as files in dir (created
@@ -63,6 +66,14 @@ void solver_four_status(struct solver *s, const char **state, int *percent,
  * phases take about 74). */
 const void *solver_five_tables(struct solver *s);
 void solver_five_status(struct solver *s, const char **state, int *percent,
+			const char **reason);
+
+/* The near tables (the optimal solver's level 0, optimal.h: 80 MB, about
+ * 20 s of one core to build; cubed-optimal-0.bin), likewise: with them a
+ * 3×3's default answer is optimal when the state is near solved
+ * (solve_service.h). */
+const void *solver_near(struct solver *s);
+void solver_near_status(struct solver *s, const char **state, int *percent,
 			const char **reason);
 
 /* The beginner method's tables (beginner.h): small and built in tens of

@@ -145,7 +145,8 @@ async function call<P extends keyof paths, M extends Method, S extends number>(
 
 async function startServer(bin: string, tables: string | undefined): Promise<{ child: ChildProcess; dir: string }> {
 	const dir = mkdtempSync(join(tmpdir(), 'cubed-client-'));
-	const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'), '--quiet'];
+	const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'), '--quiet',
+		'--solver-warm', '0'];
 	if (tables) args.push('--tables', tables);
 	const child = spawn(resolve(bin), args, { stdio: ['ignore', 'ignore', 'pipe'] });
 	let log = '';

@@ -76,7 +76,7 @@ const servers = [];
 async function startServer(extra = []) {
 	const dir = mkdtempSync(join(tmpdir(), 'cubed-contract-'));
 	const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'),
-		'--openapi', resolve(specPath), '--quiet', ...extra];
+		'--openapi', resolve(specPath), '--quiet', '--solver-warm', '0', ...extra];
 	if (schemaDir) args.push('--schema', resolve(schemaDir));
 	const child = spawn(resolve(bin), args, { stdio: ['ignore', 'ignore', 'pipe'] });
 	const srv = { child, dir, log: '' };

@@ -330,11 +330,13 @@ START_TEST(tables_ready)
 	/* the two sizes, the big cubes' tables (only once a big cube is
 	 * solved: nxn_tables_cached), the 4×4 and 5×5 ones (off: the
 	 * suites' servers run --solver-4x4 0 --solver-5x5 0;
-	 * four_tables_used, five_tables_used) and the optimal solver's
-	 * (made only when the first optimal job needs them:
+	 * four_tables_used, five_tables_used), the near tables (made at
+	 * start by a warm server only: near_optimal) and the optimal
+	 * solver's (made only when the first optimal job needs them:
 	 * check_http_jobs.c) */
-	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 6,
+	ck_assert_msg(json_is_object(sv) && json_object_size(sv) == 7,
 		      "solver: %s", dump(j));
+	ck_assert_str_eq(sget(json_object_get(sv, "near"), "tables"), "absent");
 	ck_assert_str_eq(sget(json_object_get(sv, "4x4"), "tables"), "off");
 	ck_assert_str_eq(sget(json_object_get(sv, "5x5"), "tables"), "off");
 	ck_assert_str_eq(sget(json_object_get(sv, "optimal"), "tables"),

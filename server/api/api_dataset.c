@@ -328,43 +328,6 @@ void api__post_dataset(const struct api_config *cfg,
 	api__job_submit(cfg, rq, &jr, rp);
 }
 
-void api__dataset_of_job(const struct job_view *v, struct dsp *p)
-{
-	dsp_init(p);
-	p->spec = v->rq.ds;
-	p->first = v->rq.ds_first;
-	p->rows = v->rq.ds_rows;
-	p->shard_k = v->rq.ds_shard_k;
-	p->shard_n = v->rq.ds_shard_n;
-	p->optimal_level = v->rq.ds_optimal_level;
-	p->have_count = p->have_columns = p->have_labels = 1;
-	p->have_depth = v->rq.ds.states == DATASET_WALK;
-}
-
-json_t *api__dataset_job_files(const struct job_view *v)
-{
-	struct dsp p;
-	api__dataset_of_job(v, &p);
-	json_t *files = json_array();
-	if (!files)
-		return NULL;
-	for (int c = 0; c <= DATASET_NCOLUMNS; c++) {
-		if (c < DATASET_NCOLUMNS && !(p.spec.columns & (1u << c)))
-			continue;
-		char name[48], href[160];
-		if (c < DATASET_NCOLUMNS)
-			snprintf(name, sizeof name, "%s.npy", dataset_column_name(c));
-		else
-			snprintf(name, sizeof name, "meta.json");
-		snprintf(href, sizeof href, "/v1/jobs/%s/files/%s", v->id, name);
-		json_t *f = json_pack("{s:s, s:s}", "name", name, "href", href);
-		if (f && c < DATASET_NCOLUMNS)
-			json_object_set_new(f, "bytes",
-					    json_integer((json_int_t)dsp_file_bytes(&p, c)));
-		json_array_append_new(files, f);
-	}
-	return files;
-}
 
 void api__job_file(const struct api_config *cfg, const struct api_request *rq,
 		   const struct api_args *a, struct api_reply *rp)

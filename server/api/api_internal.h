@@ -140,16 +140,27 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 			const char *qticket, const char **token, int *granted,
 			struct api_reply *rp);
 
-/* Other CPU-bound work on the solver pool, as a solve is (the same
- * per-client caps, 429 too_many_solves and 503 queue_full): fn(cfg, arg,
- * rp) runs on a pool worker and builds the reply. Returns 1 when rp is
- * pending or the refusal, arg (malloc'd) then taken over; 0 when this
- * request cannot wait (no pool, or no done callback, or no memory): the
- * caller runs fn itself and keeps arg (api_solve.c). */
-typedef void api__pool_fn(const struct api_config *cfg, void *arg,
-			  struct api_reply *rp);
+/* ---- work on the solver pool, tables, jobs (api_work.c) ------------- */
+
+/* CPU-bound work (a solve, a scramble) runs on the solver pool while its
+ * connection waits: the same per-client caps (429 too_many_solves), 503
+ * queue_full, cancellation when the client goes away. fn(cfg, arg, w,
+ * rp) builds the reply on a pool worker; api__work_stopped(w) says
+ * whether it should stop (cancelled, the pool stopping, the client gone;
+ * w NULL: never). api__offload returns 1 when rp is pending or the
+ * refusal, arg then taken over (free_arg lets it go); 0 when this request
+ * cannot wait (no pool, no done callback, no memory): the caller runs
+ * fn(cfg, arg, NULL, rp) itself and keeps arg. */
+struct api_work;
+typedef void api__work_fn(const struct api_config *cfg, void *arg,
+			  struct api_work *w, struct api_reply *rp);
 int api__offload(const struct api_config *cfg, const struct api_request *rq,
-		 api__pool_fn *fn, void *arg, struct api_reply *rp);
+		 api__work_fn *fn, void *arg, void (*free_arg)(void *arg),
+		 struct api_reply *rp);
+int api__work_stopped(struct api_work *w);
+
+/* 503 no_jobs when this server runs none (-1), else 0. */
+int api__jobs_or_503(const struct api_config *cfg, struct api_reply *rp);
 
 /* ---- body fields ------------------------------------------------------ */
 
@@ -243,7 +254,7 @@ int api__repr_check(enum repr r, int n, const char *field,
 /* The cubie form of c (a 2×2 or 3×3), or 422 invalid_cube with every
  * problem cube_validate finds; field names the state in the request. */
 /* The solver's table t into *out, or -1 with rp a 503 tables_not_ready
- * (with Retry-After while they load or build) (api_solve.c). */
+ * (with Retry-After while they load or build) (api_work.c). */
 int api__tables_or_503(const struct api_config *cfg, int t,
 		       const void **out, struct api_reply *rp);
 

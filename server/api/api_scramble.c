@@ -31,7 +31,7 @@ struct scramble {
 };
 
 static void make_scramble(const struct api_config *cfg, void *arg,
-			  struct api_reply *rp);
+			  struct api_work *w, struct api_reply *rp);
 
 void api__get_scramble(const struct api_config *cfg,
 		       const struct api_request *rq, const struct api_args *a,
@@ -90,16 +90,17 @@ void api__get_scramble(const struct api_config *cfg,
 	sc->n = n;
 	sc->seed = seed;
 	sc->has_seed = has_seed;
-	if (api__offload(cfg, rq, make_scramble, sc, rp))
+	if (api__offload(cfg, rq, make_scramble, sc, free, rp))
 		return;
-	make_scramble(cfg, sc, rp); /* a caller that cannot wait */
+	make_scramble(cfg, sc, NULL, rp); /* a caller that cannot wait */
 	free(sc);
 }
 
 /* The scramble sc asks for into rp (on a pool worker). */
 static void make_scramble(const struct api_config *cfg, void *arg,
-			  struct api_reply *rp)
+			  struct api_work *w, struct api_reply *rp)
 {
+	(void)w;
 	const struct scramble *sc = arg;
 	int64_t n = sc->n, seed = sc->seed;
 	int has_seed = sc->has_seed;

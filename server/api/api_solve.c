@@ -37,99 +37,97 @@
 /* The largest max_length a solve request may name. */
 #define MAX_LENGTH_ARG SVC_MAX_LENGTH_ARG
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* A synchronous solve run by a pool worker while its connection waits
- * (api.h: rq->done), so the HTTP threads never search. */
-struct solve_task {
-	const struct api_config *cfg;
-	int session;             /* a session's solve: stored, 201 */
+/* A solve handed to the solver pool (api__offload): the request with
+ * copies of what it points into, and for a session's solve where to
+ * store it. */
+struct solve_job {
 	cube_t *c;
 	struct svc_request a;
-	char *target;            /* a.target, copied out of the body */
-	char *method;            /* a.method, the same */
+	char *target;      /* a.target, copied out of the body */
+	char *method;      /* a.method, the same */
+	int session;       /* a session's solve: stored, 201 */
 	char sid[STORE_ID_MAX];
 	int64_t version;
-	char *facelets;          /* the session's state, copied (owned) */
-	const char *state;       /* the session's state: facelets, or the
-				  * caller's when solved on its thread */
-	struct api_reply rp;     /* the answer, built by the worker */
-	uint64_t ticket;
-	_Atomic int cancel;      /* nobody waits for the answer any more */
-	int (*gone)(void *ctx);  /* has the client gone away? */
-	void *gone_ctx;
-	double next_gone;        /* when to ask gone next */
-	void (*done)(void *ctx);
-	void *done_ctx;
-	api__pool_fn *fn;        /* other work (api__offload), or NULL */
-	void *fn_arg;            /* fn's argument (owned) */
+	char *facelets;    /* the session's state (owned) */
 };
 
-/* Should the task's search stop: cancelled, the pool stopping, or the
- * client gone (asked every 20 ms: a system call)? */
-static int task_stop(struct solve_task *t)
+static void solve_job_free(void *arg)
 {
-	if (!t)
-		return 0;
-	if (atomic_load(&t->cancel) || solve_pool_stopping(t->cfg->pool))
-		return 1;
-	if (t->gone) {
-		double now = now_ms();
-		if (now >= t->next_gone) {
-			t->next_gone = now + 20;
-			if (t->gone(t->gone_ctx)) {
-				atomic_store(&t->cancel, 1);
-				return 1;
-			}
+	struct solve_job *j = arg;
+	if (!j)
+		return;
+	free(j->c);
+	free(j->target);
+	free(j->method);
+	free(j->facelets);
+	free(j);
+}
+
+/* A job for c (taken over) as a asks; NULL if memory ran out (c not
+ * taken). */
+static struct solve_job *solve_job_new(cube_t *c, const struct svc_request *a)
+{
+	struct solve_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	if (a->target) {
+		j->target = malloc(a->target_len + 1);
+		if (!j->target) {
+			free(j);
+			return NULL;
 		}
+		memcpy(j->target, a->target, a->target_len);
+		j->target[a->target_len] = '\0';
 	}
-	return 0;
+	if (a->method && !(j->method = strdup(a->method))) {
+		free(j->target);
+		free(j);
+		return NULL;
+	}
+	j->c = c;
+	j->a = *a;
+	j->a.c = c;
+	j->a.target = j->target;
+	j->a.method = j->method;
+	return j;
 }
 
-/* The service's stop for a task: cancelled, the pool stopping, the
- * client gone. */
-static int task_stop_cb(void *ctx)
+/* The service's stop: the pool work's (cancelled, the pool stopping, the
+ * client gone). */
+static int work_stop(void *ctx)
 {
-	return task_stop(ctx);
+	return api__work_stopped(ctx);
 }
 
-int api__tables_or_503(const struct api_config *cfg, int t,
-		       const void **out, struct api_reply *rp)
+static void post_solve_reply(const struct api_config *cfg, const cube_t *c,
+			     const struct svc_request *a,
+			     struct api_reply *rp);
+static void session_solve_reply(const struct api_config *cfg,
+				 struct solve_job *j, struct api_reply *rp);
+
+/* A solve on a pool worker (w), or on the caller's thread (w NULL). */
+static void solve_work(const struct api_config *cfg, void *arg,
+		       struct api_work *w, struct api_reply *rp)
 {
-	*out = solver_table(cfg->solver, t);
-	if (*out)
-		return 0;
-	const char *state, *reason;
-	int percent;
-	solver_status(cfg->solver, t, &state, &percent, &reason);
-	json_t *p;
-	if (!cfg->solver) {
-		/* the name /readyz gives this state */
-		state = "off";
-		p = problem_reply(rp, PROBLEM_TABLES_NOT_READY,
-				  "this server runs without solver tables "
-				  "(--solver 0)");
-	} else {
-		p = problem_reply(rp, PROBLEM_TABLES_NOT_READY,
-				  "the %s solver tables are %s%s; try again "
-				  "shortly",
-				  t == SOLVER_3X3 ? "3×3" : "2×2", state,
-				  reason ? " (the build failed)" : "");
-	}
-	if (p) {
-		json_object_set_new(p, "tables", json_string(state));
-		json_object_set_new(p, "percent", json_integer(percent));
-	}
-	/* a real estimate, and none when waiting will not help */
-	unsigned wait = solver_retry_after(cfg->solver, t);
-	if (wait)
-		api_reply_header(rp, "Retry-After", "%u", wait);
-	return -1;
+	struct solve_job *j = arg;
+	j->a.stop = w ? work_stop : NULL;
+	j->a.stop_ctx = w;
+	if (j->session)
+		session_solve_reply(cfg, j, rp);
+	else
+		post_solve_reply(cfg, j->c, &j->a, rp);
+}
+
+/* Run j on the solver pool, or here when this request cannot wait; j is
+ * taken over either way. */
+static void solve_offload(const struct api_config *cfg,
+			  const struct api_request *rq, struct solve_job *j,
+			  struct api_reply *rp)
+{
+	if (api__offload(cfg, rq, solve_work, j, solve_job_free, rp))
+		return;
+	solve_work(cfg, j, NULL, rp);
+	solve_job_free(j);
 }
 
 /* The reply of a solve that has no answer (svc_error) into rp. */
@@ -350,192 +348,6 @@ static void post_solve_reply(const struct api_config *cfg, const cube_t *c,
 	api_reply_json(rp, 200, o);
 }
 
-/* ---- solves on the solver pool --------------------------------------- */
-
-static void session_solve_reply(const struct api_config *cfg,
-				struct solve_task *t, struct api_reply *rp);
-
-static void task_free(struct solve_task *t)
-{
-	if (!t)
-		return;
-	free(t->c);
-	free(t->target);
-	free(t->method);
-	free(t->facelets);
-	free(t->fn_arg);
-	api_reply_free(&t->rp);
-	free(t);
-}
-
-/* A task for c (taken over on success) as a asks, if this request can
- * wait for a pool worker: else NULL, and the caller solves here. */
-static struct solve_task *task_new(const struct api_config *cfg,
-				   const struct api_request *rq, cube_t *c,
-				   const struct svc_request *a)
-{
-	if (!cfg->pool || !rq->done)
-		return NULL;
-	struct solve_task *t = calloc(1, sizeof *t);
-	if (!t)
-		return NULL;
-	if (a->target) {
-		t->target = malloc(a->target_len + 1);
-		if (!t->target) {
-			free(t);
-			return NULL;
-		}
-		memcpy(t->target, a->target, a->target_len);
-		t->target[a->target_len] = '\0';
-	}
-	if (a->method && !(t->method = strdup(a->method))) {
-		free(t->target);
-		free(t);
-		return NULL;
-	}
-	t->cfg = cfg;
-	t->c = c;
-	t->a = *a;
-	t->a.target = t->target;
-	t->a.method = t->method;
-	t->a.c = c;
-	t->a.stop = task_stop_cb;
-	t->a.stop_ctx = t;
-	api_reply_init(&t->rp);
-	t->gone = rq->gone;
-	t->gone_ctx = rq->gone_ctx;
-	t->done = rq->done;
-	t->done_ctx = rq->done_ctx;
-	return t;
-}
-
-static void task_run(void *arg)
-{
-	struct solve_task *t = arg;
-	if (!task_stop(t)) {
-		if (t->fn)
-			t->fn(t->cfg, t->fn_arg, &t->rp);
-		else if (t->session)
-			session_solve_reply(t->cfg, t, &t->rp);
-		else
-			post_solve_reply(t->cfg, t->c, &t->a, &t->rp);
-	}
-	int ok = t->rp.status >= 200 && t->rp.status < 300;
-	if (!ok && solve_pool_stopping(t->cfg->pool)) {
-		/* the search was cut short, not answered: say why (a solve
-		 * stored already keeps its 201) */
-		problem_reply(&t->rp, PROBLEM_SHUTTING_DOWN,
-			      "the server is shutting down");
-		api_reply_header(&t->rp, "Retry-After", "5");
-	} else if (atomic_load(&t->cancel)) {
-		solve_pool_count_cancelled(t->cfg->pool);
-		/* nobody reads it; the log line shows what happened */
-		if (!ok)
-			problem_reply(&t->rp, PROBLEM_CANCELLED,
-				      "the solve was stopped: its client went "
-				      "away");
-	}
-	/* t may be freed as soon as done is called */
-	t->done(t->done_ctx);
-}
-
-/* Taken out of the queue: the pool stops, or nobody waits any more. */
-static void task_drop(void *arg)
-{
-	struct solve_task *t = arg;
-	problem_reply(&t->rp, PROBLEM_SHUTTING_DOWN,
-		      "the server is shutting down");
-	api_reply_header(&t->rp, "Retry-After", "5");
-	t->done(t->done_ctx);
-}
-
-/* The reply of a finished solve on the solver pool into rp, and the task
- * freed (api_finish). */
-static void pooled_finish(const struct api_config *cfg, struct api_pending *p,
-			  struct api_reply *rp)
-{
-	(void)cfg;
-	struct solve_task *t = p->work;
-	const char *route = rp->route;
-	api_reply_free(rp);
-	*rp = t->rp;
-	rp->route = route;
-	api_reply_init(&t->rp);
-	task_free(t);
-	p->work = NULL;
-}
-
-/* A queued or running solve whose answer nobody will take. */
-static void pooled_abandon(struct api_pending *p)
-{
-	task_free(p->work);
-	p->work = NULL;
-}
-
-/* Queue t on the pool: rp->pending answers later; or rp is the refusal
- * (429 when the client has as many solves waiting as it may, 503 when
- * the queue is full) and t is freed. */
-static void offload(const struct api_config *cfg, const struct api_request *rq,
-		    struct solve_task *t, struct api_reply *rp)
-{
-	static const struct limits_key nobody = {0, {0}};
-	struct api_pending *p = calloc(1, sizeof *p);
-	int rc = p ? solve_pool_submit(cfg->pool,
-				       rq->client ? rq->client : &nobody,
-				       task_run, task_drop, t, &t->ticket)
-		   : POOL_NOMEM;
-	if (rc == POOL_OK) {
-		p->work = t;
-		p->finish = pooled_finish;
-		p->abandon = pooled_abandon;
-		rp->pending = p;
-		return;
-	}
-	free(p);
-	task_free(t);
-	switch (rc) {
-	case POOL_CLIENT_BUSY:
-		problem_reply(rp, PROBLEM_TOO_MANY_SOLVES,
-			      "this client already has as many solves running "
-			      "and waiting as it may (--solve-client-running, "
-			      "--solve-client-queued); retry when one has "
-			      "finished");
-		api_reply_header(rp, "Retry-After", "1");
-		return;
-	case POOL_FULL:
-		problem_reply(rp, PROBLEM_QUEUE_FULL,
-			      "the solver queue is full (--solve-queue); try "
-			      "again shortly");
-		api_reply_header(rp, "Retry-After", "1");
-		return;
-	case POOL_STOPPED:
-		problem_reply(rp, PROBLEM_SHUTTING_DOWN,
-			      "the server is shutting down");
-		api_reply_header(rp, "Retry-After", "5");
-		return;
-	}
-	problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
-}
-
-int api__offload(const struct api_config *cfg, const struct api_request *rq,
-		 api__pool_fn *fn, void *arg, struct api_reply *rp)
-{
-	struct solve_task *t = cfg->pool && rq->done ? calloc(1, sizeof *t)
-						     : NULL;
-	if (!t)
-		return 0;
-	t->cfg = cfg;
-	t->fn = fn;
-	t->fn_arg = arg;
-	api_reply_init(&t->rp);
-	t->gone = rq->gone;
-	t->gone_ctx = rq->gone_ctx;
-	t->done = rq->done;
-	t->done_ctx = rq->done_ctx;
-	offload(cfg, rq, t, rp);
-	return 1;
-}
-
 void api__post_solve(const struct api_config *cfg, const struct api_request *rq,
 		     const struct api_args *a, struct api_reply *rp)
 {
@@ -580,13 +392,13 @@ void api__post_solve(const struct api_config *cfg, const struct api_request *rq,
 		.target_len = jg ? json_string_length(jg) : 0,
 		.field = "facelets", .effort = (int)effort,
 	};
-	struct solve_task *t = task_new(cfg, rq, c, &sa);
-	if (t) {
-		offload(cfg, rq, t, rp);
+	struct solve_job *j = solve_job_new(c, &sa);
+	if (!j) {
+		free(c);
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
-	post_solve_reply(cfg, c, &sa, rp);
-	free(c);
+	solve_offload(cfg, rq, j, rp);
 }
 
 /* ---- session solves --------------------------------------------------- */
@@ -660,15 +472,14 @@ static void session_optimal(const struct api_config *cfg,
 		api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", v->version);
 }
 
-/* Solve a session's cube (t: its id, version and state) and store the
+/* Solve a session's cube (j: its id, version and state) and store the
  * solve with the session's: 201 with it, or the problem. */
 static void session_solve_reply(const struct api_config *cfg,
-				struct solve_task *t, struct api_reply *rp)
+				struct solve_job *j, struct api_reply *rp)
 {
-	const char *id = t->sid;
+	const char *id = j->sid;
 	struct svc_answer *s = malloc(sizeof *s);
-	t->a.c = t->c;
-	int rc = s ? run_solve(cfg, &t->a, s, rp) : -1;
+	int rc = s ? run_solve(cfg, &j->a, s, rp) : -1;
 	if (rc < 0) {
 		if (!s)
 			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
@@ -687,7 +498,7 @@ static void session_solve_reply(const struct api_config *cfg,
 	}
 	moves_print(svc_moves(s), (size_t)s->count, s->n, text, need + 1);
 	struct store_solve sv = {
-		.version = t->version, .solution = text, .length = s->count,
+		.version = j->version, .solution = text, .length = s->count,
 		.elapsed_ms = s->elapsed_ms,
 	};
 	snprintf(sv.method, sizeof sv.method, "%s", s->method);
@@ -696,7 +507,7 @@ static void session_solve_reply(const struct api_config *cfg,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	int src = sessions_add_solve(cfg->sessions, id, &sv, t->state);
+	int src = sessions_add_solve(cfg->sessions, id, &sv, j->facelets);
 	if (src != SES_OK) {
 		free(text);
 		/* a storage fault or a stop says what it is (507/503 with
@@ -713,7 +524,7 @@ static void session_solve_reply(const struct api_config *cfg,
 	}
 	api_reply_json(rp, 201, solve_json(id, &sv));
 	free(text);
-	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", t->version);
+	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", j->version);
 }
 
 void api__session_solve(const struct api_config *cfg,
@@ -754,28 +565,23 @@ void api__session_solve(const struct api_config *cfg,
 		.field = "session",
 	};
 	/* solved and stored on a pool worker, or here if there is none */
-	struct solve_task local = {.cfg = cfg, .c = c, .a = sa};
-	struct solve_task *t = task_new(cfg, rq, c, &sa);
-	if (t && !(t->facelets = strdup(v.facelets))) {
-		t->c = NULL;
-		task_free(t);
-		t = NULL;
-	}
-	if (t)
-		t->state = t->facelets;
-	struct solve_task *w = t ? t : &local;
-	w->session = 1;
-	snprintf(w->sid, sizeof w->sid, "%s", a->id);
-	w->version = v.version;
-	if (t) {
+	struct solve_job *j = solve_job_new(c, &sa);
+	if (j)
+		j->facelets = strdup(v.facelets);
+	if (!j || !j->facelets) {
+		if (j)
+			solve_job_free(j);
+		else
+			free(c);
 		session_view_free(&v);
-		offload(cfg, rq, t, rp);
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
 		return;
 	}
-	local.state = v.facelets;
-	session_solve_reply(cfg, &local, rp);
-	free(c);
+	j->session = 1;
+	snprintf(j->sid, sizeof j->sid, "%s", a->id);
+	j->version = v.version;
 	session_view_free(&v);
+	solve_offload(cfg, rq, j, rp);
 }
 
 void api__session_solves(const struct api_config *cfg,
@@ -802,15 +608,15 @@ void api__session_solves(const struct api_config *cfg,
 		return;
 	session_view_free(&v);
 	struct store_solve *sv = malloc((size_t)(limit + 1) * sizeof *sv);
-	int k = sv ? store_list_solves(cfg->store, a->id, after, sv,
-				       (int)limit + 1)
-		   : -1;
+	int k = sv ? sessions_solves(cfg->sessions, a->id, after, sv,
+				     (int)limit + 1)
+		   : SES_NOMEM;
 	if (k < 0) {
-		if (sv && store_unavailable(cfg->store))
-			api__session_problem(rp, SES_UNAVAILABLE, NULL);
-		else
+		if (k == SES_STORE)
 			problem_reply(rp, PROBLEM_DATABASE,
 				      "the solves could not be read");
+		else
+			api__session_problem(rp, k, NULL);
 		free(sv);
 		return;
 	}

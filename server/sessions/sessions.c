@@ -320,7 +320,14 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 	if (rc != SES_OK)
 		return reach(s, rc);
 	rc = store_events_after(s->store, id, after, out, cap);
-	return rc < 0 ? reach(s, SES_STORE) : rc;
+	return rc < 0 ? reach(s, ses_of_store(rc)) : rc;
+}
+
+int sessions_solves(struct sessions *s, const char *id, int64_t after,
+		    struct store_solve *out, int cap)
+{
+	int rc = store_list_solves(s->store, id, after, out, cap);
+	return rc < 0 ? reach(s, ses_of_store(rc)) : rc;
 }
 
 int sessions_add_solve(struct sessions *s, const char *id,

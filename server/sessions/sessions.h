@@ -181,6 +181,12 @@ int sessions_fork(struct sessions *s, const char *id, int64_t version,
 int sessions_history(struct sessions *s, const char *id, int64_t after,
 		     struct store_event *out, int cap);
 
+/* The session's solves after solve id `after`, at most cap
+ * (store_solve_free each). Returns the count, or a session error (the
+ * database unreachable, a storage fault). */
+int sessions_solves(struct sessions *s, const char *id, int64_t after,
+		    struct store_solve *out, int cap);
+
 /* Record a solve of session id (through the writer, like every write);
  * sv->id receives its id. facelets (the state solved, or NULL) goes to
  * live watchers with the solve. */

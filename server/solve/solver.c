@@ -421,7 +421,11 @@ const void *solver_four_tables(struct solver *s)
 
 const void *solver_near(struct solver *s)
 {
-	return s ? lazy_get(s, LAZY_NEAR) : NULL;
+	/* never asked for by a solve: made at start when the server is
+	 * warm, else not at all (a solve does well without them) */
+	if (!s || atomic_load(&s->lazy[LAZY_NEAR].state) != 2)
+		return NULL;
+	return s->lazy[LAZY_NEAR].buf;
 }
 
 const void *solver_five_tables(struct solver *s)

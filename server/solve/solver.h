@@ -69,9 +69,10 @@ void solver_five_status(struct solver *s, const char **state, int *percent,
 			const char **reason);
 
 /* The near tables (the optimal solver's level 0, optimal.h: 80 MB, about
- * 20 s of one core to build; cubed-optimal-0.bin), likewise: with them a
- * 3×3's default answer is optimal when the state is near solved
- * (solve_service.h). */
+ * 20 s of one core to build; cubed-optimal-0.bin), or NULL: loaded or
+ * built at start when the server is warm (solver_options.warm), never at
+ * a solve's asking. With them a 3×3's default answer is optimal when the
+ * state is near solved (solve_service.h). */
 const void *solver_near(struct solver *s);
 void solver_near_status(struct solver *s, const char **state, int *percent,
 			const char **reason);

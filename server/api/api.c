@@ -77,12 +77,15 @@ static int json_media_type_ok(const char *ct)
  *   flags — R_IDEM: Idempotency-Key is honoured (an answer kept and
  *           replayed); R_SESSIONS: the route needs the session database
  *           (503 no_database without one) and its {id} the shape of an id
- *           (404 otherwise).
+ *           (404 otherwise); R_STORES: a success stores rows, counted
+ *           against the client's --storage-quota (api_reply.stored: the
+ *           request's body and 256 here, the state the session layer
+ *           stored added by the handler).
  * GET routes also answer HEAD; every path answers OPTIONS (CORS
  * preflight); Allow is made from the rows of a pattern (api_allow). The
  * contract check compares body, auth and R_IDEM with openapi.yaml
  * (`cubed routes`, api_route_row). */
-enum { R_IDEM = 1, R_SESSIONS = 2 };
+enum { R_IDEM = 1, R_SESSIONS = 2, R_STORES = 4 };
 
 static const struct route {
 	const char *pattern;
@@ -108,21 +111,21 @@ static const struct route {
 	{"/v1/patterns", "GET", api__get_patterns, BODY_NONE, AUTH_NONE, 0},
 	{"/v1/pieces", "POST", api__post_pieces, BODY_REQUIRED, AUTH_NONE, 0},
 	{"/v1/sessions", "POST", api__session_create, BODY_REQUIRED, AUTH_NONE,
-	 R_IDEM | R_SESSIONS},
+	 R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}", "GET", api__session_get, BODY_NONE,
 	 AUTH_OPTIONAL, R_SESSIONS},
 	{"/v1/sessions/{id}", "DELETE", api__session_delete, BODY_NONE,
 	 AUTH_REQUIRED, R_SESSIONS},
 	{"/v1/sessions/{id}/moves", "POST", api__session_moves, BODY_REQUIRED,
-	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/undo", "POST", api__session_undo, BODY_OPTIONAL,
-	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/redo", "POST", api__session_redo, BODY_OPTIONAL,
-	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/reset", "POST", api__session_reset, BODY_OPTIONAL,
-	 AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	 AUTH_REQUIRED, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/fork", "POST", api__session_fork, BODY_OPTIONAL,
-	 AUTH_OPTIONAL, R_IDEM | R_SESSIONS},
+	 AUTH_OPTIONAL, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/solve", "POST", api__post_solve, BODY_REQUIRED, AUTH_NONE, 0},
 	{"/v1/jobs/{jid}", "GET", api__job_get, BODY_NONE, AUTH_NONE, 0},
 	{"/v1/jobs/{jid}", "DELETE", api__job_delete, BODY_NONE, AUTH_NONE, 0},
@@ -132,7 +135,7 @@ static const struct route {
 	{"/v1/dataset", "POST", api__post_dataset, BODY_NONE, AUTH_NONE, 0},
 	{"/v1/scramble", "GET", api__get_scramble, BODY_NONE, AUTH_NONE, 0},
 	{"/v1/sessions/{id}/solve", "POST", api__session_solve, BODY_OPTIONAL,
-	 AUTH_OPTIONAL, R_IDEM | R_SESSIONS},
+	 AUTH_OPTIONAL, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/solves", "GET", api__session_solves, BODY_NONE,
 	 AUTH_OPTIONAL, R_SESSIONS},
 	{"/v1/sessions/{id}/history", "GET", api__session_history, BODY_NONE,
@@ -140,7 +143,7 @@ static const struct route {
 	{"/v1/sessions/{id}/events", "GET", api__session_events, BODY_NONE,
 	 AUTH_OPTIONAL, R_SESSIONS},
 	{"/v1/sessions/{id}/tokens", "POST", api__session_token_add,
-	 BODY_REQUIRED, AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	 BODY_REQUIRED, AUTH_REQUIRED, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/tokens", "GET", api__session_tokens, BODY_NONE,
 	 AUTH_REQUIRED, R_SESSIONS},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", api__session_token_revoke,
@@ -511,8 +514,11 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 	}
 	m->handler(cfg, rq, &a, rp);
 	json_decref(body);
+	uint64_t stored = (m->flags & R_STORES) ? (uint64_t)rq->body_len + 256
+						: 0;
 	if (rp->pending) {
 		/* answered by api_finish, which keeps the answer then */
+		rp->pending->stored_base = stored;
 		if (idem) {
 			rp->pending->unkept = idem_unkept;
 			rp->pending->unkept_ctx = cfg->idem;
@@ -520,6 +526,8 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		}
 		return;
 	}
+	if (rp->status == 200 || rp->status == 201)
+		rp->stored += stored;
 	if (idem)
 		idem_keep(cfg, scope, rp);
 }
@@ -531,6 +539,8 @@ void api_finish(const struct api_config *cfg, struct api_reply *rp)
 	if (!p)
 		return;
 	p->finish(cfg, p, rp);
+	if (rp->status == 200 || rp->status == 201)
+		rp->stored += p->stored_base;
 	if (p->unkept)
 		idem_keep(cfg, p->scope, rp);
 	free(p);

@@ -115,6 +115,9 @@ struct api_pending {
 	void (*unkept)(void *ctx, const unsigned char scope[32]);
 	void *unkept_ctx;
 	unsigned char scope[32];
+	/* Set by the router on a route that stores: its share of the bytes
+	 * stored (api_reply.stored), added once the answer is a success */
+	uint64_t stored_base;
 };
 
 struct session_view;

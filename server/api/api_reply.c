@@ -22,6 +22,7 @@ void api_reply_init(struct api_reply *rp)
 	rp->stream_close = NULL;
 	rp->pending = NULL;
 	rp->source = NULL;
+	rp->stored = 0;
 	rp->status = 500;
 }
 

@@ -137,6 +137,12 @@ struct api_reply {
 	/* A body made while it is sent (malloc'd; the HTTP layer takes it
 	 * over and sets this NULL, else api_reply_free releases it). */
 	struct api_body_source *source;
+	/* About how many bytes the request stored, for --storage-quota: the
+	 * router's share for the request's own row (a route that stores:
+	 * its body and 256), the handler's for the state (what the session
+	 * layer says it stored); 0 for a request that stored nothing, a
+	 * replayed answer included. */
+	uint64_t stored;
 };
 
 void api_reply_init(struct api_reply *rp);

@@ -403,6 +403,7 @@ void api__session_create(const struct api_config *cfg,
 		api_reply_json(rp, 201, o);
 		set_etag(rp, v.version);
 		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
+		rp->stored = v.stored;
 	}
 out:
 	free(start);
@@ -636,6 +637,7 @@ static void written_reply(const struct api_config *cfg,
 	api_reply_json_text(rp, 200, body, len);
 	if (body)
 		set_etag(rp, v->version);
+	rp->stored = v->stored;
 	free(text);
 	session_view_free(v);
 }
@@ -718,6 +720,7 @@ void api__session_fork(const struct api_config *cfg,
 		api_reply_json(rp, 201, o);
 		set_etag(rp, v.version);
 		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
+		rp->stored = v.stored;
 	}
 	session_view_free(&v);
 }

@@ -570,10 +570,9 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 }
 
 void guard_stored(struct guard *g, struct MHD_Connection *con,
-		  const char *method, const char *url, uint64_t bytes)
+		  uint64_t bytes)
 {
-	if (g == NULL || g->stored == NULL || bytes == 0 ||
-	    strcmp(method, "POST") != 0 || !stores_bytes(url))
+	if (g == NULL || g->stored == NULL || bytes == 0)
 		return;
 	struct limits_key key;
 	request_key(g, con, conn_of(con), &key);

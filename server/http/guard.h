@@ -111,10 +111,10 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 			 unsigned retry_after, struct api_reply *rp);
 
-/* A storing request (see guard_check) was done and stored about bytes:
- * count them against its client's --storage-quota. */
+/* A request was done and stored about bytes (api_reply.stored): count
+ * them against its client's --storage-quota. */
 void guard_stored(struct guard *g, struct MHD_Connection *con,
-		  const char *method, const char *url, uint64_t bytes);
+		  uint64_t bytes);
 
 /* The reply memory budget (--reply-memory). http.c charges every reply
  * body it hands libmicrohttpd when it creates the response, and gives the

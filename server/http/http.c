@@ -767,44 +767,6 @@ static struct MHD_Response *encoded(struct http_server *srv,
 	return resp;
 }
 
-/* About how many bytes a storing request that succeeded stored (for
- * --storage-quota, guard.h): its body (the moves, the title) and a row's
- * keys, times and ids; for a new session (created or forked) its state,
- * 6n² bytes; for a write to one, its share of the snapshot rows, which
- * hold that state once per max(32, n) events or so (session_layer.h).
- * The reply names n. */
-static uint64_t stored_estimate(const struct request *rq,
-				const struct api_reply *rp)
-{
-	uint64_t bytes = (uint64_t)rq->len + 256;
-	long long k = 0;
-	if (rp->json) {
-		json_t *size = json_object_get(rp->json, "size");
-		k = json_is_integer(size) ? json_integer_value(size) : 0;
-	} else if (rp->raw) {
-		/* a write's answer kept as text (idempotency.h): our own
-		 * JSON, whose first "size" member is the session's (a quote
-		 * inside a string would be escaped) */
-		const char *at = rp->raw, *end = rp->raw + rp->raw_len;
-		while ((at = memchr(at, '"', (size_t)(end - at))) != NULL &&
-		       (size_t)(end - at) > 7) {
-			if (memcmp(at, "\"size\":", 7) == 0 &&
-			    (at == rp->raw || at[-1] != '\\')) {
-				k = strtoll(at + 7, NULL, 10);
-				break;
-			}
-			at++;
-		}
-	}
-	if (k < 1 || k > 1024)
-		return bytes;
-	uint64_t n = (uint64_t)k, state = 6 * n * n;
-	size_t len = rq->path ? strlen(rq->path) : 0;
-	int creates = (rq->path && strcmp(rq->path, "/v1/sessions") == 0) ||
-		      (len > 5 && strcmp(rq->path + len - 5, "/fork") == 0);
-	return bytes + (creates ? state : state / (n > 32 ? n : 32));
-}
-
 /* May the reply memory budget refuse this reply? Reads may (GET, HEAD,
  * and the stateless POSTs that compute an answer); a session write's
  * answer may not: the write is done, and its client must hear so. */
@@ -1102,9 +1064,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 			api_finish(srv->api, &rp); /* done already */
 		}
 	}
-	if (rp.status == 200 || rp.status == 201)
-		guard_stored(srv->guard, con, rq->method, rq->path,
-			     stored_estimate(rq, &rp));
+	/* what the request stored, as the API says (api_reply.stored) */
+	if ((rp.status == 200 || rp.status == 201) && rp.stored)
+		guard_stored(srv->guard, con, rp.stored);
 	enum MHD_Result ok = send_reply(srv, con, rq, &rp);
 	if (srv->api->metrics) {
 		struct timespec now;

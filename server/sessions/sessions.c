@@ -155,6 +155,7 @@ int sessions_create(struct sessions *s, const struct session_create *c,
 	if (rc == SES_OK && (rc = view_of(out, op->result)) == SES_OK) {
 		op->result = NULL;
 		snprintf(out->actor, sizeof out->actor, "%s", op->actor_out);
+		out->stored = 6u * (uint64_t)out->size * (uint64_t)out->size;
 		memcpy(token, op->token_out, 36);
 		if (read_token)
 			memcpy(read_token, op->read_token_out, 36);
@@ -236,6 +237,8 @@ static int write_result(struct ses_op *op, struct session_view *out,
 		rc = view_of(out, op->result);
 		op->result = NULL;
 		snprintf(out->actor, sizeof out->actor, "%s", op->actor_out);
+		uint64_t n = (uint64_t)out->size;
+		out->stored = 6u * n * n / (n > 32 ? n : 32);
 	} else if (rc == SES_STALE) {
 		snprintf(out->id, sizeof out->id, "%s", op->id);
 		out->version = op->current;

@@ -98,6 +98,11 @@ struct session_view {
 	struct session_state *state;
 	int can_undo, can_redo;
 	char actor[STORE_NAME_MAX]; /* who made a write (sessions_write) */
+	/* bytes of state the call stored, the measure of --storage-quota:
+	 * a new session's (create, fork) 6n², a write's share of the
+	 * snapshot rows, 6n² / max(32, n) (session_layer.h: a snapshot
+	 * every max(32, n) events); 0 for a read */
+	uint64_t stored;
 };
 void session_view_free(struct session_view *v);
 

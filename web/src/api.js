@@ -77,7 +77,9 @@ export const api = {
     request('GET', `/v1/sessions/${enc(id)}/history?${after === null ? '' : `after=${after}&`}limit=${limit}`,
       undefined, { token }),
   mintToken: (id, role, token) => request('POST', `/v1/sessions/${enc(id)}/tokens`, { role }, { token }),
-  solve: (facelets, method) => request('POST', '/v1/solve', method ? { facelets, method } : { facelets }),
+  // a stream ticket: also how a page learns whether its token still works
+  ticket: (id, token) => request('POST', `/v1/sessions/${enc(id)}/tickets`, undefined, { token }),
+  solve: (facelets, method, extra = {}) => request('POST', '/v1/solve', { facelets, ...(method ? { method } : {}), ...extra }),
   patterns: (size) => request('GET', `/v1/patterns?size=${size}`),
   match: (facelets, name) => request('POST', '/v1/match', { facelets, name, first: true }),
   animation: (size, moves) => request('POST', '/v1/apply', { size, moves, include: ['animation'] }),

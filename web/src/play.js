@@ -9,7 +9,9 @@
 // through. Only `live` takes moves.
 
 import { api, ApiError } from './api.js';
-import { parseFlat } from './cube.js';
+import { invertFlat, parseFlat } from './cube.js';
+import { forgetToken, getAccess, mergeAccess } from './access.js';
+import { PatternSet } from './patterns.js';
 import { $, show, el, toast, copy } from './dom.js';
 import { Keys, KEYMAP } from './keys.js';
 import { NetView } from './net.js';
@@ -49,9 +51,11 @@ class Play {
     this.painted = '';
     this.firstFrame = false;
     this.historyVersion = null;
-    this.patternList = null;
+    this.patterns = null;
     this.patternTimer = 0;
     this.closed = false;
+    this.tokenRefused = false;
+    this.evs = new Map(); // version → history event, for the undo label
     const role = route.role || (route.token ? 'play' : 'watch');
     this.access = {
       token: route.token,
@@ -75,6 +79,7 @@ class Play {
   }
 
   close() {
+    if (this.closed) return;
     this.closed = true;
     this.abort.abort();
     if (this.session) this.session.close();
@@ -94,9 +99,14 @@ class Play {
     $('#title').textContent = 'Loading…';
     let info;
     try {
+      // the token checked while the cube loads: a mistyped or revoked
+      // one must never show a role it does not give
+      const check = this.checkToken();
       info = await this.fetchWithRender();
+      await check;
     } catch (e) {
-      return this.fail(e);
+      if (!this.closed) this.fail(e);
+      return;
     }
     if (this.closed) return;
     const n = info.size;
@@ -114,12 +124,12 @@ class Play {
         /* the stream will say it cannot connect */
       }
     }
-    this.links.remember({
-      id: info.id, size: n, title: info.title, role: this.access.role,
-      link: this.links.sessionLink(info.id, {
-        t: this.route.token, rt: this.route.readToken, role: this.route.role || this.access.role,
-      }),
-    });
+    this.links.remember({ id: info.id, size: n, title: info.title, role: this.access.role });
+    mergeAccess(info.id, { size: n });
+    show($('#title'), true);
+    const scramble = info.scramble || (getAccess(info.id) || {}).scramble || '';
+    $('#scramble-text').textContent = scramble;
+    show($('#scramble-line'), !!scramble);
     this.buildViews(info);
     this.session = new Session(info, this.access, {
       live: (turns, facelets, hooks) => this.live(turns, facelets, hooks),
@@ -131,12 +141,31 @@ class Play {
     this.solve = new SolvePanel(this);
     this.initShare(info);
     this.initKeymap();
+    this.initMovePad();
     this.initPatterns();
+  }
+
+  // Ask the server whether this page's token works (a stream ticket is
+  // minted for any live token of the session, refused for anything else).
+  async checkToken() {
+    const { id, token } = this.route;
+    if (!token) return;
+    try {
+      await api.ticket(id, token);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 'wrong_token') return; // busy, offline: the writes will say
+      this.tokenRefused = true;
+      forgetToken(id);
+      this.route.token = '';
+      this.access = { token: '', role: 'watch', streamToken: '' };
+    }
   }
 
   async fetchWithRender() {
     const { id, token } = this.route;
-    if (webglAvailable()) {
+    // the size this browser saw last time: no render data past its limit
+    const known = (getAccess(id) || {}).size || 0;
+    if (webglAvailable() && known <= RENDER_MAX) {
       try {
         const r = await api.getSession(id, token, 'include=render');
         return r.body;
@@ -167,8 +196,12 @@ class Play {
     delete vp.dataset.ready;
     delete vp.dataset.version;
     delete vp.dataset.facelets;
+    delete vp.dataset.role;
     vp.dataset.mode = 'live';
-    show($('#banner'), false);
+    for (const id of ['#banner', '#to-live', '#role', '#presence', '#scramble-line', '#prefix']) show($(id), false);
+    $('#queued').textContent = '';
+    $('#undo').textContent = 'Undo';
+    $('#undo').title = 'Ctrl+Z';
     show($('#bignet'), false);
     show($('#view-note'), false);
     show($('#notation-error'), false);
@@ -183,7 +216,7 @@ class Play {
     const n = info.size;
     const vp = $('#viewport');
     const canTurn = () => this.canPlay() && n <= PLAY_MAX;
-    this.net = new NetView($('#bignet'), (t) => canTurn() && this.userMove(t));
+    this.net = new NetView($('#bignet'), (t) => canTurn() && this.userMove(t), { fill: true });
     this.mini = new NetView($('#mininet'), null);
     let note = '';
     if (info.render && webglAvailable()) {
@@ -307,6 +340,7 @@ class Play {
   // ---- input ---------------------------------------------------------------
 
   userMove(text) {
+    if (this.closed) return;
     if (this.mode !== 'live' && this.session && this.session.canWrite) {
       toast(this.mode === 'history' ? 'Back to live to move the cube (you are looking at an old version).'
         : 'Close the solution preview to move the cube.');
@@ -325,7 +359,7 @@ class Play {
   }
 
   simple(kind) {
-    if (!this.canPlay()) return;
+    if (this.closed || !this.canPlay()) return;
     show($('#write-error'), false);
     this.session.write(kind, '', kind);
   }
@@ -461,8 +495,12 @@ class Play {
     this.timelineLabel(Number(tl.value));
     if (!writable && this.mode === 'live') {
       this.banner(s && s.deleted ? 'This cube was deleted by its owner.'
-        : 'Watch-only: you see every move live but cannot turn this cube.', []);
+        : this.tokenRefused ? 'This link does not let you play: its token is mistyped, or its owner revoked it. You can watch every move live.'
+          : 'Watch-only: you see every move live but cannot turn this cube.', []);
     }
+    for (const b of document.querySelectorAll('#move-pad button')) b.disabled = !writable || !live || this.n > PLAY_MAX;
+    this.undoLabel();
+    if (this.solve) this.solve.cubeChanged();
   }
 
   banner(text, buttons) {
@@ -486,8 +524,10 @@ class Play {
     const after = v >= HISTORY_PAGE ? v - HISTORY_PAGE : null;
     try {
       const r = await api.history(s.id, s.access.token, after, HISTORY_PAGE);
+      if (this.closed) return;
       $('#events').replaceChildren();
       this.known = new Set();
+      this.evs = new Map();
       for (const ev of r.body.events) this.addEvent(ev);
       show($('#history-error'), false);
     } catch (e) {
@@ -500,17 +540,56 @@ class Play {
     if (!this.known) this.known = new Set();
     if (this.known.has(ev.version)) return;
     this.known.add(ev.version);
-    const what = ev.type === 'moves' ? '' : `${ev.type} `;
+    this.evs.set(ev.version, ev);
+    // an undo's stored moves are the inverse of what it took back: show
+    // what was undone ("undid R"), not the inverse ("undo R'")
+    const what = { moves: '', undo: 'undid ', redo: 'redid ', reset: 'reset', create: 'created' }[ev.type] ?? `${ev.type} `;
+    const moves = ev.type === 'undo' ? invertFlat(ev.moves) : ev.moves;
     const when = ev.created_at ? new Date(ev.created_at).toLocaleTimeString() : '';
+    const label = `Version ${ev.version}: ${what}${moves || ''} by ${ev.actor || 'the creator'} at ${when}`;
+    // a button, so the keyboard reaches every entry (Enter shows it)
     const li = el('li', { value: ev.version, dataset: { version: String(ev.version), type: ev.type } },
-      el('span', {}, `${what}`), ev.moves ? el('code', {}, ev.moves.length > 60 ? `${ev.moves.slice(0, 60)}…` : ev.moves) : null,
-      el('span', { className: 'who' }, ` — ${ev.actor || (ev.type === 'create' ? 'created' : '?')} · ${when}`));
+      el('button', { type: 'button', className: 'ev', title: label },
+        el('span', {}, what), moves ? el('code', {}, moves.length > 60 ? `${moves.slice(0, 60)}…` : moves) : null,
+        el('span', { className: 'who' }, ` — ${ev.actor || (ev.type === 'create' ? 'created' : '?')} · ${when}`)));
     const list = $('#events');
     // newest first; events arrive in order, but a reload may interleave
     const after = Array.from(list.children).find((c) => Number(c.dataset.version) < ev.version);
     list.insertBefore(li, after || null);
     while (list.children.length > 500) list.lastChild.remove();
     this.markCurrent();
+    this.undoLabel();
+  }
+
+  // What Undo would take back: the history replayed as the server keeps
+  // its undo stack (a move pushes, an undo pops it onto redo, a redo
+  // pushes back, a reset clears both). Undo is the cube's, shared by
+  // every player: the label says whose move it is.
+  undoLabel() {
+    const undo = [];
+    let redo = [];
+    for (const v of [...this.evs.keys()].sort((a, b) => a - b)) {
+      const ev = this.evs.get(v);
+      if (ev.type === 'moves') { undo.push(ev); redo = []; }
+      else if (ev.type === 'undo') { if (undo.length) redo.push(undo.pop()); }
+      else if (ev.type === 'redo') { if (redo.length) undo.push(redo.pop()); }
+      else if (ev.type === 'reset' || ev.type === 'create') { undo.length = 0; redo = []; }
+    }
+    const top = undo[undo.length - 1];
+    const b = $('#undo');
+    if (!top || !this.session || !this.session.meta.can_undo) {
+      b.textContent = 'Undo';
+      b.title = 'Ctrl+Z: take back the cube’s last move, whoever made it';
+      return;
+    }
+    const mv = top.moves.length > 14 ? `${top.moves.slice(0, 14)}…` : top.moves;
+    const who = top.actor === this.myName() ? 'you' : top.actor || 'someone';
+    b.textContent = `Undo ${mv}`;
+    b.title = `Ctrl+Z: take back ${top.moves} (by ${who}); undo is shared: it takes back the cube’s last move, whoever made it`;
+  }
+
+  myName() {
+    return this.access.role === 'owner' ? 'owner' : null;
   }
 
   markCurrent() {
@@ -563,7 +642,8 @@ class Play {
     try {
       const r = await api.fork(s.id, version, s.access.token);
       const f = r.body;
-      location.hash = `#/s/${f.id}?t=${encodeURIComponent(f.write_token)}&role=owner`;
+      mergeAccess(f.id, { t: f.write_token, rt: f.read_token, role: 'owner' });
+      location.hash = `#/s/${f.id}`;
       toast(`A new cube from version ${version}: it is yours.`);
     } catch (e) {
       $('#history-error').textContent = `Could not fork: ${e.message}`;
@@ -576,44 +656,43 @@ class Play {
   async initPatterns() {
     const ul = $('#patterns');
     ul.replaceChildren();
+    delete ul.dataset.version;
     if (this.n > RENDER_MAX) {
       ul.append(el('li', {}, `pattern names go up to ${RENDER_MAX}×${RENDER_MAX}`));
       return;
     }
+    // the texts once; every state after that is matched here (patterns.js)
+    let list = [];
     try {
-      const r = await api.patterns(this.n);
-      this.patternList = r.body.patterns;
+      list = (await api.patterns(this.n)).body.patterns;
     } catch {
-      this.patternList = [];
+      list = [];
     }
     if (this.closed) return;
-    for (const p of this.patternList)
+    this.patterns = new PatternSet(this.n, list);
+    for (const p of list)
       ul.append(el('li', { title: p.description, dataset: { name: p.name, holds: 'false' } }, p.name.replace(/_/g, ' ')));
     this.patternsSoon();
   }
 
   patternsSoon() {
-    if (!this.patternList || !this.patternList.length) return;
+    if (!this.patterns || !this.patterns.list.length) return;
     clearTimeout(this.patternTimer);
-    this.patternTimer = setTimeout(() => this.checkPatterns(), 250);
+    this.patternTimer = setTimeout(() => this.checkPatterns(), 100);
   }
 
-  async checkPatterns() {
+  checkPatterns() {
     const s = this.session;
-    if (!s || this.closed) return;
-    const facelets = s.confirmed.facelets;
-    const version = s.confirmed.version;
-    const results = await Promise.all(this.patternList.map((p) =>
-      api.match(facelets, p.name).then((r) => r.body, () => null)));
-    if (this.closed || s.confirmed.version !== version) return;
-    this.patternList.forEach((p, i) => {
+    if (!s || this.closed || !this.patterns) return;
+    const { facelets, version } = s.confirmed;
+    const got = this.patterns.all(facelets);
+    for (const p of this.patterns.list) {
       const li = $('#patterns').querySelector(`li[data-name="${p.name}"]`);
-      const r = results[i];
-      if (!li || !r) return;
+      const r = got[p.name];
+      if (!li || !r) continue;
       li.dataset.holds = String(r.matched);
-      const face = r.matched && r.orientations[0] ? r.orientations[0].face : '';
-      li.textContent = p.name.replace(/_/g, ' ') + (face && p.name !== 'solved' ? ` (${face})` : '');
-    });
+      li.textContent = p.name.replace(/_/g, ' ') + (r.matched && p.name !== 'solved' ? ` (${r.face})` : '');
+    }
     $('#patterns').dataset.version = String(version);
   }
 
@@ -645,6 +724,7 @@ class Play {
         input.dataset.role = role;
         show(input, true);
         const copied = await copy(link);
+        delete $('#share-note').dataset.kind;
         $('#share-note').textContent = (copied ? 'Copied. ' : 'Copy this link: ') + (role === 'play'
           ? `Whoever opens it moves the cube as “${t.name}”.`
           : 'Whoever opens it watches live but cannot move the cube.');
@@ -658,6 +738,32 @@ class Play {
     };
     this.on($('#share-play'), 'click', () => make('play'));
     this.on($('#share-watch'), 'click', () => make('watch'));
+    // the owner's own link, for the owner's other devices: made only on
+    // purpose, and it says what it gives away
+    this.on($('#share-self'), 'click', async () => {
+      show($('#share-error'), false);
+      const link = this.links.sessionLink(info.id, { t: this.access.token, rt: this.access.streamToken, role: 'owner' });
+      const input = $('#share-link');
+      input.value = link;
+      input.dataset.role = 'owner';
+      show(input, true);
+      const copied = await copy(link);
+      $('#share-note').textContent = `${copied ? 'Copied. ' : ''}Careful: this is the owner link. Whoever opens it becomes an owner of this cube — they can move it, invite and revoke players, and delete it. Send it only to yourself (your other devices); for friends, use the co-player or watch-only link.`;
+      $('#share-note').dataset.kind = 'warning';
+      if (!copied) input.select();
+    });
+  }
+
+  // On-screen move buttons (shown on touch screens and narrow windows):
+  // each face both ways, and the whole cube's rotations.
+  initMovePad() {
+    const pad = $('#move-pad');
+    pad.replaceChildren();
+    const moves = ['U', "U'", 'D', "D'", 'R', "R'", 'L', "L'", 'F', "F'", 'B', "B'", 'x', 'y', 'z'];
+    if (this.n % 2 === 1 && this.n >= 3) moves.splice(12, 0, 'M', "M'");
+    for (const m of moves)
+      pad.append(el('button', { type: 'button', dataset: { move: m }, onclick: () => this.userMove(m) }, m));
+    for (const b of pad.querySelectorAll('button')) b.disabled = !this.canPlay() || this.n > PLAY_MAX;
   }
 
   initKeymap() {

@@ -69,7 +69,7 @@ export class Session {
   // A move from the keyboard, a drag or a solution step: shown now, sent
   // by the loop. text is a flat move sequence.
   move(text, source = 'keys') {
-    if (!this.canWrite) return false;
+    if (this.closed || !this.canWrite) return false;
     let turns;
     try {
       turns = parseFlat(text, this.n);
@@ -90,7 +90,7 @@ export class Session {
   // strict: a 412 refuses it instead of sending it again (a solution
   // found for one version means nothing on another).
   write(kind, text, source = kind, strict = false) {
-    if (!this.canWrite) return false;
+    if (this.closed || !this.canWrite) return false;
     this.outbox.push({ kind, text, optimistic: false, source, strict, key: newKey(), tries: 0 });
     this.ui.queued(this.outbox.length);
     this.kick();

@@ -76,6 +76,12 @@ export class View3D {
     this.canvas.addEventListener('pointerup', (e) => this.up(e));
     this.canvas.addEventListener('pointercancel', (e) => this.up(e));
     this.canvas.addEventListener('wheel', (e) => this.wheel(e), { passive: false });
+    // touch: a finger that lands on a sticker turns it, so the page must
+    // not scroll; anywhere else the browser scrolls vertically (CSS
+    // touch-action: pan-y) and a sideways swipe looks around
+    this.canvas.addEventListener('touchstart', (e) => {
+      if (e.touches.length === 1 && this.hooks.canTurn() && !this.anim && this.pick(e.touches[0]) >= 0) e.preventDefault();
+    }, { passive: false });
     this.resize();
   }
 

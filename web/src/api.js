@@ -77,6 +77,9 @@ export const api = {
     request('GET', `/v1/sessions/${enc(id)}/history?${after === null ? '' : `after=${after}&`}limit=${limit}`,
       undefined, { token }),
   mintToken: (id, role, token) => request('POST', `/v1/sessions/${enc(id)}/tokens`, { role }, { token }),
+  tokens: (id, token) => request('GET', `/v1/sessions/${enc(id)}/tokens`, undefined, { token }),
+  revoke: (id, tid, token) => request('DELETE', `/v1/sessions/${enc(id)}/tokens/${enc(tid)}`, undefined, { token }),
+  deleteSession: (id, token) => request('DELETE', `/v1/sessions/${enc(id)}`, undefined, { token }),
   // a stream ticket: also how a page learns whether its token still works
   ticket: (id, token) => request('POST', `/v1/sessions/${enc(id)}/tickets`, undefined, { token }),
   solve: (facelets, method, extra = {}) => request('POST', '/v1/solve', { facelets, ...(method ? { method } : {}), ...extra }),

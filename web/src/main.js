@@ -52,6 +52,14 @@ export function remember(entry) {
   }
 }
 
+export function forget(id) {
+  try {
+    localStorage.setItem(RECENT_KEY, JSON.stringify(recent().filter((e) => e.id !== id)));
+  } catch {
+    /* nothing kept */
+  }
+}
+
 // ---- lobby ----------------------------------------------------------------
 
 function initLobby() {
@@ -178,7 +186,7 @@ async function route() {
   const a = getAccess(r.id) || {};
   show($('#lobby'), false);
   current = await openPlay({ id: r.id, token: a.t || '', readToken: a.rt || '', role: a.t ? a.role || 'play' : '' },
-    { remember, sessionLink });
+    { remember, forget, sessionLink });
 }
 
 initLobby();

@@ -10,7 +10,7 @@
 
 import { api, ApiError } from './api.js';
 import { invertFlat, parseFlat } from './cube.js';
-import { forgetToken, getAccess, mergeAccess } from './access.js';
+import { forgetCube, forgetToken, getAccess, mergeAccess } from './access.js';
 import { PatternSet } from './patterns.js';
 import { $, show, el, toast, copy } from './dom.js';
 import { Keys, KEYMAP } from './keys.js';
@@ -421,6 +421,10 @@ class Play {
       },
       refused: (w, e) => this.refused(w, e),
       notice: (t) => toast(t),
+      revoked: () => {
+        this.tokenRefused = true;
+        forgetToken(this.session.id);
+      },
       deleted: () => {
         this.banner('This cube was deleted by its owner.', []);
         for (const b of document.querySelectorAll('#play .stage button, #play .stage input')) b.disabled = true;
@@ -731,11 +735,18 @@ class Play {
         // the input is there to select by hand when copying failed; it
         // does not take the focus (the keys would go to it)
         if (!copied) input.select();
+        this.loadInvites();
       } catch (e) {
         $('#share-error').textContent = `No link: ${e.message}`;
         show($('#share-error'), true);
       }
     };
+    this.loadInvites();
+    this.on($('#invites'), 'click', (e) => {
+      const b = e.target.closest('button[data-tid]');
+      if (b) this.revoke(b.dataset.tid, b.dataset.name);
+    });
+    this.on($('#delete-cube'), 'click', () => this.deleteCube());
     this.on($('#share-play'), 'click', () => make('play'));
     this.on($('#share-watch'), 'click', () => make('watch'));
     // the owner's own link, for the owner's other devices: made only on
@@ -752,6 +763,60 @@ class Play {
       $('#share-note').dataset.kind = 'warning';
       if (!copied) input.select();
     });
+  }
+
+  // ---- the owner's invites and the cube itself ---------------------------------
+
+  // The tokens the owner handed out, each with Revoke.
+  async loadInvites() {
+    const ul = $('#invites');
+    let list;
+    try {
+      list = (await api.tokens(this.session.id, this.access.token)).body.tokens;
+    } catch (e) {
+      if (this.closed) return;
+      ul.replaceChildren(el('li', { className: 'error' }, `The invites could not be read: ${e.message}`));
+      return;
+    }
+    if (this.closed) return;
+    ul.replaceChildren();
+    const live = list.filter((t) => !t.revoked_at);
+    if (!live.length) ul.append(el('li', { className: 'muted' }, 'Nobody yet: the links above invite people.'));
+    for (const t of live)
+      ul.append(el('li', { dataset: { tid: String(t.id), name: t.name } },
+        el('span', {}, t.name), el('span', { className: 'muted' }, t.role === 'write' ? ' plays' : ' watches'),
+        el('button', { type: 'button', className: 'danger small', dataset: { tid: String(t.id), name: t.name },
+          title: `Revoke ${t.name}'s link: it stops working at once` }, 'Revoke')));
+  }
+
+  async revoke(tid, name) {
+    if (!confirm(`Revoke ${name}'s link? It stops working at once; their past moves stay in the history.`)) return;
+    show($('#share-error'), false);
+    try {
+      await api.revoke(this.session.id, tid, this.access.token);
+      toast(`${name}'s link no longer works.`);
+    } catch (e) {
+      $('#share-error').textContent = `Not revoked: ${e.message}`;
+      show($('#share-error'), true);
+    }
+    this.loadInvites();
+  }
+
+  async deleteCube() {
+    if (!confirm('Delete this cube for everyone? Its history goes with it; this cannot be undone.')) return;
+    show($('#share-error'), false);
+    const id = this.session.id;
+    try {
+      await api.deleteSession(id, this.access.token);
+    } catch (e) {
+      $('#share-error').textContent = `Not deleted: ${e.message}`;
+      show($('#share-error'), true);
+      return;
+    }
+    forgetCube(id);
+    this.links.forget(id);
+    toast('The cube was deleted.');
+    location.hash = '#/';
   }
 
   // On-screen move buttons (shown on touch screens and narrow windows):

@@ -313,8 +313,10 @@ export class Session {
     // refused for good: take the move back and say why where it was made
     this.outbox.shift();
     this.ui.queued(this.outbox.length);
-    if (status === 403 && e.code === 'read_only_token') {
+    if (status === 403 && (e.code === 'read_only_token' || e.code === 'wrong_token')) {
+      // a watch-only token, or one the owner revoked: this page watches
       this.access.role = 'watch';
+      if (e.code === 'wrong_token') this.ui.revoked();
       this.ui.meta(this.meta);
     }
     if (w.optimistic) {

@@ -84,7 +84,9 @@ export const api = {
   ticket: (id, token) => request('POST', `/v1/sessions/${enc(id)}/tickets`, undefined, { token }),
   solve: (facelets, method, extra = {}) => request('POST', '/v1/solve', { facelets, ...(method ? { method } : {}), ...extra }),
   patterns: (size) => request('GET', `/v1/patterns?size=${size}`),
+  scramble: (size) => request('GET', `/v1/scramble?size=${size}`),
   match: (facelets, name) => request('POST', '/v1/match', { facelets, name, first: true }),
+  applyRaw: (body) => request('POST', '/v1/apply', body),
   animation: (size, moves) => request('POST', '/v1/apply', { size, moves, include: ['animation'] }),
   alg: (size, moves) => request('POST', '/v1/alg', { size, moves }),
 };

@@ -11,6 +11,7 @@ import { api, ApiError } from './api.js';
 import { openPlay } from './play.js';
 import { $, show, toast } from './dom.js';
 import { getAccess, mergeAccess } from './access.js';
+import { AlgPage, parseAlgRoute } from './alg.js';
 
 const RECENT_KEY = 'cubed.recent';
 const PLAY_MAX = 33;
@@ -170,6 +171,13 @@ async function route() {
   if (current) {
     current.close();
     current = null;
+  }
+  const alg = parseAlgRoute(location.hash);
+  if (alg) {
+    for (const id of ['#lobby', '#play', '#role', '#presence', '#conn', '#title']) show($(id), false);
+    current = new AlgPage(alg);
+    await current.open();
+    return;
   }
   const r = parseRoute(location.hash);
   if (!r) {

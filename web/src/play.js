@@ -12,6 +12,8 @@ import { api, ApiError } from './api.js';
 import { invertFlat, parseFlat } from './cube.js';
 import { forgetCube, forgetToken, getAccess, mergeAccess } from './access.js';
 import { PatternSet } from './patterns.js';
+import { algLink } from './alg.js';
+import { SolveTimer, formatTime, isSolved, stats } from './timer.js';
 import { $, show, el, toast, copy } from './dom.js';
 import { Keys, KEYMAP } from './keys.js';
 import { NetView } from './net.js';
@@ -87,6 +89,8 @@ class Play {
     if (this.net) this.net.dispose();
     if (this.mini) this.mini.dispose();
     if (this.solve) this.solve.close();
+    if (this.timer) this.timer.close();
+    clearTimeout(this.flashTimer);
     clearTimeout(this.patternTimer);
     if (active === this) active = null;
   }
@@ -142,6 +146,7 @@ class Play {
     this.initShare(info);
     this.initKeymap();
     this.initMovePad();
+    this.initTimer();
     this.initPatterns();
   }
 
@@ -355,7 +360,7 @@ class Play {
       show($('#write-error'), true);
       return;
     }
-    this.session.move(text, 'keys');
+    if (this.session.move(text, 'keys') && this.timer) this.timer.turned();
   }
 
   simple(kind) {
@@ -387,6 +392,12 @@ class Play {
       this.session.write('moves', text, 'notation');
     });
     this.on($('#moves'), 'input', () => show($('#notation-error'), false));
+    // the moves typed, from the state shown, as an algorithm link
+    this.on($('#as-link'), 'click', (e) => {
+      e.preventDefault();
+      const text = $('#moves').value.trim() || "R U R' U'";
+      location.hash = algLink({ alg: text, state: this.painted, setup: '', n: this.n, speed: $('#speed').value });
+    });
     this.on($('#timeline'), 'input', () => this.timelineLabel(Number($('#timeline').value)));
     this.on($('#timeline'), 'change', () => this.viewVersion(Number($('#timeline').value)));
     this.on($('#to-live'), 'click', () => this.backToLive());
@@ -406,7 +417,10 @@ class Play {
         show(c, true);
       },
       meta: (m) => this.meta(m),
-      event: (ev) => this.addEvent(ev),
+      event: (ev) => {
+        this.addEvent(ev);
+        if (this.timer) this.timer.confirmed(ev.type === 'reset' ? null : ev.moves, this.session.confirmed.facelets);
+      },
       historyGap: () => this.loadHistory(),
       queued: (k) => {
         $('#queued').textContent = k > 1 ? `sending ${k} moves…` : '';
@@ -418,6 +432,7 @@ class Play {
       accepted: (w) => {
         if (w.source === 'notation' && $('#moves').value === w.text) $('#moves').value = '';
         if (w.source === 'solve' && this.solve) this.solve.applied();
+        if (w.source === 'scramble') this.inspect(w.text);
       },
       refused: (w, e) => this.refused(w, e),
       notice: (t) => toast(t),
@@ -503,6 +518,7 @@ class Play {
           : 'Watch-only: you see every move live but cannot turn this cube.', []);
     }
     for (const b of document.querySelectorAll('#move-pad button')) b.disabled = !writable || !live || this.n > PLAY_MAX;
+    if (this.timer) $('#timer-start').disabled = !writable || !live || this.n < 2 || this.n > PLAY_MAX;
     this.undoLabel();
     if (this.solve) this.solve.cubeChanged();
   }
@@ -817,6 +833,124 @@ class Play {
     this.links.forget(id);
     toast('The cube was deleted.');
     location.hash = '#/';
+  }
+
+  // ---- timed solves ---------------------------------------------------------------
+
+  initTimer() {
+    const n = this.n;
+    this.timer = new SolveTimer(n, {
+      render: (v) => {
+        const d = $('#timer-display');
+        d.textContent = v.text;
+        d.dataset.state = v.state;
+        d.classList.toggle('warn', !!v.warn);
+        $('#timer-moves').textContent = v.state === 'idle' ? ''
+          : `${v.moves.htm} HTM · ${v.moves.qtm} QTM · ${v.moves.stm} STM`;
+        $('#timer-start').textContent = v.state === 'inspecting' || v.state === 'running' ? 'Cancel' : 'Timed solve';
+      },
+      solved: (r) => this.solved(r),
+    });
+    this.timer.ui.render(this.timer.view());
+    $('#timer-start').disabled = !this.canPlay() || n < 2 || n > PLAY_MAX;
+    const speed = localStorage.getItem('cubed.speed');
+    if (speed !== null && $('#speed').querySelector(`option[value="${speed}"]`)) $('#speed').value = speed;
+    this.applySpeed();
+    this.on($('#speed'), 'change', () => {
+      try { localStorage.setItem('cubed.speed', $('#speed').value); } catch { /* kept for this page only */ }
+      this.applySpeed();
+    });
+    this.on($('#timer-start'), 'click', () => this.timedSolve());
+    this.renderTimes();
+  }
+
+  applySpeed() {
+    const ms = Number($('#speed').value);
+    if (this.view3d) this.view3d.quarterMs = ms;
+    if (this.solve) this.solve.stepMs = Math.max(120, 2 * ms + 60);
+  }
+
+  // Start a timed solve: a solved cube is scrambled first (a random-state
+  // scramble from the server, sent as one write); one that is not starts
+  // from where it is.
+  async timedSolve() {
+    const t = this.timer;
+    if (t.state === 'inspecting' || t.state === 'running') {
+      t.cancel();
+      return;
+    }
+    if (!this.canPlay()) return;
+    if (!isSolved(this.session.confirmed.facelets, this.n)) {
+      this.inspect(null);
+      return;
+    }
+    $('#timer-start').disabled = true;
+    try {
+      const r = await api.scramble(this.n);
+      if (this.closed) return;
+      this.session.write('moves', r.body.moves, 'scramble');
+    } catch (e) {
+      toast(`No scramble: ${e.message}`);
+    } finally {
+      $('#timer-start').disabled = !this.canPlay();
+    }
+  }
+
+  inspect(scramble) {
+    if (scramble) {
+      $('#scramble-text').textContent = scramble;
+      show($('#scramble-line'), true);
+    }
+    show($('#solved-flash'), false);
+    this.timer.inspect();
+  }
+
+  solved(r) {
+    const f = $('#solved-flash');
+    f.replaceChildren(el('strong', {}, 'solved!'), el('span', {}, r.dnf ? 'DNF' : formatTime(r.ms) + (r.penalty ? ' (+2)' : '')),
+      el('span', {}, `${r.moves.htm} moves (HTM)`));
+    f.dataset.ms = r.ms === null ? 'dnf' : String(r.ms);
+    f.dataset.htm = String(r.moves.htm);
+    show(f, true);
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => show(f, false), 6000);
+    this.times().push({ ms: r.ms, htm: r.moves.htm, qtm: r.moves.qtm, stm: r.moves.stm, at: Date.now() });
+    this.saveTimes();
+    this.renderTimes();
+  }
+
+  times() {
+    if (!this.timeList) {
+      try {
+        this.timeList = JSON.parse(localStorage.getItem(`cubed.times.${this.route.id}`) || '[]');
+      } catch {
+        this.timeList = [];
+      }
+    }
+    return this.timeList;
+  }
+
+  saveTimes() {
+    try {
+      localStorage.setItem(`cubed.times.${this.route.id}`, JSON.stringify(this.times().slice(-500)));
+    } catch {
+      /* kept for this page only */
+    }
+  }
+
+  renderTimes() {
+    const list = this.times();
+    const st = stats(list);
+    const dl = $('#time-stats');
+    dl.replaceChildren();
+    const show1 = (v) => (v === undefined ? '–' : v === null ? 'DNF' : formatTime(v));
+    for (const [k, label] of [['best', 'best'], ['mean', 'mean'], ['ao5', 'ao5'], ['ao12', 'ao12']])
+      dl.append(el('div', { dataset: { stat: k } }, el('dt', {}, label), el('dd', {}, show1(st[k]))));
+    const ol = $('#times');
+    ol.replaceChildren();
+    for (const r of list.slice(-50).reverse())
+      ol.append(el('li', {}, el('span', {}, r.ms === null ? 'DNF' : formatTime(r.ms)), el('span', { className: 'muted' }, ` ${r.htm} moves`)));
+    if (!list.length) ol.append(el('li', { className: 'muted' }, 'No timed solves yet.'));
   }
 
   // On-screen move buttons (shown on touch screens and narrow windows):

@@ -35,6 +35,7 @@ export class SolvePanel {
     this.sol = null;
     this.k = 0;
     this.timer = 0;
+    this.stepMs = STEP_MS; // the preview's pace (the page's turn speed)
     const n = play.n;
     const sel = $('#method');
     sel.replaceChildren();
@@ -229,7 +230,7 @@ export class SolvePanel {
     const tick = () => {
       if (this.k >= this.sol.turns.length) return this.stop();
       this.step(1);
-      this.timer = setTimeout(tick, STEP_MS);
+      this.timer = setTimeout(tick, this.stepMs);
     };
     tick();
   }

@@ -56,6 +56,7 @@ struct session_state {
 	int64_t undo_top, redo_top;
 	int is_private, can_undo, can_redo;
 	char *title;               /* inside this allocation, or NULL */
+	char *scramble;            /* inside this allocation, or NULL */
 	cube_t *cube;              /* inside this allocation */
 };
 

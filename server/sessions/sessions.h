@@ -94,6 +94,7 @@ struct session_view {
 	int64_t version, created_at, updated_at;
 	int is_private;
 	char *title;
+	char *scramble;    /* what made version 0 from its start, or NULL */
 	const char *facelets;
 	struct session_state *state;
 	int can_undo, can_redo;
@@ -113,6 +114,7 @@ struct session_create {
 	int size;
 	const cube_t *start;   /* or NULL */
 	const alg_t *scramble; /* or NULL */
+	const char *scramble_text; /* kept with the session, or NULL */
 	const char *title;     /* or NULL */
 	int is_private;
 	const char *actor;     /* recorded on the create event, or NULL */

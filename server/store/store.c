@@ -387,6 +387,8 @@ void store_session_free(struct store_session *s)
 {
 	free(s->title);
 	s->title = NULL;
+	free(s->scramble);
+	s->scramble = NULL;
 }
 
 void store_event_free(struct store_event *e)

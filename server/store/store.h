@@ -6,7 +6,8 @@
  *
  * The row model (schema/005, schema/006), readable with plain SQL:
  *   sessions   one row per session: size, times, version, undo_top,
- *              redo_top, the owner token's hash, title, visibility. No
+ *              redo_top, the owner token's hash, title, visibility, the
+ *              scramble it was created with (schema/007). No
  *              state: a write changes a few small columns.
  *   events     one row per version: kind (create, moves, undo, redo,
  *              reset), moves (the canonical text that takes version-1 to
@@ -128,6 +129,8 @@ struct store_session {
 	int64_t undo_top, redo_top;     /* 0 = nothing to undo / redo */
 	unsigned char token_hash[STORE_HASH_LEN];
 	char *title;                    /* NULL if none */
+	char *scramble;                 /* the moves that made version 0
+					 * from its start, NULL if none */
 	int is_private;
 };
 void store_session_free(struct store_session *s);

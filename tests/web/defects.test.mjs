@@ -1,7 +1,8 @@
 // defects.test.mjs — issue 64's defects, each pinned by what a player saw:
 // the net kept driving the cube left behind (1); the watching count lagged
 // behind players who left or reloaded (3); the owner's secret sat in the
-// address bar (4); the scramble was never shown (5); and the smaller ones
+// address bar (4); the scramble was never shown (5: the server now keeps it
+// and every read says it); and the smaller ones
 // (7): a mistyped co-player token claimed "co-player", "Back to live"
 // survived a fork, the net's bottom face was cut off, the big-cube note
 // covered the net, undo was labelled with the inverse, the play page had
@@ -146,7 +147,7 @@ test('4: the owner’s token stays out of the address bar; an owner link is made
   }
 });
 
-test('5: the scramble is shown as text, also after a reload', async () => {
+test('5: the scramble is shown as text, after a reload and on another device', async () => {
   const page = await newPage(browser, { motion: false });
   await page.goto(`${srv.url}/`);
   await page.fill('#seed', '5');
@@ -160,8 +161,16 @@ test('5: the scramble is shown as text, also after a reload', async () => {
   await page.waitForSelector('#viewport[data-ready="1"]');
   await page.waitForSelector('#scramble-text:not([hidden])');
   assert.equal(await page.textContent('#scramble-text'), same.scramble);
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
+  // another device (nothing in its storage) reads it from the server
+  const other = await newPage(browser, { motion: false });
+  await other.goto(page.url());
+  await other.waitForSelector('#viewport[data-ready="1"]');
+  await other.waitForSelector('#scramble-line:not([hidden])');
+  assert.equal(await other.textContent('#scramble-text'), same.scramble);
+  for (const p of [page, other]) {
+    assert.deepEqual(p.problems, []);
+    await p.context().close();
+  }
 });
 
 test('7: a mistyped co-player token never claims "co-player"', async () => {

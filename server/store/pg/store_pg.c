@@ -56,18 +56,18 @@
 
 #define PG_STATEMENTS(X)                                                       \
 	X(S_PING, 0, "SELECT 1")                                               \
-	X(S_INSERT_SESSION, 6,                                                 \
+	X(S_INSERT_SESSION, 7,                                                 \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
-	  "token_hash, title, visibility) VALUES ($1, $2::integer, "           \
-	  "$3::bigint, $3::bigint, 0, decode($4, 'hex'), $5, $6) "             \
+	  "token_hash, title, visibility, scramble) VALUES ($1, $2::integer, " \
+	  "$3::bigint, $3::bigint, 0, decode($4, 'hex'), $5, $6, $7) "         \
 	  "ON CONFLICT (id) DO NOTHING")                                       \
 	X(S_INSERT_EVENT, 8,                                                   \
 	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
 	  "created_at, ref, link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")    \
 	X(S_GET_SESSION, 1,                                                    \
 	  "SELECT size, created_at, updated_at, version, undo_top, redo_top, " \
-	  "encode(token_hash, 'hex'), title, visibility FROM sessions "        \
-	  "WHERE id = $1")                                                     \
+	  "encode(token_hash, 'hex'), title, visibility, scramble "            \
+	  "FROM sessions WHERE id = $1")                                       \
 	X(S_SESSION_VERSION, 1, "SELECT version FROM sessions WHERE id = $1")  \
 	X(S_LOCK_SESSIONS, 1,                                                  \
 	  "SELECT id FROM sessions WHERE id = ANY($1::text[]) ORDER BY id "    \
@@ -654,7 +654,7 @@ static int pg_insert_session(void *impl, const struct store_session *ss)
 	hex_encode(hash, ss->token_hash, STORE_HASH_LEN);
 	const char *p[] = {ss->id, I64(size, ss->size), I64(at, ss->created_at),
 			   hash, ss->title,
-			   ss->is_private ? "private" : "public"};
+			   ss->is_private ? "private" : "public", ss->scramble};
 	int rc = exec_one(st, S_INSERT_SESSION, p);
 	if (rc == STORE_NOT_FOUND) { /* nothing inserted: the id is taken */
 		struct tls *t = tls_get(st);
@@ -685,9 +685,13 @@ static int pg_get_session(void *impl, const char *id,
 	int untitled = PQgetisnull(r, 0, 7);
 	out->title = col_dup(r, 0, 7);
 	out->is_private = strcmp(PQgetvalue(r, 0, 8), "private") == 0;
+	int unscrambled = PQgetisnull(r, 0, 9);
+	out->scramble = col_dup(r, 0, 9);
 	PQclear(r);
-	if (!untitled && !out->title)
+	if ((!untitled && !out->title) || (!unscrambled && !out->scramble)) {
+		store_session_free(out);
 		return nomem(impl);
+	}
 	return STORE_OK;
 }
 

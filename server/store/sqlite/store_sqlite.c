@@ -36,14 +36,15 @@
 	X(S_PING, "SELECT 1")                                                  \
 	X(S_INSERT_SESSION,                                                    \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
-	  "token_hash, title, visibility) "                                    \
-	  "VALUES (?1, ?2, ?3, ?3, 0, ?4, ?5, ?6)")                            \
+	  "token_hash, title, visibility, scramble) "                          \
+	  "VALUES (?1, ?2, ?3, ?3, 0, ?4, ?5, ?6, ?7)")                        \
 	X(S_INSERT_EVENT,                                                      \
 	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
 	  "created_at, ref, link) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")    \
 	X(S_GET_SESSION,                                                       \
 	  "SELECT size, created_at, updated_at, version, undo_top, redo_top, " \
-	  "token_hash, title, visibility FROM sessions WHERE id = ?1")         \
+	  "token_hash, title, visibility, scramble FROM sessions "             \
+	  "WHERE id = ?1")                                                     \
 	X(S_SESSION_VERSION, "SELECT version FROM sessions WHERE id = ?1")     \
 	X(S_ADVANCE,                                                           \
 	  "UPDATE sessions SET version = ?2, undo_top = ?3, redo_top = ?4, "   \
@@ -603,6 +604,10 @@ static int sq_insert_session(void *impl, const struct store_session *ss)
 		sqlite3_bind_null(s, 5);
 	sqlite3_bind_text(s, 6, ss->is_private ? "private" : "public", -1,
 			  SQLITE_STATIC);
+	if (ss->scramble)
+		sqlite3_bind_text(s, 7, ss->scramble, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 7);
 	return run(c, s);
 }
 
@@ -632,9 +637,12 @@ static int sq_get_session(void *impl, const char *id,
 	out->title = dup_text(s, 7);
 	const unsigned char *vis = sqlite3_column_text(s, 8);
 	out->is_private = vis && strcmp((const char *)vis, "private") == 0;
+	int unscrambled = sqlite3_column_type(s, 9) == SQLITE_NULL;
+	out->scramble = dup_text(s, 9);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	if (!untitled && !out->title) {
+	if ((!untitled && !out->title) || (!unscrambled && !out->scramble)) {
+		store_session_free(out);
 		nomem(c);
 		return STORE_ERROR;
 	}

@@ -639,6 +639,11 @@ async function main() {
 	if (!priv || !solveSes || !bigSes) throw new Error(`cannot create sessions; failures so far:\n${failures.join('\n')}`);
 	const solvePath = `${s}/${solveSes.id}`;
 	await run({ name: 'moves to solve', method: 'POST', path: `${solvePath}/moves`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, body: { moves: "x y'" }, status: 200 }, srv);
+	// a read of a scrambled session says its scramble (a write's reply does not)
+	await run({ name: 'get scrambled', method: 'GET', path: solvePath, status: 200,
+		check: (j) => expect(j.scramble === solveSes.scramble, 'no scramble in the read') }, srv);
+	await run({ name: 'get scrambled faces', method: 'GET', path: `${solvePath}?format=faces&version=0`, status: 200,
+		check: (j) => expect(j.scramble === solveSes.scramble, 'no scramble in the faces read') }, srv);
 
 	const cases = [
 		{ name: 'get', method: 'GET', path, status: 200 },

@@ -145,6 +145,10 @@ static const struct route {
 	 AUTH_REQUIRED, R_SESSIONS},
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", api__session_token_revoke,
 	 BODY_NONE, AUTH_REQUIRED, R_SESSIONS},
+	{"/v1/sessions/{id}/timed", "POST", api__session_timed_start,
+	 BODY_OPTIONAL, AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	{"/v1/sessions/{id}/timed", "GET", api__session_timed, BODY_NONE,
+	 AUTH_OPTIONAL, R_SESSIONS},
 	/* a ticket is a fresh credential each time: never kept, so never
 	 * replayed to anyone */
 	{"/v1/sessions/{id}/tickets", "POST", api__session_ticket, BODY_NONE,

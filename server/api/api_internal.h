@@ -65,6 +65,8 @@ api__handler api__session_token_add;
 api__handler api__session_tokens;
 api__handler api__session_token_revoke;
 api__handler api__session_ticket; /* api_tickets.c */
+api__handler api__session_timed_start; /* api_timed.c */
+api__handler api__session_timed;
 api__handler api__get_healthz;    /* api_ops.c */
 api__handler api__get_readyz;
 api__handler api__get_version;

@@ -341,6 +341,18 @@ int sessions_add_solve(struct sessions *s, const char *id,
 	return rc;
 }
 
+int sessions_add_timed(struct sessions *s, const char *id,
+		       struct store_timed *t)
+{
+	struct ses_op *op = op_new(s, OP_TIMED, id, NULL);
+	if (!op)
+		return SES_NOMEM;
+	op->timed = t;
+	int rc = writer_run(s, op);
+	op_free(op);
+	return rc;
+}
+
 int sessions_auth(struct sessions *s, const char *id, const char *token,
 		  enum ses_role *role, char *actor)
 {

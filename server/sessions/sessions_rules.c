@@ -505,6 +505,11 @@ int rules_run(struct sessions *s, struct ses_op *op)
 					 &op->solve->id);
 		return rc == STORE_OK ? SES_OK : ses_of_store(rc);
 	}
+	case OP_TIMED: {
+		int rc = store_add_timed(s->store, op->id, op->timed,
+					 &op->timed->id);
+		return rc == STORE_OK ? SES_OK : ses_of_store(rc);
+	}
 	case OP_TOKEN:
 		return do_token(s, op);
 	case OP_REVOKE:

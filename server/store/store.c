@@ -353,6 +353,24 @@ int store_add_solve(struct store *st, const char *session_id,
 	return note(st, st->eng->add_solve(st->impl, session_id, s, out_id));
 }
 
+int store_add_timed(struct store *st, const char *session_id,
+		    const struct store_timed *t, int64_t *out_id)
+{
+	return note(st, st->eng->add_timed(st->impl, session_id, t, out_id));
+}
+
+int store_list_timed(struct store *st, const char *session_id, int64_t after,
+		     struct store_timed *out, int cap)
+{
+	return note(st, st->eng->list_timed(st->impl, session_id, after, out, cap));
+}
+
+void store_timed_free(struct store_timed *t)
+{
+	free(t->scramble);
+	t->scramble = NULL;
+}
+
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap)
 {

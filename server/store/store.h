@@ -17,6 +17,8 @@
  *              (the session layer decides when: session_layer.h). A
  *              reset stores no state: its version's state is version 0's.
  *   solves, tokens  as before.
+ *   timed_solves  a timed solve's start (schema/008): the version it
+ *              starts from, who, the scramble, when inspection began.
  * The state at a version v is rebuilt from its replay base (the latest
  * snapshot or reset at or before v) by applying the events after it.
  * Rows at or before a session's committed version never change, so a
@@ -228,9 +230,29 @@ int store_add_solve(struct store *st, const char *session_id,
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap);
 
+#define STORE_NAME_MAX 48
+
+/* A timed solve's start (schema/008): from version (the scrambled state,
+ * inspection beginning at inspect_at), by actor. Its end and its moves
+ * are the session's events after version. */
+struct store_timed {
+	int64_t id;                 /* unique on the server, increasing */
+	int64_t version;
+	int64_t inspect_at;         /* Unix ms */
+	char actor[STORE_NAME_MAX];
+	char *scramble;             /* "" if none */
+};
+void store_timed_free(struct store_timed *t);
+
+/* Record a timed solve's start (out_id: its id); list a session's with
+ * id > after, oldest first, at most cap (returns the count). */
+int store_add_timed(struct store *st, const char *session_id,
+		    const struct store_timed *t, int64_t *out_id);
+int store_list_timed(struct store *st, const char *session_id, int64_t after,
+		     struct store_timed *out, int cap);
+
 /* Tokens the owner hands out (the owner's own is the session's
  * token_hash). */
-#define STORE_NAME_MAX 48
 struct store_token {
 	int64_t id;                 /* 1, 2, … within the session */
 	char role[8];               /* "write" or "read" */

@@ -62,6 +62,10 @@ struct store_engine {
 			 const struct store_solve *s, int64_t *out_id);
 	int (*list_solves)(void *impl, const char *session_id, int64_t after,
 			   struct store_solve *out, int cap);
+	int (*add_timed)(void *impl, const char *session_id,
+			 const struct store_timed *t, int64_t *out_id);
+	int (*list_timed)(void *impl, const char *session_id, int64_t after,
+			  struct store_timed *out, int cap);
 
 	int (*add_token)(void *impl, const char *session_id,
 			 struct store_token *t, const unsigned char *hash);

@@ -104,6 +104,12 @@
 	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
 	  "created_at FROM solves WHERE session_id = $1 AND id > $2 "          \
 	  "ORDER BY id LIMIT $3")                                              \
+	X(S_INSERT_TIMED, 5,                                                   \
+	  "INSERT INTO timed_solves (session_id, version, actor, scramble, "   \
+	  "inspect_at) VALUES ($1, $2, $3, $4, $5) RETURNING id")              \
+	X(S_LIST_TIMED, 3,                                                     \
+	  "SELECT id, version, actor, scramble, inspect_at FROM timed_solves " \
+	  "WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT $3")            \
 	X(S_INSERT_TOKEN, 5,                                                   \
 	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
 	  "created_at) SELECT $1, coalesce(max(id), 0) + 1, $2::text, "        \
@@ -881,6 +887,52 @@ static int pg_list_solves(void *impl, const char *session_id, int64_t after,
 	return k;
 }
 
+/* ---------------------------------------------------------- timed solves */
+
+static int pg_add_timed(void *impl, const char *session_id,
+			const struct store_timed *t, int64_t *out_id)
+{
+	char v[24], at[24];
+	const char *p[] = {session_id, I64(v, t->version), t->actor,
+			   t->scramble ? t->scramble : "", I64(at, t->inspect_at)};
+	PGresult *r;
+	int rc = call(impl, S_INSERT_TIMED, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (out_id)
+		*out_id = col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_list_timed(void *impl, const char *session_id, int64_t after,
+			 struct store_timed *out, int cap)
+{
+	char a[24], c[16];
+	const char *p[] = {session_id, I64(a, after), I64(c, cap)};
+	PGresult *r;
+	int k = query_rows(impl, S_LIST_TIMED, p, cap, &r);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		struct store_timed *v = &out[i];
+		memset(v, 0, sizeof *v);
+		v->id = col_i64(r, i, 0);
+		v->version = col_i64(r, i, 1);
+		snprintf(v->actor, sizeof v->actor, "%s", PQgetvalue(r, i, 2));
+		v->scramble = col_dup(r, i, 3);
+		v->inspect_at = col_i64(r, i, 4);
+		if (!v->scramble) {
+			while (i-- > 0)
+				store_timed_free(&out[i]);
+			PQclear(r);
+			return nomem(impl);
+		}
+	}
+	PQclear(r);
+	return k;
+}
+
 /* ----------------------------------------------------------------- tokens */
 
 /* Columns id, role, name, created_at, revoked_at (0 = live). */
@@ -1081,6 +1133,8 @@ const struct store_engine store_pg_engine = {
 	.count_sessions = pg_count_sessions,
 	.add_solve = pg_add_solve,
 	.list_solves = pg_list_solves,
+	.add_timed = pg_add_timed,
+	.list_timed = pg_list_timed,
 	.add_token = pg_add_token,
 	.find_token = pg_find_token,
 	.list_tokens = pg_list_tokens,

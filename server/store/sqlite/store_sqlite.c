@@ -78,6 +78,12 @@
 	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
 	  "created_at FROM solves WHERE session_id = ?1 AND id > ?2 "          \
 	  "ORDER BY id LIMIT ?3")                                             \
+	X(S_INSERT_TIMED,                                                      \
+	  "INSERT INTO timed_solves (session_id, version, actor, scramble, "   \
+	  "inspect_at) VALUES (?1, ?2, ?3, ?4, ?5)")                           \
+	X(S_LIST_TIMED,                                                        \
+	  "SELECT id, version, actor, scramble, inspect_at FROM timed_solves " \
+	  "WHERE session_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3")            \
 	X(S_INSERT_TOKEN,                                                      \
 	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
 	  "created_at) SELECT ?1, coalesce(max(id), 0) + 1, ?2, "              \
@@ -891,6 +897,64 @@ static int sq_list_solves(void *impl, const char *session_id, int64_t after,
 	return k;
 }
 
+/* ---------------------------------------------------------- timed solves */
+
+static int sq_add_timed(void *impl, const char *session_id,
+			const struct store_timed *t, int64_t *out_id)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_INSERT_TIMED);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, t->version);
+	sqlite3_bind_text(s, 3, t->actor, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, t->scramble ? t->scramble : "", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, t->inspect_at);
+	int rc = run(c, s);
+	if (rc == STORE_OK && out_id)
+		*out_id = sqlite3_last_insert_rowid(c->db);
+	return rc;
+}
+
+static int sq_list_timed(void *impl, const char *session_id, int64_t after,
+			 struct store_timed *out, int cap)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_LIST_TIMED);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, after);
+	sqlite3_bind_int(s, 3, cap);
+	int k = 0, rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && k < cap) {
+		struct store_timed *v = &out[k];
+		memset(v, 0, sizeof *v);
+		v->id = sqlite3_column_int64(s, 0);
+		v->version = sqlite3_column_int64(s, 1);
+		const unsigned char *a = sqlite3_column_text(s, 2);
+		snprintf(v->actor, sizeof v->actor, "%s",
+			 a ? (const char *)a : "");
+		v->scramble = dup_text(s, 3);
+		v->inspect_at = sqlite3_column_int64(s, 4);
+		if (!v->scramble) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		k++;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		for (int i = 0; i < k; i++)
+			store_timed_free(&out[i]);
+		return fail(c, s);
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return k;
+}
+
 /* ----------------------------------------------------------------- tokens */
 
 /* Columns id, role, name, created_at, revoked_at. */
@@ -1011,6 +1075,8 @@ const struct store_engine store_sqlite_engine = {
 	.count_sessions = sq_count_sessions,
 	.add_solve = sq_add_solve,
 	.list_solves = sq_list_solves,
+	.add_timed = sq_add_timed,
+	.list_timed = sq_list_timed,
 	.add_token = sq_add_token,
 	.find_token = sq_find_token,
 	.list_tokens = sq_list_tokens,

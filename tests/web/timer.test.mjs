@@ -2,12 +2,35 @@
 // solved cube scrambles it (a scramble the page shows as text) and starts
 // the 15 s inspection; the clock starts on the first turn and stops on the
 // move that solves the cube, with "solved!", the time and the moves, whose
-// HTM is the API's count of the moves made; the Times panel lists it. The
-// turn speed is kept across a reload.
+// HTM is the API's count of the moves made. The server keeps it: the Times
+// panel shows the server's list and each player's best, mean, ao5 and ao12
+// exactly as GET …/timed says, after a reload too; a solve running when
+// the page reloads goes on running and is recorded when it ends. The turn
+// speed is kept across a reload.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, newPage, call, shownState, openSession, keys, solverReady } from './lib/harness.mjs';
+
+// "1:02.34", "9.87", as the page shows a time (web/src/timer.js)
+const fmt = (ms) => {
+  if (ms === null) return '–';
+  if (ms === 'DNF') return 'DNF';
+  const cs = Math.floor(ms / 10);
+  const sec = Math.floor(cs / 100);
+  const m = Math.floor(sec / 60);
+  const frac = String(cs % 100).padStart(2, '0');
+  return m ? `${m}:${String(sec % 60).padStart(2, '0')}.${frac}` : `${sec}.${frac}`;
+};
+
+// The Times panel's statistics are the API's, player by player.
+async function statsMatch(page, id) {
+  const api = (await call(srv.url, 'GET', `/v1/sessions/${id}/timed`)).body;
+  for (const [who, st] of Object.entries(api.players))
+    for (const k of ['best', 'mean', 'ao5', 'ao12'])
+      assert.equal(await page.textContent(`#time-stats tr[data-player="${who}"] td[data-stat="${k}"]`), fmt(st[k]), `${who} ${k}`);
+  return api;
+}
 
 let srv;
 let browser;
@@ -52,14 +75,50 @@ test('a timed solve: scramble, inspection, first turn, solved! with time and mov
   assert.match(await page.textContent('#timer-moves'), new RegExp(`^${htm} HTM · \\d+ QTM · \\d+ STM$`));
   const ms = Number(await page.$eval('#solved-flash', (e) => e.dataset.ms));
   assert.ok(ms > 0 && ms < 60000, `a time: ${ms}`);
-  assert.equal(await page.$$eval('#times li', (l) => l.length), 1);
-  assert.match(await page.textContent('#time-stats [data-stat="best"] dd'), /^\d+\.\d\d$/);
+  // the server's record: who, the scramble, the moves, the time
+  await page.waitForSelector('#times[data-count="1"] li[data-status="solved"]');
+  let api = await statsMatch(page, id);
+  const rec = api.timed_solves[0];
+  assert.equal(rec.status, 'solved');
+  assert.equal(rec.actor, 'owner');
+  assert.equal(rec.scramble, scramble);
+  assert.equal(rec.version, 1);
+  assert.equal(rec.end_version, 3);
+  assert.equal(rec.moves.htm, htm);
+  assert.equal(api.players.owner.best, rec.ms);
+  assert.match(await page.textContent('#times li[data-status="solved"] .time'), /^\d+\.\d\d$/);
+
+  // a second solve, running when the page reloads: it goes on, and the
+  // server records it when it ends
+  await page.click('#timer-start');
+  await page.waitForSelector('#timer-display[data-state="inspecting"]');
+  await shownState(page, 4);
+  const scramble2 = await page.textContent('#scramble-text');
+  await page.waitForFunction(() => document.querySelector('#times').dataset.count === '2');
+  await keys(page, 'u');
+  await shownState(page, 5);
+  await page.reload();
+  await page.waitForSelector('#viewport[data-ready="1"]');
+  await page.waitForSelector('#timer-display[data-state="running"]');
+  assert.equal(await page.textContent('#scramble-text'), scramble2);
+  const inverse2 = (await call(srv.url, 'POST', '/v1/alg', { size: 3, moves: scramble2 })).body.inverse;
+  await page.fill('#moves', `U' ${inverse2}`);
+  await page.press('#moves', 'Enter');
+  await page.waitForSelector('#timer-display[data-state="done"]');
+  await page.waitForSelector('#times[data-count="2"] li[data-id="2"][data-status="solved"]');
+  api = await statsMatch(page, id);
+  assert.equal(api.timed_solves[1].status, 'solved');
+  assert.equal(api.players.owner.count, 2);
+  assert.equal(api.players.owner.mean, Math.round((api.timed_solves[0].ms + api.timed_solves[1].ms) / 2));
 
   // the turn speed is the player's: kept across a reload
   await page.selectOption('#speed', '70');
   await page.reload();
   await page.waitForSelector('#viewport[data-ready="1"]');
   assert.equal(await page.inputValue('#speed'), '70');
+  // after the reload, the list and the averages are still the server's
+  await page.waitForSelector('#times[data-count="2"]');
+  await statsMatch(page, id);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

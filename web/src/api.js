@@ -84,6 +84,8 @@ export const api = {
   ticket: (id, token) => request('POST', `/v1/sessions/${enc(id)}/tickets`, undefined, { token }),
   solve: (facelets, method, extra = {}) => request('POST', '/v1/solve', { facelets, ...(method ? { method } : {}), ...extra }),
   patterns: (size) => request('GET', `/v1/patterns?size=${size}`),
+  timed: (id, token) => request('GET', `/v1/sessions/${enc(id)}/timed`, undefined, { token }),
+  timedStart: (id, version, token) => request('POST', `/v1/sessions/${enc(id)}/timed`, { version }, { token }),
   scramble: (size) => request('GET', `/v1/scramble?size=${size}`),
   match: (facelets, name) => request('POST', '/v1/match', { facelets, name, first: true }),
   applyRaw: (body) => request('POST', '/v1/apply', body),

@@ -13,7 +13,7 @@ import { invertFlat, parseFlat } from './cube.js';
 import { forgetCube, forgetToken, getAccess, mergeAccess } from './access.js';
 import { PatternSet } from './patterns.js';
 import { algLink } from './alg.js';
-import { SolveTimer, formatTime, isSolved, stats } from './timer.js';
+import { SolveTimer, formatTime, isSolved } from './timer.js';
 import { $, show, el, toast, copy } from './dom.js';
 import { Keys, KEYMAP } from './keys.js';
 import { NetView } from './net.js';
@@ -90,6 +90,7 @@ class Play {
     if (this.mini) this.mini.dispose();
     if (this.solve) this.solve.close();
     if (this.timer) this.timer.close();
+    clearTimeout(this.timesTimer);
     clearTimeout(this.flashTimer);
     clearTimeout(this.patternTimer);
     if (active === this) active = null;
@@ -420,6 +421,7 @@ class Play {
       event: (ev) => {
         this.addEvent(ev);
         if (this.timer) this.timer.confirmed(ev.type === 'reset' ? null : ev.moves, this.session.confirmed.facelets);
+        this.timesSoon();
       },
       historyGap: () => this.loadHistory(),
       queued: (k) => {
@@ -847,7 +849,11 @@ class Play {
         d.classList.toggle('warn', !!v.warn);
         $('#timer-moves').textContent = v.state === 'idle' ? ''
           : `${v.moves.htm} HTM · ${v.moves.qtm} QTM · ${v.moves.stm} STM`;
-        $('#timer-start').textContent = v.state === 'inspecting' || v.state === 'running' ? 'Cancel' : 'Timed solve';
+        // a started solve is on the server's record: it ends solved (or
+        // DNF), not cancelled
+        const on = v.state === 'inspecting' || v.state === 'running';
+        $('#timer-start').textContent = on ? 'Timing…' : 'Timed solve';
+        $('#timer-start').dataset.timing = String(on);
       },
       solved: (r) => this.solved(r),
     });
@@ -862,6 +868,7 @@ class Play {
     });
     this.on($('#timer-start'), 'click', () => this.timedSolve());
     this.renderTimes();
+    this.loadTimes();
   }
 
   applySpeed() {
@@ -875,10 +882,7 @@ class Play {
   // from where it is.
   async timedSolve() {
     const t = this.timer;
-    if (t.state === 'inspecting' || t.state === 'running') {
-      t.cancel();
-      return;
-    }
+    if (t.state === 'inspecting' || t.state === 'running') return;
     if (!this.canPlay()) return;
     if (!isSolved(this.session.confirmed.facelets, this.n)) {
       this.inspect(null);
@@ -896,13 +900,23 @@ class Play {
     }
   }
 
-  inspect(scramble) {
+  // Inspection begins: on this page at once, and on the server (the
+  // start of the record: the version shown, this player).
+  async inspect(scramble) {
     if (scramble) {
       $('#scramble-text').textContent = scramble;
       show($('#scramble-line'), true);
     }
     show($('#solved-flash'), false);
     this.timer.inspect();
+    try {
+      const r = await api.timedStart(this.route.id, this.session.confirmed.version, this.access.token);
+      if (this.closed) return;
+      this.timedOpen = r.body.id;
+      this.loadTimes();
+    } catch (e) {
+      if (!this.closed) toast(`This solve is timed here only: ${e.message}`);
+    }
   }
 
   solved(r) {
@@ -914,43 +928,82 @@ class Play {
     show(f, true);
     clearTimeout(this.flashTimer);
     this.flashTimer = setTimeout(() => show(f, false), 6000);
-    this.times().push({ ms: r.ms, htm: r.moves.htm, qtm: r.moves.qtm, stm: r.moves.stm, at: Date.now() });
-    this.saveTimes();
-    this.renderTimes();
+    // the server's record is the one kept: read it back
+    this.loadTimes();
   }
 
-  times() {
-    if (!this.timeList) {
-      try {
-        this.timeList = JSON.parse(localStorage.getItem(`cubed.times.${this.route.id}`) || '[]');
-      } catch {
-        this.timeList = [];
-      }
-    }
-    return this.timeList;
-  }
-
-  saveTimes() {
+  // The session's timed solves and the players' averages, from the server
+  // (GET …/timed): what a reload, another device or the API sees. An open
+  // one (inspecting, running) is followed on this page too.
+  async loadTimes() {
+    let r;
     try {
-      localStorage.setItem(`cubed.times.${this.route.id}`, JSON.stringify(this.times().slice(-500)));
-    } catch {
-      /* kept for this page only */
+      r = (await api.timed(this.route.id, this.access.token)).body;
+    } catch (e) {
+      if (!this.closed) $('#times-error').textContent = `The times could not be read: ${e.message}`;
+      show($('#times-error'), !this.closed);
+      return;
     }
+    if (this.closed) return;
+    show($('#times-error'), false);
+    this.timedList = r;
+    this.renderTimes();
+    const last = r.timed_solves[r.timed_solves.length - 1];
+    if (last && (last.status === 'inspecting' || last.status === 'running')) {
+      this.timedOpen = last.id;
+      if (this.timer.state === 'idle') this.resumeTimed(last);
+    } else {
+      this.timedOpen = null;
+    }
+  }
+
+  // A solve that was running when this page opened (a reload, another
+  // device): the clock from the server's times.
+  resumeTimed(t) {
+    const skew = performance.now() - Date.now(); // server ms → this page's clock
+    if (t.scramble) {
+      $('#scramble-text').textContent = t.scramble;
+      show($('#scramble-line'), true);
+    }
+    this.timer.inspect();
+    this.timer.inspectAt = Date.parse(t.inspection_started_at) + skew;
+    if (t.status === 'running') {
+      this.timer.turned();
+      this.timer.startAt = Date.parse(t.started_at) + skew;
+      this.timer.moves = { ...t.moves };
+    }
+    this.timer.ui.render(this.timer.view());
+  }
+
+  // Refresh the list while a timed solve is open (at most one request per
+  // change, after the change settles).
+  timesSoon() {
+    if (!this.timedOpen) return;
+    clearTimeout(this.timesTimer);
+    this.timesTimer = setTimeout(() => this.loadTimes(), 300);
   }
 
   renderTimes() {
-    const list = this.times();
-    const st = stats(list);
-    const dl = $('#time-stats');
-    dl.replaceChildren();
-    const show1 = (v) => (v === undefined ? '–' : v === null ? 'DNF' : formatTime(v));
-    for (const [k, label] of [['best', 'best'], ['mean', 'mean'], ['ao5', 'ao5'], ['ao12', 'ao12']])
-      dl.append(el('div', { dataset: { stat: k } }, el('dt', {}, label), el('dd', {}, show1(st[k]))));
+    const r = this.timedList || { timed_solves: [], players: {} };
+    const show1 = (v) => (v === null || v === undefined ? '–' : v === 'DNF' ? 'DNF' : formatTime(v));
+    const tb = $('#time-stats');
+    tb.replaceChildren();
+    const players = Object.entries(r.players);
+    for (const [who, st] of players)
+      tb.append(el('tr', { dataset: { player: who } }, el('th', { scope: 'row' }, who),
+        ...['best', 'mean', 'ao5', 'ao12'].map((k) => el('td', { dataset: { stat: k } }, show1(st[k])))));
+    show($('#time-stats-table'), players.length > 0);
     const ol = $('#times');
     ol.replaceChildren();
-    for (const r of list.slice(-50).reverse())
-      ol.append(el('li', {}, el('span', {}, r.ms === null ? 'DNF' : formatTime(r.ms)), el('span', { className: 'muted' }, ` ${r.htm} moves`)));
-    if (!list.length) ol.append(el('li', { className: 'muted' }, 'No timed solves yet.'));
+    const done = r.timed_solves.filter((t) => t.status !== 'abandoned');
+    for (const t of done.slice(-50).reverse()) {
+      const time = t.status === 'solved' ? formatTime(t.ms) + (t.penalty_ms ? ' (+2)' : '')
+        : t.status === 'dnf' ? 'DNF' : t.status === 'running' ? 'solving…' : 'inspecting…';
+      ol.append(el('li', { dataset: { id: String(t.id), status: t.status }, title: `scramble: ${t.scramble || '(the cube as it was)'}` },
+        el('span', { className: 'time' }, time), el('span', { className: 'muted' }, ` ${t.moves.htm} moves · ${t.actor}`)));
+    }
+    if (!done.length) ol.append(el('li', { className: 'muted' }, 'No timed solves yet.'));
+    $('#times').dataset.count = String(done.length);
   }
 
   // On-screen move buttons (shown on touch screens and narrow windows):

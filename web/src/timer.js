@@ -6,7 +6,9 @@
 // "solved!", with the time and the moves in HTM, QTM and STM. Moves by
 // every player of the session count: a shared cube is solved together.
 // metrics() counts as the server's alg.c does, so the numbers equal
-// /v1/alg's.
+// /v1/alg's. The record kept is the server's (POST/GET …/timed: the
+// same rules, on the server's clock, from the session's history); this
+// clock is what the player watches meanwhile.
 
 import { parseFlat } from './cube.js';
 
@@ -165,25 +167,3 @@ export class SolveTimer {
   }
 }
 
-// Statistics of a list of results (oldest first; ms null = DNF), as the
-// WCA defines them: best single; mean of the finished ones; ao5 and ao12
-// of the latest 5 and 12: the best and worst dropped (5: one each; 12:
-// one each, as csTimer and the WCA's ao12 convention do), a DNF counting
-// as the worst, and two DNFs making the average a DNF. null: not enough.
-export function stats(list) {
-  const done = list.filter((r) => r.ms !== null).map((r) => r.ms);
-  const avg = (k) => {
-    if (list.length < k) return undefined;
-    const last = list.slice(-k).map((r) => (r.ms === null ? Infinity : r.ms)).sort((a, b) => a - b);
-    const mid = last.slice(1, -1);
-    if (mid.some((x) => x === Infinity)) return null; // DNF
-    return Math.round(mid.reduce((a, b) => a + b, 0) / mid.length);
-  };
-  return {
-    count: list.length,
-    best: done.length ? Math.min(...done) : undefined,
-    mean: done.length ? Math.round(done.reduce((a, b) => a + b, 0) / done.length) : undefined,
-    ao5: avg(5),
-    ao12: avg(12),
-  };
-}

@@ -24,9 +24,10 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Milliseconds, or null for the -1 that means none. */
 static json_t *ms_or_null(int64_t v)
 {
-	return v > 0 || v == 0 ? json_integer((json_int_t)v) : json_null();
+	return v >= 0 ? json_integer((json_int_t)v) : json_null();
 }
 
 static json_t *timed_json(const struct timed_result *r)

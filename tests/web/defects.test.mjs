@@ -272,12 +272,26 @@ test('7: the play page has an h1, and the history is reachable by keyboard', asy
   await shownState(page, 2);
   const h1 = await page.$$eval('h1', (hs) => hs.filter((h) => h.offsetParent !== null).map((h) => h.textContent));
   assert.deepEqual(h1, ['Keyboard cube']);
-  // Tab from the start of the page to the history's version 1
-  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  // Tab from the start of the page to the history's version 1 (the page
+  // notes when it gets there, so a Tab is one key press, not a round trip)
+  await page.evaluate(() => {
+    window.reached = false;
+    document.addEventListener('focusin', (e) => {
+      if (e.target.closest('#events li[data-version="1"]')) window.reached = true;
+    });
+    if (document.activeElement) document.activeElement.blur();
+  });
   let found = false;
-  for (let i = 0; i < 120 && !found; i++) {
-    await page.keyboard.press('Tab');
-    found = await page.evaluate(() => !!document.activeElement.closest('#events li[data-version="1"]'));
+  for (let i = 0; i < 12 && !found; i++) {
+    for (let j = 0; j < 10; j++) await page.keyboard.press('Tab');
+    found = await page.evaluate(() => window.reached && !!document.activeElement.closest('#events li[data-version="1"]'));
+    if (!found && await page.evaluate(() => window.reached)) {
+      // passed it within the last ten: back to it
+      for (let j = 0; j < 10 && !found; j++) {
+        await page.keyboard.press('Shift+Tab');
+        found = await page.evaluate(() => !!document.activeElement.closest('#events li[data-version="1"]'));
+      }
+    }
   }
   assert.ok(found, 'version 1 of the history takes the focus');
   await page.keyboard.press('Enter');

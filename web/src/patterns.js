@@ -1,10 +1,10 @@
 // patterns.js — the named patterns of GET /v1/patterns matched here, in
-// the page, so the Patterns panel (and a race's stage line) costs no
-// request per move: the server lists each pattern's texts once, and this
-// file tries them in the 24 whole-cube orientations as /v1/match does
-// (DESIGN.md's pattern language: a face letter is that colour, places
-// with the same digit share a colour and different digits differ, `*` is
-// anything; every part of a named pattern must fit in one orientation).
+// the page, so the Patterns panel costs no request per move: the server
+// lists each pattern's texts once, and this file tries them in the 24
+// whole-cube orientations as /v1/match does (the pattern language of
+// docs/conventions.md: a face letter is that colour, places with the same
+// digit share a colour and different digits differ, `*` is anything;
+// every part of a named pattern must fit in one orientation).
 // The orientation order is the server's (the face the pattern's U lands
 // on, U R F D L B, then its four rotations), so "the first match" names
 // the same face the API would.

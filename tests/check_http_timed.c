@@ -12,6 +12,7 @@
 
 #include "http_client.h"
 #include "session_helpers.h"
+#include "sse_client.h"
 #include "sessions.h"
 #include "suites.h"
 
@@ -75,9 +76,31 @@ START_TEST(timed_solves_from_history)
 	snprintf(bob, sizeof bob, "%s", sget(tk, "token"));
 	json_decref(tk);
 
-	/* the owner scrambles, starts: inspecting */
+	/* the owner scrambles, starts: inspecting; watchers hear of it */
 	moves(&a, a.token, "R U F");
+	char events[192];
+	snprintf(events, sizeof events, "%s/events?after=1", a.path);
+	sse_client w;
+	ck_assert_msg(sse_open(&w, srv.port, events, NULL, 5000, 0) == 0, "%s",
+		      w.error);
 	json_t *t = start(&a, a.token, NULL, 201);
+	sse_event e;
+	int got = 0;
+	while (!got && sse_next(&w, &e, 5000) == 1) {
+		if (strcmp(e.type, "timed") == 0) {
+			got = 1;
+			ck_assert_str_eq(e.id, "");
+			json_t *d = json_loads(e.data, 0, NULL);
+			ck_assert_str_eq(sget(d, "type"), "timed");
+			ck_assert_str_eq(sget(d, "actor"), "owner");
+			ck_assert_str_eq(sget(d, "moves"), "R U F");
+			ck_assert_int_eq(iget(d, "version"), 1);
+			json_decref(d);
+		}
+		sse_event_free(&e);
+	}
+	ck_assert_msg(got, "no timed event: %s", w.error);
+	sse_close(&w);
 	ck_assert_str_eq(sget(t, "status"), "inspecting");
 	ck_assert_str_eq(sget(t, "actor"), "owner");
 	ck_assert_str_eq(sget(t, "scramble"), "R U F");

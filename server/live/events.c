@@ -291,6 +291,7 @@ static void deliver(struct events *ev, struct pub *p)
 	size_t len = 0;
 	char *buf = NULL;
 	int no_id = strcmp(e->type, "solve") == 0 ||
+		    strcmp(e->type, "timed") == 0 ||
 		    strcmp(e->type, "delete") == 0;
 	if (strcmp(e->type, "delete") == 0) {
 		buf = sse_format(-1, "delete",

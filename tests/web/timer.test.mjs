@@ -5,8 +5,9 @@
 // HTM is the API's count of the moves made. The server keeps it: the Times
 // panel shows the server's list and each player's best, mean, ao5 and ao12
 // exactly as GET …/timed says, after a reload too; a solve running when
-// the page reloads goes on running and is recorded when it ends. The turn
-// speed is kept across a reload.
+// the page reloads goes on running and is recorded when it ends; another
+// device watching follows the clock live (the stream's timed event). The
+// turn speed is kept across a reload.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,8 +50,13 @@ test('a timed solve: scramble, inspection, first turn, solved! with time and mov
   const page = await newPage(browser, { motion: false });
   await openSession(page, srv.url, id, { t, role: 'owner' });
   await shownState(page, 0);
+  // a second device watching: it follows the clock live
+  const watcher = await newPage(browser, { motion: false });
+  await openSession(watcher, srv.url, id, {});
+  await watcher.waitForSelector('#conn[data-state="live"]');
   await page.click('#timer-start');
   await page.waitForSelector('#timer-display[data-state="inspecting"]');
+  await watcher.waitForSelector('#timer-display[data-state="inspecting"]');
   const scrambled = await shownState(page, 1);
   const scramble = await page.textContent('#scramble-text');
   const ev = (await call(srv.url, 'GET', `/v1/sessions/${id}/history?after=0`)).body.events[0];
@@ -69,6 +75,10 @@ test('a timed solve: scramble, inspection, first turn, solved! with time and mov
   await shownState(page, 3);
   await page.waitForSelector('#timer-display[data-state="done"]');
   await page.waitForSelector('#solved-flash:not([hidden])');
+  await watcher.waitForSelector('#timer-display[data-state="done"]');
+  await watcher.waitForSelector('#times[data-count="1"] li[data-status="solved"]');
+  assert.deepEqual(watcher.problems, []);
+  await watcher.context().close();
   assert.match(await page.textContent('#solved-flash'), /solved!/);
   const htm = 1 + (await call(srv.url, 'POST', '/v1/alg', { size: 3, moves: `R' ${inverse}` })).body.htm;
   assert.equal(await page.$eval('#solved-flash', (e) => e.dataset.htm), String(htm));

@@ -9,7 +9,7 @@
 // session's stream carries a *read* token as ?token= (never a write
 // token), as the API allows.
 
-const TYPES = ['state', 'moves', 'undo', 'redo', 'reset', 'presence', 'solve', 'delete'];
+const TYPES = ['state', 'moves', 'undo', 'redo', 'reset', 'presence', 'solve', 'timed', 'delete'];
 
 export class LiveStream {
   // opts: {id, readToken, after() → version to resume from,

@@ -438,6 +438,8 @@ class Play {
       },
       refused: (w, e) => this.refused(w, e),
       notice: (t) => toast(t),
+      // someone started a timed solve: follow its clock here too
+      timed: () => this.loadTimes(),
       revoked: () => {
         this.tokenRefused = true;
         forgetToken(this.session.id);

@@ -117,6 +117,9 @@ export class Session {
       case 'solve':
         this.ui.notice(`${data.actor || 'someone'} asked for a solution (${data.method || 'solver'})`);
         break;
+      case 'timed':
+        this.ui.timed(data);
+        break;
       case 'delete':
         this.deleted = true;
         this.ui.deleted();

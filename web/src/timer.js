@@ -138,11 +138,6 @@ export class SolveTimer {
     this.ui.solved(this.result);
   }
 
-  cancel() {
-    this.reset();
-    this.ui.render(this.view());
-  }
-
   // What the display shows now.
   view() {
     const t = this.now();

@@ -199,7 +199,8 @@ test: deps-test
 SPLIT_SUITES := reduce:5 http_solve:2
 SLOW_SPLIT := reduce:7 http_solve:3
 EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
-	http http_beginner http_sessions http_timed hostile http_jobs http_live \
+	http http_beginner http_sessions http_timed http_races hostile \
+	http_jobs http_live \
 	http_fair crash sessions barrage http_eco limits dataset http_dataset \
 	render index eco cube alg validate store upgrade api static \
 	solve_pool client_limits

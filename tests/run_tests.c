@@ -40,6 +40,7 @@ static int run_pg(void)
 	SRunner *sr = srunner_create(pg_store_suite());
 	srunner_add_suite(sr, http_sessions_suite());
 	srunner_add_suite(sr, http_timed_suite());
+	srunner_add_suite(sr, http_races_suite());
 	srunner_add_suite(sr, http_live_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());
@@ -79,6 +80,7 @@ static const struct {
 	{"http", http_suite, 0},
 	{"http_sessions", http_sessions_suite, 0},
 	{"http_timed", http_timed_suite, 0},
+	{"http_races", http_races_suite, 0},
 	{"http_solve", http_solve_suite, 0},
 	{"http_jobs", http_jobs_suite, 0},
 	{"http_dataset", http_dataset_suite, 0},

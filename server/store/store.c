@@ -353,6 +353,41 @@ int store_add_solve(struct store *st, const char *session_id,
 	return note(st, st->eng->add_solve(st->impl, session_id, s, out_id));
 }
 
+int store_race_add(struct store *st, const struct store_race *r)
+{
+	return note(st, st->eng->race_add(st->impl, r));
+}
+
+int store_race_get(struct store *st, const char *id, struct store_race *out)
+{
+	return note(st, st->eng->race_get(st->impl, id, out));
+}
+
+int store_race_players(struct store *st, const char *id,
+		       struct store_race_player *out, int cap)
+{
+	return note(st, st->eng->race_players(st->impl, id, out, cap));
+}
+
+int store_race_join(struct store *st, const char *id,
+		    struct store_race_player *p)
+{
+	return note(st, st->eng->race_join(st->impl, id, p));
+}
+
+int store_race_start(struct store *st, const char *id, const char *scramble,
+		     int64_t go_at)
+{
+	return note(st, st->eng->race_start(st->impl, id, scramble, go_at));
+}
+
+void store_race_free(struct store_race *r)
+{
+	free(r->title);
+	free(r->scramble);
+	r->title = r->scramble = NULL;
+}
+
 int store_add_timed(struct store *st, const char *session_id,
 		    const struct store_timed *t, int64_t *out_id)
 {

@@ -19,6 +19,8 @@
  *   solves, tokens  as before.
  *   timed_solves  a timed solve's start (schema/008): the version it
  *              starts from, who, the scramble, when inspection began.
+ *   races, race_players  a race's room and seats (schema/009); its
+ *              results are the players' sessions' timed solves.
  * The state at a version v is rebuilt from its replay base (the latest
  * snapshot or reset at or before v) by applying the events after it.
  * Rows at or before a session's committed version never change, so a
@@ -250,6 +252,37 @@ int store_add_timed(struct store *st, const char *session_id,
 		    const struct store_timed *t, int64_t *out_id);
 int store_list_timed(struct store *st, const char *session_id, int64_t after,
 		     struct store_timed *out, int cap);
+
+/* A race (schema/009): its room and its players. */
+#define STORE_RACE_PLAYERS_MAX 8
+struct store_race {
+	char id[STORE_ID_MAX];
+	int size;
+	char *title;                /* NULL if none */
+	unsigned char token_hash[STORE_HASH_LEN]; /* the host's */
+	int64_t created_at;
+	char *scramble;             /* NULL until started */
+	int64_t go_at;              /* 0 until started */
+};
+struct store_race_player {
+	int seat;                   /* 1, 2, … */
+	char name[STORE_NAME_MAX];
+	char session_id[STORE_ID_MAX];
+	int64_t joined_at;
+};
+void store_race_free(struct store_race *r);
+/* A new race (STORE_CONFLICT if the id exists); a race; its players
+ * by seat, at most cap (the count); a player joins (p->seat receives the
+ * next seat; STORE_CONFLICT if the name is taken); the start (scramble
+ * and go_at), only once (STORE_CONFLICT if it had started). */
+int store_race_add(struct store *st, const struct store_race *r);
+int store_race_get(struct store *st, const char *id, struct store_race *out);
+int store_race_players(struct store *st, const char *id,
+		       struct store_race_player *out, int cap);
+int store_race_join(struct store *st, const char *id,
+		    struct store_race_player *p);
+int store_race_start(struct store *st, const char *id, const char *scramble,
+		     int64_t go_at);
 
 /* Tokens the owner hands out (the owner's own is the session's
  * token_hash). */

@@ -55,7 +55,9 @@ export function mergeAccess(id, entry) {
   } else if (entry.rt && !next.rt) {
     next.rt = entry.rt;
   }
-  for (const k of ['scramble', 'seed', 'size']) if (entry[k] !== undefined) next[k] = entry[k];
+  // anything else the page keeps with it (scramble, size, a race seat…)
+  for (const [k, v] of Object.entries(entry))
+    if (!['t', 'rt', 'role'].includes(k) && v !== undefined) next[k] = v;
   m[id] = next;
   save(m);
   return next;

@@ -77,9 +77,10 @@ export class AlgPage {
       this.submit();
     });
     this.on($('#alg-first'), 'click', () => this.jump(0));
-    this.on($('#alg-back'), 'click', () => this.step(-1));
+    // a step by hand stops the playing
+    this.on($('#alg-back'), 'click', () => { this.stop(); this.step(-1); });
     this.on($('#alg-play'), 'click', () => this.togglePlay());
-    this.on($('#alg-fwd'), 'click', () => this.step(1));
+    this.on($('#alg-fwd'), 'click', () => { this.stop(); this.step(1); });
     this.on($('#alg-last'), 'click', () => this.jump(this.turns.length));
     this.on($('#alg-speed'), 'change', () => {
       this.route.speed = $('#alg-speed').value;
@@ -247,9 +248,10 @@ export class AlgPage {
     if (this.k >= this.turns.length) this.jump(0);
     $('#alg-play').textContent = 'Pause';
     const tick = () => {
+      this.timer = 0;
       if (this.closed) return;
-      if (this.k >= this.turns.length) return this.stop();
       this.step(1);
+      if (this.k >= this.turns.length) return this.stop();
       this.timer = setTimeout(tick, this.stepMs);
     };
     this.timer = setTimeout(tick, 0);

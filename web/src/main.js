@@ -12,6 +12,7 @@ import { openPlay } from './play.js';
 import { $, show, toast } from './dom.js';
 import { getAccess, mergeAccess } from './access.js';
 import { AlgPage, parseAlgRoute } from './alg.js';
+import { RacePage, parseRaceRoute } from './race.js';
 
 const RECENT_KEY = 'cubed.recent';
 const PLAY_MAX = 33;
@@ -120,6 +121,23 @@ function initLobby() {
     }
   });
 
+  $('#race-create').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const err = $('#race-create-error');
+    show(err, false);
+    const body = { size: Number($('#race-size').value) };
+    const title = $('#race-title-in').value.trim();
+    if (title) body.title = title;
+    try {
+      const r = (await api.raceCreate(body)).body;
+      mergeAccess(`race:${r.id}`, { host: r.host_token });
+      location.hash = `#/race/${r.id}`;
+    } catch (ex) {
+      err.textContent = ex instanceof ApiError ? ex.message : String(ex);
+      show(err, true);
+    }
+  });
+
   $('#open').addEventListener('submit', (e) => {
     e.preventDefault();
     const v = $('#open-link').value.trim();
@@ -171,6 +189,13 @@ async function route() {
   if (current) {
     current.close();
     current = null;
+  }
+  const race = parseRaceRoute(location.hash);
+  if (race) {
+    for (const id of ['#lobby', '#play', '#role', '#presence', '#conn', '#title']) show($(id), false);
+    current = new RacePage(race);
+    await current.open();
+    return;
   }
   const alg = parseAlgRoute(location.hash);
   if (alg) {

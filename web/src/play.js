@@ -149,6 +149,7 @@ class Play {
     this.initMovePad();
     this.initTimer();
     this.initPatterns();
+    this.initRace();
   }
 
   // Ask the server whether this page's token works (a stream ticket is
@@ -837,6 +838,22 @@ class Play {
     this.links.forget(id);
     toast('The cube was deleted.');
     location.hash = '#/';
+  }
+
+  // ---- races -------------------------------------------------------------------------
+
+  // A player's cube in a race: a link back to the room, and at the go
+  // (race.js leaves pendingRace) the race's scramble put on the cube and a
+  // timed solve started there.
+  initRace() {
+    const a = getAccess(this.route.id) || {};
+    show($('#race-strip'), !!a.race);
+    if (a.race) $('#race-back').href = `#/race/${a.race}`;
+    const pr = a.pendingRace;
+    if (pr && this.canPlay()) {
+      mergeAccess(this.route.id, { pendingRace: null });
+      this.session.write('moves', pr.scramble, 'scramble');
+    }
   }
 
   // ---- timed solves ---------------------------------------------------------------

@@ -14,8 +14,8 @@
 #                   the two-node suite (needs the postgresql package)
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
-#   make screenshot the README's screenshot (docs/screenshot.png), taken by
-#                   the browser tests
+#   make screenshot the README's screenshot (docs/screenshot.png) and the
+#                   race's (docs/race.png), taken by the browser tests
 #   make sanitize   the same tests under ASan + UBSan (separate build dir,
 #                   $(BUILD)-san: build-san by default)
 #   make contract   live responses of build/cubed checked against openapi.yaml
@@ -199,7 +199,8 @@ test: deps-test
 SPLIT_SUITES := reduce:5 http_solve:2
 SLOW_SPLIT := reduce:7 http_solve:3
 EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
-	http http_beginner http_sessions hostile http_jobs http_live \
+	http http_beginner http_sessions http_timed http_races hostile \
+	http_jobs http_live \
 	http_fair crash sessions barrage http_eco limits dataset http_dataset \
 	render index eco cube alg validate store upgrade api static \
 	solve_pool client_limits
@@ -291,7 +292,8 @@ test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 
 screenshot: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
-		CUBED_SCREENSHOT=docs/screenshot.png node --test tests/web/solve.test.mjs
+		CUBED_SCREENSHOT=docs/screenshot.png CUBED_RACE_SCREENSHOT=docs/race.png \
+		node --test --test-concurrency=1 tests/web/solve.test.mjs tests/web/race.test.mjs
 
 # The optimal solver's slow suite: only when CUBED_SLOW=1 (run_tests.c),
 # at the optimal tables' level OPTIMAL_LEVEL, cached in $(TABLES) like the

@@ -566,6 +566,50 @@ START_TEST(state_presence_heartbeat_delete)
 }
 END_TEST
 
+/* A watcher that hangs up stops counting within a couple of seconds,
+ * not at the next heartbeat it would fail to receive (60 s here): the
+ * server notices the closed socket of a parked stream by itself (issue
+ * 64: "2 watching" for 20 to 40 s after someone left or reloaded). */
+START_TEST(hung_up_watcher_counted_out)
+{
+	server own;
+	static const char *const extra[] = {"--heartbeat", "60", "--solver",
+					    "0", NULL};
+	start_or_abort(&own, NULL, extra);
+	ses s;
+	json_decref(create(own.port, "{\"size\": 2}", &s));
+	char path[192];
+	snprintf(path, sizeof path, "%s/events", s.path);
+	sse_client a, b;
+	ck_assert_msg(sse_open(&a, own.port, path, NULL, 5000, 0) == 0, "%s",
+		      a.error);
+	sse_event e;
+	ck_assert_int_eq(sse_next(&a, &e, 5000), 1); /* state */
+	sse_event_free(&e);
+	ck_assert_int_eq(sse_next(&a, &e, 5000), 1);
+	ck_assert_str_eq(e.data, "{\"type\":\"presence\",\"watchers\":1}");
+	sse_event_free(&e);
+	ck_assert_msg(sse_open(&b, own.port, path, NULL, 5000, 0) == 0, "%s",
+		      b.error);
+	ck_assert_int_eq(sse_next(&a, &e, 5000), 1);
+	ck_assert_str_eq(e.data, "{\"type\":\"presence\",\"watchers\":2}");
+	sse_event_free(&e);
+	double t0 = now_s();
+	sse_close(&b);
+	ck_assert_msg(sse_next(&a, &e, 4000) == 1, "no presence within 4 s: %s",
+		      a.error);
+	ck_assert_str_eq(e.data, "{\"type\":\"presence\",\"watchers\":1}");
+	sse_event_free(&e);
+	ck_assert_msg(now_s() - t0 < 4.0, "counted out after %.1f s",
+		      now_s() - t0);
+	json_t *g = get_session(own.port, s.path, NULL, 0);
+	ck_assert_int_eq(iget(g, "watchers"), 1);
+	json_decref(g);
+	sse_close(&a);
+	server_stop(&own, 1);
+}
+END_TEST
+
 /* A stored solve reaches watchers as a "solve" event without an id (it
  * makes no version, so a browser's Last-Event-ID stays), with the method,
  * the solution as moves, and the state solved. */
@@ -729,6 +773,7 @@ Suite *http_live_suite(void)
 	tcase_add_test(tc, many_watchers_in_order);
 	tcase_add_test(tc, replay_after_last_event_id);
 	tcase_add_test(tc, state_presence_heartbeat_delete);
+	tcase_add_test(tc, hung_up_watcher_counted_out);
 	tcase_add_test(tc, solve_event);
 	tcase_add_test(tc, slow_watcher_cut_off);
 	tcase_add_test(tc, shutdown_ends_streams);

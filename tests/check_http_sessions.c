@@ -361,6 +361,55 @@ START_TEST(scramble_seed)
 }
 END_TEST
 
+/* The scramble a session was made with is part of it: every read says
+ * it (any version, any format), a write's reply does not repeat it, and
+ * a session made without one (or forked) has none. */
+START_TEST(scramble_kept)
+{
+	ses a, b, c;
+	json_t *ja = create(srv.port,
+			    "{\"size\": 3, \"scramble\": true, \"seed\": 7}", &a);
+	json_t *jb = create(srv.port, "{\"size\": 5, \"scramble\": \"Rw 2U // x\"}",
+			    &b);
+	json_t *jc = create(srv.port, "{\"size\": 3}", &c);
+	json_t *v = get_session(srv.port, a.path, NULL, 0);
+	ck_assert_str_eq(sget(v, "scramble"), sget(ja, "scramble"));
+	json_decref(v);
+	v = get_session(srv.port, b.path, NULL, 0);
+	ck_assert_str_eq(sget(v, "scramble"), "Rw 2U // x");
+	json_decref(v);
+	v = get_session(srv.port, c.path, NULL, 0);
+	ck_assert_ptr_null(json_object_get(v, "scramble"));
+	json_decref(v);
+	/* a write's reply leaves it out; reads at any version keep it */
+	json_t *w = write_ok(srv.port, &a, "moves", "R", 1);
+	ck_assert_ptr_null(json_object_get(w, "scramble"));
+	json_decref(w);
+	char p[200];
+	snprintf(p, sizeof p, "%s?version=0", a.path);
+	v = get_session(srv.port, p, NULL, 0);
+	ck_assert_str_eq(sget(v, "scramble"), sget(ja, "scramble"));
+	json_decref(v);
+	snprintf(p, sizeof p, "%s?format=faces&include=index", a.path);
+	v = get_session(srv.port, p, NULL, 1);
+	ck_assert_str_eq(sget(v, "scramble"), sget(ja, "scramble"));
+	ck_assert(json_is_object(json_object_get(v, "faces")));
+	json_decref(v);
+	/* a fork starts from a version, not from a scramble */
+	snprintf(p, sizeof p, "%s/fork", a.path);
+	json_t *f = expect_json(srv.port, "POST", p, a.token, NULL,
+				"{\"version\": 1}", 201, NULL);
+	snprintf(p, sizeof p, "/v1/sessions/%s", sget(f, "id"));
+	v = get_session(srv.port, p, NULL, 0);
+	ck_assert_ptr_null(json_object_get(v, "scramble"));
+	json_decref(v);
+	json_decref(f);
+	json_decref(ja);
+	json_decref(jb);
+	json_decref(jc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Undo, redo, reset.                                                  */
 
@@ -1233,7 +1282,7 @@ START_TEST(readyz)
 	ck_assert_str_eq(sget(j, "database"), "ok");
 	/* each engine counts its own migrations (schema/, schema/pg/) */
 	const char *pg = getenv("CUBED_TEST_PG");
-	ck_assert_int_eq(iget(j, "schema_version"), pg && *pg ? 3 : 6);
+	ck_assert_int_eq(iget(j, "schema_version"), pg && *pg ? 6 : 9);
 	ck_assert_str_eq(sget(j, "engine"), pg && *pg ? "postgresql" : "sqlite");
 	json_decref(j);
 }
@@ -1465,6 +1514,7 @@ Suite *http_sessions_suite(void)
 			    (int)(sizeof bad_creates / sizeof *bad_creates));
 	tcase_add_test(tc, create_wrong_media_and_method);
 	tcase_add_test(tc, scramble_seed);
+	tcase_add_test(tc, scramble_kept);
 	tcase_add_test(tc, undo_redo_reset);
 	tcase_add_test(tc, write_errors);
 	tcase_add_test(tc, read_queries);

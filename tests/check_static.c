@@ -45,7 +45,7 @@ static void rm_rf(const char *dir)
 }
 
 /* A fresh web root: index.html, a hashed script with a gzip twin, a
- * plain text file. */
+ * hashed style sheet with gzip and Brotli twins, a plain text file. */
 static void setup(void)
 {
 	snprintf(root, sizeof root, "/tmp/cubed-static-XXXXXX");
@@ -57,6 +57,9 @@ static void setup(void)
 	put("assets/main-ABCD2345.js", "console.log(1)");
 	put("assets/main-ABCD2345.js.gz", "GZ-BYTES");
 	put("assets/notes.txt", "hello");
+	put("assets/app-ABCD2345.css", "body{margin:0}");
+	put("assets/app-ABCD2345.css.gz", "GZ-CSS");
+	put("assets/app-ABCD2345.css.br", "BR-CSS");
 }
 
 static void teardown(void)
@@ -110,7 +113,7 @@ static struct web_root *load_ok(void)
 START_TEST(page_headers_and_304)
 {
 	struct web_root *w = load_ok();
-	ck_assert_uint_eq(web_root_files(w), 4);
+	ck_assert_uint_eq(web_root_files(w), 7);
 	struct api_reply rp;
 	serve(w, "/", NULL, NULL, &rp);
 	ck_assert_int_eq(rp.status, 200);
@@ -195,6 +198,65 @@ START_TEST(assets_cache_and_gzip)
 }
 END_TEST
 
+/* Brotli twins: the coding the browser rates highest, Brotli on a tie;
+ * a file without a .br twin is never sent as br. */
+START_TEST(assets_brotli)
+{
+	struct web_root *w = load_ok();
+	static const struct {
+		const char *ae;
+		const char *ce; /* NULL: plain */
+	} cases[] = {
+		{"br", "br"}, {"gzip, deflate, br", "br"},
+		{"br;q=1.0, gzip;q=0.8", "br"}, {"gzip, br;q=0.5", "gzip"},
+		{"gzip;q=0.5, br;q=0.5", "br"}, {"*", "br"}, {"BR", "br"},
+		{"br;q=0, gzip", "gzip"}, {"br;q=0, *", "gzip"},
+		{"br;q=0, gzip;q=0", NULL}, {"identity", NULL}, {"", NULL},
+		{"brotli", NULL},
+	};
+	struct api_reply rp;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		serve(w, "/assets/app-ABCD2345.css", NULL, cases[i].ae, &rp);
+		ck_assert_int_eq(rp.status, 200);
+		const char *ce = reply_header(&rp, "Content-Encoding");
+		const char *want = !cases[i].ce ? "body{margin:0}"
+				   : strcmp(cases[i].ce, "br") == 0 ? "BR-CSS"
+								    : "GZ-CSS";
+		if (cases[i].ce == NULL)
+			ck_assert_msg(ce == NULL, "Accept-Encoding: %s",
+				      cases[i].ae);
+		else
+			ck_assert_msg(ce && strcmp(ce, cases[i].ce) == 0,
+				      "Accept-Encoding: %s gave %s", cases[i].ae,
+				      ce ? ce : "plain");
+		ck_assert_uint_eq(rp.raw_len, strlen(want));
+		ck_assert_int_eq(memcmp(rp.raw, want, rp.raw_len), 0);
+		ck_assert_str_eq(reply_header(&rp, "Vary"), "Accept-Encoding");
+		api_reply_free(&rp);
+	}
+	/* three different bodies, three different ETags, each 304 alone */
+	char tags[3][64];
+	const char *aes[3] = {"identity", "gzip", "br"};
+	for (int i = 0; i < 3; i++) {
+		serve(w, "/assets/app-ABCD2345.css", NULL, aes[i], &rp);
+		snprintf(tags[i], sizeof tags[i], "%s", reply_header(&rp, "ETag"));
+		api_reply_free(&rp);
+	}
+	ck_assert_str_ne(tags[0], tags[1]);
+	ck_assert_str_ne(tags[1], tags[2]);
+	ck_assert_str_ne(tags[0], tags[2]);
+	serve(w, "/assets/app-ABCD2345.css", tags[2], "br", &rp);
+	ck_assert_int_eq(rp.status, 304);
+	api_reply_free(&rp);
+	/* only a gzip twin: br is not on offer */
+	serve(w, "/assets/main-ABCD2345.js", NULL, "br", &rp);
+	ck_assert_ptr_null(reply_header(&rp, "Content-Encoding"));
+	api_reply_free(&rp);
+	ck_assert_uint_eq(web_root_files(w), 7);
+	web_root_free(w);
+}
+END_TEST
+
 START_TEST(unknown_files_are_404)
 {
 	struct web_root *w = load_ok();
@@ -260,6 +322,9 @@ START_TEST(bad_roots_are_refused)
 	put("assets/orphan.css.gz", "x");
 	refused("compresses no file");
 	del("assets/orphan.css.gz");
+	put("assets/orphan.css.br", "x");
+	refused("compresses no file");
+	del("assets/orphan.css.br");
 	/* more bytes than the bound: a sparse file costs no disk */
 	char p[128];
 	snprintf(p, sizeof p, "%s/assets/big.js", root);
@@ -313,6 +378,7 @@ Suite *static_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_headers_and_304);
 	tcase_add_test(tc, assets_cache_and_gzip);
+	tcase_add_test(tc, assets_brotli);
 	tcase_add_test(tc, unknown_files_are_404);
 	tcase_add_test(tc, no_page_is_a_clear_404);
 	tcase_add_test(tc, bad_roots_are_refused);

@@ -39,6 +39,8 @@ static int run_pg(void)
 	setenv("CUBED_TEST_PG_DIR", cluster.dir, 1);
 	SRunner *sr = srunner_create(pg_store_suite());
 	srunner_add_suite(sr, http_sessions_suite());
+	srunner_add_suite(sr, http_timed_suite());
+	srunner_add_suite(sr, http_races_suite());
 	srunner_add_suite(sr, http_live_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());
@@ -77,6 +79,8 @@ static const struct {
 	{"static", static_suite, 0},
 	{"http", http_suite, 0},
 	{"http_sessions", http_sessions_suite, 0},
+	{"http_timed", http_timed_suite, 0},
+	{"http_races", http_races_suite, 0},
 	{"http_solve", http_solve_suite, 0},
 	{"http_jobs", http_jobs_suite, 0},
 	{"http_dataset", http_dataset_suite, 0},

@@ -24,6 +24,8 @@ Suite *reduce_suite(void); /* tests/check_reduce.c: big cubes by reduction, pari
 Suite *api_suite(void);    /* tests/check_api.c: api_handle through structs */
 Suite *http_suite(void);   /* tests/check_http.c (with check_http_cube.c, check_http_transport.c): black-box HTTP against build/cubed */
 Suite *http_sessions_suite(void); /* tests/check_http_sessions.c: session routes, restarts */
+Suite *http_timed_suite(void); /* tests/check_http_timed.c: timed solves, players' averages */
+Suite *http_races_suite(void); /* tests/check_http_races.c: races, results from the players' histories */
 Suite *http_beginner_suite(void); /* tests/check_http_beginner.c: /v1/solve's beginner method and target */
 Suite *http_live_suite(void); /* tests/check_http_live.c: tokens, idempotency, live events */
 Suite *http_solve_suite(void); /* tests/check_http_solve.c: solve, scramble, session solves, 503 while tables load */

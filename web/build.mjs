@@ -1,8 +1,9 @@
 // build.mjs — bundle the page into OUT (default ../build/web): esbuild
 // turns src/main.js (with three.js and the CSS it imports) into
 // content-hashed files under OUT/assets, index.html is written with those
-// names, and every text asset gets a gzip twin the server sends to
-// browsers that accept it. Offline: everything comes from node_modules.
+// names, and every text asset gets Brotli and gzip twins the server sends
+// to browsers that accept them. Offline: everything comes from
+// node_modules.
 //
 //   node build.mjs [OUT]
 
@@ -11,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync, constants } from 'node:zlib';
+import { brotliCompressSync, gzipSync, constants } from 'node:zlib';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = resolve(process.argv[2] || join(here, '..', 'build', 'web'));
@@ -66,6 +67,15 @@ for (const dir of [out, assets]) {
     if (dir === out) continue;
     const gz = gzipSync(raw, { level: constants.Z_BEST_COMPRESSION });
     if (gz.length < raw.length * 0.9) writeFileSync(`${p}.gz`, gz);
+    const br = brotliCompressSync(raw, {
+      params: {
+        // source maps are fetched by developer tools only: quick to make
+        [constants.BROTLI_PARAM_QUALITY]: f.name.endsWith('.map') ? 5 : constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+      },
+    });
+    if (br.length < raw.length * 0.9) writeFileSync(`${p}.br`, br);
   }
 }
 console.log(`web: ${Object.values(names).join(', ')} → ${out} (${Math.round(bytes / 1024)} KiB)`);

@@ -65,6 +65,12 @@ api__handler api__session_token_add;
 api__handler api__session_tokens;
 api__handler api__session_token_revoke;
 api__handler api__session_ticket; /* api_tickets.c */
+api__handler api__session_timed_start; /* api_timed.c */
+api__handler api__session_timed;
+api__handler api__race_create;     /* api_races.c */
+api__handler api__race_get;
+api__handler api__race_join;
+api__handler api__race_start;
 api__handler api__get_healthz;    /* api_ops.c */
 api__handler api__get_readyz;
 api__handler api__get_version;

@@ -380,6 +380,7 @@ void api__session_create(const struct api_config *cfg,
 		.size = n,
 		.start = start,
 		.title = jtitle ? json_string_value(jtitle) : NULL,
+		.scramble_text = scramble,
 		.is_private = is_private,
 		.actor = "owner",
 	};
@@ -446,10 +447,19 @@ void api__session_get(const struct api_config *cfg,
 		session_view_free(&v);
 		return;
 	}
+	/* a read (not a write's reply) also says how version 0 was made */
 	if (want == REPR_BIT(REPR_FACELETS)) {
 		/* the common case, without a json_t */
 		size_t len = 0;
-		char *text = api__session_text(cfg, &v, &len);
+		jsonw w;
+		jsonw_init(&w);
+		session_text(&w, cfg, &v);
+		if (v.scramble) {
+			jsonw_key(&w, "scramble");
+			jsonw_string(&w, v.scramble);
+		}
+		jsonw_end(&w);
+		char *text = jsonw_finish(&w, &len);
 		api_reply_json_text(rp, 200, text, len);
 		if (text)
 			set_etag(rp, v.version);
@@ -457,6 +467,8 @@ void api__session_get(const struct api_config *cfg,
 		return;
 	}
 	json_t *o = api__session_json(cfg, &v, want, "facelets", rp);
+	if (o && v.scramble)
+		json_object_set_new(o, "scramble", json_string(v.scramble));
 	if (o) {
 		api_reply_json(rp, 200, o);
 		set_etag(rp, v.version);

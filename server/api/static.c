@@ -3,7 +3,9 @@
  * read once at start-up, hashed once for their ETags, and answered from
  * memory: no file system access per request, no path ever built from a
  * request (a name is looked up in the table, never opened), and a bound on
- * what can be loaded at all. */
+ * what can be loaded at all. The build writes each asset's compressed
+ * twins beside it (<name>.br, <name>.gz): a browser gets the smallest its
+ * Accept-Encoding allows, at the highest q-value it names. */
 #include "static.h"
 
 #include <dirent.h>
@@ -32,6 +34,7 @@ struct web_file {
 	int immutable;               /* content-hashed name: cache for good */
 	struct web_body plain;
 	struct web_body gz;          /* data NULL when there is no .gz */
+	struct web_body br;          /* data NULL when there is no .br */
 };
 
 struct web_root {
@@ -174,6 +177,7 @@ void web_root_free(struct web_root *w)
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->files[i].plain.data);
 		free(w->files[i].gz.data);
+		free(w->files[i].br.data);
 	}
 	free(w->files);
 	free(w);
@@ -222,10 +226,21 @@ static int add_file(struct web_root *w, const char *dir, const char *name,
 	return 0;
 }
 
-/* Attach dir/assets/<name> (ending in .gz) to the plain file it
+/* A compressed twin's suffix: 1 for .gz, 2 for .br, 0 for neither. */
+static int twin_kind(const char *name)
+{
+	size_t len = strlen(name);
+	if (len > 3 && strcmp(name + len - 3, ".gz") == 0)
+		return 1;
+	if (len > 3 && strcmp(name + len - 3, ".br") == 0)
+		return 2;
+	return 0;
+}
+
+/* Attach dir/assets/<name> (ending in .gz or .br) to the plain file it
  * compresses. */
-static int add_gz(struct web_root *w, const char *dir, const char *name,
-		  char *err, size_t errlen)
+static int add_twin(struct web_root *w, const char *dir, const char *name,
+		    char *err, size_t errlen)
 {
 	size_t len = strlen(name) - 3;
 	struct web_file *f = find(w, name, len);
@@ -234,9 +249,14 @@ static int add_gz(struct web_root *w, const char *dir, const char *name,
 			 name);
 		return -1;
 	}
+	struct web_body *b = twin_kind(name) == 2 ? &f->br : &f->gz;
+	if (b->data) {
+		snprintf(err, errlen, "%s/assets/%s: twice", dir, name);
+		return -1;
+	}
 	char path[4096];
 	snprintf(path, sizeof path, "%s/assets/%s", dir, name);
-	return read_body(path, &f->gz, &w->bytes, err, errlen);
+	return read_body(path, b, &w->bytes, err, errlen);
 }
 
 static int by_name(const void *a, const void *b)
@@ -244,8 +264,8 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names in dir (dot files left out), sorted so that every plain file
- * comes before its .gz. Returns the count, or -1 with err set. */
+/* The names in dir (dot files left out), sorted. Returns the count, or -1
+ * with err set. */
 static int list_dir(const char *dir, char ***out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -261,10 +281,10 @@ static int list_dir(const char *dir, char ***out, char *err, size_t errlen)
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (n == 2 * WEB_MAX_FILES) {
+		if (n == 3 * WEB_MAX_FILES) {
 			snprintf(err, errlen,
 				 "%s holds more than %d files", dir,
-				 2 * WEB_MAX_FILES);
+				 3 * WEB_MAX_FILES);
 			goto out;
 		}
 		char **more = realloc(names, (size_t)(n + 1) * sizeof *names);
@@ -318,16 +338,16 @@ struct web_root *web_root_load(const char *dir, int *missing, char *err,
 		n = list_dir(assets, &names, err, errlen);
 		if (n < 0)
 			goto out;
+		/* the plain files first, then their twins */
 		for (int pass = 0; pass < 2; pass++)
 			for (int i = 0; i < n; i++) {
-				size_t len = strlen(names[i]);
-				int gz = len > 3 &&
-					 strcmp(names[i] + len - 3, ".gz") == 0;
-				if (gz != pass)
+				int twin = twin_kind(names[i]) != 0;
+				if (twin != pass)
 					continue;
-				if ((gz ? add_gz(w, dir, names[i], err, errlen)
-					: add_file(w, dir, names[i], 1, err,
-						   errlen)) < 0)
+				if ((twin ? add_twin(w, dir, names[i], err,
+						     errlen)
+					  : add_file(w, dir, names[i], 1, err,
+						     errlen)) < 0)
 					goto out;
 			}
 	}
@@ -347,7 +367,8 @@ size_t web_root_files(const struct web_root *w)
 {
 	size_t k = 0;
 	for (size_t i = 0; w && i < w->n; i++)
-		k += 1 + (w->files[i].gz.data != NULL);
+		k += 1 + (w->files[i].gz.data != NULL) +
+		     (w->files[i].br.data != NULL);
 	return k;
 }
 
@@ -396,13 +417,15 @@ static int none_match(const char *header, const char *etag)
 	return 0;
 }
 
-/* Accept-Encoding allows gzip: "gzip" (or "x-gzip", or else "*") with a
- * q-value above 0. */
-static int accepts_gzip(const char *header)
+/* The q-value Accept-Encoding gives a coding: "gzip" (also "x-gzip") or
+ * "br" by name, else "*"; 0 when neither is there (or no header). */
+static double coding_q(const char *header, const char *coding)
 {
 	const char *p;
 	size_t len;
-	int named = -1, star = -1;
+	double named = -1, star = -1;
+	int gzip = strcmp(coding, "gzip") == 0;
+	size_t cl = strlen(coding);
 	while (header && next_elem(&header, &p, &len)) {
 		size_t nl = 0;
 		while (nl < len && p[nl] != ';' && p[nl] != ' ' && p[nl] != '\t')
@@ -416,14 +439,13 @@ static int accepts_gzip(const char *header)
 				q = strtod(qs + 2, NULL);
 				break;
 			}
-		int yes = q > 0;
-		if ((nl == 4 && strncasecmp(p, "gzip", 4) == 0) ||
-		    (nl == 6 && strncasecmp(p, "x-gzip", 6) == 0))
-			named = yes;
+		if ((nl == cl && strncasecmp(p, coding, cl) == 0) ||
+		    (gzip && nl == 6 && strncasecmp(p, "x-gzip", 6) == 0))
+			named = q;
 		else if (nl == 1 && *p == '*')
-			star = yes;
+			star = q;
 	}
-	return named >= 0 ? named : star > 0;
+	return named >= 0 ? named : star > 0 ? star : 0;
 }
 
 void web_serve(const struct web_root *w, const struct api_request *rq,
@@ -458,8 +480,12 @@ void web_serve(const struct web_root *w, const struct api_request *rq,
 	const char *(*hdr)(void *, const char *) = rq->header;
 	const char *inm = hdr ? hdr(rq->header_cls, "If-None-Match") : NULL;
 	const char *ae = hdr ? hdr(rq->header_cls, "Accept-Encoding") : NULL;
-	int gz = f->gz.data != NULL && accepts_gzip(ae);
-	const struct web_body *b = gz ? &f->gz : &f->plain;
+	/* the coding the browser rates highest; Brotli on a tie (smaller) */
+	double qbr = f->br.data ? coding_q(ae, "br") : 0;
+	double qgz = f->gz.data ? coding_q(ae, "gzip") : 0;
+	int br = qbr > 0 && qbr >= qgz;
+	int gz = !br && qgz > 0;
+	const struct web_body *b = br ? &f->br : gz ? &f->gz : &f->plain;
 	int page = f == &w->files[0];
 
 	rp->nheaders = 0;
@@ -467,10 +493,10 @@ void web_serve(const struct web_root *w, const struct api_request *rq,
 	api_reply_header(rp, "Cache-Control", "%s",
 			 f->immutable ? "public, max-age=31536000, immutable"
 				      : "no-cache");
-	if (f->gz.data)
+	if (f->gz.data || f->br.data)
 		api_reply_header(rp, "Vary", "Accept-Encoding");
-	if (gz)
-		api_reply_header(rp, "Content-Encoding", "gzip");
+	if (br || gz)
+		api_reply_header(rp, "Content-Encoding", br ? "br" : "gzip");
 	if (page) {
 		api_reply_header(rp, "Content-Security-Policy", "%s",
 				 WEB_PAGE_CSP);

@@ -372,6 +372,7 @@ static void request_start(struct request *rq, struct MHD_Connection *con,
 struct sse {
 	struct watcher *w;
 	struct MHD_Connection *con;
+	int fd;         /* the connection's socket, -1: unknown */
 	uint64_t *sent; /* the request's byte count (read only before it ends) */
 };
 
@@ -396,6 +397,23 @@ static void sse_wake(void *ctx)
 	MHD_resume_connection(((struct sse *)ctx)->con);
 }
 
+/* Has the peer closed its end? An event stream's client sends nothing
+ * after its request, so a readable socket with nothing to read is a
+ * closed one (a peek: the bytes, if any, stay for libmicrohttpd). */
+static int sse_alive(void *ctx)
+{
+	const struct sse *s = ctx;
+	if (s->fd < 0)
+		return 1;
+	char b;
+	ssize_t k = recv(s->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (k > 0)
+		return 1;
+	if (k == 0)
+		return 0;
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
 static void sse_free(void *cls)
 {
 	struct sse *s = cls;
@@ -413,6 +431,9 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 		return NULL;
 	s->w = rp->stream;
 	s->con = con;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+	s->fd = ci ? ci->connect_fd : -1;
 	s->sent = &rq->bytes;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		MHD_SIZE_UNKNOWN, 4096, sse_read, s, sse_free);
@@ -422,6 +443,7 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 	}
 	rp->stream = NULL;
 	events_attach(s->w, sse_park, sse_wake, s);
+	events_watch_peer(s->w, sse_alive);
 	return resp;
 }
 

@@ -24,6 +24,7 @@
 #define RING_BYTES ((size_t)8 << 20) /* and at most this many bytes */
 #define REPLAY_PAGE 64             /* events read from the store at once */
 #define PRESENCE_MS 200            /* presence changes are sent this often */
+#define PEER_CHECK_MS 1000         /* a parked watcher's peer is asked this often */
 #define CHANNEL_BUCKETS 1024       /* hash buckets of the channel table */
 
 struct entry {
@@ -73,6 +74,8 @@ struct watcher {
 	int counted;              /* in the channel's watcher count */
 	int64_t last_io_ms;
 	events_park_fn *park, *wake;
+	events_alive_fn *alive;   /* NULL: the peer is not checked */
+	int64_t peer_ms;          /* when alive() was last asked */
 	void *ctx;
 	cube_t *cube;             /* W_REPLAY: the state at last_sent, or NULL */
 };
@@ -288,6 +291,7 @@ static void deliver(struct events *ev, struct pub *p)
 	size_t len = 0;
 	char *buf = NULL;
 	int no_id = strcmp(e->type, "solve") == 0 ||
+		    strcmp(e->type, "timed") == 0 ||
 		    strcmp(e->type, "delete") == 0;
 	if (strcmp(e->type, "delete") == 0) {
 		buf = sse_format(-1, "delete",
@@ -581,6 +585,14 @@ void events_attach(struct watcher *w, events_park_fn *park,
 	w->park = park;
 	w->wake = wake;
 	w->ctx = ctx;
+	pthread_mutex_unlock(&w->ch->lock);
+}
+
+void events_watch_peer(struct watcher *w, events_alive_fn *alive)
+{
+	pthread_mutex_lock(&w->ch->lock);
+	w->alive = alive;
+	w->peer_ms = mono_ms();
 	pthread_mutex_unlock(&w->ch->lock);
 }
 
@@ -1108,13 +1120,30 @@ static void *ticker_main(void *arg)
 					append_locked(ev, c, -1, buf, len);
 				}
 			}
-			for (struct watcher *w = c->watchers; w; w = w->next)
+			for (struct watcher *w = c->watchers; w; w = w->next) {
+				/* a peer that closed its end no longer
+				 * watches: count it out now, and wake its
+				 * stream so the connection ends */
+				if (w->alive && !w->cut && w->parked &&
+				    now - w->peer_ms >= PEER_CHECK_MS) {
+					w->peer_ms = now;
+					if (!w->alive(w->ctx)) {
+						w->cut = 1;
+						if (w->counted) {
+							w->counted = 0;
+							c->nwatchers--;
+						}
+						wake_locked(w);
+						continue;
+					}
+				}
 				if (now - w->last_io_ms >=
 				    (int64_t)ev->cfg.heartbeat_ms) {
 					w->ping_due = 1;
 					w->last_io_ms = now;
 					wake_locked(w);
 				}
+			}
 			pthread_mutex_unlock(&c->lock);
 		}
 	}

@@ -90,6 +90,15 @@ typedef void events_park_fn(void *ctx);
 void events_attach(struct watcher *w, events_park_fn *park,
 		   events_park_fn *wake, void *ctx);
 
+/* How the ticker learns that a watcher's peer went away while its
+ * connection is parked (a parked connection is not polled, so without
+ * this it would count as watching until its next heartbeat failed, 20 s
+ * or more): about once a second it calls alive(ctx) (the ctx of
+ * events_attach), which answers 0 when the peer has closed; the watcher
+ * then stops counting at once and is woken to end its stream. */
+typedef int events_alive_fn(void *ctx);
+void events_watch_peer(struct watcher *w, events_alive_fn *alive);
+
 /* Up to max bytes of the stream into buf: the count, 0 if nothing is
  * ready (park was called), -1 at the end of the stream. */
 ssize_t events_read(struct watcher *w, char *buf, size_t max);

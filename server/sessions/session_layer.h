@@ -56,6 +56,7 @@ struct session_state {
 	int64_t undo_top, redo_top;
 	int is_private, can_undo, can_redo;
 	char *title;               /* inside this allocation, or NULL */
+	char *scramble;            /* inside this allocation, or NULL */
 	cube_t *cube;              /* inside this allocation */
 };
 
@@ -159,7 +160,7 @@ uint64_t moves_work(const alg_t *a, int n);
 /* ---- the rules (sessions_rules.c) ----------------------------------- */
 
 enum op_kind { OP_CREATE, OP_WRITE, OP_DELETE, OP_SOLVE, OP_TOKEN,
-	       OP_REVOKE };
+	       OP_REVOKE, OP_TIMED };
 
 /* One change for the writer. Everything it needs is copied in or owned
  * (a pending write outlives its request's buffers). */
@@ -181,6 +182,8 @@ struct ses_op {
 	const char *actor;       /* borrowed: the caller waits */
 	/* OP_SOLVE */
 	struct store_solve *solve;
+	/* OP_TIMED */
+	struct store_timed *timed;
 	const char *facelets;    /* borrowed */
 	/* OP_TOKEN / OP_REVOKE */
 	enum ses_role role;

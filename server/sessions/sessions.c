@@ -65,8 +65,10 @@ void session_view_free(struct session_view *v)
 {
 	session_state_release(v->state);
 	free(v->title);
+	free(v->scramble);
 	v->state = NULL;
 	v->title = NULL;
+	v->scramble = NULL;
 	v->facelets = NULL;
 }
 
@@ -85,7 +87,9 @@ static int view_of(struct session_view *v, struct session_state *st)
 	v->state = st;
 	v->facelets = session_state_facelets(st);
 	v->title = st->title ? strdup(st->title) : NULL;
-	if (!v->facelets || (st->title && !v->title)) {
+	v->scramble = st->scramble ? strdup(st->scramble) : NULL;
+	if (!v->facelets || (st->title && !v->title) ||
+	    (st->scramble && !v->scramble)) {
 		session_view_free(v);
 		return SES_NOMEM;
 	}
@@ -138,6 +142,7 @@ int sessions_create(struct sessions *s, const struct session_create *c,
 	struct store_session meta = {
 		.size = c->size, .created_at = now, .updated_at = now,
 		.title = (char *)c->title, .is_private = c->is_private,
+		.scramble = (char *)c->scramble_text,
 	};
 	/* the start state, made here (not on the writer): the scramble
 	 * applied, the facelets for the version-0 snapshot and the reply
@@ -341,6 +346,18 @@ int sessions_add_solve(struct sessions *s, const char *id,
 		return SES_NOMEM;
 	op->solve = sv;
 	op->facelets = facelets;
+	int rc = writer_run(s, op);
+	op_free(op);
+	return rc;
+}
+
+int sessions_add_timed(struct sessions *s, const char *id,
+		       struct store_timed *t)
+{
+	struct ses_op *op = op_new(s, OP_TIMED, id, NULL);
+	if (!op)
+		return SES_NOMEM;
+	op->timed = t;
 	int rc = writer_run(s, op);
 	op_free(op);
 	return rc;

@@ -94,6 +94,7 @@ struct session_view {
 	int64_t version, created_at, updated_at;
 	int is_private;
 	char *title;
+	char *scramble;    /* what made version 0 from its start, or NULL */
 	const char *facelets;
 	struct session_state *state;
 	int can_undo, can_redo;
@@ -118,6 +119,7 @@ struct session_create {
 	int size;
 	const cube_t *start;   /* or NULL */
 	const alg_t *scramble; /* or NULL */
+	const char *scramble_text; /* kept with the session, or NULL */
 	const char *title;     /* or NULL */
 	int is_private;
 	const char *actor;     /* recorded on the create event, or NULL */
@@ -197,6 +199,53 @@ int sessions_solves(struct sessions *s, const char *id, int64_t after,
  * live watchers with the solve. */
 int sessions_add_solve(struct sessions *s, const char *id,
 		       struct store_solve *sv, const char *facelets);
+
+/* Timed solves (timed.c). A timed solve is kept as its start (the version
+ * it starts from, who, the scramble, when inspection began: a store row,
+ * recorded through the writer like every write) and read back with the
+ * session's history after that version: the first turn starts the clock
+ * (15 s of inspection at most: +2 s past 15, DNF past 17, as the WCA
+ * rules), the move that leaves every face one colour stops it, the moves
+ * between count (HTM, QTM, STM); a reset, or the next timed solve
+ * starting, before that abandons it. */
+int sessions_add_timed(struct sessions *s, const char *id,
+		       struct store_timed *t);
+
+enum timed_status { TIMED_INSPECTING, TIMED_RUNNING, TIMED_SOLVED,
+		    TIMED_DNF, TIMED_ABANDONED };
+const char *timed_status_name(enum timed_status st);
+
+struct timed_result {
+	struct store_timed t;       /* the row (its scramble is owned) */
+	enum timed_status status;
+	int64_t started_at;         /* the first turn (Unix ms), 0: none */
+	int64_t ended_at;           /* the solving move, 0: none */
+	int64_t end_version;        /* its version, -1: none */
+	int64_t penalty_ms;         /* 2000 when inspection passed 15 s */
+	int64_t ms;                 /* solved: the time with the penalty */
+	uint64_t htm, qtm, stm;     /* moves made since the start */
+};
+
+/* Session id's timed solves, oldest first, at most cap (results freed
+ * with timed_results_free), judged at now (Unix ms: an inspection that
+ * ran past 17 s without a turn is a DNF). Returns the count or a ses_err. */
+int sessions_timed(struct sessions *s, const char *id, int64_t now,
+		   struct timed_result *out, int cap);
+void timed_results_free(struct timed_result *r, int k);
+
+/* One player's statistics of results r[0..k) (oldest first), counting
+ * only those of actor (NULL: everyone's) that are over (solved or DNF),
+ * as the WCA defines them: best single and mean of the solved ones (-1:
+ * none); ao5 and ao12 of the latest 5 and 12, the best and the worst
+ * dropped, a DNF the worst, two DNFs or more a DNF (TIMED_AVG_DNF), -1
+ * with fewer results than that. */
+#define TIMED_AVG_DNF (-2)
+struct timed_stats {
+	int count, solved, dnf;
+	int64_t best, mean, ao5, ao12;
+};
+void timed_stats_of(const struct timed_result *r, int k, const char *actor,
+		    struct timed_stats *out);
 
 /* What token may do in session id: SES_OK with *role (and the actor its
  * writes record in actor, STORE_NAME_MAX bytes, when not NULL), else

@@ -26,9 +26,10 @@ struct session_state *sstate_new(const struct store_session *m,
 {
 	size_t cb = cube_sizeof(m->size);
 	size_t tl = m->title ? strlen(m->title) + 1 : 0;
+	size_t sl = m->scramble ? strlen(m->scramble) + 1 : 0;
 	if (!cb)
 		return NULL;
-	struct session_state *st = malloc(state_head() + cb + tl);
+	struct session_state *st = malloc(state_head() + cb + tl + sl);
 	if (!st)
 		return NULL;
 	atomic_init(&st->refs, 1);
@@ -52,6 +53,11 @@ struct session_state *sstate_new(const struct store_session *m,
 	if (tl) {
 		st->title = (char *)st->cube + cb;
 		memcpy(st->title, m->title, tl);
+	}
+	st->scramble = NULL;
+	if (sl) {
+		st->scramble = (char *)st->cube + cb + tl;
+		memcpy(st->scramble, m->scramble, sl);
 	}
 	return st;
 }

@@ -323,6 +323,7 @@ static int write_once(struct sessions *s, struct ses_op *op, struct sentry *e)
 		.undo_top = undo_top,
 		.redo_top = redo_top,
 		.title = e->w.last->title,
+		.scramble = e->w.last->scramble,
 		.is_private = e->w.last->is_private,
 	};
 	snprintf(meta.id, sizeof meta.id, "%s", e->id);
@@ -383,6 +384,7 @@ static int do_create(struct sessions *s, struct ses_op *op)
 		.created_at = st->created_at,
 		.updated_at = st->created_at,
 		.title = st->title,
+		.scramble = st->scramble,
 		.is_private = st->is_private,
 	};
 	if (token_new_secret(op->token_out) < 0)
@@ -501,6 +503,11 @@ int rules_run(struct sessions *s, struct ses_op *op)
 	case OP_SOLVE: {
 		int rc = store_add_solve(s->store, op->id, op->solve,
 					 &op->solve->id);
+		return rc == STORE_OK ? SES_OK : ses_of_store(rc);
+	}
+	case OP_TIMED: {
+		int rc = store_add_timed(s->store, op->id, op->timed,
+					 &op->timed->id);
 		return rc == STORE_OK ? SES_OK : ses_of_store(rc);
 	}
 	case OP_TOKEN:

@@ -186,6 +186,15 @@ static void publish(struct sessions *s, const struct ses_op *op)
 		e.created_at = op->solve->created_at;
 		e.method = op->solve->method;
 		break;
+	case OP_TIMED:
+		/* a timed solve began: watchers start its clock */
+		e.id = op->id;
+		e.type = "timed";
+		e.version = op->timed->version;
+		e.moves = op->timed->scramble ? op->timed->scramble : "";
+		e.actor = op->timed->actor;
+		e.created_at = op->timed->inspect_at;
+		break;
 	default:
 		return;
 	}

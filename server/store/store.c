@@ -353,6 +353,59 @@ int store_add_solve(struct store *st, const char *session_id,
 	return note(st, st->eng->add_solve(st->impl, session_id, s, out_id));
 }
 
+int store_race_add(struct store *st, const struct store_race *r)
+{
+	return note(st, st->eng->race_add(st->impl, r));
+}
+
+int store_race_get(struct store *st, const char *id, struct store_race *out)
+{
+	return note(st, st->eng->race_get(st->impl, id, out));
+}
+
+int store_race_players(struct store *st, const char *id,
+		       struct store_race_player *out, int cap)
+{
+	return note(st, st->eng->race_players(st->impl, id, out, cap));
+}
+
+int store_race_join(struct store *st, const char *id,
+		    struct store_race_player *p)
+{
+	return note(st, st->eng->race_join(st->impl, id, p));
+}
+
+int store_race_start(struct store *st, const char *id, const char *scramble,
+		     int64_t go_at)
+{
+	return note(st, st->eng->race_start(st->impl, id, scramble, go_at));
+}
+
+void store_race_free(struct store_race *r)
+{
+	free(r->title);
+	free(r->scramble);
+	r->title = r->scramble = NULL;
+}
+
+int store_add_timed(struct store *st, const char *session_id,
+		    const struct store_timed *t, int64_t *out_id)
+{
+	return note(st, st->eng->add_timed(st->impl, session_id, t, out_id));
+}
+
+int store_list_timed(struct store *st, const char *session_id, int64_t after,
+		     struct store_timed *out, int cap)
+{
+	return note(st, st->eng->list_timed(st->impl, session_id, after, out, cap));
+}
+
+void store_timed_free(struct store_timed *t)
+{
+	free(t->scramble);
+	t->scramble = NULL;
+}
+
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap)
 {
@@ -387,6 +440,8 @@ void store_session_free(struct store_session *s)
 {
 	free(s->title);
 	s->title = NULL;
+	free(s->scramble);
+	s->scramble = NULL;
 }
 
 void store_event_free(struct store_event *e)

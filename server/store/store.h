@@ -6,7 +6,8 @@
  *
  * The row model (schema/005, schema/006), readable with plain SQL:
  *   sessions   one row per session: size, times, version, undo_top,
- *              redo_top, the owner token's hash, title, visibility. No
+ *              redo_top, the owner token's hash, title, visibility, the
+ *              scramble it was created with (schema/007). No
  *              state: a write changes a few small columns.
  *   events     one row per version: kind (create, moves, undo, redo,
  *              reset), moves (the canonical text that takes version-1 to
@@ -16,6 +17,10 @@
  *              (the session layer decides when: session_layer.h). A
  *              reset stores no state: its version's state is version 0's.
  *   solves, tokens  as before.
+ *   timed_solves  a timed solve's start (schema/008): the version it
+ *              starts from, who, the scramble, when inspection began.
+ *   races, race_players  a race's room and seats (schema/009); its
+ *              results are the players' sessions' timed solves.
  * The state at a version v is rebuilt from its replay base (the latest
  * snapshot or reset at or before v) by applying the events after it.
  * Rows at or before a session's committed version never change, so a
@@ -128,6 +133,8 @@ struct store_session {
 	int64_t undo_top, redo_top;     /* 0 = nothing to undo / redo */
 	unsigned char token_hash[STORE_HASH_LEN];
 	char *title;                    /* NULL if none */
+	char *scramble;                 /* the moves that made version 0
+					 * from its start, NULL if none */
 	int is_private;
 };
 void store_session_free(struct store_session *s);
@@ -225,9 +232,60 @@ int store_add_solve(struct store *st, const char *session_id,
 int store_list_solves(struct store *st, const char *session_id, int64_t after,
 		      struct store_solve *out, int cap);
 
+#define STORE_NAME_MAX 48
+
+/* A timed solve's start (schema/008): from version (the scrambled state,
+ * inspection beginning at inspect_at), by actor. Its end and its moves
+ * are the session's events after version. */
+struct store_timed {
+	int64_t id;                 /* unique on the server, increasing */
+	int64_t version;
+	int64_t inspect_at;         /* Unix ms */
+	char actor[STORE_NAME_MAX];
+	char *scramble;             /* "" if none */
+};
+void store_timed_free(struct store_timed *t);
+
+/* Record a timed solve's start (out_id: its id); list a session's with
+ * id > after, oldest first, at most cap (returns the count). */
+int store_add_timed(struct store *st, const char *session_id,
+		    const struct store_timed *t, int64_t *out_id);
+int store_list_timed(struct store *st, const char *session_id, int64_t after,
+		     struct store_timed *out, int cap);
+
+/* A race (schema/009): its room and its players. */
+#define STORE_RACE_PLAYERS_MAX 8
+struct store_race {
+	char id[STORE_ID_MAX];
+	int size;
+	char *title;                /* NULL if none */
+	unsigned char token_hash[STORE_HASH_LEN]; /* the host's */
+	int64_t created_at;
+	char *scramble;             /* NULL until started */
+	int64_t go_at;              /* 0 until started */
+};
+struct store_race_player {
+	int seat;                   /* 1, 2, … */
+	char name[STORE_NAME_MAX];
+	char session_id[STORE_ID_MAX];
+	int64_t joined_at;
+};
+void store_race_free(struct store_race *r);
+/* A new race (STORE_CONFLICT if the id exists); a race; its players
+ * by seat, at most cap (the count); a player joins (p->seat receives the
+ * next seat; STORE_CONFLICT if the name is taken); the start (scramble
+ * and go_at), only once (STORE_CONFLICT if it had started). */
+int store_race_add(struct store *st, const struct store_race *r);
+int store_race_get(struct store *st, const char *id, struct store_race *out);
+int store_race_players(struct store *st, const char *id,
+		       struct store_race_player *out, int cap);
+int store_race_join(struct store *st, const char *id,
+		    struct store_race_player *p);
+int store_race_start(struct store *st, const char *id, const char *scramble,
+		     int64_t go_at);
+
 /* Tokens the owner hands out (the owner's own is the session's
  * token_hash). */
-#define STORE_NAME_MAX 48
 struct store_token {
 	int64_t id;                 /* 1, 2, … within the session */
 	char role[8];               /* "write" or "read" */

@@ -62,6 +62,18 @@ struct store_engine {
 			 const struct store_solve *s, int64_t *out_id);
 	int (*list_solves)(void *impl, const char *session_id, int64_t after,
 			   struct store_solve *out, int cap);
+	int (*race_add)(void *impl, const struct store_race *r);
+	int (*race_get)(void *impl, const char *id, struct store_race *out);
+	int (*race_players)(void *impl, const char *id,
+			    struct store_race_player *out, int cap);
+	int (*race_join)(void *impl, const char *id,
+			 struct store_race_player *p);
+	int (*race_start)(void *impl, const char *id, const char *scramble,
+			  int64_t go_at);
+	int (*add_timed)(void *impl, const char *session_id,
+			 const struct store_timed *t, int64_t *out_id);
+	int (*list_timed)(void *impl, const char *session_id, int64_t after,
+			  struct store_timed *out, int cap);
 
 	int (*add_token)(void *impl, const char *session_id,
 			 struct store_token *t, const unsigned char *hash);

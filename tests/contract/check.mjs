@@ -633,12 +633,66 @@ async function main() {
 		{ name: 'create preflight', method: 'OPTIONS', path: s, status: 204 },
 	];
 	for (const c of seeded) await run(c, srv);
+
+	// races: a room, two players, the host's start, the room's read
+	const race = (await run({ name: 'race create', method: 'POST', path: '/v1/races', body: { size: 3, title: 'contract' }, status: 201,
+		check: (j, res) => {
+			expect(j.status === 'open' && j.players.length === 0 && j.scramble === null, 'not an open race');
+			expect(res.headers.get('location') === `/v1/races/${j.id}`, 'Location is not the race path');
+		} }, srv)).json;
+	if (race) {
+		const rp = `/v1/races/${race.id}`;
+		const host = { Authorization: `Bearer ${race.host_token}` };
+		const raceCases = [
+			{ name: 'race create default', method: 'POST', path: '/v1/races', status: 201, check: (j) => expect(j.size === 3, 'not size 3') },
+			{ name: 'race create 422 size', method: 'POST', path: '/v1/races', body: { size: 9 }, status: 422,
+				check: (j) => expect(j.code === 'size_out_of_range' && j.limit === 7, 'not size_out_of_range 7') },
+			{ name: 'race create 422 field', method: 'POST', path: '/v1/races', body: { colour: 1 }, status: 422, check: problem('unknown_field', 'colour') },
+			{ name: 'race create 400', method: 'POST', path: '/v1/races', raw: '{', status: 400 },
+			{ name: 'race create 415', method: 'POST', path: '/v1/races', headers: { 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
+			{ name: 'race create 405', method: 'GET', path: '/v1/races', status: 405 },
+			{ name: 'race create preflight', method: 'OPTIONS', path: '/v1/races', status: 204 },
+			{ name: 'race start 409 empty', method: 'POST', path: `${rp}/start`, headers: host, status: 409, check: problem('race_started') },
+			{ name: 'race join', method: 'POST', path: `${rp}/players`, body: { name: 'ann' }, status: 201,
+				check: (j) => expect(j.seat === 1 && j.race.players.length === 1 && typeof j.write_token === 'string', 'not seat 1') },
+			{ name: 'race join 2', method: 'POST', path: `${rp}/players`, body: { name: 'bob' }, status: 201, check: (j) => expect(j.seat === 2, 'not seat 2') },
+			{ name: 'race join 409 name', method: 'POST', path: `${rp}/players`, body: { name: 'bob' }, status: 409, check: problem('name_taken', 'name') },
+			{ name: 'race join 422 name', method: 'POST', path: `${rp}/players`, body: { name: 'no spaces' }, status: 422, check: problem('bad_name', 'name') },
+			{ name: 'race join 422 missing', method: 'POST', path: `${rp}/players`, body: {}, status: 422 },
+			{ name: 'race join 404', method: 'POST', path: '/v1/races/AAAAAAAAAAAAAAAAAAAAAA/players', body: { name: 'x' }, status: 404, check: problem('no_such_race') },
+			{ name: 'race join preflight', method: 'OPTIONS', path: `${rp}/players`, status: 204 },
+			{ name: 'race start 401', method: 'POST', path: `${rp}/start`, status: 401 },
+			{ name: 'race start 403', method: 'POST', path: `${rp}/start`, headers: { Authorization: `Bearer ${created.write_token}` }, status: 403, check: problem('wrong_token') },
+			{ name: 'race start 422', method: 'POST', path: `${rp}/start`, headers: host, body: { countdown_ms: 99999 }, status: 422,
+				check: (j) => expect(j.code === 'value_out_of_range' && j.limit === 10000, 'not value_out_of_range 10000') },
+			{ name: 'race start', method: 'POST', path: `${rp}/start`, headers: host, body: { countdown_ms: 0 }, status: 200,
+				check: (j) => expect(typeof j.scramble === 'string' && j.go_at !== null && j.players.length === 2, `not started: ${JSON.stringify(j).slice(0, 200)}`) },
+			{ name: 'race start 409 again', method: 'POST', path: `${rp}/start`, headers: host, status: 409, check: problem('race_started') },
+			{ name: 'race join 409 started', method: 'POST', path: `${rp}/players`, body: { name: 'cy' }, status: 409, check: problem('race_started') },
+			{ name: 'race start preflight', method: 'OPTIONS', path: `${rp}/start`, status: 204 },
+			{ name: 'race get', method: 'GET', path: rp, status: 200,
+				check: (j) => expect(j.status === 'racing' && j.players.every((p) => p.result === null && p.place === null), `not racing: ${JSON.stringify(j).slice(0, 200)}`) },
+			{ name: 'race head', method: 'HEAD', path: rp, status: 200 },
+			{ name: 'race get 404', method: 'GET', path: '/v1/races/AAAAAAAAAAAAAAAAAAAAAA', status: 404, check: problem('no_such_race') },
+			{ name: 'race get 404 shape', method: 'GET', path: '/v1/races/no.such', status: 404, check: problem('no_such_race') },
+			{ name: 'race head 404', method: 'HEAD', path: '/v1/races/AAAAAAAAAAAAAAAAAAAAAA', status: 404 },
+			{ name: 'race get 422', method: 'GET', path: `${rp}?x=1`, status: 422, check: problem('unknown_parameter', 'x') },
+			{ name: 'race get 405', method: 'DELETE', path: rp, status: 405 },
+			{ name: 'race preflight', method: 'OPTIONS', path: rp, status: 204 },
+		];
+		for (const c of raceCases) await run(c, srv);
+	}
 	const priv = (await run({ name: 'create private', method: 'POST', path: s, body: { size: 2, visibility: 'private', title: 'p' }, status: 201 }, srv)).json;
 	const solveSes = (await run({ name: 'create to solve', method: 'POST', path: s, body: { size: 3, scramble: true, seed: 42 }, status: 201 }, srv)).json;
 	const bigSes = (await run({ name: 'create 4x4', method: 'POST', path: s, body: { size: 4 }, status: 201 }, srv)).json;
 	if (!priv || !solveSes || !bigSes) throw new Error(`cannot create sessions; failures so far:\n${failures.join('\n')}`);
 	const solvePath = `${s}/${solveSes.id}`;
 	await run({ name: 'moves to solve', method: 'POST', path: `${solvePath}/moves`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, body: { moves: "x y'" }, status: 200 }, srv);
+	// a read of a scrambled session says its scramble (a write's reply does not)
+	await run({ name: 'get scrambled', method: 'GET', path: solvePath, status: 200,
+		check: (j) => expect(j.scramble === solveSes.scramble, 'no scramble in the read') }, srv);
+	await run({ name: 'get scrambled faces', method: 'GET', path: `${solvePath}?format=faces&version=0`, status: 200,
+		check: (j) => expect(j.scramble === solveSes.scramble, 'no scramble in the faces read') }, srv);
 
 	const cases = [
 		{ name: 'get', method: 'GET', path, status: 200 },
@@ -788,6 +842,26 @@ async function main() {
 			check: (j) => expect(j.code === 'value_out_of_range' && j.limit === 1000, 'not out of range, limit 1000') },
 		{ name: 'solves 422 parameter', method: 'GET', path: `${solvePath}/solves?version=1`, status: 422, check: problem('unknown_parameter', 'version') },
 		{ name: 'solves preflight', method: 'OPTIONS', path: `${solvePath}/solves`, status: 204 },
+		// timed solves: a start on the scrambled session, then its list
+		{ name: 'timed start', method: 'POST', path: `${solvePath}/timed`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, status: 201,
+			check: (j) => expect(j.status === 'inspecting' && j.actor === 'owner' && j.started_at === null, `not inspecting: ${JSON.stringify(j)}`) },
+		{ name: 'timed start version 0', method: 'POST', path: `${solvePath}/timed`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, body: { version: 0 }, status: 201,
+			check: (j) => expect(j.version === 0 && j.scramble === solveSes.scramble, 'not the session\'s scramble at version 0') },
+		{ name: 'timed start 401', method: 'POST', path: `${solvePath}/timed`, status: 401 },
+		{ name: 'timed start 403', method: 'POST', path: `${solvePath}/timed`, headers: { Authorization: `Bearer ${priv.write_token}` }, status: 403 },
+		{ name: 'timed start 404', method: 'POST', path: `${s}/AAAAAAAAAAAAAAAAAAAAAA/timed`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, status: 404 },
+		{ name: 'timed start 422 version', method: 'POST', path: `${solvePath}/timed`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, body: { version: 99 }, status: 422,
+			check: (j) => expect(j.code === 'value_out_of_range' && j.field === 'version', 'not value_out_of_range on version') },
+		{ name: 'timed start 422 field', method: 'POST', path: `${solvePath}/timed`, headers: { Authorization: `Bearer ${solveSes.write_token}` }, body: { when: 1 }, status: 422, check: problem('unknown_field', 'when') },
+		{ name: 'timed start 415', method: 'POST', path: `${solvePath}/timed`, headers: { Authorization: `Bearer ${solveSes.write_token}`, 'Content-Type': 'text/plain' }, raw: '{}', status: 415 },
+		{ name: 'timed', method: 'GET', path: `${solvePath}/timed`, status: 200,
+			check: (j) => expect(j.timed_solves.length === 2 && j.timed_solves[0].status === 'abandoned' && j.players.owner.count === 0, `two timed solves: ${JSON.stringify(j).slice(0, 300)}`) },
+		{ name: 'timed head', method: 'HEAD', path: `${solvePath}/timed`, status: 200 },
+		{ name: 'timed head 404', method: 'HEAD', path: `${s}/${priv.id}/timed`, status: 404 },
+		{ name: 'timed private 404', method: 'GET', path: `${s}/${priv.id}/timed`, status: 404 },
+		{ name: 'timed 422 parameter', method: 'GET', path: `${solvePath}/timed?limit=1`, status: 422, check: problem('unknown_parameter', 'limit') },
+		{ name: 'timed 405', method: 'PUT', path: `${solvePath}/timed`, raw: '{}', status: 405 },
+		{ name: 'timed preflight', method: 'OPTIONS', path: `${solvePath}/timed`, status: 204 },
 
 		{ name: 'metrics', method: 'GET', path: '/metrics', status: 200,
 			check: (j, res, text) => {

@@ -13,13 +13,13 @@ const RGB = {
 };
 
 async function netLetters(page) {
-  const { n, face, gap, s } = JSON.parse(await page.$eval('#bignet', (c) => c.dataset.layout));
+  const { n, face, gap, s, ox = 0, oy = 0 } = JSON.parse(await page.$eval('#bignet', (c) => c.dataset.layout));
   const slot = [[1, 0], [2, 1], [1, 1], [1, 2], [0, 1], [3, 1]]; // U R F D L B
   const pts = [];
   for (let fi = 0; fi < 6; fi++)
     for (let r = 0; r < n; r++)
       for (let c = 0; c < n; c++)
-        pts.push([slot[fi][0] * (face + gap) + (c + 0.5) * s, slot[fi][1] * (face + gap) + (r + 0.5) * s]);
+        pts.push([ox + slot[fi][0] * (face + gap) + (c + 0.5) * s, oy + slot[fi][1] * (face + gap) + (r + 0.5) * s]);
   const px = await page.$eval('#bignet', (c, p) => {
     const ctx = c.getContext('2d');
     const k = c.width / c.clientWidth;
@@ -59,10 +59,10 @@ test('without WebGL the net is the cube, and it plays', async () => {
   assert.equal(await netLetters(page), api.facelets);
 
   // drag the top row of F to the right: U' (the row follows the pointer)
-  const { face, gap, s } = JSON.parse(await page.$eval('#bignet', (c) => c.dataset.layout));
+  const { face, gap, s, ox = 0, oy = 0 } = JSON.parse(await page.$eval('#bignet', (c) => c.dataset.layout));
   const box = await page.$eval('#bignet', (c) => { const r = c.getBoundingClientRect(); return [r.x, r.y]; });
-  const x = box[0] + (face + gap) + 0.5 * s;
-  const y = box[1] + (face + gap) + 0.5 * s;
+  const x = box[0] + ox + (face + gap) + 0.5 * s;
+  const y = box[1] + oy + (face + gap) + 0.5 * s;
   await page.mouse.move(x, y);
   await page.mouse.down();
   await page.mouse.move(x + 2 * s, y, { steps: 6 });

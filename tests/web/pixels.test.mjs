@@ -101,14 +101,14 @@ async function check3d(page, facelets) {
 
 // Sample a net canvas at every sticker's centre: exact colours.
 async function checkNet(page, sel, facelets) {
-  const { n, face, gap, s } = JSON.parse(await page.$eval(sel, (c) => c.dataset.layout));
+  const { n, face, gap, s, ox = 0, oy = 0 } = JSON.parse(await page.$eval(sel, (c) => c.dataset.layout));
   const slot = { U: [1, 0], L: [0, 1], F: [1, 1], R: [2, 1], B: [3, 1], D: [1, 2] };
   const pts = [];
   for (let fi = 0; fi < 6; fi++)
     for (let r = 0; r < n; r++)
       for (let c = 0; c < n; c++) {
         const [fx, fy] = slot[FACES[fi]];
-        pts.push([fx * (face + gap) + (c + 0.5) * s, fy * (face + gap) + (r + 0.5) * s]);
+        pts.push([ox + fx * (face + gap) + (c + 0.5) * s, oy + fy * (face + gap) + (r + 0.5) * s]);
       }
   const px = await page.$eval(sel, (c, p) => {
     const ctx = c.getContext('2d');

@@ -77,3 +77,64 @@ test('a staged solution steps forward and back, then solves the cube; patterns f
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('2: a solution stays usable at its last move, and goes visibly stale when the cube changes', async () => {
+  const created = (await call(srv.url, 'POST', '/v1/sessions', { size: 3, scramble: true, seed: 11 })).body;
+  const { id, write_token: t } = created;
+  const page = await newPage(browser, { motion: false });
+  await openSession(page, srv.url, id, { t, role: 'owner' });
+  await shownState(page, 0);
+  await page.selectOption('#method', 'twophase');
+  await page.click('#solve');
+  await page.waitForSelector('#solution:not([hidden])');
+  const L = await page.$$eval('#stages button[data-i]', (b) => b.length);
+  await page.click('#step-last');
+  await page.waitForSelector(`#step-label[data-step="${L}"]`);
+  assert.ok(await page.isEnabled('#solution-apply'), 'at the last move the solution can still be done');
+  // someone moves the cube: the panel says so at once
+  await call(srv.url, 'POST', `/v1/sessions/${id}/moves`, { moves: 'U' }, { Authorization: `Bearer ${t}` });
+  await page.waitForSelector('#solution-stale:not([hidden])');
+  assert.ok(await page.isDisabled('#solution-apply'));
+  // and solving again solves what is there now
+  await page.click('#solve-again');
+  await page.waitForSelector('#solution-stale[hidden]', { state: 'attached' });
+  await page.click('#solution-apply');
+  assert.equal(await shownState(page, 2, 20000), 'UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('8: a solver that runs out of time says so, and "Try again" asks with more time', async () => {
+  // (a 3×3: what is tested is the page's answer to that reply, which is
+  // the same for any size, and a 3×3 solves at once when asked again)
+  const created = (await call(srv.url, 'POST', '/v1/sessions', { size: 3, scramble: true, seed: 8 })).body;
+  const { id, write_token: t } = created;
+  const page = await newPage(browser, { motion: false });
+  // the busy machine of the report (a 7×7): the first solve answers as
+  // the server does when the reduction runs out of time
+  const asked = [];
+  await page.route('**/v1/solve', async (route) => {
+    asked.push(route.request().postDataJSON());
+    if (asked.length > 1) return route.continue();
+    return route.fulfill({
+      status: 422, contentType: 'application/problem+json',
+      body: JSON.stringify({
+        type: 'urn:cubed:problem:invalid_request', title: 'Invalid Request', status: 422,
+        detail: 'the reduction did not finish in 3000 ms', code: 'no_solution_found', field: 'timeout_ms',
+      }),
+    });
+  });
+  await openSession(page, srv.url, id, { t, role: 'owner' });
+  await page.click('#solve');
+  await page.waitForSelector('#solve-error-box:not([hidden])');
+  assert.match(await page.textContent('#solve-error'), /ran out of time.*busy.*try again/i);
+  assert.ok(await page.isVisible('#solve-retry'));
+  await page.click('#solve-retry');
+  await page.waitForSelector('#solution:not([hidden])', { timeout: 20000 });
+  assert.ok(await page.isHidden('#solve-error-box'));
+  assert.equal(asked[1].timeout_ms, 10000);
+  assert.equal(asked[1].facelets, created.facelets);
+  // the failed request is the test's own doing: only it may be in the log
+  assert.deepEqual(page.problems.filter((p) => !/status of 422/.test(p)), []);
+  await page.context().close();
+});

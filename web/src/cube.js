@@ -264,3 +264,15 @@ export function dragMove(n, f, dir) {
   const q = ax[a] > 0 ? 1 : -1;
   return moveText(n, AXES[a], g.pos[a], q);
 }
+
+// The inverse of a flat move sequence, in the same spelling ("R U2 F'" →
+// "F U2 R'"); a text with structure (brackets, groups) is shown as the
+// inverse of itself: "(…)'".
+export function invertFlat(text) {
+  const t = (text || '').trim();
+  if (!t) return '';
+  if (/[()[\]:,]/.test(t)) return `(${t})'`;
+  return t.split(/\s+/).reverse()
+    .map((m) => (m === '.' ? m : m.endsWith("'") ? m.slice(0, -1) : /\D2$/.test(m) ? m : `${m}'`))
+    .join(' ');
+}

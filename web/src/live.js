@@ -9,7 +9,7 @@
 // session's stream carries a *read* token as ?token= (never a write
 // token), as the API allows.
 
-const TYPES = ['state', 'moves', 'undo', 'redo', 'reset', 'presence', 'solve', 'delete'];
+const TYPES = ['state', 'moves', 'undo', 'redo', 'reset', 'presence', 'solve', 'timed', 'delete'];
 
 export class LiveStream {
   // opts: {id, readToken, after() → version to resume from,
@@ -26,7 +26,9 @@ export class LiveStream {
 
   url() {
     const q = new URLSearchParams();
-    q.set('after', String(this.opts.after()));
+    // no version yet: the stream starts with the state as it is now
+    const after = this.opts.after();
+    if (after >= 0) q.set('after', String(after));
     if (this.opts.readToken) q.set('token', this.opts.readToken);
     return `/v1/sessions/${encodeURIComponent(this.opts.id)}/events?${q}`;
   }

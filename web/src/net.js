@@ -18,21 +18,34 @@ const GAP = 4;
 
 export class NetView {
   // canvas: the element to draw on; onMove(text): a drag made a move
-  // (null: the net is for looking only).
-  constructor(canvas, onMove) {
+  // (null: the net is for looking only). opts.fill: the canvas fills its
+  // box (CSS sizes it) and the net is fitted inside, centred; otherwise
+  // the canvas takes the net's height for its width.
+  constructor(canvas, onMove, opts = {}) {
     this.canvas = canvas;
     this.onMove = onMove;
+    this.fill = !!opts.fill;
     this.n = 0;
     this.facelets = '';
     this.enabled = true;
     this.drag = null;
+    // every listener goes with dispose(): the canvas outlives this view
+    // when another cube is opened in the same tab
+    this.abort = new AbortController();
     this.resizeObserver = new ResizeObserver(() => this.draw());
     this.resizeObserver.observe(canvas);
     if (onMove) {
-      canvas.addEventListener('pointerdown', (e) => this.down(e));
-      canvas.addEventListener('pointermove', (e) => this.move(e));
-      canvas.addEventListener('pointerup', () => { this.drag = null; });
-      canvas.addEventListener('pointercancel', () => { this.drag = null; });
+      const on = (type, fn, o = {}) => canvas.addEventListener(type, fn, { ...o, signal: this.abort.signal });
+      on('pointerdown', (e) => this.down(e));
+      on('pointermove', (e) => this.move(e));
+      on('pointerup', () => { this.drag = null; });
+      on('pointercancel', () => { this.drag = null; });
+      // a finger on a sticker turns it; anywhere else it scrolls the page
+      on('touchstart', (e) => {
+        const t = e.touches[0];
+        const r = canvas.getBoundingClientRect();
+        if (this.enabled && e.touches.length === 1 && this.hit(t.clientX - r.left, t.clientY - r.top) >= 0) e.preventDefault();
+      }, { passive: false });
     }
   }
 
@@ -42,10 +55,15 @@ export class NetView {
     this.draw();
   }
 
+  // The net's place in the canvas (CSS pixels): face size, sticker size,
+  // and the offset of its top-left corner.
   layout() {
     const w = this.canvas.clientWidth;
-    const face = Math.max(1, (w - 3 * GAP) / 4);
-    return { face, s: face / this.n, gap: GAP };
+    let face = Math.max(1, (w - 3 * GAP) / 4);
+    if (this.fill) face = Math.max(1, Math.min(face, (this.canvas.clientHeight - 2 * GAP) / 3));
+    const ox = this.fill ? Math.max(0, (w - (4 * face + 3 * GAP)) / 2) : 0;
+    const oy = this.fill ? Math.max(0, (this.canvas.clientHeight - (3 * face + 2 * GAP)) / 2) : 0;
+    return { face, s: face / this.n, gap: GAP, ox, oy };
   }
 
   draw() {
@@ -53,9 +71,13 @@ export class NetView {
     if (!n || facelets.length !== 6 * n * n) return;
     const w = canvas.clientWidth;
     if (w === 0) return;
-    const { face, s } = this.layout();
-    const h = Math.ceil(3 * face + 2 * GAP);
-    if (canvas.style.height !== `${h}px`) canvas.style.height = `${h}px`;
+    const { face, s, ox, oy } = this.layout();
+    let h = canvas.clientHeight;
+    if (!this.fill) {
+      h = Math.ceil(3 * face + 2 * GAP);
+      if (canvas.style.height !== `${h}px`) canvas.style.height = `${h}px`;
+    }
+    if (h === 0) return;
     const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
@@ -67,8 +89,8 @@ export class NetView {
     for (let fi = 0; fi < 6; fi++) {
       const f = FACES[fi];
       const [fx, fy] = SLOT[f];
-      const x0 = fx * (face + GAP);
-      const y0 = fy * (face + GAP);
+      const x0 = ox + fx * (face + GAP);
+      const y0 = oy + fy * (face + GAP);
       ctx.fillStyle = '#111418';
       ctx.fillRect(x0, y0, face, face);
       for (let r = 0; r < n; r++)
@@ -88,16 +110,17 @@ export class NetView {
         }
     }
     // for tests and tools: where the stickers are, in CSS pixels
-    canvas.dataset.layout = JSON.stringify({ n, face, gap: GAP, s });
+    canvas.dataset.layout = JSON.stringify({ n, face, gap: GAP, s, ox, oy });
+    canvas.dataset.facelets = n <= 16 ? facelets : '';
   }
 
   // The facelet under a point (CSS pixels in the canvas), or -1.
   hit(x, y) {
-    const { face, s } = this.layout();
+    const { face, s, ox, oy } = this.layout();
     for (let fi = 0; fi < 6; fi++) {
       const [fx, fy] = SLOT[FACES[fi]];
-      const x0 = fx * (face + GAP);
-      const y0 = fy * (face + GAP);
+      const x0 = ox + fx * (face + GAP);
+      const y0 = oy + fy * (face + GAP);
       if (x >= x0 && x < x0 + face && y >= y0 && y < y0 + face) {
         const c = Math.min(this.n - 1, Math.floor((x - x0) / s));
         const r = Math.min(this.n - 1, Math.floor((y - y0) / s));
@@ -130,10 +153,13 @@ export class NetView {
       ? right.map((v) => v * Math.sign(dx))
       : down.map((v) => v * Math.sign(dy));
     const text = dragMove(this.n, d.f, dir);
-    if (text) this.onMove(text);
+    if (text && this.onMove) this.onMove(text);
   }
 
   dispose() {
     this.resizeObserver.disconnect();
+    this.abort.abort();
+    this.drag = null;
+    this.onMove = null;
   }
 }

@@ -9,7 +9,11 @@
 // through. Only `live` takes moves.
 
 import { api, ApiError } from './api.js';
-import { parseFlat } from './cube.js';
+import { invertFlat, parseFlat } from './cube.js';
+import { forgetCube, forgetToken, getAccess, mergeAccess } from './access.js';
+import { PatternSet } from './patterns.js';
+import { algLink } from './alg.js';
+import { SolveTimer, formatTime, isSolved } from './timer.js';
 import { $, show, el, toast, copy } from './dom.js';
 import { Keys, KEYMAP } from './keys.js';
 import { NetView } from './net.js';
@@ -49,9 +53,11 @@ class Play {
     this.painted = '';
     this.firstFrame = false;
     this.historyVersion = null;
-    this.patternList = null;
+    this.patterns = null;
     this.patternTimer = 0;
     this.closed = false;
+    this.tokenRefused = false;
+    this.evs = new Map(); // version → history event, for the undo label
     const role = route.role || (route.token ? 'play' : 'watch');
     this.access = {
       token: route.token,
@@ -75,6 +81,7 @@ class Play {
   }
 
   close() {
+    if (this.closed) return;
     this.closed = true;
     this.abort.abort();
     if (this.session) this.session.close();
@@ -82,6 +89,9 @@ class Play {
     if (this.net) this.net.dispose();
     if (this.mini) this.mini.dispose();
     if (this.solve) this.solve.close();
+    if (this.timer) this.timer.close();
+    clearTimeout(this.timesTimer);
+    clearTimeout(this.flashTimer);
     clearTimeout(this.patternTimer);
     if (active === this) active = null;
   }
@@ -94,9 +104,14 @@ class Play {
     $('#title').textContent = 'Loading…';
     let info;
     try {
+      // the token checked while the cube loads: a mistyped or revoked
+      // one must never show a role it does not give
+      const check = this.checkToken();
       info = await this.fetchWithRender();
+      await check;
     } catch (e) {
-      return this.fail(e);
+      if (!this.closed) this.fail(e);
+      return;
     }
     if (this.closed) return;
     const n = info.size;
@@ -114,12 +129,12 @@ class Play {
         /* the stream will say it cannot connect */
       }
     }
-    this.links.remember({
-      id: info.id, size: n, title: info.title, role: this.access.role,
-      link: this.links.sessionLink(info.id, {
-        t: this.route.token, rt: this.route.readToken, role: this.route.role || this.access.role,
-      }),
-    });
+    this.links.remember({ id: info.id, size: n, title: info.title, role: this.access.role });
+    mergeAccess(info.id, { size: n });
+    show($('#title'), true);
+    const scramble = info.scramble || (getAccess(info.id) || {}).scramble || '';
+    $('#scramble-text').textContent = scramble;
+    show($('#scramble-line'), !!scramble);
     this.buildViews(info);
     this.session = new Session(info, this.access, {
       live: (turns, facelets, hooks) => this.live(turns, facelets, hooks),
@@ -131,12 +146,33 @@ class Play {
     this.solve = new SolvePanel(this);
     this.initShare(info);
     this.initKeymap();
+    this.initMovePad();
+    this.initTimer();
     this.initPatterns();
+    this.initRace();
+  }
+
+  // Ask the server whether this page's token works (a stream ticket is
+  // minted for any live token of the session, refused for anything else).
+  async checkToken() {
+    const { id, token } = this.route;
+    if (!token) return;
+    try {
+      await api.ticket(id, token);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 'wrong_token') return; // busy, offline: the writes will say
+      this.tokenRefused = true;
+      forgetToken(id);
+      this.route.token = '';
+      this.access = { token: '', role: 'watch', streamToken: '' };
+    }
   }
 
   async fetchWithRender() {
     const { id, token } = this.route;
-    if (webglAvailable()) {
+    // the size this browser saw last time: no render data past its limit
+    const known = (getAccess(id) || {}).size || 0;
+    if (webglAvailable() && known <= RENDER_MAX) {
       try {
         const r = await api.getSession(id, token, 'include=render');
         return r.body;
@@ -167,8 +203,12 @@ class Play {
     delete vp.dataset.ready;
     delete vp.dataset.version;
     delete vp.dataset.facelets;
+    delete vp.dataset.role;
     vp.dataset.mode = 'live';
-    show($('#banner'), false);
+    for (const id of ['#banner', '#to-live', '#role', '#presence', '#scramble-line', '#prefix']) show($(id), false);
+    $('#queued').textContent = '';
+    $('#undo').textContent = 'Undo';
+    $('#undo').title = 'Ctrl+Z';
     show($('#bignet'), false);
     show($('#view-note'), false);
     show($('#notation-error'), false);
@@ -183,7 +223,7 @@ class Play {
     const n = info.size;
     const vp = $('#viewport');
     const canTurn = () => this.canPlay() && n <= PLAY_MAX;
-    this.net = new NetView($('#bignet'), (t) => canTurn() && this.userMove(t));
+    this.net = new NetView($('#bignet'), (t) => canTurn() && this.userMove(t), { fill: true });
     this.mini = new NetView($('#mininet'), null);
     let note = '';
     if (info.render && webglAvailable()) {
@@ -307,6 +347,7 @@ class Play {
   // ---- input ---------------------------------------------------------------
 
   userMove(text) {
+    if (this.closed) return;
     if (this.mode !== 'live' && this.session && this.session.canWrite) {
       toast(this.mode === 'history' ? 'Back to live to move the cube (you are looking at an old version).'
         : 'Close the solution preview to move the cube.');
@@ -321,11 +362,11 @@ class Play {
       show($('#write-error'), true);
       return;
     }
-    this.session.move(text, 'keys');
+    if (this.session.move(text, 'keys') && this.timer) this.timer.turned();
   }
 
   simple(kind) {
-    if (!this.canPlay()) return;
+    if (this.closed || !this.canPlay()) return;
     show($('#write-error'), false);
     this.session.write(kind, '', kind);
   }
@@ -353,6 +394,12 @@ class Play {
       this.session.write('moves', text, 'notation');
     });
     this.on($('#moves'), 'input', () => show($('#notation-error'), false));
+    // the moves typed, from the state shown, as an algorithm link
+    this.on($('#as-link'), 'click', (e) => {
+      e.preventDefault();
+      const text = $('#moves').value.trim() || "R U R' U'";
+      location.hash = algLink({ alg: text, state: this.painted, setup: '', n: this.n, speed: $('#speed').value });
+    });
     this.on($('#timeline'), 'input', () => this.timelineLabel(Number($('#timeline').value)));
     this.on($('#timeline'), 'change', () => this.viewVersion(Number($('#timeline').value)));
     this.on($('#to-live'), 'click', () => this.backToLive());
@@ -372,7 +419,11 @@ class Play {
         show(c, true);
       },
       meta: (m) => this.meta(m),
-      event: (ev) => this.addEvent(ev),
+      event: (ev) => {
+        this.addEvent(ev);
+        if (this.timer) this.timer.confirmed(ev.type === 'reset' ? null : ev.moves, this.session.confirmed.facelets);
+        this.timesSoon();
+      },
       historyGap: () => this.loadHistory(),
       queued: (k) => {
         $('#queued').textContent = k > 1 ? `sending ${k} moves…` : '';
@@ -384,9 +435,16 @@ class Play {
       accepted: (w) => {
         if (w.source === 'notation' && $('#moves').value === w.text) $('#moves').value = '';
         if (w.source === 'solve' && this.solve) this.solve.applied();
+        if (w.source === 'scramble') this.inspect(w.text);
       },
       refused: (w, e) => this.refused(w, e),
       notice: (t) => toast(t),
+      // someone started a timed solve: follow its clock here too
+      timed: () => this.loadTimes(),
+      revoked: () => {
+        this.tokenRefused = true;
+        forgetToken(this.session.id);
+      },
       deleted: () => {
         this.banner('This cube was deleted by its owner.', []);
         for (const b of document.querySelectorAll('#play .stage button, #play .stage input')) b.disabled = true;
@@ -461,8 +519,13 @@ class Play {
     this.timelineLabel(Number(tl.value));
     if (!writable && this.mode === 'live') {
       this.banner(s && s.deleted ? 'This cube was deleted by its owner.'
-        : 'Watch-only: you see every move live but cannot turn this cube.', []);
+        : this.tokenRefused ? 'This link does not let you play: its token is mistyped, or its owner revoked it. You can watch every move live.'
+          : 'Watch-only: you see every move live but cannot turn this cube.', []);
     }
+    for (const b of document.querySelectorAll('#move-pad button')) b.disabled = !writable || !live || this.n > PLAY_MAX;
+    if (this.timer) $('#timer-start').disabled = !writable || !live || this.n < 2 || this.n > PLAY_MAX;
+    this.undoLabel();
+    if (this.solve) this.solve.cubeChanged();
   }
 
   banner(text, buttons) {
@@ -486,8 +549,10 @@ class Play {
     const after = v >= HISTORY_PAGE ? v - HISTORY_PAGE : null;
     try {
       const r = await api.history(s.id, s.access.token, after, HISTORY_PAGE);
+      if (this.closed) return;
       $('#events').replaceChildren();
       this.known = new Set();
+      this.evs = new Map();
       for (const ev of r.body.events) this.addEvent(ev);
       show($('#history-error'), false);
     } catch (e) {
@@ -500,17 +565,56 @@ class Play {
     if (!this.known) this.known = new Set();
     if (this.known.has(ev.version)) return;
     this.known.add(ev.version);
-    const what = ev.type === 'moves' ? '' : `${ev.type} `;
+    this.evs.set(ev.version, ev);
+    // an undo's stored moves are the inverse of what it took back: show
+    // what was undone ("undid R"), not the inverse ("undo R'")
+    const what = { moves: '', undo: 'undid ', redo: 'redid ', reset: 'reset', create: 'created' }[ev.type] ?? `${ev.type} `;
+    const moves = ev.type === 'undo' ? invertFlat(ev.moves) : ev.moves;
     const when = ev.created_at ? new Date(ev.created_at).toLocaleTimeString() : '';
+    const label = `Version ${ev.version}: ${what}${moves || ''} by ${ev.actor || 'the creator'} at ${when}`;
+    // a button, so the keyboard reaches every entry (Enter shows it)
     const li = el('li', { value: ev.version, dataset: { version: String(ev.version), type: ev.type } },
-      el('span', {}, `${what}`), ev.moves ? el('code', {}, ev.moves.length > 60 ? `${ev.moves.slice(0, 60)}…` : ev.moves) : null,
-      el('span', { className: 'who' }, ` — ${ev.actor || (ev.type === 'create' ? 'created' : '?')} · ${when}`));
+      el('button', { type: 'button', className: 'ev', title: label },
+        el('span', {}, what), moves ? el('code', {}, moves.length > 60 ? `${moves.slice(0, 60)}…` : moves) : null,
+        el('span', { className: 'who' }, ` — ${ev.actor || (ev.type === 'create' ? 'created' : '?')} · ${when}`)));
     const list = $('#events');
     // newest first; events arrive in order, but a reload may interleave
     const after = Array.from(list.children).find((c) => Number(c.dataset.version) < ev.version);
     list.insertBefore(li, after || null);
     while (list.children.length > 500) list.lastChild.remove();
     this.markCurrent();
+    this.undoLabel();
+  }
+
+  // What Undo would take back: the history replayed as the server keeps
+  // its undo stack (a move pushes, an undo pops it onto redo, a redo
+  // pushes back, a reset clears both). Undo is the cube's, shared by
+  // every player: the label says whose move it is.
+  undoLabel() {
+    const undo = [];
+    let redo = [];
+    for (const v of [...this.evs.keys()].sort((a, b) => a - b)) {
+      const ev = this.evs.get(v);
+      if (ev.type === 'moves') { undo.push(ev); redo = []; }
+      else if (ev.type === 'undo') { if (undo.length) redo.push(undo.pop()); }
+      else if (ev.type === 'redo') { if (redo.length) undo.push(redo.pop()); }
+      else if (ev.type === 'reset' || ev.type === 'create') { undo.length = 0; redo = []; }
+    }
+    const top = undo[undo.length - 1];
+    const b = $('#undo');
+    if (!top || !this.session || !this.session.meta.can_undo) {
+      b.textContent = 'Undo';
+      b.title = 'Ctrl+Z: take back the cube’s last move, whoever made it';
+      return;
+    }
+    const mv = top.moves.length > 14 ? `${top.moves.slice(0, 14)}…` : top.moves;
+    const who = top.actor === this.myName() ? 'you' : top.actor || 'someone';
+    b.textContent = `Undo ${mv}`;
+    b.title = `Ctrl+Z: take back ${top.moves} (by ${who}); undo is shared: it takes back the cube’s last move, whoever made it`;
+  }
+
+  myName() {
+    return this.access.role === 'owner' ? 'owner' : null;
   }
 
   markCurrent() {
@@ -563,7 +667,8 @@ class Play {
     try {
       const r = await api.fork(s.id, version, s.access.token);
       const f = r.body;
-      location.hash = `#/s/${f.id}?t=${encodeURIComponent(f.write_token)}&role=owner`;
+      mergeAccess(f.id, { t: f.write_token, rt: f.read_token, role: 'owner' });
+      location.hash = `#/s/${f.id}`;
       toast(`A new cube from version ${version}: it is yours.`);
     } catch (e) {
       $('#history-error').textContent = `Could not fork: ${e.message}`;
@@ -576,44 +681,43 @@ class Play {
   async initPatterns() {
     const ul = $('#patterns');
     ul.replaceChildren();
+    delete ul.dataset.version;
     if (this.n > RENDER_MAX) {
       ul.append(el('li', {}, `pattern names go up to ${RENDER_MAX}×${RENDER_MAX}`));
       return;
     }
+    // the texts once; every state after that is matched here (patterns.js)
+    let list = [];
     try {
-      const r = await api.patterns(this.n);
-      this.patternList = r.body.patterns;
+      list = (await api.patterns(this.n)).body.patterns;
     } catch {
-      this.patternList = [];
+      list = [];
     }
     if (this.closed) return;
-    for (const p of this.patternList)
+    this.patterns = new PatternSet(this.n, list);
+    for (const p of list)
       ul.append(el('li', { title: p.description, dataset: { name: p.name, holds: 'false' } }, p.name.replace(/_/g, ' ')));
     this.patternsSoon();
   }
 
   patternsSoon() {
-    if (!this.patternList || !this.patternList.length) return;
+    if (!this.patterns || !this.patterns.list.length) return;
     clearTimeout(this.patternTimer);
-    this.patternTimer = setTimeout(() => this.checkPatterns(), 250);
+    this.patternTimer = setTimeout(() => this.checkPatterns(), 100);
   }
 
-  async checkPatterns() {
+  checkPatterns() {
     const s = this.session;
-    if (!s || this.closed) return;
-    const facelets = s.confirmed.facelets;
-    const version = s.confirmed.version;
-    const results = await Promise.all(this.patternList.map((p) =>
-      api.match(facelets, p.name).then((r) => r.body, () => null)));
-    if (this.closed || s.confirmed.version !== version) return;
-    this.patternList.forEach((p, i) => {
+    if (!s || this.closed || !this.patterns) return;
+    const { facelets, version } = s.confirmed;
+    const got = this.patterns.all(facelets);
+    for (const p of this.patterns.list) {
       const li = $('#patterns').querySelector(`li[data-name="${p.name}"]`);
-      const r = results[i];
-      if (!li || !r) return;
+      const r = got[p.name];
+      if (!li || !r) continue;
       li.dataset.holds = String(r.matched);
-      const face = r.matched && r.orientations[0] ? r.orientations[0].face : '';
-      li.textContent = p.name.replace(/_/g, ' ') + (face && p.name !== 'solved' ? ` (${face})` : '');
-    });
+      li.textContent = p.name.replace(/_/g, ' ') + (r.matched && p.name !== 'solved' ? ` (${r.face})` : '');
+    }
     $('#patterns').dataset.version = String(version);
   }
 
@@ -645,19 +749,292 @@ class Play {
         input.dataset.role = role;
         show(input, true);
         const copied = await copy(link);
+        delete $('#share-note').dataset.kind;
         $('#share-note').textContent = (copied ? 'Copied. ' : 'Copy this link: ') + (role === 'play'
           ? `Whoever opens it moves the cube as “${t.name}”.`
           : 'Whoever opens it watches live but cannot move the cube.');
         // the input is there to select by hand when copying failed; it
         // does not take the focus (the keys would go to it)
         if (!copied) input.select();
+        this.loadInvites();
       } catch (e) {
         $('#share-error').textContent = `No link: ${e.message}`;
         show($('#share-error'), true);
       }
     };
+    this.loadInvites();
+    this.on($('#invites'), 'click', (e) => {
+      const b = e.target.closest('button[data-tid]');
+      if (b) this.revoke(b.dataset.tid, b.dataset.name);
+    });
+    this.on($('#delete-cube'), 'click', () => this.deleteCube());
     this.on($('#share-play'), 'click', () => make('play'));
     this.on($('#share-watch'), 'click', () => make('watch'));
+    // the owner's own link, for the owner's other devices: made only on
+    // purpose, and it says what it gives away
+    this.on($('#share-self'), 'click', async () => {
+      show($('#share-error'), false);
+      const link = this.links.sessionLink(info.id, { t: this.access.token, rt: this.access.streamToken, role: 'owner' });
+      const input = $('#share-link');
+      input.value = link;
+      input.dataset.role = 'owner';
+      show(input, true);
+      const copied = await copy(link);
+      $('#share-note').textContent = `${copied ? 'Copied. ' : ''}Careful: this is the owner link. Whoever opens it becomes an owner of this cube — they can move it, invite and revoke players, and delete it. Send it only to yourself (your other devices); for friends, use the co-player or watch-only link.`;
+      $('#share-note').dataset.kind = 'warning';
+      if (!copied) input.select();
+    });
+  }
+
+  // ---- the owner's invites and the cube itself ---------------------------------
+
+  // The tokens the owner handed out, each with Revoke.
+  async loadInvites() {
+    const ul = $('#invites');
+    let list;
+    try {
+      list = (await api.tokens(this.session.id, this.access.token)).body.tokens;
+    } catch (e) {
+      if (this.closed) return;
+      ul.replaceChildren(el('li', { className: 'error' }, `The invites could not be read: ${e.message}`));
+      return;
+    }
+    if (this.closed) return;
+    ul.replaceChildren();
+    const live = list.filter((t) => !t.revoked_at);
+    if (!live.length) ul.append(el('li', { className: 'muted' }, 'Nobody yet: the links above invite people.'));
+    for (const t of live)
+      ul.append(el('li', { dataset: { tid: String(t.id), name: t.name } },
+        el('span', {}, t.name), el('span', { className: 'muted' }, t.role === 'write' ? ' plays' : ' watches'),
+        el('button', { type: 'button', className: 'danger small', dataset: { tid: String(t.id), name: t.name },
+          title: `Revoke ${t.name}'s link: it stops working at once` }, 'Revoke')));
+  }
+
+  async revoke(tid, name) {
+    if (!confirm(`Revoke ${name}'s link? It stops working at once; their past moves stay in the history.`)) return;
+    show($('#share-error'), false);
+    try {
+      await api.revoke(this.session.id, tid, this.access.token);
+      toast(`${name}'s link no longer works.`);
+    } catch (e) {
+      $('#share-error').textContent = `Not revoked: ${e.message}`;
+      show($('#share-error'), true);
+    }
+    this.loadInvites();
+  }
+
+  async deleteCube() {
+    if (!confirm('Delete this cube for everyone? Its history goes with it; this cannot be undone.')) return;
+    show($('#share-error'), false);
+    const id = this.session.id;
+    try {
+      await api.deleteSession(id, this.access.token);
+    } catch (e) {
+      $('#share-error').textContent = `Not deleted: ${e.message}`;
+      show($('#share-error'), true);
+      return;
+    }
+    forgetCube(id);
+    this.links.forget(id);
+    toast('The cube was deleted.');
+    location.hash = '#/';
+  }
+
+  // ---- races -------------------------------------------------------------------------
+
+  // A player's cube in a race: a link back to the room, and at the go
+  // (race.js leaves pendingRace) the race's scramble put on the cube and a
+  // timed solve started there.
+  initRace() {
+    const a = getAccess(this.route.id) || {};
+    show($('#race-strip'), !!a.race);
+    if (a.race) $('#race-back').href = `#/race/${a.race}`;
+    const pr = a.pendingRace;
+    if (pr && this.canPlay()) {
+      mergeAccess(this.route.id, { pendingRace: null });
+      this.session.write('moves', pr.scramble, 'scramble');
+    }
+  }
+
+  // ---- timed solves ---------------------------------------------------------------
+
+  initTimer() {
+    const n = this.n;
+    this.timer = new SolveTimer(n, {
+      render: (v) => {
+        const d = $('#timer-display');
+        d.textContent = v.text;
+        d.dataset.state = v.state;
+        d.classList.toggle('warn', !!v.warn);
+        $('#timer-moves').textContent = v.state === 'idle' ? ''
+          : `${v.moves.htm} HTM · ${v.moves.qtm} QTM · ${v.moves.stm} STM`;
+        // a started solve is on the server's record: it ends solved (or
+        // DNF), not cancelled
+        const on = v.state === 'inspecting' || v.state === 'running';
+        $('#timer-start').textContent = on ? 'Timing…' : 'Timed solve';
+        $('#timer-start').dataset.timing = String(on);
+      },
+      solved: (r) => this.solved(r),
+    });
+    this.timer.ui.render(this.timer.view());
+    $('#timer-start').disabled = !this.canPlay() || n < 2 || n > PLAY_MAX;
+    const speed = localStorage.getItem('cubed.speed');
+    if (speed !== null && $('#speed').querySelector(`option[value="${speed}"]`)) $('#speed').value = speed;
+    this.applySpeed();
+    this.on($('#speed'), 'change', () => {
+      try { localStorage.setItem('cubed.speed', $('#speed').value); } catch { /* kept for this page only */ }
+      this.applySpeed();
+    });
+    this.on($('#timer-start'), 'click', () => this.timedSolve());
+    this.renderTimes();
+    this.loadTimes();
+  }
+
+  applySpeed() {
+    const ms = Number($('#speed').value);
+    if (this.view3d) this.view3d.quarterMs = ms;
+    if (this.solve) this.solve.stepMs = Math.max(120, 2 * ms + 60);
+  }
+
+  // Start a timed solve: a solved cube is scrambled first (a random-state
+  // scramble from the server, sent as one write); one that is not starts
+  // from where it is.
+  async timedSolve() {
+    const t = this.timer;
+    if (t.state === 'inspecting' || t.state === 'running') return;
+    if (!this.canPlay()) return;
+    if (!isSolved(this.session.confirmed.facelets, this.n)) {
+      this.inspect(null);
+      return;
+    }
+    $('#timer-start').disabled = true;
+    try {
+      const r = await api.scramble(this.n);
+      if (this.closed) return;
+      this.session.write('moves', r.body.moves, 'scramble');
+    } catch (e) {
+      toast(`No scramble: ${e.message}`);
+    } finally {
+      $('#timer-start').disabled = !this.canPlay();
+    }
+  }
+
+  // Inspection begins: on this page at once, and on the server (the
+  // start of the record: the version shown, this player).
+  async inspect(scramble) {
+    if (scramble) {
+      $('#scramble-text').textContent = scramble;
+      show($('#scramble-line'), true);
+    }
+    show($('#solved-flash'), false);
+    this.timer.inspect();
+    try {
+      const r = await api.timedStart(this.route.id, this.session.confirmed.version, this.access.token);
+      if (this.closed) return;
+      this.timedOpen = r.body.id;
+      this.loadTimes();
+    } catch (e) {
+      if (!this.closed) toast(`This solve is timed here only: ${e.message}`);
+    }
+  }
+
+  solved(r) {
+    const f = $('#solved-flash');
+    f.replaceChildren(el('strong', {}, 'solved!'), el('span', {}, r.dnf ? 'DNF' : formatTime(r.ms) + (r.penalty ? ' (+2)' : '')),
+      el('span', {}, `${r.moves.htm} moves (HTM)`));
+    f.dataset.ms = r.ms === null ? 'dnf' : String(r.ms);
+    f.dataset.htm = String(r.moves.htm);
+    show(f, true);
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => show(f, false), 6000);
+    // the server's record is the one kept: read it back
+    this.loadTimes();
+  }
+
+  // The session's timed solves and the players' averages, from the server
+  // (GET …/timed): what a reload, another device or the API sees. An open
+  // one (inspecting, running) is followed on this page too.
+  async loadTimes() {
+    let r;
+    try {
+      r = (await api.timed(this.route.id, this.access.token)).body;
+    } catch (e) {
+      if (!this.closed) $('#times-error').textContent = `The times could not be read: ${e.message}`;
+      show($('#times-error'), !this.closed);
+      return;
+    }
+    if (this.closed) return;
+    show($('#times-error'), false);
+    this.timedList = r;
+    this.renderTimes();
+    const last = r.timed_solves[r.timed_solves.length - 1];
+    if (last && (last.status === 'inspecting' || last.status === 'running')) {
+      this.timedOpen = last.id;
+      if (this.timer.state === 'idle') this.resumeTimed(last);
+    } else {
+      this.timedOpen = null;
+    }
+  }
+
+  // A solve that was running when this page opened (a reload, another
+  // device): the clock from the server's times.
+  resumeTimed(t) {
+    const skew = performance.now() - Date.now(); // server ms → this page's clock
+    if (t.scramble) {
+      $('#scramble-text').textContent = t.scramble;
+      show($('#scramble-line'), true);
+    }
+    this.timer.inspect();
+    this.timer.inspectAt = Date.parse(t.inspection_started_at) + skew;
+    if (t.status === 'running') {
+      this.timer.turned();
+      this.timer.startAt = Date.parse(t.started_at) + skew;
+      this.timer.moves = { ...t.moves };
+    }
+    this.timer.ui.render(this.timer.view());
+  }
+
+  // Refresh the list while a timed solve is open (at most one request per
+  // change, after the change settles).
+  timesSoon() {
+    if (!this.timedOpen) return;
+    clearTimeout(this.timesTimer);
+    this.timesTimer = setTimeout(() => this.loadTimes(), 300);
+  }
+
+  renderTimes() {
+    const r = this.timedList || { timed_solves: [], players: {} };
+    const show1 = (v) => (v === null || v === undefined ? '–' : v === 'DNF' ? 'DNF' : formatTime(v));
+    const tb = $('#time-stats');
+    tb.replaceChildren();
+    const players = Object.entries(r.players);
+    for (const [who, st] of players)
+      tb.append(el('tr', { dataset: { player: who } }, el('th', { scope: 'row' }, who),
+        ...['best', 'mean', 'ao5', 'ao12'].map((k) => el('td', { dataset: { stat: k } }, show1(st[k])))));
+    show($('#time-stats-table'), players.length > 0);
+    const ol = $('#times');
+    ol.replaceChildren();
+    const done = r.timed_solves.filter((t) => t.status !== 'abandoned');
+    for (const t of done.slice(-50).reverse()) {
+      const time = t.status === 'solved' ? formatTime(t.ms) + (t.penalty_ms ? ' (+2)' : '')
+        : t.status === 'dnf' ? 'DNF' : t.status === 'running' ? 'solving…' : 'inspecting…';
+      ol.append(el('li', { dataset: { id: String(t.id), status: t.status }, title: `scramble: ${t.scramble || '(the cube as it was)'}` },
+        el('span', { className: 'time' }, time), el('span', { className: 'muted' }, ` ${t.moves.htm} moves · ${t.actor}`)));
+    }
+    if (!done.length) ol.append(el('li', { className: 'muted' }, 'No timed solves yet.'));
+    $('#times').dataset.count = String(done.length);
+  }
+
+  // On-screen move buttons (shown on touch screens and narrow windows):
+  // each face both ways, and the whole cube's rotations.
+  initMovePad() {
+    const pad = $('#move-pad');
+    pad.replaceChildren();
+    const moves = ['U', "U'", 'D', "D'", 'R', "R'", 'L', "L'", 'F', "F'", 'B', "B'", 'x', 'y', 'z'];
+    if (this.n % 2 === 1 && this.n >= 3) moves.splice(12, 0, 'M', "M'");
+    for (const m of moves)
+      pad.append(el('button', { type: 'button', dataset: { move: m }, onclick: () => this.userMove(m) }, m));
+    for (const b of pad.querySelectorAll('button')) b.disabled = !this.canPlay() || this.n > PLAY_MAX;
   }
 
   initKeymap() {

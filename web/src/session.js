@@ -69,7 +69,7 @@ export class Session {
   // A move from the keyboard, a drag or a solution step: shown now, sent
   // by the loop. text is a flat move sequence.
   move(text, source = 'keys') {
-    if (!this.canWrite) return false;
+    if (this.closed || !this.canWrite) return false;
     let turns;
     try {
       turns = parseFlat(text, this.n);
@@ -90,7 +90,7 @@ export class Session {
   // strict: a 412 refuses it instead of sending it again (a solution
   // found for one version means nothing on another).
   write(kind, text, source = kind, strict = false) {
-    if (!this.canWrite) return false;
+    if (this.closed || !this.canWrite) return false;
     this.outbox.push({ kind, text, optimistic: false, source, strict, key: newKey(), tries: 0 });
     this.ui.queued(this.outbox.length);
     this.kick();
@@ -116,6 +116,9 @@ export class Session {
         break;
       case 'solve':
         this.ui.notice(`${data.actor || 'someone'} asked for a solution (${data.method || 'solver'})`);
+        break;
+      case 'timed':
+        this.ui.timed(data);
         break;
       case 'delete':
         this.deleted = true;
@@ -313,8 +316,10 @@ export class Session {
     // refused for good: take the move back and say why where it was made
     this.outbox.shift();
     this.ui.queued(this.outbox.length);
-    if (status === 403 && e.code === 'read_only_token') {
+    if (status === 403 && (e.code === 'read_only_token' || e.code === 'wrong_token')) {
+      // a watch-only token, or one the owner revoked: this page watches
       this.access.role = 'watch';
+      if (e.code === 'wrong_token') this.ui.revoked();
       this.ui.meta(this.meta);
     }
     if (w.optimistic) {

@@ -2,8 +2,12 @@
 // shown (a method where the size has a choice), list it by stage for the
 // staged methods, and step through it forward and backward, or play it,
 // as a preview that does not touch the session. "Do it on the cube" sends
-// the moves left as one write, against the version they were found for: if
-// someone moved meanwhile the server refuses it (412) and the panel says so.
+// the whole solution as one write, against the version it was found for:
+// once the cube changes (anyone's move) the panel says so at once and
+// offers to solve again, and the server would refuse the old one (412).
+// A solve that fails (the solver out of time on a busy server, the
+// solver busy) says why and offers to try again, with more time when time
+// was what it lacked.
 
 import { api, ApiError } from './api.js';
 import { applyTurns, parseMove } from './cube.js';
@@ -23,6 +27,7 @@ const STAGE_NAMES = {
 };
 
 const STEP_MS = 350;
+const RETRY_MS = 10000; // the server's default --max-solve-ms
 
 export class SolvePanel {
   constructor(play) {
@@ -30,6 +35,7 @@ export class SolvePanel {
     this.sol = null;
     this.k = 0;
     this.timer = 0;
+    this.stepMs = STEP_MS; // the preview's pace (the page's turn speed)
     const n = play.n;
     const sel = $('#method');
     sel.replaceChildren();
@@ -39,9 +45,13 @@ export class SolvePanel {
     $('#solve').disabled = methods.length === 0;
     if (!methods.length) $('#solve').title = 'A 1×1 is always solved';
     show($('#solution'), false);
-    show($('#solve-error'), false);
+    show($('#solve-error-box'), false);
+    show($('#solution-stale'), false);
+    this.retry = null;
     const on = (id, fn) => play.on($(id), 'click', fn);
     on('#solve', () => this.find());
+    on('#solve-again', () => this.find());
+    on('#solve-retry', () => this.find(this.retry || {}));
     on('#step-first', () => this.jump(0));
     on('#step-last', () => this.jump(this.sol ? this.sol.turns.length : 0));
     on('#step-fwd', () => this.step(1));
@@ -59,10 +69,9 @@ export class SolvePanel {
     clearTimeout(this.timer);
   }
 
-  async find() {
+  async find(extra = {}) {
     const s = this.play.session;
-    const err = $('#solve-error');
-    show(err, false);
+    show($('#solve-error-box'), false);
     this.exitPreview();
     const method = $('#method').value;
     const facelets = s.confirmed.facelets;
@@ -70,7 +79,8 @@ export class SolvePanel {
     $('#solve').disabled = true;
     $('#solve').textContent = 'Solving…';
     try {
-      const r = await api.solve(facelets, method);
+      const r = await api.solve(facelets, method, extra);
+      if (this.play.closed) return;
       const body = r.body;
       const tokens = body.solution ? body.solution.split(' ') : [];
       const stages = body.stages && body.stages.length
@@ -81,11 +91,22 @@ export class SolvePanel {
       this.k = 0;
       this.render();
     } catch (e) {
-      let msg = e.message;
-      if (e instanceof ApiError && e.code === 'tables_not_ready')
+      let msg = `No solution: ${e.message}.`;
+      this.retry = {};
+      if (e instanceof ApiError && e.code === 'tables_not_ready') {
         msg = `The solver is still preparing its tables${e.problem.percent !== undefined ? ` (${e.problem.percent} %)` : ''}; try again in ${e.retryAfter || 5} s.`;
-      err.textContent = msg;
-      show(err, true);
+      } else if (e instanceof ApiError && e.code === 'no_solution_found' && e.problem.field === 'timeout_ms') {
+        // the solver ran out of time (a busy server): more time may do it
+        msg = `The solver ran out of time (${e.message}): the server is busy. Try again, with more time (up to ${RETRY_MS / 1000} s).`;
+        this.retry = { timeout_ms: RETRY_MS };
+      } else if (e instanceof ApiError && (e.status === 429 || e.status === 503)) {
+        msg = `The solver is busy right now; try again${e.retryAfter ? ` in ${e.retryAfter} s` : ' in a moment'}.`;
+      } else if (e instanceof ApiError && e.status === 0) {
+        msg = 'The server cannot be reached; try again when it is back.';
+      }
+      $('#solve-error').textContent = msg;
+      $('#solve-error').dataset.code = e.code || '';
+      show($('#solve-error-box'), true);
     } finally {
       $('#solve').disabled = false;
       $('#solve').textContent = 'Find a solution';
@@ -138,8 +159,15 @@ export class SolvePanel {
     $('#step-fwd').disabled = this.k === L;
     $('#step-last').disabled = this.k === L;
     $('#step-play').disabled = this.k === L && !this.timer;
-    $('#solution-apply').disabled = L === this.k || this.stale() || !this.play.session.canWrite;
-    if (this.stale()) $('#solution-summary').textContent = 'The cube changed since this solution was found: find a new one.';
+    // the whole solution goes from the state it was found for, wherever
+    // the preview stands
+    $('#solution-apply').disabled = L === 0 || this.stale() || !this.play.session.canWrite;
+    show($('#solution-stale'), this.stale());
+  }
+
+  // The session moved on (play.js calls this on every change it shows).
+  cubeChanged() {
+    if (this.sol) this.mark();
   }
 
   enterPreview() {
@@ -202,7 +230,7 @@ export class SolvePanel {
     const tick = () => {
       if (this.k >= this.sol.turns.length) return this.stop();
       this.step(1);
-      this.timer = setTimeout(tick, STEP_MS);
+      this.timer = setTimeout(tick, this.stepMs);
     };
     tick();
   }
@@ -228,11 +256,11 @@ export class SolvePanel {
   }
 
   refused(e) {
-    const err = $('#solve-error');
-    err.textContent = e instanceof ApiError && e.status === 412
+    this.retry = null;
+    $('#solve-error').textContent = e instanceof ApiError && e.status === 412
       ? 'Someone moved the cube before the solution arrived: find a new one.'
       : `The solution was not applied: ${e.message}`;
-    show(err, true);
+    show($('#solve-error-box'), true);
   }
 
   closeSolution() {

@@ -67,6 +67,7 @@ export class View3D {
     // a player who asked the system for less motion gets turns without
     // the animation
     this.motion = window.matchMedia('(prefers-reduced-motion: reduce)');
+    this.quarterMs = QUARTER_MS; // a quarter turn's animation; 0: none
     this.colors = {};
     for (const f of FACES) this.colors[f] = new Color(SCHEME[f]);
     this.resizeObserver = new ResizeObserver(() => this.resize());
@@ -76,6 +77,12 @@ export class View3D {
     this.canvas.addEventListener('pointerup', (e) => this.up(e));
     this.canvas.addEventListener('pointercancel', (e) => this.up(e));
     this.canvas.addEventListener('wheel', (e) => this.wheel(e), { passive: false });
+    // touch: a finger that lands on a sticker turns it, so the page must
+    // not scroll; anywhere else the browser scrolls vertically (CSS
+    // touch-action: pan-y) and a sideways swipe looks around
+    this.canvas.addEventListener('touchstart', (e) => {
+      if (e.touches.length === 1 && this.hooks.canTurn() && !this.anim && this.pick(e.touches[0]) >= 0) e.preventDefault();
+    }, { passive: false });
     this.resize();
   }
 
@@ -174,7 +181,7 @@ export class View3D {
       }
       // a long backlog is shown quickly: at most ~10 animated turns wait
       const backlog = this.queue.reduce((k, it) => k + it.turns.length, 0);
-      if (backlog > 40 || item.turns.length === 0 || this.motion.matches) {
+      if (backlog > 40 || item.turns.length === 0 || this.motion.matches || this.quarterMs === 0) {
         this.queue.shift();
         this.paint(item.facelets);
         if (item.hooks.onEnd) item.hooks.onEnd();
@@ -193,7 +200,7 @@ export class View3D {
         axis: AXIS_VEC[t.axis],
         angle,
         t0: now,
-        ms: ((q === 2 ? 1.5 : 1) * QUARTER_MS) / speed,
+        ms: ((q === 2 ? 1.5 : 1) * this.quarterMs) / speed,
         bodies: this.bodyPos.flatMap((p, i) => (inLayer(p) ? [i] : [])),
         stickers: this.stickerGeo.flatMap((g, i) => (inLayer(g.pos) ? [i] : [])),
       };

@@ -56,18 +56,18 @@
 
 #define PG_STATEMENTS(X)                                                       \
 	X(S_PING, 0, "SELECT 1")                                               \
-	X(S_INSERT_SESSION, 6,                                                 \
+	X(S_INSERT_SESSION, 7,                                                 \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
-	  "token_hash, title, visibility) VALUES ($1, $2::integer, "           \
-	  "$3::bigint, $3::bigint, 0, decode($4, 'hex'), $5, $6) "             \
+	  "token_hash, title, visibility, scramble) VALUES ($1, $2::integer, " \
+	  "$3::bigint, $3::bigint, 0, decode($4, 'hex'), $5, $6, $7) "         \
 	  "ON CONFLICT (id) DO NOTHING")                                       \
 	X(S_INSERT_EVENT, 8,                                                   \
 	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
 	  "created_at, ref, link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")    \
 	X(S_GET_SESSION, 1,                                                    \
 	  "SELECT size, created_at, updated_at, version, undo_top, redo_top, " \
-	  "encode(token_hash, 'hex'), title, visibility FROM sessions "        \
-	  "WHERE id = $1")                                                     \
+	  "encode(token_hash, 'hex'), title, visibility, scramble "            \
+	  "FROM sessions WHERE id = $1")                                       \
 	X(S_SESSION_VERSION, 1, "SELECT version FROM sessions WHERE id = $1")  \
 	X(S_LOCK_SESSIONS, 1,                                                  \
 	  "SELECT id FROM sessions WHERE id = ANY($1::text[]) ORDER BY id "    \
@@ -104,6 +104,28 @@
 	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
 	  "created_at FROM solves WHERE session_id = $1 AND id > $2 "          \
 	  "ORDER BY id LIMIT $3")                                              \
+	X(S_RACE_ADD, 5,                                                       \
+	  "INSERT INTO races (id, size, title, token_hash, created_at) "       \
+	  "VALUES ($1, $2::integer, $3, decode($4, 'hex'), $5::bigint)")      \
+	X(S_RACE_GET, 1,                                                       \
+	  "SELECT size, title, encode(token_hash, 'hex'), created_at, "        \
+	  "scramble, go_at FROM races WHERE id = $1")                          \
+	X(S_RACE_PLAYERS, 2,                                                   \
+	  "SELECT seat, name, session_id, joined_at FROM race_players "        \
+	  "WHERE race_id = $1 ORDER BY seat LIMIT $2")                         \
+	X(S_RACE_JOIN, 4,                                                      \
+	  "INSERT INTO race_players (race_id, seat, name, session_id, "        \
+	  "joined_at) SELECT $1, coalesce(max(seat), 0) + 1, $2, $3, "         \
+	  "$4::bigint FROM race_players WHERE race_id = $1 RETURNING seat")    \
+	X(S_RACE_START, 3,                                                     \
+	  "UPDATE races SET scramble = $2, go_at = $3::bigint WHERE id = $1 "  \
+	  "AND go_at IS NULL")                                                 \
+	X(S_INSERT_TIMED, 5,                                                   \
+	  "INSERT INTO timed_solves (session_id, version, actor, scramble, "   \
+	  "inspect_at) VALUES ($1, $2, $3, $4, $5) RETURNING id")              \
+	X(S_LIST_TIMED, 3,                                                     \
+	  "SELECT id, version, actor, scramble, inspect_at FROM timed_solves " \
+	  "WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT $3")            \
 	X(S_INSERT_TOKEN, 5,                                                   \
 	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
 	  "created_at) SELECT $1, coalesce(max(id), 0) + 1, $2::text, "        \
@@ -654,7 +676,7 @@ static int pg_insert_session(void *impl, const struct store_session *ss)
 	hex_encode(hash, ss->token_hash, STORE_HASH_LEN);
 	const char *p[] = {ss->id, I64(size, ss->size), I64(at, ss->created_at),
 			   hash, ss->title,
-			   ss->is_private ? "private" : "public"};
+			   ss->is_private ? "private" : "public", ss->scramble};
 	int rc = exec_one(st, S_INSERT_SESSION, p);
 	if (rc == STORE_NOT_FOUND) { /* nothing inserted: the id is taken */
 		struct tls *t = tls_get(st);
@@ -685,9 +707,13 @@ static int pg_get_session(void *impl, const char *id,
 	int untitled = PQgetisnull(r, 0, 7);
 	out->title = col_dup(r, 0, 7);
 	out->is_private = strcmp(PQgetvalue(r, 0, 8), "private") == 0;
+	int unscrambled = PQgetisnull(r, 0, 9);
+	out->scramble = col_dup(r, 0, 9);
 	PQclear(r);
-	if (!untitled && !out->title)
+	if ((!untitled && !out->title) || (!unscrambled && !out->scramble)) {
+		store_session_free(out);
 		return nomem(impl);
+	}
 	return STORE_OK;
 }
 
@@ -869,6 +895,134 @@ static int pg_list_solves(void *impl, const char *session_id, int64_t after,
 		if (!v->solution) {
 			while (i-- > 0)
 				store_solve_free(&out[i]);
+			PQclear(r);
+			return nomem(impl);
+		}
+	}
+	PQclear(r);
+	return k;
+}
+
+/* ----------------------------------------------------------------- races */
+
+static int pg_race_add(void *impl, const struct store_race *r)
+{
+	char size[16], at[24], hash[2 * STORE_HASH_LEN + 1];
+	hex_encode(hash, r->token_hash, STORE_HASH_LEN);
+	const char *p[] = {r->id, I64(size, r->size), r->title, hash,
+			   I64(at, r->created_at)};
+	return exec(impl, S_RACE_ADD, p);
+}
+
+static int pg_race_get(void *impl, const char *id, struct store_race *out)
+{
+	const char *p[] = {id};
+	PGresult *r;
+	int rc = query_one(impl, S_RACE_GET, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	memset(out, 0, sizeof *out);
+	snprintf(out->id, sizeof out->id, "%s", id);
+	out->size = (int)col_i64(r, 0, 0);
+	int untitled = PQgetisnull(r, 0, 1);
+	out->title = col_dup(r, 0, 1);
+	hex_decode(out->token_hash, PQgetvalue(r, 0, 2), STORE_HASH_LEN);
+	out->created_at = col_i64(r, 0, 3);
+	int unstarted = PQgetisnull(r, 0, 4);
+	out->scramble = col_dup(r, 0, 4);
+	out->go_at = PQgetisnull(r, 0, 5) ? 0 : col_i64(r, 0, 5);
+	PQclear(r);
+	if ((!untitled && !out->title) || (!unstarted && !out->scramble)) {
+		store_race_free(out);
+		return nomem(impl);
+	}
+	return STORE_OK;
+}
+
+static int pg_race_players(void *impl, const char *id,
+			   struct store_race_player *out, int cap)
+{
+	char c[16];
+	const char *p[] = {id, I64(c, cap)};
+	PGresult *r;
+	int k = query_rows(impl, S_RACE_PLAYERS, p, cap, &r);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		struct store_race_player *v = &out[i];
+		memset(v, 0, sizeof *v);
+		v->seat = (int)col_i64(r, i, 0);
+		snprintf(v->name, sizeof v->name, "%s", PQgetvalue(r, i, 1));
+		snprintf(v->session_id, sizeof v->session_id, "%s",
+			 PQgetvalue(r, i, 2));
+		v->joined_at = col_i64(r, i, 3);
+	}
+	PQclear(r);
+	return k;
+}
+
+static int pg_race_join(void *impl, const char *id,
+			struct store_race_player *pl)
+{
+	char at[24];
+	const char *p[] = {id, pl->name, pl->session_id,
+			   I64(at, pl->joined_at)};
+	PGresult *r;
+	int rc = query_one(impl, S_RACE_JOIN, p, &r);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	pl->seat = (int)col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_race_start(void *impl, const char *id, const char *scramble,
+			 int64_t go_at)
+{
+	char at[24];
+	const char *p[] = {id, scramble, I64(at, go_at)};
+	int rc = exec_one(impl, S_RACE_START, p);
+	return rc == STORE_NOT_FOUND ? STORE_CONFLICT : rc;
+}
+
+/* ---------------------------------------------------------- timed solves */
+
+static int pg_add_timed(void *impl, const char *session_id,
+			const struct store_timed *t, int64_t *out_id)
+{
+	char v[24], at[24];
+	const char *p[] = {session_id, I64(v, t->version), t->actor,
+			   t->scramble ? t->scramble : "", I64(at, t->inspect_at)};
+	PGresult *r;
+	int rc = call(impl, S_INSERT_TIMED, p, &r);
+	if (rc != STORE_OK)
+		return rc;
+	if (out_id)
+		*out_id = col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
+static int pg_list_timed(void *impl, const char *session_id, int64_t after,
+			 struct store_timed *out, int cap)
+{
+	char a[24], c[16];
+	const char *p[] = {session_id, I64(a, after), I64(c, cap)};
+	PGresult *r;
+	int k = query_rows(impl, S_LIST_TIMED, p, cap, &r);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		struct store_timed *v = &out[i];
+		memset(v, 0, sizeof *v);
+		v->id = col_i64(r, i, 0);
+		v->version = col_i64(r, i, 1);
+		snprintf(v->actor, sizeof v->actor, "%s", PQgetvalue(r, i, 2));
+		v->scramble = col_dup(r, i, 3);
+		v->inspect_at = col_i64(r, i, 4);
+		if (!v->scramble) {
+			while (i-- > 0)
+				store_timed_free(&out[i]);
 			PQclear(r);
 			return nomem(impl);
 		}
@@ -1077,6 +1231,13 @@ const struct store_engine store_pg_engine = {
 	.count_sessions = pg_count_sessions,
 	.add_solve = pg_add_solve,
 	.list_solves = pg_list_solves,
+	.race_add = pg_race_add,
+	.race_get = pg_race_get,
+	.race_players = pg_race_players,
+	.race_join = pg_race_join,
+	.race_start = pg_race_start,
+	.add_timed = pg_add_timed,
+	.list_timed = pg_list_timed,
 	.add_token = pg_add_token,
 	.find_token = pg_find_token,
 	.list_tokens = pg_list_tokens,

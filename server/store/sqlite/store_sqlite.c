@@ -36,14 +36,15 @@
 	X(S_PING, "SELECT 1")                                                  \
 	X(S_INSERT_SESSION,                                                    \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
-	  "token_hash, title, visibility) "                                    \
-	  "VALUES (?1, ?2, ?3, ?3, 0, ?4, ?5, ?6)")                            \
+	  "token_hash, title, visibility, scramble) "                          \
+	  "VALUES (?1, ?2, ?3, ?3, 0, ?4, ?5, ?6, ?7)")                        \
 	X(S_INSERT_EVENT,                                                      \
 	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
 	  "created_at, ref, link) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")    \
 	X(S_GET_SESSION,                                                       \
 	  "SELECT size, created_at, updated_at, version, undo_top, redo_top, " \
-	  "token_hash, title, visibility FROM sessions WHERE id = ?1")         \
+	  "token_hash, title, visibility, scramble FROM sessions "             \
+	  "WHERE id = ?1")                                                     \
 	X(S_SESSION_VERSION, "SELECT version FROM sessions WHERE id = ?1")     \
 	X(S_ADVANCE,                                                           \
 	  "UPDATE sessions SET version = ?2, undo_top = ?3, redo_top = ?4, "   \
@@ -77,6 +78,28 @@
 	  "SELECT id, version, method, solution, length, elapsed_ms, "         \
 	  "created_at FROM solves WHERE session_id = ?1 AND id > ?2 "          \
 	  "ORDER BY id LIMIT ?3")                                             \
+	X(S_RACE_ADD,                                                          \
+	  "INSERT INTO races (id, size, title, token_hash, created_at) "       \
+	  "VALUES (?1, ?2, ?3, ?4, ?5)")                                       \
+	X(S_RACE_GET,                                                          \
+	  "SELECT size, title, token_hash, created_at, scramble, go_at "       \
+	  "FROM races WHERE id = ?1")                                          \
+	X(S_RACE_PLAYERS,                                                      \
+	  "SELECT seat, name, session_id, joined_at FROM race_players "        \
+	  "WHERE race_id = ?1 ORDER BY seat LIMIT ?2")                         \
+	X(S_RACE_JOIN,                                                         \
+	  "INSERT INTO race_players (race_id, seat, name, session_id, "        \
+	  "joined_at) SELECT ?1, coalesce(max(seat), 0) + 1, ?2, ?3, ?4 "      \
+	  "FROM race_players WHERE race_id = ?1 RETURNING seat")               \
+	X(S_RACE_START,                                                        \
+	  "UPDATE races SET scramble = ?2, go_at = ?3 WHERE id = ?1 AND "      \
+	  "go_at IS NULL")                                                     \
+	X(S_INSERT_TIMED,                                                      \
+	  "INSERT INTO timed_solves (session_id, version, actor, scramble, "   \
+	  "inspect_at) VALUES (?1, ?2, ?3, ?4, ?5)")                           \
+	X(S_LIST_TIMED,                                                        \
+	  "SELECT id, version, actor, scramble, inspect_at FROM timed_solves " \
+	  "WHERE session_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3")            \
 	X(S_INSERT_TOKEN,                                                      \
 	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
 	  "created_at) SELECT ?1, coalesce(max(id), 0) + 1, ?2, "              \
@@ -603,6 +626,10 @@ static int sq_insert_session(void *impl, const struct store_session *ss)
 		sqlite3_bind_null(s, 5);
 	sqlite3_bind_text(s, 6, ss->is_private ? "private" : "public", -1,
 			  SQLITE_STATIC);
+	if (ss->scramble)
+		sqlite3_bind_text(s, 7, ss->scramble, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 7);
 	return run(c, s);
 }
 
@@ -632,9 +659,12 @@ static int sq_get_session(void *impl, const char *id,
 	out->title = dup_text(s, 7);
 	const unsigned char *vis = sqlite3_column_text(s, 8);
 	out->is_private = vis && strcmp((const char *)vis, "private") == 0;
+	int unscrambled = sqlite3_column_type(s, 9) == SQLITE_NULL;
+	out->scramble = dup_text(s, 9);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	if (!untitled && !out->title) {
+	if ((!untitled && !out->title) || (!unscrambled && !out->scramble)) {
+		store_session_free(out);
 		nomem(c);
 		return STORE_ERROR;
 	}
@@ -883,6 +913,179 @@ static int sq_list_solves(void *impl, const char *session_id, int64_t after,
 	return k;
 }
 
+/* ----------------------------------------------------------------- races */
+
+static int sq_race_add(void *impl, const struct store_race *r)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_RACE_ADD);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, r->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, r->size);
+	if (r->title)
+		sqlite3_bind_text(s, 3, r->title, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 3);
+	sqlite3_bind_blob(s, 4, r->token_hash, STORE_HASH_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, r->created_at);
+	return run(c, s);
+}
+
+static int sq_race_get(void *impl, const char *id, struct store_race *out)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_RACE_GET);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	int rc = step_row(c, s);
+	if (rc != STORE_OK)
+		return rc;
+	memset(out, 0, sizeof *out);
+	snprintf(out->id, sizeof out->id, "%s", id);
+	out->size = sqlite3_column_int(s, 0);
+	int untitled = sqlite3_column_type(s, 1) == SQLITE_NULL;
+	out->title = dup_text(s, 1);
+	const void *h = sqlite3_column_blob(s, 2);
+	if (h && sqlite3_column_bytes(s, 2) == STORE_HASH_LEN)
+		memcpy(out->token_hash, h, STORE_HASH_LEN);
+	out->created_at = sqlite3_column_int64(s, 3);
+	int unstarted = sqlite3_column_type(s, 4) == SQLITE_NULL;
+	out->scramble = dup_text(s, 4);
+	out->go_at = sqlite3_column_int64(s, 5);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if ((!untitled && !out->title) || (!unstarted && !out->scramble)) {
+		store_race_free(out);
+		nomem(c);
+		return STORE_ERROR;
+	}
+	return STORE_OK;
+}
+
+static int sq_race_players(void *impl, const char *id,
+			   struct store_race_player *out, int cap)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_RACE_PLAYERS);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, cap);
+	int k = 0, rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && k < cap) {
+		struct store_race_player *p = &out[k++];
+		memset(p, 0, sizeof *p);
+		p->seat = sqlite3_column_int(s, 0);
+		const unsigned char *t = sqlite3_column_text(s, 1);
+		snprintf(p->name, sizeof p->name, "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(s, 2);
+		snprintf(p->session_id, sizeof p->session_id, "%s",
+			 t ? (const char *)t : "");
+		p->joined_at = sqlite3_column_int64(s, 3);
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return fail(c, s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return k;
+}
+
+static int sq_race_join(void *impl, const char *id,
+			struct store_race_player *p)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_RACE_JOIN);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, p->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, p->session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, p->joined_at);
+	int rc = step_row(c, s);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	p->seat = sqlite3_column_int(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return STORE_OK;
+}
+
+static int sq_race_start(void *impl, const char *id, const char *scramble,
+			 int64_t go_at)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_RACE_START);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, scramble, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, go_at);
+	int rc = run(c, s);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1)
+		return STORE_CONFLICT;
+	return rc;
+}
+
+/* ---------------------------------------------------------- timed solves */
+
+static int sq_add_timed(void *impl, const char *session_id,
+			const struct store_timed *t, int64_t *out_id)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_INSERT_TIMED);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, t->version);
+	sqlite3_bind_text(s, 3, t->actor, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, t->scramble ? t->scramble : "", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, t->inspect_at);
+	int rc = run(c, s);
+	if (rc == STORE_OK && out_id)
+		*out_id = sqlite3_last_insert_rowid(c->db);
+	return rc;
+}
+
+static int sq_list_timed(void *impl, const char *session_id, int64_t after,
+			 struct store_timed *out, int cap)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_LIST_TIMED);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, after);
+	sqlite3_bind_int(s, 3, cap);
+	int k = 0, rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && k < cap) {
+		struct store_timed *v = &out[k];
+		memset(v, 0, sizeof *v);
+		v->id = sqlite3_column_int64(s, 0);
+		v->version = sqlite3_column_int64(s, 1);
+		const unsigned char *a = sqlite3_column_text(s, 2);
+		snprintf(v->actor, sizeof v->actor, "%s",
+			 a ? (const char *)a : "");
+		v->scramble = dup_text(s, 3);
+		v->inspect_at = sqlite3_column_int64(s, 4);
+		if (!v->scramble) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		k++;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		for (int i = 0; i < k; i++)
+			store_timed_free(&out[i]);
+		return fail(c, s);
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return k;
+}
+
 /* ----------------------------------------------------------------- tokens */
 
 /* Columns id, role, name, created_at, revoked_at. */
@@ -1003,6 +1206,13 @@ const struct store_engine store_sqlite_engine = {
 	.count_sessions = sq_count_sessions,
 	.add_solve = sq_add_solve,
 	.list_solves = sq_list_solves,
+	.race_add = sq_race_add,
+	.race_get = sq_race_get,
+	.race_players = sq_race_players,
+	.race_join = sq_race_join,
+	.race_start = sq_race_start,
+	.add_timed = sq_add_timed,
+	.list_timed = sq_list_timed,
 	.add_token = sq_add_token,
 	.find_token = sq_find_token,
 	.list_tokens = sq_list_tokens,

@@ -91,10 +91,12 @@ export async function launch({ webgl = true } = {}) {
 // A page in a new, isolated context (its own storage and cookies) that
 // records console errors, uncaught exceptions and failed requests.
 // motion: false asks for reduced motion (turns shown without animation),
-// for tests about state rather than animation.
-export async function newPage(browser, { width = 1280, height = 800, permissions = [], motion = true } = {}) {
+// for tests about state rather than animation. touch: a phone (touch
+// input, a mobile viewport).
+export async function newPage(browser, { width = 1280, height = 800, permissions = [], motion = true, touch = false } = {}) {
   const context = await browser.newContext({
     viewport: { width, height }, deviceScaleFactor: 1, reducedMotion: motion ? 'no-preference' : 'reduce',
+    hasTouch: touch, isMobile: touch,
   });
   if (permissions.length) await context.grantPermissions(permissions);
   const page = await context.newPage();
@@ -131,6 +133,18 @@ export async function shownState(page, v, timeout = 5000) {
   return page.$eval('#viewport', (e) => e.dataset.facelets);
 }
 
+// Wait until the server's 3×3 solver tables are ready (they load in the
+// background at start-up): polling the server's state, with a deadline.
+export async function solverReady(base, timeout = 60000) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const r = await call(base, 'GET', '/readyz');
+    if (r.body && r.body.solver && r.body.solver['3x3'].tables === 'ready') return;
+    if (Date.now() > until) throw new Error(`solver tables not ready: ${r.text}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 export async function openSession(page, base, id, params = {}) {
   const q = new URLSearchParams(Object.entries(params).filter(([, x]) => x)).toString();
   await page.goto(`${base}/#/s/${id}${q ? `?${q}` : ''}`);
@@ -140,4 +154,68 @@ export async function openSession(page, base, id, params = {}) {
 // Press keys on the page (outside any input).
 export async function keys(page, ...ks) {
   for (const k of ks) await page.keyboard.press(k);
+}
+
+// The letters a flat net canvas shows: the colour at each sticker's
+// centre (its layout is the canvas's data-layout), named by the nearest
+// colour of the scheme (web/src/colors.js).
+export async function netFacelets(page, sel = '#bignet') {
+  return page.$eval(sel, (canvas) => {
+    const L = JSON.parse(canvas.dataset.layout);
+    const scheme = { U: [255, 255, 255], R: [208, 2, 27], F: [31, 163, 58], D: [255, 213, 0], L: [255, 122, 0], B: [22, 96, 216] };
+    const slot = { U: [1, 0], L: [0, 1], F: [1, 1], R: [2, 1], B: [3, 1], D: [1, 2] };
+    const dpr = canvas.width / canvas.clientWidth;
+    const ctx = canvas.getContext('2d');
+    let out = '';
+    for (const f of 'URFDLB') {
+      const [fx, fy] = slot[f];
+      for (let r = 0; r < L.n; r++)
+        for (let c = 0; c < L.n; c++) {
+          const x = ((L.ox || 0) + fx * (L.face + L.gap) + (c + 0.5) * L.s) * dpr;
+          const y = ((L.oy || 0) + fy * (L.face + L.gap) + (r + 0.5) * L.s) * dpr;
+          const px = ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data;
+          let best = '?';
+          let bd = Infinity;
+          for (const [k, v] of Object.entries(scheme)) {
+            const d = (v[0] - px[0]) ** 2 + (v[1] - px[1]) ** 2 + (v[2] - px[2]) ** 2;
+            if (d < bd) { bd = d; best = k; }
+          }
+          out += best;
+        }
+    }
+    return out;
+  });
+}
+
+// axe-core (pinned in tests/web) run on the page as it is; returns the
+// violations of impact serious or critical, as "rule: target" lines.
+// Injected through the DevTools protocol, so the page's CSP stays on.
+let axeSource = null;
+export async function axeViolations(page) {
+  if (!axeSource) {
+    const { readFileSync } = await import('node:fs');
+    axeSource = readFileSync(new URL('../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+  }
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  const res = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return res.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.slice(0, 4).join(', ')}`);
+}
+
+// A one-finger swipe from (x0, y0) to (x1, y1) in CSS pixels as real touch
+// input (the DevTools protocol), so the browser scrolls or not exactly as
+// it would for a finger.
+export async function swipe(page, x0, y0, x1, y1, steps = 8) {
+  const cdp = await page.context().newCDPSession(page);
+  const pt = (x, y) => [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: pt(x0, y0) });
+  for (let i = 1; i <= steps; i++)
+    await cdp.send('Input.dispatchTouchEvent', {
+      type: 'touchMove', touchPoints: pt(x0 + ((x1 - x0) * i) / steps, y0 + ((y1 - y0) * i) / steps),
+    });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
 }

@@ -149,15 +149,16 @@ static const struct route {
 	{"/v1/sessions/{id}/tokens/{tid}", "DELETE", api__session_token_revoke,
 	 BODY_NONE, AUTH_REQUIRED, R_SESSIONS},
 	{"/v1/sessions/{id}/timed", "POST", api__session_timed_start,
-	 BODY_OPTIONAL, AUTH_REQUIRED, R_IDEM | R_SESSIONS},
+	 BODY_OPTIONAL, AUTH_REQUIRED, R_IDEM | R_SESSIONS | R_STORES},
 	{"/v1/sessions/{id}/timed", "GET", api__session_timed, BODY_NONE,
 	 AUTH_OPTIONAL, R_SESSIONS},
 	/* races: the room's {id} is a race's (api_races.c checks its shape
 	 * and answers no_such_race), so not R_SESSIONS */
-	{"/v1/races", "POST", api__race_create, BODY_OPTIONAL, AUTH_NONE, 0},
+	{"/v1/races", "POST", api__race_create, BODY_OPTIONAL, AUTH_NONE,
+	 R_STORES},
 	{"/v1/races/{id}", "GET", api__race_get, BODY_NONE, AUTH_NONE, 0},
 	{"/v1/races/{id}/players", "POST", api__race_join, BODY_REQUIRED,
-	 AUTH_NONE, 0},
+	 AUTH_NONE, R_STORES},
 	{"/v1/races/{id}/start", "POST", api__race_start, BODY_OPTIONAL,
 	 AUTH_REQUIRED, 0},
 	/* a ticket is a fresh credential each time: never kept, so never

@@ -638,27 +638,10 @@ void events_detach(struct watcher *w)
 
 /* ---------------------------------------------------------------- replay */
 
-/* Apply moves (trusted: they were checked when written) to c. */
-static int apply_moves(cube_t *c, const char *moves)
+/* The moves of a stored event applied to c: 0, or -1. */
+static int apply_stored(cube_t *c, const char *moves)
 {
-	size_t len = strlen(moves);
-	if (len == 0)
-		return 0;
-	alg_limits lim;
-	alg_limits_default(&lim);
-	lim.max_moves = UINT32_MAX;
-	lim.max_work = 0;
-	size_t cap = alg_nodes_needed(len);
-	alg_node *nodes = malloc(cap * sizeof *nodes);
-	alg_t a;
-	int rc = -1;
-	if (nodes && alg_parse(&a, nodes, cap, c->n, moves, len, &lim,
-			       NULL) >= 0) {
-		alg_apply(&a, c, 0);
-		rc = 0;
-	}
-	free(nodes);
-	return rc;
+	return sessions_apply_stored(c, moves) == SES_OK ? 0 : -1;
 }
 
 /* w->cube := the session's state at version (a copy). */
@@ -746,7 +729,7 @@ static int replay_page(struct watcher *w)
 		if (want_facelets) {
 			if (strcmp(e->kind, "reset") == 0
 				    ? replay_state(w, 0) < 0
-				    : apply_moves(w->cube, e->moves) < 0) {
+				    : apply_stored(w->cube, e->moves) < 0) {
 				rc = -1;
 				break;
 			}
@@ -926,7 +909,7 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 						session_view_free(&v);
 					}
 				} else {
-					ok = apply_moves(cube, e->moves) == 0;
+					ok = apply_stored(cube, e->moves) == 0;
 				}
 				cube_at = ok ? e->version : -1;
 				if (ok) {
@@ -1015,7 +998,7 @@ static int remote_event(struct events *ev, const char *id,
 		cube_t *next = malloc(cube_sizeof(c->cube->n));
 		if (next)
 			cube_copy(next, c->cube);
-		if (!facelets || !next || apply_moves(next, e->moves) != 0) {
+		if (!facelets || !next || apply_stored(next, e->moves) != 0) {
 			free(next);
 			goto out;
 		}

@@ -194,6 +194,11 @@ int sessions_history(struct sessions *s, const char *id, int64_t after,
 int sessions_solves(struct sessions *s, const char *id, int64_t after,
 		    struct store_solve *out, int cap);
 
+/* Apply the moves of a stored event (store_event.moves, the history's
+ * form: written by this server, so read without today's limits) to c:
+ * SES_OK, SES_NOMEM, or SES_STORE for text that is not stored moves. */
+int sessions_apply_stored(cube_t *c, const char *moves);
+
 /* Record a solve of session id (through the writer, like every write);
  * sv->id receives its id. facelets (the state solved, or NULL) goes to
  * live watchers with the solve. */

@@ -143,6 +143,20 @@ int moves_parse_stored(int n, const char *text, alg_t *a, alg_node **nodes)
 	return SES_OK;
 }
 
+int sessions_apply_stored(cube_t *c, const char *moves)
+{
+	if (!*moves)
+		return SES_OK;
+	alg_t a;
+	alg_node *nodes;
+	int rc = moves_parse_stored(c->n, moves, &a, &nodes);
+	if (rc != SES_OK)
+		return rc;
+	alg_apply(&a, c, 0);
+	free(nodes);
+	return SES_OK;
+}
+
 #define REPLAY_PAGE 256
 
 int load_state(struct sessions *s, const char *id, int64_t at,

@@ -37,7 +37,7 @@
 #                   beside min2phase on the same states, same run
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
 #                   p99 latency, RSS at start and end (growth < 10 %); then
-#                   the hostile suite at HOSTILE_SCALE (5) times its size
+#                   the http_faults suite at HOSTILE_SCALE (5) times its size
 #   make fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_S seconds
 #                   (clang, ASan + UBSan, separate build dir build-fuzz/)
 #   make memcheck   the core and store Check suites under valgrind memcheck
@@ -58,7 +58,7 @@ LDLIBS  += -lpthread -lm
 
 CORE_SRC   := $(wildcard core/*.c core/reduce/*.c)
 SERVER_SRC := $(wildcard server/*/*.c server/store/*/*.c)
-TEST_SRC   := $(wildcard tests/*.c)
+TEST_SRC   := $(wildcard tests/unit/*.c tests/http/*.c tests/lib/*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 BENCH_SRC  := $(wildcard bench/*.c)
@@ -133,6 +133,7 @@ $(BUILD)/server/solve/%.o: INC = $(INC_solve)
 $(BUILD)/server/dataset/%.o: INC = $(INC_dataset)
 $(BUILD)/server/api/%.o: INC = $(INC_api)
 $(BUILD)/server/http/%.o: INC = $(INC_http)
+$(BUILD)/tests/%.o: INC = $(INC_all) -Itests/lib
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -189,7 +190,7 @@ test: deps-test
 # and tests/units_report.sh names the failures and the longest units.
 #
 # The longest suites run as parts: CUBED_PART=k/N deals a suite's cases
-# out by number (tests/require.h), so a new case is in some part without
+# out by number (tests/lib/require.h), so a new case is in some part without
 # a word here. SPLIT_SUITES names them, suite:N each (make test's parts;
 # SLOW_SPLIT those of make test-slow's slow cases). Every other suite is
 # one unit; EVERYDAY_SUITES is in the order to start them, and a last
@@ -199,10 +200,10 @@ test: deps-test
 SPLIT_SUITES := reduce:5 http_solve:2
 SLOW_SPLIT := reduce:7 http_solve:3
 EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
-	http http_beginner http_sessions http_timed http_races hostile \
+	http http_beginner http_sessions http_timed http_races http_faults \
 	http_jobs http_live \
-	http_fair crash sessions barrage http_eco limits dataset http_dataset \
-	render index eco cube alg validate store upgrade api static \
+	http_fair crash sessions barrage http_protocol limits dataset http_dataset \
+	render index codec cube alg validate store upgrade api static \
 	solve_pool client_limits
 UNIT = @UNITS_LOG=$(UNITS_LOG) bash tests/unit.sh
 test_env = CUBED_BIN=$(1)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES)
@@ -253,7 +254,7 @@ test/refs:
 # "slow" of the suites in SLOW_SPLIT (the reduce suite's long sweeps, the
 # 4×4's three phases, the 5×5's five; http_solve's big cubes' tables
 # through the server and effort budgets), as parts, and SLOW_SUITES again
-# with their full loop counts (CUBED_SLOW=1, tests/require.h:
+# with their full loop counts (CUBED_SLOW=1, tests/lib/require.h:
 # test_slow()). A branch with a slow case of its own tags it "slow" and
 # adds its suite to SLOW_SPLIT (suite:1 for one unit), or adds a suite to
 # SLOW_SUITES. Units may build the 4×4 and 5×5 tables into $(TABLES) at
@@ -272,8 +273,8 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 	@$(MAKE) --no-print-directory -j2 -O -k $(SLOW_UNITS); \
 		bash tests/units_report.sh $(UNITS_LOG)
 
-# The store suites again on PostgreSQL (tests/run_tests.c, CUBED_TEST_DB=pg):
-# a private cluster for the run (tests/pg_cluster.c: initdb + pg_ctl in a
+# The store suites again on PostgreSQL (tests/lib/run_tests.c, CUBED_TEST_DB=pg):
+# a private cluster for the run (tests/lib/pg_cluster.c: initdb + pg_ctl in a
 # temporary directory, a free loopback port, stopped at the end), the
 # sessions, live, barrage and crash suites on it, and the PostgreSQL
 # engine's and two-node suites. CI runs it after make test.
@@ -356,7 +357,7 @@ client-check: $(BUILD)/cubed
 
 # make sanitize: the everyday suites again, built with ASan + UBSan
 # (build-san/), each unit as in make test; the suites shorten their loops
-# under the sanitizers (tests/require.h: SANITIZED). The browser tests are
+# under the sanitizers (tests/lib/require.h: SANITIZED). The browser tests are
 # not run again: the server paths they reach are the HTTP suites'.
 SAN_BUILD := $(BUILD)-san
 SAN_OPT := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -411,13 +412,13 @@ bench-twenty: $(BUILD)/bench/bench
 	bash bench/twenty.sh $(BUILD)
 
 SOAK_S ?= 60
-# then the adversarial suite (tests/check_hostile.c) at HOSTILE_SCALE times
+# then the adversarial suite (tests/http/check_http_faults.c) at HOSTILE_SCALE times
 # its everyday attack sizes
 HOSTILE_SCALE ?= 5
 soak: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(TABLES) SOAK_S=$(SOAK_S) bash bench/soak.sh $(BUILD)
-	CK_RUN_SUITE=hostile CUBED_HOSTILE_SCALE=$(HOSTILE_SCALE) CUBED_BIN=$(BUILD)/cubed \
+	CK_RUN_SUITE=http_faults CUBED_HOSTILE_SCALE=$(HOSTILE_SCALE) CUBED_BIN=$(BUILD)/cubed \
 		CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES) $(BUILD)/run_tests
 # libFuzzer: clang only. Core and server objects get the sanitizers and
 # libFuzzer's coverage instrumentation (fuzzer-no-link); each target is
@@ -457,7 +458,7 @@ fuzz: fuzz-build
 # memcheck, each a unit in one process (CK_FORK=no, so memcheck sees every
 # test): any error or definite leak fails. They run make test's build
 # (valgrind reads -O2 code as well) with the suites' reduced loop counts
-# for slow tools (CUBED_SLOW_TOOL=1, as under ASan: tests/require.h) and
+# for slow tools (CUBED_SLOW_TOOL=1, as under ASan: tests/lib/require.h) and
 # fewer random states where the suites take a count from the environment.
 MEMCHECK_SUITES ?= pattern cubie solve model store beginner render index \
 		   validate cube alg

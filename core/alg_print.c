@@ -288,7 +288,7 @@ static size_t put_block(cube_move *out, size_t w, int axis, int qt, int lo,
  * never 0 in a part that holds no smaller one summing to 0). So the
  * fewest blocks are the points less the most parts they split into:
  * {1, 3} and {2, 2} first, then {1, 1, 2} or {3, 3, 2}, then four of a
- * kind (no other split has more parts; tests/check_alg.c tries every
+ * kind (no other split has more parts; tests/unit/check_alg.c tries every
  * split of small runs). A block over every layer (a whole-cube
  * rotation) is kept apart from its last layer unless the run already
  * held one, so merging never turns layer turns into a rotation that the

@@ -20,7 +20,7 @@
  * any slot from above it, out of a slot, the last-layer steps), which is
  * also what makes each stage finish: the macro sets are complete for their
  * goals, and the depth bounds are checked against thousands of random
- * states in tests/check_beginner.c.
+ * states in tests/unit/check_beginner.c.
  */
 #include "beginner.h"
 #include "alg.h"

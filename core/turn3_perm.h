@@ -2,7 +2,7 @@
  * quarter-turn amounts) as 64-byte gather permutations: after the turn,
  * sticker i shows what sticker perm[i] showed before; bytes 54..63 are
  * padding and map to themselves. Produced once from cube__turn_generic
- * and pinned by the "turn3 tables" test in tests/check_cube.c.
+ * and pinned by the "turn3 tables" test in tests/unit/check_cube.c.
  * Index: [axis][range][qt-1], range = 0:[0,0] 1:[1,1] 2:[2,2] 3:[0,1]
  * 4:[1,2] 5:[0,2]. Included only by cube.c. */
 static const unsigned char turn3_perm[3][6][3][64] = {

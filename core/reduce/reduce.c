@@ -262,7 +262,7 @@ static size_t shared_bars_at(void)
  * checksum of the tables as this code builds them (the same on every
  * run: every byte of the buffer is set, padding and unused entries
  * zero), so a file an older build wrote, holding other tables, is
- * refused and built again. tests/check_reduce.c (stage_tables_cache)
+ * refused and built again. tests/unit/check_reduce.c (stage_tables_cache)
  * fails when what the tables hold changes until REDUCE_STAGE_TABLES_SUM
  * (internal.h) is set to the new checksum, which changes the version. */
 static const char stage_magic[8] = {'c', 'u', 'b', 'e', 'd', 'R', 'S', 'T'};

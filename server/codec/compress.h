@@ -11,7 +11,7 @@
  * in one go into a buffer of its compressed size (the reply then has a
  * Content-Length); a larger one is compressed while libmicrohttpd sends
  * it, COMPRESS_BLOCK bytes at a time (chunked). The coder's state, counted
- * by the allocators compress_stream_peak reports (tests/check_eco.c holds
+ * by the allocators compress_stream_peak reports (tests/unit/check_codec.c holds
  * them to it), is 261 KiB for gzip at any level (window 2^15, memLevel 8)
  * and, for br with a window of at most 2^18, 0.65 MiB at quality 0, about
  * 2 MiB at 1 to 3 (the default is 2), 3.5 to 6.5 MiB at 4 to 6 — which is

@@ -5,12 +5,12 @@
  * Input: any bytes, read as such a text. Laws: the reader never reads
  * past the end and stops at the first record that is not well formed;
  * every record it accepts encodes back (with the tests' writer of the old
- * format, tests/evlog_writer.h) to exactly the bytes it was read from (one
+ * format, tests/lib/evlog_writer.h) to exactly the bytes it was read from (one
  * spelling per event, so the upgrade neither loses nor invents anything),
  * and decodes again to the same event. */
 #include <string.h>
 
-#include "../evlog_writer.h"
+#include "../lib/evlog_writer.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

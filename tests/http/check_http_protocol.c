@@ -1,4 +1,4 @@
-/* check_http_eco.c — issue 27 through a spawned server: compressed
+/* check_http_protocol.c — issue 27 through a spawned server: compressed
  * replies decode to exactly the identity bytes (streamed, one-shot and
  * cached bodies, gzip and br), small replies stay identity, entity tags
  * per coding and conditional requests across codings, deterministic
@@ -932,9 +932,9 @@ START_TEST(version_and_process_metrics)
 }
 END_TEST
 
-Suite *http_eco_suite(void)
+Suite *http_protocol_suite(void)
 {
-	Suite *s = suite_create("http_eco");
+	Suite *s = suite_create("http_protocol");
 	TCase *c = tcase_create("eco");
 	tcase_add_unchecked_fixture(c, fixture_setup, fixture_teardown);
 	tcase_set_timeout(c, 120);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """dataset_check.py DIR [--laws] [--hist=a,b,...] — a `cubed dataset`
 directory as NumPy reads it (Debian's python3-numpy; run by
-tests/check_dataset.c and tests/check_http_dataset.c).
+tests/unit/check_dataset.c and tests/http/check_http_dataset.c).
 
 Checks: every file meta.json lists is a version-1.0 .npy, C order,
 little-endian, of the dtype and shape meta.json says, and loads with

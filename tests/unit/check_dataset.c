@@ -11,7 +11,7 @@
  *
  * CLI ($CUBED_BIN dataset): byte-identical files at 1, 2 and 4 threads,
  * shards that concatenate to the whole, the files loaded by NumPy
- * (Debian's python3-numpy, tests/dataset_check.py: headers, shapes,
+ * (Debian's python3-numpy, tests/lib/dataset_check.py: headers, shapes,
  * packed = features, label laws, the 2×2 histogram), bad flags that exit
  * 2 naming the flag and write nothing, a write failure and an interrupt
  * that leave no file behind.
@@ -751,11 +751,11 @@ static const char *python(void)
 	return p && *p ? p : "/usr/bin/python3";
 }
 
-/* tests/dataset_check.py on dir, with extra arguments. */
+/* tests/lib/dataset_check.py on dir, with extra arguments. */
 static void numpy_check(const char *dir, const char *extra)
 {
 	char msg[4096];
-	const char *argv[] = {python(), "tests/dataset_check.py", dir, extra, NULL};
+	const char *argv[] = {python(), "tests/lib/dataset_check.py", dir, extra, NULL};
 	int rc = run(argv, msg, sizeof msg, 0, NULL);
 	ck_assert_msg(rc == 0, "dataset_check.py %s %s: exit %d\n%s", dir,
 		      extra ? extra : "", rc, msg);

@@ -90,11 +90,11 @@ static const struct {
 	{"http_live", http_live_suite, 0},
 	{"client_limits", client_limits_suite, 0},
 	{"limits", limits_suite, 0},
-	{"eco", eco_suite, 0},
-	{"http_eco", http_eco_suite, 0},
+	{"codec", codec_suite, 0},
+	{"http_protocol", http_protocol_suite, 0},
 	{"barrage", barrage_suite, 0},
 	{"crash", crash_suite, 0},
-	{"hostile", hostile_suite, 0},
+	{"http_faults", http_faults_suite, 0},
 };
 #define NEVERYDAY (sizeof everyday / sizeof everyday[0])
 

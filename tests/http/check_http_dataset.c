@@ -15,7 +15,7 @@
  *   - per-client caps (429 too_many_streams, another address unaffected);
  *   - solver labels as a job: 202, progress, files identical to the CLI's
  *     with the same tables, 409 while not done, cancel; NumPy loads the
- *     downloaded files (tests/dataset_check.py).
+ *     downloaded files (tests/lib/dataset_check.py).
  *
  * The server uses the level-0 optimal tables from $CUBED_TABLES (the
  * "optimal" suite writes them there). Waits poll with a deadline. */
@@ -591,7 +591,7 @@ START_TEST(job_files)
 	}
 	char py[600];
 	snprintf(py, sizeof py, "%s", got);
-	const char *pargv[] = {"/usr/bin/python3", "tests/dataset_check.py", py, "--laws", NULL};
+	const char *pargv[] = {"/usr/bin/python3", "tests/lib/dataset_check.py", py, "--laws", NULL};
 	ck_assert_msg(run(pargv, msg, sizeof msg) == 0, "%s", msg);
 	rm_dir(dir);
 	json_decref(j);

@@ -1,10 +1,10 @@
-/* check_eco.c — the helpers behind the HTTP layer's ecosystem features,
+/* check_codec.c — the helpers behind the HTTP layer's ecosystem features,
  * without a server: known-answer tests for SHA-256 (FIPS 180-4 / NIST
  * examples), HMAC-SHA256 (RFC 4231), base64url (RFC 4648) and the time
  * format (against gmtime_r over many instants); Accept-Encoding
  * negotiation, the entity-tag suffix rules, the compressors (round trips
  * through zlib's and brotli's own decoders, and the memory a stream holds);
- * request ids and trace ids; stream tickets. tests/check_http_eco.c
+ * request ids and trace ids; stream tickets. tests/http/check_http_protocol.c
  * checks the same features through a spawned server. */
 #include <check.h>
 #include <stdint.h>
@@ -543,9 +543,9 @@ START_TEST(tickets)
 }
 END_TEST
 
-Suite *eco_suite(void)
+Suite *codec_suite(void)
 {
-	Suite *s = suite_create("eco");
+	Suite *s = suite_create("codec");
 	TCase *k = tcase_create("known_answers");
 	tcase_set_timeout(k, 60);
 	tcase_add_test(k, sha256_nist);

@@ -1,4 +1,4 @@
-/* check_hostile.c — the adversarial suite (issue 24): a spawned server
+/* check_http_faults.c — the adversarial suite (issue 24): a spawned server
  * under hostile or unlucky conditions, one test per class, each bounded in
  * time. Every test asserts exact statuses and problem types, that the
  * server did not crash (it stops on SIGTERM with status 0), that /healthz
@@ -1429,9 +1429,9 @@ START_TEST(shutdown_clean)
 }
 END_TEST
 
-Suite *hostile_suite(void)
+Suite *http_faults_suite(void)
 {
-	Suite *su = suite_create("hostile");
+	Suite *su = suite_create("http_faults");
 	TCase *tc = tcase_create("storage");
 	tcase_set_timeout(tc, 60 * scale());
 	tcase_add_test(tc, storage_full);

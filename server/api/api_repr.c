@@ -130,24 +130,16 @@ void api__invalid_cube(struct api_reply *rp, const char *field,
 int api__cubies_of(const cube_t *c, const char *field, struct repr_cubies *out,
 		   struct api_reply *rp)
 {
-	char s[54];
-	size_t len = 6 * (size_t)c->n * (size_t)c->n;
 	if (c->n != 2 && c->n != 3) {
 		problem_reply(rp, PROBLEM_INTERNAL_ERROR,
 			      "a size %d cube has no cubie form", c->n);
 		return -1;
 	}
-	cube_to_facelets(c, s);
-	int rcode = repr_cubies_from_facelets(s, len, out);
+	json_t *errors;
+	int rcode = repr_cubies_of_cube(c, out, &errors);
 	if (rcode == CUBE_OK)
 		return 0;
-	cube_validation_result res;
-	json_t *errors = rcode == CUBE_EINVALID
-				 ? repr_validation_errors(s, len, REPR_MAX_ERRORS,
-							 &res)
-				 : NULL;
-	if (errors == NULL || res.count == 0) {
-		json_decref(errors);
+	if (errors == NULL) {
 		problem_reply_core(rp, PROBLEM_INTERNAL_CORE, rcode,
 			      "reading the cubies of a %d×%d failed (%s), but "
 			      "validation finds nothing wrong",

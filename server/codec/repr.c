@@ -563,3 +563,24 @@ void repr_moves_to_frame(cube_move *m, int count, int n,
 	for (int i = 0; i < count; i++)
 		m[i] = rename_move(m[i], n, map);
 }
+
+int repr_cubies_of_cube(const cube_t *c, struct repr_cubies *out,
+			json_t **errors)
+{
+	char s[54];
+	size_t len = 6 * (size_t)c->n * (size_t)c->n;
+	*errors = NULL;
+	if (c->n != 2 && c->n != 3)
+		return CUBE_ESIZE;
+	cube_to_facelets(c, s);
+	int rc = repr_cubies_from_facelets(s, len, out);
+	if (rc != CUBE_EINVALID)
+		return rc;
+	cube_validation_result res;
+	*errors = repr_validation_errors(s, len, REPR_MAX_ERRORS, &res);
+	if (*errors && res.count == 0) {
+		json_decref(*errors);
+		*errors = NULL;
+	}
+	return rc;
+}

@@ -63,6 +63,12 @@ struct repr_cubies {
  * result, CUBE_EINVALID if the stickers are not a legal cube. */
 int repr_cubies_from_facelets(const char *s, size_t len,
 			      struct repr_cubies *out);
+/* The cubie form of c (a 2×2 or 3×3) into *out: CUBE_OK; else the core's
+ * error, with *errors (a new JSON array, as repr_validation_errors) every
+ * reason the state is not a legal cube, or NULL when validation finds
+ * none (an internal failure then). */
+int repr_cubies_of_cube(const cube_t *c, struct repr_cubies *out,
+			json_t **errors);
 /* The standard-orientation facelets of rc: 6·n² letters, no NUL. */
 void repr_cubies_to_facelets(const struct repr_cubies *rc, char *out);
 /* The standard orientation: up U, front F, moves "". */

@@ -203,19 +203,11 @@ static int target_arg(const char *s, size_t len, target_spec *t,
 static int cubies_of(const cube_t *c, const char *field,
 		     struct repr_cubies *out, struct svc_error *e)
 {
-	char s[54];
-	size_t len = 6 * (size_t)c->n * (size_t)c->n;
-	cube_to_facelets(c, s);
-	int rcode = repr_cubies_from_facelets(s, len, out);
+	json_t *errors;
+	int rcode = repr_cubies_of_cube(c, out, &errors);
 	if (rcode == CUBE_OK)
 		return 0;
-	cube_validation_result res;
-	json_t *errors = rcode == CUBE_EINVALID
-				 ? repr_validation_errors(s, len, REPR_MAX_ERRORS,
-							 &res)
-				 : NULL;
-	if (errors == NULL || res.count == 0) {
-		json_decref(errors);
+	if (errors == NULL) {
 		fail(e, PROBLEM_INTERNAL_CORE, NULL,
 		     "reading the cubies of a %d×%d failed (%s), but "
 		     "validation finds nothing wrong",

@@ -1,10 +1,11 @@
 /* api_access.c — who may do what to a session, as the session routes
- * (api_sessions.c, api_tickets.c) ask it: the bearer token of a request,
- * the credentials an event stream may carry in its URL (a read token or a
- * stream ticket, never a write or owner token), and the reply for a
- * session-layer refusal (its enum ses_err value is the negated row of
- * errors.def, so no mapping is kept here: only the members a row cannot
- * hold). */
+ * (api_sessions.c, api_tickets.c, api_solve.c, api_timed.c) ask it: the
+ * bearer token of a request, who may read a session (a private one is 404
+ * without one of its tokens), the credentials an event stream may carry in
+ * its URL (a read token or a stream ticket, never a write or owner token),
+ * and the reply for a session-layer refusal (its enum ses_err value is the
+ * negated row of errors.def, so no mapping is kept here: only the members a
+ * row cannot hold). */
 #include <inttypes.h>
 #include <string.h>
 #include <strings.h>
@@ -151,6 +152,37 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 			return -1;
 		}
 		/* TICKET_BAD: like a wrong token, the session stays hidden */
+	}
+	return 0;
+}
+
+int api__may_read(const struct api_config *cfg, const char *id, int is_private,
+		  const char *token, struct api_reply *rp)
+{
+	if (!is_private)
+		return 0;
+	enum ses_role role;
+	if (sessions_auth(cfg->sessions, id, token, &role, NULL) == SES_OK &&
+	    role != SES_ROLE_NONE)
+		return 0;
+	api__session_problem(rp, SES_NOT_FOUND, NULL);
+	return -1;
+}
+
+int api__session_read(const struct api_config *cfg, const char *id,
+		      int64_t version, const char *token,
+		      struct session_view *v, struct api_reply *rp)
+{
+	int rc = sessions_get(cfg->sessions, id, version, v);
+	if (rc != SES_OK) {
+		/* the session layer's problems (503 with Retry-After when
+		 * the database cannot be reached) */
+		api__session_problem(rp, rc, NULL);
+		return -1;
+	}
+	if (api__may_read(cfg, id, v->is_private, token, rp) < 0) {
+		session_view_free(v);
+		return -1;
 	}
 	return 0;
 }

@@ -134,6 +134,17 @@ struct session_view;
 const char *api__bearer(const struct api_request *rq, int *bad);
 /* The problem of a session-layer error code; v (may be NULL) is the
  * session a stale If-Match is answered with. */
+/* 0 if a client with token may read session id (public, or one of its
+ * tokens); else -1 with the same 404 as for a session that does not exist
+ * (api_access.c). */
+int api__may_read(const struct api_config *cfg, const char *id, int is_private,
+		  const char *token, struct api_reply *rp);
+/* The session at version (-1: now) into *v if token may read it; else -1
+ * with the problem replied and nothing to free. */
+struct session_view;
+int api__session_read(const struct api_config *cfg, const char *id,
+		      int64_t version, const char *token,
+		      struct session_view *v, struct api_reply *rp);
 void api__session_problem(struct api_reply *rp, int rc,
 			  const struct session_view *v);
 

@@ -178,20 +178,6 @@ char *api__session_text(const struct api_config *cfg,
  * is the one the request presents. Returns 0 if this request may read a
  * session that is_private says is (or is not) private, else -1 with rp
  * the 404. */
-static int may_read_token(const struct api_config *cfg, const char *id,
-			  int is_private, const char *token,
-			  struct api_reply *rp)
-{
-	if (!is_private)
-		return 0;
-	enum ses_role role;
-	if (sessions_auth(cfg->sessions, id, token, &role, NULL) == SES_OK &&
-	    role != SES_ROLE_NONE)
-		return 0;
-	api__session_problem(rp, SES_NOT_FOUND, NULL);
-	return -1;
-}
-
 /* format (a representation name) and include (comma list) for GETs. */
 static int query_reprs(const struct api__query *q, int n, unsigned *want,
 		       struct api_reply *rp)
@@ -425,15 +411,8 @@ void api__session_get(const struct api_config *cfg,
 	if (api__query_int(&q, "version", &version, rp) < 0)
 		return;
 	struct session_view v;
-	int rc = sessions_get(cfg->sessions, a->id, version, &v);
-	if (rc != SES_OK) {
-		api__session_problem(rp, rc, NULL);
+	if (api__session_read(cfg, a->id, version, a->token, &v, rp) < 0)
 		return;
-	}
-	if (may_read_token(cfg, a->id, v.is_private, a->token, rp) < 0) {
-		session_view_free(&v);
-		return;
-	}
 	unsigned want;
 	if (query_reprs(&q, v.size, &want, rp) < 0) {
 		session_view_free(&v);
@@ -711,7 +690,7 @@ void api__session_fork(const struct api_config *cfg,
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
-	if (may_read_token(cfg, a->id, src.is_private, a->token, rp) < 0)
+	if (api__may_read(cfg, a->id, src.is_private, a->token, rp) < 0)
 		return;
 	/* no version: the one read now, so the reply can name it */
 	if (version < 0)
@@ -764,7 +743,7 @@ void api__session_history(const struct api_config *cfg,
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
-	if (may_read_token(cfg, a->id, cur.is_private, a->token, rp) < 0)
+	if (api__may_read(cfg, a->id, cur.is_private, a->token, rp) < 0)
 		return;
 	int64_t version = cur.version;
 	/* one more than asked, to know whether there is a next page */
@@ -860,7 +839,7 @@ void api__session_events(const struct api_config *cfg,
 				api__query_get(&q, "token"),
 				api__query_get(&q, "ticket"), &token, &granted,
 				rp) < 0 ||
-	    (!granted && may_read_token(cfg, a->id, v.is_private, token, rp) < 0))
+	    (!granted && api__may_read(cfg, a->id, v.is_private, token, rp) < 0))
 		return;
 	int64_t version = v.version;
 	int n = v.size;

@@ -414,30 +414,6 @@ static json_t *solve_json(const char *sid, const struct store_solve *s)
 			 timefmt_json(s->created_at));
 }
 
-/* The session, or a problem (404 also for a private one without its
- * token). */
-static int session_for(const struct api_config *cfg, const char *id,
-		       const char *token, struct session_view *v,
-		       struct api_reply *rp)
-{
-	int rc = sessions_get(cfg->sessions, id, -1, v);
-	if (rc == SES_OK && v->is_private) {
-		enum ses_role role;
-		if (sessions_auth(cfg->sessions, id, token, &role, NULL) !=
-		    SES_OK) {
-			session_view_free(v);
-			rc = SES_NOT_FOUND;
-		}
-	}
-	if (rc != SES_OK) {
-		/* the session layer's problems (503 with Retry-After when
-		 * the database cannot be reached) */
-		api__session_problem(rp, rc, NULL);
-		return -1;
-	}
-	return 0;
-}
-
 /* A session's optimal solve: a job (202) that stores its solution with
  * the session's solves when it is done. */
 static void session_optimal(const struct api_config *cfg,
@@ -542,7 +518,7 @@ void api__session_solve(const struct api_config *cfg,
 		method = jm ? json_string_value(jm) : NULL;
 	}
 	struct session_view v;
-	if (session_for(cfg, a->id, a->token, &v, rp) < 0)
+	if (api__session_read(cfg, a->id, -1, a->token, &v, rp) < 0)
 		return;
 	if (method && strcmp(method, "optimal") == 0) {
 		session_optimal(cfg, rq, a->id, &v, rp);
@@ -604,7 +580,7 @@ void api__session_solves(const struct api_config *cfg,
 		return;
 	}
 	struct session_view v;
-	if (session_for(cfg, a->id, a->token, &v, rp) < 0)
+	if (api__session_read(cfg, a->id, -1, a->token, &v, rp) < 0)
 		return;
 	session_view_free(&v);
 	struct store_solve *sv = malloc((size_t)(limit + 1) * sizeof *sv);

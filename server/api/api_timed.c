@@ -172,20 +172,9 @@ void api__session_timed(const struct api_config *cfg,
 		return;
 	/* a private session is 404 to anyone without one of its tokens */
 	struct session_view v;
-	int rc = sessions_get(cfg->sessions, a->id, -1, &v);
-	if (rc == SES_OK && v.is_private) {
-		enum ses_role role;
-		if (sessions_auth(cfg->sessions, a->id, a->token, &role, NULL) !=
-			    SES_OK ||
-		    role == SES_ROLE_NONE)
-			rc = SES_NOT_FOUND;
-	}
-	if (rc == SES_OK)
-		session_view_free(&v);
-	if (rc != SES_OK) {
-		api__session_problem(rp, rc, NULL);
+	if (api__session_read(cfg, a->id, -1, a->token, &v, rp) < 0)
 		return;
-	}
+	session_view_free(&v);
 	struct timed_result *res = calloc(TIMED_LIST_MAX, sizeof *res);
 	if (!res) {
 		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");

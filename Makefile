@@ -175,9 +175,11 @@ run: deps
 	$(BUILD)/cubed --port $(PORT) --db ./data/cubed.db
 
 # deps first (a fresh machine needs the -dev packages and Chromium), then
-# a new make so pkg-config sees them. The browser suites run after the C
-# suites, one file at a time (each starts its own server and Chromium),
-# never beside a build: they hold the page to deadlines of a second.
+# a new make so pkg-config sees them. The browser suites run one file at a
+# time (each starts its own server and Chromium) beside the C suites,
+# which run at nice 19: the page is held to deadlines of a second, and a
+# browser test mostly waits (about 0.6 of a core), so the C units take the
+# idle time without slowing the page.
 test: deps-test
 	@$(MAKE) --no-print-directory test-run
 
@@ -234,15 +236,23 @@ endef
 UNITS_LOG ?= $(abspath $(BUILD))/units.log
 
 # make test: the everyday suites (a short version of each sweep; the
-# cases tagged "slow" are make test-slow's), then the browser tests alone:
-# they hold the page to deadlines of a second, so never beside a build or
-# another unit.
-test-run: $(BUILD)/cubed $(BUILD)/run_tests
+# cases tagged "slow" are make test-slow's) at nice 19, and the browser
+# tests beside them at normal priority (their output after the units').
+# Everything is built first: a build beside the browser tests would be at
+# their priority.
+test-run: $(BUILD)/cubed $(BUILD)/run_tests $(BUILD)/web/index.html \
+		tests/web/node_modules/.stamp
 	@mkdir -p $(TABLES)
 	@rm -f $(UNITS_LOG)
-	@$(MAKE) --no-print-directory -j2 -O -k test-units; \
-		bash tests/units_report.sh $(UNITS_LOG)
-	@$(MAKE) --no-print-directory test-web
+	@$(MAKE) --no-print-directory test-web >$(BUILD)/test-web.log 2>&1 & \
+		web=$$!; \
+		nice -n 19 $(MAKE) --no-print-directory -j2 -O -k test-units; \
+		units=$$?; \
+		bash tests/units_report.sh $(UNITS_LOG) || units=1; \
+		wait $$web; webrc=$$?; \
+		cat $(BUILD)/test-web.log; \
+		echo "browser tests: exit $$webrc"; \
+		[ $$units -eq 0 ] && [ $$webrc -eq 0 ]
 $(eval $(call everyday_units,$(BUILD),test))
 # no file names a repository file that is not there (tests/refs.sh)
 test-units: test/refs

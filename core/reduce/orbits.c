@@ -575,10 +575,10 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 
 /* ------------------------------------------- 3-cycles over every orbit */
 
-/* Past STAGED_TOP(effort) the block commutators leave thousands of
- * center orbits (3,969 on 128×128) to the 3-cycles, about a third of
- * their stickers wrong: 12,000 cycles, 60 % of the answer. Each cycle
- * ends with its set-up undone, and a next cycle whose shortest set-up
+/* Where the plan takes the block commutators (plan.blocks) they leave
+ * thousands of center orbits (3,969 on 128×128) to the 3-cycles, about a
+ * third of their stickers wrong: 12,000 cycles, 60 % of the answer. Each
+ * cycle ends with its set-up undone, and a next cycle whose shortest set-up
  * begins with the same turn cancels that turn and its undoing (2
  * moves). An inner layer is a layer of many orbits (a row and a column
  * of them), so the next cycle may be in another orbit: rather than

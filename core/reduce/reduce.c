@@ -36,150 +36,11 @@ static size_t cube_offset(void)
 	return (sizeof(struct rwork) + 63) & ~(size_t)63;
 }
 
-/* Several variants of the greedy phases are run for n <= this many
- * layers, and the shortest answer kept (variants(n) says how many); a
- * higher effort runs more, and runs some up to STAGED_MAX_N. */
-#define VARIANT_MAX_N 7
-#define VARIANTS 24
-
-/* Effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP(effort) solve the
- * centers inside out, after a first pass as the default's (the block
- * commutators), whose answer a deadline in the second keeps
- * (reduce_solve) */
-static int default_first(int n, int effort)
-{
-	return effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort);
-}
-
-static int variants_at(int n, int effort)
-{
-	int v = n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
-	if (effort >= 2 && n <= STAGED_MAX_N)
-		v = v > 1 ? v << (effort - 1) : effort == 2 ? 2 : 4;
-	/* effort 3 where the block commutators solve the centers: effort
-	 * 2's pass, then one with more sweeps (centers_blocks.c), the
-	 * shorter kept; reduce_solve adds the inside-out pass when the
-	 * caller's budget holds it */
-	if (effort >= 3 && BLK_ON(n, effort))
-		v = 2;
-	if (default_first(n, effort))
-		v = 2;
-	return v;
-}
-
-static int variants(int n)
-{
-	return variants_at(n, 1);
-}
-
-/* How many of the centers' last step's answers are tried against the
- * edge beam (centers_staged.c, st_try; 1: the best rated taken as is).
- * Each trial is a run of the beam: where the time allows. 20 states:
- * 4×4 54.45 → 53.65 moves at 2.0 times the issue's solver's time (2
- * trials), 5×5 91.50 → 90.35 at 1.9, 6×6 160.35 → 155.70 at 2.4 (4
- * trials 155.55 at 2.8). Since the beam's POPCNT clone (edges_beam.h) there
- * is time for 3 on 4×4 (53.25 moves at 2.0 times) and 7×7 (with the bar
- * trials 211.25 → 210.15 at 2.0; 2 trials 211.00); 10×10 534.05 at 4.3
- * was not worth it, 8×8 and 9×9 have no time to spare (docs/solvers.md,
- * "Edges"). */
-#ifndef CTRIALS
-#define CTRIALS 3
-#endif
-static int ctrials_at(int n, int effort)
-{
-	if (effort > 1)
-		return 1; /* its variants are trials of their own */
-	return n <= 7 ? CTRIALS : 1;
-}
-
-/* Inside out, how many of an inner ring's last step's answers are tried
- * against the bar step after it (st_try, as the edges above; 1: the one
- * leaving the fewest obliques unpaired, as is). A bar step costs a
- * fraction of the edge beam, and the one after the trials' choice runs
- * again. 20 states, against the issue's solver in the same run (with
- * the beam's POPCNT clone, edges_beam.h): 6×6 155.70 → 154.10 moves at 2.2
- * times its time, 7×7 212.65 → 211.25 at 1.0 (before its edge trials),
- * 8×8 320.90 → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.4; 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
- * shorter, the ring after it longer); 10×10 556.15 against 542.30 (its
- * narrower searches: no shorter centers), so from 10×10 on, one. Unlike
- * the edge beam's trials they pay at effort 2 and 3 too: effort 2 6×6
- * 154.60 → 153.65, 9×9 387.50 → 383.05, for 11-13 % more time. */
-#ifndef BTRIALS
-#define BTRIALS 2
-#endif
-static int btrials_at(int n)
-{
-	return n >= 6 && n <= 9 ? BTRIALS : 1;
-}
-
-/* Inside out, how many of a bar step's answers (the cheapest its beam
- * met) are tried against the ring's next bar step (centers_bars.c,
- * reduce__bar_pair; 1: the cheapest, as is). The two steps the trials
- * pick are made as they ran, none run again. 9×9 only, whose ring 1
- * has two bar steps. 20 states are too few to judge them (a solve's
- * length varies by about ±12 moves, these trials move the mean by 1-4):
- * over 300 states, 392.39 → 391.13 moves with 2 trials, 390.41 with 4,
- * 388.70 with 8. 8 took 3.0 times the issue's solver's time until the
- * bars' scan was vectorized (bar_scan): now 2.3-2.5 (4: 2.1-2.3). 16
- * (BAR_FIN 16) gave 386.44 against 8's 386.78 on the first 100 states
- * at 2.7 times: left out. Trials whose next step ran with a narrower
- * beam (4 and 16 states a step) gave 391.90 (8 of them) and 391.33 (16).
- * 8×8 over 300 states 318.55 → 315.31 with 8, but 313.10 → 315.60 on
- * the bench's 20 at 2.4-2.6 times its time, and 4 % under its published
- * figure already: one (bench/RESULTS.md). */
-#ifndef BARTRIALS
-#define BARTRIALS 8
-#endif
-/* At effort 2 and 3 10×10 to BARTRIALS_TOP try them too (effort 2,
- * against the same build without: 10×10 516.27 → 509.03 moves over 30
- * states for about 30 % more time, 11×11 617.75 → 615.62 and 12×12
- * 788.38 → 767.50 over 8). At the default effort they do not fit on
- * 10×10: 544.09 → 539.37 over 220 states, but at about 1.85 times the
- * default's time, near 4 times the issue's solver's. */
-#ifndef BARTRIALS_TOP
-#define BARTRIALS_TOP 12
-#endif
-/* At the default effort 10×10 could try BARTRIALS_10 of them in ring 1's
- * first bar step alone (its cells 4 and 5, then 3 and 6 on trial; the
- * step after, 2 and 7, runs as is). Before the half-edge pairing moves
- * (edges_halves.c, reduce__edge_halves) 4 took the bench's states 0-439 from
- * 544.57 to 542.14 moves at 2.6-2.7 times the issue's solver's time
- * where one trial took 2.4; with them 537.70 → 534.48, but at about
- * 2.9-3.1 times, too near: one (bench/RESULTS.md). */
-#ifndef BARTRIALS_10
-#define BARTRIALS_10 1
-#endif
-/* ... and 9×9 at the default tries BARTRIALS_9 since the bars' blocks
- * (centers_bars.c), which made its bar steps about 9 % slower: with 8
- * it took 2.83-2.90 times the issue's solver's time, too near 3; with
- * 4, 0.92 of that for 381.50 moves against 378.55 (the bench's first
- * 20 states; the tests' 60 from seed 7806: 8 379.75, 4 381.57, 1
- * 383.47). Effort 2 and 3 keep 8. */
-#ifndef BARTRIALS_9
-#define BARTRIALS_9 4
-#endif
-static int bartrials_at(int n, int effort)
-{
-	if (n == 10 && effort <= 1)
-		return BARTRIALS_10;
-	if (n == 9 && effort <= 1)
-		return BARTRIALS_9;
-	return n == 9 || (effort > 1 && n >= 10 && n <= BARTRIALS_TOP)
-		       ? BARTRIALS
-		       : 1;
-}
-
-/* The ring whose bar steps try them (0: every ring's). */
-static int bartrial_ring_at(int n, int effort)
-{
-	return n == 10 && effort <= 1 ? 1 : 0;
-}
-
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
 {
-	return variants_at(n, REDUCE_MAX_EFFORT);
+	return reduce__plan(n, REDUCE_MAX_EFFORT).variants;
 }
 
 /* Bytes from the start of the work buffer to the scratch cube (after the
@@ -278,7 +139,8 @@ size_t reduce_work_size(int n)
 
 int reduce_variants(int n)
 {
-	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0 : variants(n);
+	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0
+						    : reduce__plan(n, 1).variants;
 }
 
 /* Each greedy 3-cycle step fixes at least one of 24 places; each step
@@ -293,25 +155,28 @@ size_t reduce_max_moves(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
+	/* what any effort runs: the most (inside out) and the least */
+	struct reduce_plan most = reduce__plan(n, EFFORT_INSIDE),
+			   least = reduce__plan(n, 1);
 	size_t per_orbit = (size_t)NPOS * STEP_MOVES;
 	size_t s = (size_t)n - 2, free = 0;
-	if (n <= FREE_MAX_N)
+	if (least.free_phase)
 		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
-	if (EB_BEAM(n))
+	if (least.edge_beam)
 		free += EB_ROUNDS * (EB_LEVELS + 1);
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
-	size_t om = OM_ON(n, EFFORT_INSIDE) ? (size_t)NPOS * (OM_LEN + 2) : 0;
+	size_t om = most.obliques ? (size_t)NPOS * (OM_LEN + 2) : 0;
 	/* each step of the bars pairs one more oblique, with one macro, in
 	 * each of the rings' bar steps (one for each ring r and cell j,
 	 * r < j <= wing_orbits(n)) */
 	size_t ki = (size_t)wing_orbits(n);
-	size_t bar = BAR_ON(n, EFFORT_INSIDE) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
+	size_t bar = most.inside ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
 	/* each slice turn of the slice phase puts at least one more center
 	 * sticker on its face, each block commutator (8 moves) at least one
 	 * more oblique sticker (the slice phase's parity turns, one per
 	 * wing orbit, are in the wing orbits' share) */
-	size_t blk = BLK_ON(n, 1) ? (size_t)NPOS * (1 + 8) : 0;
+	size_t blk = least.blocks ? (size_t)NPOS * (1 + 8) : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * (per_orbit + om + blk) + free + bar +
 	       64;
@@ -481,9 +346,7 @@ static int unrotate(struct ctx *x, const cube_t *c, reduce_result *r)
  * against alt (no parity) on trial, then against ecol (the parity's
  * moves added) for good; if alt's was shorter, the cube goes back (x->
  * scratch holds it meanwhile), ecol becomes alt and is paired again.
- * Run up to STAGED_TOP (33×33 at the default effort): past it the trial
- * would add a quarter to the block commutators' time. 8×8 to 24×24
- * 0–1.2 % shorter (docs/solvers.md, Parities). */
+ * Where the plan says (edges_alt). */
 static int pair_or_alt(struct ctx *x, const int8_t *e_of3,
 		       uint8_t ecol[12][2], uint8_t alt[12][2])
 {
@@ -607,12 +470,6 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 	return 0;
 }
 
-/* From this size on the edge beam's leftovers go to the half-edge
- * pairing moves first (edges_halves.c, reduce__edge_halves). */
-#ifndef HALVES_MIN_N
-#define HALVES_MIN_N 9
-#endif
-
 /* One run of the stages on a fresh copy of c, into x->out. Returns the
  * count or an error. */
 static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
@@ -645,17 +502,16 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 
 	reduce__ease(x);
 	stage_begin(x, r, REDUCE_EDGES);
-	if (EB_BEAM(n) && ((rc = reduce__beam_edges(x)) < 0 ||
-			   (rc = best_ending(x, tables)) < 0))
+	if (x->plan.edge_beam && ((rc = reduce__beam_edges(x)) < 0 ||
+				  (rc = best_ending(x, tables)) < 0))
 		return rc;
-	if (EB_BEAM(n) && n >= HALVES_MIN_N &&
-	    (rc = reduce__edge_halves(x)) < 0)
+	if (x->plan.edge_halves && (rc = reduce__edge_halves(x)) < 0)
 		return rc;
 	uint8_t ecol[12][2], alt[12][2];
 	if (n % 2)
 		reduce__read_ecol(x, ecol);
 	if (n % 2 == 0 && reduce__choose_edges(x, e_of3, ecol, alt) &&
-	    n <= STAGED_TOP(x->effort))
+	    x->plan.edges_alt)
 		rc = pair_or_alt(x, e_of3, ecol, alt);
 	else
 		rc = reduce__pair_all(x, e_of3, ecol);
@@ -708,7 +564,7 @@ static void phases_begin(struct ctx *x, int v, cube_move *out, size_t cap)
 {
 	x->frame = v;
 	x->rot = 0;
-	x->polls = TWOPHASE_POLLS * x->effort;
+	x->polls = x->plan.polls;
 	x->free3 = 1;
 	x->out = out;
 	x->cap = cap;
@@ -794,18 +650,6 @@ static int solve_five(struct ctx *x, const cube_t *c, const void *tables,
 	return r->count;
 }
 
-/* Frames the three-phase 4×4 tries at effort 1, 2, 3 (the shortest
- * kept): one at the default, for time (20 states: two frames 42.6
- * moves against 43.0, at twice the time). */
-#ifndef FOUR_FRAMES
-#define FOUR_FRAMES 1
-#endif
-static int four_variants(int effort)
-{
-	return effort >= 3 ? 4 * FOUR_FRAMES : effort == 2 ? 2 * FOUR_FRAMES
-							 : FOUR_FRAMES;
-}
-
 /* An anytime solve (reduce_limits.stop): the caller's limits with poll
  * and hurry behind these, which ask only stop until the solve holds an
  * answer (*nbest >= 0), then the caller's poll. */
@@ -862,7 +706,10 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	x.cap = cap;
 	if (lim && (lim->effort < 0 || lim->effort > REDUCE_MAX_EFFORT))
 		return CUBE_EINVAL;
-	x.effort = lim && lim->effort > 1 ? lim->effort : 1;
+	/* the solve's plan; each pass runs on its own (below) */
+	struct reduce_plan plan =
+		reduce__plan(n, lim && lim->effort > 1 ? lim->effort : 1);
+	x.plan = plan;
 	if (lim && lim->stage_tables) {
 		/* the header only (the whole checksum is for a file read
 		 * back: reduce_stage_tables_check) */
@@ -882,11 +729,13 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
 	cube_copy(x.c, c);
-	if (STAGED(n, EFFORT_INSIDE))
+	/* the regions of what any pass may run */
+	struct reduce_plan most = reduce__plan(n, EFFORT_INSIDE);
+	if (most.staged)
 		reduce__staged_reset(&x);
-	if (OM_ON(n, EFFORT_INSIDE))
+	if (most.obliques)
 		reduce__obliques_reset(&x);
-	if (BAR_ON(n, EFFORT_INSIDE))
+	if (most.inside)
 		reduce__bars_reset(&x);
 	for (int id = 0; id < M_COUNT; id++) {
 		if (reduce__build_model(&x.w->model[id], id,
@@ -902,22 +751,11 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		for (int s = 0; s < 2; s++)
 			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
 
-	/* the variants: threshold of the free center phase (stickers per
-	 * move), the frame's rank on even n, the whole-cube rotation; the
-	 * first is the one measured best alone */
-	static const int var[VARIANTS][4] = {
-		{1, 3, 0, 0}, {1, 2, 1, 5}, {2, 7, 2, 10}, {2, 5, 3, 15},
-		{1, 3, 0, 7}, {1, 3, 1, 2}, {1, 3, 2, 13}, {1, 3, 3, 20},
-		{1, 3, 4, 0}, {1, 2, 0, 9}, {1, 3, 5, 18}, {2, 7, 1, 22},
-		{1, 3, 0, 4}, {1, 2, 1, 11}, {2, 7, 0, 17}, {1, 3, 2, 3},
-		{2, 5, 1, 21}, {1, 3, 0, 14}, {1, 2, 3, 8}, {1, 3, 6, 1},
-		{2, 7, 0, 19}, {1, 3, 4, 12}, {1, 2, 2, 23}, {1, 3, 1, 6},
-	};
 	reduce_result r, best;
 	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
 					       alt_offset(n));
 	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
-	int best_tcol[6], nv = variants_at(n, x.effort);
+	int best_tcol[6], nv = plan.variants;
 	const void *four = n == 4 && lim ? lim->four_tables : NULL;
 	if (four && !reduce__four_tables_ok(four))
 		return SOLVE_ETABLES;
@@ -933,7 +771,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		 * they kept, the shortest whole kept. None (a phase over its
 		 * budget, or hurried by the caller before it had any): the
 		 * stage-by-stage path below */
-		int nvar = four ? four_variants(x.effort) : 0;
+		int nvar = four ? plan.four_frames : 0;
 		if (five) {
 			x.frame = 0;
 			x.rot = 0;
@@ -996,20 +834,17 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 			return nbest;
 		}
 	}
-	/* past the table: each threshold with each frame rank and turn in
-	 * an order that meets them all */
-	static const int thr[4][2] = {{1, 3}, {1, 2}, {2, 7}, {2, 5}};
 	/* effort 3 past STAGED_MORE_MAX_N: after the block commutators'
 	 * two passes, one inside out when the caller's budget holds it
 	 * (reduce_limits.budget_ms), in the first variant's frame */
-	int effort = x.effort, inside_v = -1, inside_e = EFFORT_INSIDE,
+	int effort = plan.effort, inside_v = -1, inside_e = EFFORT_INSIDE,
 	    dflt_v = -1, eased = 0;
-	if (effort >= 3 && BLK_ON(n, effort) && lim &&
+	if (plan.inside_pass && lim &&
 	    (lim->budget_ms == 0 ||
 	     (uint64_t)lim->budget_ms * 1000 >=
 		     (uint64_t)REDUCE_INSIDE_MS_N2 * (uint64_t)(n * n)))
 		inside_v = nv++;
-	/* effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP(effort): the
+	/* effort 2 and 3 past STAGED_MAX_N up to their inside-out limit: the
 	 * centers inside out take seconds (72×72 5-14 s here, by the
 	 * machine's day) where the default's block commutators take a
 	 * fraction of one. That pass alone outran the server's 10 s on a
@@ -1017,41 +852,24 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	 * so first the default's pass, its answer in hand, then the
 	 * inside-out pass in the same frame, which a deadline may cut
 	 * short (the answer in hand kept, as past 72 below). */
-	if (default_first(n, effort)) {
+	if (plan.default_first) {
 		dflt_v = 0;
 		inside_v = 1;
 		inside_e = effort;
 	}
 	for (int v = 0; v < nv && !eased; v++) {
-		x.effort = v == inside_v ? inside_e : v == dflt_v ? 1 : effort;
-		if (v < VARIANTS) {
-			int w = v == inside_v ? 0 : v;
-			x.c_num = var[w][0], x.c_den = var[w][1];
-			x.frame = var[w][2];
-			x.rot = var[w][3];
-		} else {
-			x.c_num = thr[v % 4][0], x.c_den = thr[v % 4][1];
-			x.frame = v / 4 % 6;
-			x.rot = (v * 7 + v / 24) % 24;
-		}
-		x.staged = STAGED(n, x.effort);
+		x.plan = reduce__plan(n, v == inside_v ? inside_e
+					 : v == dflt_v ? 1 : effort);
+		struct reduce_variant var =
+			reduce__variant(v == inside_v ? 0 : v);
+		x.c_num = var.c_num, x.c_den = var.c_den;
+		x.frame = var.frame;
+		x.rot = var.rot;
 		x.om_evals = 0;
-		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
-		/* the free turns in every 3×3 tried, but where many
-		 * variants each try it (4×4: 25 % more time, no shorter
-		 * than in the winner's last search alone), nor where the
-		 * block commutators solve the centers (FREE3) */
-		x.free3 = FREE3(n, x.effort, nv);
-		/* many variants try many endings already */
-		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
-		x.ctrials = ctrials_at(n, x.effort);
-		x.btrials = btrials_at(n);
-		x.bartrials = bartrials_at(n, x.effort);
-		x.bartrial_ring = bartrial_ring_at(n, x.effort);
-		x.ctrials1 = ctrials_at(n, 1);
-		x.bartrials1 = bartrials_at(n, 1);
-		x.bartrial_ring1 = bartrial_ring_at(n, 1);
-		x.blk_most = v == 1 && x.effort == 3 && BLK_ON(n, x.effort);
+		x.polls = nv > 1 ? 1 : x.plan.polls;
+		x.free3 = x.plan.free3;
+		x.ends = x.plan.ends;
+		x.blk_most = v == 1 && x.plan.blk_thr_most != NULL;
 		x.out = v == 0 ? out : alt;
 		x.cap = v == 0 ? cap : alt_cap;
 		x.answered = nbest >= 0;
@@ -1081,7 +899,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	/* eased: the winner's 3×3 searched on as long as the default's
 	 * (then the same answer as the default's where the first ask eased
 	 * the first variant) */
-	x.effort = eased ? 1 : effort;
+	x.plan = reduce__plan(n, eased ? 1 : effort);
 	if (nv > 1) {
 		/* the winner's 3×3 searched on with the full budget: the
 		 * same search continued, so never longer */
@@ -1091,8 +909,10 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 		x.out = out;
 		x.cap = cap;
 		x.count = (size_t)start;
-		x.polls = TWOPHASE_POLLS * x.effort;
-		x.free3 = FREE3(n, x.effort, 1);
+		x.polls = x.plan.polls;
+		/* the free turns wherever the 3×3 is searched on alone, but
+		 * not past the block commutators (plan.c, FREE3_VARIANTS) */
+		x.free3 = !x.plan.blocks;
 		for (int f = 0; f < 6; f++) {
 			x.tcol[f] = best_tcol[f];
 			x.face_of[best_tcol[f]] = f;

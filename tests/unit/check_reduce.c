@@ -40,7 +40,7 @@
 #include "solve_internal.h"
 #include "suites.h"
 #include "reduce/internal.h" /* REDUCE_STAGE_TABLES_SUM */
-#include "reduce/edges_beam.h" /* EB_WIDTH_AT */
+#include "reduce/edges_beam.h" /* EB_WMAX */
 
 #include "cube_helpers.h"
 #include "golden.h"
@@ -1825,43 +1825,132 @@ START_TEST(efforts)
 }
 END_TEST
 
-/* The edge beam's width by size and effort (edges_beam.h, EB_WIDTH_AT):
- * effort 2 and 3 widen it to EB_WMAX up to EB_WIDE_MAX_N (12×12) and
- * keep the default's width past it, where 44 states a level took effort
- * 3 past the server's 10 s (13×13 9.2 s, 17×17 17.6 s, 20×20 28 s).
- * Only time would show a change to this otherwise, and timed tests are
- * not wanted; so the rule itself is pinned here, with the widths the
- * bench measured. */
+/* The edge beam's width by size and effort (plan.c, eb_width): effort 2
+ * and 3 widen it to EB_WMAX up to 12×12 and keep the default's width past
+ * it, where 44 states a level took effort 3 past the server's 10 s
+ * (13×13 9.2 s, 17×17 17.6 s, 20×20 28 s). Only time would show a change
+ * to this otherwise, and timed tests are not wanted; so the rule itself is
+ * pinned here, with the widths the bench measured. */
+static int eb_width_at(int n, int effort, int first)
+{
+	struct reduce_plan p = reduce__plan(n, effort);
+	return first ? p.eb_width_first : p.eb_width;
+}
+
 START_TEST(edge_beam_width_by_effort)
 {
-	ck_assert_int_eq(EB_WIDE_MAX_N, 12);
 	ck_assert_int_eq(EB_WMAX, 44);
 	for (int n = 4; n <= EB_MAX_N; n++)
 		for (int first = 0; first <= 1; first++) {
-			int d = first ? EB_WIDTH_FIRST(n) : EB_WIDTH(n);
-			ck_assert_int_eq(EB_WIDTH_AT(n, 0, first), d);
-			ck_assert_int_eq(EB_WIDTH_AT(n, 1, first), d);
+			int d = eb_width_at(n, 1, first);
+			ck_assert_int_eq(eb_width_at(n, 0, first), d);
 			for (int e = 2; e <= REDUCE_MAX_EFFORT; e++)
-				ck_assert_msg(EB_WIDTH_AT(n, e, first) ==
+				ck_assert_msg(eb_width_at(n, e, first) ==
 						      (n <= 12 ? EB_WMAX : d),
 					      "%dx%d effort %d first %d: %d",
 					      n, n, e, first,
-					      EB_WIDTH_AT(n, e, first));
+					      eb_width_at(n, e, first));
 		}
-	/* the defaults the bench chose (edges_beam.h's notes) */
-	ck_assert_int_eq(EB_WIDTH(5), 44);
-	ck_assert_int_eq(EB_WIDTH(6), 16);
-	ck_assert_int_eq(EB_WIDTH(7), 32);
-	ck_assert_int_eq(EB_WIDTH(8), 44);
-	ck_assert_int_eq(EB_WIDTH_FIRST(9), 44);
-	ck_assert_int_eq(EB_WIDTH(9), 32);
-	ck_assert_int_eq(EB_WIDTH(10), 8);
-	ck_assert_int_eq(EB_WIDTH(12), 2);
-	ck_assert_int_eq(EB_WIDTH(13), 8);
-	ck_assert_int_eq(EB_WIDTH(16), 1);
-	ck_assert_int_eq(EB_WIDTH(19), 2);
-	ck_assert_int_eq(EB_WIDTH_AT(13, 3, 1), 8);
-	ck_assert_int_eq(EB_WIDTH_AT(20, 3, 0), 1);
+	/* the defaults the bench chose (plan.c's notes) */
+	ck_assert_int_eq(eb_width_at(5, 1, 0), 44);
+	ck_assert_int_eq(eb_width_at(6, 1, 0), 16);
+	ck_assert_int_eq(eb_width_at(7, 1, 0), 32);
+	ck_assert_int_eq(eb_width_at(8, 1, 0), 44);
+	ck_assert_int_eq(eb_width_at(9, 1, 1), 44);
+	ck_assert_int_eq(eb_width_at(9, 1, 0), 32);
+	ck_assert_int_eq(eb_width_at(10, 1, 0), 8);
+	ck_assert_int_eq(eb_width_at(12, 1, 0), 2);
+	ck_assert_int_eq(eb_width_at(13, 1, 0), 8);
+	ck_assert_int_eq(eb_width_at(16, 1, 0), 1);
+	ck_assert_int_eq(eb_width_at(19, 1, 0), 2);
+	ck_assert_int_eq(eb_width_at(13, 3, 1), 8);
+	ck_assert_int_eq(eb_width_at(20, 3, 0), 1);
+}
+END_TEST
+
+/* Every size's plan (plan.c) by its rules: one center method for each
+ * size and effort (the staged search up to the inside-out limit, 33×33 at
+ * the default and 72×72 at effort 2 and 3, the block commutators past
+ * it), the passes effort 2 and 3 add past 33×33, the edge methods, and the
+ * counts the bench chose. A rule that moves fails here, not only in a
+ * golden answer. */
+START_TEST(plan_by_size)
+{
+	for (int n = REDUCE_MIN_N; n <= REDUCE_MAX_N; n++)
+		for (int e = 1; e <= REDUCE_MAX_EFFORT; e++) {
+			struct reduce_plan p = reduce__plan(n, e);
+			int top = e == 1 ? 33 : 72;
+			ck_assert_msg(p.n == n && p.effort == e, "%d %d", n, e);
+			ck_assert_msg(p.staged == (n <= top) &&
+					      p.blocks == !p.staged,
+				      "%dx%d effort %d: staged %d blocks %d",
+				      n, n, e, p.staged, p.blocks);
+			ck_assert_int_eq(p.inside, n >= 6 && n <= top);
+			ck_assert_int_eq(p.obliques, p.inside);
+			ck_assert_int_eq(p.free_phase, n <= 12);
+			ck_assert_int_eq(p.default_first,
+					 e >= 2 && n > 33 && n <= 72);
+			ck_assert_int_eq(p.inside_pass, e == 3 && n > 72);
+			ck_assert_int_eq(p.eases, e >= 2 && n >= 8 && n <= 33);
+			ck_assert_int_eq(p.edge_beam,
+					 n <= 15 || (n % 2 ? n <= 33 : n <= 20));
+			ck_assert_int_eq(p.edge_halves, p.edge_beam && n >= 9);
+			ck_assert_int_eq(p.wing_comms, n >= 9);
+			ck_assert_int_eq(p.edges_alt, n % 2 == 0 && n <= top);
+			ck_assert_int_eq(p.blk_rows, e > 1 ? 4 : 2);
+			ck_assert_int_eq(p.blk_thr_most != NULL,
+					 e == 3 && n > top);
+			ck_assert_int_eq(p.polls, 25 * e);
+			ck_assert(p.bar_beam <= p.bar_beam_end &&
+				  p.bar_beam_end <= PLAN_BAR_BEAM_MAX);
+			ck_assert(p.eb_width >= 1 && p.eb_width <= EB_WMAX);
+		}
+	/* variants: n, effort, count */
+	static const int var[][3] = {
+		{4, 1, 20}, {5, 1, 5}, {6, 1, 3}, {7, 1, 3}, {8, 1, 1},
+		{4, 2, 40}, {5, 3, 20}, {8, 2, 2}, {8, 3, 4}, {33, 3, 4},
+		{34, 2, 2}, {72, 3, 2}, {73, 2, 1}, {73, 3, 2}, {128, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof var / sizeof *var; i++)
+		ck_assert_msg(reduce__plan(var[i][0], var[i][1]).variants ==
+				      var[i][2],
+			      "%dx%d effort %d", var[i][0], var[i][0],
+			      var[i][1]);
+	/* trials: n, effort, ctrials, btrials, bartrials, bartrial_ring */
+	static const int tri[][6] = {
+		{4, 1, 3, 1, 1, 0},  {7, 1, 3, 2, 1, 0},  {8, 1, 1, 2, 1, 0},
+		{6, 2, 1, 2, 1, 0},  {9, 1, 1, 2, 4, 0},  {9, 2, 1, 2, 8, 0},
+		{10, 1, 1, 1, 1, 1}, {10, 2, 1, 1, 8, 0}, {12, 3, 1, 1, 8, 0},
+		{13, 2, 1, 1, 1, 0},
+	};
+	for (size_t i = 0; i < sizeof tri / sizeof *tri; i++) {
+		struct reduce_plan p = reduce__plan(tri[i][0], tri[i][1]);
+		ck_assert_msg(p.ctrials == tri[i][2] && p.btrials == tri[i][3] &&
+				      p.bartrials == tri[i][4] &&
+				      p.bartrial_ring == tri[i][5],
+			      "%dx%d effort %d", tri[i][0], tri[i][0],
+			      tri[i][1]);
+	}
+	/* the lean sizes (even from 22, odd from 27, not 31) at the
+	 * default: the staged steps' budget and the bars' cap */
+	static const int lean[][3] = {
+		{21, 1, 0}, {22, 1, 1}, {25, 1, 0}, {27, 1, 1},
+		{31, 1, 0}, {33, 1, 1}, {22, 2, 0},
+	};
+	for (size_t i = 0; i < sizeof lean / sizeof *lean; i++) {
+		struct reduce_plan p = reduce__plan(lean[i][0], lean[i][1]);
+		ck_assert_int_eq(p.st_budget == 100, lean[i][2]);
+		ck_assert_int_eq(p.bar_cap > 0, lean[i][2]);
+	}
+	/* the variants' table: the first is the one measured best alone */
+	struct reduce_variant v0 = reduce__variant(0);
+	ck_assert(v0.c_num == 1 && v0.c_den == 3 && v0.frame == 0 &&
+		  v0.rot == 0);
+	for (int v = 0; v < 64; v++) {
+		struct reduce_variant r = reduce__variant(v);
+		ck_assert(r.frame >= 0 && r.frame < 24 && r.rot >= 0 &&
+			  r.rot < 24 && r.c_num > 0 && r.c_den > r.c_num);
+	}
 }
 END_TEST
 
@@ -2639,7 +2728,7 @@ Suite *reduce_suite(void)
 		 {solved_needs_nothing, oll_parity_even, pll_parity_even,
 		  both_parities_even, pll_parity_avoided, pll_stage_versions,
 		  lone_flip_odd, illegal_states, poll_cap_and_arguments,
-		  edge_beam_width_by_effort}},
+		  edge_beam_width_by_effort, plan_by_size}},
 		{"reduce_tables",
 		 {deterministic, golden_solutions, shared_stage_tables,
 		  stage_tables_cache, poll_late_keeps_answer}},

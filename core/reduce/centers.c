@@ -20,7 +20,12 @@
  * each acting on a whole rectangle of oblique orbits, come before the
  * 3-cycles (centers_blocks.c).
  */
-#include "internal.h"
+#include <string.h>
+
+#include "centers.h"
+#include "centers_methods.h"
+#include "orbits.h"
+#include "turns.h"
 
 /* Whether center orbit (r, c) of the cube is solved. */
 static int orbit_solved(struct ctx *x, int r, int c)

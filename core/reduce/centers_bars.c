@@ -2,7 +2,11 @@
  * two obliques beside it into a 1×3 bar while ring 2 stays solved, so that
  * ring 1's staged search (as on a 5×5) solves the obliques too.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "alg.h"
+#include "centers_methods.h"
+#include "turns.h"
 
 /* The bars (reduce__bar_pair; before bar_center, how they work): on 7×7, each
  * +-center of ring 1 with the two obliques beside it, paired into a

@@ -53,7 +53,10 @@
  * the map said. The per-orbit 3-cycles (orbits.c) finish. Figures:
  * docs/solvers.md.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "centers_methods.h"
+#include "orbits.h"
 
 #define BLK_MAXV 4608 /* as built: 4,560 */
 #define BLK_HASH 16384

@@ -15,7 +15,8 @@
  * the end where not), so the wing parity the oll_parity stage set holds.
  * The 3-cycles then finish each orbit.
  */
-#include "internal.h"
+#include "centers_methods.h"
+#include "turns.h"
 
 /* Center stickers a turn puts on their face, less those it takes off. */
 static int free_gain(const struct freec *F, int g)

@@ -3,7 +3,9 @@
  * at once, chosen by a greedy beam (plan.obliques: 6×6 up to the
  * inside-out centers' last size).
  */
-#include "internal.h"
+#include <string.h>
+
+#include "centers_methods.h"
 
 /* The oblique macros (reduce__om_pair; before om_layers, how they
  * work): commutators

@@ -4,7 +4,14 @@
  * pruning tables; the tables themselves, which a caller may build once
  * and share (reduce_stage_tables_build).
  */
-#include "internal.h"
+#include <string.h>
+
+#include "alg.h"
+#include "solve_internal.h"
+
+#include "centers_methods.h"
+#include "edges.h"
+#include "turns.h"
 
 /* The staged center search (plan.staged; before stagew_of, how it
  * works). */

@@ -25,7 +25,11 @@
  * state with every edge paired that would need the PLL parity counts
  * its six moves (eb_pll_odd).
  */
+#include <string.h>
+
 #include "edges_beam.h"
+#include "reduced3x3.h"
+#include "turns.h"
 
 /* The multi-orbit wing commutators (plan.wing_comms, edges_wings.c) work
  * in the same region: where the beam does not run it holds only them,
@@ -66,11 +70,15 @@ static long eb_max_joins(int n)
 
 size_t reduce__edge_beam_size(int n)
 {
+	/* the multi-orbit wing commutators work here after the beam, or in
+	 * its place (edges_wings.c); a multiple of 64, as the regions after
+	 * it start aligned */
+	size_t wings = (reduce__wing_work_size() + 63) & ~(size_t)63;
 	if (!reduce__plan(n, 1).edge_beam)
-		return (reduce__wing_work_size() + 63) & ~(size_t)63;
-	/* a multiple of 64, as the regions after it start aligned */
-	return (eb_head() + (size_t)eb_max_joins(n) * sizeof(eb_pl[4]) +
-		63) & ~(size_t)63;
+		return wings;
+	size_t beam = (eb_head() + (size_t)eb_max_joins(n) * sizeof(eb_pl[4]) +
+		       63) & ~(size_t)63;
+	return beam > wings ? beam : wings;
 }
 
 void reduce__eb_layout(struct ctx *x)

@@ -5,7 +5,8 @@
 #ifndef CUBED_REDUCE_EDGES_BEAM_H
 #define CUBED_REDUCE_EDGES_BEAM_H
 
-#include "internal.h"
+#include "edges.h"
+#include "parity.h" /* REDUCE_PLL_MOVES */
 
 /* The edge beam (plan.edge_beam; edges_beam.c's head and reduce__beam_edges
  * say how it works): its macros, and each cost level's best states. */

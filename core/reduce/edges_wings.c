@@ -1,7 +1,11 @@
 /* edges_wings.c — the multi-orbit wing commutators (plan.wing_comms) and
  * the one-orbit wing 3-cycles (orbits.c) that finish every orbit:
  * reduce__pair_all. */
-#include "edges_beam.h"
+#include <string.h>
+
+#include "edges.h"
+#include "orbits.h"
+#include "parity.h"
 
 /* Where the plan says (plan.c: from 9×9), after the edge beam if it runs. The wing 3-cycle
  * [X, Y], X an inner slice and Y = B A B' (A a face of the slice's
@@ -115,9 +119,6 @@ struct mwork {
 	/* bit k of match[a][b]: orbit k's piece at a belongs at b */
 	uint64_t match[NPOS][NPOS];
 };
-
-_Static_assert(sizeof(struct mwork) <= sizeof(struct ebeam),
-	       "the commutators fit where the beam was");
 
 size_t reduce__wing_work_size(void)
 {

@@ -24,6 +24,9 @@
  * five_tables.c). Pure C11: no allocation,
  * no globals but const data.
  */
+#include <string.h>
+
+#include "alg.h"
 #include "five_model.h"
 
 /* ---- the solve ----------------------------------------------------------- */

@@ -4,7 +4,9 @@
  * Internal to core/reduce. */
 #ifndef CUBED_REDUCE_FIVE_MODEL_H
 #define CUBED_REDUCE_FIVE_MODEL_H
-#include "internal.h"
+#include "solve_internal.h" /* SOLVE__HEADER */
+
+#include "phases.h"
 #include "five45.h"
 
 /* ---- sizes ------------------------------------------------------------ */

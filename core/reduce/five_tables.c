@@ -5,6 +5,9 @@
  * and check. five.c searches them. Pure C11: no allocation, no globals
  * but const data.
  */
+#include <string.h>
+
+#include "cubie_internal.h"
 #include "five_model.h"
 
 static const char five_magic[8] = {'c', 'u', 'b', 'e', 'd', '5', 'F', 'P'};

@@ -17,7 +17,13 @@
  * model's own turns (reduce_four_tables_build; 143 MB, 120 MB of it the
  * pairing table). Pure C11: no allocation, no globals but const data.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "cubie_internal.h"
+#include "solve_internal.h"
+
+#include "phases.h"
+#include "reduced3x3.h"
 
 /* ---- sizes ------------------------------------------------------------ */
 

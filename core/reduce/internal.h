@@ -1,23 +1,26 @@
-/* internal.h — what the files of the reduction solver share (the
- * public surface is core/reduce.h): which sizes run which stage, the
- * orbit models, the layer-turn maps, the solve's context and work
- * buffer, small helpers every stage uses, and each file's entry points
- * (reduce__ names). Not part of the API. */
+/* internal.h — the context every file of the reduction solver works in
+ * (the public surface is core/reduce.h): the solve's context and work
+ * buffer, with what it holds (the pass's plan, plan.h; the orbit models;
+ * the turns' maps), and small helpers every stage uses. Each family's
+ * calls are in its own header: orbits.h, turns.h, centers.h and
+ * centers_methods.h, edges.h (edges_beam.h within the beam), parity.h,
+ * reduced3x3.h, phases.h (4×4 and 5×5). Not part of the API. */
 #ifndef CUBED_REDUCE_INTERNAL_H
 #define CUBED_REDUCE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-#include "alg.h"
 #include "cube_internal.h"
-#include "cubie_internal.h"
 #include "reduce.h"
-#include "solve_internal.h"
 
 #include "plan.h"
 
+/* ------------------------------------------------------- the orbit models */
+
+/* orbits.c builds them, orbits.h says how to use them: the 24 places of
+ * a center or wing orbit seen as a small cube's, its turns as
+ * permutations of them, the set-ups to every ordered triple. */
 #define NPOS 24
 #define NTRI (NPOS * NPOS * NPOS)
 #define MAX_GEN 54
@@ -60,29 +63,27 @@ struct model {
 	int max_dist;
 };
 
-/* The edge beam's longest path in each of its rounds, and the most
- * rounds it runs (edges_beam.c). */
-#define EB_LEVELS 128 /* the most moves a path may take */
-#define EB_ROUNDS 8
+struct orbit {
+	const struct model *M;
+	int p, q;
+	/* the model's layer p turns the cube's p..p_hi (and m-p the mirror
+	 * block m-p_hi..m-p): a wing orbit solved with the orbits p+1 ..
+	 * p_hi that need the same cycles (edges_wings.c); p_hi = p else */
+	int p_hi;
+	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
+};
 
 /* Labels of tracked stickers start here (untracked ones show 0..5): the
  * models and macro libraries find a turn's map by turning a cube whose
  * stickers carry labels. */
 #define LABEL0 16
 
-/* The two-phase search keeps shortening its answer until it reaches the
- * target or a budget of polls (one per 4096 nodes; plan.h,
- * TWOPHASE_POLLS) runs out: counted in nodes, not time, so the answer is
- * the same from run to run; the caller's poll can still stop it. A short
- * budget takes most of what a long one would (docs/solvers.md). */
-#define TWOPHASE_TARGET 18
 
-/* Bounds reduce_max_moves needs: the longest oblique macro (with its
- * set-up: OM_LEN + 2), the bars' obliques and their longest macro. */
-#define OM_LEN 12
-#define BAR_OBL 48 /* obliques, two to a bar */
-#define BAR_LEN 10
+/* ------------------------------------------------------- the turns' maps */
 
+/* turns.c builds them (turns.h): every layer turn as maps of center and
+ * edge places, for the free-turn center phase, the edge beam and the 3×3
+ * stage's free turns. */
 /* The free-move center phase (n <= FREE_MAX_N, plan.h): the center
  * places of the cube as one array, every layer turn as its list of (to,
  * from) pairs of center places. */
@@ -133,6 +134,7 @@ struct freec {
 	uint8_t tmp[FREE_NC];
 };
 
+
 struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
@@ -140,16 +142,6 @@ struct rwork {
 	_Alignas(64) unsigned char sim[8192]; /* a model cube (n <= 7), or
 					       * the cube for the turns'
 					       * maps (n <= FREE_DIM_N) */
-};
-
-struct orbit {
-	const struct model *M;
-	int p, q;
-	/* the model's layer p turns the cube's p..p_hi (and m-p the mirror
-	 * block m-p_hi..m-p): a wing orbit solved with the orbits p+1 ..
-	 * p_hi that need the same cycles (edges_wings.c); p_hi = p else */
-	int p_hi;
-	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
 };
 
 /* ------------------------------------------------ the work buffer's parts */
@@ -317,205 +309,5 @@ static inline uint64_t turn_par(int m, int lo, int hi, int qt)
 			p ^= 1ull << (l < m - l ? l : m - l);
 	return p;
 }
-
-/* ------------------------------------------------- macro search helpers */
-
-/* The oblique macros and the bars write a turn in one byte: axis | model
- * layer << 2 | quarter turns << 5, and for the bars' OM_BLOCK: model
- * layers l and l + 1 turned together, one block of the cube's. */
-#define OM_BLOCK 0x80
-
-/* The last run of turns of one axis made (model layers: net quarter
- * turns), for what the next macro's first turn merges with. */
-struct omtail {
-	int axis;
-	uint8_t q[7];
-};
-
-/* Moves a turn mv saves when made after the run t: 2 if it cancels a
- * turn of t, 1 if it merges into one, else 0 (a block turn: 0, a
- * bound; the moves made are simplified all the same). */
-static inline int om_tail_saves(const struct omtail *t, uint8_t mv)
-{
-	if ((mv & OM_BLOCK) || (mv & 3) != t->axis || !t->q[mv >> 2 & 7])
-		return 0;
-	return (t->q[mv >> 2 & 7] + (mv >> 5)) % 4 == 0 ? 2 : 1;
-}
-
-static inline void om_tail_add(struct omtail *t, uint8_t mv)
-{
-	if (mv & OM_BLOCK) {
-		/* a block ends the run: nothing after it counts as merged */
-		memset(t, 0, sizeof *t);
-		t->axis = -1;
-		return;
-	}
-	if ((mv & 3) != t->axis) {
-		memset(t, 0, sizeof *t);
-		t->axis = mv & 3;
-	}
-	t->q[mv >> 2 & 7] = (uint8_t)((t->q[mv >> 2 & 7] + (mv >> 5)) % 4);
-}
-
-/* Candidate i (gain g, cost) into the list top, tg, tc of *nt (at most
- * want), kept best first by gain per move, if it gets in. */
-static inline void top_put(int *top, int *tg, int *tc, int *nt, int want,
-			   int i, int g, int cost)
-{
-	if (*nt == want && g * tc[*nt - 1] <= tg[*nt - 1] * cost)
-		return;
-	int at = *nt < want ? (*nt)++ : *nt - 1;
-	for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
-		top[at] = top[at - 1], tg[at] = tg[at - 1], tc[at] = tc[at - 1];
-	top[at] = i, tg[at] = g, tc[at] = cost;
-}
-
-/* ------------------------------------------------------------ entry points */
-
-/* orbits.c */
-void reduce__where3d(int n, int f, int r, int c, int xyz[3]);
-int reduce__build_model(struct model *M, int id, cube_t *sim,
-			uint16_t *queue);
-int reduce__model_gen(const struct model *M, int axis, int layer, int qt);
-void reduce__orbit_init(struct orbit *o, const struct model *M, int p,
-			int q, int m);
-void reduce__read_orbit(const struct ctx *x, const struct orbit *o,
-			uint8_t *cur);
-long reduce__solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
-			 const uint8_t *tgt);
-size_t reduce__cycles_size(int n);
-int reduce__cycles_all(struct ctx *x, void *scratch, size_t size);
-
-/* reduced3x3.c */
-int reduce__idx3(int m, int f, int r, int c);
-int reduce__big_of3(int n, int v);
-void reduce__reduced3(const struct ctx *x, uint8_t ecol[12][2], char s[54]);
-/* The edges as the cube has them, 3×3 facelet colours (every edge paired:
- * any wing does). */
-void reduce__read_ecol(const struct ctx *x, uint8_t ecol[12][2]);
-int reduce__perm_parity(const int *p, int k);
-int reduce__parities3(const char s[54], int *cpar, int *epar, int *flip);
-/* The corners' permutation parity against the frame (x->tcol), or -1
- * if they are not a cube's corners. */
-int reduce__corner_parity(const struct ctx *x);
-int reduce__stage_3x3(struct ctx *x, const void *tables);
-
-/* parity.c */
-#define REDUCE_PLL_MOVES 6 /* the pll_parity stage's moves */
-void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k);
-/* Parity of the permutation taking cur to tgt (tokens all different). */
-int reduce__orbit_parity(const uint8_t *cur, const uint8_t *tgt);
-void reduce__wing_targets(const struct ctx *x, const struct orbit *o,
-			  const int8_t *e_of3, uint8_t ecol[12][2],
-			  uint8_t *tgt);
-int reduce__wings_legal(struct ctx *x);
-int reduce__stage_oll(struct ctx *x, const int8_t *e_of3,
-		      reduce_result *res);
-int reduce__stage_pll(struct ctx *x, int v);
-#define REDUCE_PLL_VERSIONS 24
-
-/* turns.c */
-static inline int reduce__free_inv(const struct freec *F, int g)
-{
-	return g + F->gen[g].inv_off - 2;
-}
-int reduce__free_build(struct ctx *x);
-void reduce__free_read(struct ctx *x);
-int reduce__free_ready(struct ctx *x);
-/* The moves out[c0 .. count) taken back: the cube turned back through
- * them, the count cut to c0. */
-void reduce__unmake(struct ctx *x, size_t c0);
-void reduce__free_apply(struct freec *F, int g);
-int reduce__free_emit(struct ctx *x, int g, unsigned *par);
-
-/* centers.c, centers_greedy.c */
-int reduce__stage_centers(struct ctx *x);
-int reduce__free_centers(struct ctx *x);
-
-/* The checksum of the shared tables as reduce_stage_tables_build makes
- * them (little-endian, 64-bit): their format version is made from it
- * (reduce.c), so set it anew whenever what they hold changes; the test
- * stage_tables_cache says the new value. */
-#define REDUCE_STAGE_TABLES_SUM 0xb7018b56dad75f34ull
-
-/* centers_staged.c; the tables a caller shares come in kinds of size,
- * built one by one on the work buffer of the size each kind names
- * (reduce__staged_kind_size: 0 past the last), behind the header
- * reduce.c seals */
-int reduce__staged_centers(struct ctx *x);
-void reduce__staged_reset(struct ctx *x);
-size_t reduce__staged_shared_size(void);
-int reduce__staged_kind_size(int k);
-int reduce__staged_build_kind(struct ctx *x, void *shared, int k);
-
-/* centers_obliques.c */
-void reduce__obliques_reset(struct ctx *x);
-int reduce__om_pair(struct ctx *x, int p, int q);
-
-/* centers_bars.c */
-void reduce__bars_reset(struct ctx *x);
-void reduce__bar_setup(struct ctx *x, int k, int j);
-size_t reduce__bar_macs_size(void);
-int reduce__bar_build(void *macs, struct ctx *x);
-int reduce__bar_pair(struct ctx *x, uint64_t *par, int next);
-int reduce__bar_rate(struct ctx *x, const cube_t *c);
-
-/* centers_blocks.c */
-int reduce__block_centers(struct ctx *x);
-
-/* edges_beam.c */
-int reduce__beam_edges(struct ctx *x);
-/* The edge beam's endings (every edge paired, near the best: best
- * first), and ending k taken instead of the one reduce__beam_edges took:
- * the cube and moves back to where the beam's last round began, then
- * that ending's moves. */
-int reduce__beam_ends(struct ctx *x);
-/* After reduce__beam_edges: the moves before its last round, plus that
- * round's best score (its moves, EB_FINISH per pair it left, the PLL
- * parity's moves if its edges need them). */
-int reduce__beam_score(struct ctx *x);
-int reduce__beam_take(struct ctx *x, int k);
-int reduce__edge_rate(struct ctx *x, const cube_t *c);
-/* edges_set.c: even n: into ecol the edge set the wings vote for (each wing votes
- * for the colours it shows on its edge), made legal (an even flip sum).
- * If that set stands an odd permutation from the corners (it would need
- * the PLL parity), 1 and into alt the set with two edges' colours
- * exchanged that loses the fewest votes and needs no parity (reduce.c
- * pairs the edges both ways and keeps the shorter); else 0. */
-int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
-			 uint8_t ecol[12][2], uint8_t alt[12][2]);
-/* edges_wings.c: every wing orbit paired against the edge set ecol (the
- * multi-orbit commutators where the plan says, then each orbit's 3-cycles);
- * the commutators' work in REDUCE_R_EDGE_BEAM, its size */
-int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
-		     uint8_t ecol[12][2]);
-size_t reduce__wing_work_size(void);
-/* edges_halves.c: the half-edge pairing moves after the beam (from
- * 9×9, wherever the beam runs) */
-int reduce__edge_halves(struct ctx *x);
-
-/* four.c: 4×4 in three phases over reduce_four_tables (checked by the
- * caller: reduce__four_tables_ok). Reduces x->c (centres solved, edges
- * paired, no parity left) in the frame x->tcol; split[0..2] the phases'
- * lengths. SOLVE_ESTAGE when a phase ran out of its node budget (the
- * caller then takes the stage-by-stage path). */
-int reduce__four_tables_ok(const void *tables);
-int reduce__four_phases(struct ctx *x, const void *tables, int *split);
-long reduce__four_census(const void *tables, int which, long counts[16]);
-
-/* five.c: 5×5 in five phases over reduce_five_tables (checked by the
- * caller: reduce__five_tables_ok). reduce__five_reduce searches from
- * x->c (in the frame x->tcol) and keeps its reductions, shortest first,
- * in REDUCE_R_FIVE: returns how many, SOLVE_ESTAGE if a phase found
- * none within its budget, SOLVE_ENOTFOUND if the poll stopped it, 0 if
- * the caller's hurry did before there were any (the caller takes the
- * stage-by-stage path after both).
- * reduce__five_emit emits phases from..to (1 to 5) of reduction v onto
- * x->c. */
-int reduce__five_tables_ok(const void *tables);
-int reduce__five_reduce(struct ctx *x, const void *tables);
-int reduce__five_emit(struct ctx *x, const void *tables, int v, int from,
-		      int to);
-long reduce__five_census(const void *tables, int which, long counts[16]);
 
 #endif

@@ -30,7 +30,10 @@
  * reachable this way; wings are all different, so a wing orbit must be an
  * even permutation of its target, which the parity stage ensures.
  */
+#include <string.h>
+
 #include "internal.h"
+#include "orbits.h"
 
 /* Where sticker (f, r, c) of a size-n cube sits: x from L to R, y from D
  * to U, z from B to F (the net of docs/conventions.md). */

@@ -2,8 +2,9 @@
  * (reduce.h gives the stages): the public entry points, the layout of the
  * caller's work buffer, and the driver that runs the stages in order, in
  * several variants for small n, keeping the shortest answer. Each stage
- * lives in a file of its own in this folder (internal.h lists what
- * they share).
+ * lives in a file of its own in this folder (internal.h holds the
+ * context they share, each family's header its entry points; plan.c
+ * which size and effort runs what).
  *
  * Variants. The stages make different choices for different center
  * thresholds, frames (even n) and for the cube turned as a whole (the
@@ -19,7 +20,19 @@
  *
  * Pure C11, no allocation, no globals but const tables.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "alg.h"
+#include "cubie_internal.h"
+#include "solve_internal.h"
+
+#include "centers.h"
+#include "centers_methods.h"
+#include "edges.h"
+#include "orbits.h"
+#include "parity.h"
+#include "phases.h"
+#include "reduced3x3.h"
 
 static const char *const stage_names[REDUCE_STAGES] = {
 	"oll_parity", "centers", "edges", "pll_parity", "3x3",
@@ -125,7 +138,7 @@ static size_t shared_bars_at(void)
  * zero), so a file an older build wrote, holding other tables, is
  * refused and built again. tests/unit/check_reduce.c (stage_tables_cache)
  * fails when what the tables hold changes until REDUCE_STAGE_TABLES_SUM
- * (internal.h) is set to the new checksum, which changes the version. */
+ * (centers_methods.h) is set to the new checksum, which changes the version. */
 static const char stage_magic[8] = {'c', 'u', 'b', 'e', 'd', 'R', 'S', 'T'};
 #define STAGE_VERSION                                                  \
 	((uint32_t)(REDUCE_STAGE_TABLES_SUM ^ REDUCE_STAGE_TABLES_SUM >> 32))

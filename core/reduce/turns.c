@@ -3,7 +3,11 @@
  * phase and the edge beam work on instead of the cube, and making a turn
  * on both the arrays and the cube.
  */
+#include <string.h>
+
 #include "internal.h"
+#include "orbits.h"
+#include "turns.h"
 
 static int free_place(int s, int f, int r, int c)
 {

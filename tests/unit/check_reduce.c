@@ -39,7 +39,8 @@
 #include "solve.h"
 #include "solve_internal.h"
 #include "suites.h"
-#include "reduce/internal.h" /* REDUCE_STAGE_TABLES_SUM */
+#include "reduce/centers_methods.h" /* REDUCE_STAGE_TABLES_SUM */
+#include "reduce/plan.h"    /* reduce__plan */
 #include "reduce/edges_beam.h" /* EB_WMAX */
 
 #include "cube_helpers.h"
@@ -990,7 +991,7 @@ END_TEST
 #define BIG_EDGE_BOUND_23 540.0
 /* 18×18, an even n from 16 to 24, whose centers go inside out at the
  * default effort since the bars' scan and the staged searches' budget
- * left time for it (internal.h, INSIDE): the bench's first two 2,110.0
+ * left time for it (plan.c, staged_top): the bench's first two 2,110.0
  * moves, centers 1,666.5, edges 419.0, with the last obliques' beam 32
  * wide (2,166.5 with 16; by block commutators 3,703.4 over 8 states).
  * 33×33 with it: 7,228.5 (7,445.5 before); since a bar step whose
@@ -1004,13 +1005,13 @@ END_TEST
 #define BIG_EDGE_BOUND_18 400.0
 /* 33×33 with the edge beam (2 states a level, odd n past 17×17): 7,134.0,
  * edges 732.0 (809.5 without it); with the lean search and the bars'
- * wide beams (internal.h, LEAN): 6,953.0, centers 6,263.5, edges 667.0
+ * wide beams (plan.c, lean): 6,953.0, centers 6,263.5, edges 667.0
  * (the bounds fail the 7,134.0 and 732.0 before) */
 #define BIG_BOUND_33 6620.0
 #define BIG_CENTER_BOUND_33 5880.0
 #define BIG_EDGE_BOUND_33 760.0
 /* 28×28, an even n from 26 to 32, inside out lean at the default effort
- * since 2026-11-27 (internal.h, LEAN), the last obliques' beam 32 wide
+ * since 2026-11-27 (plan.c, lean), the last obliques' beam 32 wide
  * (centers_bars.c, BAR_MID_EVEN_HI): 5,189.0 moves, centers 4,503.5,
  * edges 661.5; with that beam 16 wide 5,347.0 and 4,662.5, by the block
  * commutators before about 8,900 (the bounds fail both) */
@@ -1565,7 +1566,7 @@ static int note_progress(void *ctx, uint64_t done, uint64_t total)
  * bytes whatever the buffers held before (so a file's checksum means
  * something), passing reduce_stage_tables_check, which refuses any
  * other bytes, size or header; their checksum the one the format
- * version is made from (internal.h: a change to what they hold must
+ * version is made from (centers_methods.h: a change to what they hold must
  * set it anew, or a server would load an older build's file). The
  * build reports its parts done. */
 START_TEST(stage_tables_cache)
@@ -1596,7 +1597,7 @@ START_TEST(stage_tables_cache)
 	ck_assert_int_eq(reduce_stage_tables_check(a, ts), CUBE_OK);
 	ck_assert_msg(solve__sum(a) == REDUCE_STAGE_TABLES_SUM,
 		      "the tables changed: set REDUCE_STAGE_TABLES_SUM in "
-		      "core/reduce/internal.h to 0x%016llxull (their checksum "
+		      "core/reduce/centers_methods.h to 0x%016llxull (their checksum "
 		      "now), so that servers build them anew rather than load "
 		      "an older build's file",
 		      (unsigned long long)solve__sum(a));
@@ -1777,7 +1778,7 @@ START_TEST(efforts)
 	 * 33×33, where the default takes slices and block commutators (the
 	 * bench's first 36×36: 14,757 moves against 8,987); 26×26, an even
 	 * n from 26 to 32 where the default goes inside out lean for time
-	 * (internal.h, LEAN; the block commutators gave about 7,700 moves
+	 * (plan.c, lean; the block commutators gave about 7,700 moves
 	 * there): effort 2 and 3 search it wider; 72×72: the largest they
 	 * solve inside out (STAGED_MORE_MAX_N), after the default's pass */
 	static const int sizes[] = {4, 6, 9, 26, 36, 72};

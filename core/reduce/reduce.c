@@ -686,43 +686,66 @@ static int anytime_hurry(void *ctx)
 	return a->user->hurry(a->user->ctx);
 }
 
-int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
-		 void *work, size_t work_size, cube_move *out, size_t cap,
-		 reduce_result *res)
-{
-	if (!tables || !c || !work || !out || !res)
-		return CUBE_EINVAL;
-	int n = c->n;
-	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
-		return CUBE_ESIZE;
-	if (work_size < reduce_work_size(n))
-		return CUBE_EINVAL;
-
-	/* the answer in hand: its length, -1 while there is none */
-	int nbest = -1;
-	struct anytime at = {lim, &nbest};
-	reduce_limits own;
-	if (lim && lim->stop) {
-		own = *lim;
-		own.poll = anytime_poll;
-		own.hurry = lim->hurry ? anytime_hurry : NULL;
-		own.ctx = &at;
-		lim = &own;
-	}
+/* One solve as its steps pass it on: the context, the caller's buffers,
+ * and the answer in hand. */
+struct solve_run {
 	struct ctx x;
-	ctx_init(&x, work, n, lim);
-	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
-	x.scratch = (cube_t *)(void *)((unsigned char *)work +
-				       scratch_offset(n));
-	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
-	x.out = out;
-	x.cap = cap;
+	const cube_t *c;
+	const void *tables;
+	const reduce_limits *lim; /* the caller's, or own (anytime) */
+	struct reduce_plan plan;  /* the solve's: its size and effort */
+	cube_move *out, *alt;     /* the answer; the later variants' moves */
+	size_t cap, alt_cap;
+	int8_t e_of3[54];         /* 3×3 facelet → edge sticker, or -1 */
+	int passes;               /* variants and passes run (solve_passes) */
+	int eased;                /* the caller's hurry eased a pass */
+	/* the answer in hand: its length (-1 while there is none), its
+	 * stages and the frame it ends in */
+	int nbest;
+	reduce_result best;
+	int best_tcol[6];
+	/* an anytime solve's limits (reduce_limits.stop) */
+	reduce_limits own;
+	struct anytime at;
+};
+
+/* The solve's start: its context on the work buffer, the plan, the
+ * shared tables' header, the cube checked (legal as a cube, then its
+ * wings), the models built. Returns 0 or an error. */
+static int solve_open(struct solve_run *s, const void *tables,
+		      const cube_t *c, const reduce_limits *lim, void *work,
+		      cube_move *out, size_t cap)
+{
+	int n = c->n;
+	s->c = c;
+	s->tables = tables;
+	s->out = out;
+	s->cap = cap;
+	s->nbest = -1;
+	s->passes = 0;
+	s->eased = 0;
+	s->at = (struct anytime){lim, &s->nbest};
+	if (lim && lim->stop) {
+		s->own = *lim;
+		s->own.poll = anytime_poll;
+		s->own.hurry = lim->hurry ? anytime_hurry : NULL;
+		s->own.ctx = &s->at;
+		lim = &s->own;
+	}
+	s->lim = lim;
+	struct ctx *x = &s->x;
+	ctx_init(x, work, n, lim);
+	x->c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
+	x->scratch = (cube_t *)(void *)((unsigned char *)work +
+					scratch_offset(n));
+	char *fl = (char *)x->c + ((cube_sizeof(n) + 63) & ~(size_t)63);
+	x->out = out;
+	x->cap = cap;
 	if (lim && (lim->effort < 0 || lim->effort > REDUCE_MAX_EFFORT))
 		return CUBE_EINVAL;
-	/* the solve's plan; each pass runs on its own (below) */
-	struct reduce_plan plan =
-		reduce__plan(n, lim && lim->effort > 1 ? lim->effort : 1);
-	x.plan = plan;
+	/* the solve's plan; each pass runs on its own (solve_passes) */
+	s->plan = reduce__plan(n, lim && lim->effort > 1 ? lim->effort : 1);
+	x->plan = s->plan;
 	if (lim && lim->stage_tables) {
 		/* the header only (the whole checksum is for a file read
 		 * back: reduce_stage_tables_check) */
@@ -730,7 +753,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				      reduce_stage_tables_size(), stage_magic,
 				      STAGE_VERSION))
 			return SOLVE_ETABLES;
-		x.shared_bars =
+		x->shared_bars =
 			(const unsigned char *)lim->stage_tables + shared_bars_at();
 	}
 
@@ -741,118 +764,158 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	cube_validation_result vr;
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
-	cube_copy(x.c, c);
+	cube_copy(x->c, c);
 	/* the regions of what any pass may run */
 	struct reduce_plan most = reduce__plan(n, EFFORT_INSIDE);
 	if (most.staged)
-		reduce__staged_reset(&x);
+		reduce__staged_reset(x);
 	if (most.obliques)
-		reduce__obliques_reset(&x);
+		reduce__obliques_reset(x);
 	if (most.inside)
-		reduce__bars_reset(&x);
+		reduce__bars_reset(x);
 	for (int id = 0; id < M_COUNT; id++) {
-		if (reduce__build_model(&x.w->model[id], id,
-				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)
+		if (reduce__build_model(&x->w->model[id], id,
+				(cube_t *)(void *)x->w->sim, x->w->queue) < 0)
 			return SOLVE_ESTAGE;
 	}
-	if (!reduce__wings_legal(&x))
+	if (!reduce__wings_legal(x))
 		return CUBE_EINVALID;
 
-	int8_t e_of3[54];
-	memset(e_of3, -1, sizeof e_of3);
+	memset(s->e_of3, -1, sizeof s->e_of3);
 	for (int e = 0; e < 12; e++)
-		for (int s = 0; s < 2; s++)
-			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
+		for (int k = 0; k < 2; k++)
+			s->e_of3[cubie__edge_facelet[e][k]] = (int8_t)(2 * e + k);
+	s->alt = (cube_move *)(void *)((unsigned char *)work + alt_offset(n));
+	s->alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
+	return 0;
+}
 
-	reduce_result r, best;
-	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
-					       alt_offset(n));
-	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
-	int best_tcol[6], nv = plan.variants;
+/* Answer k of variant v (its stages in r) kept if it is the first or
+ * shorter than the one in hand; a later variant's moves come from alt. */
+static void keep_if_shorter(struct solve_run *s, int k, const reduce_result *r)
+{
+	if (s->nbest >= 0 && k >= s->nbest)
+		return;
+	if (s->x.out == s->alt)
+		memcpy(s->out, s->alt, (size_t)k * sizeof *s->out);
+	s->nbest = k;
+	s->best = *r;
+	memcpy(s->best_tcol, s->x.tcol, sizeof s->best_tcol);
+}
+
+/* 4×4 and 5×5 with their phase tables: 1 when they gave the answer, 0
+ * when the stage-by-stage path is to solve (no tables, or none of their
+ * runs gave an answer: a phase over its budget, or hurried by the caller
+ * before it had any), or an error.
+ * 4×4: several frames, the shortest kept; one that ran out of its budget
+ * is replaced by the next frame of another class (up to 8 tried in all),
+ * and one the caller hurried ends them. 5×5: the phases once, then the
+ * 3×3 stage on each reduction they kept, the shortest whole kept. */
+static int solve_by_phases(struct solve_run *s)
+{
+	struct ctx *x = &s->x;
+	const reduce_limits *lim = s->lim;
+	int n = x->n;
+	reduce_result r;
 	const void *four = n == 4 && lim ? lim->four_tables : NULL;
 	if (four && !reduce__four_tables_ok(four))
 		return SOLVE_ETABLES;
 	const void *five = n == 5 && lim ? lim->five_tables : NULL;
 	if (five && !reduce__five_tables_ok(five))
 		return SOLVE_ETABLES;
-	if (four || five) {
-		/* 4×4: several frames, the shortest kept; one that ran out of
-		 * its budget is replaced by the next frame of another class
-		 * (up to 8 tried in all),
-		 * and one the caller hurried ends them.
-		 * 5×5: the phases once, then the 3×3 stage on each reduction
-		 * they kept, the shortest whole kept. None (a phase over its
-		 * budget, or hurried by the caller before it had any): the
-		 * stage-by-stage path below */
-		int nvar = four ? plan.four_frames : 0;
-		if (five) {
-			x.frame = 0;
-			x.rot = 0;
-			int rc = variant_begin(&x, c, &r);
-			nvar = rc < 0 ? rc : reduce__five_reduce(&x, five);
-			if (nvar == SOLVE_ENOTFOUND)
-				return nvar;
+	if (!four && !five)
+		return 0;
+	int nvar = four ? s->plan.four_frames : 0;
+	if (five) {
+		x->frame = 0;
+		x->rot = 0;
+		int rc = variant_begin(x, s->c, &r);
+		nvar = rc < 0 ? rc : reduce__five_reduce(x, five);
+		if (nvar == SOLVE_ENOTFOUND)
+			return nvar;
+	}
+	for (int v = 0, tried = 0; v < nvar && v < 24 && tried < 8; v++) {
+		cube_move *o = v == 0 || s->nbest < 0 ? s->out : s->alt;
+		phases_begin(x, four ? v : 0, o, o == s->out ? s->cap : s->alt_cap);
+		int k = four ? solve_four(x, s->c, s->tables, four, &r)
+			     : solve_five(x, s->c, s->tables, five, v, &r);
+		if (k == FOUR_SKIP) {
+			nvar++; /* a class that ran out: the next */
+			continue;
 		}
-		for (int v = 0, tried = 0; v < nvar && v < 24 && tried < 8;
-		     v++) {
-			cube_move *o = v == 0 || nbest < 0 ? out : alt;
-			phases_begin(&x, four ? v : 0, o,
-				     o == out ? cap : alt_cap);
-			int k = four ? solve_four(&x, c, tables, four, &r)
-				     : solve_five(&x, c, tables, five, v, &r);
-			if (k == FOUR_SKIP) {
-				nvar++; /* a class that ran out: the next */
+		tried++;
+		if (k == SOLVE_ESTAGE && x->hurried)
+			break; /* hurried: the answer in hand, or none */
+		if (k == SOLVE_ESTAGE) {
+			nvar += four != NULL;
+			continue;
+		}
+		if (k == CUBE_ESPACE && s->nbest >= 0)
+			continue;
+		if (k == SOLVE_ENOTFOUND && s->nbest >= 0)
+			break;
+		if (k < 0)
+			return k;
+		keep_if_shorter(s, k, &r);
+	}
+	if (four && s->nbest < 0 && x->four_failed && !x->hurried) {
+		/* every class ran out: each once more, phase 1 one move
+		 * longer (its answers' phase 2 is often much shorter: the
+		 * server's seed 116, 40 moves where the stage-by-stage
+		 * reduction takes 55) */
+		x->four_p1x = 1;
+		x->four_failed = 0;
+		for (int v = 0; v < 24 && s->nbest < 0 && !x->hurried; v++) {
+			phases_begin(x, v, s->out, s->cap);
+			int k = solve_four(x, s->c, s->tables, four, &r);
+			if (k == FOUR_SKIP || k == SOLVE_ESTAGE)
 				continue;
-			}
-			tried++;
-			if (k == SOLVE_ESTAGE && x.hurried)
-				break; /* hurried: the answer in hand, or below */
-			if (k == SOLVE_ESTAGE) {
-				nvar += four != NULL;
-				continue;
-			}
-			if (k == CUBE_ESPACE && nbest >= 0)
-				continue;
-			if (k == SOLVE_ENOTFOUND && nbest >= 0)
-				break;
 			if (k < 0)
 				return k;
-			if (nbest < 0 || k < nbest) {
-				if (x.out == alt)
-					memcpy(out, alt, (size_t)k * sizeof *out);
-				nbest = k;
-				best = r;
-			}
-		}
-		if (four && nbest < 0 && x.four_failed && !x.hurried) {
-			/* every class ran out: each once more, phase 1 one
-			 * move longer (its answers' phase 2 is often much
-			 * shorter: the server's seed 116, 40 moves where the
-			 * stage-by-stage reduction takes 55) */
-			x.four_p1x = 1;
-			x.four_failed = 0;
-			for (int v = 0; v < 24 && nbest < 0 && !x.hurried; v++) {
-				phases_begin(&x, v, out, cap);
-				int k = solve_four(&x, c, tables, four, &r);
-				if (k == FOUR_SKIP || k == SOLVE_ESTAGE)
-					continue;
-				if (k < 0)
-					return k;
-				nbest = k;
-				best = r;
-			}
-		}
-		if (nbest >= 0) {
-			*res = best;
-			return nbest;
+			keep_if_shorter(s, k, &r);
 		}
 	}
+	return s->nbest >= 0;
+}
+
+/* Pass v's settings (of passes): its plan (the effort it runs at), its
+ * variant's threshold, frame and turn, and what the variant takes from
+ * its plan (reduce__ease leaves these). */
+static void pass_begin(struct solve_run *s, int v, int effort, int variant,
+		       int passes)
+{
+	struct ctx *x = &s->x;
+	x->plan = reduce__plan(x->n, effort);
+	struct reduce_variant var = reduce__variant(variant);
+	x->c_num = var.c_num, x->c_den = var.c_den;
+	x->frame = var.frame;
+	x->rot = var.rot;
+	x->om_evals = 0;
+	/* many variants: each 3×3 searched briefly, the winner's on after */
+	x->polls = passes > 1 ? 1 : x->plan.polls;
+	x->free3 = x->plan.free3;
+	x->ends = x->plan.ends;
+	x->blk_most = v == 1 && x->plan.blk_thr_most != NULL;
+	x->out = v == 0 ? s->out : s->alt;
+	x->cap = v == 0 ? s->cap : s->alt_cap;
+	x->answered = s->nbest >= 0;
+}
+
+/* The stage-by-stage reduction: the plan's variants, each a run of the
+ * stages on a fresh copy of the cube, and the passes effort 2 and 3 add
+ * past 33×33; the shortest answer kept. Returns 0 or an error (a later
+ * pass that fails keeps the answer in hand). */
+static int solve_passes(struct solve_run *s)
+{
+	struct ctx *x = &s->x;
+	const reduce_limits *lim = s->lim;
+	int n = x->n, effort = s->plan.effort, nv = s->plan.variants;
+	int inside_v = -1, inside_e = EFFORT_INSIDE, dflt_v = -1;
+	reduce_result r;
 	/* effort 3 past STAGED_MORE_MAX_N: after the block commutators'
 	 * two passes, one inside out when the caller's budget holds it
 	 * (reduce_limits.budget_ms), in the first variant's frame */
-	int effort = plan.effort, inside_v = -1, inside_e = EFFORT_INSIDE,
-	    dflt_v = -1, eased = 0;
-	if (plan.inside_pass && lim &&
+	if (s->plan.inside_pass && lim &&
 	    (lim->budget_ms == 0 ||
 	     (uint64_t)lim->budget_ms * 1000 >=
 		     (uint64_t)REDUCE_INSIDE_MS_N2 * (uint64_t)(n * n)))
@@ -864,32 +927,21 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	 * slow day and left no answer (422) where the default gives one:
 	 * so first the default's pass, its answer in hand, then the
 	 * inside-out pass in the same frame, which a deadline may cut
-	 * short (the answer in hand kept, as past 72 below). */
-	if (plan.default_first) {
+	 * short (the answer in hand kept, as past 72 above). */
+	if (s->plan.default_first) {
 		dflt_v = 0;
 		inside_v = 1;
 		inside_e = effort;
 	}
-	for (int v = 0; v < nv && !eased; v++) {
-		x.plan = reduce__plan(n, v == inside_v ? inside_e
-					 : v == dflt_v ? 1 : effort);
-		struct reduce_variant var =
-			reduce__variant(v == inside_v ? 0 : v);
-		x.c_num = var.c_num, x.c_den = var.c_den;
-		x.frame = var.frame;
-		x.rot = var.rot;
-		x.om_evals = 0;
-		x.polls = nv > 1 ? 1 : x.plan.polls;
-		x.free3 = x.plan.free3;
-		x.ends = x.plan.ends;
-		x.blk_most = v == 1 && x.plan.blk_thr_most != NULL;
-		x.out = v == 0 ? out : alt;
-		x.cap = v == 0 ? cap : alt_cap;
-		x.answered = nbest >= 0;
-		int k = solve_variant(&x, c, tables, e_of3, &r);
+	s->passes = nv;
+	for (int v = 0; v < nv && !s->eased; v++) {
+		pass_begin(s, v,
+			   v == inside_v ? inside_e : v == dflt_v ? 1 : effort,
+			   v == inside_v ? 0 : v, nv);
+		int k = solve_variant(x, s->c, s->tables, s->e_of3, &r);
 		/* hurried (reduce__ease): this variant ran on at the
 		 * default effort, and no other starts */
-		eased |= x.eased;
+		s->eased |= x->eased;
 		if (k == CUBE_ESPACE && v > 0)
 			continue; /* longer than the answer in hand */
 		if (k == SOLVE_ENOTFOUND && v > 0)
@@ -901,53 +953,73 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				   * not the one in hand */
 		if (k < 0)
 			return k;
-		if (nbest < 0 || k < nbest) {
-			if (v > 0)
-				memcpy(out, alt, (size_t)k * sizeof *out);
-			nbest = k;
-			best = r;
-			memcpy(best_tcol, x.tcol, sizeof best_tcol);
-		}
+		keep_if_shorter(s, k, &r);
 	}
-	/* eased: the winner's 3×3 searched on as long as the default's
-	 * (then the same answer as the default's where the first ask eased
-	 * the first variant) */
-	x.plan = reduce__plan(n, eased ? 1 : effort);
-	if (nv > 1) {
-		/* the winner's 3×3 searched on with the full budget: the
-		 * same search continued, so never longer */
-		int start = best.stage[REDUCE_3X3].start;
-		cube_copy(x.c, c);
-		cube__apply_trusted(x.c, out, (size_t)start);
-		x.out = out;
-		x.cap = cap;
-		x.count = (size_t)start;
-		x.polls = x.plan.polls;
-		/* the free turns wherever the 3×3 is searched on alone, but
-		 * not past the block commutators (plan.c, FREE3_VARIANTS) */
-		x.free3 = !x.plan.blocks;
-		for (int f = 0; f < 6; f++) {
-			x.tcol[f] = best_tcol[f];
-			x.face_of[best_tcol[f]] = f;
-		}
-		int rc = reduce__stage_3x3(&x, tables);
-		if (rc == SOLVE_ENOTFOUND) {
-			/* stopped by the caller's poll before it found
-			 * anything: out still holds the short search's
-			 * answer */
-			*res = best;
-			return nbest;
-		}
-		if (rc < 0)
-			return rc;
-		stage_end(&x, &best, REDUCE_3X3);
-		if (!all_solved(&x))
-			return SOLVE_ESTAGE;
-		best.count = (int)x.count;
-		nbest = best.count;
+	return 0;
+}
+
+/* Where several variants or passes ran: the winner's 3×3 searched on
+ * with the full budget, the same search continued, so never longer
+ * (eased: as long as the default's, then the same answer as the
+ * default's where the first ask eased the first variant). Returns 0 or
+ * an error; the caller's poll stopping it keeps the answer in hand. */
+static int search_on(struct solve_run *s)
+{
+	struct ctx *x = &s->x;
+	x->plan = reduce__plan(x->n, s->eased ? 1 : s->plan.effort);
+	if (s->passes <= 1)
+		return 0;
+	int start = s->best.stage[REDUCE_3X3].start;
+	cube_copy(x->c, s->c);
+	cube__apply_trusted(x->c, s->out, (size_t)start);
+	x->out = s->out;
+	x->cap = s->cap;
+	x->count = (size_t)start;
+	x->polls = x->plan.polls;
+	/* the free turns wherever the 3×3 is searched on alone, but not
+	 * past the block commutators (plan.c, FREE3_VARIANTS) */
+	x->free3 = !x->plan.blocks;
+	for (int f = 0; f < 6; f++) {
+		x->tcol[f] = s->best_tcol[f];
+		x->face_of[s->best_tcol[f]] = f;
 	}
-	*res = best;
-	return nbest;
+	int rc = reduce__stage_3x3(x, s->tables);
+	if (rc == SOLVE_ENOTFOUND)
+		return 0; /* stopped by the caller's poll before it found
+			   * anything: out still holds the short search's
+			   * answer */
+	if (rc < 0)
+		return rc;
+	stage_end(x, &s->best, REDUCE_3X3);
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	s->best.count = (int)x->count;
+	s->nbest = s->best.count;
+	return 0;
+}
+
+int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
+		 void *work, size_t work_size, cube_move *out, size_t cap,
+		 reduce_result *res)
+{
+	if (!tables || !c || !work || !out || !res)
+		return CUBE_EINVAL;
+	int n = c->n;
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return CUBE_ESIZE;
+	if (work_size < reduce_work_size(n))
+		return CUBE_EINVAL;
+	struct solve_run s;
+	int rc;
+	if ((rc = solve_open(&s, tables, c, lim, work, out, cap)) < 0)
+		return rc;
+	if ((rc = solve_by_phases(&s)) == 0 &&
+	    (rc = solve_passes(&s)) == 0)
+		rc = search_on(&s);
+	if (rc < 0)
+		return rc;
+	*res = s.best;
+	return s.nbest;
 }
 
 size_t reduce_stage_tables_size(void)

@@ -41,12 +41,6 @@ static uint32_t binom(int n, int k)
 	return (uint32_t)r;
 }
 
-static inline void nib_set(uint8_t *t, size_t i, int v)
-{
-	t[i >> 1] = (uint8_t)((t[i >> 1] & ~(15 << ((i & 1) * 4))) |
-			      (v << ((i & 1) * 4)));
-}
-
 /* ---- the model ---------------------------------------------------------- */
 
 static int st(int f, int r, int c)

@@ -388,7 +388,7 @@ static int wing_places(struct model *M, cube_t *sim, uint8_t tr[][3], int nt,
 	return 0;
 }
 
-int reduce__build_model(struct model *M, int id, cube_t *sim, uint16_t *queue)
+int reduce__model_build(struct model *M, int id, cube_t *sim, uint16_t *queue)
 {
 	static const uint8_t kinds[M_COUNT][8] = {
 		[M_X] = {K_0, K_P, K_MP, K_M},

@@ -8,7 +8,7 @@
 #include "internal.h"
 
 void reduce__where3d(int n, int f, int r, int c, int xyz[3]);
-int reduce__build_model(struct model *M, int id, cube_t *sim,
+int reduce__model_build(struct model *M, int id, cube_t *sim,
 			uint16_t *queue);
 int reduce__model_gen(const struct model *M, int axis, int layer, int qt);
 void reduce__orbit_init(struct orbit *o, const struct model *M, int p,

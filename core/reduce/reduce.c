@@ -774,7 +774,7 @@ static int solve_open(struct solve_run *s, const void *tables,
 	if (most.inside)
 		reduce__bars_reset(x);
 	for (int id = 0; id < M_COUNT; id++) {
-		if (reduce__build_model(&x->w->model[id], id,
+		if (reduce__model_build(&x->w->model[id], id,
 				(cube_t *)(void *)x->w->sim, x->w->queue) < 0)
 			return SOLVE_ESTAGE;
 	}

@@ -26,6 +26,7 @@
 #include "alg.h"
 #include "cubie_internal.h"
 #include "solve_internal.h"
+#include "solve3.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -344,19 +345,6 @@ static void cube_of(const cubie3 *c, cube_t *k)
 	char f[54];
 	cube3_to_facelets(c, f);
 	cube_from_facelets(k, 3, f, sizeof f, NULL);
-}
-
-/* Face turn m (face·3 + qt-1) as a cube_move (as twophase.c). */
-static cube_move to_cube_move(int m)
-{
-	static const uint8_t axis[6] = {CUBE_Y, CUBE_X, CUBE_Z,
-					CUBE_Y, CUBE_X, CUBE_Z};
-	int f = m / 3, q = m % 3 + 1;
-	cube_move r;
-	r.axis = axis[f];
-	r.lo = r.hi = f < 3 ? 0 : 2;
-	r.qt = (uint8_t)(f < 3 ? q : 4 - q);
-	return r;
 }
 
 /* Where piece p is, as a 24-state. */
@@ -748,7 +736,7 @@ int beginner_solve(const void *tables, const cubie3 *c, cube_move *out,
 		/* merge what the algorithms' seams left (U U' …) */
 		size_t cnt = (size_t)(b.n - from);
 		for (size_t i = 0; i < cnt; i++)
-			moves[total + (int)i] = to_cube_move(b.mv[from + (int)i]);
+			moves[total + (int)i] = solve3__face_move(b.mv[from + (int)i]);
 		cnt = moves_simplify(moves + total, cnt);
 		st[k].name = stage_info[k].name;
 		st[k].goal = stage_info[k].goal;
@@ -947,7 +935,7 @@ static int pdfs(struct tsearch *s, int k, int bound, int prev)
 			continue;
 		for (int q = 0; q < 3; q++) {
 			int m = f * 3 + q;
-			cube_move mv = to_cube_move(m);
+			cube_move mv = solve3__face_move(m);
 			cube_t *next = AS_CUBE(s->cube[k + 1]);
 			cube_copy(next, AS_CUBE(s->cube[k]));
 			cube_turn(next, mv.axis, mv.lo, mv.hi, mv.qt);
@@ -1046,7 +1034,7 @@ int target_solve(const void *tables, const target_spec *t, const cubie3 *c,
 			res->nodes = s.nodes;
 			if (found) {
 				for (int i = 0; i < bound; i++)
-					out[i] = to_cube_move(s.path[i]);
+					out[i] = solve3__face_move(s.path[i]);
 				res->optimal = 1;
 				res->searched = bound;
 				return bound;

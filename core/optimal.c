@@ -29,6 +29,7 @@
 #include "optimal.h"
 #include "optimal_coord.h"
 #include "optimal_tables_internal.h"
+#include "solve3.h"
 
 #include <string.h>
 
@@ -348,20 +349,6 @@ static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
 	return 0;
 }
 
-/* Face turn m (face·3 + qt-1) as a cube_move. */
-static cube_move to_cube_move(int m)
-{
-	static const uint8_t axis[6] = {CUBE_Y, CUBE_X, CUBE_Z,
-					CUBE_Y, CUBE_X, CUBE_Z};
-	int f = m / 3, q = m % 3 + 1;
-	cube_move r;
-	r.axis = axis[f];
-	/* D L B are layer 2 of their axis, turned counted from U R F */
-	r.lo = r.hi = f < 3 ? 0 : 2;
-	r.qt = (uint8_t)(f < 3 ? q : 4 - q);
-	return r;
-}
-
 /* Moves, frames and the subgroup masks. */
 static void setup(struct osearch *s)
 {
@@ -480,6 +467,6 @@ done:
 	if (found > cap)
 		return CUBE_ESPACE;
 	for (int i = 0; i < found; i++)
-		out[i] = to_cube_move(s.path[i]);
+		out[i] = solve3__face_move(s.path[i]);
 	return found;
 }

@@ -45,6 +45,7 @@
  */
 #include "solve.h"
 #include "solve_internal.h"
+#include "solve3.h"
 
 #include <string.h>
 
@@ -192,52 +193,9 @@ static inline void set2(uint8_t *p, uint64_t i, int v)
 
 /* ------------------------------------------------------ cubie arithmetic */
 
-/* Kociemba's basic symmetries as cubies: the 120° turn about the URF–DBL
- * diagonal, 180° about F–B, 90° about U–D, and the mirror in the plane
- * between L and R (twist 3 marks a mirrored corner). */
-static const cubie3 s_urf3 = {{0, 4, 5, 1, 3, 7, 6, 2},
-			      {1, 2, 1, 2, 2, 1, 2, 1},
-			      {1, 8, 5, 9, 3, 11, 7, 10, 0, 4, 6, 2},
-			      {1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1}};
-static const cubie3 s_f2 = {{5, 4, 7, 6, 1, 0, 3, 2},
-			    {0},
-			    {6, 5, 4, 7, 2, 1, 0, 3, 9, 8, 11, 10},
-			    {0}};
-static const cubie3 s_u4 = {{3, 0, 1, 2, 7, 4, 5, 6},
-			    {0},
-			    {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10},
-			    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}};
-static const cubie3 s_lr2 = {{1, 0, 3, 2, 5, 4, 7, 6},
-			     {3, 3, 3, 3, 3, 3, 3, 3},
-			     {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10},
-			     {0}};
-
-/* a then b, where either may be mirrored: a twist t >= 3 is the mirror
- * image of twist t-3, and mirrors compose by subtracting. */
-static void mul_full(const cubie3 *a, const cubie3 *b, cubie3 *out)
-{
-	cubie3 t;
-	for (int i = 0; i < 8; i++) {
-		int j = b->cp[i], oa = a->co[j], ob = b->co[i], o;
-		t.cp[i] = a->cp[j];
-		if (oa < 3 && ob < 3)
-			o = (oa + ob) % 3;
-		else if (oa < 3)
-			o = (oa + ob - 3) % 3 + 3;
-		else if (ob < 3)
-			o = (oa - ob + 3) % 3 + 3;
-		else
-			o = (oa - ob + 3) % 3;
-		t.co[i] = (uint8_t)o;
-	}
-	for (int i = 0; i < 12; i++) {
-		t.ep[i] = a->ep[b->ep[i]];
-		t.eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
-	}
-	*out = t;
-}
-
-/* The 16 UD-axis symmetries, s = 8·f2 + 2·u4 + lr2, and their inverses. */
+/* The 16 UD-axis symmetries (solve3.h: s = 8·f2 + 2·u4 + lr2) and their
+ * inverses. */
+_Static_assert(NSYM == SOLVE3_UD_SYMS, "the UD-axis symmetries");
 struct syms {
 	cubie3 s[NSYM];
 	uint8_t inv[NSYM];
@@ -245,35 +203,13 @@ struct syms {
 
 static void make_syms(struct syms *y)
 {
-	cubie3 c;
-	cubie3_solved(&c);
-	int k = 0;
-	for (int f2 = 0; f2 < 2; f2++) {
-		for (int u4 = 0; u4 < 4; u4++) {
-			for (int lr2 = 0; lr2 < 2; lr2++) {
-				y->s[k++] = c;
-				mul_full(&c, &s_lr2, &c);
-			}
-			mul_full(&c, &s_u4, &c);
-		}
-		mul_full(&c, &s_f2, &c);
-	}
-	cubie3 id, p;
-	cubie3_solved(&id);
-	for (int i = 0; i < NSYM; i++)
-		for (int j = 0; j < NSYM; j++) {
-			mul_full(&y->s[i], &y->s[j], &p);
-			if (cubie3_equal(&p, &id))
-				y->inv[i] = (uint8_t)j;
-		}
+	solve3__ud_syms(y->s, y->inv);
 }
 
 /* S_s X S_s⁻¹ */
 static void sym_conj(const struct syms *y, const cubie3 *x, int s, cubie3 *out)
 {
-	cubie3 t;
-	mul_full(&y->s[s], x, &t);
-	mul_full(&t, &y->s[y->inv[s]], out);
+	solve3__conj(y->s, y->inv, x, s, out);
 }
 
 /* ------------------------------------------------------------ coordinates */
@@ -553,14 +489,14 @@ static int init_urf_moves(const struct tables *t, const cubie3 mv[NMOVE])
 {
 	cubie3 s[3], si[3], x;
 	cubie3_solved(&s[0]);
-	mul_full(&s[0], &s_urf3, &s[1]);
-	mul_full(&s[1], &s_urf3, &s[2]);
+	solve3__mul(&s[0], &solve3__s_urf3, &s[1]);
+	solve3__mul(&s[1], &solve3__s_urf3, &s[2]);
 	for (int a = 0; a < 3; a++)
 		cubie3_invert(&s[a], &si[a]);
 	for (int a = 0; a < 3; a++)
 		for (int m = 0; m < NMOVE; m++) {
-			mul_full(&si[a], &mv[m], &x);
-			mul_full(&x, &s[a], &x);
+			solve3__mul(&si[a], &mv[m], &x);
+			solve3__mul(&x, &s[a], &x);
 			int found = -1;
 			for (int k = 0; k < NMOVE; k++)
 				if (cubie3_equal(&x, &mv[k]))
@@ -1124,20 +1060,6 @@ static int p1_depth(const struct tables *t, const cubie3 *c)
 	return d;
 }
 
-/* Face turn m (face·3 + qt-1) as a cube_move. */
-static cube_move to_cube_move(int m)
-{
-	static const uint8_t axis[6] = {CUBE_Y, CUBE_X, CUBE_Z,
-					CUBE_Y, CUBE_X, CUBE_Z};
-	int f = m / 3, q = m % 3 + 1;
-	cube_move r;
-	r.axis = axis[f];
-	/* D L B are layer 2 of their axis, turned counted from U R F */
-	r.lo = r.hi = f < 3 ? 0 : 2;
-	r.qt = (uint8_t)(f < 3 ? q : 4 - q);
-	return r;
-}
-
 /* A cube to start phase 1 from: x itself or x after pre-moves. */
 struct prestart {
 	cubie3 y;
@@ -1219,8 +1141,8 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	cubie3 ci, sc[3], sci[3];
 	cubie3_invert(c, &ci);
 	cubie3_solved(&sc[0]);
-	cubie3_compose(&sc[0], &s_urf3, &sc[1]);
-	cubie3_compose(&sc[1], &s_urf3, &sc[2]);
+	cubie3_compose(&sc[0], &solve3__s_urf3, &sc[1]);
+	cubie3_compose(&sc[1], &solve3__s_urf3, &sc[2]);
 	for (int a = 0; a < 3; a++)
 		cubie3_invert(&sc[a], &sci[a]);
 	int lo = MAXLEN + 1;
@@ -1283,6 +1205,6 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	if (s.best_len > max_len)
 		return SOLVE_ENOTFOUND;
 	for (int i = 0; i < s.best_len; i++)
-		out[i] = to_cube_move(s.best[i]);
+		out[i] = solve3__face_move(s.best[i]);
 	return s.best_len;
 }

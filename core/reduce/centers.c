@@ -1,6 +1,7 @@
-/* centers.c — the centers stage: which method solves which center orbits
- * for a size (the staged search, the greedy free turns, the oblique
- * macros, the 3-cycles that finish every orbit).
+/* centers.c — the centers stage: the methods a size's plan picks
+ * (plan.c: the staged search, the greedy free turns, the oblique macros,
+ * the block commutators), in order, and the 3-cycles that finish every
+ * orbit.
  *
  * Staged centers. Up to STAGED_MAX_N a search with pruning tables
  * solves the X-centers and +-centers in four steps (U/D colours onto U
@@ -15,11 +16,16 @@
  * (centers_obliques.c), and the 3-cycles (orbits.c) then finish each
  * orbit.
  *
- * Past them (BLK_ON) greedy slices and then block commutators,
+ * Past them (plan.blocks) greedy slices and then block commutators,
  * each acting on a whole rectangle of oblique orbits, come before the
  * 3-cycles (centers_blocks.c).
  */
-#include "internal.h"
+#include <string.h>
+
+#include "centers.h"
+#include "centers_methods.h"
+#include "orbits.h"
+#include "turns.h"
 
 /* Whether center orbit (r, c) of the cube is solved. */
 static int orbit_solved(struct ctx *x, int r, int c)
@@ -41,8 +47,8 @@ int reduce__stage_centers(struct ctx *x)
 	x->cpar = 0;
 	memset(x->split, 0, sizeof x->split);
 	x->erate = 0;
-	if (STAGED(x->n, x->effort) && x->staged) {
-		if (EDGE_RATE_ON(x->n)) {
+	if (x->plan.staged) {
+		if (x->plan.edge_rate) {
 			int rc = reduce__free_build(x);
 			if (rc < 0)
 				return rc;
@@ -52,14 +58,14 @@ int reduce__stage_centers(struct ctx *x)
 		if (staged < 0)
 			return staged;
 	}
-	if (x->n <= FREE_MAX_N) {
+	if (x->plan.free_phase) {
 		/* the edge phase needs the turns' place maps either way */
 		int rc = staged ? reduce__free_ready(x)
 				 : reduce__free_centers(x);
 		if (rc < 0)
 			return rc;
 	}
-	if (BLK_ON(x->n, x->effort)) {
+	if (x->plan.blocks) {
 		int rc = reduce__block_centers(x);
 		if (rc < 0)
 			return rc;
@@ -72,7 +78,7 @@ int reduce__stage_centers(struct ctx *x)
 			reduce__orbit_init(&o, &x->w->model[id], r, c, m);
 			for (int i = 0; i < NPOS; i++)
 				tgt[i] = (uint8_t)x->tcol[o.st[i][0][0]];
-			if (id == M_OBL && 2 * c < m && OM_ON(x->n, x->effort) &&
+			if (id == M_OBL && 2 * c < m && x->plan.obliques &&
 			    !(orbit_solved(x, r, c) && orbit_solved(x, r, m - c))) {
 				int rc = reduce__om_pair(x, r, c);
 				if (rc < 0)

@@ -2,91 +2,20 @@
  * two obliques beside it into a 1×3 bar while ring 2 stays solved, so that
  * ring 1's staged search (as on a 5×5) solves the obliques too.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "alg.h"
+#include "centers_methods.h"
+#include "turns.h"
 
 /* The bars (reduce__bar_pair; before bar_center, how they work): on 7×7, each
  * +-center of ring 1 with the two obliques beside it, paired into a
  * 1×3 bar while ring 2 stays solved. Turns as in the oblique macros:
  * axis | layer << 2 | qt << 5. */
-#ifndef BAR_BW
-#define BAR_BW 16
-#endif
-/* from BAR_END obliques paired on, BAR_BWE states a step */
-#ifndef BAR_BWE
-#define BAR_BWE 64
-#endif
+/* the beam's width (plan.bar_beam), and from BAR_END obliques paired
+ * on plan.bar_beam_end: plan.c says which sizes take which */
 #ifndef BAR_END
 #define BAR_END 20
-#endif
-/* past BAR_WIDE_N a cube has many bar steps (one per ring and cell),
- * each as many as 7×7's one: narrower beams keep its time down (10×10
- * to 12×12 took them too until the staged searches' budget freed the
- * time: centers_staged.c, ST_NARROW_N; effort 2 and 3 keep them wide) */
-#ifndef BAR_WIDE_N
-#define BAR_WIDE_N 12
-#endif
-/* ... and on odd n from BAR_WIDE_LO to BAR_WIDE_HI, where the solver
- * before the inside-out centers took long enough that the wide beams
- * fit three times its time: 13×13 2.0-2.1 times it, 15×15 1.6-1.7,
- * 17×17 2.0 (narrow 1.1-1.3), and since the staged searches' smaller
- * budget 19×19 1.35 (narrow 0.55), 21×21 1.9, 23×23 2.0, 25×25
- * 2.2-2.35, for answers 4-7 % shorter; past it where the search is lean
- * (internal.h, LEAN: 27×27, 29×29, 33×33), whose time buys them (4
- * states: 1.84-1.97, 1.56-1.57 and 2.17-2.33 times it, for answers 2.7,
- * 2.1 and 1.9 % shorter than narrow and not lean) */
-#ifndef BAR_WIDE_LO
-#define BAR_WIDE_LO 13
-#endif
-#ifndef BAR_WIDE_HI
-#define BAR_WIDE_HI 25
-#endif
-#ifndef BAR_BW_BIG
-#define BAR_BW_BIG 4
-#endif
-#ifndef BAR_BWE_BIG
-#define BAR_BWE_BIG 16
-#endif
-/* ... but the last obliques' beam BAR_BWE_MID wide up to STAGED_MAX_N
- * but on even n from BAR_MID_EVEN_HI on (a beam of up to 32 states
- * scans half the lanes: bar_scan): 8 states, against the issue's
- * solver, 14×14 1,336.8 → 1,270.5 moves at 1.7 times its time, 16×16
- * 1,723.0 → 1,679.4 at 1.9, 18×18 2,170.5 → 2,102.8 at 2.25, 27×27
- * 4,956.0 → 4,838.2 at 1.5, 31×31 6,593.8 → 6,400.8 at 2.1, 33×33
- * 7,486.0 → 7,209.2 at 1.6-1.8; since the triples, 20×20 2,690.5 →
- * 2,636.2 at 2.2-2.3; 22×22 and 24×24 would take near or past 3,
- * but the lean search (internal.h, LEAN) makes the time for it there
- * and on 26×26 and 28×28 (4 states, against this beam 16 wide and not
- * lean: 22×22 3,268.5 → 3,189.75 moves at 0.63 of the time, 24×24
- * 3,898.25 → 3,802.5 at 0.69; against lean alone 26×26 4,577.25 →
- * 4,488.25 at 1.24); 32×32 would take 2.75 times the issue's solver
- * (6,840.25 moves against 7,070.75) */
-#ifndef BAR_BWE_MID
-#define BAR_BWE_MID 32
-#endif
-#ifndef BAR_MID_EVEN_HI
-#define BAR_MID_EVEN_HI 30
-#endif
-/* where the centers go inside out lean (internal.h, LEAN), a scan
- * weighs the first BAR_LEAN_CAP macros only (of the 7×7 model's about
- * 117,000, sorted by most pairs per move). Before the blocks (80,000
- * macros) the cap was 49,152: on 32×32 83 % of the macros the beam's
- * answers took were among the first 14,000, 94 % among the first
- * 40,000; 32,768 made the answers 1.6 % longer for 0.79 of the time,
- * 16,384 6 %. With the blocks 49,152 left out many of the long
- * commutators the last obliques need: a 26×26's beams died 16 times a
- * solve (bar_partial; none before). 65,536, against the code before
- * the blocks (same states): 22×22 3,189.75 → 3,090.50 moves at 1.22
- * times its time, 26×26 4,488.25 → 4,314.75 at 1.02, 27×27 4,611.0 →
- * 4,361.5 at 1.12, 28×28 5,189.0 → 5,031.0 at 0.85, 32×32 7,100.5 →
- * 6,821.0 at 1.04, 33×33 6,998.25 → 6,682.5 at 1.10; 49,152 with the
- * blocks 4,448.75, 5,196.0, 6,764.25 (26, 28, 33), 81,920 and 131,072
- * 4,333.5 and 4,340.0, 5,089.5 and 5,007.0 (26, 28) at 1.2-1.4 times.
- * Weighing every macro only where a level of the beam found none under
- * the cap (so that no beam dies) made 33×33 longer (6,842.0 at 49,152):
- * a beam that dies leaves 2 to 4 obliques to the 3-cycles, which cost
- * less there than the commutators that finish the step. */
-#ifndef BAR_LEAN_CAP
-#define BAR_LEAN_CAP 65536
 #endif
 #ifndef BAR_LOOK
 #define BAR_LOOK 8
@@ -94,13 +23,8 @@
 #ifndef BAR_BR
 #define BAR_BR 3
 #endif
-/* from BAR_TWIN_N on, a bar step also steers the next step's obliques
- * (the twins: bar_twin) */
-#ifndef BAR_TWIN_N
-#define BAR_TWIN_N 11
-#endif
 #define BAR_NC 150   /* the center places, as om_center numbers them */
-/* states scanned at once: at least BAR_BWE */
+/* states scanned at once: at least the plan's widest beam */
 #ifndef BAR_LANES
 #define BAR_LANES 64
 #endif
@@ -115,8 +39,7 @@
 #define BAR_FIN 8
 /* the moves of a trial's two steps kept, at most */
 #define BAR_KEEP 1024
-_Static_assert(BAR_BWE <= BAR_LANES && BAR_BW <= BAR_LANES && BAR_BWE_MID <= BAR_LANES,
-	       "bar lanes");
+_Static_assert(PLAN_BAR_BEAM_MAX <= BAR_LANES, "bar lanes");
 /* a scan reads its lanes' hits 8 bytes at a time (bar_scan_lanes) */
 _Static_assert(BAR_LANES % 8 == 0, "bar lanes in words of 8");
 
@@ -223,8 +146,8 @@ struct barlib {
 	int top[BAR_LANES][BAR_LOOK], tg[BAR_LANES][BAR_LOOK],
 	    tc[BAR_LANES][BAR_LOOK];
 	int nlev[BAR_DEPTH];
-	struct barnode lev[BAR_DEPTH][BAR_BWE];
-	struct barnode kids[BAR_BWE * BAR_LOOK];
+	struct barnode lev[BAR_DEPTH][PLAN_BAR_BEAM_MAX];
+	struct barnode kids[PLAN_BAR_BEAM_MAX * BAR_LOOK];
 };
 
 /* On 7×7 the rings' staged search and the oblique macros left the
@@ -264,17 +187,17 @@ struct barlib {
  * all of a step's states at once, side by side in lanes that the
  * compiler vectorizes (bar_scan). A macro whose first turn merges with
  * the turns before it costs that much less. A beam as the oblique
- * macros' (BAR_BW states a step, BAR_BWE once BAR_END obliques are
- * paired, since the last obliques cost the most and gain the most from
+ * macros' (the plan's bar_beam states a step, bar_beam_end once BAR_END
+ * obliques are paired, since the last obliques cost the most and gain the most from
  * a wider search; each grown by its BAR_LOOK best macros by obliques
  * paired per move, ranked by moves plus BAR_BR per oblique unpaired)
  * runs until every oblique is paired; the shortest such state is made.
  * Ring 2's last step picks, of its answers, the one that leaves the most
- * obliques paired (BAR_RATE); on 6×6 to 9×9 its two best so rated are
+ * obliques paired (centers_staged.c, st_ida); on 6×6 to 9×9 its two best so rated are
  * each tried against the bar step itself (centers_staged.c, st_try;
- * reduce.c, btrials_at); on 9×9 a bar step's cheapest answers are
+ * plan.c, btrials); on 9×9 a bar step's cheapest answers are
  * tried against the ring's next bar step (reduce__bar_pair;
- * reduce.c, bartrials_at). docs/solvers.md has the measurements
+ * plan.c, bartrials). docs/solvers.md has the measurements
  * behind these settings and the variants tried and left out. */
 
 /* Place t: face t / s², row t % s² / s + 1, column t % s + 1. */
@@ -658,7 +581,9 @@ static struct barlib *barlib_of(struct ctx *x)
 
 size_t reduce__bars_size(int n)
 {
-	return BAR_ON(n, EFFORT_INSIDE) ? (sizeof(struct barlib) + 63) & ~(size_t)63 : 0;
+	return reduce__plan(n, EFFORT_INSIDE).inside
+		       ? (sizeof(struct barlib) + 63) & ~(size_t)63
+		       : 0;
 }
 
 void reduce__bars_reset(struct ctx *x)
@@ -699,7 +624,7 @@ void reduce__bar_setup(struct ctx *x, int k, int j)
 	}
 	W->at[3] = m / 2;
 	/* the twins: cell j - 1, while it is still inside ring k */
-	W->twin = x->n >= BAR_TWIN_N && j - 1 > k;
+	W->twin = x->plan.bar_twins && j - 1 > k;
 	for (int l = 0; l < 7; l++)
 		W->lo_t[l] = W->lo[l], W->hi_t[l] = W->hi[l],
 		W->at_t[l] = W->at[l];
@@ -1078,8 +1003,8 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 		}
 		if (nl > 0)
 			bar_scan(L, W, d, lane, nl,
-				 LEAN(x) && L->count > BAR_LEAN_CAP
-					 ? BAR_LEAN_CAP
+				 x->plan.bar_cap && L->count > x->plan.bar_cap
+					 ? x->plan.bar_cap
 					 : L->count);
 		for (int l = 0; l < nl; l++) {
 			const struct barnode *s = &W->lev[d][lane[l]];
@@ -1104,23 +1029,15 @@ static int bar_beam(struct ctx *x, struct barlib *W, const struct barmacs *L,
 							    k->cand});
 			}
 		}
-		/* the BAR_BW best children, each state once, none past a
+		/* the bw best children, each state once, none past a
 		 * finished one */
 		int nn = 0;
 		int most = 0;
 		for (int t = 0; t < nk; t++)
 			if (W->kids[t].paired > most)
 				most = W->kids[t].paired;
-		int wide = x->n <= BAR_WIDE_N || WIDE(x) ||
-			   (x->n % 2 && x->n >= BAR_WIDE_LO &&
-			    (x->n <= BAR_WIDE_HI || LEAN(x)));
-		int mid = x->n <= STAGED_MAX_N &&
-			  (x->n % 2 || x->n < BAR_MID_EVEN_HI);
-		int bw = most >= BAR_END
-				 ? (wide  ? BAR_BWE
-				    : mid ? BAR_BWE_MID
-					  : BAR_BWE_BIG)
-				 : (wide ? BAR_BW : BAR_BW_BIG);
+		int bw = most >= BAR_END ? x->plan.bar_beam_end
+					 : x->plan.bar_beam;
 		for (int t = 0; t < nk && nn < bw; t++) {
 			int b = t;
 			for (int u = t + 1; u < nk; u++)
@@ -1239,9 +1156,9 @@ static int bar_partial(struct ctx *x, struct barlib *W,
 
 /* Ring 2 solved, pair every oblique with its bar's +-center (*par: the
  * wing parities, kept up). next: the ring's cell whose bar step comes
- * next, or 0. With next and x->bartrials > 1, the x->bartrials cheapest
+ * next, or 0. With next and the plan's bartrials > 1, that many cheapest
  * answers the beam met are each made and the next step run after them
- * on trial (reduce.c, bartrials_at), both then taken back; the pair of
+ * on trial (plan.c, bartrials), both then taken back; the pair of
  * steps with the fewest moves (1,000 more when the next leaves obliques
  * unpaired) is made again from the moves it ran, and 2 returned: the
  * next step is done. Else returns 1 when all are paired, 0 when the
@@ -1274,8 +1191,9 @@ int reduce__bar_pair(struct ctx *x, uint64_t *par, int next)
 	int32_t path[BAR_DEPTH + 1];
 	int len = bar_path(W, bd, bi, -1, path);
 	int tries = next > 0 && !x->bars_broken &&
-				    (!x->bartrial_ring || x->bartrial_ring == W->k)
-			    ? x->bartrials
+				    (!x->plan.bartrial_ring ||
+				     x->plan.bartrial_ring == W->k)
+			    ? x->plan.bartrials
 			    : 1;
 	if (tries > nf)
 		tries = nf;

@@ -1,5 +1,5 @@
 /* centers_blocks.c — the centers past STAGED_MAX_N before their
- * 3-cycles (BLK_ON(n)): a slice phase, then block commutators that move
+ * 3-cycles (plan.blocks): a slice phase, then block commutators that move
  * obliques in many orbits at once.
  *
  * Slices. While centers are random, one inner slice or block of slices
@@ -38,10 +38,11 @@
  * The variants (axes, amounts, order, which range holds the rows, the
  * mirrors, Y), one per distinct map (4,560 of 15,552), are weighed on
  * every pair by the stickers their map puts on its face less those it
- * takes off. Sweeps over the variants with falling thresholds (BLK_THR:
- * 12, 8, 6, 5, 4, then 3 stickers for the commutator's 8 moves; a 3-cycle
- * costs about 3.6 moves a sticker) take each variant's best block of at
- * most BLK_ROWS rows (more, and more sweeps, at a higher effort) while it gains
+ * takes off. Sweeps over the variants with falling thresholds (the
+ * plan's blk_thr: 12, 8, 6, 5, 4, then 3 stickers for the commutator's 8
+ * moves; a 3-cycle costs about 3.6 moves a sticker) take each variant's
+ * best block of at most blk_rows rows (more, and more sweeps, at a
+ * higher effort) while it gains
  * the threshold, searching again after each. A run of columns past the first costs the moves it adds (2 in
  * J, 4 in I, 2 more when Y turns the columns) at the threshold's rate;
  * the best set for a range of rows is a two-state scan over the column
@@ -52,36 +53,22 @@
  * the map said. The per-orbit 3-cycles (orbits.c) finish. Figures:
  * docs/solvers.md.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "centers_methods.h"
+#include "orbits.h"
 
 #define BLK_MAXV 4608 /* as built: 4,560 */
 #define BLK_HASH 16384
 #define BLK_MAXH 63 /* pairs' layers 1 .. h, h < m/2 */
 #define SLC_MIN 2  /* stickers a slice turn must put, at least */
-/* a block's rows, at most, and the sweeps' thresholds, by effort (past
- * 72×72 efforts 2 and 3 come here too). The default: 2 rows (128×128
- * 0.8 % longer than with 4, in half the time: within three times the
- * time of the solver before the block commutators) and 6 sweeps
- * (12, 8, 6, 5, 4, 3: 0.3-1.6 % shorter than 10, 6, 4, 3 for 0-17 %
- * more time since the faster search, 128×128 −1.6 % for +13 %; 16, 12,
- * 10, 8, 7, 6, 5, 4, 3 −2.0 % for +39 %: bench/RESULTS.md).
- * Effort 2: 4 rows and 9 sweeps, 128×128 3.2 % shorter than the
- * default with 4 sweeps (1.6 % shorter than with 6) in about twice its
- * time. Effort 3: that pass, then one with
- * the cube turned whole and 14 sweeps (x->blk_most), the shorter kept
- * (the sweeps are greedy: on 96×96 the 14 alone gave 0.5 % more than
- * the 9; 8 rows for them: 0.3 % shorter on 128×128 for 1.6 times the
- * time; bench/RESULTS.md) */
-#define BLK_ROWS 2
-#define BLK_ROWS_MORE 4
+/* a block's rows, at most, and the sweeps' thresholds are the plan's
+ * (plan.c: blk_rows, blk_thr, by effort) */
 /* Y's kinds: 0, 1 the faces, 2-5 the rows' and the columns' range and
  * their mirrors (6-9, the blocks from a face to the end of either, 0.8%
  * shorter on 64×64 and 128×128 for a quarter more time, left out) */
 #define BLK_YK 6
 _Static_assert(BLK_YK <= 6, "var_emit makes Y of kinds 0 to 5");
-#define BLK_THR 12, 8, 6, 5, 4, 3
-#define BLK_THR_MORE 16, 12, 10, 8, 7, 6, 5, 4, 3
-#define BLK_THR_MOST 24, 20, 16, 14, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3
 /* the 3-cycles then over every orbit at once (orbits.c) */
 #ifndef CY_ALL
 #define CY_ALL 1
@@ -140,7 +127,7 @@ size_t reduce__blocks_size(int n)
 {
 	/* after the commutators the 3-cycles over every orbit work here */
 	size_t s = sizeof(struct blkw), cy = reduce__cycles_size(n);
-	return BLK_ON(n, 1) ? ((s > cy ? s : cy) + 63) & ~(size_t)63 : 0;
+	return reduce__plan(n, 1).blocks ? ((s > cy ? s : cy) + 63) & ~(size_t)63 : 0;
 }
 
 /* The model (7×7) layer of each kind. */
@@ -754,10 +741,8 @@ int reduce__block_centers(struct ctx *x)
 			read_pair(x, p, c, B->cur[p][c]);
 			pair_to_curt(B, p, c);
 		}
-	static const int thr1[] = {BLK_THR, 0}, thr2[] = {BLK_THR_MORE, 0},
-			 thr3[] = {BLK_THR_MOST, 0};
-	const int *thr = x->blk_most ? thr3 : x->effort > 1 ? thr2 : thr1;
-	int rows = x->effort > 1 ? BLK_ROWS_MORE : BLK_ROWS;
+	const int *thr = x->blk_most ? x->plan.blk_thr_most : x->plan.blk_thr;
+	int rows = x->plan.blk_rows;
 	for (size_t t = 0; thr[t]; t++) {
 		for (int i = 0; i < B->nvar; i++) {
 			if (poll_now(x))

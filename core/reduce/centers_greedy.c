@@ -15,7 +15,8 @@
  * the end where not), so the wing parity the oll_parity stage set holds.
  * The 3-cycles then finish each orbit.
  */
-#include "internal.h"
+#include "centers_methods.h"
+#include "turns.h"
 
 /* Center stickers a turn puts on their face, less those it takes off. */
 static int free_gain(const struct freec *F, int g)
@@ -57,12 +58,10 @@ struct fbest {
 	int gain, len, seq[4];
 };
 
-/* The best sequences seen, best first: top[0..k), k <= FREE_LOOK. Up to
- * FREE_LOOK_MAX_N the FREE_LOOK best first steps are each judged with
- * the best step after them (it multiplies the work by FREE_LOOK + 1,
- * which pays on 4×4 alone: docs/solvers.md). */
+/* The best sequences seen, best first: top[0..k), k <= FREE_LOOK. Where
+ * the plan says (free_look) the FREE_LOOK best first steps are each
+ * judged with the best step after them. */
 #define FREE_LOOK 6
-#define FREE_LOOK_MAX_N 4
 
 struct ftop {
 	int k, want;
@@ -93,7 +92,7 @@ static void free_consider(struct ftop *t, int gain, int len, int g1, int g2,
 }
 
 /* Greedy over sequences of one turn, two turns, conjugates A B A' and
- * (up to FREE_COMM_MAX_N) commutators A B A' B':
+ * (where the plan says, free_comms) commutators A B A' B':
  * the one that puts the most center stickers on their face per move,
  * while that beats the 3-cycles. Each wing orbit's slices are turned an
  * even number of quarter turns in all (one more at the end where not),
@@ -129,7 +128,7 @@ static void free_step(struct ctx *x, struct ftop *t)
 			    i2 = reduce__free_inv(F, g2);
 			int c2 = free_gain_apply(F, g2);
 			free_consider(t, a + c2, 2, g1, g2, -1, -1);
-			if (x->n > FREE_COMM_MAX_N) {
+			if (!x->plan.free_comms) {
 				free_consider(t, a + c2 + free_gain(F, i1), 3,
 					      g1, g2, i1, -1);
 				reduce__free_apply(F, i2);
@@ -180,13 +179,14 @@ int reduce__free_centers(struct ctx *x)
 	int rc = reduce__free_ready(x);
 	if (rc < 0)
 		return rc;
-	/* (free moves run up to FREE_MAX_N: 5 wing orbits at most) */
+	/* (free moves run up to FREE_MAX_N, plan.h: 5 wing orbits at
+	 * most) */
 	unsigned par = (unsigned)x->cpar;
 	for (;;) {
 		if (poll_now(x))
 			return SOLVE_ENOTFOUND;
 		struct ftop t;
-		t.want = x->n <= FREE_LOOK_MAX_N ? FREE_LOOK : 1;
+		t.want = x->plan.free_look ? FREE_LOOK : 1;
 		free_step(x, &t);
 		if (t.k == 0)
 			break;

@@ -1,8 +1,11 @@
 /* centers_obliques.c — the oblique macros: commutators found on a 7×7
  * model that cycle up to six oblique center stickers of two mirror orbits
- * at once, chosen by a greedy beam (n from OM_MIN_N to STAGED_TOP(effort)).
+ * at once, chosen by a greedy beam (plan.obliques: 6×6 up to the
+ * inside-out centers' last size).
  */
-#include "internal.h"
+#include <string.h>
+
+#include "centers_methods.h"
 
 /* The oblique macros (reduce__om_pair; before om_layers, how they
  * work): commutators
@@ -12,12 +15,10 @@
 #ifndef OM_BUDGET
 #define OM_BUDGET 40000000L
 #endif
-/* up to OM_LOOK_MAX_N the greedy is a beam: OM_BW states per step, each
- * grown by its OM_LOOK best candidates, ranked by moves made plus OM_BR
- * moves per sticker still wrong (past it one state, one candidate) */
-#ifndef OM_LOOK_MAX_N
-#define OM_LOOK_MAX_N 7
-#endif
+/* where the plan says (om_beam) the greedy is a beam: OM_BW states per
+ * step, each grown by its OM_LOOK best candidates, ranked by moves made
+ * plus OM_BR moves per sticker still wrong (else one state, one
+ * candidate) */
 #ifndef OM_LOOK
 #define OM_LOOK 8
 #endif
@@ -422,7 +423,9 @@ static struct omcands *om_cands_of(struct ctx *x)
 
 size_t reduce__obliques_size(int n)
 {
-	return OM_ON(n, EFFORT_INSIDE) ? (sizeof(struct omcands) + 63) & ~(size_t)63 : 0;
+	return reduce__plan(n, EFFORT_INSIDE).obliques
+		       ? (sizeof(struct omcands) + 63) & ~(size_t)63
+		       : 0;
 }
 
 void reduce__obliques_reset(struct ctx *x)
@@ -569,8 +572,8 @@ int reduce__om_pair(struct ctx *x, int p, int q)
 			return rc;
 		om_cands(L, C);
 	}
-	int bw = x->n <= OM_LOOK_MAX_N ? OM_BW : 1;
-	int want = x->n <= OM_LOOK_MAX_N ? OM_LOOK : 1;
+	int bw = x->plan.om_beam ? OM_BW : 1;
+	int want = x->plan.om_beam ? OM_LOOK : 1;
 	uint8_t tgt[OM_NPOS], now[OM_NPOS];
 	for (int i = 0; i < OM_NPOS; i++)
 		tgt[i] = (uint8_t)x->tcol[L->place[i][0]];

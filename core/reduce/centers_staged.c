@@ -4,9 +4,16 @@
  * pruning tables; the tables themselves, which a caller may build once
  * and share (reduce_stage_tables_build).
  */
-#include "internal.h"
+#include <string.h>
 
-/* The staged center search (STAGED(n); before stagew_of, how it
+#include "alg.h"
+#include "solve_internal.h"
+
+#include "centers_methods.h"
+#include "edges.h"
+#include "turns.h"
+
+/* The staged center search (plan.staged; before stagew_of, how it
  * works). */
 /* Up to 33×33 every ring is staged: each ring costs a search, but the
  * moves it saves over the greedy phases pay for it (docs/solvers.md). */
@@ -19,60 +26,15 @@
 #define ST_MOVES (3 * 7 * 3)
 #define ST_DEPTH 24
 #define ST_UNSEEN 255
-/* nodes one IDA* search may visit before it hands over to the beam
- * (deterministic: counted, not timed), and how many more it visits past
- * its first answer looking for one that leaves the next step less to do */
-#ifndef ST_BUDGET
-#define ST_BUDGET 400000L
-#endif
-/* from ST_BUDGET_N on at the default effort, a sixteenth of it: half
- * the nodes went to searches that found nothing in 400,000 and left the
- * step to the beam anyway (16×16, 4 states: 2.8 of 5.4 million), and
- * the beam's answers to the steps that 25,000 nodes do not settle are
- * about as short (8 states, 400,000 / 100,000 / 25,000 nodes: 10×10
- * 590.6 / 590.8 / 594.5 moves, 12×12 929.1 / 926.3 / 917.5, 33×33
- * 7,459.8 / 7,442.8 / 7,486.0, 20×20 inside out 2,669.5 / 2,676.5 /
- * 2,690.5) for 25-45 % less time (which lets even n up to 24 go inside
- * out: INSIDE). Effort 2 and 3 keep it all (48×48 16,466 moves against
- * 16,631 with a quarter). */
-#ifndef ST_BUDGET_NARROW
-#define ST_BUDGET_NARROW (ST_BUDGET / 16)
-#endif
-#define ST_BUDGET_N 10
-/* and where the centers go inside out lean (internal.h, LEAN), 100:
- * the beam settles nearly every step (32×32, 4 states: 7,027.0 moves
- * with ST_BUDGET_NARROW, 7,063.0 with a quarter of it, 7,049.5 with
- * 1,562, 7,070.75 with 100 and the bars' cap, for 0.88, 0.80 and 0.72
- * of the time) */
-#ifndef ST_BUDGET_LEAN
-#define ST_BUDGET_LEAN 100L
-#endif
-#ifndef ST_PICK
-#define ST_PICK 20000L
-#endif
-/* from ST_NARROW_N on (many rings, each searched at the default effort
- * in several steps), a quarter of that: as short on 10×10 (20 states:
- * 655.1 moves against 647.0) for 11 % less time, when 10×10 was at the
- * edge of its time */
-#define ST_PICK_NARROW (ST_PICK / 4)
-/* beam width, the deepest a beam may go, and the hash set's slots */
-#ifndef ST_BEAM
-#define ST_BEAM 1024
-#endif
+/* A step's IDA* visits at most the plan's st_budget nodes before it
+ * hands over to the beam (deterministic: counted, not timed), and the
+ * plan's st_pick more past its first answer looking for one that leaves
+ * the next step less to do; the beam is the plan's st_beam states wide
+ * (plan.c says why, by size and effort). A step neither settles tries
+ * the widest beam and the whole budget (plan.h: ST_BEAM, ST_BUDGET).
+ * The deepest a beam may go, and the hash set's slots: */
 #define ST_BEAM_DEPTH 30
 _Static_assert(ST_DEPTH <= ST_BEAM_DEPTH, "a step's path holds IDA*'s");
-/* from ST_NARROW_N on, a cube has a ring search per ring: half the beam
- * (on 8×8 and 9×9 the full beam is 3 % and 1 % shorter in all, within
- * the time a default solve may take). 10×10 to 12×12 took the half
- * beam and the narrow pick for time until the budget above freed it:
- * with the full ones and the bars' wide beams (centers_bars.c,
- * BAR_WIDE_N) they are 5-7 % shorter (20 states: 10×10 615.35 →
- * 573.9 moves; 8: 11×11 731.0 → 691.25, 12×12 917.5 → 869.9) at
- * 1.4-2.3 times the issue's solver's time; 14×14 would be 7 % shorter
- * at 2.8-2.9 times, 16×16 6 % at 3.2 */
-#ifndef ST_NARROW_N
-#define ST_NARROW_N 13
-#endif
 #define ST_HASH (1 << 17)
 /* the steps searched by beam (bits): A only. B by beam got stuck on
  * plateaus of its tables (wing parity among them); by IDA* it takes a
@@ -130,13 +92,14 @@ struct st_shared {
  * the inner block), 1 a 5×5's X- and +-centers (single layers and the
  * outer blocks), 2 and 3 the same without blocks (a ring of a bigger
  * cube searched among the others). The kind a solve starts with; inside
- * out (BAR_ON) an even cube's innermost ring is a 4×4's, its other rings
+ * out (plan.inside) an even cube's innermost ring is a 4×4's, its other rings
  * (with bars) 5×5's. */
 static int st_kind(int n)
 {
-	if (n == 4 || (BAR_ON(n, EFFORT_INSIDE) && n % 2 == 0))
+	int inside = reduce__plan(n, EFFORT_INSIDE).inside;
+	if (n == 4 || (inside && n % 2 == 0))
 		return 0;
-	return n == 5 || BAR_ON(n, EFFORT_INSIDE) ? 1 : n % 2 ? 3 : 2;
+	return n == 5 || inside ? 1 : n % 2 ? 3 : 2;
 }
 
 struct stagew {
@@ -175,7 +138,7 @@ struct stagew {
  * turn (the relabelling commutes with the quarter turns, x -> m-x), so
  * one set of turn maps, made on a model (a 4×4 or a 5×5), and one set of
  * tables serve every ring; the turns found are made on layers k and m-k.
- * From 6×6 to 33×33 (BAR_ON) the rings go inside out: the innermost as
+ * From 6×6 to 33×33 (plan.inside) the rings go inside out: the innermost as
  * a 4×4's or 5×5's, then each ring outside it once its edges of centers
  * are bars (centers_bars.c), as a 5×5's whose +-centers are the bars;
  * the blocks from the faces then move only rings not solved yet. Past
@@ -238,7 +201,7 @@ static struct stagew *stagew_of(struct ctx *x)
 
 size_t reduce__staged_size(int n)
 {
-	return STAGED(n, EFFORT_INSIDE) ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
+	return reduce__plan(n, EFFORT_INSIDE).staged ? ((sizeof(struct stagew) + 63) & ~(size_t)63) + 64
 			 : 0;
 }
 
@@ -762,7 +725,7 @@ static int st_skip(const struct stagew *S, int kind, int prev, int g)
 }
 
 /* The centers' last step's answers kept for trial against the edge beam
- * (x->ctrials): the fewest unpaired edge neighbours first. */
+ * (the plan's ctrials): the fewest unpaired edge neighbours first. */
 #define ST_CANDS 8
 struct stcands {
 	int n;
@@ -803,7 +766,7 @@ static const cube_t *st_after(struct ctx *x, const int *path, int len)
  * (bars) or the edge beam. */
 static int st_cands_max(const struct ctx *x, int bars)
 {
-	int t = bars ? x->btrials : x->ctrials;
+	int t = bars ? x->plan.btrials : x->plan.ctrials;
 	return t < ST_CANDS ? t : ST_CANDS;
 }
 
@@ -1053,17 +1016,17 @@ static int st_ida(struct ctx *x, int kind, const struct ststate *s,
 	z.S = S;
 	z.kind = kind;
 	z.budget = budget;
-	z.pick = x->n >= ST_NARROW_N && !WIDE(x) ? ST_PICK_NARROW : ST_PICK;
+	z.pick = x->plan.st_pick;
 	z.best_len = -1;
 	/* inside out, a ring's last step: of its answers, the one that
 	 * leaves the next bar step the most paired */
-	z.bars = BAR_ON(x->n, x->effort) && BAR_RATE && S->ring > 1 &&
+	z.bars = x->plan.inside && S->ring > 1 &&
 		 kind == ST_C2;
-	/* the centers' last step (EDGE_RATE_ON): the answer that leaves
+	/* the centers' last step (plan.edge_rate): the answer that leaves
 	 * the edges the most paired */
 	z.edges = x->erate && S->ring == 1 && kind == ST_C2;
-	if (cands && ((z.edges && x->ctrials > 1) ||
-		      (z.bars && x->btrials > 1))) {
+	if (cands && ((z.edges && x->plan.ctrials > 1) ||
+		      (z.bars && x->plan.btrials > 1))) {
 		z.cands = cands;
 		cands->n = 0;
 	}
@@ -1165,10 +1128,7 @@ static int st_step(struct ctx *x, int kind, uint64_t *par, int *len)
 	st_read(x, S, &s);
 	s.par = st_par(S, *par);
 	int path[ST_BEAM_DEPTH + 1], found = 0;
-	long width = x->n < ST_NARROW_N || WIDE(x) ? ST_BEAM : ST_BEAM / 2,
-	     budget = LEAN(x)					? ST_BUDGET_LEAN
-		      : x->n >= ST_BUDGET_N && x->effort <= 1 ? ST_BUDGET_NARROW
-							    : ST_BUDGET;
+	long width = x->plan.st_beam, budget = x->plan.st_budget;
 	/* IDA* within the budget (A: the beam alone), else the beam; a
 	 * step given up leaves its ring to the 3-cycles (a 17×17's
 	 * centers 1,400 → 1,817 moves), so should the beam find nothing,
@@ -1238,7 +1198,7 @@ int reduce__staged_centers(struct ctx *x)
 	if ((!S->built || S->kind != kind) && (rc = st_build(x, kind)) < 0)
 		return rc;
 	int rings = x->n <= 5 ? 1 : wing_orbits(x->n), k = 1;
-	if (BAR_ON(x->n, x->effort)) {
+	if (x->plan.inside) {
 		/* inside out: the innermost ring (the 3×3 of centers around
 		 * the middle) as a 5×5's; then each ring outside it, its
 		 * edges of centers made bars two cells at a time from the

@@ -1,5 +1,5 @@
 /* edges_beam.c — the edge beam that pairs the edges with
- * slice–turn–slice macros that keep the centers (EB_BEAM(n)); the
+ * slice–turn–slice macros that keep the centers (plan.edge_beam); the
  * wing 3-cycles (edges_wings.c) finish any edge it leaves.
  *
  * Edge beam. With the centers solved, S X S' keeps them for S any
@@ -7,10 +7,10 @@
  * back, so the frame holds) and X any sequence that turns each face S
  * displaced a whole number of turns: here X is made of face turns of
  * S's axis (those faces' centers S leaves alone) and conjugates A B A'
- * (A a face across S's axis, B one of S's axis). Where EB_BEAM(n) the
+ * (A a face across S's axis, B one of S's axis). Where the plan says the
  * edges stage searches these (S a single slice or a block of up to
- * FREE_MAX_W) by a beam over cost levels: level c holds the EB_W states
- * (EB_W7 on 7×7) with the most neighbouring pieces along the edges
+ * FREE_MAX_W) by a beam over cost levels: level c holds the plan's
+ * eb_width states with the most neighbouring pieces along the edges
  * paired in c moves (an open slice's closing move counted); from a
  * state, a face turn (a set-up), a slice opened with its first X, or one
  * more X while the slice stays open. The state with the fewest moves plus
@@ -25,9 +25,13 @@
  * state with every edge paired that would need the PLL parity counts
  * its six moves (eb_pll_odd).
  */
-#include "edges_beam.h"
+#include <string.h>
 
-/* The multi-orbit wing commutators (n >= MW_MIN_N, edges_wings.c) work
+#include "edges_beam.h"
+#include "reduced3x3.h"
+#include "turns.h"
+
+/* The multi-orbit wing commutators (plan.wing_comms, edges_wings.c) work
  * in the same region: where the beam does not run it holds only them,
  * elsewhere the beam is done with it by then. */
 static size_t eb_head(void)
@@ -44,7 +48,7 @@ static int eb_max_cores(int n)
 	for (int w = 1; w <= FREE_MAX_W && w <= n - 2; w++)
 		sets += n - 2 - w + 1;
 	int c = 3 * sets * 3 * 9 * 6;
-	if (n >= 9 && c < HV_CORES)
+	if (reduce__plan(n, 1).edge_halves && c < HV_CORES)
 		c = HV_CORES;
 	return c < EB_CORES ? c : EB_CORES;
 }
@@ -59,18 +63,22 @@ static long eb_max_joins(int n)
 	long beam = 0, halves = 0;
 	for (int w = 1; w <= FREE_MAX_W && w <= n - 2; w++)
 		beam += (long)(n - 2 - w + 1) * 3 * 3 * 9 * 6 * 8 * w;
-	if (n >= 9)
+	if (reduce__plan(n, 1).edge_halves)
 		halves = (long)HV_CORES * 8 * wing_orbits(n);
 	return (beam > halves ? beam : halves) + EB_ADJ;
 }
 
 size_t reduce__edge_beam_size(int n)
 {
-	if (!EB_BEAM(n))
-		return (reduce__wing_work_size() + 63) & ~(size_t)63;
-	/* a multiple of 64, as the regions after it start aligned */
-	return (eb_head() + (size_t)eb_max_joins(n) * sizeof(eb_pl[4]) +
-		63) & ~(size_t)63;
+	/* the multi-orbit wing commutators work here after the beam, or in
+	 * its place (edges_wings.c); a multiple of 64, as the regions after
+	 * it start aligned */
+	size_t wings = (reduce__wing_work_size() + 63) & ~(size_t)63;
+	if (!reduce__plan(n, 1).edge_beam)
+		return wings;
+	size_t beam = (eb_head() + (size_t)eb_max_joins(n) * sizeof(eb_pl[4]) +
+		       63) & ~(size_t)63;
+	return beam > wings ? beam : wings;
 }
 
 void reduce__eb_layout(struct ctx *x)
@@ -468,7 +476,7 @@ static int eb_emit(struct ctx *x, int lev, int idx, unsigned *par)
 
 int reduce__beam_ends(struct ctx *x)
 {
-	return EB_BEAM(x->n) ? ebeam_of(x)->nends : 0;
+	return x->plan.edge_beam ? ebeam_of(x)->nends : 0;
 }
 
 int reduce__beam_score(struct ctx *x)
@@ -505,7 +513,7 @@ int reduce__beam_edges(struct ctx *x)
 	/* up to FREE_MAX_N the center phase built the turns' maps; past it
 	 * nothing else needs them, so they are built here (for the edge
 	 * places only) */
-	if (x->n > FREE_MAX_N) {
+	if (!x->plan.free_phase) {
 		if ((rc = reduce__free_build(x)) < 0)
 			return rc;
 	} else {
@@ -513,7 +521,7 @@ int reduce__beam_edges(struct ctx *x)
 	}
 	eb_cores(x);
 	struct ebeam *E = ebeam_of(x);
-	E->w = EB_WIDTH_AT(x->n, x->effort, 1);
+	E->w = x->plan.eb_width_first;
 	memset(E->home, -1, sizeof E->home);
 	for (int h = 0; h < 12; h++) {
 		int a = x->tcol[F->epos[F->slot[h][1][0]][0]],
@@ -526,7 +534,7 @@ int reduce__beam_edges(struct ctx *x)
 	for (int round = 0; round < EB_ROUNDS && again; round++) {
 		if ((rc = eb_round(x, &par, &again)) < 0)
 			return rc;
-		E->w = EB_WIDTH_AT(x->n, x->effort, 0);
+		E->w = x->plan.eb_width;
 	}
 	for (int p = 0; p < F->nc; p++)
 		if (F->cur[p] != F->tgt[p])

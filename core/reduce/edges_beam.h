@@ -5,9 +5,10 @@
 #ifndef CUBED_REDUCE_EDGES_BEAM_H
 #define CUBED_REDUCE_EDGES_BEAM_H
 
-#include "internal.h"
+#include "edges.h"
+#include "parity.h" /* REDUCE_PLL_MOVES */
 
-/* The edge beam (EB_BEAM(n); edges_beam.c's head and reduce__beam_edges
+/* The edge beam (plan.edge_beam; edges_beam.c's head and reduce__beam_edges
  * say how it works): its macros, and each cost level's best states. */
 #define EB_NE (24 * (EB_MAX_N - 2))
 #define EB_ADJ (12 * (EB_MAX_N - 3))
@@ -32,86 +33,9 @@ struct ebmask {
 /* Neighbours a macro puts together, at most: S moves 4 pieces a layer,
  * each with at most two neighbours, and X only carries whole edges. */
 #define EB_JOINS_PER (8 * FREE_MAX_W)
-/* States a level: past 16 (32 on 7×7, whose edges are longer) a wider
- * beam costs time and saves nothing (docs/solvers.md). */
-#ifndef EB_W
-#define EB_W 16
-#endif
-#ifndef EB_W7
-#define EB_W7 32
-#endif
-/* 8×8, since the beam's S may be a block of up to six layers: 44 states
- * a level, 323.0 moves against 326.6 with 32 (20 states) for 2.45-2.7
- * times the issue's solver's time where 32 took 2.0-2.15 (64: 322.35
- * at 3.0-3.2) */
-#ifndef EB_W8
-#define EB_W8 44
-#endif
-/* effort 2 and 3: the widest */
-#define EB_WMAX EB_W8
-_Static_assert(EB_W8 >= EB_W7 && EB_W8 >= EB_W, "EB_WMAX");
-/* from 10×10 on, fewer states a level (10×10 and 11×11: half, from
- * 12×12 an eighth; 10×10 took a quarter until the note at the end of
- * this): a big cube's beam runs many rounds, and the
- * multi-orbit commutators after it take what a narrower one leaves (8
- * states: 10×10 599.9 moves, 12×12 913.8; 4: 603.2 and 917.6 for 12–17 %
- * less time; 12×12 with 2: 929.3 for 13 % less again), where 10×10 and
- * 12×12 had reached 3.1–3.5 times their time before the inside-out
- * centers. With the wide blocks, 8 states on 11×11 665.6 → 645.75 moves
- * at 2.1-2.3 times the issue's solver's time; on 10×10 548.1 → 540.05,
- * but at 2.6-3.0 times it (the issue's solver took only 130-155 ms).
- * Since the branchless pair count and the bars' vectorized scan 10×10
- * takes 8 too: 50 states (20-69), 549.22 → 546.46 moves at about 2.1
- * times (4 a level: 1.9); 16 a level 542.32, but at 3.0 */
-/* 5×5 (its edges take twice 4×4's moves, and since the POPCNT clone
- * there is time: 20 states, 3 trials, 90.35 → 89.35 moves at 1.9 times
- * the issue's solver's time; 32 a level 89.75): EB_W5. 4×4 with 32 a
- * level and 3 trials took 52.70 moves, but at 2.7-3.0 times, too near. */
-#ifndef EB_W5
-#define EB_W5 44
-#endif
-_Static_assert(EB_WMAX >= EB_W5, "EB_WMAX holds 5×5's beam");
-/* 7×7 to 9×9 (longer edges than 6×6's, and time to spare): EB_W7. Odd
- * n from 13 to 17 (the issue's solver takes 350-630 ms there, twice
- * its time on the even sizes near them): 8 a level, 10 states each
- * (17×17 20), against 2: 13×13 951.7 → 935.4 moves, 15×15 1,296.4 →
- * 1,278.0, 17×17 1,740.2 → 1,708.1, at 1.4-1.45 times the issue's
- * solver's time; 16 a level no shorter on 13×13 and 15×15, 17×17 at
- * 3.0 times */
-/* past 17×17 (odd n up to EB_MAX_N): 2 a level, as on 12×12 (8 took
- * 19×19 and 21×21 to about 2.6 times the issue's solver's time) */
-#ifndef EB_W_BIG
-#define EB_W_BIG 2
-#endif
-/* even n from 16×16 to EB_EVEN_MAX_N: 1 a level (internal.h, EB_BEAM) */
-#ifndef EB_W_EVEN
-#define EB_W_EVEN 1
-#endif
-#define EB_WIDTH(n)                                                    \
-	((n) == 5               ? EB_W5                                \
-	 : (n) == 8             ? EB_W8                                \
-	 : (n) >= 7 && (n) <= 9 ? EB_W7                                \
-	 : (n) >= 16 && (n) % 2 == 0 ? EB_W_EVEN                       \
-	 : (n) > 17             ? EB_W_BIG                             \
-	 : (n) >= 13 && (n) % 2 ? EB_W / 2                             \
-	 : (n) >= 12            ? EB_W / 8                             \
-	 : (n) >= 10            ? EB_W / 2                             \
-				: EB_W)
-/* The first round's width where it differs: 9×9's first 128 levels
- * choose the most, and 44 states there (the later rounds 32) took 300
- * states 388.40 → 387.84 moves for about 13 % more time (2.3 → 2.6
- * times the issue's solver's); later rounds wider gave nothing (10×10:
- * 16 in the first round 544.09 → 543.21 over 220 states, but at 2.95
- * times, too near 3; 16 in the later ones no shorter) */
-#define EB_WIDTH_FIRST(n) ((n) == 9 ? EB_W8 : EB_WIDTH(n))
-/* Effort 2 and 3 widen the beam to EB_WMAX up to this size. Past it the
- * beam keeps the default's width: at 44 states a level 13×13 took 9.2 s
- * at effort 3, 15×15 10.8 s, 17×17 17.6 s, 20×20 28 s, past the
- * server's 10 s limit for a solve (their other searches still widen) */
-#define EB_WIDE_MAX_N 12
-#define EB_WIDTH_AT(n, effort, first)                                   \
-	((effort) > 1 && (n) <= EB_WIDE_MAX_N ? EB_WMAX                  \
-	 : (first) ? EB_WIDTH_FIRST(n) : EB_WIDTH(n))
+/* States a level: the plan's eb_width (eb_width_first in the first
+ * round; plan.c says why by size and effort), at most EB_WMAX. */
+#define EB_WMAX PLAN_EB_WIDTH_MAX
 #ifndef EB_FINISH
 #define EB_FINISH 5
 #endif
@@ -197,7 +121,7 @@ struct ebeam {
 	 * once the level is full, else -1 (kept apart from lev, whose
 	 * states lie far apart, for eb_round's inner loop) */
 	int bar[EB_LEVELS];
-	int w; /* states a level (EB_WIDTH) */
+	int w; /* states a level (plan.eb_width) */
 	/* even n (eb_pll_odd): the corners' parity when the round began,
 	 * and the edge whose home colours are a and b, home[a][b] (-1: no
 	 * edge) */

@@ -1,7 +1,10 @@
 /* edges_halves.c — the half-edge pairing moves that finish the edge
  * beam's work from 9×9 on, wherever the beam runs (reduce__edge_halves;
  * called after the beam's best ending, reduce.c). */
+#include <string.h>
+
 #include "edges_beam.h"
+#include "turns.h"
 
 /* The edge beam's leftovers on 9×9 to 12×12 (where this was measured;
  * it runs after the beam at every size from 9×9) are often the same

@@ -1,7 +1,11 @@
 /* edges_set.c — even n: the edge set the wings vote for (which colours
  * each of the 12 edges gets), made legal and, where it would need the
  * PLL parity, the nearest set that does not. */
-#include "internal.h"
+#include <string.h>
+
+#include "edges.h"
+#include "parity.h"
+#include "reduced3x3.h"
 
 /* Even n: the votes two edges lose when their colours are exchanged
  * (each kept as it is or turned over, by o's bits), so that the edge set

@@ -1,9 +1,13 @@
-/* edges_wings.c — the multi-orbit wing commutators (n >= MW_MIN_N) and
+/* edges_wings.c — the multi-orbit wing commutators (plan.wing_comms) and
  * the one-orbit wing 3-cycles (orbits.c) that finish every orbit:
  * reduce__pair_all. */
-#include "edges_beam.h"
+#include <string.h>
 
-/* From MW_MIN_N on, after the edge beam if it runs. The wing 3-cycle
+#include "edges.h"
+#include "orbits.h"
+#include "parity.h"
+
+/* Where the plan says (plan.c: from 9×9), after the edge beam if it runs. The wing 3-cycle
  * [X, Y], X an inner slice and Y = B A B' (A a face of the slice's
  * axis, B a face across it), moves one wing orbit and nothing else: X
  * and Y share one wing place. X turning several inner slices at once
@@ -59,14 +63,8 @@ _Static_assert(MW_DEPTH == 1 || MW_DEPTH == 2, "set-ups sized for 1 or 2");
 #define MW_RATE 6
 #endif
 #define MW_NEG (-100000)
-/* From 9×9 the edge beam leaves wings the commutators pair for less
- * than the 3-cycles (9×9 to 12×12 4 states each, edges 169.3 -> 135.5,
- * 232.8 -> 169.0, 276.3 -> 193.0, 368.3 -> 247.5 moves; up to 8×8 the
- * same answers): past the beam they work in its region, which it no
- * longer needs */
-#ifndef MW_MIN_N
-#define MW_MIN_N 9
-#endif
+/* Past the beam the commutators work in its region, which it no longer
+ * needs. */
 /* Candidates a step weighs in full, the best bounds first: on 128×128,
  * 256 of the 3,360 gave 1.2 % longer edges (2,633 moves against 2,602)
  * for a third of the time; 17×17 the same answers */
@@ -121,9 +119,6 @@ struct mwork {
 	/* bit k of match[a][b]: orbit k's piece at a belongs at b */
 	uint64_t match[NPOS][NPOS];
 };
-
-_Static_assert(sizeof(struct mwork) <= sizeof(struct ebeam),
-	       "the commutators fit where the beam was");
 
 size_t reduce__wing_work_size(void)
 {
@@ -647,7 +642,7 @@ int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
 {
 	int K = wing_orbits(x->n), rc;
 	x->wing_shared = 0;
-	if (x->n >= MW_MIN_N) {
+	if (x->plan.wing_comms) {
 		/* the commutators on many orbits first, then each orbit's
 		 * 3-cycles on what they leave */
 		struct mwork *W = (struct mwork *)x->region[REDUCE_R_EDGE_BEAM];

@@ -24,6 +24,9 @@
  * five_tables.c). Pure C11: no allocation,
  * no globals but const data.
  */
+#include <string.h>
+
+#include "alg.h"
 #include "five_model.h"
 
 /* ---- the solve ----------------------------------------------------------- */
@@ -700,7 +703,7 @@ int reduce__five_reduce(struct ctx *x, const void *tables)
 	struct fivew *w = x->region[REDUCE_R_FIVE];
 	struct vsrch S = {.M = (const struct vmodel *)(const void *)(T + OFF_MODEL),
 			  .T = T, .w = w, .lim = x->lim};
-	int e = x->effort < 1 ? 1 : x->effort > 3 ? 3 : x->effort;
+	int e = x->plan.effort > 3 ? 3 : x->plan.effort;
 	if (cube_sizeof(5) > F_CB)
 		return SOLVE_ESTAGE;
 	w->nodes = 0;

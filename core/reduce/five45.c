@@ -31,6 +31,7 @@
 
 #include "cube_internal.h"
 #include "five45.h"
+#include "nibbles.h"
 
 /* ---- moves ------------------------------------------------------------- */
 
@@ -133,18 +134,6 @@ static inline const struct model *model_of(const void *t)
 						    OFF_MODEL);
 }
 
-/* 4-bit entries, two a byte, low nibble first. */
-static inline int nib_get(const uint8_t *t, size_t i)
-{
-	return t[i >> 1] >> ((i & 1) * 4) & 15;
-}
-
-static inline void nib_set(uint8_t *t, size_t i, int v)
-{
-	uint8_t *b = &t[i >> 1];
-	int s = (int)(i & 1) * 4;
-	*b = (uint8_t)((*b & ~(15 << s)) | v << s);
-}
 
 /* ---- combinatorics ----------------------------------------------------- */
 
@@ -264,7 +253,7 @@ static int find_root(int *uf, int x)
 	return x;
 }
 
-static int build_model(struct model *T, cube_t *cb)
+static int model_build(struct model *T, cube_t *cb)
 {
 	uint8_t gen[15][NS];
 	uint32_t sig[NS];
@@ -828,7 +817,7 @@ int reduce__five45_build(void *t, void *work, solve_poll_fn poll, void *ctx)
 		return CUBE_EINVAL;
 	memset(M, 0, sizeof *M);
 	combi_init(M);
-	int rc = build_model(M, (cube_t *)(void *)w);
+	int rc = model_build(M, (cube_t *)(void *)w);
 	if (rc)
 		return rc;
 	rc = build_coords(M);

@@ -4,7 +4,10 @@
  * Internal to core/reduce. */
 #ifndef CUBED_REDUCE_FIVE_MODEL_H
 #define CUBED_REDUCE_FIVE_MODEL_H
-#include "internal.h"
+#include "solve_internal.h" /* SOLVE__HEADER */
+
+#include "nibbles.h"
+#include "phases.h"
 #include "five45.h"
 
 /* ---- sizes ------------------------------------------------------------ */
@@ -101,11 +104,6 @@ static inline uint32_t crank(const struct vmodel *M, uint32_t m)
 	int p0 = M->pc8[m & 255], p1 = p0 + M->pc8[m >> 8 & 255];
 	return M->cr[0][0][m & 255] + M->cr[1][p0][m >> 8 & 255] +
 	       M->cr[2][p1][m >> 16];
-}
-
-static inline int nib_get(const uint8_t *t, size_t i)
-{
-	return t[i >> 1] >> ((i & 1) * 4) & 15;
 }
 
 static inline uint32_t c4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)

@@ -5,6 +5,9 @@
  * and check. five.c searches them. Pure C11: no allocation, no globals
  * but const data.
  */
+#include <string.h>
+
+#include "cubie_internal.h"
 #include "five_model.h"
 
 static const char five_magic[8] = {'c', 'u', 'b', 'e', 'd', '5', 'F', 'P'};
@@ -36,12 +39,6 @@ static uint32_t binom(int n, int k)
 	for (int i = 1; i <= k; i++)
 		r = r * (uint64_t)(n - k + i) / (uint64_t)i;
 	return (uint32_t)r;
-}
-
-static inline void nib_set(uint8_t *t, size_t i, int v)
-{
-	t[i >> 1] = (uint8_t)((t[i >> 1] & ~(15 << ((i & 1) * 4))) |
-			      (v << ((i & 1) * 4)));
 }
 
 /* ---- the model ---------------------------------------------------------- */

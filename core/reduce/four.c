@@ -17,7 +17,14 @@
  * model's own turns (reduce_four_tables_build; 143 MB, 120 MB of it the
  * pairing table). Pure C11: no allocation, no globals but const data.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "cubie_internal.h"
+#include "solve_internal.h"
+
+#include "nibbles.h"
+#include "phases.h"
+#include "reduced3x3.h"
 
 /* ---- sizes ------------------------------------------------------------ */
 
@@ -522,18 +529,6 @@ static void bfs_c1(const struct fmodel *M, uint8_t *d, uint32_t *queue)
 	}
 }
 
-static inline int w_get(const uint8_t *t, uint32_t i)
-{
-	return t[i >> 1] >> ((i & 1) * 4) & 15;
-}
-
-static inline void w_set(uint8_t *t, uint32_t i, int v)
-{
-	uint8_t *b = &t[i >> 1];
-	int s = (int)(i & 1) * 4;
-	*b = (uint8_t)((*b & ~(15 << s)) | v << s);
-}
-
 /* Phase 2's wings: the class-A wings' slots and the wing parity, from
  * every A wing in an A slot, in phase 2's turns; 15 unreached. */
 static int bfs_w2(const struct fmodel *M, uint8_t *t, uint32_t amask,
@@ -541,21 +536,21 @@ static int bfs_w2(const struct fmodel *M, uint8_t *t, uint32_t amask,
 {
 	memset(t, 0xff, F2W_BYTES);
 	uint32_t qh = 0, qt = 0;
-	w_set(t, amask << 1, 0);
+	nib_set(t, amask << 1, 0);
 	queue[qt++] = amask << 1;
 	while (qh < qt) {
 		if ((qh & 0xffff) == 0 && lim && lim->poll &&
 		    lim->poll(lim->ctx, 0, 0))
 			return SOLVE_ENOTFOUND;
 		uint32_t s = queue[qh++], m = s >> 1, p = s & 1;
-		int ds = w_get(t, s);
+		int ds = nib_get(t, s);
 		for (int k = 0; k < F_MOVES; k++) {
 			const struct fmove *g = &M->mv[k];
 			if (!g->g2)
 				continue;
 			uint32_t s2 = perm_mask(m, g->wp) << 1 | (p ^ g->wpar);
-			if (w_get(t, s2) == 15) {
-				w_set(t, s2, ds + 1);
+			if (nib_get(t, s2) == 15) {
+				nib_set(t, s2, ds + 1);
 				queue[qt++] = s2;
 			}
 		}
@@ -805,7 +800,7 @@ long reduce__four_census(const void *tables, int which, long counts[16])
 	long total = 0;
 	if (which == 2) {
 		for (uint32_t i = 0; i < F2W_N; i++) {
-			int v = w_get(T + OFF_T2W, i);
+			int v = nib_get(T + OFF_T2W, i);
 			if (v != 15) {
 				counts[v]++;
 				total++;
@@ -976,7 +971,7 @@ static int dfs2(struct fsearch *S, uint32_t u, uint32_t l, const uint8_t *sx,
 	for (int i = 0; i < w->nalive[depth]; i++) {
 		unsigned b = w->alive[depth][i];
 		uint32_t m = lo[b & 63] | hi[b >> 6];
-		int d = w_get(S->t2w, m << 1 | (uint32_t)wp);
+		int d = nib_get(S->t2w, m << 1 | (uint32_t)wp);
 		if (depth + d <= bound) {
 			al[na++] = (uint16_t)b;
 			if (d < hmin)

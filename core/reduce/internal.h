@@ -1,21 +1,26 @@
-/* internal.h — what the files of the reduction solver share (the
- * public surface is core/reduce.h): which sizes run which stage, the
- * orbit models, the layer-turn maps, the solve's context and work
- * buffer, small helpers every stage uses, and each file's entry points
- * (reduce__ names). Not part of the API. */
+/* internal.h — the context every file of the reduction solver works in
+ * (the public surface is core/reduce.h): the solve's context and work
+ * buffer, with what it holds (the pass's plan, plan.h; the orbit models;
+ * the turns' maps), and small helpers every stage uses. Each family's
+ * calls are in its own header: orbits.h, turns.h, centers.h and
+ * centers_methods.h, edges.h (edges_beam.h within the beam), parity.h,
+ * reduced3x3.h, phases.h (4×4 and 5×5). Not part of the API. */
 #ifndef CUBED_REDUCE_INTERNAL_H
 #define CUBED_REDUCE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-#include "alg.h"
 #include "cube_internal.h"
-#include "cubie_internal.h"
 #include "reduce.h"
-#include "solve_internal.h"
 
+#include "plan.h"
+
+/* ------------------------------------------------------- the orbit models */
+
+/* orbits.c builds them, orbits.h says how to use them: the 24 places of
+ * a center or wing orbit seen as a small cube's, its turns as
+ * permutations of them, the set-ups to every ordered triple. */
 #define NPOS 24
 #define NTRI (NPOS * NPOS * NPOS)
 #define MAX_GEN 54
@@ -58,148 +63,30 @@ struct model {
 	int max_dist;
 };
 
-/* Which sizes run which stage at effort e (the files that own them say
- * why):
- *   STAGED(n, e)   the staged center search (centers_staged.c), up to
- *                  STAGED_TOP(e): 33×33 at the default effort, 72×72 at
- *                  effort 2 and 3 (the time the caller gives buys the
- *                  inside-out centers past 33×33, run there as narrow
- *                  as the default's: WIDE);
- *   EB_BEAM(n)     the edge beam (edges_beam.c), EB_LEVELS its longest path
- *                  in each of at most EB_ROUNDS rounds;
- *   OM_ON(n, e)    the oblique macros (centers_obliques.c);
- *   BAR_ON(n, e)   the centers inside out, ring by ring, each ring's
- *                  edges of centers made bars (centers_bars.c) and the
- *                  ring then searched as a 5×5's (centers_staged.c);
- *   BLK_ON(n, e)   past them, the slice phase and the block
- *                  commutators before the 3-cycles (centers_blocks.c);
- *   EDGE_RATE_ON   the centers' last step picks by the edges it leaves;
- *   n <= FREE_MAX_N the free-move center phase (centers_greedy.c).
- * A work buffer has room for what any effort runs: the first three at
- * EFFORT_INSIDE, the blocks at 1. */
-#define STAGED_MAX_N 33
-/* 72×72 at effort 2 inside out: 36,314 moves (7.0·n², the block
- * commutators' 4 rows and 9 sweeps about 10.8·n²) in 5.1 s of CPU; 76×76
- * 5.7 s, 80×80 6.6-9.3 s, 96×96 9.6 s (65,414 moves, 7.1·n²), 128×128
- * 15.7 s (116,294, 7.1·n²): past 72 too near or past the server's
- * 10-second --max-solve-ms, which effort 2 and 3 take as their budget,
- * where a budget that runs out keeps only the default's answer, which
- * effort 2 and 3 make first from 34×34 on (reduce.c; bench/RESULTS.md).
- * Past it effort 3 runs inside out as a third pass when the caller's
- * budget holds it (EFFORT_INSIDE below, reduce_limits.budget_ms). */
-#ifndef STAGED_MORE_MAX_N
-#define STAGED_MORE_MAX_N 72
-#endif
-/* Effort 3's inside-out pass past STAGED_MORE_MAX_N (reduce_limits
- * .budget_ms) runs as this effort: every size inside out, as effort 2
- * up to STAGED_MORE_MAX_N. The work buffer has room for it. */
-#define EFFORT_INSIDE (REDUCE_MAX_EFFORT + 1)
-#define STAGED_TOP(e)                                                   \
-	((e) > REDUCE_MAX_EFFORT ? REDUCE_MAX_N                         \
-	 : (e) > 1               ? STAGED_MORE_MAX_N                    \
-				 : STAGED_MAX_N)
-/* Every n up to STAGED_TOP(e) goes inside out; at the default effort
- * even n from LEAN_MIN_N and odd n from LEAN_ODD_MIN_N leaner (LEAN):
- * the staged steps hand over to their beam after ST_BUDGET_LEAN nodes
- * (centers_staged.c) and the bars' scans weigh the BAR_LEAN_CAP macros
- * of most pairs per move (centers_bars.c). Even n from 26 to 32: the
- * solver before the inside-out centers took a quarter of a second there
- * (odd n 0.7-1.2 s), and inside out as on 24×24 took 2.5 (26×26) to 3.3
- * (32×32) times that, at or past the 3× a default solve may take, so
- * until 2026-11-27 they took the block commutators; lean, inside out
- * takes 1.9-2.3 times it, for answers 39-42 % shorter (8 states: 26×26
- * 7,667.5 → 4,503.75 moves, 32×32 11,637.9 → 7,062.6). On even n from
- * 22 to 28 the time lean saves buys the last obliques' wider beam
- * (centers_bars.c, BAR_MID_EVEN_HI), and on odd n from 27 to 33 the
- * bars' wide beams (BAR_WIDE_HI): answers about 2 % shorter
- * (bench/RESULTS.md). */
-#ifndef LEAN_MIN_N
-#define LEAN_MIN_N 22
-#endif
-#ifndef LEAN_ODD_MIN_N
-#define LEAN_ODD_MIN_N 27
-#endif
-/* but 31×31, where the issue's solver is faster than on the odd sizes
- * around it (0.76 s against 1.1 s on 29×29 and 33×33): lean with the
- * wide beams took 2.71 times its time, lean without them gave answers
- * 1.8 % longer than neither (4 states: 6,354.0 against 6,243.5 moves) */
-#ifndef LEAN_NOT_N
-#define LEAN_NOT_N 31
-#endif
-#define LEAN(x)                                                         \
-	((x)->effort <= 1 && (x)->n != LEAN_NOT_N &&                    \
-	 (x)->n >= ((x)->n % 2 ? LEAN_ODD_MIN_N : LEAN_MIN_N))
-#define INSIDE(n, e) ((n) <= STAGED_TOP(e))
-#define STAGED(n, e) ((n) >= 4 && INSIDE(n, e))
-/* The edge beam up to 15×15, and on odd n up to 33×33 (its places need
- * 16 bits past 12×12): 13×13 to 33×33 had only the multi-orbit
- * commutators and the 3-cycles, and the beam takes their edges 318 →
- * 189 moves (13×13), 420 → 292 (17×17), 765 → 622 (31×31), 791 → 704
- * (33×33), bench/RESULTS.md. On even n from 16×16 to 20×20 with 1
- * state a level (edges_beam.h, EB_W_EVEN): the issue's solver is fast
- * there (16×16 about 0.2-0.3 s), and 8 a level took 16×16 to 2.6-3.8
- * times its time; 1 takes 16×16, 18×18 and 20×20 1,670.6 → 1,586.4,
- * 2,105.5 → 2,031.0 and 2,635.5 → 2,547.9 moves at 1.74, 1.99 and 2.53
- * times its time. 22×22 would take 2.88, too near the 3 allowed. */
-#ifndef EB_MAX_N
-#define EB_MAX_N 33
-#endif
-#ifndef EB_EVEN_MAX_N
-#define EB_EVEN_MAX_N 20
-#endif
-#define EB_BEAM(n)                                                     \
-	((n) <= 15 || ((n) % 2 ? (n) <= EB_MAX_N : (n) <= EB_EVEN_MAX_N))
-#define EB_LEVELS 128 /* the most moves a path may take */
-#ifndef EB_ROUNDS
-#define EB_ROUNDS 8
-#endif
-#ifndef OM_MIN_N
-#define OM_MIN_N 6
-#endif
-#define OM_ON(n, e) ((n) >= OM_MIN_N && INSIDE(n, e))
-#define BAR_ON(n, e) ((n) >= 6 && INSIDE(n, e))
-#define BLK_ON(n, e) (!INSIDE(n, e))
-/* Effort 2 and 3 widen the searches (more variants, wider beams) up to
- * STAGED_MAX_N; past it their time goes to the inside-out centers
- * themselves, searched as at the default effort. */
-#define WIDE(x) ((x)->effort > 1 && (x)->n <= STAGED_MAX_N)
-#ifndef EDGE_RATE
-#define EDGE_RATE 1
-#endif
-/* every size with the free turns' place maps (which the rating reads):
- * 6×6 and 8×8 to 12×12 joined 4×4, 5×5 and 7×7 when their centers came
- * to end on the outer ring's last step (20 states: 6×6 161.70 → 160.35
- * moves, 9×9 395.05 → 393.45, 10×10 547.95 → 542.30, same time) */
-#define EDGE_RATE_ON(n) (EDGE_RATE && (n) <= FREE_MAX_N)
-/* 7×7: ring 2's last step picks the answer that leaves the most obliques
- * paired into bars */
-#ifndef BAR_RATE
-#define BAR_RATE 1
-#endif
+struct orbit {
+	const struct model *M;
+	int p, q;
+	/* the model's layer p turns the cube's p..p_hi (and m-p the mirror
+	 * block m-p_hi..m-p): a wing orbit solved with the orbits p+1 ..
+	 * p_hi that need the same cycles (edges_wings.c); p_hi = p else */
+	int p_hi;
+	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
+};
 
 /* Labels of tracked stickers start here (untracked ones show 0..5): the
  * models and macro libraries find a turn's map by turning a cube whose
  * stickers carry labels. */
 #define LABEL0 16
 
-/* The two-phase search keeps shortening its answer until it reaches the
- * target or a budget of polls (one per 4096 nodes) runs out: counted in
- * nodes, not time, so the answer is the same from run to run; the
- * caller's poll can still stop it. A short budget takes most of what a
- * long one would (docs/solvers.md). */
-#define TWOPHASE_POLLS 25
-#define TWOPHASE_TARGET 18
 
-/* Bounds reduce_max_moves needs: the longest oblique macro (with its
- * set-up: OM_LEN + 2), the bars' obliques and their longest macro. */
-#define OM_LEN 12
-#define BAR_OBL 48 /* obliques, two to a bar */
-#define BAR_LEN 10
+/* ------------------------------------------------------- the turns' maps */
 
-/* The free-move center phase (n <= FREE_MAX_N): the center places of
- * the cube as one array, every layer turn as its list of (to, from)
- * pairs of center places. */
-#define FREE_MAX_N 12
+/* turns.c builds them (turns.h): every layer turn as maps of center and
+ * edge places, for the free-turn center phase, the edge beam and the 3×3
+ * stage's free turns. */
+/* The free-move center phase (n <= FREE_MAX_N, plan.h): the center
+ * places of the cube as one array, every layer turn as its list of (to,
+ * from) pairs of center places. */
 /* the turns' maps are sized for the larger of that and the edge beam's
  * largest cube (the beam reads them too: reduce__free_build) */
 #define FREE_DIM_N (EB_MAX_N > FREE_MAX_N ? EB_MAX_N : FREE_MAX_N)
@@ -207,13 +94,8 @@ struct model {
 #define FREE_NC (6 * FREE_S * FREE_S)
 /* Turns: single layers and blocks up to FREE_MAX_W layers wide (the
  * edge beam's slices S: turns.c); the free center phase takes blocks of
- * up to FREE_CENTER_W, and blocks and commutators [A, B] only up to
- * FREE_COMM_MAX_N (past it they cost more time than they save moves). */
-#ifndef FREE_MAX_W
+ * up to the plan's free_width. */
 #define FREE_MAX_W 6
-#endif
-#define FREE_CENTER_W 3
-#define FREE_COMM_MAX_N 9
 #define FREE_GEN (9 * FREE_MAX_W * FREE_DIM_N)
 /* (center places' pairs only up to FREE_MAX_N: past it the maps are
  * built for the edge places alone) */
@@ -252,6 +134,7 @@ struct freec {
 	uint8_t tmp[FREE_NC];
 };
 
+
 struct rwork {
 	struct model model[M_COUNT];
 	uint16_t queue[NTRI];
@@ -259,16 +142,6 @@ struct rwork {
 	_Alignas(64) unsigned char sim[8192]; /* a model cube (n <= 7), or
 					       * the cube for the turns'
 					       * maps (n <= FREE_DIM_N) */
-};
-
-struct orbit {
-	const struct model *M;
-	int p, q;
-	/* the model's layer p turns the cube's p..p_hi (and m-p the mirror
-	 * block m-p_hi..m-p): a wing orbit solved with the orbits p+1 ..
-	 * p_hi that need the same cycles (edges_wings.c); p_hi = p else */
-	int p_hi;
-	uint16_t st[NPOS][2][3]; /* actual (face, row, col) */
 };
 
 /* ------------------------------------------------ the work buffer's parts */
@@ -279,9 +152,9 @@ struct orbit {
  * each starts in the context (ctx.region), so a stage never asks. */
 enum reduce_region {
 	REDUCE_R_STAGED,    /* centers_staged.c: struct stagew */
-	REDUCE_R_EDGE_BEAM, /* edges_beam.c: struct ebeam, where !EB_BEAM(n) struct
-			     * mwork (the wing commutators,
-			     * edges_wings.c) */
+	REDUCE_R_EDGE_BEAM, /* edges_beam.c: struct ebeam, where the plan
+			     * runs no edge beam struct mwork (the wing
+			     * commutators, edges_wings.c) */
 	REDUCE_R_OBLIQUES,  /* centers_obliques.c: the macros, candidates */
 	REDUCE_R_BARS,      /* centers_bars.c: struct barlib */
 	REDUCE_R_BLOCKS,    /* centers_blocks.c: struct blkw */
@@ -314,11 +187,15 @@ struct ctx {
 	int tcol[6];   /* colour each face ends with */
 	int face_of[6]; /* inverse: colour → face */
 	uint64_t ticks;
+	/* the pass's plan (plan.h): its size and effort's choices, read
+	 * by every stage; reduce__ease may turn it to the default's */
+	struct reduce_plan plan;
 	/* the variant: free phases' thresholds (stickers per move), and
 	 * on even n which frame (0 the best) */
 	int c_num, c_den, frame;
+	/* the variant's settings the driver takes from its plan, kept when
+	 * reduce__ease turns the plan to the default's */
 	long polls; /* the 3×3 search's budget */
-	int effort; /* reduce_limits.effort, 1 to REDUCE_MAX_EFFORT */
 	int ends;   /* the edge beam's endings to try (reduce.c) */
 	int free3;  /* the 3×3 stage tries the free turns (reduced3x3.c) */
 	int hurried; /* the caller's hurry ended the 4×4's phases (four.c) */
@@ -332,7 +209,6 @@ struct ctx {
 	int four_p1x; /* 1: the 4×4's phase 1 one move past its shortest */
 	int rot;    /* the cube is solved turned by whole-cube rotation rot
 		     * (0 none), the moves turned back */
-	int staged;   /* the staged center search runs (STAGED(n, effort)) */
 	int split[4]; /* its steps' moves, all 0 unless all four ran */
 	uint64_t cpar; /* wing parities the center stage made so far (bit
 			* k: wing orbit k; up to 63, 128×128's) */
@@ -340,19 +216,8 @@ struct ctx {
 	long om_evals; /* macros the oblique greedy weighed */
 	int erate;     /* the free phase's places are built: the centers'
 			* last step may rate its answers by the edges */
-	int ctrials;   /* and try this many of them against the edge
-			* beam (reduce.c) */
-	int btrials;   /* inside out, an inner ring's last step: this many
-			* of its answers tried against the bar step after
-			* it (reduce.c) */
-	int bartrials; /* inside out, a bar step: this many of its answers
-			* tried against the ring's next bar step (reduce.c) */
-	int bartrial_ring; /* ... in this ring only, or 0: in every ring */
-	/* the three above at the default effort, which reduce__ease
-	 * turns a hurried variant to (reduce.c sets them) */
-	int ctrials1, bartrials1, bartrial_ring1;
 	int blk_most; /* the block commutators' most sweeps (effort 3's
-		       * second pass, centers_blocks.c) */
+		       * second pass: the plan's blk_thr_most) */
 	int bars_broken; /* bar steps of this solve that left obliques
 			  * unpaired (reduce__bar_pair; reduce_result's
 			  * bar_steps_short) */
@@ -381,34 +246,25 @@ static inline int poll_now(struct ctx *x)
 	return x->lim && x->lim->poll && x->lim->poll(x->lim->ctx, 0, 0);
 }
 
-/* Effort 2 and 3 from EASE_MIN_N to STAGED_MAX_N solve as the default
- * does with wider searches (WIDE, the trials), their first variant
- * about twice the default's time: on a slow or busy machine past the
- * caller's budget, which would leave no answer where the default gives
- * one. Asked between the stages and between the centers' bar steps and
- * rings until a variant has given an answer: once the caller's hurry
- * (reduce_limits.hurry) says yes, the rest of the variant runs at the
- * default effort and no other variant starts (reduce.c). A later
+/* Effort 2 and 3 where the plan says it eases (plan.eases: from
+ * REDUCE_EASE_MIN_N to STAGED_MAX_N, plan.c says why) are asked between
+ * the stages and between the centers' bar steps and rings until a
+ * variant has given an answer: once the caller's hurry
+ * (reduce_limits.hurry) says yes, the rest of the variant runs on the
+ * default effort's plan and no other variant starts (reduce.c). A later
  * variant is never eased: the deadline that cuts it short keeps the
- * answer in hand. Below EASE_MIN_N a variant takes about the default's
- * time (4×4 and 5×5 have hurries of their own). */
-#define EASE_MIN_N REDUCE_EASE_MIN_N
-_Static_assert(REDUCE_EASE_MAX_N == STAGED_MAX_N,
-	       "effort 2 eases where it takes the default's stages");
+ * answer in hand. */
 static inline void reduce__ease(struct ctx *x)
 {
-	if (x->effort <= 1 || x->answered || x->n < EASE_MIN_N ||
-	    x->n > STAGED_MAX_N || !x->lim || !x->lim->hurry ||
+	if (!x->plan.eases || x->answered || !x->lim || !x->lim->hurry ||
 	    !x->lim->hurry(x->lim->ctx))
 		return;
-	/* every effort-dependent choice from here on (WIDE, LEAN, the
-	 * beams' widths, the trials) reads x->effort; up to STAGED_MAX_N
-	 * both efforts take the same stages, so none is left half done */
-	x->effort = 1;
+	/* every choice by effort from here on (the beams' widths, the
+	 * trials) reads the plan; where a pass eases both efforts take the
+	 * same stages, so none is left half done. The variant's settings
+	 * (x->polls, ends, free3, blk_most) stay. */
+	x->plan = reduce__plan(x->n, 1);
 	x->eased = 1;
-	x->ctrials = x->ctrials1;
-	x->bartrials = x->bartrials1;
-	x->bartrial_ring = x->bartrial_ring1;
 }
 
 static inline int emit_block(struct ctx *x, int axis, int lo, int hi, int qt)
@@ -453,224 +309,5 @@ static inline uint64_t turn_par(int m, int lo, int hi, int qt)
 			p ^= 1ull << (l < m - l ? l : m - l);
 	return p;
 }
-
-/* ------------------------------------------------- macro search helpers */
-
-/* The oblique macros and the bars write a turn in one byte: axis | model
- * layer << 2 | quarter turns << 5, and for the bars' OM_BLOCK: model
- * layers l and l + 1 turned together, one block of the cube's. */
-#define OM_BLOCK 0x80
-
-/* The last run of turns of one axis made (model layers: net quarter
- * turns), for what the next macro's first turn merges with. */
-struct omtail {
-	int axis;
-	uint8_t q[7];
-};
-
-/* Moves a turn mv saves when made after the run t: 2 if it cancels a
- * turn of t, 1 if it merges into one, else 0 (a block turn: 0, a
- * bound; the moves made are simplified all the same). */
-static inline int om_tail_saves(const struct omtail *t, uint8_t mv)
-{
-	if ((mv & OM_BLOCK) || (mv & 3) != t->axis || !t->q[mv >> 2 & 7])
-		return 0;
-	return (t->q[mv >> 2 & 7] + (mv >> 5)) % 4 == 0 ? 2 : 1;
-}
-
-static inline void om_tail_add(struct omtail *t, uint8_t mv)
-{
-	if (mv & OM_BLOCK) {
-		/* a block ends the run: nothing after it counts as merged */
-		memset(t, 0, sizeof *t);
-		t->axis = -1;
-		return;
-	}
-	if ((mv & 3) != t->axis) {
-		memset(t, 0, sizeof *t);
-		t->axis = mv & 3;
-	}
-	t->q[mv >> 2 & 7] = (uint8_t)((t->q[mv >> 2 & 7] + (mv >> 5)) % 4);
-}
-
-/* Candidate i (gain g, cost) into the list top, tg, tc of *nt (at most
- * want), kept best first by gain per move, if it gets in. */
-static inline void top_put(int *top, int *tg, int *tc, int *nt, int want,
-			   int i, int g, int cost)
-{
-	if (*nt == want && g * tc[*nt - 1] <= tg[*nt - 1] * cost)
-		return;
-	int at = *nt < want ? (*nt)++ : *nt - 1;
-	for (; at > 0 && g * tc[at - 1] > tg[at - 1] * cost; at--)
-		top[at] = top[at - 1], tg[at] = tg[at - 1], tc[at] = tc[at - 1];
-	top[at] = i, tg[at] = g, tc[at] = cost;
-}
-
-/* ------------------------------------------------------------ entry points */
-
-/* orbits.c */
-void reduce__where3d(int n, int f, int r, int c, int xyz[3]);
-int reduce__build_model(struct model *M, int id, cube_t *sim,
-			uint16_t *queue);
-int reduce__model_gen(const struct model *M, int axis, int layer, int qt);
-void reduce__orbit_init(struct orbit *o, const struct model *M, int p,
-			int q, int m);
-void reduce__read_orbit(const struct ctx *x, const struct orbit *o,
-			uint8_t *cur);
-long reduce__solve_orbit(struct ctx *x, const struct orbit *o, uint8_t *cur,
-			 const uint8_t *tgt);
-size_t reduce__cycles_size(int n);
-int reduce__cycles_all(struct ctx *x, void *scratch, size_t size);
-
-/* reduced3x3.c */
-int reduce__idx3(int m, int f, int r, int c);
-int reduce__big_of3(int n, int v);
-void reduce__reduced3(const struct ctx *x, uint8_t ecol[12][2], char s[54]);
-/* The edges as the cube has them, 3×3 facelet colours (every edge paired:
- * any wing does). */
-void reduce__read_ecol(const struct ctx *x, uint8_t ecol[12][2]);
-int reduce__perm_parity(const int *p, int k);
-int reduce__parities3(const char s[54], int *cpar, int *epar, int *flip);
-/* The corners' permutation parity against the frame (x->tcol), or -1
- * if they are not a cube's corners. */
-int reduce__corner_parity(const struct ctx *x);
-int reduce__stage_3x3(struct ctx *x, const void *tables);
-
-/* parity.c */
-#define REDUCE_PLL_MOVES 6 /* the pll_parity stage's moves */
-/* Endings of the edge beam tried with the 3×3 after them (reduce.c:
- * best_ending): up to REDUCE_ENDS, but REDUCE_ENDS_MANY where more than
- * three variants run (4×4, 5×5, effort 2 and 3), whose variants are
- * endings of their own: 4×4 with 16 took 1.6 times the time for 0.35
- * moves, with 4 1.2 times for the same. */
-#define REDUCE_ENDS 16
-#define REDUCE_ENDS_MANY 4
-/* The 3×3 stage's free turns (reduced3x3.c) in every 3×3 a variant
- * tries where at most this many variants run (5×5: 89.35 → 88.90 moves
- * for 9.5 % more time; 4×4's 20: 25 % more, and no shorter than in the
- * winner's last search alone) */
-#define FREE3_VARIANTS 5
-/* ... and not where the block commutators solve the centers (BLK_ON):
- * there an answer is thousands of moves and the free turns' four more
- * 3×3 searches took 15-40 ms for a third of a move (alternating runs
- * against the build with them, 6 states: 34×34 105 → 65 ms, 13,135.67
- * → 13,136.00 moves; 48×48 129 → 94 ms, 26,192.83 → 26,193.00; 64×64
- * 132 → 118 ms, +0.17) */
-#define FREE3(n, e, nv) ((nv) <= FREE3_VARIANTS && !BLK_ON(n, e))
-void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k);
-/* Parity of the permutation taking cur to tgt (tokens all different). */
-int reduce__orbit_parity(const uint8_t *cur, const uint8_t *tgt);
-void reduce__wing_targets(const struct ctx *x, const struct orbit *o,
-			  const int8_t *e_of3, uint8_t ecol[12][2],
-			  uint8_t *tgt);
-int reduce__wings_legal(struct ctx *x);
-int reduce__stage_oll(struct ctx *x, const int8_t *e_of3,
-		      reduce_result *res);
-int reduce__stage_pll(struct ctx *x, int v);
-#define REDUCE_PLL_VERSIONS 24
-
-/* turns.c */
-static inline int reduce__free_inv(const struct freec *F, int g)
-{
-	return g + F->gen[g].inv_off - 2;
-}
-int reduce__free_build(struct ctx *x);
-void reduce__free_read(struct ctx *x);
-int reduce__free_ready(struct ctx *x);
-/* The moves out[c0 .. count) taken back: the cube turned back through
- * them, the count cut to c0. */
-void reduce__unmake(struct ctx *x, size_t c0);
-void reduce__free_apply(struct freec *F, int g);
-int reduce__free_emit(struct ctx *x, int g, unsigned *par);
-
-/* centers.c, centers_greedy.c */
-int reduce__stage_centers(struct ctx *x);
-int reduce__free_centers(struct ctx *x);
-
-/* The checksum of the shared tables as reduce_stage_tables_build makes
- * them (little-endian, 64-bit): their format version is made from it
- * (reduce.c), so set it anew whenever what they hold changes; the test
- * stage_tables_cache says the new value. */
-#define REDUCE_STAGE_TABLES_SUM 0xb7018b56dad75f34ull
-
-/* centers_staged.c; the tables a caller shares come in kinds of size,
- * built one by one on the work buffer of the size each kind names
- * (reduce__staged_kind_size: 0 past the last), behind the header
- * reduce.c seals */
-int reduce__staged_centers(struct ctx *x);
-void reduce__staged_reset(struct ctx *x);
-size_t reduce__staged_shared_size(void);
-int reduce__staged_kind_size(int k);
-int reduce__staged_build_kind(struct ctx *x, void *shared, int k);
-
-/* centers_obliques.c */
-void reduce__obliques_reset(struct ctx *x);
-int reduce__om_pair(struct ctx *x, int p, int q);
-
-/* centers_bars.c */
-void reduce__bars_reset(struct ctx *x);
-void reduce__bar_setup(struct ctx *x, int k, int j);
-size_t reduce__bar_macs_size(void);
-int reduce__bar_build(void *macs, struct ctx *x);
-int reduce__bar_pair(struct ctx *x, uint64_t *par, int next);
-int reduce__bar_rate(struct ctx *x, const cube_t *c);
-
-/* centers_blocks.c */
-int reduce__block_centers(struct ctx *x);
-
-/* edges_beam.c */
-int reduce__beam_edges(struct ctx *x);
-/* The edge beam's endings (every edge paired, near the best: best
- * first), and ending k taken instead of the one reduce__beam_edges took:
- * the cube and moves back to where the beam's last round began, then
- * that ending's moves. */
-int reduce__beam_ends(struct ctx *x);
-/* After reduce__beam_edges: the moves before its last round, plus that
- * round's best score (its moves, EB_FINISH per pair it left, the PLL
- * parity's moves if its edges need them). */
-int reduce__beam_score(struct ctx *x);
-int reduce__beam_take(struct ctx *x, int k);
-int reduce__edge_rate(struct ctx *x, const cube_t *c);
-/* edges_set.c: even n: into ecol the edge set the wings vote for (each wing votes
- * for the colours it shows on its edge), made legal (an even flip sum).
- * If that set stands an odd permutation from the corners (it would need
- * the PLL parity), 1 and into alt the set with two edges' colours
- * exchanged that loses the fewest votes and needs no parity (reduce.c
- * pairs the edges both ways and keeps the shorter); else 0. */
-int reduce__choose_edges(struct ctx *x, const int8_t *e_of3,
-			 uint8_t ecol[12][2], uint8_t alt[12][2]);
-/* edges_wings.c: every wing orbit paired against the edge set ecol (the
- * multi-orbit commutators from MW_MIN_N, then each orbit's 3-cycles);
- * the commutators' work in REDUCE_R_EDGE_BEAM, its size */
-int reduce__pair_all(struct ctx *x, const int8_t *e_of3,
-		     uint8_t ecol[12][2]);
-size_t reduce__wing_work_size(void);
-/* edges_halves.c: the half-edge pairing moves after the beam (from
- * 9×9, wherever the beam runs) */
-int reduce__edge_halves(struct ctx *x);
-
-/* four.c: 4×4 in three phases over reduce_four_tables (checked by the
- * caller: reduce__four_tables_ok). Reduces x->c (centres solved, edges
- * paired, no parity left) in the frame x->tcol; split[0..2] the phases'
- * lengths. SOLVE_ESTAGE when a phase ran out of its node budget (the
- * caller then takes the stage-by-stage path). */
-int reduce__four_tables_ok(const void *tables);
-int reduce__four_phases(struct ctx *x, const void *tables, int *split);
-long reduce__four_census(const void *tables, int which, long counts[16]);
-
-/* five.c: 5×5 in five phases over reduce_five_tables (checked by the
- * caller: reduce__five_tables_ok). reduce__five_reduce searches from
- * x->c (in the frame x->tcol) and keeps its reductions, shortest first,
- * in REDUCE_R_FIVE: returns how many, SOLVE_ESTAGE if a phase found
- * none within its budget, SOLVE_ENOTFOUND if the poll stopped it, 0 if
- * the caller's hurry did before there were any (the caller takes the
- * stage-by-stage path after both).
- * reduce__five_emit emits phases from..to (1 to 5) of reduction v onto
- * x->c. */
-int reduce__five_tables_ok(const void *tables);
-int reduce__five_reduce(struct ctx *x, const void *tables);
-int reduce__five_emit(struct ctx *x, const void *tables, int v, int from,
-		      int to);
-long reduce__five_census(const void *tables, int which, long counts[16]);
 
 #endif

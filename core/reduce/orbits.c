@@ -30,7 +30,10 @@
  * reachable this way; wings are all different, so a wing orbit must be an
  * even permutation of its target, which the parity stage ensures.
  */
+#include <string.h>
+
 #include "internal.h"
+#include "orbits.h"
 
 /* Where sticker (f, r, c) of a size-n cube sits: x from L to R, y from D
  * to U, z from B to F (the net of docs/conventions.md). */
@@ -259,7 +262,133 @@ static int index_bases(struct model *M, cube_t *sim, uint8_t tr[][3],
 	return 0;
 }
 
-int reduce__build_model(struct model *M, int id, cube_t *sim, uint16_t *queue)
+/* The tracked stickers of a center model (M_X, M_PLUS, M_OBL): its orbit's
+ * four stickers a face, slot t each, at (r, c) turned about the face's
+ * middle. Returns how many (NPOS). */
+static int center_slots(const struct model *M, int id, uint8_t tr[][3],
+			int *pos_of_slot)
+{
+	int m = M->nm - 1, nt = 0, r = 1, c = id == M_X ? 1 : 2;
+	for (int f = 0; f < 6; f++) {
+		int rr = r, cc = c;
+		for (int k = 0; k < 4; k++) {
+			tr[nt][0] = (uint8_t)f;
+			tr[nt][1] = (uint8_t)rr;
+			tr[nt][2] = (uint8_t)cc;
+			pos_of_slot[nt] = nt;
+			nt++;
+			int t = rr;
+			rr = cc;
+			cc = m - t;
+		}
+	}
+	return nt;
+}
+
+/* The tracked stickers of the wing model: the 48 border stickers off the
+ * corners, and each one's partner (the other sticker of its wing, found
+ * by where they sit). Returns how many (48), or -1. */
+static int wing_slots(const struct model *M, uint8_t tr[][3], int *partner)
+{
+	int nm = M->nm, m = nm - 1, na = 0;
+	for (int f = 0; f < 6; f++)
+		for (int r = 0; r < nm; r++)
+			for (int c = 0; c < nm; c++) {
+				int border = r == 0 || r == m || c == 0 || c == m;
+				int corner = (r == 0 || r == m) &&
+					     (c == 0 || c == m);
+				if (!border || corner)
+					continue;
+				tr[na][0] = (uint8_t)f;
+				tr[na][1] = (uint8_t)r;
+				tr[na][2] = (uint8_t)c;
+				na++;
+			}
+	for (int i = 0; i < na; i++) {
+		int a[3], b[3];
+		partner[i] = -1;
+		reduce__where3d(nm, tr[i][0], tr[i][1], tr[i][2], a);
+		for (int j = 0; j < na; j++) {
+			reduce__where3d(nm, tr[j][0], tr[j][1], tr[j][2], b);
+			if (j != i && a[0] == b[0] && a[1] == b[1] &&
+			    a[2] == b[2])
+				partner[i] = j;
+		}
+		if (partner[i] < 0)
+			return -1;
+	}
+	return na;
+}
+
+/* The model's generators: every turn (1 to 3 quarter turns) of every
+ * layer it has, and each one's inverse. */
+static void model_gens(struct model *M)
+{
+	memset(M->gen_at, -1, sizeof M->gen_at);
+	for (int axis = 0; axis < 3; axis++)
+		for (int L = 0; L < M->nm; L++) {
+			if (M->kind_of[L] == K_NONE)
+				continue;
+			for (int qt = 1; qt <= 3; qt++) {
+				M->gen_at[axis][L][qt] = (int8_t)M->ngen;
+				M->gen[M->ngen] = mk(axis, L, qt);
+				M->inv[M->ngen] = (uint8_t)(M->ngen + 4 - 2 * qt);
+				M->ngen++;
+			}
+		}
+}
+
+/* The wing model's places: each wing's first sticker, spread from
+ * sticker 0 along every generator (a wing cannot flip in place, so this
+ * never contradicts itself), then the tracked stickers reordered as
+ * places' pairs (first, second). Returns 0 or -1. */
+static int wing_places(struct model *M, cube_t *sim, uint8_t tr[][3], int nt,
+		       const int *partner, int *pos_of_slot)
+{
+	uint8_t gsp[MAX_GEN][48];
+	for (int g = 0; g < M->ngen; g++)
+		if (simulate(M, sim, tr, nt, &M->gen[g], 1, gsp[g]) < 0)
+			return -1;
+	int first[48], stack[48], sp = 0, npos = 0;
+	for (int t = 0; t < 48; t++)
+		first[t] = -1; /* 1 first, 0 second, -1 unknown */
+	first[0] = 1;
+	first[partner[0]] = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		int s = stack[--sp];
+		for (int g = 0; g < M->ngen; g++) {
+			int u = gsp[g][s];
+			if (first[u] == 0)
+				return -1;
+			if (first[u] == 1)
+				continue;
+			first[u] = 1;
+			first[partner[u]] = 0;
+			stack[sp++] = u;
+		}
+	}
+	uint8_t ord[48][3];
+	for (int t = 0; t < 48; t++) {
+		if (first[t] < 0)
+			return -1;
+		if (first[t] != 1)
+			continue;
+		memcpy(M->st[npos][0], tr[t], 3);
+		memcpy(M->st[npos][1], tr[partner[t]], 3);
+		memcpy(ord[2 * npos], tr[t], 3);
+		memcpy(ord[2 * npos + 1], tr[partner[t]], 3);
+		npos++;
+	}
+	if (npos != NPOS)
+		return -1;
+	memcpy(tr, ord, sizeof ord);
+	for (int t = 0; t < 48; t++)
+		pos_of_slot[t] = t / 2;
+	return 0;
+}
+
+int reduce__model_build(struct model *M, int id, cube_t *sim, uint16_t *queue)
 {
 	static const uint8_t kinds[M_COUNT][8] = {
 		[M_X] = {K_0, K_P, K_MP, K_M},
@@ -272,127 +401,23 @@ int reduce__build_model(struct model *M, int id, cube_t *sim, uint16_t *queue)
 	M->nm = sizes[id];
 	M->wing = id == M_WING;
 	memcpy(M->kind_of, kinds[id], 8);
-	int nm = M->nm, m = nm - 1;
 
 	/* tracked stickers: slot t; for wings slots 2p and 2p+1 */
 	uint8_t tr[2 * NPOS][3];
-	int nt = 0, pos_of_slot[2 * NPOS], partner[48];
-	if (!M->wing) {
-		int r = 1, c = id == M_X ? 1 : 2;
-		for (int f = 0; f < 6; f++) {
-			int rr = r, cc = c;
-			for (int k = 0; k < 4; k++) {
-				tr[nt][0] = (uint8_t)f;
-				tr[nt][1] = (uint8_t)rr;
-				tr[nt][2] = (uint8_t)cc;
-				pos_of_slot[nt] = nt;
-				nt++;
-				int t = rr;
-				rr = cc;
-				cc = m - t;
-			}
-		}
-	} else {
-		/* the 48 border stickers off the corners, paired by where
-		 * they sit */
-		uint8_t all[48][3];
-		int na = 0;
-		for (int f = 0; f < 6; f++)
-			for (int r = 0; r < nm; r++)
-				for (int c = 0; c < nm; c++) {
-					int border = r == 0 || r == m || c == 0 ||
-						     c == m;
-					int corner = (r == 0 || r == m) &&
-						     (c == 0 || c == m);
-					if (!border || corner)
-						continue;
-					all[na][0] = (uint8_t)f;
-					all[na][1] = (uint8_t)r;
-					all[na][2] = (uint8_t)c;
-					na++;
-				}
-		for (int i = 0; i < na; i++) {
-			int a[3], b[3];
-			partner[i] = -1;
-			reduce__where3d(nm, all[i][0], all[i][1], all[i][2], a);
-			for (int j = 0; j < na; j++) {
-				reduce__where3d(nm, all[j][0], all[j][1],
-						all[j][2], b);
-				if (j != i && a[0] == b[0] && a[1] == b[1] &&
-				    a[2] == b[2])
-					partner[i] = j;
-			}
-			if (partner[i] < 0)
-				return -1;
-		}
-		/* generators' permutations of the 48, to orient the places */
-		for (int t = 0; t < na; t++)
-			memcpy(tr[t], all[t], 3);
-		nt = na;
-	}
-
-	/* generators */
-	memset(M->gen_at, -1, sizeof M->gen_at);
-	for (int axis = 0; axis < 3; axis++)
-		for (int L = 0; L < nm; L++) {
-			if (M->kind_of[L] == K_NONE)
-				continue;
-			for (int qt = 1; qt <= 3; qt++) {
-				M->gen_at[axis][L][qt] = (int8_t)M->ngen;
-				M->gen[M->ngen] = mk(axis, L, qt);
-				M->inv[M->ngen] = (uint8_t)(M->ngen + 4 - 2 * qt);
-				M->ngen++;
-			}
-		}
-
+	int pos_of_slot[2 * NPOS], partner[48];
+	int nt = M->wing ? wing_slots(M, tr, partner)
+			 : center_slots(M, id, tr, pos_of_slot);
+	if (nt < 0)
+		return -1;
+	model_gens(M);
 	if (M->wing) {
-		/* first stickers: spread from sticker 0 along every
-		 * generator; a wing cannot flip in place, so this never
-		 * contradicts itself */
-		uint8_t gsp[MAX_GEN][48];
-		for (int g = 0; g < M->ngen; g++)
-			if (simulate(M, sim, tr, nt, &M->gen[g], 1, gsp[g]) < 0)
-				return -1;
-		int first[48], stack[48], sp = 0, npos = 0;
-		for (int t = 0; t < 48; t++)
-			first[t] = -1; /* 1 first, 0 second, -1 unknown */
-		first[0] = 1;
-		first[partner[0]] = 0;
-		stack[sp++] = 0;
-		while (sp) {
-			int s = stack[--sp];
-			for (int g = 0; g < M->ngen; g++) {
-				int u = gsp[g][s];
-				if (first[u] == 0)
-					return -1;
-				if (first[u] == 1)
-					continue;
-				first[u] = 1;
-				first[partner[u]] = 0;
-				stack[sp++] = u;
-			}
-		}
-		uint8_t ord[48][3];
-		for (int t = 0; t < 48; t++) {
-			if (first[t] < 0)
-				return -1;
-			if (first[t] != 1)
-				continue;
-			memcpy(M->st[npos][0], tr[t], 3);
-			memcpy(M->st[npos][1], tr[partner[t]], 3);
-			memcpy(ord[2 * npos], tr[t], 3);
-			memcpy(ord[2 * npos + 1], tr[partner[t]], 3);
-			npos++;
-		}
-		if (npos != NPOS)
+		if (wing_places(M, sim, tr, nt, partner, pos_of_slot) < 0)
 			return -1;
-		memcpy(tr, ord, sizeof ord);
-		for (int t = 0; t < 48; t++)
-			pos_of_slot[t] = t / 2;
 	} else {
 		for (int p = 0; p < NPOS; p++)
 			memcpy(M->st[p][0], tr[p], 3);
 	}
+	/* each generator as a permutation of the places */
 	for (int g = 0; g < M->ngen; g++) {
 		uint8_t sp[2 * NPOS];
 		if (simulate(M, sim, tr, nt, &M->gen[g], 1, sp) < 0)
@@ -575,10 +600,10 @@ long reduce__solve_orbit(struct ctx *x, const struct orbit *o,
 
 /* ------------------------------------------- 3-cycles over every orbit */
 
-/* Past STAGED_TOP(effort) the block commutators leave thousands of
- * center orbits (3,969 on 128×128) to the 3-cycles, about a third of
- * their stickers wrong: 12,000 cycles, 60 % of the answer. Each cycle
- * ends with its set-up undone, and a next cycle whose shortest set-up
+/* Where the plan takes the block commutators (plan.blocks) they leave
+ * thousands of center orbits (3,969 on 128×128) to the 3-cycles, about a
+ * third of their stickers wrong: 12,000 cycles, 60 % of the answer. Each
+ * cycle ends with its set-up undone, and a next cycle whose shortest set-up
  * begins with the same turn cancels that turn and its undoing (2
  * moves). An inner layer is a layer of many orbits (a row and a column
  * of them), so the next cycle may be in another orbit: rather than

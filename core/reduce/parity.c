@@ -12,7 +12,13 @@
  * swap of two targets). So the parity stage looks at each orbit against
  * the solved cube, once, and turns slice k where it is odd.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "cubie_internal.h"
+
+#include "orbits.h"
+#include "parity.h"
+#include "reduced3x3.h"
 
 void reduce__wing_orbit(struct ctx *x, struct orbit *o, int k)
 {

@@ -2,8 +2,9 @@
  * (reduce.h gives the stages): the public entry points, the layout of the
  * caller's work buffer, and the driver that runs the stages in order, in
  * several variants for small n, keeping the shortest answer. Each stage
- * lives in a file of its own in this folder (internal.h lists what
- * they share).
+ * lives in a file of its own in this folder (internal.h holds the
+ * context they share, each family's header its entry points; plan.c
+ * which size and effort runs what).
  *
  * Variants. The stages make different choices for different center
  * thresholds, frames (even n) and for the cube turned as a whole (the
@@ -19,7 +20,19 @@
  *
  * Pure C11, no allocation, no globals but const tables.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "alg.h"
+#include "cubie_internal.h"
+#include "solve_internal.h"
+
+#include "centers.h"
+#include "centers_methods.h"
+#include "edges.h"
+#include "orbits.h"
+#include "parity.h"
+#include "phases.h"
+#include "reduced3x3.h"
 
 static const char *const stage_names[REDUCE_STAGES] = {
 	"oll_parity", "centers", "edges", "pll_parity", "3x3",
@@ -36,150 +49,11 @@ static size_t cube_offset(void)
 	return (sizeof(struct rwork) + 63) & ~(size_t)63;
 }
 
-/* Several variants of the greedy phases are run for n <= this many
- * layers, and the shortest answer kept (variants(n) says how many); a
- * higher effort runs more, and runs some up to STAGED_MAX_N. */
-#define VARIANT_MAX_N 7
-#define VARIANTS 24
-
-/* Effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP(effort) solve the
- * centers inside out, after a first pass as the default's (the block
- * commutators), whose answer a deadline in the second keeps
- * (reduce_solve) */
-static int default_first(int n, int effort)
-{
-	return effort >= 2 && n > STAGED_MAX_N && INSIDE(n, effort);
-}
-
-static int variants_at(int n, int effort)
-{
-	int v = n == 4 ? 20 : n == 5 ? 5 : n <= VARIANT_MAX_N ? 3 : 1;
-	if (effort >= 2 && n <= STAGED_MAX_N)
-		v = v > 1 ? v << (effort - 1) : effort == 2 ? 2 : 4;
-	/* effort 3 where the block commutators solve the centers: effort
-	 * 2's pass, then one with more sweeps (centers_blocks.c), the
-	 * shorter kept; reduce_solve adds the inside-out pass when the
-	 * caller's budget holds it */
-	if (effort >= 3 && BLK_ON(n, effort))
-		v = 2;
-	if (default_first(n, effort))
-		v = 2;
-	return v;
-}
-
-static int variants(int n)
-{
-	return variants_at(n, 1);
-}
-
-/* How many of the centers' last step's answers are tried against the
- * edge beam (centers_staged.c, st_try; 1: the best rated taken as is).
- * Each trial is a run of the beam: where the time allows. 20 states:
- * 4×4 54.45 → 53.65 moves at 2.0 times the issue's solver's time (2
- * trials), 5×5 91.50 → 90.35 at 1.9, 6×6 160.35 → 155.70 at 2.4 (4
- * trials 155.55 at 2.8). Since the beam's POPCNT clone (edges_beam.h) there
- * is time for 3 on 4×4 (53.25 moves at 2.0 times) and 7×7 (with the bar
- * trials 211.25 → 210.15 at 2.0; 2 trials 211.00); 10×10 534.05 at 4.3
- * was not worth it, 8×8 and 9×9 have no time to spare (docs/solvers.md,
- * "Edges"). */
-#ifndef CTRIALS
-#define CTRIALS 3
-#endif
-static int ctrials_at(int n, int effort)
-{
-	if (effort > 1)
-		return 1; /* its variants are trials of their own */
-	return n <= 7 ? CTRIALS : 1;
-}
-
-/* Inside out, how many of an inner ring's last step's answers are tried
- * against the bar step after it (st_try, as the edges above; 1: the one
- * leaving the fewest obliques unpaired, as is). A bar step costs a
- * fraction of the edge beam, and the one after the trials' choice runs
- * again. 20 states, against the issue's solver in the same run (with
- * the beam's POPCNT clone, edges_beam.h): 6×6 155.70 → 154.10 moves at 2.2
- * times its time, 7×7 212.65 → 211.25 at 1.0 (before its edge trials),
- * 8×8 320.90 → 313.10 at 2.3, 9×9 393.45 → 390.85 at 2.4; 3 and 4 trials on 9×9 391.00 and 392.55 (the bar step
- * shorter, the ring after it longer); 10×10 556.15 against 542.30 (its
- * narrower searches: no shorter centers), so from 10×10 on, one. Unlike
- * the edge beam's trials they pay at effort 2 and 3 too: effort 2 6×6
- * 154.60 → 153.65, 9×9 387.50 → 383.05, for 11-13 % more time. */
-#ifndef BTRIALS
-#define BTRIALS 2
-#endif
-static int btrials_at(int n)
-{
-	return n >= 6 && n <= 9 ? BTRIALS : 1;
-}
-
-/* Inside out, how many of a bar step's answers (the cheapest its beam
- * met) are tried against the ring's next bar step (centers_bars.c,
- * reduce__bar_pair; 1: the cheapest, as is). The two steps the trials
- * pick are made as they ran, none run again. 9×9 only, whose ring 1
- * has two bar steps. 20 states are too few to judge them (a solve's
- * length varies by about ±12 moves, these trials move the mean by 1-4):
- * over 300 states, 392.39 → 391.13 moves with 2 trials, 390.41 with 4,
- * 388.70 with 8. 8 took 3.0 times the issue's solver's time until the
- * bars' scan was vectorized (bar_scan): now 2.3-2.5 (4: 2.1-2.3). 16
- * (BAR_FIN 16) gave 386.44 against 8's 386.78 on the first 100 states
- * at 2.7 times: left out. Trials whose next step ran with a narrower
- * beam (4 and 16 states a step) gave 391.90 (8 of them) and 391.33 (16).
- * 8×8 over 300 states 318.55 → 315.31 with 8, but 313.10 → 315.60 on
- * the bench's 20 at 2.4-2.6 times its time, and 4 % under its published
- * figure already: one (bench/RESULTS.md). */
-#ifndef BARTRIALS
-#define BARTRIALS 8
-#endif
-/* At effort 2 and 3 10×10 to BARTRIALS_TOP try them too (effort 2,
- * against the same build without: 10×10 516.27 → 509.03 moves over 30
- * states for about 30 % more time, 11×11 617.75 → 615.62 and 12×12
- * 788.38 → 767.50 over 8). At the default effort they do not fit on
- * 10×10: 544.09 → 539.37 over 220 states, but at about 1.85 times the
- * default's time, near 4 times the issue's solver's. */
-#ifndef BARTRIALS_TOP
-#define BARTRIALS_TOP 12
-#endif
-/* At the default effort 10×10 could try BARTRIALS_10 of them in ring 1's
- * first bar step alone (its cells 4 and 5, then 3 and 6 on trial; the
- * step after, 2 and 7, runs as is). Before the half-edge pairing moves
- * (edges_halves.c, reduce__edge_halves) 4 took the bench's states 0-439 from
- * 544.57 to 542.14 moves at 2.6-2.7 times the issue's solver's time
- * where one trial took 2.4; with them 537.70 → 534.48, but at about
- * 2.9-3.1 times, too near: one (bench/RESULTS.md). */
-#ifndef BARTRIALS_10
-#define BARTRIALS_10 1
-#endif
-/* ... and 9×9 at the default tries BARTRIALS_9 since the bars' blocks
- * (centers_bars.c), which made its bar steps about 9 % slower: with 8
- * it took 2.83-2.90 times the issue's solver's time, too near 3; with
- * 4, 0.92 of that for 381.50 moves against 378.55 (the bench's first
- * 20 states; the tests' 60 from seed 7806: 8 379.75, 4 381.57, 1
- * 383.47). Effort 2 and 3 keep 8. */
-#ifndef BARTRIALS_9
-#define BARTRIALS_9 4
-#endif
-static int bartrials_at(int n, int effort)
-{
-	if (n == 10 && effort <= 1)
-		return BARTRIALS_10;
-	if (n == 9 && effort <= 1)
-		return BARTRIALS_9;
-	return n == 9 || (effort > 1 && n >= 10 && n <= BARTRIALS_TOP)
-		       ? BARTRIALS
-		       : 1;
-}
-
-/* The ring whose bar steps try them (0: every ring's). */
-static int bartrial_ring_at(int n, int effort)
-{
-	return n == 10 && effort <= 1 ? 1 : 0;
-}
-
 /* The most variants any effort runs (what the work buffer is laid out
  * for). */
 static int variants_max(int n)
 {
-	return variants_at(n, REDUCE_MAX_EFFORT);
+	return reduce__plan(n, REDUCE_MAX_EFFORT).variants;
 }
 
 /* Bytes from the start of the work buffer to the scratch cube (after the
@@ -264,7 +138,7 @@ static size_t shared_bars_at(void)
  * zero), so a file an older build wrote, holding other tables, is
  * refused and built again. tests/unit/check_reduce.c (stage_tables_cache)
  * fails when what the tables hold changes until REDUCE_STAGE_TABLES_SUM
- * (internal.h) is set to the new checksum, which changes the version. */
+ * (centers_methods.h) is set to the new checksum, which changes the version. */
 static const char stage_magic[8] = {'c', 'u', 'b', 'e', 'd', 'R', 'S', 'T'};
 #define STAGE_VERSION                                                  \
 	((uint32_t)(REDUCE_STAGE_TABLES_SUM ^ REDUCE_STAGE_TABLES_SUM >> 32))
@@ -278,7 +152,8 @@ size_t reduce_work_size(int n)
 
 int reduce_variants(int n)
 {
-	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0 : variants(n);
+	return n < REDUCE_MIN_N || n > REDUCE_MAX_N ? 0
+						    : reduce__plan(n, 1).variants;
 }
 
 /* Each greedy 3-cycle step fixes at least one of 24 places; each step
@@ -293,25 +168,28 @@ size_t reduce_max_moves(int n)
 {
 	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
 		return 0;
+	/* what any effort runs: the most (inside out) and the least */
+	struct reduce_plan most = reduce__plan(n, EFFORT_INSIDE),
+			   least = reduce__plan(n, 1);
 	size_t per_orbit = (size_t)NPOS * STEP_MOVES;
 	size_t s = (size_t)n - 2, free = 0;
-	if (n <= FREE_MAX_N)
+	if (least.free_phase)
 		free += 4 * 6 * s * s + (size_t)wing_orbits(n);
-	if (EB_BEAM(n))
+	if (least.edge_beam)
 		free += EB_ROUNDS * (EB_LEVELS + 1);
 	/* each step of the oblique macros puts one more of a pair of
 	 * orbits' 48 stickers right, with at most a macro and a set-up */
-	size_t om = OM_ON(n, EFFORT_INSIDE) ? (size_t)NPOS * (OM_LEN + 2) : 0;
+	size_t om = most.obliques ? (size_t)NPOS * (OM_LEN + 2) : 0;
 	/* each step of the bars pairs one more oblique, with one macro, in
 	 * each of the rings' bar steps (one for each ring r and cell j,
 	 * r < j <= wing_orbits(n)) */
 	size_t ki = (size_t)wing_orbits(n);
-	size_t bar = BAR_ON(n, EFFORT_INSIDE) ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
+	size_t bar = most.inside ? ki * (ki - 1) / 2 * BAR_OBL * BAR_LEN : 0;
 	/* each slice turn of the slice phase puts at least one more center
 	 * sticker on its face, each block commutator (8 moves) at least one
 	 * more oblique sticker (the slice phase's parity turns, one per
 	 * wing orbit, are in the wing orbits' share) */
-	size_t blk = BLK_ON(n, 1) ? (size_t)NPOS * (1 + 8) : 0;
+	size_t blk = least.blocks ? (size_t)NPOS * (1 + 8) : 0;
 	return (size_t)wing_orbits(n) * (1 + 2 * per_orbit) +
 	       (size_t)center_orbits(n) * (per_orbit + om + blk) + free + bar +
 	       64;
@@ -481,9 +359,7 @@ static int unrotate(struct ctx *x, const cube_t *c, reduce_result *r)
  * against alt (no parity) on trial, then against ecol (the parity's
  * moves added) for good; if alt's was shorter, the cube goes back (x->
  * scratch holds it meanwhile), ecol becomes alt and is paired again.
- * Run up to STAGED_TOP (33×33 at the default effort): past it the trial
- * would add a quarter to the block commutators' time. 8×8 to 24×24
- * 0–1.2 % shorter (docs/solvers.md, Parities). */
+ * Where the plan says (edges_alt). */
 static int pair_or_alt(struct ctx *x, const int8_t *e_of3,
 		       uint8_t ecol[12][2], uint8_t alt[12][2])
 {
@@ -607,12 +483,6 @@ static int variant_begin(struct ctx *x, const cube_t *c, reduce_result *r)
 	return 0;
 }
 
-/* From this size on the edge beam's leftovers go to the half-edge
- * pairing moves first (edges_halves.c, reduce__edge_halves). */
-#ifndef HALVES_MIN_N
-#define HALVES_MIN_N 9
-#endif
-
 /* One run of the stages on a fresh copy of c, into x->out. Returns the
  * count or an error. */
 static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
@@ -645,17 +515,16 @@ static int solve_variant(struct ctx *x, const cube_t *c, const void *tables,
 
 	reduce__ease(x);
 	stage_begin(x, r, REDUCE_EDGES);
-	if (EB_BEAM(n) && ((rc = reduce__beam_edges(x)) < 0 ||
-			   (rc = best_ending(x, tables)) < 0))
+	if (x->plan.edge_beam && ((rc = reduce__beam_edges(x)) < 0 ||
+				  (rc = best_ending(x, tables)) < 0))
 		return rc;
-	if (EB_BEAM(n) && n >= HALVES_MIN_N &&
-	    (rc = reduce__edge_halves(x)) < 0)
+	if (x->plan.edge_halves && (rc = reduce__edge_halves(x)) < 0)
 		return rc;
 	uint8_t ecol[12][2], alt[12][2];
 	if (n % 2)
 		reduce__read_ecol(x, ecol);
 	if (n % 2 == 0 && reduce__choose_edges(x, e_of3, ecol, alt) &&
-	    n <= STAGED_TOP(x->effort))
+	    x->plan.edges_alt)
 		rc = pair_or_alt(x, e_of3, ecol, alt);
 	else
 		rc = reduce__pair_all(x, e_of3, ecol);
@@ -708,7 +577,7 @@ static void phases_begin(struct ctx *x, int v, cube_move *out, size_t cap)
 {
 	x->frame = v;
 	x->rot = 0;
-	x->polls = TWOPHASE_POLLS * x->effort;
+	x->polls = x->plan.polls;
 	x->free3 = 1;
 	x->out = out;
 	x->cap = cap;
@@ -794,18 +663,6 @@ static int solve_five(struct ctx *x, const cube_t *c, const void *tables,
 	return r->count;
 }
 
-/* Frames the three-phase 4×4 tries at effort 1, 2, 3 (the shortest
- * kept): one at the default, for time (20 states: two frames 42.6
- * moves against 43.0, at twice the time). */
-#ifndef FOUR_FRAMES
-#define FOUR_FRAMES 1
-#endif
-static int four_variants(int effort)
-{
-	return effort >= 3 ? 4 * FOUR_FRAMES : effort == 2 ? 2 * FOUR_FRAMES
-							 : FOUR_FRAMES;
-}
-
 /* An anytime solve (reduce_limits.stop): the caller's limits with poll
  * and hurry behind these, which ask only stop until the solve holds an
  * answer (*nbest >= 0), then the caller's poll. */
@@ -829,40 +686,66 @@ static int anytime_hurry(void *ctx)
 	return a->user->hurry(a->user->ctx);
 }
 
-int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
-		 void *work, size_t work_size, cube_move *out, size_t cap,
-		 reduce_result *res)
-{
-	if (!tables || !c || !work || !out || !res)
-		return CUBE_EINVAL;
-	int n = c->n;
-	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
-		return CUBE_ESIZE;
-	if (work_size < reduce_work_size(n))
-		return CUBE_EINVAL;
-
-	/* the answer in hand: its length, -1 while there is none */
-	int nbest = -1;
-	struct anytime at = {lim, &nbest};
-	reduce_limits own;
-	if (lim && lim->stop) {
-		own = *lim;
-		own.poll = anytime_poll;
-		own.hurry = lim->hurry ? anytime_hurry : NULL;
-		own.ctx = &at;
-		lim = &own;
-	}
+/* One solve as its steps pass it on: the context, the caller's buffers,
+ * and the answer in hand. */
+struct solve_run {
 	struct ctx x;
-	ctx_init(&x, work, n, lim);
-	x.c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
-	x.scratch = (cube_t *)(void *)((unsigned char *)work +
-				       scratch_offset(n));
-	char *fl = (char *)x.c + ((cube_sizeof(n) + 63) & ~(size_t)63);
-	x.out = out;
-	x.cap = cap;
+	const cube_t *c;
+	const void *tables;
+	const reduce_limits *lim; /* the caller's, or own (anytime) */
+	struct reduce_plan plan;  /* the solve's: its size and effort */
+	cube_move *out, *alt;     /* the answer; the later variants' moves */
+	size_t cap, alt_cap;
+	int8_t e_of3[54];         /* 3×3 facelet → edge sticker, or -1 */
+	int passes;               /* variants and passes run (solve_passes) */
+	int eased;                /* the caller's hurry eased a pass */
+	/* the answer in hand: its length (-1 while there is none), its
+	 * stages and the frame it ends in */
+	int nbest;
+	reduce_result best;
+	int best_tcol[6];
+	/* an anytime solve's limits (reduce_limits.stop) */
+	reduce_limits own;
+	struct anytime at;
+};
+
+/* The solve's start: its context on the work buffer, the plan, the
+ * shared tables' header, the cube checked (legal as a cube, then its
+ * wings), the models built. Returns 0 or an error. */
+static int solve_open(struct solve_run *s, const void *tables,
+		      const cube_t *c, const reduce_limits *lim, void *work,
+		      cube_move *out, size_t cap)
+{
+	int n = c->n;
+	s->c = c;
+	s->tables = tables;
+	s->out = out;
+	s->cap = cap;
+	s->nbest = -1;
+	s->passes = 0;
+	s->eased = 0;
+	s->at = (struct anytime){lim, &s->nbest};
+	if (lim && lim->stop) {
+		s->own = *lim;
+		s->own.poll = anytime_poll;
+		s->own.hurry = lim->hurry ? anytime_hurry : NULL;
+		s->own.ctx = &s->at;
+		lim = &s->own;
+	}
+	s->lim = lim;
+	struct ctx *x = &s->x;
+	ctx_init(x, work, n, lim);
+	x->c = (cube_t *)(void *)((unsigned char *)work + cube_offset());
+	x->scratch = (cube_t *)(void *)((unsigned char *)work +
+					scratch_offset(n));
+	char *fl = (char *)x->c + ((cube_sizeof(n) + 63) & ~(size_t)63);
+	x->out = out;
+	x->cap = cap;
 	if (lim && (lim->effort < 0 || lim->effort > REDUCE_MAX_EFFORT))
 		return CUBE_EINVAL;
-	x.effort = lim && lim->effort > 1 ? lim->effort : 1;
+	/* the solve's plan; each pass runs on its own (solve_passes) */
+	s->plan = reduce__plan(n, lim && lim->effort > 1 ? lim->effort : 1);
+	x->plan = s->plan;
 	if (lim && lim->stage_tables) {
 		/* the header only (the whole checksum is for a file read
 		 * back: reduce_stage_tables_check) */
@@ -870,7 +753,7 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				      reduce_stage_tables_size(), stage_magic,
 				      STAGE_VERSION))
 			return SOLVE_ETABLES;
-		x.shared_bars =
+		x->shared_bars =
 			(const unsigned char *)lim->stage_tables + shared_bars_at();
 	}
 
@@ -881,184 +764,184 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 	cube_validation_result vr;
 	if (cube_validate(fl, len, pr, 1, &vr) != 0)
 		return CUBE_EINVALID;
-	cube_copy(x.c, c);
-	if (STAGED(n, EFFORT_INSIDE))
-		reduce__staged_reset(&x);
-	if (OM_ON(n, EFFORT_INSIDE))
-		reduce__obliques_reset(&x);
-	if (BAR_ON(n, EFFORT_INSIDE))
-		reduce__bars_reset(&x);
+	cube_copy(x->c, c);
+	/* the regions of what any pass may run */
+	struct reduce_plan most = reduce__plan(n, EFFORT_INSIDE);
+	if (most.staged)
+		reduce__staged_reset(x);
+	if (most.obliques)
+		reduce__obliques_reset(x);
+	if (most.inside)
+		reduce__bars_reset(x);
 	for (int id = 0; id < M_COUNT; id++) {
-		if (reduce__build_model(&x.w->model[id], id,
-				(cube_t *)(void *)x.w->sim, x.w->queue) < 0)
+		if (reduce__model_build(&x->w->model[id], id,
+				(cube_t *)(void *)x->w->sim, x->w->queue) < 0)
 			return SOLVE_ESTAGE;
 	}
-	if (!reduce__wings_legal(&x))
+	if (!reduce__wings_legal(x))
 		return CUBE_EINVALID;
 
-	int8_t e_of3[54];
-	memset(e_of3, -1, sizeof e_of3);
+	memset(s->e_of3, -1, sizeof s->e_of3);
 	for (int e = 0; e < 12; e++)
-		for (int s = 0; s < 2; s++)
-			e_of3[cubie__edge_facelet[e][s]] = (int8_t)(2 * e + s);
+		for (int k = 0; k < 2; k++)
+			s->e_of3[cubie__edge_facelet[e][k]] = (int8_t)(2 * e + k);
+	s->alt = (cube_move *)(void *)((unsigned char *)work + alt_offset(n));
+	s->alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
+	return 0;
+}
 
-	/* the variants: threshold of the free center phase (stickers per
-	 * move), the frame's rank on even n, the whole-cube rotation; the
-	 * first is the one measured best alone */
-	static const int var[VARIANTS][4] = {
-		{1, 3, 0, 0}, {1, 2, 1, 5}, {2, 7, 2, 10}, {2, 5, 3, 15},
-		{1, 3, 0, 7}, {1, 3, 1, 2}, {1, 3, 2, 13}, {1, 3, 3, 20},
-		{1, 3, 4, 0}, {1, 2, 0, 9}, {1, 3, 5, 18}, {2, 7, 1, 22},
-		{1, 3, 0, 4}, {1, 2, 1, 11}, {2, 7, 0, 17}, {1, 3, 2, 3},
-		{2, 5, 1, 21}, {1, 3, 0, 14}, {1, 2, 3, 8}, {1, 3, 6, 1},
-		{2, 7, 0, 19}, {1, 3, 4, 12}, {1, 2, 2, 23}, {1, 3, 1, 6},
-	};
-	reduce_result r, best;
-	cube_move *alt = (cube_move *)(void *)((unsigned char *)work +
-					       alt_offset(n));
-	size_t alt_cap = reduce_max_moves(n) < cap ? reduce_max_moves(n) : cap;
-	int best_tcol[6], nv = variants_at(n, x.effort);
+/* Answer k of variant v (its stages in r) kept if it is the first or
+ * shorter than the one in hand; a later variant's moves come from alt. */
+static void keep_if_shorter(struct solve_run *s, int k, const reduce_result *r)
+{
+	if (s->nbest >= 0 && k >= s->nbest)
+		return;
+	if (s->x.out == s->alt)
+		memcpy(s->out, s->alt, (size_t)k * sizeof *s->out);
+	s->nbest = k;
+	s->best = *r;
+	memcpy(s->best_tcol, s->x.tcol, sizeof s->best_tcol);
+}
+
+/* 4×4 and 5×5 with their phase tables: 1 when they gave the answer, 0
+ * when the stage-by-stage path is to solve (no tables, or none of their
+ * runs gave an answer: a phase over its budget, or hurried by the caller
+ * before it had any), or an error.
+ * 4×4: several frames, the shortest kept; one that ran out of its budget
+ * is replaced by the next frame of another class (up to 8 tried in all),
+ * and one the caller hurried ends them. 5×5: the phases once, then the
+ * 3×3 stage on each reduction they kept, the shortest whole kept. */
+static int solve_by_phases(struct solve_run *s)
+{
+	struct ctx *x = &s->x;
+	const reduce_limits *lim = s->lim;
+	int n = x->n;
+	reduce_result r;
 	const void *four = n == 4 && lim ? lim->four_tables : NULL;
 	if (four && !reduce__four_tables_ok(four))
 		return SOLVE_ETABLES;
 	const void *five = n == 5 && lim ? lim->five_tables : NULL;
 	if (five && !reduce__five_tables_ok(five))
 		return SOLVE_ETABLES;
-	if (four || five) {
-		/* 4×4: several frames, the shortest kept; one that ran out of
-		 * its budget is replaced by the next frame of another class
-		 * (up to 8 tried in all),
-		 * and one the caller hurried ends them.
-		 * 5×5: the phases once, then the 3×3 stage on each reduction
-		 * they kept, the shortest whole kept. None (a phase over its
-		 * budget, or hurried by the caller before it had any): the
-		 * stage-by-stage path below */
-		int nvar = four ? four_variants(x.effort) : 0;
-		if (five) {
-			x.frame = 0;
-			x.rot = 0;
-			int rc = variant_begin(&x, c, &r);
-			nvar = rc < 0 ? rc : reduce__five_reduce(&x, five);
-			if (nvar == SOLVE_ENOTFOUND)
-				return nvar;
+	if (!four && !five)
+		return 0;
+	int nvar = four ? s->plan.four_frames : 0;
+	if (five) {
+		x->frame = 0;
+		x->rot = 0;
+		int rc = variant_begin(x, s->c, &r);
+		nvar = rc < 0 ? rc : reduce__five_reduce(x, five);
+		if (nvar == SOLVE_ENOTFOUND)
+			return nvar;
+	}
+	for (int v = 0, tried = 0; v < nvar && v < 24 && tried < 8; v++) {
+		cube_move *o = v == 0 || s->nbest < 0 ? s->out : s->alt;
+		phases_begin(x, four ? v : 0, o, o == s->out ? s->cap : s->alt_cap);
+		int k = four ? solve_four(x, s->c, s->tables, four, &r)
+			     : solve_five(x, s->c, s->tables, five, v, &r);
+		if (k == FOUR_SKIP) {
+			nvar++; /* a class that ran out: the next */
+			continue;
 		}
-		for (int v = 0, tried = 0; v < nvar && v < 24 && tried < 8;
-		     v++) {
-			cube_move *o = v == 0 || nbest < 0 ? out : alt;
-			phases_begin(&x, four ? v : 0, o,
-				     o == out ? cap : alt_cap);
-			int k = four ? solve_four(&x, c, tables, four, &r)
-				     : solve_five(&x, c, tables, five, v, &r);
-			if (k == FOUR_SKIP) {
-				nvar++; /* a class that ran out: the next */
+		tried++;
+		if (k == SOLVE_ESTAGE && x->hurried)
+			break; /* hurried: the answer in hand, or none */
+		if (k == SOLVE_ESTAGE) {
+			nvar += four != NULL;
+			continue;
+		}
+		if (k == CUBE_ESPACE && s->nbest >= 0)
+			continue;
+		if (k == SOLVE_ENOTFOUND && s->nbest >= 0)
+			break;
+		if (k < 0)
+			return k;
+		keep_if_shorter(s, k, &r);
+	}
+	if (four && s->nbest < 0 && x->four_failed && !x->hurried) {
+		/* every class ran out: each once more, phase 1 one move
+		 * longer (its answers' phase 2 is often much shorter: the
+		 * server's seed 116, 40 moves where the stage-by-stage
+		 * reduction takes 55) */
+		x->four_p1x = 1;
+		x->four_failed = 0;
+		for (int v = 0; v < 24 && s->nbest < 0 && !x->hurried; v++) {
+			phases_begin(x, v, s->out, s->cap);
+			int k = solve_four(x, s->c, s->tables, four, &r);
+			if (k == FOUR_SKIP || k == SOLVE_ESTAGE)
 				continue;
-			}
-			tried++;
-			if (k == SOLVE_ESTAGE && x.hurried)
-				break; /* hurried: the answer in hand, or below */
-			if (k == SOLVE_ESTAGE) {
-				nvar += four != NULL;
-				continue;
-			}
-			if (k == CUBE_ESPACE && nbest >= 0)
-				continue;
-			if (k == SOLVE_ENOTFOUND && nbest >= 0)
-				break;
 			if (k < 0)
 				return k;
-			if (nbest < 0 || k < nbest) {
-				if (x.out == alt)
-					memcpy(out, alt, (size_t)k * sizeof *out);
-				nbest = k;
-				best = r;
-			}
-		}
-		if (four && nbest < 0 && x.four_failed && !x.hurried) {
-			/* every class ran out: each once more, phase 1 one
-			 * move longer (its answers' phase 2 is often much
-			 * shorter: the server's seed 116, 40 moves where the
-			 * stage-by-stage reduction takes 55) */
-			x.four_p1x = 1;
-			x.four_failed = 0;
-			for (int v = 0; v < 24 && nbest < 0 && !x.hurried; v++) {
-				phases_begin(&x, v, out, cap);
-				int k = solve_four(&x, c, tables, four, &r);
-				if (k == FOUR_SKIP || k == SOLVE_ESTAGE)
-					continue;
-				if (k < 0)
-					return k;
-				nbest = k;
-				best = r;
-			}
-		}
-		if (nbest >= 0) {
-			*res = best;
-			return nbest;
+			keep_if_shorter(s, k, &r);
 		}
 	}
-	/* past the table: each threshold with each frame rank and turn in
-	 * an order that meets them all */
-	static const int thr[4][2] = {{1, 3}, {1, 2}, {2, 7}, {2, 5}};
+	return s->nbest >= 0;
+}
+
+/* Pass v's settings (of passes): its plan (the effort it runs at), its
+ * variant's threshold, frame and turn, and what the variant takes from
+ * its plan (reduce__ease leaves these). */
+static void pass_begin(struct solve_run *s, int v, int effort, int variant,
+		       int passes)
+{
+	struct ctx *x = &s->x;
+	x->plan = reduce__plan(x->n, effort);
+	struct reduce_variant var = reduce__variant(variant);
+	x->c_num = var.c_num, x->c_den = var.c_den;
+	x->frame = var.frame;
+	x->rot = var.rot;
+	x->om_evals = 0;
+	/* many variants: each 3×3 searched briefly, the winner's on after */
+	x->polls = passes > 1 ? 1 : x->plan.polls;
+	x->free3 = x->plan.free3;
+	x->ends = x->plan.ends;
+	x->blk_most = v == 1 && x->plan.blk_thr_most != NULL;
+	x->out = v == 0 ? s->out : s->alt;
+	x->cap = v == 0 ? s->cap : s->alt_cap;
+	x->answered = s->nbest >= 0;
+}
+
+/* The stage-by-stage reduction: the plan's variants, each a run of the
+ * stages on a fresh copy of the cube, and the passes effort 2 and 3 add
+ * past 33×33; the shortest answer kept. Returns 0 or an error (a later
+ * pass that fails keeps the answer in hand). */
+static int solve_passes(struct solve_run *s)
+{
+	struct ctx *x = &s->x;
+	const reduce_limits *lim = s->lim;
+	int n = x->n, effort = s->plan.effort, nv = s->plan.variants;
+	int inside_v = -1, inside_e = EFFORT_INSIDE, dflt_v = -1;
+	reduce_result r;
 	/* effort 3 past STAGED_MORE_MAX_N: after the block commutators'
 	 * two passes, one inside out when the caller's budget holds it
 	 * (reduce_limits.budget_ms), in the first variant's frame */
-	int effort = x.effort, inside_v = -1, inside_e = EFFORT_INSIDE,
-	    dflt_v = -1, eased = 0;
-	if (effort >= 3 && BLK_ON(n, effort) && lim &&
+	if (s->plan.inside_pass && lim &&
 	    (lim->budget_ms == 0 ||
 	     (uint64_t)lim->budget_ms * 1000 >=
 		     (uint64_t)REDUCE_INSIDE_MS_N2 * (uint64_t)(n * n)))
 		inside_v = nv++;
-	/* effort 2 and 3 past STAGED_MAX_N up to STAGED_TOP(effort): the
+	/* effort 2 and 3 past STAGED_MAX_N up to their inside-out limit: the
 	 * centers inside out take seconds (72×72 5-14 s here, by the
 	 * machine's day) where the default's block commutators take a
 	 * fraction of one. That pass alone outran the server's 10 s on a
 	 * slow day and left no answer (422) where the default gives one:
 	 * so first the default's pass, its answer in hand, then the
 	 * inside-out pass in the same frame, which a deadline may cut
-	 * short (the answer in hand kept, as past 72 below). */
-	if (default_first(n, effort)) {
+	 * short (the answer in hand kept, as past 72 above). */
+	if (s->plan.default_first) {
 		dflt_v = 0;
 		inside_v = 1;
 		inside_e = effort;
 	}
-	for (int v = 0; v < nv && !eased; v++) {
-		x.effort = v == inside_v ? inside_e : v == dflt_v ? 1 : effort;
-		if (v < VARIANTS) {
-			int w = v == inside_v ? 0 : v;
-			x.c_num = var[w][0], x.c_den = var[w][1];
-			x.frame = var[w][2];
-			x.rot = var[w][3];
-		} else {
-			x.c_num = thr[v % 4][0], x.c_den = thr[v % 4][1];
-			x.frame = v / 4 % 6;
-			x.rot = (v * 7 + v / 24) % 24;
-		}
-		x.staged = STAGED(n, x.effort);
-		x.om_evals = 0;
-		x.polls = nv > 1 ? 1 : TWOPHASE_POLLS * x.effort;
-		/* the free turns in every 3×3 tried, but where many
-		 * variants each try it (4×4: 25 % more time, no shorter
-		 * than in the winner's last search alone), nor where the
-		 * block commutators solve the centers (FREE3) */
-		x.free3 = FREE3(n, x.effort, nv);
-		/* many variants try many endings already */
-		x.ends = nv > 3 ? REDUCE_ENDS_MANY : REDUCE_ENDS;
-		x.ctrials = ctrials_at(n, x.effort);
-		x.btrials = btrials_at(n);
-		x.bartrials = bartrials_at(n, x.effort);
-		x.bartrial_ring = bartrial_ring_at(n, x.effort);
-		x.ctrials1 = ctrials_at(n, 1);
-		x.bartrials1 = bartrials_at(n, 1);
-		x.bartrial_ring1 = bartrial_ring_at(n, 1);
-		x.blk_most = v == 1 && x.effort == 3 && BLK_ON(n, x.effort);
-		x.out = v == 0 ? out : alt;
-		x.cap = v == 0 ? cap : alt_cap;
-		x.answered = nbest >= 0;
-		int k = solve_variant(&x, c, tables, e_of3, &r);
+	s->passes = nv;
+	for (int v = 0; v < nv && !s->eased; v++) {
+		pass_begin(s, v,
+			   v == inside_v ? inside_e : v == dflt_v ? 1 : effort,
+			   v == inside_v ? 0 : v, nv);
+		int k = solve_variant(x, s->c, s->tables, s->e_of3, &r);
 		/* hurried (reduce__ease): this variant ran on at the
 		 * default effort, and no other starts */
-		eased |= x.eased;
+		s->eased |= x->eased;
 		if (k == CUBE_ESPACE && v > 0)
 			continue; /* longer than the answer in hand */
 		if (k == SOLVE_ENOTFOUND && v > 0)
@@ -1070,51 +953,73 @@ int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
 				   * not the one in hand */
 		if (k < 0)
 			return k;
-		if (nbest < 0 || k < nbest) {
-			if (v > 0)
-				memcpy(out, alt, (size_t)k * sizeof *out);
-			nbest = k;
-			best = r;
-			memcpy(best_tcol, x.tcol, sizeof best_tcol);
-		}
+		keep_if_shorter(s, k, &r);
 	}
-	/* eased: the winner's 3×3 searched on as long as the default's
-	 * (then the same answer as the default's where the first ask eased
-	 * the first variant) */
-	x.effort = eased ? 1 : effort;
-	if (nv > 1) {
-		/* the winner's 3×3 searched on with the full budget: the
-		 * same search continued, so never longer */
-		int start = best.stage[REDUCE_3X3].start;
-		cube_copy(x.c, c);
-		cube__apply_trusted(x.c, out, (size_t)start);
-		x.out = out;
-		x.cap = cap;
-		x.count = (size_t)start;
-		x.polls = TWOPHASE_POLLS * x.effort;
-		x.free3 = FREE3(n, x.effort, 1);
-		for (int f = 0; f < 6; f++) {
-			x.tcol[f] = best_tcol[f];
-			x.face_of[best_tcol[f]] = f;
-		}
-		int rc = reduce__stage_3x3(&x, tables);
-		if (rc == SOLVE_ENOTFOUND) {
-			/* stopped by the caller's poll before it found
-			 * anything: out still holds the short search's
-			 * answer */
-			*res = best;
-			return nbest;
-		}
-		if (rc < 0)
-			return rc;
-		stage_end(&x, &best, REDUCE_3X3);
-		if (!all_solved(&x))
-			return SOLVE_ESTAGE;
-		best.count = (int)x.count;
-		nbest = best.count;
+	return 0;
+}
+
+/* Where several variants or passes ran: the winner's 3×3 searched on
+ * with the full budget, the same search continued, so never longer
+ * (eased: as long as the default's, then the same answer as the
+ * default's where the first ask eased the first variant). Returns 0 or
+ * an error; the caller's poll stopping it keeps the answer in hand. */
+static int search_on(struct solve_run *s)
+{
+	struct ctx *x = &s->x;
+	x->plan = reduce__plan(x->n, s->eased ? 1 : s->plan.effort);
+	if (s->passes <= 1)
+		return 0;
+	int start = s->best.stage[REDUCE_3X3].start;
+	cube_copy(x->c, s->c);
+	cube__apply_trusted(x->c, s->out, (size_t)start);
+	x->out = s->out;
+	x->cap = s->cap;
+	x->count = (size_t)start;
+	x->polls = x->plan.polls;
+	/* the free turns wherever the 3×3 is searched on alone, but not
+	 * past the block commutators (plan.c, FREE3_VARIANTS) */
+	x->free3 = !x->plan.blocks;
+	for (int f = 0; f < 6; f++) {
+		x->tcol[f] = s->best_tcol[f];
+		x->face_of[s->best_tcol[f]] = f;
 	}
-	*res = best;
-	return nbest;
+	int rc = reduce__stage_3x3(x, s->tables);
+	if (rc == SOLVE_ENOTFOUND)
+		return 0; /* stopped by the caller's poll before it found
+			   * anything: out still holds the short search's
+			   * answer */
+	if (rc < 0)
+		return rc;
+	stage_end(x, &s->best, REDUCE_3X3);
+	if (!all_solved(x))
+		return SOLVE_ESTAGE;
+	s->best.count = (int)x->count;
+	s->nbest = s->best.count;
+	return 0;
+}
+
+int reduce_solve(const void *tables, const cube_t *c, const reduce_limits *lim,
+		 void *work, size_t work_size, cube_move *out, size_t cap,
+		 reduce_result *res)
+{
+	if (!tables || !c || !work || !out || !res)
+		return CUBE_EINVAL;
+	int n = c->n;
+	if (n < REDUCE_MIN_N || n > REDUCE_MAX_N)
+		return CUBE_ESIZE;
+	if (work_size < reduce_work_size(n))
+		return CUBE_EINVAL;
+	struct solve_run s;
+	int rc;
+	if ((rc = solve_open(&s, tables, c, lim, work, out, cap)) < 0)
+		return rc;
+	if ((rc = solve_by_phases(&s)) == 0 &&
+	    (rc = solve_passes(&s)) == 0)
+		rc = search_on(&s);
+	if (rc < 0)
+		return rc;
+	*res = s.best;
+	return s.nbest;
 }
 
 size_t reduce_stage_tables_size(void)

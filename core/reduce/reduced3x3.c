@@ -2,7 +2,12 @@
  * 54 facelets in the frame, its permutation parities and flip, and the
  * "3x3" stage, two-phase with face turns (which keep centers and pairs).
  */
-#include "internal.h"
+#include <string.h>
+
+#include "cubie_internal.h"
+
+#include "reduced3x3.h"
+#include "turns.h"
 
 /* 3×3 facelet index of a border sticker of the big cube. */
 int reduce__idx3(int m, int f, int r, int c)

@@ -3,7 +3,11 @@
  * phase and the edge beam work on instead of the cube, and making a turn
  * on both the arrays and the cube.
  */
+#include <string.h>
+
 #include "internal.h"
+#include "orbits.h"
+#include "turns.h"
 
 static int free_place(int s, int f, int r, int c)
 {
@@ -109,22 +113,19 @@ int reduce__free_build(struct ctx *x)
 	/* past the free center phase's sizes only the edge beam reads
 	 * these maps: its edge places alone (16×16: the centers' pairs
 	 * were most of this build's time) */
-	int first = n > FREE_MAX_N ? F->nc : 0;
-	/* blocks widen the search a lot and pay up to 9×9; on 4×4 a block
-	 * of three is a rotation and a layer, and leaving those out gives
-	 * the same lengths in less time */
-	int width = n == 4 ? 2 : n <= 7 ? FREE_CENTER_W
-			   : n <= FREE_COMM_MAX_N ? 2 : 1;
+	int first = x->plan.free_phase ? 0 : F->nc;
+	/* the free center phase's blocks (plan.free_width) */
+	int width = x->plan.free_width;
 	/* the edge beam pairs more per move with wide blocks of inner
 	 * layers as its S (one S X S' pairs a wing of many orbits when
 	 * they lie alike): any block up to FREE_MAX_W layers. Against
 	 * blocks of two (10 states; docs/solvers.md, Edges): 8×8 332.3
 	 * → 321.8 moves, 9×9 414.8 → 395.1, 10×10 572.3 → 540.8 */
-	int bwidth = EB_BEAM(n) ? FREE_MAX_W : width;
+	int bwidth = x->plan.edge_beam ? FREE_MAX_W : width;
 	/* the middle slice of odd n holds the frame: turns of it come
 	 * last, after F->ngen, for the edge beam alone (it turns them
 	 * back) */
-	int mids = n % 2 && EB_BEAM(n);
+	int mids = n % 2 && x->plan.edge_beam;
 	for (int pass = 0; pass < 1 + mids; pass++)
 	for (int axis = 0; axis < 3; axis++)
 		for (int lo = 0; lo <= m; lo++)

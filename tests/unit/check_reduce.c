@@ -39,8 +39,9 @@
 #include "solve.h"
 #include "solve_internal.h"
 #include "suites.h"
-#include "reduce/internal.h" /* REDUCE_STAGE_TABLES_SUM */
-#include "reduce/edges_beam.h" /* EB_WIDTH_AT */
+#include "reduce/centers_methods.h" /* REDUCE_STAGE_TABLES_SUM */
+#include "reduce/plan.h"    /* reduce__plan */
+#include "reduce/edges_beam.h" /* EB_WMAX */
 
 #include "cube_helpers.h"
 #include "golden.h"
@@ -1000,7 +1001,7 @@ END_TEST
 #define BIG_EDGE_BOUND_23 540.0
 /* 18×18, an even n from 16 to 24, whose centers go inside out at the
  * default effort since the bars' scan and the staged searches' budget
- * left time for it (internal.h, INSIDE): the bench's first two 2,110.0
+ * left time for it (plan.c, staged_top): the bench's first two 2,110.0
  * moves, centers 1,666.5, edges 419.0, with the last obliques' beam 32
  * wide (2,166.5 with 16; by block commutators 3,703.4 over 8 states).
  * 33×33 with it: 7,228.5 (7,445.5 before); since a bar step whose
@@ -1014,13 +1015,13 @@ END_TEST
 #define BIG_EDGE_BOUND_18 400.0
 /* 33×33 with the edge beam (2 states a level, odd n past 17×17): 7,134.0,
  * edges 732.0 (809.5 without it); with the lean search and the bars'
- * wide beams (internal.h, LEAN): 6,953.0, centers 6,263.5, edges 667.0
+ * wide beams (plan.c, lean): 6,953.0, centers 6,263.5, edges 667.0
  * (the bounds fail the 7,134.0 and 732.0 before) */
 #define BIG_BOUND_33 6620.0
 #define BIG_CENTER_BOUND_33 5880.0
 #define BIG_EDGE_BOUND_33 760.0
 /* 28×28, an even n from 26 to 32, inside out lean at the default effort
- * since 2026-11-27 (internal.h, LEAN), the last obliques' beam 32 wide
+ * since 2026-11-27 (plan.c, lean), the last obliques' beam 32 wide
  * (centers_bars.c, BAR_MID_EVEN_HI): 5,189.0 moves, centers 4,503.5,
  * edges 661.5; with that beam 16 wide 5,347.0 and 4,662.5, by the block
  * commutators before about 8,900 (the bounds fail both) */
@@ -1575,7 +1576,7 @@ static int note_progress(void *ctx, uint64_t done, uint64_t total)
  * bytes whatever the buffers held before (so a file's checksum means
  * something), passing reduce_stage_tables_check, which refuses any
  * other bytes, size or header; their checksum the one the format
- * version is made from (internal.h: a change to what they hold must
+ * version is made from (centers_methods.h: a change to what they hold must
  * set it anew, or a server would load an older build's file). The
  * build reports its parts done. */
 START_TEST(stage_tables_cache)
@@ -1606,7 +1607,7 @@ START_TEST(stage_tables_cache)
 	ck_assert_int_eq(reduce_stage_tables_check(a, ts), CUBE_OK);
 	ck_assert_msg(solve__sum(a) == REDUCE_STAGE_TABLES_SUM,
 		      "the tables changed: set REDUCE_STAGE_TABLES_SUM in "
-		      "core/reduce/internal.h to 0x%016llxull (their checksum "
+		      "core/reduce/centers_methods.h to 0x%016llxull (their checksum "
 		      "now), so that servers build them anew rather than load "
 		      "an older build's file",
 		      (unsigned long long)solve__sum(a));
@@ -1787,7 +1788,7 @@ START_TEST(efforts)
 	 * 33×33, where the default takes slices and block commutators (the
 	 * bench's first 36×36: 14,757 moves against 8,987); 26×26, an even
 	 * n from 26 to 32 where the default goes inside out lean for time
-	 * (internal.h, LEAN; the block commutators gave about 7,700 moves
+	 * (plan.c, lean; the block commutators gave about 7,700 moves
 	 * there): effort 2 and 3 search it wider; 72×72: the largest they
 	 * solve inside out (STAGED_MORE_MAX_N), after the default's pass */
 	static const int sizes[] = {4, 6, 9, 26, 36, 72};
@@ -1835,43 +1836,132 @@ START_TEST(efforts)
 }
 END_TEST
 
-/* The edge beam's width by size and effort (edges_beam.h, EB_WIDTH_AT):
- * effort 2 and 3 widen it to EB_WMAX up to EB_WIDE_MAX_N (12×12) and
- * keep the default's width past it, where 44 states a level took effort
- * 3 past the server's 10 s (13×13 9.2 s, 17×17 17.6 s, 20×20 28 s).
- * Only time would show a change to this otherwise, and timed tests are
- * not wanted; so the rule itself is pinned here, with the widths the
- * bench measured. */
+/* The edge beam's width by size and effort (plan.c, eb_width): effort 2
+ * and 3 widen it to EB_WMAX up to 12×12 and keep the default's width past
+ * it, where 44 states a level took effort 3 past the server's 10 s
+ * (13×13 9.2 s, 17×17 17.6 s, 20×20 28 s). Only time would show a change
+ * to this otherwise, and timed tests are not wanted; so the rule itself is
+ * pinned here, with the widths the bench measured. */
+static int eb_width_at(int n, int effort, int first)
+{
+	struct reduce_plan p = reduce__plan(n, effort);
+	return first ? p.eb_width_first : p.eb_width;
+}
+
 START_TEST(edge_beam_width_by_effort)
 {
-	ck_assert_int_eq(EB_WIDE_MAX_N, 12);
 	ck_assert_int_eq(EB_WMAX, 44);
 	for (int n = 4; n <= EB_MAX_N; n++)
 		for (int first = 0; first <= 1; first++) {
-			int d = first ? EB_WIDTH_FIRST(n) : EB_WIDTH(n);
-			ck_assert_int_eq(EB_WIDTH_AT(n, 0, first), d);
-			ck_assert_int_eq(EB_WIDTH_AT(n, 1, first), d);
+			int d = eb_width_at(n, 1, first);
+			ck_assert_int_eq(eb_width_at(n, 0, first), d);
 			for (int e = 2; e <= REDUCE_MAX_EFFORT; e++)
-				ck_assert_msg(EB_WIDTH_AT(n, e, first) ==
+				ck_assert_msg(eb_width_at(n, e, first) ==
 						      (n <= 12 ? EB_WMAX : d),
 					      "%dx%d effort %d first %d: %d",
 					      n, n, e, first,
-					      EB_WIDTH_AT(n, e, first));
+					      eb_width_at(n, e, first));
 		}
-	/* the defaults the bench chose (edges_beam.h's notes) */
-	ck_assert_int_eq(EB_WIDTH(5), 44);
-	ck_assert_int_eq(EB_WIDTH(6), 16);
-	ck_assert_int_eq(EB_WIDTH(7), 32);
-	ck_assert_int_eq(EB_WIDTH(8), 44);
-	ck_assert_int_eq(EB_WIDTH_FIRST(9), 44);
-	ck_assert_int_eq(EB_WIDTH(9), 32);
-	ck_assert_int_eq(EB_WIDTH(10), 8);
-	ck_assert_int_eq(EB_WIDTH(12), 2);
-	ck_assert_int_eq(EB_WIDTH(13), 8);
-	ck_assert_int_eq(EB_WIDTH(16), 1);
-	ck_assert_int_eq(EB_WIDTH(19), 2);
-	ck_assert_int_eq(EB_WIDTH_AT(13, 3, 1), 8);
-	ck_assert_int_eq(EB_WIDTH_AT(20, 3, 0), 1);
+	/* the defaults the bench chose (plan.c's notes) */
+	ck_assert_int_eq(eb_width_at(5, 1, 0), 44);
+	ck_assert_int_eq(eb_width_at(6, 1, 0), 16);
+	ck_assert_int_eq(eb_width_at(7, 1, 0), 32);
+	ck_assert_int_eq(eb_width_at(8, 1, 0), 44);
+	ck_assert_int_eq(eb_width_at(9, 1, 1), 44);
+	ck_assert_int_eq(eb_width_at(9, 1, 0), 32);
+	ck_assert_int_eq(eb_width_at(10, 1, 0), 8);
+	ck_assert_int_eq(eb_width_at(12, 1, 0), 2);
+	ck_assert_int_eq(eb_width_at(13, 1, 0), 8);
+	ck_assert_int_eq(eb_width_at(16, 1, 0), 1);
+	ck_assert_int_eq(eb_width_at(19, 1, 0), 2);
+	ck_assert_int_eq(eb_width_at(13, 3, 1), 8);
+	ck_assert_int_eq(eb_width_at(20, 3, 0), 1);
+}
+END_TEST
+
+/* Every size's plan (plan.c) by its rules: one center method for each
+ * size and effort (the staged search up to the inside-out limit, 33×33 at
+ * the default and 72×72 at effort 2 and 3, the block commutators past
+ * it), the passes effort 2 and 3 add past 33×33, the edge methods, and the
+ * counts the bench chose. A rule that moves fails here, not only in a
+ * golden answer. */
+START_TEST(plan_by_size)
+{
+	for (int n = REDUCE_MIN_N; n <= REDUCE_MAX_N; n++)
+		for (int e = 1; e <= REDUCE_MAX_EFFORT; e++) {
+			struct reduce_plan p = reduce__plan(n, e);
+			int top = e == 1 ? 33 : 72;
+			ck_assert_msg(p.n == n && p.effort == e, "%d %d", n, e);
+			ck_assert_msg(p.staged == (n <= top) &&
+					      p.blocks == !p.staged,
+				      "%dx%d effort %d: staged %d blocks %d",
+				      n, n, e, p.staged, p.blocks);
+			ck_assert_int_eq(p.inside, n >= 6 && n <= top);
+			ck_assert_int_eq(p.obliques, p.inside);
+			ck_assert_int_eq(p.free_phase, n <= 12);
+			ck_assert_int_eq(p.default_first,
+					 e >= 2 && n > 33 && n <= 72);
+			ck_assert_int_eq(p.inside_pass, e == 3 && n > 72);
+			ck_assert_int_eq(p.eases, e >= 2 && n >= 8 && n <= 33);
+			ck_assert_int_eq(p.edge_beam,
+					 n <= 15 || (n % 2 ? n <= 33 : n <= 20));
+			ck_assert_int_eq(p.edge_halves, p.edge_beam && n >= 9);
+			ck_assert_int_eq(p.wing_comms, n >= 9);
+			ck_assert_int_eq(p.edges_alt, n % 2 == 0 && n <= top);
+			ck_assert_int_eq(p.blk_rows, e > 1 ? 4 : 2);
+			ck_assert_int_eq(p.blk_thr_most != NULL,
+					 e == 3 && n > top);
+			ck_assert_int_eq(p.polls, 25 * e);
+			ck_assert(p.bar_beam <= p.bar_beam_end &&
+				  p.bar_beam_end <= PLAN_BAR_BEAM_MAX);
+			ck_assert(p.eb_width >= 1 && p.eb_width <= EB_WMAX);
+		}
+	/* variants: n, effort, count */
+	static const int var[][3] = {
+		{4, 1, 20}, {5, 1, 5}, {6, 1, 3}, {7, 1, 3}, {8, 1, 1},
+		{4, 2, 40}, {5, 3, 20}, {8, 2, 2}, {8, 3, 4}, {33, 3, 4},
+		{34, 2, 2}, {72, 3, 2}, {73, 2, 1}, {73, 3, 2}, {128, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof var / sizeof *var; i++)
+		ck_assert_msg(reduce__plan(var[i][0], var[i][1]).variants ==
+				      var[i][2],
+			      "%dx%d effort %d", var[i][0], var[i][0],
+			      var[i][1]);
+	/* trials: n, effort, ctrials, btrials, bartrials, bartrial_ring */
+	static const int tri[][6] = {
+		{4, 1, 3, 1, 1, 0},  {7, 1, 3, 2, 1, 0},  {8, 1, 1, 2, 1, 0},
+		{6, 2, 1, 2, 1, 0},  {9, 1, 1, 2, 4, 0},  {9, 2, 1, 2, 8, 0},
+		{10, 1, 1, 1, 1, 1}, {10, 2, 1, 1, 8, 0}, {12, 3, 1, 1, 8, 0},
+		{13, 2, 1, 1, 1, 0},
+	};
+	for (size_t i = 0; i < sizeof tri / sizeof *tri; i++) {
+		struct reduce_plan p = reduce__plan(tri[i][0], tri[i][1]);
+		ck_assert_msg(p.ctrials == tri[i][2] && p.btrials == tri[i][3] &&
+				      p.bartrials == tri[i][4] &&
+				      p.bartrial_ring == tri[i][5],
+			      "%dx%d effort %d", tri[i][0], tri[i][0],
+			      tri[i][1]);
+	}
+	/* the lean sizes (even from 22, odd from 27, not 31) at the
+	 * default: the staged steps' budget and the bars' cap */
+	static const int lean[][3] = {
+		{21, 1, 0}, {22, 1, 1}, {25, 1, 0}, {27, 1, 1},
+		{31, 1, 0}, {33, 1, 1}, {22, 2, 0},
+	};
+	for (size_t i = 0; i < sizeof lean / sizeof *lean; i++) {
+		struct reduce_plan p = reduce__plan(lean[i][0], lean[i][1]);
+		ck_assert_int_eq(p.st_budget == 100, lean[i][2]);
+		ck_assert_int_eq(p.bar_cap > 0, lean[i][2]);
+	}
+	/* the variants' table: the first is the one measured best alone */
+	struct reduce_variant v0 = reduce__variant(0);
+	ck_assert(v0.c_num == 1 && v0.c_den == 3 && v0.frame == 0 &&
+		  v0.rot == 0);
+	for (int v = 0; v < 64; v++) {
+		struct reduce_variant r = reduce__variant(v);
+		ck_assert(r.frame >= 0 && r.frame < 24 && r.rot >= 0 &&
+			  r.rot < 24 && r.c_num > 0 && r.c_den > r.c_num);
+	}
 }
 END_TEST
 
@@ -2649,7 +2739,7 @@ Suite *reduce_suite(void)
 		 {solved_needs_nothing, oll_parity_even, pll_parity_even,
 		  both_parities_even, pll_parity_avoided, pll_stage_versions,
 		  lone_flip_odd, illegal_states, poll_cap_and_arguments,
-		  edge_beam_width_by_effort}},
+		  edge_beam_width_by_effort, plan_by_size}},
 		{"reduce_tables",
 		 {deterministic, golden_solutions, shared_stage_tables,
 		  stage_tables_cache, poll_late_keeps_answer}},

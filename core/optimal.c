@@ -1,27 +1,26 @@
 /* optimal.c — the optimal 3×3 search (optimal.h): iterative-deepening A*
- * over whole cubes, bounded by the pruning tables optimal_tables.c builds.
+ * over whole cubes, bounded by the tables optimal_tables.c builds.
  *
- * A node carries the cube q and its inverse q⁻¹; a move m takes them to
- * q·m and m⁻¹·q⁻¹, so solutions found from either side are the same
- * sequence. Each is read in three frames — as it is, and turned so that
- * R–L or F–B is the vertical axis — for six lower bounds per node; the
- * largest prunes. Because a table's subgroup H contains its vertical
- * turns, an entry equal to the moves left says more (optimal.h): three
- * such entries on one side prove one more move is needed, and on the
- * inverse side they name the moves that cannot come next, since the
- * inverse's last move is this cube's next one, inverted. A left
- * multiplication by a move of H leaves the inverse's entry in that frame
- * unchanged (the coordinates are those of cosets Hx), so each child takes
- * one of its inverse bounds from its parent without a lookup.
+ * A node carries the cube q and its inverse q⁻¹, and a solution is
+ * grown from both ends: a move m at the front takes them to q·m and
+ * m⁻¹·q⁻¹, a move n at the back (the inverse's next move, the
+ * solution's last one inverted) to n⁻¹·q and q⁻¹·n. Each node reads the
+ * table once for each of the two: the subgroup H is kept by all 48
+ * symmetries, so whatever face the next move turns, one entry serves.
  *
- * Before any of those, a child must pass the corners' exact distance,
- * from a small table (3 MB) that stays in cache: the big tables are read
- * at random, and their cache misses are what a node costs.
+ * H contains the half turns (on levels 2–3 the larger group whose
+ * cosets are the line's neighbouring entries does, optimal_tables.h), so
+ * a bound equal to the moves left says the solution cannot end with a
+ * half turn (it would have reached H a move earlier): the q⁻¹ side's
+ * tight bound rules out half turns as q's next move, q's as the back's
+ * next move. Each node grows the end with fewer moves left to try. A
+ * half turn at the front leaves q⁻¹'s coset of that group where it was
+ * (h·q⁻¹ with h in it), so its bound is read off the line already read,
+ * with no lookup; likewise at the back.
  *
- * Levels 1–2 store two bits per entry relative to a base depth; an entry
- * at or under it is looked up again in the level-0 table, whose subgroup
- * (the phase-1 group G1) also contains the half turns of the other faces,
- * so its tight entries rule out more next moves.
+ * The children of a node are weighed in stages, so that the cache
+ * misses of all of them overlap: every lookup is started (its symmetry
+ * class entry prefetched), then every table line prefetched, then read.
  *
  * Nothing here allocates: tables are the caller's, the search lives on
  * the stack (at most 21 frames deep).
@@ -34,17 +33,16 @@
 
 #define MAXLEN 20 /* God's number: every state is within 20 moves */
 #define ALL_MOVES ((1u << OPT__NMOVE) - 1)
+#define HALF_TURNS 0x12492u /* m % 3 == 1 */
 #define POLL_NODES 4096
 
 struct osearch {
 	opt__tables t;
-	int level, base;
+	uint32_t nedge, nsub;
+	int kind, base;
 	opt__cube mv[OPT__NMOVE], mvi[OPT__NMOVE]; /* each move, its inverse */
-	opt__cube s[3], si[3];   /* S^a and S^-a: frame a of x is S^a x S^-a */
-	uint32_t h0[3];          /* moves whose frame-a image is in G1 */
-	uint32_t hmain[3];       /* moves whose frame-a image is U or D */
-	uint32_t inherit[3];     /* moves that keep the inverse's frame-a entry */
-	uint8_t path[MAXLEN + 1];
+	uint32_t after[OPT__NMOVE + 1]; /* moves that may follow m (or none) */
+	uint8_t side[MAXLEN + 1], path[MAXLEN + 1];
 	uint64_t nodes, next_poll;
 	int depth_done;
 	solve_poll_fn poll;
@@ -67,280 +65,203 @@ static inline int tick(struct osearch *s)
 	return s->stop;
 }
 
-/* x seen in frame a. */
-static inline void frame(const struct osearch *s, int a, const opt__cube *x,
-			 opt__cube *out)
-{
-	opt__cube t;
-	opt__mul(&s->s[a], x, &t);
-	opt__mul(&t, &s->si[a], out);
-}
-
-/* A table lookup in three steps, so that the cache misses of many can
- * overlap: start computes the coordinates and prefetches the symmetry
- * class entry, mid reads it and prefetches the pruning entry, end reads
- * that. */
+/* One cube's lookup, in three steps so that the cache misses of many can
+ * overlap (start: the corner value, its class entry prefetched; mid: the
+ * cube conjugated to its class's frame, the line prefetched; end: the
+ * bound), and what it leaves for a child that inherits it. */
 struct lk {
-	uint32_t tw, fl, sl, cs, raw;
-	uint64_t i;
+	uint32_t craw;
+	uint64_t g;       /* index of the group's first entry */
+	uint16_t ab;      /* the conjugated cube's tetrads' orders */
+	uint8_t sym, sub;
+	uint8_t v;        /* the bound */
+	uint8_t v96;      /* the least of the group's bounds */
+	uint8_t vals[6];  /* the group's bounds */
 };
-
-#ifdef OPT_STATS
-unsigned long long opt_stat_lookups, opt_stat_children, opt_stat_cpruned;
-#define STAT(x) (x)
-#else
-#define STAT(x) ((void)0)
-#endif
 
 static inline void lk_start(const struct osearch *s, const opt__cube *x,
 			    struct lk *l)
 {
-	STAT(opt_stat_lookups++);
+	l->craw = opt__craw(&s->t, x);
+	__builtin_prefetch(&s->t.csym[l->craw]);
+}
+
+static inline void lk_mid(const struct osearch *s, const opt__cube *x,
+			  struct lk *l)
+{
 	const opt__tables *t = &s->t;
-	l->tw = (uint32_t)opt__twist(x);
-	l->fl = (uint32_t)opt__flip(x);
-	l->sl = t->slice_rank[opt__slice_mask(x)];
-	if (t->lv->sorted) {
-		l->raw = (l->sl * 24 + t->order_rank[opt__slice_order(x)]) *
-				 OPT__NFLIP + l->fl;
-		__builtin_prefetch(t->fss_sym + l->raw);
+	uint32_t k = t->csym[l->craw];
+	opt__cube y;
+	l->sym = (uint8_t)(k & 63);
+	if (s->nsub > 1) {
+		opt__conj(t->syms, l->sym, x, &y);
+		l->ab = (uint16_t)opt__ab(t->ranks, &y);
+		l->sub = t->ranks->sub[s->kind][l->ab];
 	} else {
-		l->raw = l->sl * OPT__NFLIP + l->fl;
-		__builtin_prefetch(t->fs_sym + l->raw);
-		if (t->lv->csep)
-			l->cs = t->csep_rank[opt__csep_mask(x)];
+		/* the edges alone */
+		for (int i = 0; i < 12; i++)
+			y.e[i] = t->syms->emap[l->sym][i]
+					      [x->e[t->syms->esrc[l->sym][i]]];
+		l->ab = 0;
+		l->sub = 0;
+	}
+	uint32_t e = opt__edges(t->ranks, &y);
+	if (s->nedge == OPT__NESEP)
+		e /= 4;
+	l->g = ((uint64_t)(k >> 6) * s->nedge + e) * s->nsub;
+	__builtin_prefetch(t->prun + opt__byte(l->g));
+}
+
+static inline void lk_end(const struct osearch *s, struct lk *l)
+{
+	const uint8_t *p = s->t.prun;
+	int lm = opt__linemin(p, l->g), least = 99;
+	for (uint32_t j = 0; j < s->nsub; j++) {
+		int c = opt__get2(p, l->g + j);
+		int v = c ? s->base + c : lm;
+		l->vals[j] = (uint8_t)v;
+		if (v < least)
+			least = v;
+	}
+	l->v = l->vals[l->sub];
+	l->v96 = (uint8_t)least;
+}
+
+/* The lookup of h·x from x's (h = half turn m): the same group, another
+ * entry of it. */
+static inline void lk_half(const struct osearch *s, const struct lk *from,
+			   int m, struct lk *l)
+{
+	*l = *from;
+	if (s->nsub > 1) {
+		int h = s->t.syms->mconj[from->sym][m] / 3;
+		l->ab = s->t.ranks->hab[from->ab][h];
+		l->sub = s->t.ranks->sub[s->kind][l->ab];
+		l->v = l->vals[l->sub];
 	}
 }
 
-static inline void lk_mid(const struct osearch *s, struct lk *l)
+static void lookup(const struct osearch *s, const opt__cube *x, struct lk *l)
 {
-	const opt__tables *t = &s->t;
-	if (t->lv->sorted) {
-		uint32_t k = t->fss_sym[l->raw];
-		l->i = (uint64_t)(k >> 4) * OPT__NTWIST +
-		       t->twist_conj[l->tw * OPT__NSYM + (k & 15)];
-		__builtin_prefetch(t->prun + l->i / 4);
-	} else {
-		uint32_t k = t->fs_sym[l->raw];
-		if (t->lv->csep) {
-			l->i = (uint64_t)(k >> 4) * (OPT__NTWIST * OPT__NCSEP) +
-			       (uint64_t)t->twist_conj[l->tw * OPT__NSYM + (k & 15)] *
-				       OPT__NCSEP +
-			       t->csep_conj[l->cs * OPT__NSYM + (k & 15)];
-			__builtin_prefetch(t->prun + l->i / 4);
-		} else {
-			l->i = (uint64_t)(k >> 4) * OPT__NTWIST +
-			       t->twist_conj[l->tw * OPT__NSYM + (k & 15)];
-			__builtin_prefetch(t->prun0 + l->i / 2);
-		}
-	}
+	lk_start(s, x, l);
+	lk_mid(s, x, l);
+	lk_end(s, l);
 }
 
-/* The level-0 bound, from scratch. */
-static inline int value0(const opt__tables *t, uint32_t tw, uint32_t fl,
-			 uint32_t sl)
-{
-	uint32_t k = t->fs_sym[sl * OPT__NFLIP + fl];
-	uint64_t i = (uint64_t)(k >> 4) * OPT__NTWIST +
-		     t->twist_conj[tw * OPT__NSYM + (k & 15)];
-	return opt__get4(t->prun0, i);
-}
-
-/* The lower bound of the frame-a cube, and in *hm the moves (of the
- * original frame) that a tight bound rules out as the solution's last. */
-static inline int lk_end(const struct osearch *s, const struct lk *l, int a,
-			 uint32_t *hm)
-{
-	const opt__tables *t = &s->t;
-	if (s->level == 0) {
-		*hm = s->h0[a];
-		return opt__get4(t->prun0, l->i);
-	}
-	int v = opt__get2(t->prun, l->i);
-	if (v) {
-		*hm = s->hmain[a];
-		return s->base + v;
-	}
-	*hm = s->h0[a];
-	return value0(t, l->tw, l->fl, l->sl);
-}
-
-/* The corners' distance: exact, the same in every frame and for the
- * inverse, and read from a table of 3 MB that stays in cache, so it is
- * asked first. */
-static inline int corner_bound(const struct osearch *s, const opt__cube *x)
-{
-	const opt__tables *t = &s->t;
-	uint32_t k = t->cp_sym[opt__cperm(x)];
-	uint64_t i = (uint64_t)(k >> 4) * OPT__NTWIST +
-		     t->twist_conj[(uint32_t)opt__twist(x) * OPT__NSYM + (k & 15)];
-	return opt__get4(t->prunc, i);
-}
-
-/* Frame-a bound of the cube x (not yet framed), in one go. */
-static int bound(const struct osearch *s, const opt__cube *x, int a,
-		 uint32_t *hm)
-{
-	opt__cube f;
-	struct lk l;
-	if (a)
-		frame(s, a, x, &f);
-	lk_start(s, a ? &f : x, &l);
-	lk_mid(s, &l);
-	return lk_end(s, &l, a, hm);
-}
-
-static int is_solved(const opt__cube *x)
-{
-	for (int i = 0; i < 8; i++)
-		if (x->c[i] != i)
-			return 0;
-	for (int i = 0; i < 12; i++)
-		if (x->e[i] != i)
-			return 0;
-	return 1;
-}
-
-/* Whether face f may follow face last (-1 = none): never the same face
- * twice, and of two opposite faces only U R F first, since they commute. */
-static inline int follows(int f, int last)
-{
-	return f != last && f != last - 3;
-}
-
-/* The inverse's side of a node: its three bounds and what each rules
- * out. */
-struct side {
-	int v[3];
-	uint32_t hm[3];
-};
-
-/* A child of a node while it is weighed. */
-struct child {
-	int m;
+/* A node: the cube, its inverse, their lookups, each end's last move
+ * (OPT__NMOVE = none). */
+struct node {
 	opt__cube q, qi;
-	int nlk;            /* lookups still to make, in order */
-	uint8_t which[6];   /* 0..2: the inverse's frame, 3..5: the cube's */
-	struct lk l;        /* the lookup of this wave */
-	struct side iv;
-	int itight, ntight;
-	uint32_t allow;
+	struct lk ln, li;
+	uint8_t lastn, lasti;
 };
 
-/* Look for a solution of exactly g more moves from q (q⁻¹ = qi, the
- * inverse's bounds iv, next moves in allowed), path[0..k) so far.
- *
- * The children are weighed in waves: each wave makes one more lookup
- * for every child still in the running — a pass to start them all, one
- * to read the class entries, one to read the bounds — so the cache
- * misses of all the children overlap, yet no bound is read for a child
- * an earlier one pruned. The inverse's frames come first: besides
- * pruning, their tight bounds restrict the grandchildren's moves. */
-static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
-	       int k, int g, int last, const struct side *iv, uint32_t allowed)
+/* A child being weighed: 0 = still in the running. */
+struct child {
+	struct node nd;
+	int m, pruned;
+	int need_other; /* the unmoved end needs a lookup */
+};
+
+/* Look for a solution of exactly g more moves from nd, path[0..k) so
+ * far. */
+static int dfs(struct osearch *s, const struct node *nd, int k, int g)
 {
 	if (tick(s))
 		return 0;
+	uint32_t mn = s->after[nd->lastn], mi = s->after[nd->lasti];
+	if (nd->li.v96 == g)
+		mn &= ~HALF_TURNS;
+	if (nd->ln.v96 == g)
+		mi &= ~HALF_TURNS;
+	if (g == 1) {
+		for (int m = 0; m < OPT__NMOVE; m++)
+			if ((mn >> m & 1) &&
+			    memcmp(&nd->q, &s->mvi[m], sizeof nd->q) == 0) {
+				s->side[k] = 0;
+				s->path[k] = (uint8_t)m;
+				return 1;
+			}
+		return 0;
+	}
+	/* grow the end with fewer moves to try: front (0) or back (1) */
+	int back = __builtin_popcount(mi) < __builtin_popcount(mn);
+	uint32_t mask = back ? mi : mn;
 	int g2 = g - 1;
 	struct child ch[OPT__NMOVE];
 	int n = 0;
 	for (int m = 0; m < OPT__NMOVE; m++) {
-		if (!(allowed >> m & 1) || !follows(m / 3, last))
+		if (!(mask >> m & 1))
 			continue;
-		struct child *c = &ch[n];
+		struct child *c = &ch[n++];
 		c->m = m;
-		opt__mul(q, &s->mv[m], &c->q);
-		if (g2 == 0) {
-			if (is_solved(&c->q)) {
-				s->path[k] = (uint8_t)m;
-				return 1;
+		c->pruned = 0;
+		c->need_other = !(HALF_TURNS >> m & 1);
+		if (!back) {
+			opt__mul(&nd->q, &s->mv[m], &c->nd.q);
+			opt__mul(&s->mvi[m], &nd->qi, &c->nd.qi);
+			c->nd.lastn = (uint8_t)m;
+			c->nd.lasti = nd->lasti;
+			if (!c->need_other) {
+				lk_half(s, &nd->li, m, &c->nd.li);
+				c->pruned = c->nd.li.v > g2;
 			}
-			continue;
-		}
-		STAT(opt_stat_children++);
-		if (corner_bound(s, &c->q) > g2) {
-			STAT(opt_stat_cpruned++);
-			continue;
-		}
-		/* the inherited inverse bounds next: free */
-		c->nlk = 0;
-		c->itight = c->ntight = 0;
-		c->allow = ALL_MOVES;
-		int pruned = 0;
-		for (int a = 0; a < 3; a++) {
-			if (!(s->inherit[a] >> m & 1)) {
-				c->which[c->nlk++] = (uint8_t)a;
-				continue;
-			}
-			c->iv.v[a] = iv->v[a];
-			c->iv.hm[a] = iv->hm[a];
-			if (iv->v[a] > g2)
-				pruned = 1;
-			else if (iv->v[a] == g2) {
-				c->itight++;
-				c->allow &= ~iv->hm[a];
+		} else {
+			opt__mul(&nd->qi, &s->mv[m], &c->nd.qi);
+			opt__mul(&s->mvi[m], &nd->q, &c->nd.q);
+			c->nd.lasti = (uint8_t)m;
+			c->nd.lastn = nd->lastn;
+			if (!c->need_other) {
+				lk_half(s, &nd->ln, m, &c->nd.ln);
+				c->pruned = c->nd.ln.v > g2;
 			}
 		}
-		if (pruned)
-			continue;
-		for (int a = 0; a < 3; a++)
-			c->which[c->nlk++] = (uint8_t)(3 + a);
-		opt__mul(&s->mvi[m], qi, &c->qi);
-		n++;
 	}
-	for (int w = 0; n > 0; w++) {
-		int done = 1;
-		for (int j = 0; j < n; j++) {
-			struct child *c = &ch[j];
-			if (w >= c->nlk)
-				continue;
-			done = 0;
-			int a = c->which[w] % 3;
-			const opt__cube *x = c->which[w] < 3 ? &c->qi : &c->q;
-			opt__cube f;
-			if (a)
-				frame(s, a, x, &f);
-			lk_start(s, a ? &f : x, &c->l);
-		}
-		if (done)
-			break;
-		for (int j = 0; j < n; j++)
-			if (w < ch[j].nlk)
-				lk_mid(s, &ch[j].l);
-		int n2 = 0;
-		for (int j = 0; j < n; j++) {
-			struct child *c = &ch[j];
-			int keep = 1;
-			if (w < c->nlk) {
-				int side = c->which[w] < 3, a = c->which[w] % 3;
-				uint32_t hm;
-				int v = lk_end(s, &c->l, a, &hm);
-				if (v > g2) {
-					keep = 0;
-				} else if (side) {
-					c->iv.v[a] = v;
-					c->iv.hm[a] = hm;
-					if (v == g2) {
-						c->allow &= ~hm;
-						keep = ++c->itight < 3;
-					}
-				} else if (v == g2) {
-					keep = ++c->ntight < 3;
-				}
-			}
-			if (keep) {
-				if (n2 != j)
-					ch[n2] = *c;
-				n2++;
-			}
-		}
-		n = n2;
-	}
-	/* the survivors, in move order */
+	/* the unmoved end's lookups, then the moved end's, staged */
+#define OTHER(c) (back ? &(c)->nd.q : &(c)->nd.qi)
+#define OTHERLK(c) (back ? &(c)->nd.ln : &(c)->nd.li)
+#define MOVED(c) (back ? &(c)->nd.qi : &(c)->nd.q)
+#define MOVEDLK(c) (back ? &(c)->nd.li : &(c)->nd.ln)
+	for (int j = 0; j < n; j++)
+		if (!ch[j].pruned && ch[j].need_other)
+			lk_start(s, OTHER(&ch[j]), OTHERLK(&ch[j]));
+	for (int j = 0; j < n; j++)
+		if (!ch[j].pruned && ch[j].need_other)
+			lk_mid(s, OTHER(&ch[j]), OTHERLK(&ch[j]));
+	for (int j = 0; j < n; j++)
+		if (!ch[j].pruned)
+			lk_start(s, MOVED(&ch[j]), MOVEDLK(&ch[j]));
 	for (int j = 0; j < n; j++) {
 		struct child *c = &ch[j];
-		s->path[k] = (uint8_t)c->m;
-		if (dfs(s, &c->q, &c->qi, k + 1, g2, c->m / 3, &c->iv, c->allow))
+		if (c->pruned)
+			continue;
+		if (c->need_other) {
+			lk_end(s, OTHERLK(c));
+			if (OTHERLK(c)->v > g2) {
+				c->pruned = 1;
+				continue;
+			}
+		}
+		lk_mid(s, MOVED(c), MOVEDLK(c));
+	}
+	for (int j = 0; j < n; j++) {
+		struct child *c = &ch[j];
+		if (c->pruned)
+			continue;
+		lk_end(s, MOVEDLK(c));
+		if (MOVEDLK(c)->v > g2)
+			c->pruned = 1;
+	}
+#undef OTHER
+#undef OTHERLK
+#undef MOVED
+#undef MOVEDLK
+	for (int j = 0; j < n; j++) {
+		if (ch[j].pruned)
+			continue;
+		s->side[k] = (uint8_t)back;
+		s->path[k] = (uint8_t)ch[j].m;
+		if (dfs(s, &ch[j].nd, k + 1, g2))
 			return 1;
 		if (s->stop)
 			return 0;
@@ -362,41 +283,22 @@ static cube_move to_cube_move(int m)
 	return r;
 }
 
-/* Moves, frames and the subgroup masks. */
+/* Moves and which may follow which: never the same face twice, and of
+ * two opposite faces only U R F first, since they commute. */
 static void setup(struct osearch *s)
 {
 	for (int m = 0; m < OPT__NMOVE; m++) {
 		opt__move_cube(m, &s->mv[m]);
 		opt__inv(&s->mv[m], &s->mvi[m]);
 	}
-	opt__cube u, ui, id;
-	opt__urf(&u, &ui);
-	for (int i = 0; i < 8; i++)
-		id.c[i] = (uint8_t)i;
-	for (int i = 0; i < 12; i++)
-		id.e[i] = (uint8_t)i;
-	s->s[0] = s->si[0] = id;
-	s->s[1] = u;
-	s->si[1] = ui;
-	opt__mul(&u, &u, &s->s[2]);
-	opt__mul(&ui, &ui, &s->si[2]);
-	for (int a = 0; a < 3; a++) {
-		s->h0[a] = s->hmain[a] = 0;
+	for (int last = 0; last <= OPT__NMOVE; last++) {
+		uint32_t a = 0;
 		for (int m = 0; m < OPT__NMOVE; m++) {
-			opt__cube x;
-			frame(s, a, &s->mv[m], &x);
-			int fm = -1;
-			for (int k = 0; k < OPT__NMOVE; k++)
-				if (memcmp(&x, &s->mv[k], sizeof x) == 0)
-					fm = k;
-			/* fm is a face turn: conjugation by a rotation */
-			int ud = fm / 3 % 3 == 0, half = fm % 3 == 1;
-			if (ud)
-				s->hmain[a] |= 1u << m;
-			if (ud || half)
-				s->h0[a] |= 1u << m;
+			int f = m / 3, lf = last < OPT__NMOVE ? last / 3 : -9;
+			if (f != lf && f != lf - 3)
+				a |= 1u << m;
 		}
-		s->inherit[a] = s->level == 0 ? s->h0[a] : s->hmain[a];
+		s->after[last] = a;
 	}
 }
 
@@ -412,9 +314,11 @@ int optimal_solve(const void *tables, const cubie3 *c,
 		return CUBE_EINVALID;
 	struct osearch s;
 	memset(&s, 0, sizeof s);
-	s.level = info.level;
+	opt__bind(&s.t, info.level, (unsigned char *)(uintptr_t)tables);
+	s.nedge = OPT__NESEP * s.t.lv->nfp;
+	s.nsub = s.t.lv->nsub;
+	s.kind = s.t.lv->kind;
 	s.base = info.base;
-	opt__bind(&s.t, s.level, (unsigned char *)(uintptr_t)tables);
 	s.poll = lim ? lim->poll : NULL;
 	s.ctx = lim ? lim->ctx : NULL;
 	s.pr = lim ? lim->progress : NULL;
@@ -425,45 +329,23 @@ int optimal_solve(const void *tables, const cubie3 *c,
 		max_len = MAXLEN;
 	setup(&s);
 
-	opt__cube q, qi;
-	opt__from_cubie(c, &q);
-	opt__inv(&q, &qi);
+	struct node root;
+	opt__from_cubie(c, &root.q);
+	opt__inv(&root.q, &root.qi);
+	root.lastn = root.lasti = OPT__NMOVE;
 	int found = -1;
-	if (is_solved(&q)) {
+	if (opt__is_solved(&root.q)) {
 		found = 0;
 		goto done;
 	}
-	struct side iv;
-	int lb = 0, ntight = 0, nmax = 0, imax = 0;
-	int nv[3];
-	for (int a = 0; a < 3; a++) {
-		uint32_t hm;
-		iv.v[a] = bound(&s, &qi, a, &iv.hm[a]);
-		nv[a] = bound(&s, &q, a, &hm);
-		if (nv[a] > nmax)
-			nmax = nv[a];
-		if (iv.v[a] > imax)
-			imax = iv.v[a];
-	}
-	lb = nmax > imax ? nmax : imax;
-	if (corner_bound(&s, &q) > lb)
-		lb = corner_bound(&s, &q);
-	for (int a = 0; a < 3; a++)
-		ntight += nv[a] == nv[0];
-	if (ntight == 3 && nv[0] > 0 && nv[0] + 1 > lb)
-		lb = nv[0] + 1;
-	if (iv.v[0] == iv.v[1] && iv.v[1] == iv.v[2] && iv.v[0] > 0 &&
-	    iv.v[0] + 1 > lb)
-		lb = iv.v[0] + 1;
+	lookup(&s, &root.q, &root.ln);
+	lookup(&s, &root.qi, &root.li);
+	int lb = root.ln.v > root.li.v ? root.ln.v : root.li.v;
 	if (lb < 1)
 		lb = 1;
 	s.depth_done = lb - 1;
 	for (int d = lb; d <= max_len && !s.stop; d++) {
-		uint32_t allowed = ALL_MOVES;
-		for (int a = 0; a < 3; a++)
-			if (iv.v[a] == d)
-				allowed &= ~iv.hm[a];
-		if (dfs(&s, &q, &qi, 0, d, -1, &iv, allowed)) {
+		if (dfs(&s, &root, 0, d)) {
 			found = d;
 			break;
 		}
@@ -479,7 +361,15 @@ done:
 		return SOLVE_ENOTFOUND;
 	if (found > cap)
 		return CUBE_ESPACE;
+	/* the front's moves in order, then the back's last first, inverted */
+	int n = 0;
 	for (int i = 0; i < found; i++)
-		out[i] = to_cube_move(s.path[i]);
+		if (!s.side[i])
+			out[n++] = to_cube_move(s.path[i]);
+	for (int i = found - 1; i >= 0; i--)
+		if (s.side[i]) {
+			int m = s.path[i];
+			out[n++] = to_cube_move(m / 3 * 3 + 2 - m % 3);
+		}
 	return found;
 }

@@ -7,16 +7,22 @@
  * whatever the number of builder threads, and reject a flipped byte;
  * cancellation and progress through poll.
  *
- * The level-0 tables come from $CUBED_TABLES/cubed-optimal-0.bin (the
+ * The level-0 tables come from $CUBED_TABLES/cubed-optimal-v4-0.bin (the
  * file the HTTP suites' servers load), or are built once (seconds) in an
- * unchecked fixture and written there. Superflip (20 moves) is the
- * "optimal_slow" suite's: minutes, run by `make test-slow`. */
+ * unchecked fixture and written there; their depth counts are checked
+ * against nissy's published ones for the same coset space (H48's h0).
+ * Superflip (20 moves) and 20 random states beside nissy's own answers
+ * (when nissy has been built: bench/optimal_vs.sh) are the
+ * "optimal_slow" suite's: minutes to hours, run by `make test-optimal`. */
 #include <check.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cube.h"
 #include "cubie.h"
@@ -431,7 +437,7 @@ START_TEST(tables_checked)
 			 SOLVE_ETABLES);
 	ck_assert_int_eq(optimal_table_check(tables0, size0, 1), SOLVE_ETABLES);
 	ck_assert_int_eq(optimal_table_check(NULL, size0, 0), SOLVE_ETABLES);
-	ck_assert_uint_eq(optimal_table_size(3), 0);
+	ck_assert_uint_eq(optimal_table_size(OPTIMAL_LEVELS), 0);
 	ck_assert_uint_eq(optimal_table_size(-1), 0);
 	/* one flipped byte anywhere after the header is caught */
 	unsigned char *t = malloc(size0);
@@ -445,23 +451,29 @@ START_TEST(tables_checked)
 	}
 	ck_assert_int_eq(optimal_table_check(t, size0, 0), CUBE_OK);
 	free(t);
-	/* the level-0 coset distances: the phase-1 distances of the
-	 * two-phase method, by symmetry class (max 12) */
-	static const uint64_t want[13] = {1,       1,        5,       44,
-					  487,     5841,     68364,   776568,
-					  7950748, 52098876, 76236234,
-					  3771112, 129};
+	/* the level-0 coset distances by symmetry class: corners in their
+	 * tetrads and untwisted, edges in their slices. nissy's H48 solver
+	 * tables the same cosets (its h0, 2 bits against base 8) and
+	 * publishes the counts of its four values: 5,473,562 at most 8,
+	 * 34,776,317 at 9, 68,566,704 at 10, 8,750,867 deeper; ours, built
+	 * otherwise, must agree */
+	static const uint64_t want[12] = {1,      1,       4,        34,
+					  331,    3612,    41605,    474128,
+					  4953846, 34776317, 68566704, 8750867};
 	optimal_table_info in;
 	ck_assert_int_eq(optimal_table_describe(tables0, &in), CUBE_OK);
 	ck_assert_int_eq(in.level, 0);
-	ck_assert_int_eq(in.max_depth, 12);
-	uint64_t sum = 0;
-	for (int d = 0; d <= 12; d++) {
+	ck_assert_int_eq(in.base, 8);
+	ck_assert_int_eq(in.max_depth, 11);
+	uint64_t sum = 0, upto8 = 0;
+	for (int d = 0; d <= 11; d++) {
 		ck_assert_uint_eq(in.at_depth[d], want[d]);
 		sum += in.at_depth[d];
+		upto8 += d <= 8 ? in.at_depth[d] : 0;
 	}
+	ck_assert_uint_eq(upto8, 5473562u);
 	ck_assert_uint_eq(sum, in.entries);
-	ck_assert_uint_eq(in.entries, 64430u * 2187u);
+	ck_assert_uint_eq(in.entries, 3393u * 34650u);
 }
 END_TEST
 
@@ -524,7 +536,7 @@ START_TEST(build_cancelled)
 	ck_assert_int_eq(optimal_table_check(t, size0, 0), SOLVE_ETABLES);
 	ck_assert_int_eq(optimal_table_init(t, size0 + 1, 0, NULL, NULL),
 			 CUBE_EINVAL);
-	ck_assert_int_eq(optimal_table_init(t, size0, 7, NULL, NULL),
+	ck_assert_int_eq(optimal_table_init(t, size0, OPTIMAL_LEVELS, NULL, NULL),
 			 CUBE_EINVAL);
 	free(t);
 }
@@ -557,12 +569,134 @@ START_TEST(superflip)
 }
 END_TEST
 
+/* nissy's H48 solver, when bench/optimal_vs.sh has built it: the command
+ * in $CUBED_NISSY ("nissy_ref SOLVER TABLEFILE", its driver), else the
+ * driver in $NISSY_BUILD (or /tmp/cubed-nissy-build) with the biggest
+ * of its tables in $CUBED_TABLES/nissy. 0 and a message if there is none. */
+static int nissy_command(char *cmd, size_t cap)
+{
+	const char *e = getenv("CUBED_NISSY");
+	if (e && *e) {
+		snprintf(cmd, cap, "%s", e);
+		return 1;
+	}
+	const char *nb = getenv("NISSY_BUILD");
+	const char *dir = getenv("CUBED_TABLES");
+	char drv[512];
+	snprintf(drv, sizeof drv, "%s/nissy_ref",
+		 nb && *nb ? nb : "/tmp/cubed-nissy-build");
+	if (access(drv, X_OK) != 0 || !dir || !*dir) {
+		fprintf(stderr, "nissy_lengths: skipped: no nissy driver at %s "
+				"(bench/optimal_vs.sh builds it from nissy's "
+				"source; or set CUBED_NISSY)\n", drv);
+		return 0;
+	}
+	for (int h = 11; h >= 0; h--) {
+		char t[600];
+		snprintf(t, sizeof t, "%s/nissy/h48h%d", dir, h);
+		if (access(t, R_OK) == 0) {
+			snprintf(cmd, cap, "%s h48h%d %s", drv, h, t);
+			return 1;
+		}
+	}
+	fprintf(stderr, "nissy_lengths: skipped: no nissy table in %s/nissy "
+			"(bench/optimal_vs.sh makes one)\n", dir);
+	return 0;
+}
+
+/* The scramble that makes x: a solution of it, inverted, in nissy's
+ * notation. */
+static void scramble_text(const cube_move *m, int k, char *out, size_t cap)
+{
+	static const int face[3][2] = {{1, 4}, {0, 3}, {2, 5}};
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = k - 1; i >= 0; i--) {
+		int far = m[i].lo == 2;
+		int f = face[m[i].axis][far], q = 4 - (far ? 4 - m[i].qt : m[i].qt);
+		n += (size_t)snprintf(out + n, cap - n, "%s%c%s", n ? " " : "",
+				      "URFDLB"[f],
+				      q == 1 ? "" : q == 2 ? "2" : "'");
+	}
+}
+
+/* 20 random states: cubed's optimal length is nissy's, each answer
+ * applied back (nissy's by its driver). */
+START_TEST(nissy_lengths)
+{
+	char cmd[1200];
+	if (!nissy_command(cmd, sizeof cmd))
+		return;
+	const char *e = getenv("CUBED_OPTIMAL_LEVEL");
+	int level = e && *e ? atoi(e) : 2;
+	unsigned char *t = solver_tables_optimal_cached("optimal_slow", level);
+	unsigned char *t3 = solver_tables3_cached("optimal_slow");
+	int in[2], out[2];
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	signal(SIGPIPE, SIG_IGN);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	FILE *to = fdopen(in[1], "w"), *from = fdopen(out[0], "r");
+	char line[4096];
+	long long size;
+	ck_assert_msg(from && fgets(line, sizeof line, from) &&
+			      sscanf(line, "ready %lld", &size) == 1,
+		      "%s did not start", cmd);
+	cube_rng r;
+	cube_rng_seed(&r, 65);
+	for (int i = 0; i < 20; i++) {
+		cubie3 x;
+		cubie3_random(&r, &x);
+		cube_move m[32], tm[32];
+		int kt = twophase_solve(t3, &x, NULL, tm, 32);
+		REQUIRE(kt > 0 && solves(&x, tm, kt));
+		char scr[256];
+		scramble_text(tm, kt, scr, sizeof scr);
+		int k = optimal_solve(t, &x, NULL, m, 32);
+		REQUIRE(k > 0 && k <= kt && solves(&x, m, k));
+		fprintf(to, "%s\n", scr);
+		fflush(to);
+		int nk = -2;
+		double cpu, wall;
+		unsigned long long nodes;
+		REQUIRE(fgets(line, sizeof line, from) != NULL &&
+			sscanf(line, "%d %lf %lf %llu", &nk, &cpu, &wall,
+			       &nodes) == 4);
+		fprintf(stderr, "nissy_lengths: state %d: cubed %d, nissy %d\n",
+			i, k, nk);
+		ck_assert_msg(nk == k, "state %d (%s): cubed %d moves, nissy %d",
+			      i, scr, k, nk);
+	}
+	fclose(to);
+	fclose(from);
+	waitpid(pid, NULL, 0);
+	free(t);
+	free(t3);
+}
+END_TEST
+
 Suite *optimal_slow_suite(void)
 {
 	Suite *s = suite_create("optimal_slow");
 	TCase *tc = tcase_create("superflip");
 	tcase_set_timeout(tc, 4 * 3600);
 	tcase_add_test(tc, superflip);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("nissy");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, 8 * 3600);
+	tcase_add_test(tc, nissy_lengths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,7 +8,7 @@
  *   build/bench/bench --optimal-vs LEVEL [N]
  *   build/bench/bench --twenty [N [STATES_OUT]]
  *
- * --optimal loads $CUBED_TABLES/cubed-optimal-v4-<LEVEL>.bin (the file a
+ * --optimal loads $CUBED_TABLES/cubed-optimal-<LEVEL>.bin (the file a
  * server with --tables $CUBED_TABLES uses) or builds it with THREADS
  * threads and writes it there, then solves the first N (100) random
  * states of a fixed seed, THREADS (2) at a time, one search per thread.
@@ -188,7 +188,7 @@ static void *optimal_tables(int level, int threads, size_t *size)
 	const char *dir = getenv("CUBED_TABLES");
 	char path[1024] = "";
 	if (dir && *dir)
-		snprintf(path, sizeof path, "%s/" OPTIMAL_TABLE_FILE, dir, level);
+		snprintf(path, sizeof path, "%s/cubed-optimal-%d.bin", dir, level);
 	double t0 = clock_s(CLOCK_MONOTONIC);
 	FILE *f = path[0] ? fopen(path, "rb") : NULL;
 	size_t got = f ? fread(buf, 1, *size, f) : 0;

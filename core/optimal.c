@@ -1,26 +1,27 @@
 /* optimal.c — the optimal 3×3 search (optimal.h): iterative-deepening A*
- * over whole cubes, bounded by the tables optimal_tables.c builds.
+ * over whole cubes, bounded by the pruning tables optimal_tables.c builds.
  *
- * A node carries the cube q and its inverse q⁻¹, and a solution is
- * grown from both ends: a move m at the front takes them to q·m and
- * m⁻¹·q⁻¹, a move n at the back (the inverse's next move, the
- * solution's last one inverted) to n⁻¹·q and q⁻¹·n. Each node reads the
- * table once for each of the two: the subgroup H is kept by all 48
- * symmetries, so whatever face the next move turns, one entry serves.
+ * A node carries the cube q and its inverse q⁻¹; a move m takes them to
+ * q·m and m⁻¹·q⁻¹, so solutions found from either side are the same
+ * sequence. Each is read in three frames — as it is, and turned so that
+ * R–L or F–B is the vertical axis — for six lower bounds per node; the
+ * largest prunes. Because a table's subgroup H contains its vertical
+ * turns, an entry equal to the moves left says more (optimal.h): three
+ * such entries on one side prove one more move is needed, and on the
+ * inverse side they name the moves that cannot come next, since the
+ * inverse's last move is this cube's next one, inverted. A left
+ * multiplication by a move of H leaves the inverse's entry in that frame
+ * unchanged (the coordinates are those of cosets Hx), so each child takes
+ * one of its inverse bounds from its parent without a lookup.
  *
- * H contains the half turns (on levels 2–3 the larger group whose
- * cosets are the line's neighbouring entries does, optimal_tables.h), so
- * a bound equal to the moves left says the solution cannot end with a
- * half turn (it would have reached H a move earlier): the q⁻¹ side's
- * tight bound rules out half turns as q's next move, q's as the back's
- * next move. Each node grows the end with fewer moves left to try. A
- * half turn at the front leaves q⁻¹'s coset of that group where it was
- * (h·q⁻¹ with h in it), so its bound is read off the line already read,
- * with no lookup; likewise at the back.
+ * Before any of those, a child must pass the corners' exact distance,
+ * from a small table (3 MB) that stays in cache: the big tables are read
+ * at random, and their cache misses are what a node costs.
  *
- * The children of a node are weighed in stages, so that the cache
- * misses of all of them overlap: every lookup is started (its symmetry
- * class entry prefetched), then every table line prefetched, then read.
+ * Levels 1–2 store two bits per entry relative to a base depth; an entry
+ * at or under it is looked up again in the level-0 table, whose subgroup
+ * (the phase-1 group G1) also contains the half turns of the other faces,
+ * so its tight entries rule out more next moves.
  *
  * Nothing here allocates: tables are the caller's, the search lives on
  * the stack (at most 21 frames deep).
@@ -33,16 +34,20 @@
 
 #define MAXLEN 20 /* God's number: every state is within 20 moves */
 #define ALL_MOVES ((1u << OPT__NMOVE) - 1)
-#define HALF_TURNS 0x12492u /* m % 3 == 1 */
 #define POLL_NODES 4096
 
 struct osearch {
 	opt__tables t;
-	uint32_t nedge, nsub;
-	int kind, base;
+	int level, base;
 	opt__cube mv[OPT__NMOVE], mvi[OPT__NMOVE]; /* each move, its inverse */
+	opt__cube s[3], si[3];   /* S^a and S^-a: frame a of x is S^a x S^-a */
+	uint32_t h0[3];          /* moves whose frame-a image is in G1 */
+	uint32_t hmain[3];       /* moves whose frame-a image is U or D */
+	uint32_t inherit[3];     /* moves that keep the other end's frame-a
+				  * entry */
 	uint32_t after[OPT__NMOVE + 1]; /* moves that may follow m (or none) */
-	uint8_t side[MAXLEN + 1], path[MAXLEN + 1];
+	const opt__syms48 *sym48;
+	uint8_t path[MAXLEN + 1];
 	uint64_t nodes, next_poll;
 	int depth_done;
 	solve_poll_fn poll;
@@ -65,201 +70,338 @@ static inline int tick(struct osearch *s)
 	return s->stop;
 }
 
-/* One cube's lookup, in three steps so that the cache misses of many can
- * overlap (start: the corner value, its class entry prefetched; mid: the
- * cube conjugated to its class's frame, the line prefetched; end: the
- * bound), and what it leaves for a child that inherits it. */
+/* x seen in frame a. */
+static inline void frame(const struct osearch *s, int a, const opt__cube *x,
+			 opt__cube *out)
+{
+	opt__cube t;
+	opt__mul(&s->s[a], x, &t);
+	opt__mul(&t, &s->si[a], out);
+}
+
+/* A table lookup in three steps, so that the cache misses of many can
+ * overlap: start computes the coordinates and prefetches the symmetry
+ * class entry, mid reads it and prefetches the pruning entry, end reads
+ * that. */
 struct lk {
-	uint32_t craw;
-	uint64_t g;       /* index of the group's first entry */
-	uint16_t ab;      /* the conjugated cube's tetrads' orders */
-	uint8_t sym, sub;
-	uint8_t v;        /* the bound */
-	uint8_t v96;      /* the least of the group's bounds */
-	uint8_t vals[6];  /* the group's bounds */
+	uint32_t tw, fl, sl, cs, raw;
+	uint64_t i;
 };
+
+#ifdef OPT_STATS
+unsigned long long opt_stat_lookups, opt_stat_children, opt_stat_cpruned;
+#define STAT(x) (x)
+#else
+#define STAT(x) ((void)0)
+#endif
 
 static inline void lk_start(const struct osearch *s, const opt__cube *x,
 			    struct lk *l)
 {
-	l->craw = opt__craw(&s->t, x);
-	__builtin_prefetch(&s->t.csym[l->craw]);
+	STAT(opt_stat_lookups++);
+	const opt__tables *t = &s->t;
+	l->tw = (uint32_t)opt__twist(x);
+	l->fl = (uint32_t)opt__flip(x);
+	l->sl = t->slice_rank[opt__slice_mask(x)];
+	if (t->lv->sorted) {
+		l->raw = (l->sl * 24 + t->order_rank[opt__slice_order(x)]) *
+				 OPT__NFLIP + l->fl;
+		__builtin_prefetch(t->fss_sym + l->raw);
+	} else {
+		l->raw = l->sl * OPT__NFLIP + l->fl;
+		__builtin_prefetch(t->fs_sym + l->raw);
+		if (t->lv->csep)
+			l->cs = t->csep_rank[opt__csep_mask(x)];
+	}
 }
 
-static inline void lk_mid(const struct osearch *s, const opt__cube *x,
-			  struct lk *l)
+static inline void lk_mid(const struct osearch *s, struct lk *l)
 {
 	const opt__tables *t = &s->t;
-	uint32_t k = t->csym[l->craw];
-	opt__cube y;
-	l->sym = (uint8_t)(k & 63);
-	if (s->nsub > 1) {
-		opt__conj(t->syms, l->sym, x, &y);
-		l->ab = (uint16_t)opt__ab(t->ranks, &y);
-		l->sub = t->ranks->sub[s->kind][l->ab];
+	if (t->lv->sorted) {
+		uint32_t k = t->fss_sym[l->raw];
+		l->i = (uint64_t)(k >> 4) * OPT__NTWIST +
+		       t->twist_conj[l->tw * OPT__NSYM + (k & 15)];
+		__builtin_prefetch(t->prun + l->i / 4);
 	} else {
-		/* the edges alone */
-		for (int i = 0; i < 12; i++)
-			y.e[i] = t->syms->emap[l->sym][i]
-					      [x->e[t->syms->esrc[l->sym][i]]];
-		l->ab = 0;
-		l->sub = 0;
-	}
-	uint32_t e = opt__edges(t->ranks, &y);
-	if (s->nedge == OPT__NESEP)
-		e /= 4;
-	l->g = ((uint64_t)(k >> 6) * s->nedge + e) * s->nsub;
-	__builtin_prefetch(t->prun + opt__byte(l->g));
-}
-
-static inline void lk_end(const struct osearch *s, struct lk *l)
-{
-	const uint8_t *p = s->t.prun;
-	int lm = opt__linemin(p, l->g), least = 99;
-	for (uint32_t j = 0; j < s->nsub; j++) {
-		int c = opt__get2(p, l->g + j);
-		int v = c ? s->base + c : lm;
-		l->vals[j] = (uint8_t)v;
-		if (v < least)
-			least = v;
-	}
-	l->v = l->vals[l->sub];
-	l->v96 = (uint8_t)least;
-}
-
-/* The lookup of h·x from x's (h = half turn m): the same group, another
- * entry of it. */
-static inline void lk_half(const struct osearch *s, const struct lk *from,
-			   int m, struct lk *l)
-{
-	*l = *from;
-	if (s->nsub > 1) {
-		int h = s->t.syms->mconj[from->sym][m] / 3;
-		l->ab = s->t.ranks->hab[from->ab][h];
-		l->sub = s->t.ranks->sub[s->kind][l->ab];
-		l->v = l->vals[l->sub];
+		uint32_t k = t->fs_sym[l->raw];
+		if (t->lv->csep) {
+			l->i = (uint64_t)(k >> 4) * (OPT__NTWIST * OPT__NCSEP) +
+			       (uint64_t)t->twist_conj[l->tw * OPT__NSYM + (k & 15)] *
+				       OPT__NCSEP +
+			       t->csep_conj[l->cs * OPT__NSYM + (k & 15)];
+			__builtin_prefetch(t->prun + l->i / 4);
+		} else {
+			l->i = (uint64_t)(k >> 4) * OPT__NTWIST +
+			       t->twist_conj[l->tw * OPT__NSYM + (k & 15)];
+			__builtin_prefetch(t->prun0 + l->i / 2);
+		}
 	}
 }
 
-static void lookup(const struct osearch *s, const opt__cube *x, struct lk *l)
+/* The level-0 bound, from scratch. */
+static inline int value0(const opt__tables *t, uint32_t tw, uint32_t fl,
+			 uint32_t sl)
 {
-	lk_start(s, x, l);
-	lk_mid(s, x, l);
-	lk_end(s, l);
+	uint32_t k = t->fs_sym[sl * OPT__NFLIP + fl];
+	uint64_t i = (uint64_t)(k >> 4) * OPT__NTWIST +
+		     t->twist_conj[tw * OPT__NSYM + (k & 15)];
+	return opt__get4(t->prun0, i);
 }
 
-/* A node: the cube, its inverse, their lookups, each end's last move
- * (OPT__NMOVE = none). */
-struct node {
-	opt__cube q, qi;
-	struct lk ln, li;
-	uint8_t lastn, lasti;
+/* The lower bound of the frame-a cube, and in *hm the moves (of the
+ * original frame) that a tight bound rules out as the solution's last. */
+static inline int lk_end(const struct osearch *s, const struct lk *l, int a,
+			 uint32_t *hm)
+{
+	const opt__tables *t = &s->t;
+	if (s->level == 0) {
+		*hm = s->h0[a];
+		return opt__get4(t->prun0, l->i);
+	}
+	int v = opt__get2(t->prun, l->i);
+	if (v) {
+		*hm = s->hmain[a];
+		return s->base + v;
+	}
+	*hm = s->h0[a];
+	return value0(t, l->tw, l->fl, l->sl);
+}
+
+/* The corners' distance: exact, the same in every frame and for the
+ * inverse, and read from a table of 3 MB that stays in cache, so it is
+ * asked first. */
+static inline int corner_bound(const struct osearch *s, const opt__cube *x)
+{
+	const opt__tables *t = &s->t;
+	uint32_t k = t->cp_sym[opt__cperm(x)];
+	uint64_t i = (uint64_t)(k >> 4) * OPT__NTWIST +
+		     t->twist_conj[(uint32_t)opt__twist(x) * OPT__NSYM + (k & 15)];
+	return opt__get4(t->prunc, i);
+}
+
+/* Frame-a bound of the cube x (not yet framed), in one go. */
+static int bound(const struct osearch *s, const opt__cube *x, int a,
+		 uint32_t *hm)
+{
+	opt__cube f;
+	struct lk l;
+	if (a)
+		frame(s, a, x, &f);
+	lk_start(s, a ? &f : x, &l);
+	lk_mid(s, &l);
+	return lk_end(s, &l, a, hm);
+}
+
+static int is_solved(const opt__cube *x)
+{
+	for (int i = 0; i < 8; i++)
+		if (x->c[i] != i)
+			return 0;
+	for (int i = 0; i < 12; i++)
+		if (x->e[i] != i)
+			return 0;
+	return 1;
+}
+
+/* One end's side of a node: the three bounds of its cube (q's or q⁻¹'s)
+ * and, for each, the moves a tight bound rules out as that cube's last. */
+struct side {
+	int v[3];
+	uint32_t hm[3];
 };
 
-/* A child being weighed: 0 = still in the running. */
+/* The moves a side's bounds equal to g rule out. */
+static inline uint32_t tight_mask(const struct side *sd, int g)
+{
+	uint32_t x = 0;
+	for (int a = 0; a < 3; a++)
+		if (sd->v[a] == g)
+			x |= sd->hm[a];
+	return x;
+}
+
+/* A node: the cube and its inverse, the inverse's side, the last move
+ * (OPT__NMOVE = none), and near the root the symmetries that keep all
+ * of that (bit s: S·q·S⁻¹ = q and the moves allowed next map onto
+ * themselves). */
+struct node {
+	opt__cube q, qi;
+	struct side si;
+	uint8_t last;
+	uint64_t stab;
+};
+
+#define SYM_DEPTH 4 /* how deep symmetric moves are skipped */
+
+/* The moves of mask seen through symmetry sym. */
+static uint32_t mask_conj(const struct osearch *s, int sym, uint32_t mask)
+{
+	uint32_t out = 0;
+	for (int m = 0; m < OPT__NMOVE; m++)
+		if (mask >> m & 1)
+			out |= 1u << s->sym48->mconj[sym][m];
+	return out;
+}
+
+/* The symmetries among stab that keep q and the moves allowed next. */
+static uint64_t stab_of(const struct osearch *s, uint64_t stab,
+			const opt__cube *q, uint32_t mask)
+{
+	uint64_t out = 1;
+	for (uint64_t st = stab & ~(uint64_t)1; st; st &= st - 1) {
+		int sym = __builtin_ctzll(st);
+		opt__cube y;
+		opt__conj48(s->sym48, sym, q, &y);
+		if (memcmp(&y, q, sizeof y) == 0 &&
+		    mask_conj(s, sym, mask) == mask)
+			out |= (uint64_t)1 << sym;
+	}
+	return out;
+}
+
+/* Of moves that symmetries in stab map onto one another, only the
+ * least: a solution starting with another is the image of one starting
+ * with it, and as short. */
+static uint32_t sym_reps(const struct osearch *s, uint64_t stab, uint32_t mask)
+{
+	for (uint64_t st = stab & ~(uint64_t)1; st; st &= st - 1) {
+		int sym = __builtin_ctzll(st);
+		for (int m = 0; m < OPT__NMOVE; m++)
+			if ((mask >> m & 1) && s->sym48->mconj[sym][m] < m)
+				mask &= ~(1u << m);
+	}
+	return mask;
+}
+
+/* A child of a node while it is weighed. */
 struct child {
+	int m;
 	struct node nd;
-	int m, pruned;
-	int need_other; /* the unmoved end needs a lookup */
+	int nlk;            /* lookups still to make, in order */
+	uint8_t which[6];   /* 0..2: the inverse's frame, 3..5: the cube's */
+	struct lk l;        /* the lookup of this wave */
+	int itight, ntight;
 };
 
 /* Look for a solution of exactly g more moves from nd, path[0..k) so
- * far. */
+ * far.
+ *
+ * The children are weighed in waves: each wave makes one more lookup
+ * for every child still in the running — a pass to start them all, one
+ * to read the class entries, one to read the bounds — so the cache
+ * misses of all the children overlap, yet no bound is read for a child
+ * an earlier one pruned. The inverse's frames come first: besides
+ * pruning, their tight bounds restrict the grandchildren's moves. Near
+ * the root, of moves the cube's symmetries map onto one another only
+ * one is tried (the superflip's 48 leave two of 18 first moves). */
 static int dfs(struct osearch *s, const struct node *nd, int k, int g)
 {
 	if (tick(s))
 		return 0;
-	uint32_t mn = s->after[nd->lastn], mi = s->after[nd->lasti];
-	if (nd->li.v96 == g)
-		mn &= ~HALF_TURNS;
-	if (nd->ln.v96 == g)
-		mi &= ~HALF_TURNS;
-	if (g == 1) {
-		for (int m = 0; m < OPT__NMOVE; m++)
-			if ((mn >> m & 1) &&
-			    memcmp(&nd->q, &s->mvi[m], sizeof nd->q) == 0) {
-				s->side[k] = 0;
-				s->path[k] = (uint8_t)m;
-				return 1;
-			}
-		return 0;
+	uint32_t mask = s->after[nd->last] & ~tight_mask(&nd->si, g);
+	uint64_t stab = 1;
+	if (k < SYM_DEPTH && nd->stab > 1) {
+		stab = stab_of(s, nd->stab, &nd->q, mask);
+		mask = sym_reps(s, stab, mask);
 	}
-	/* grow the end with fewer moves to try: front (0) or back (1) */
-	int back = __builtin_popcount(mi) < __builtin_popcount(mn);
-	uint32_t mask = back ? mi : mn;
 	int g2 = g - 1;
 	struct child ch[OPT__NMOVE];
 	int n = 0;
 	for (int m = 0; m < OPT__NMOVE; m++) {
 		if (!(mask >> m & 1))
 			continue;
-		struct child *c = &ch[n++];
+		struct child *c = &ch[n];
+		struct node *cn = &c->nd;
 		c->m = m;
-		c->pruned = 0;
-		c->need_other = !(HALF_TURNS >> m & 1);
-		if (!back) {
-			opt__mul(&nd->q, &s->mv[m], &c->nd.q);
-			opt__mul(&s->mvi[m], &nd->qi, &c->nd.qi);
-			c->nd.lastn = (uint8_t)m;
-			c->nd.lasti = nd->lasti;
-			if (!c->need_other) {
-				lk_half(s, &nd->li, m, &c->nd.li);
-				c->pruned = c->nd.li.v > g2;
+		opt__mul(&nd->q, &s->mv[m], &cn->q);
+		if (g2 == 0) {
+			if (is_solved(&cn->q)) {
+				s->path[k] = (uint8_t)m;
+				return 1;
 			}
-		} else {
-			opt__mul(&nd->qi, &s->mv[m], &c->nd.qi);
-			opt__mul(&s->mvi[m], &nd->q, &c->nd.q);
-			c->nd.lasti = (uint8_t)m;
-			c->nd.lastn = nd->lastn;
-			if (!c->need_other) {
-				lk_half(s, &nd->ln, m, &c->nd.ln);
-				c->pruned = c->nd.ln.v > g2;
-			}
-		}
-	}
-	/* the unmoved end's lookups, then the moved end's, staged */
-#define OTHER(c) (back ? &(c)->nd.q : &(c)->nd.qi)
-#define OTHERLK(c) (back ? &(c)->nd.ln : &(c)->nd.li)
-#define MOVED(c) (back ? &(c)->nd.qi : &(c)->nd.q)
-#define MOVEDLK(c) (back ? &(c)->nd.li : &(c)->nd.ln)
-	for (int j = 0; j < n; j++)
-		if (!ch[j].pruned && ch[j].need_other)
-			lk_start(s, OTHER(&ch[j]), OTHERLK(&ch[j]));
-	for (int j = 0; j < n; j++)
-		if (!ch[j].pruned && ch[j].need_other)
-			lk_mid(s, OTHER(&ch[j]), OTHERLK(&ch[j]));
-	for (int j = 0; j < n; j++)
-		if (!ch[j].pruned)
-			lk_start(s, MOVED(&ch[j]), MOVEDLK(&ch[j]));
-	for (int j = 0; j < n; j++) {
-		struct child *c = &ch[j];
-		if (c->pruned)
 			continue;
-		if (c->need_other) {
-			lk_end(s, OTHERLK(c));
-			if (OTHERLK(c)->v > g2) {
-				c->pruned = 1;
+		}
+		STAT(opt_stat_children++);
+		if (corner_bound(s, &cn->q) > g2) {
+			STAT(opt_stat_cpruned++);
+			continue;
+		}
+		/* the inherited inverse bounds next: free */
+		c->nlk = 0;
+		c->itight = c->ntight = 0;
+		int pruned = 0;
+		for (int a = 0; a < 3; a++) {
+			if (!(s->inherit[a] >> m & 1)) {
+				c->which[c->nlk++] = (uint8_t)a;
 				continue;
 			}
+			cn->si.v[a] = nd->si.v[a];
+			cn->si.hm[a] = nd->si.hm[a];
+			if (nd->si.v[a] > g2)
+				pruned = 1;
+			else if (nd->si.v[a] == g2)
+				c->itight++;
 		}
-		lk_mid(s, MOVED(c), MOVEDLK(c));
-	}
-	for (int j = 0; j < n; j++) {
-		struct child *c = &ch[j];
-		if (c->pruned)
+		if (pruned)
 			continue;
-		lk_end(s, MOVEDLK(c));
-		if (MOVEDLK(c)->v > g2)
-			c->pruned = 1;
+		for (int a = 0; a < 3; a++)
+			c->which[c->nlk++] = (uint8_t)(3 + a);
+		opt__mul(&s->mvi[m], &nd->qi, &cn->qi);
+		cn->last = (uint8_t)m;
+		cn->stab = stab;
+		n++;
 	}
-#undef OTHER
-#undef OTHERLK
-#undef MOVED
-#undef MOVEDLK
+	for (int w = 0; n > 0; w++) {
+		int done = 1;
+		for (int j = 0; j < n; j++) {
+			struct child *c = &ch[j];
+			if (w >= c->nlk)
+				continue;
+			done = 0;
+			int a = c->which[w] % 3;
+			const opt__cube *x = c->which[w] < 3 ? &c->nd.qi : &c->nd.q;
+			opt__cube f;
+			if (a)
+				frame(s, a, x, &f);
+			lk_start(s, a ? &f : x, &c->l);
+		}
+		if (done)
+			break;
+		for (int j = 0; j < n; j++)
+			if (w < ch[j].nlk)
+				lk_mid(s, &ch[j].l);
+		int n2 = 0;
+		for (int j = 0; j < n; j++) {
+			struct child *c = &ch[j];
+			int keep = 1;
+			if (w < c->nlk) {
+				int inv = c->which[w] < 3, a = c->which[w] % 3;
+				uint32_t hm;
+				int v = lk_end(s, &c->l, a, &hm);
+				if (v > g2) {
+					keep = 0;
+				} else if (inv) {
+					c->nd.si.v[a] = v;
+					c->nd.si.hm[a] = hm;
+					if (v == g2)
+						keep = ++c->itight < 3;
+				} else if (v == g2) {
+					/* three tight bounds rule out every
+					 * last move: one more is needed */
+					keep = ++c->ntight < 3;
+				}
+			}
+			if (keep) {
+				if (n2 != j)
+					ch[n2] = *c;
+				n2++;
+			}
+		}
+		n = n2;
+	}
+	/* the survivors, in move order */
 	for (int j = 0; j < n; j++) {
-		if (ch[j].pruned)
-			continue;
-		s->side[k] = (uint8_t)back;
 		s->path[k] = (uint8_t)ch[j].m;
 		if (dfs(s, &ch[j].nd, k + 1, g2))
 			return 1;
@@ -283,13 +425,41 @@ static cube_move to_cube_move(int m)
 	return r;
 }
 
-/* Moves and which may follow which: never the same face twice, and of
- * two opposite faces only U R F first, since they commute. */
+/* Moves, frames and the subgroup masks. */
 static void setup(struct osearch *s)
 {
 	for (int m = 0; m < OPT__NMOVE; m++) {
 		opt__move_cube(m, &s->mv[m]);
 		opt__inv(&s->mv[m], &s->mvi[m]);
+	}
+	opt__cube u, ui, id;
+	opt__urf(&u, &ui);
+	for (int i = 0; i < 8; i++)
+		id.c[i] = (uint8_t)i;
+	for (int i = 0; i < 12; i++)
+		id.e[i] = (uint8_t)i;
+	s->s[0] = s->si[0] = id;
+	s->s[1] = u;
+	s->si[1] = ui;
+	opt__mul(&u, &u, &s->s[2]);
+	opt__mul(&ui, &ui, &s->si[2]);
+	for (int a = 0; a < 3; a++) {
+		s->h0[a] = s->hmain[a] = 0;
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			opt__cube x;
+			frame(s, a, &s->mv[m], &x);
+			int fm = -1;
+			for (int k = 0; k < OPT__NMOVE; k++)
+				if (memcmp(&x, &s->mv[k], sizeof x) == 0)
+					fm = k;
+			/* fm is a face turn: conjugation by a rotation */
+			int ud = fm / 3 % 3 == 0, half = fm % 3 == 1;
+			if (ud)
+				s->hmain[a] |= 1u << m;
+			if (ud || half)
+				s->h0[a] |= 1u << m;
+		}
+		s->inherit[a] = s->level == 0 ? s->h0[a] : s->hmain[a];
 	}
 	for (int last = 0; last <= OPT__NMOVE; last++) {
 		uint32_t a = 0;
@@ -314,11 +484,9 @@ int optimal_solve(const void *tables, const cubie3 *c,
 		return CUBE_EINVALID;
 	struct osearch s;
 	memset(&s, 0, sizeof s);
-	opt__bind(&s.t, info.level, (unsigned char *)(uintptr_t)tables);
-	s.nedge = OPT__NESEP * s.t.lv->nfp;
-	s.nsub = s.t.lv->nsub;
-	s.kind = s.t.lv->kind;
+	s.level = info.level;
 	s.base = info.base;
+	opt__bind(&s.t, s.level, (unsigned char *)(uintptr_t)tables);
 	s.poll = lim ? lim->poll : NULL;
 	s.ctx = lim ? lim->ctx : NULL;
 	s.pr = lim ? lim->progress : NULL;
@@ -329,18 +497,39 @@ int optimal_solve(const void *tables, const cubie3 *c,
 		max_len = MAXLEN;
 	setup(&s);
 
+	opt__syms48 sym48;
+	if (opt__make_syms48(&sym48) < 0)
+		return SOLVE_ETABLES; /* a bug, not bad input */
+	s.sym48 = &sym48;
 	struct node root;
 	opt__from_cubie(c, &root.q);
 	opt__inv(&root.q, &root.qi);
-	root.lastn = root.lasti = OPT__NMOVE;
+	root.last = OPT__NMOVE;
+	root.stab = ~(uint64_t)0 >> (64 - OPT__NSYM48);
 	int found = -1;
-	if (opt__is_solved(&root.q)) {
+	if (is_solved(&root.q)) {
 		found = 0;
 		goto done;
 	}
-	lookup(&s, &root.q, &root.ln);
-	lookup(&s, &root.qi, &root.li);
-	int lb = root.ln.v > root.li.v ? root.ln.v : root.li.v;
+	int lb = corner_bound(&s, &root.q);
+	int nv[3], ntight = 0;
+	for (int a = 0; a < 3; a++) {
+		uint32_t hm;
+		root.si.v[a] = bound(&s, &root.qi, a, &root.si.hm[a]);
+		nv[a] = bound(&s, &root.q, a, &hm);
+		if (root.si.v[a] > lb)
+			lb = root.si.v[a];
+		if (nv[a] > lb)
+			lb = nv[a];
+	}
+	/* three tight bounds on one side: one more move */
+	for (int a = 0; a < 3; a++)
+		ntight += nv[a] == lb;
+	if (ntight == 3 && lb > 0)
+		lb++;
+	if (root.si.v[0] == lb && root.si.v[1] == lb && root.si.v[2] == lb &&
+	    lb > 0)
+		lb++;
 	if (lb < 1)
 		lb = 1;
 	s.depth_done = lb - 1;
@@ -361,15 +550,7 @@ done:
 		return SOLVE_ENOTFOUND;
 	if (found > cap)
 		return CUBE_ESPACE;
-	/* the front's moves in order, then the back's last first, inverted */
-	int n = 0;
 	for (int i = 0; i < found; i++)
-		if (!s.side[i])
-			out[n++] = to_cube_move(s.path[i]);
-	for (int i = found - 1; i >= 0; i--)
-		if (s.side[i]) {
-			int m = s.path[i];
-			out[n++] = to_cube_move(m / 3 * 3 + 2 - m % 3);
-		}
+		out[i] = to_cube_move(s.path[i]);
 	return found;
 }

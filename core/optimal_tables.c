@@ -1,33 +1,28 @@
 /* optimal_tables.c — building and checking the optimal solver's tables
- * (optimal_tables.h): the symmetry and rank tables, the symmetry classes
- * of the corner coordinate, the edge coordinate's move and conjugation
- * tables, and the main table filled breadth first from the solved cube.
+ * (optimal.h): the coordinate move tables, the symmetry classes, and the
+ * pruning tables filled breadth first from the solved cube.
  *
- * The main table is indexed class · raw + raw-coordinate: the class of
- * the corner value under the 48 symmetries, and the raw part (edges and,
- * on levels 2–3, the corners' sub-orbit) of the cube conjugated by the
- * symmetry that takes its corners to their class's representative. A
- * move takes every raw entry of one class into the block of one other
- * class, so a breadth-first pass works class by class with a few blocks
- * in cache. Early layers go forward (each new entry's neighbours), late
- * ones backward (each unreached entry looks for a neighbour in the last
+ * Every pruning table is indexed class · raw + raw-coordinate: the class
+ * of the edge coordinate (flip and slice places, with the slice order on
+ * level 1) under the 16 U–D symmetries, and the raw corner coordinate
+ * (twist, with the U-layer corners' places on level 2) conjugated by the
+ * symmetry that takes the edges to their class's representative. A move
+ * takes every raw entry of one class into the block of one other class,
+ * so a breadth-first pass works class by class with a few blocks in
+ * cache. Early layers go forward (each new entry's neighbours), late ones
+ * backward (each unreached entry looks for a neighbour in the last
  * layer), whichever touches fewer entries.
  *
- * Each coordinate's move and conjugation tables are made from two unlike
- * cubes of every value and must agree: the proof, at every build, that
- * the coordinates are those of cosets of subgroups the symmetries keep.
+ * Work is split into rounds (optimal.h): within a round, workers take
+ * interleaved runs of classes and write with atomic AND, since a move can
+ * land in any class; a byte shared by two classes' blocks is then safe
+ * too. Each round's entries are the same whoever wrote them, so the bytes
+ * do not depend on the number of workers.
  *
- * Work is split into rounds (optimal_tables.h): within a round, workers
- * take interleaved runs of classes and write with atomic AND, since a
- * move can land in any class. Each round's entries are the same whoever
- * wrote them, so the bytes do not depend on the number of workers.
- *
- * While it is built the main table keeps 0 = an earlier layer, 1 = the
- * last layer, 2 = the layer being found, 3 = not reached; after each
- * layer one sweep renames 1 → 0 and 2 → 1. At the end it holds 0 = at
- * most base, 1 = base + 1, 2 = base + 2, 3 = deeper. A line's last byte
- * gets the depth of the first entry claimed in it: the least, since
- * layers come in order.
+ * The 2-bit main tables (levels 1–2) keep, while they are built, 0 = an
+ * earlier layer, 1 = the last layer, 2 = the layer being found, 3 = not
+ * reached; after each layer one sweep renames 1 → 0 and 2 → 1. At the end
+ * they hold 0 = at most base, 1 = base + 1, 2 = base + 2, 3 = deeper.
  */
 #include "optimal_tables.h"
 #include "optimal_tables_internal.h"
@@ -35,15 +30,19 @@
 
 #include <string.h>
 
-/* Levels: the corner coordinate (cocsep, or cocsep and the square
- * group's orbit), the sub-orbit kind, flip parities, sub-orbits, base,
- * corner values, classes (counted at every build), entries per class.
- * Changing one changes the tables: bump OPT__VERSION. */
+/* base: entries at or under it say "look at level 0", a second read at
+ * random that a search near its leaves (few moves left, small bounds)
+ * would make often; codes 1, 2, 3 say base + 1, base + 2 and at least
+ * base + 3. So base is two under the most common depth: level 1's
+ * depths are 9 (8.9 % of entries), 10 (49 %), 11 (41 %), 12 (0.3 %),
+ * level 2's 10 (28 %), 11 (62 %), 12 (5.3 %), 13 (0.0001 %), and only
+ * 1 % and 3.5 % of their entries fall back, where base one under the
+ * mode sent 10 % and 32 % back (bench/RESULTS.md). Changing it changes
+ * the tables: bump OPT__VERSION. */
 const opt__level opt__levels[OPTIMAL_LEVELS] = {
-	{0, 0, 1, 1, 8, OPT__NCOCSEP, 3393, OPT__NESEP},
-	{1, 0, 4, 1, 9, OPT__NCOCSEP * 6, 19926, OPT__NESEP * 4},
-	{1, 1, 4, 2, 9, OPT__NCOCSEP * 6, 19926, OPT__NESEP * 4 * 2},
-	{1, 2, 4, 6, 10, OPT__NCOCSEP * 6, 19926, OPT__NESEP * 4 * 6},
+	{0, 0, 0, OPT__NCLS_FS, OPT__NTWIST},
+	{1, 0, 8, OPT__NCLS_FSS, OPT__NTWIST},
+	{0, 1, 9, OPT__NCLS_FS, OPT__NTWIST * OPT__NCSEP},
 };
 
 /* ------------------------------------------------------------ the buffer */
@@ -53,17 +52,21 @@ const opt__level opt__levels[OPTIMAL_LEVELS] = {
 /* The build's own state, in the buffer (zeroed before sealing). */
 struct build {
 	uint32_t level, phase, depth, backward;
-	uint32_t fc, nc;      /* frontier and next codes */
+	uint32_t fc, nc;      /* frontier and next codes of the main table */
 	uint32_t sweep_map;   /* code → code, 2 bits each, for a sweep */
-	uint32_t pad;
-	uint64_t reached;     /* entries reached */
+	uint32_t failed;
+	uint64_t reached;     /* entries of the current table reached */
+	uint64_t layer;       /* entries found by the last layer */
 	uint64_t done, total; /* progress */
 	uint64_t found[OPT__MAXWORKERS];
 };
 
 enum phase {
-	PH_BFS,   /* main-table layers */
-	PH_SWEEP, /* renaming between layers */
+	PH_CLASSES,  /* level 1: each flip·sorted value's class (parallel) */
+	PH_BFSC,     /* corner-table layers */
+	PH_BFS0,     /* level-0 layers */
+	PH_BFS,      /* main-table layers */
+	PH_SWEEP,    /* main-table renaming between layers */
 	PH_DONE,
 };
 
@@ -72,18 +75,36 @@ int opt__layout_of(int level, opt__layout *o)
 	if (level < 0 || level >= OPTIMAL_LEVELS)
 		return -1;
 	const opt__level *lv = &opt__levels[level];
-	uint64_t p = SOLVE__HEADER, nedge = (uint64_t)OPT__NESEP * lv->nfp;
+	uint64_t p = SOLVE__HEADER;
 	memset(o, 0, sizeof *o);
 #define PUT(field, bytes) (o->field = p, p += AL(bytes))
 	PUT(info, sizeof(opt__info));
-	PUT(syms, sizeof(opt__syms));
-	PUT(ranks, sizeof(opt__ranks));
-	PUT(csym, (uint64_t)lv->ncraw * 4);
-	PUT(crep, (uint64_t)lv->nclass * 4);
-	PUT(cstab, (uint64_t)lv->nclass * 8);
-	PUT(emove, nedge * OPT__NMOVE * 4);
-	PUT(econj, nedge * OPT__NSYM * 4);
-	PUT(prun, opt__lines(lv) * 64);
+	PUT(twist_move, OPT__NTWIST * OPT__NMOVE * 2);
+	PUT(twist_conj, OPT__NTWIST * OPT__NSYM * 2);
+	PUT(csep_move, OPT__NCSEP * OPT__NMOVE);
+	PUT(csep_conj, OPT__NCSEP * OPT__NSYM);
+	PUT(flip_move, OPT__NFLIP * OPT__NMOVE * 2);
+	PUT(slice_move, OPT__NSLICE * OPT__NMOVE * 2);
+	PUT(sorted_move, OPT__NSORTED * OPT__NMOVE * 2);
+	PUT(slice_rank, 4096 * 2);
+	PUT(order_rank, 256);
+	PUT(csep_rank, 256);
+	PUT(fs_sym, (uint64_t)OPT__NFS * 4);
+	PUT(fs_rep, OPT__NCLS_FS * 4);
+	PUT(fs_stab, OPT__NCLS_FS * 2);
+	if (lv->sorted) {
+		PUT(fss_sym, (uint64_t)OPT__NFSS * 4);
+		PUT(fss_rep, (uint64_t)OPT__NCLS_FSS * 4);
+		PUT(fss_stab, (uint64_t)OPT__NCLS_FSS * 2);
+	}
+	PUT(cp_move, OPT__NCP * OPT__NMOVE * 2);
+	PUT(cp_sym, OPT__NCP * 4);
+	PUT(cp_rep, OPT__NCLS_CP * 4);
+	PUT(cp_stab, OPT__NCLS_CP * 2);
+	PUT(prunc, ((uint64_t)OPT__NCLS_CP * OPT__NTWIST + 1) / 2);
+	PUT(prun0, ((uint64_t)OPT__NCLS_FS * OPT__NTWIST + 1) / 2);
+	if (level > 0)
+		PUT(prun, ((uint64_t)lv->nclass * lv->nraw + 3) / 4);
 	PUT(state, sizeof(struct build));
 #undef PUT
 	o->total = p;
@@ -99,14 +120,31 @@ void opt__bind(opt__tables *t, int level, unsigned char *b)
 	t->level = level;
 	t->lv = &opt__levels[level];
 	t->info = (opt__info *)(void *)(b + o.info);
-	t->syms = (opt__syms *)(void *)(b + o.syms);
-	t->ranks = (opt__ranks *)(void *)(b + o.ranks);
-	t->csym = (uint32_t *)(void *)(b + o.csym);
-	t->crep = (uint32_t *)(void *)(b + o.crep);
-	t->cstab = (uint64_t *)(void *)(b + o.cstab);
-	t->emove = (uint32_t *)(void *)(b + o.emove);
-	t->econj = (uint32_t *)(void *)(b + o.econj);
-	t->prun = b + o.prun;
+	t->twist_move = (uint16_t *)(void *)(b + o.twist_move);
+	t->twist_conj = (uint16_t *)(void *)(b + o.twist_conj);
+	t->csep_move = b + o.csep_move;
+	t->csep_conj = b + o.csep_conj;
+	t->flip_move = (uint16_t *)(void *)(b + o.flip_move);
+	t->slice_move = (uint16_t *)(void *)(b + o.slice_move);
+	t->sorted_move = (uint16_t *)(void *)(b + o.sorted_move);
+	t->slice_rank = (uint16_t *)(void *)(b + o.slice_rank);
+	t->order_rank = b + o.order_rank;
+	t->csep_rank = b + o.csep_rank;
+	t->fs_sym = (uint32_t *)(void *)(b + o.fs_sym);
+	t->fs_rep = (uint32_t *)(void *)(b + o.fs_rep);
+	t->fs_stab = (uint16_t *)(void *)(b + o.fs_stab);
+	if (o.fss_sym) {
+		t->fss_sym = (uint32_t *)(void *)(b + o.fss_sym);
+		t->fss_rep = (uint32_t *)(void *)(b + o.fss_rep);
+		t->fss_stab = (uint16_t *)(void *)(b + o.fss_stab);
+	}
+	t->cp_move = (uint16_t *)(void *)(b + o.cp_move);
+	t->cp_sym = (uint32_t *)(void *)(b + o.cp_sym);
+	t->cp_rep = (uint32_t *)(void *)(b + o.cp_rep);
+	t->cp_stab = (uint16_t *)(void *)(b + o.cp_stab);
+	t->prunc = b + o.prunc;
+	t->prun0 = b + o.prun0;
+	t->prun = o.prun ? b + o.prun : NULL;
 }
 
 size_t optimal_table_size(int level)
@@ -124,7 +162,146 @@ static struct build *state_of(unsigned char *b, int level)
 	return (struct build *)(void *)(b + o.state);
 }
 
-/* ------------------------------------------------------- cubes of values */
+/* ------------------------------------------------------------ symmetries */
+
+/* Kociemba's basic symmetries that keep the U–D axis: 180° about F–B,
+ * 90° about U–D, and the mirror in the plane between L and R (the 120°
+ * turn about the URF–DBL diagonal is opt__urf's); corner twist t + 3
+ * marks a mirrored corner. */
+static const cubie3 s_f2 = {{5, 4, 7, 6, 1, 0, 3, 2},
+			    {0},
+			    {6, 5, 4, 7, 2, 1, 0, 3, 9, 8, 11, 10},
+			    {0}};
+static const cubie3 s_u4 = {{3, 0, 1, 2, 7, 4, 5, 6},
+			    {0},
+			    {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10},
+			    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}};
+static const cubie3 s_lr2 = {{1, 0, 3, 2, 5, 4, 7, 6},
+			     {3, 3, 3, 3, 3, 3, 3, 3},
+			     {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10},
+			     {0}};
+
+/* a then b where either may be mirrored (twists 3..5). */
+static void mul_full(const cubie3 *a, const cubie3 *b, cubie3 *out)
+{
+	cubie3 t;
+	for (int i = 0; i < 8; i++) {
+		int j = b->cp[i], oa = a->co[j], ob = b->co[i], o;
+		t.cp[i] = a->cp[j];
+		if (oa < 3 && ob < 3)
+			o = (oa + ob) % 3;
+		else if (oa < 3)
+			o = (oa + ob - 3) % 3 + 3;
+		else if (ob < 3)
+			o = (oa - ob + 3) % 3 + 3;
+		else
+			o = (oa - ob + 3) % 3;
+		t.co[i] = (uint8_t)o;
+	}
+	for (int i = 0; i < 12; i++) {
+		t.ep[i] = a->ep[b->ep[i]];
+		t.eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
+	}
+	*out = t;
+}
+
+/* The 16 symmetries s = 8·f2 + 2·u4 + lr2 and their inverses. */
+struct syms {
+	cubie3 s[OPT__NSYM];
+	uint8_t inv[OPT__NSYM];
+	opt__cube se[OPT__NSYM], sinve[OPT__NSYM]; /* edges only */
+};
+
+static void make_syms(struct syms *y)
+{
+	cubie3 c, id, p;
+	cubie3_solved(&c);
+	int k = 0;
+	for (int f2 = 0; f2 < 2; f2++) {
+		for (int u4 = 0; u4 < 4; u4++) {
+			for (int lr2 = 0; lr2 < 2; lr2++) {
+				y->s[k++] = c;
+				mul_full(&c, &s_lr2, &c);
+			}
+			mul_full(&c, &s_u4, &c);
+		}
+		mul_full(&c, &s_f2, &c);
+	}
+	cubie3_solved(&id);
+	for (int i = 0; i < OPT__NSYM; i++)
+		for (int j = 0; j < OPT__NSYM; j++) {
+			mul_full(&y->s[i], &y->s[j], &p);
+			if (cubie3_equal(&p, &id))
+				y->inv[i] = (uint8_t)j;
+		}
+	for (int i = 0; i < OPT__NSYM; i++) {
+		/* corners are not used from these: zero them */
+		memset(&y->se[i], 0, sizeof y->se[i]);
+		memset(&y->sinve[i], 0, sizeof y->sinve[i]);
+		for (int e = 0; e < 12; e++) {
+			const cubie3 *a = &y->s[i], *b = &y->s[y->inv[i]];
+			y->se[i].e[e] = (uint8_t)(a->ep[e] | a->eo[e] << 4);
+			y->sinve[i].e[e] = (uint8_t)(b->ep[e] | b->eo[e] << 4);
+		}
+		for (int c8 = 0; c8 < 8; c8++)
+			y->se[i].c[c8] = y->sinve[i].c[c8] = (uint8_t)c8;
+	}
+}
+
+/* S_s x S_s⁻¹ */
+static void sym_conj(const struct syms *y, const cubie3 *x, int s, cubie3 *out)
+{
+	cubie3 t;
+	mul_full(&y->s[s], x, &t);
+	mul_full(&t, &y->s[y->inv[s]], out);
+}
+
+/* ------------------------------------------------------------ coordinates */
+
+static int popcount(unsigned x)
+{
+	return __builtin_popcount(x);
+}
+
+static void init_ranks(const opt__tables *t)
+{
+	int k = 0;
+	for (int m = 0; m < 4096; m++)
+		t->slice_rank[m] = popcount((unsigned)m) == 4 ? (uint16_t)k++
+							       : 0xffff;
+	memset(t->order_rank, 0xff, 256);
+	k = 0;
+	for (int o = 0; o < 256; o++) {
+		int seen = 0;
+		for (int d = 0; d < 4; d++)
+			seen |= 1 << (o >> (2 * d) & 3);
+		if (seen == 15)
+			t->order_rank[o] = (uint8_t)k++;
+	}
+	k = 0;
+	for (int m = 0; m < 256; m++)
+		t->csep_rank[m] = popcount((unsigned)m) == 4 ? (uint8_t)k++ : 0xff;
+}
+
+/* Ranks back to their values: slice masks, orders, corner masks. */
+struct unrank {
+	uint16_t slice[OPT__NSLICE];
+	uint8_t order[24];
+	uint8_t csep[OPT__NCSEP];
+};
+
+static void make_unrank(const opt__tables *t, struct unrank *u)
+{
+	for (int m = 0; m < 4096; m++)
+		if (t->slice_rank[m] != 0xffff)
+			u->slice[t->slice_rank[m]] = (uint16_t)m;
+	for (int o = 0; o < 256; o++)
+		if (t->order_rank[o] != 0xff)
+			u->order[t->order_rank[o]] = (uint8_t)o;
+	for (int m = 0; m < 256; m++)
+		if (t->csep_rank[m] != 0xff)
+			u->csep[t->csep_rank[m]] = (uint8_t)m;
+}
 
 static void set_twist(opt__cube *x, int tw)
 {
@@ -137,362 +314,504 @@ static void set_twist(opt__cube *x, int tw)
 	x->c[7] = (uint8_t)((x->c[7] & 7) | ((3 - sum % 3) % 3) << 3);
 }
 
-/* The mask of rank r among the masks of 4 bits below 1 << n. */
-static unsigned unrank4(int n, int r)
+static void set_flip(opt__cube *x, int f)
 {
-	for (unsigned m = 0; m < 1u << n; m++)
-		if (__builtin_popcount(m) == 4 && r-- == 0)
-			return m;
-	return 0;
-}
-
-/* The base-4 code of the permutation of rank r. */
-static unsigned perm4_code(const opt__ranks *rk, int r)
-{
-	for (unsigned o = 0; o < 256; o++)
-		if (rk->perm4[o] == r)
-			return o;
-	return 0;
-}
-
-static const uint8_t tet_a[4] = {0, 2, 5, 7}, tet_b[4] = {1, 3, 4, 6};
-
-/* Corners of cocsep value v with the tetrads' orders ab (edges solved). */
-static void corner_cube(const opt__ranks *rk, uint32_t v, unsigned ab,
-			opt__cube *x)
-{
-	opt__solved(x);
-	unsigned mask = unrank4(8, (int)(v % OPT__NSEP));
-	unsigned ca = perm4_code(rk, (int)(ab / 24)),
-		 cb = perm4_code(rk, (int)(ab % 24));
-	int na = 3, nb = 3;
-	for (int i = 0; i < 8; i++) {
-		if (mask >> i & 1u)
-			x->c[i] = tet_a[ca >> (2 * na--) & 3];
-		else
-			x->c[i] = tet_b[cb >> (2 * nb--) & 3];
+	int sum = 0;
+	for (int i = 10; i >= 0; i--) {
+		x->e[i] = (uint8_t)((x->e[i] & 15) | (f & 1) << 4);
+		sum += f & 1;
+		f >>= 1;
 	}
-	set_twist(x, (int)(v / OPT__NSEP));
+	x->e[11] = (uint8_t)((x->e[11] & 15) | (sum & 1) << 4);
 }
 
-/* The corners of corner value v (of level lv) as cube, the
- * representative ab chosen by which (0 or 1) and sub-orbit j. */
-static void craw_cube(const opt__level *lv, const opt__ranks *rk, uint32_t v,
-		      int which, int j, opt__cube *x)
+/* Slice edges at the places of slice rank r, in order k (base-4 digits,
+ * first place first); the other edges 0..7 in order. Flips kept by
+ * place. */
+static void set_slice(const struct unrank *u, opt__cube *x, int r, int k)
 {
-	unsigned ab;
-	if (!lv->orbits) {
-		ab = which ? 575 : 0;
-		corner_cube(rk, v, ab, x);
-		return;
-	}
-	int o = (int)(v % 6);
-	if (which)
-		ab = rk->ab_of[2][o][5]; /* another ab of the same orbit */
-	else
-		ab = rk->ab_of[lv->kind][o][j];
-	corner_cube(rk, v / 6, ab, x);
-}
-
-/* Edges of esep · 4 + fp value e; which = 0 or 1 for two unlike cubes
- * (other orders within the slices, other flips of the same parities). */
-static void edge_cube(uint32_t e, int which, opt__cube *x)
-{
-	static const uint8_t sl[2][3][4] = {
-		{{8, 9, 10, 11}, {1, 3, 5, 7}, {0, 2, 4, 6}},
-		{{11, 9, 8, 10}, {7, 1, 5, 3}, {4, 6, 2, 0}}};
-	uint32_t fp = e % 4, esep = e / 4;
-	unsigned me = unrank4(12, (int)(esep / OPT__NSEP));
-	unsigned mm = unrank4(8, (int)(esep % OPT__NSEP));
-	int pm = (int)(fp & 1), ps = (int)(fp >> 1);
-	uint8_t fl[3][4] = {{0, 0, 0, (uint8_t)(pm ^ ps)},
-			    {0, 0, 0, (uint8_t)pm},
-			    {0, 0, 0, (uint8_t)ps}};
-	if (which) {
-		static const uint8_t more[3][4] = {
-			{1, 1, 0, 0}, {1, 1, 1, 1}, {0, 1, 1, 0}};
-		for (int s = 0; s < 3; s++)
-			for (int k = 0; k < 4; k++)
-				fl[s][k] ^= more[s][k];
-	}
-	int n[3] = {0, 0, 0}, k = 0;
+	int mask = u->slice[r], o = u->order[k], d = 3, n = 0;
 	for (int i = 0; i < 12; i++) {
-		int s;
-		if (me >> i & 1u)
-			s = 0;
-		else
-			s = mm >> k++ & 1u ? 1 : 2;
-		x->e[i] = (uint8_t)(sl[which][s][n[s]] | fl[s][n[s]] << 4);
-		n[s]++;
-	}
-}
-
-/* The edge value of a level: esep · nfp + fp. */
-static uint32_t edge_value(const opt__level *lv, const opt__ranks *rk,
-			   const opt__cube *x)
-{
-	uint32_t e = opt__edges(rk, x);
-	return lv->nfp == 1 ? e / 4 : e;
-}
-
-/* ------------------------------------------------------------ the set-up */
-
-/* Symmetry classes of the corner values: 0, or -1 if a conjugate
- * depends on more than the value (a bug) or the count is not the
- * level's. */
-static int make_classes(const opt__tables *t)
-{
-	const opt__level *lv = t->lv;
-	const opt__ranks *rk = t->ranks;
-	uint32_t n = 0;
-	memset(t->csym, 0xff, (size_t)lv->ncraw * 4);
-	for (uint32_t v = 0; v < lv->ncraw; v++) {
-		if (t->csym[v] != 0xffffffffu)
-			continue;
-		if (n >= lv->nclass)
-			return -1;
-		opt__cube x[2], y;
-		craw_cube(lv, rk, v, 0, 0, &x[0]);
-		craw_cube(lv, rk, v, 1, 0, &x[1]);
-		if (opt__craw(t, &x[0]) != v || opt__craw(t, &x[1]) != v)
-			return -1;
-		uint64_t stab = 0;
-		for (int s = 0; s < OPT__NSYM; s++) {
-			opt__conj(t->syms, s, &x[0], &y);
-			uint32_t w = opt__craw(t, &y);
-			opt__conj(t->syms, s, &x[1], &y);
-			if (opt__craw(t, &y) != w)
-				return -1;
-			if (w == v)
-				stab |= (uint64_t)1 << s;
-			if (t->csym[w] == 0xffffffffu)
-				t->csym[w] = n << 6 | t->syms->inv[s];
+		int piece;
+		if (mask >> i & 1) {
+			piece = 8 + (o >> (2 * d) & 3);
+			d--;
+		} else {
+			piece = n++;
 		}
-		t->crep[n] = v;
-		t->cstab[n] = stab;
-		n++;
+		x->e[i] = (uint8_t)((x->e[i] & 16) | piece);
 	}
-	return n == lv->nclass ? 0 : -1;
 }
 
-/* The edge value's move and conjugation tables, from two unlike cubes
- * of each value: 0, or -1 if they disagree. */
-static int make_edges(const opt__tables *t)
+static void set_csep(const struct unrank *un, opt__cube *x, int r)
 {
-	const opt__level *lv = t->lv;
-	uint32_t nedge = OPT__NESEP * lv->nfp;
-	opt__cube mv[OPT__NMOVE];
+	int mask = un->csep[r], u = 0, d = 4;
+	for (int i = 0; i < 8; i++)
+		x->c[i] = (uint8_t)((x->c[i] & 0x18) |
+				    (mask >> i & 1 ? u++ : d++));
+}
+
+/* Corners in the permutation of Lehmer rank r (twists kept). */
+static void set_cperm(opt__cube *x, int r)
+{
+	int k[8];
+	for (int i = 7; i >= 0; i--) {
+		k[i] = r % (8 - i);
+		r /= 8 - i;
+	}
+	unsigned used = 0;
+	for (int i = 0; i < 8; i++)
+		for (int v = 0, c = k[i]; v < 8; v++)
+			if (!(used >> v & 1) && c-- == 0) {
+				x->c[i] = (uint8_t)((x->c[i] & 0x18) | v);
+				used |= 1u << v;
+				break;
+			}
+}
+
+static void solved(opt__cube *x)
+{
+	for (int i = 0; i < 8; i++)
+		x->c[i] = (uint8_t)i;
+	for (int i = 0; i < 12; i++)
+		x->e[i] = (uint8_t)i;
+}
+
+static int get_slice(const opt__tables *t, const opt__cube *x)
+{
+	return t->slice_rank[opt__slice_mask(x)];
+}
+
+static int get_sorted(const opt__tables *t, const opt__cube *x)
+{
+	return get_slice(t, x) * 24 + t->order_rank[opt__slice_order(x)];
+}
+
+static int get_csep(const opt__tables *t, const opt__cube *x)
+{
+	return t->csep_rank[opt__csep_mask(x)];
+}
+
+static void init_moves(const opt__tables *t, const struct unrank *u)
+{
+	opt__cube mv[OPT__NMOVE], x, y;
 	for (int m = 0; m < OPT__NMOVE; m++)
 		opt__move_cube(m, &mv[m]);
-	for (uint32_t v = 0; v < nedge; v++) {
-		uint32_t e = lv->nfp == 1 ? v * 4 : v;
-		opt__cube x[2], y;
-		for (int w = 0; w < 2; w++) {
-			opt__solved(&x[w]);
-			edge_cube(e, w, &x[w]);
-			if (edge_value(lv, t->ranks, &x[w]) != v)
-				return -1;
-		}
+	solved(&x);
+	for (int i = 0; i < OPT__NTWIST; i++) {
+		set_twist(&x, i);
 		for (int m = 0; m < OPT__NMOVE; m++) {
-			opt__mul(&x[0], &mv[m], &y);
-			uint32_t a = edge_value(lv, t->ranks, &y);
-			opt__mul(&x[1], &mv[m], &y);
-			if (edge_value(lv, t->ranks, &y) != a)
-				return -1;
-			t->emove[v * OPT__NMOVE + (uint32_t)m] = a;
-		}
-		for (int s = 0; s < OPT__NSYM; s++) {
-			opt__conj(t->syms, s, &x[0], &y);
-			uint32_t a = edge_value(lv, t->ranks, &y);
-			opt__conj(t->syms, s, &x[1], &y);
-			if (edge_value(lv, t->ranks, &y) != a)
-				return -1;
-			t->econj[v * OPT__NSYM + (uint32_t)s] = a;
+			opt__mul(&x, &mv[m], &y);
+			t->twist_move[i * OPT__NMOVE + m] = (uint16_t)opt__twist(&y);
 		}
 	}
-	return 0;
+	solved(&x);
+	for (int i = 0; i < OPT__NFLIP; i++) {
+		set_flip(&x, i);
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			opt__mul(&x, &mv[m], &y);
+			t->flip_move[i * OPT__NMOVE + m] = (uint16_t)opt__flip(&y);
+		}
+	}
+	solved(&x);
+	for (int i = 0; i < OPT__NSORTED; i++) {
+		set_slice(u, &x, i / 24, i % 24);
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			opt__mul(&x, &mv[m], &y);
+			t->sorted_move[i * OPT__NMOVE + m] = (uint16_t)get_sorted(t, &y);
+			if (i % 24 == 0)
+				t->slice_move[i / 24 * OPT__NMOVE + m] =
+					(uint16_t)get_slice(t, &y);
+		}
+	}
+	solved(&x);
+	for (int i = 0; i < OPT__NCSEP; i++) {
+		set_csep(u, &x, i);
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			opt__mul(&x, &mv[m], &y);
+			t->csep_move[i * OPT__NMOVE + m] = (uint8_t)get_csep(t, &y);
+		}
+	}
+	solved(&x);
+	for (int i = 0; i < OPT__NCP; i++) {
+		set_cperm(&x, i);
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			opt__mul(&x, &mv[m], &y);
+			t->cp_move[i * OPT__NMOVE + m] = (uint16_t)opt__cperm(&y);
+		}
+	}
 }
 
-/* The sub-orbit of x's corners (0 on levels without). */
-static uint32_t sub_of(const opt__tables *t, const opt__cube *x)
+/* Conjugates of the corner coordinates, through cubie3 (mirrors). */
+static void init_conj(const opt__tables *t, const struct syms *y,
+		      const struct unrank *u)
 {
-	if (t->lv->nsub == 1)
+	opt__cube x;
+	cubie3 c, d;
+	for (int i = 0; i < OPT__NTWIST; i++) {
+		solved(&x);
+		set_twist(&x, i);
+		opt__to_cubie(&x, &c);
+		for (int s = 0; s < OPT__NSYM; s++) {
+			sym_conj(y, &c, s, &d);
+			opt__from_cubie(&d, &x);
+			t->twist_conj[i * OPT__NSYM + s] = (uint16_t)opt__twist(&x);
+		}
+	}
+	for (int i = 0; i < OPT__NCSEP; i++) {
+		solved(&x);
+		set_csep(u, &x, i);
+		opt__to_cubie(&x, &c);
+		for (int s = 0; s < OPT__NSYM; s++) {
+			sym_conj(y, &c, s, &d);
+			opt__from_cubie(&d, &x);
+			t->csep_conj[i * OPT__NSYM + s] = (uint8_t)get_csep(t, &x);
+		}
+	}
+}
+
+/* The edges of S_s x S_s⁻¹ (its corners are left alone). */
+static void edge_conj(const struct syms *y, const opt__cube *x, int s,
+		      opt__cube *out)
+{
+	const opt__cube *a = &y->se[s], *c = &y->sinve[s];
+	uint8_t u[12]; /* S·x, then (S·x)·S⁻¹ */
+	for (int i = 0; i < 12; i++)
+		u[i] = (uint8_t)(a->e[x->e[i] & 15] ^ (x->e[i] & 16));
+	for (int i = 0; i < 12; i++)
+		out->e[i] = (uint8_t)(u[c->e[i] & 15] ^ (c->e[i] & 16));
+}
+
+/* The edge coordinate raw (slice or sorted · NFLIP + flip) as a cube. */
+static void edges_of(const struct unrank *u, int sorted, uint32_t raw,
+		     opt__cube *x)
+{
+	uint32_t sl = raw / OPT__NFLIP;
+	solved(x);
+	if (sorted)
+		set_slice(u, x, (int)(sl / 24), (int)(sl % 24));
+	else
+		set_slice(u, x, (int)sl, 0);
+	set_flip(x, (int)(raw % OPT__NFLIP));
+}
+
+static uint32_t edge_raw(const opt__tables *t, int sorted, const opt__cube *x)
+{
+	uint32_t sl = (uint32_t)(sorted ? get_sorted(t, x) : get_slice(t, x));
+	return sl * OPT__NFLIP + (uint32_t)opt__flip(x);
+}
+
+/* For raws [lo, hi): the smallest conjugate (the class representative)
+ * and the first symmetry reaching it, as rep << 4 | sym. */
+static void min_conj(const opt__tables *t, const struct syms *y,
+		     const struct unrank *u, int sorted, uint32_t *out,
+		     uint32_t lo, uint32_t hi)
+{
+	opt__cube x, b;
+	for (uint32_t r = lo; r < hi; r++) {
+		edges_of(u, sorted, r, &x);
+		uint32_t best = r, bs = 0;
+		for (int s = 1; s < OPT__NSYM; s++) {
+			edge_conj(y, &x, s, &b);
+			uint32_t v = edge_raw(t, sorted, &b);
+			if (v < best)
+				best = v, bs = (uint32_t)s;
+		}
+		out[r] = best << 4 | bs;
+	}
+}
+
+/* Number the classes in increasing order of representative (every raw's
+ * representative is no larger than it, so it is numbered already), fill
+ * rep and stab. Returns the class count. */
+static uint32_t number_classes(const opt__tables *t, const struct syms *y,
+			       const struct unrank *u, int sorted,
+			       uint32_t *sym, uint32_t nraw, uint32_t *rep,
+			       uint16_t *stab, uint32_t cap)
+{
+	uint32_t n = 0;
+	opt__cube x, b;
+	for (uint32_t r = 0; r < nraw; r++) {
+		uint32_t rp = sym[r] >> 4, s = sym[r] & 15;
+		if (rp == r) {
+			if (n == cap)
+				return cap + 1;
+			edges_of(u, sorted, r, &x);
+			uint16_t st = 0;
+			for (int k = 0; k < OPT__NSYM; k++) {
+				edge_conj(y, &x, k, &b);
+				if (edge_raw(t, sorted, &b) == r)
+					st = (uint16_t)(st | 1u << k);
+			}
+			rep[n] = r;
+			stab[n] = st;
+			sym[r] = n++ << 4 | s;
+		} else {
+			sym[r] = (sym[rp] >> 4) << 4 | s;
+		}
+	}
+	return n;
+}
+
+/* The corner permutations' classes: the smallest conjugate represents
+ * each (the mirrors only turn corners the other way: their places are
+ * what counts here). */
+static void cp_classes(const opt__tables *t, const struct syms *y)
+{
+	opt__cube x;
+	cubie3 c, d;
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < OPT__NCP; r++) {
+		solved(&x);
+		set_cperm(&x, (int)r);
+		opt__to_cubie(&x, &c);
+		uint32_t best = r, bs = 0;
+		uint16_t st = 0;
+		for (int s = 0; s < OPT__NSYM; s++) {
+			sym_conj(y, &c, s, &d);
+			for (int i = 0; i < 8; i++)
+				x.c[i] = d.cp[i];
+			uint32_t v = (uint32_t)opt__cperm(&x);
+			if (v < best)
+				best = v, bs = (uint32_t)s;
+			if (v == r)
+				st = (uint16_t)(st | 1u << s);
+		}
+		if (best == r) {
+			t->cp_rep[n] = r;
+			t->cp_stab[n] = st;
+			t->cp_sym[r] = n++ << 4 | bs;
+		} else {
+			t->cp_sym[r] = (t->cp_sym[best] >> 4) << 4 | bs;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ BFS helpers */
+
+static inline int load4(const uint8_t *p, uint64_t i)
+{
+	return __atomic_load_n(&p[i >> 1], __ATOMIC_RELAXED) >> ((i & 1) << 2) & 15;
+}
+
+static inline int load2(const uint8_t *p, uint64_t i)
+{
+	return __atomic_load_n(&p[i >> 2], __ATOMIC_RELAXED) >> ((i & 3) << 1) & 3;
+}
+
+/* Set entry i from "not reached" (all ones) to v: 1 if this call did. */
+static inline int claim4(uint8_t *p, uint64_t i, int v)
+{
+	int sh = (int)(i & 1) << 2;
+	if (load4(p, i) != 15)
 		return 0;
-	return t->ranks->sub[t->lv->kind][opt__ab(t->ranks, x)];
+	uint8_t old = __atomic_fetch_and(&p[i >> 1], (uint8_t)~((15 ^ v) << sh),
+					 __ATOMIC_RELAXED);
+	return (old >> sh & 15) == 15;
 }
 
-/* ------------------------------------------------------- the main table */
-
-/* The 2-bit entry i (atomically: other workers write the same byte). */
-static inline int load2(const uint8_t *tab, uint64_t i)
-{
-	uint8_t b = __atomic_load_n(&tab[opt__byte(i)], __ATOMIC_RELAXED);
-	return b >> ((i & 3) << 1) & 3;
-}
-
-/* Entry i from 3 (not reached) to v: 1 if this call changed it, and
- * then its line's least depth is depth unless already set. */
-static inline int claim2(uint8_t *tab, uint64_t i, int v, int depth)
+static inline int claim2(uint8_t *p, uint64_t i, int v)
 {
 	int sh = (int)(i & 3) << 1;
-	uint8_t mask = (uint8_t)~((3 ^ v) << sh);
-	uint8_t old = __atomic_fetch_and(&tab[opt__byte(i)], mask,
-					 __ATOMIC_RELAXED);
-	if ((old >> sh & 3) != 3)
+	if (load2(p, i) != 3)
 		return 0;
-	uint8_t *lm = &tab[i / OPT__LINE * 64 + 63], want = 0xff;
-	__atomic_compare_exchange_n(lm, &want, (uint8_t)depth, 0,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	return 1;
+	uint8_t old = __atomic_fetch_and(&p[i >> 2], (uint8_t)~((3 ^ v) << sh),
+					 __ATOMIC_RELAXED);
+	return (old >> sh & 3) == 3;
 }
 
-/* What the moves do to class c: the classes reached, the symmetries
- * to their representatives and the sub-orbits' images. */
-struct cmoves {
-	uint32_t cls[OPT__NMOVE];
-	uint8_t sym[OPT__NMOVE];
-	uint8_t sub[OPT__NMOVE][6];
+/* The entries of [lo, hi) (at most CHUNK) whose value is v, as offsets
+ * from lo. Whole aligned 64-bit words at a time: the passes mostly look
+ * for rare values. */
+#define CHUNK 4096
+static uint32_t gather(const uint8_t *tab, int bits, uint64_t lo, uint64_t hi,
+		       int v, uint16_t *out)
+{
+	int per = 64 / bits; /* entries per word */
+	uint64_t ones = bits == 2 ? 0x5555555555555555u : 0x1111111111111111u;
+	uint64_t vv = ones * (uint64_t)v;
+	uint32_t n = 0;
+	uint64_t i = lo;
+	for (; i < hi && i % (uint64_t)per; i++)
+		if ((bits == 2 ? load2(tab, i) : load4(tab, i)) == v)
+			out[n++] = (uint16_t)(i - lo);
+	for (; i + (uint64_t)per <= hi; i += (uint64_t)per) {
+		const uint64_t *wp = (const uint64_t *)(const void *)
+				     (tab + i * (uint64_t)bits / 8);
+		uint64_t w = __atomic_load_n(wp, __ATOMIC_RELAXED) ^ vv;
+		/* matching fields are now all zero */
+		uint64_t z = w | w >> 1;
+		if (bits == 4)
+			z |= z >> 2;
+		for (uint64_t m = ~z & ones; m; m &= m - 1)
+			out[n++] = (uint16_t)(i - lo +
+					      (uint64_t)__builtin_ctzll(m) /
+						      (uint64_t)bits);
+	}
+	for (; i < hi; i++)
+		if ((bits == 2 ? load2(tab, i) : load4(tab, i)) == v)
+			out[n++] = (uint16_t)(i - lo);
+	return n;
+}
+
+/* One pruning table: how its classes and raw entries move. */
+struct prun {
+	uint8_t *tab;
+	int bits;
+	int corners;           /* classes of corner permutations (else edges) */
+	int sorted, csep;
+	uint32_t nclass, nraw;
+	const uint32_t *sym;   /* the class table of its edge coordinate */
+	const uint32_t *rep;
+	const uint16_t *stab;
 };
 
-static void class_moves(const opt__tables *t, const opt__cube *mv, uint32_t c,
-			struct cmoves *cm)
+enum { PT_CORNERS, PT_LEVEL0, PT_MAIN };
+
+static void prun_of(const opt__tables *t, int which, struct prun *p)
 {
-	const opt__level *lv = t->lv;
-	for (uint32_t j = 0; j < lv->nsub; j++) {
-		opt__cube r, y, z;
-		craw_cube(lv, t->ranks, t->crep[c], 0, (int)j, &r);
-		for (int m = 0; m < OPT__NMOVE; m++) {
-			opt__mul(&r, &mv[m], &y);
-			uint32_t k = t->csym[opt__craw(t, &y)];
-			cm->cls[m] = k >> 6;
-			cm->sym[m] = (uint8_t)(k & 63);
-			opt__conj(t->syms, (int)(k & 63), &y, &z);
-			cm->sub[m][j] = (uint8_t)sub_of(t, &z);
-		}
+	const opt__level *lv = which == PT_MAIN ? t->lv : &opt__levels[0];
+	p->corners = which == PT_CORNERS;
+	p->tab = which == PT_MAIN ? t->prun : which == PT_LEVEL0 ? t->prun0
+								 : t->prunc;
+	p->bits = which == PT_MAIN ? 2 : 4;
+	p->sorted = lv->sorted;
+	p->csep = lv->csep;
+	p->nclass = lv->nclass;
+	p->nraw = lv->nraw;
+	p->sym = lv->sorted ? t->fss_sym : t->fs_sym;
+	p->rep = lv->sorted ? t->fss_rep : t->fs_rep;
+	p->stab = lv->sorted ? t->fss_stab : t->fs_stab;
+	if (p->corners) {
+		p->sorted = p->csep = 0;
+		p->nclass = OPT__NCLS_CP;
+		p->nraw = OPT__NTWIST;
+		p->sym = t->cp_sym;
+		p->rep = t->cp_rep;
+		p->stab = t->cp_stab;
 	}
 }
 
-/* Raw entry r of class c (rep corners) conjugated by s in c's
- * stabilizer. */
-static uint32_t raw_conj(const opt__tables *t, uint32_t c, uint32_t r, int s)
+/* class << 4 | sym of each move's neighbour of class c. */
+static void class_moves(const opt__tables *t, const struct prun *p, uint32_t c,
+			uint32_t cm[OPT__NMOVE])
 {
-	const opt__level *lv = t->lv;
-	uint32_t e = r / lv->nsub, j = r % lv->nsub, j2 = 0;
-	if (lv->nsub > 1) {
-		opt__cube x, y;
-		craw_cube(lv, t->ranks, t->crep[c], 0, (int)j, &x);
-		opt__conj(t->syms, s, &x, &y);
-		j2 = sub_of(t, &y);
+	uint32_t r = p->rep[c], sl = r / OPT__NFLIP, fl = r % OPT__NFLIP;
+	const uint16_t *slm = p->sorted ? t->sorted_move : t->slice_move;
+	if (p->corners) {
+		for (int m = 0; m < OPT__NMOVE; m++)
+			cm[m] = p->sym[t->cp_move[r * OPT__NMOVE + m]];
+		return;
 	}
-	return t->econj[e * OPT__NSYM + (uint32_t)s] * lv->nsub + j2;
-}
-
-/* Claim entry (c, r) and its symmetric twins for v: how many. */
-static uint64_t claim_twins(const opt__tables *t, uint32_t c, uint32_t r,
-			    int v, int depth)
-{
-	uint64_t base = (uint64_t)c * t->lv->nraw, n = 0;
-	n += (uint64_t)claim2(t->prun, base + r, v, depth);
-	for (uint64_t st = t->cstab[c] & ~(uint64_t)1; st; st &= st - 1)
-		n += (uint64_t)claim2(t->prun,
-				      base + raw_conj(t, c, r,
-						      __builtin_ctzll(st)),
-				      v, depth);
-	return n;
-}
-
-/* The entries of [lo, hi) whose code is v, as offsets from lo, into
- * out (room for hi - lo); returns how many. */
-static uint32_t gather(const uint8_t *tab, uint64_t lo, uint64_t hi, int v,
-		       uint32_t *out)
-{
-	uint64_t pat = 0x5555555555555555u * (uint64_t)v;
-	uint32_t n = 0;
-	for (uint64_t line = lo / OPT__LINE; line * OPT__LINE < hi; line++) {
-		const uint8_t *p = tab + line * 64;
-		uint64_t first = line * OPT__LINE;
-		for (int w = 0; w < 8; w++) {
-			uint64_t x;
-			memcpy(&x, p + 8 * w, 8);
-			x ^= pat;
-			/* a field matches when both its bits are 0 */
-			uint64_t z = ~(x | x >> 1) & 0x5555555555555555u;
-			if (w == 7)
-				z &= 0x0055555555555555u; /* not the last byte */
-			for (; z; z &= z - 1) {
-				uint64_t i = first + (uint64_t)w * 32 +
-					     (uint64_t)__builtin_ctzll(z) / 2;
-				if (i >= lo && i < hi)
-					out[n++] = (uint32_t)(i - lo);
-			}
-		}
-	}
-	return n;
-}
-
-#define CHUNK 4096u /* entries gathered at a time */
-
-/* One worker's share of one layer: from entries of code fv, entries not
- * reached get nv (depth: theirs). */
-static int layer_pass(const opt__tables *t, int backward, int fv, int nv,
-		      int depth, int worker, int nworkers, struct build *bs,
-		      solve_poll_fn poll, void *ctx, uint32_t *list)
-{
-	const opt__level *lv = t->lv;
-	opt__cube mv[OPT__NMOVE];
 	for (int m = 0; m < OPT__NMOVE; m++)
-		opt__move_cube(m, &mv[m]);
-	uint32_t run = 16;
-	uint64_t found = 0;
-	for (uint32_t c0 = (uint32_t)worker * run; c0 < lv->nclass;
+		cm[m] = p->sym[(uint32_t)slm[sl * OPT__NMOVE + m] * OPT__NFLIP +
+			       t->flip_move[fl * OPT__NMOVE + m]];
+}
+
+static inline uint32_t raw_step(const opt__tables *t, const struct prun *p,
+				uint32_t r, int m, int s)
+{
+	if (!p->csep)
+		return t->twist_conj[t->twist_move[r * OPT__NMOVE + (uint32_t)m] *
+				     OPT__NSYM + (uint32_t)s];
+	uint32_t tw = r / OPT__NCSEP, cs = r % OPT__NCSEP;
+	uint32_t tw2 = t->twist_move[tw * OPT__NMOVE + (uint32_t)m];
+	uint32_t cs2 = t->csep_move[cs * OPT__NMOVE + (uint32_t)m];
+	return (uint32_t)t->twist_conj[tw2 * OPT__NSYM + (uint32_t)s] * OPT__NCSEP +
+	       t->csep_conj[cs2 * OPT__NSYM + (uint32_t)s];
+}
+
+static inline uint32_t raw_conj(const opt__tables *t, const struct prun *p,
+				uint32_t r, int s)
+{
+	if (!p->csep)
+		return t->twist_conj[r * OPT__NSYM + (uint32_t)s];
+	uint32_t tw = r / OPT__NCSEP, cs = r % OPT__NCSEP;
+	return (uint32_t)t->twist_conj[tw * OPT__NSYM + (uint32_t)s] * OPT__NCSEP +
+	       t->csep_conj[cs * OPT__NSYM + (uint32_t)s];
+}
+
+static inline int claim(const struct prun *p, uint64_t i, int v)
+{
+	return p->bits == 2 ? claim2(p->tab, i, v) : claim4(p->tab, i, v);
+}
+
+static inline int load(const struct prun *p, uint64_t i)
+{
+	return p->bits == 2 ? load2(p->tab, i) : load4(p->tab, i);
+}
+
+/* Claim entry (c, r) and its symmetric twins in its class for v; returns
+ * how many were claimed. */
+static uint64_t claim_twins(const opt__tables *t, const struct prun *p,
+			    uint32_t c, uint32_t r, int v)
+{
+	uint64_t base = (uint64_t)c * p->nraw, n = 0;
+	n += (uint64_t)claim(p, base + r, v);
+	for (unsigned st = p->stab[c] & ~1u; st; st &= st - 1)
+		n += (uint64_t)claim(p, base + raw_conj(t, p, r, __builtin_ctz(st)), v);
+	return n;
+}
+
+/* One worker's share of one layer: from entries of value fv, entries not
+ * reached (all ones) get nv. */
+static int layer_pass(const opt__tables *t, const struct prun *p, int backward,
+		      int fv, int nv, int worker, int nworkers,
+		      struct build *bs, solve_poll_fn poll, void *ctx)
+{
+	uint16_t list[CHUNK];
+	uint32_t run = p->nclass > 1000000 ? 256 : p->nraw > 10000 ? 1 : 64;
+	int unreached = p->bits == 2 ? 3 : 15;
+	uint64_t found = 0, since = 0;
+	for (uint32_t c0 = (uint32_t)worker * run; c0 < p->nclass;
 	     c0 += (uint32_t)nworkers * run) {
-		uint32_t c1 = lv->nclass - c0 < run ? lv->nclass : c0 + run;
+		uint32_t c1 = p->nclass - c0 < run ? p->nclass : c0 + run;
 		for (uint32_t c = c0; c < c1; c++) {
-			uint64_t base = (uint64_t)c * lv->nraw;
-			struct cmoves cm;
+			uint32_t cm[OPT__NMOVE];
 			int have_cm = 0;
-			for (uint32_t r0 = 0; r0 < lv->nraw; r0 += CHUNK) {
-			uint32_t r1 = lv->nraw - r0 < CHUNK ? lv->nraw : r0 + CHUNK;
-			uint32_t n = gather(t->prun, base + r0, base + r1,
-					    backward ? 3 : fv, list);
-			if (n && !have_cm) {
-				class_moves(t, mv, c, &cm);
-				have_cm = 1;
-			}
-			for (uint32_t k = 0; k < n; k++) {
-				uint32_t r = r0 + list[k], e = r / lv->nsub,
-					 j = r % lv->nsub;
-				for (int m = 0; m < OPT__NMOVE; m++) {
-					uint32_t e2 = t->emove[e * OPT__NMOVE + (uint32_t)m];
-					e2 = t->econj[e2 * OPT__NSYM + cm.sym[m]];
-					uint32_t r2 = e2 * lv->nsub + cm.sub[m][j];
-					uint64_t i2 = (uint64_t)cm.cls[m] * lv->nraw + r2;
-					if (backward) {
-						if (load2(t->prun, i2) != fv)
-							continue;
-						found += (uint64_t)claim2(t->prun, base + r,
-									  nv, depth);
-						break;
+			uint64_t base = (uint64_t)c * p->nraw;
+			for (uint32_t r0 = 0; r0 < p->nraw; r0 += CHUNK) {
+				uint32_t r1 = p->nraw - r0 < CHUNK ? p->nraw : r0 + CHUNK;
+				uint32_t n = gather(p->tab, p->bits, base + r0, base + r1,
+						    backward ? unreached : fv, list);
+				if (!n)
+					continue;
+				if (!have_cm) {
+					class_moves(t, p, c, cm);
+					have_cm = 1;
+				}
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t r = r0 + list[j];
+					for (int m = 0; m < OPT__NMOVE; m++) {
+						uint32_t c2 = cm[m] >> 4;
+						uint32_t r2 = raw_step(t, p, r, m, (int)(cm[m] & 15));
+						uint64_t i2 = (uint64_t)c2 * p->nraw + r2;
+						if (backward) {
+							if (load(p, i2) != fv)
+								continue;
+							found += (uint64_t)claim(p, base + r, nv);
+							break;
+						}
+						if (load(p, i2) == unreached)
+							found += claim_twins(t, p, c2, r2, nv);
 					}
-					if (load2(t->prun, i2) == 3)
-						found += claim_twins(t, cm.cls[m], r2, nv,
-								     depth);
 				}
 			}
-			}
 		}
-		if (poll && poll(ctx, bs->done + found, bs->total))
-			return SOLVE_ECANCELLED;
+		since += c1 - c0;
+		if (since >= 64 || p->nraw > 10000) {
+			since = 0;
+			if (poll && poll(ctx, bs->done + found, bs->total))
+				return SOLVE_ECANCELLED;
+		}
 	}
 	bs->found[worker] = found;
 	return CUBE_OK;
 }
 
-/* Rename codes by a map (2 bits per code) over a worker's share of the
- * lines; the last sweep (last = 1) also gives lines whose entries are
- * all deeper than base + 2 their least depth, base + 3. */
-static void sweep_pass(uint8_t *tab, uint64_t lines, uint32_t map, int last,
-		       int base, int worker, int nworkers)
+/* Rename codes by a map (2 bits per code) over a worker's byte range. */
+static void sweep_pass(uint8_t *tab, uint64_t bytes, uint32_t map, int worker,
+		       int nworkers)
 {
 	uint8_t lut[256];
 	for (int b = 0; b < 256; b++) {
@@ -501,33 +820,54 @@ static void sweep_pass(uint8_t *tab, uint64_t lines, uint32_t map, int last,
 			o |= (int)(map >> (2 * (b >> (2 * k) & 3)) & 3) << (2 * k);
 		lut[b] = (uint8_t)o;
 	}
-	uint64_t lo = lines * (uint64_t)worker / (uint64_t)nworkers;
-	uint64_t hi = lines * (uint64_t)(worker + 1) / (uint64_t)nworkers;
-	for (uint64_t l = lo; l < hi; l++) {
-		uint8_t *p = tab + l * 64;
-		for (int i = 0; i < 63; i++)
-			p[i] = lut[p[i]];
-		if (last && p[63] == 0xff)
-			p[63] = (uint8_t)(base + 3);
-	}
+	uint64_t lo = bytes * (uint64_t)worker / (uint64_t)nworkers;
+	uint64_t hi = bytes * (uint64_t)(worker + 1) / (uint64_t)nworkers;
+	for (uint64_t i = lo; i < hi; i++)
+		tab[i] = lut[tab[i]];
 }
 
 /* ------------------------------------------------------------ the rounds */
 
-static uint64_t entries_of(const opt__level *lv)
+static uint64_t entries0(void)
+{
+	return (uint64_t)OPT__NCLS_FS * OPT__NTWIST;
+}
+
+static uint64_t entries_main(const opt__level *lv)
 {
 	return (uint64_t)lv->nclass * lv->nraw;
 }
 
-/* The index of cube x's entry (the search's, in optimal.c, is this). */
-static uint64_t index_of(const opt__tables *t, const opt__cube *x)
+/* Set the solved entry (and twins) of table p to v. */
+static void seed_table(const opt__tables *t, const struct prun *p, int v)
 {
-	uint32_t k = t->csym[opt__craw(t, x)];
-	opt__cube y;
-	opt__conj(t->syms, (int)(k & 63), x, &y);
-	return ((uint64_t)(k >> 6) * OPT__NESEP * t->lv->nfp +
-		edge_value(t->lv, t->ranks, &y)) * t->lv->nsub +
-	       sub_of(t, &y);
+	opt__cube x;
+	solved(&x);
+	uint32_t k = p->sym[p->corners ? (uint32_t)opt__cperm(&x)
+				       : edge_raw(t, p->sorted, &x)];
+	uint32_t r = (uint32_t)opt__twist(&x);
+	if (p->csep)
+		r = r * OPT__NCSEP + (uint32_t)get_csep(t, &x);
+	claim_twins(t, p, k >> 4, raw_conj(t, p, r, (int)(k & 15)), v);
+}
+
+static uint64_t entries_c(void)
+{
+	return (uint64_t)OPT__NCLS_CP * OPT__NTWIST;
+}
+
+/* Start the breadth-first search of a 4-bit table: the corners' or
+ * level 0's. */
+static void start_4bit(const opt__tables *t, struct build *bs, int phase)
+{
+	struct prun p;
+	prun_of(t, phase == PH_BFSC ? PT_CORNERS : PT_LEVEL0, &p);
+	memset(p.tab, 0xff, (size_t)(((uint64_t)p.nclass * p.nraw + 1) / 2));
+	seed_table(t, &p, 0);
+	bs->phase = (uint32_t)phase;
+	bs->depth = 0;
+	bs->backward = 0;
+	bs->reached = bs->layer = 1;
 }
 
 int optimal_table_begin(void *buf, size_t size, int level)
@@ -537,33 +877,31 @@ int optimal_table_begin(void *buf, size_t size, int level)
 		return CUBE_EINVAL;
 	unsigned char *b = buf;
 	opt__tables t;
-	opt__layout o;
-	opt__layout_of(level, &o);
-	memset(b, 0, (size_t)o.prun);
+	struct syms y;
+	memset(b, 0, size);
 	opt__bind(&t, level, b);
-	const opt__level *lv = t.lv;
 	t.info->level = (uint32_t)level;
-	t.info->base = (uint32_t)lv->base;
-	t.info->nclass = lv->nclass;
-	/* set-up failures are bugs, not bad input */
-	if (opt__make_syms(t.syms) < 0 || opt__make_ranks(t.ranks) < 0 ||
-	    make_classes(&t) < 0 || make_edges(&t) < 0)
-		return SOLVE_ETABLES;
-	memset(t.prun, 0xff, (size_t)(opt__lines(lv) * 64));
+	t.info->base = (uint32_t)t.lv->base;
+	struct unrank u;
+	make_syms(&y);
+	init_ranks(&t);
+	make_unrank(&t, &u);
+	init_moves(&t, &u);
+	init_conj(&t, &y, &u);
+	min_conj(&t, &y, &u, 0, t.fs_sym, 0, OPT__NFS);
+	if (number_classes(&t, &y, &u, 0, t.fs_sym, OPT__NFS, t.fs_rep,
+			   t.fs_stab, OPT__NCLS_FS) != OPT__NCLS_FS)
+		return SOLVE_ETABLES; /* a bug, not bad input */
+	cp_classes(&t, &y);
 	struct build *bs = state_of(b, level);
-	memset(bs, 0, sizeof *bs);
 	bs->level = (uint32_t)level;
-	bs->total = entries_of(lv);
-	opt__cube x;
-	opt__solved(&x);
-	uint64_t i = index_of(&t, &x);
-	uint32_t c = (uint32_t)(i / lv->nraw);
-	bs->reached = claim_twins(&t, c, (uint32_t)(i % lv->nraw), 1, 0);
-	bs->phase = PH_BFS;
-	bs->depth = 0;
-	bs->fc = 1;
-	bs->nc = 2;
-	t.info->at_depth[0] = bs->reached;
+	bs->total = entries_c() + entries0() +
+		    (level ? entries_main(t.lv) : 0) +
+		    (t.lv->sorted ? OPT__NFSS : 0);
+	if (t.lv->sorted)
+		bs->phase = PH_CLASSES;
+	else
+		start_4bit(&t, bs, PH_BFSC);
 	return CUBE_OK;
 }
 
@@ -589,16 +927,38 @@ int optimal_table_work(void *buf, size_t size, int worker, int nworkers,
 	struct build *bs = state_of(b, level);
 	if (poll && poll(ctx, bs->done, bs->total))
 		return SOLVE_ECANCELLED;
+	struct prun p;
 	switch (bs->phase) {
-	case PH_BFS: {
-		uint32_t list[CHUNK + OPT__LINE];
-		return layer_pass(&t, (int)bs->backward, (int)bs->fc,
-				  (int)bs->nc, (int)bs->depth + 1, worker,
-				  nworkers, bs, poll, ctx, list);
+	case PH_CLASSES: {
+		struct syms y;
+		struct unrank u;
+		make_syms(&y);
+		make_unrank(&t, &u);
+		/* in slices, so poll is called now and then */
+		uint64_t lo = (uint64_t)OPT__NFSS * (uint64_t)worker / (uint64_t)nworkers;
+		uint64_t hi = (uint64_t)OPT__NFSS * (uint64_t)(worker + 1) / (uint64_t)nworkers;
+		for (uint64_t r = lo; r < hi; r += 65536) {
+			uint64_t e = hi - r < 65536 ? hi : r + 65536;
+			min_conj(&t, &y, &u, 1, t.fss_sym, (uint32_t)r,
+				 (uint32_t)e);
+			if (poll && poll(ctx, bs->done + (r - lo), bs->total))
+				return SOLVE_ECANCELLED;
+		}
+		return CUBE_OK;
 	}
+	case PH_BFSC:
+	case PH_BFS0:
+		prun_of(&t, bs->phase == PH_BFSC ? PT_CORNERS : PT_LEVEL0, &p);
+		return layer_pass(&t, &p, (int)bs->backward, (int)bs->depth,
+				  (int)bs->depth + 1, worker, nworkers, bs, poll,
+				  ctx);
+	case PH_BFS:
+		prun_of(&t, PT_MAIN, &p);
+		return layer_pass(&t, &p, (int)bs->backward, (int)bs->fc,
+				  (int)bs->nc, worker, nworkers, bs, poll, ctx);
 	case PH_SWEEP:
-		sweep_pass(t.prun, opt__lines(t.lv), bs->sweep_map,
-			   bs->depth == 99, t.lv->base, worker, nworkers);
+		sweep_pass(t.prun, (entries_main(t.lv) + 3) / 4, bs->sweep_map,
+			   worker, nworkers);
 		return CUBE_OK;
 	}
 	return CUBE_OK; /* PH_DONE: nothing to do */
@@ -607,6 +967,22 @@ int optimal_table_work(void *buf, size_t size, int worker, int nworkers,
 /* The code maps of sweeps: map[code] at bits 2·code. */
 #define MAP(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 2 | \
 			 (uint32_t)(c) << 4 | (uint32_t)(d) << 6)
+
+/* Start the main table's breadth-first search. */
+static void start_main(const opt__tables *t, struct build *bs)
+{
+	struct prun p;
+	prun_of(t, PT_MAIN, &p);
+	memset(t->prun, 0xff, (size_t)((entries_main(t->lv) + 3) / 4));
+	seed_table(t, &p, 1);
+	bs->phase = PH_BFS;
+	bs->depth = 0;
+	bs->fc = 1;
+	bs->nc = 2;
+	bs->reached = bs->layer = 1;
+	bs->backward = 0;
+	t->info->at_depth[0] = 1;
+}
 
 static void seal(unsigned char *b, size_t size, struct build *bs)
 {
@@ -629,24 +1005,65 @@ int optimal_table_next(void *buf, size_t size)
 		found += bs->found[w];
 		bs->found[w] = 0;
 	}
-	uint32_t base = (uint32_t)t.lv->base;
 	switch (bs->phase) {
+	case PH_CLASSES: {
+		struct syms y;
+		struct unrank u;
+		make_syms(&y);
+		make_unrank(&t, &u);
+		if (number_classes(&t, &y, &u, 1, t.fss_sym, OPT__NFSS,
+				   t.fss_rep, t.fss_stab,
+				   OPT__NCLS_FSS) != OPT__NCLS_FSS)
+			return SOLVE_ETABLES;
+		bs->done += OPT__NFSS;
+		start_4bit(&t, bs, PH_BFSC);
+		return 1;
+	}
+	case PH_BFSC:
+	case PH_BFS0: {
+		uint64_t *hist = bs->phase == PH_BFSC ? t.info->at_depthc
+						      : t.info->at_depth0;
+		uint64_t all = bs->phase == PH_BFSC ? entries_c() : entries0();
+		if (bs->depth == 0)
+			hist[0] = bs->reached;
+		bs->depth++;
+		if (found && bs->depth < 16)
+			hist[bs->depth] = found;
+		bs->reached += found;
+		bs->done += found;
+		if (found && bs->depth < 15) {
+			bs->backward = all - bs->reached < 3 * found;
+			bs->layer = found;
+			return 1;
+		}
+		if (bs->reached != all)
+			return SOLVE_ETABLES; /* some entry was never reached */
+		if (bs->phase == PH_BFSC) {
+			start_4bit(&t, bs, PH_BFS0);
+			return 1;
+		}
+		if (level == 0) {
+			seal(b, size, bs);
+			return 0;
+		}
+		start_main(&t, bs);
+		return 1;
+	}
 	case PH_BFS: {
-		uint32_t lastdepth = base + 2;
+		uint32_t lastdepth = (uint32_t)t.lv->base + 2;
 		bs->depth++;
 		bs->reached += found;
 		bs->done += found;
 		t.info->at_depth[bs->depth < 23 ? bs->depth : 23] = found;
-		uint64_t left = entries_of(t.lv) - bs->reached;
+		uint64_t left = entries_main(t.lv) - bs->reached;
 		if (bs->depth == lastdepth || !found) {
 			/* codes now: 0 ≤ base, fc = base + 1, nc = base + 2,
 			 * 3 deeper: rename to 0, 1, 2, 3 */
-			t.info->at_depth[bs->depth + 1 < 23 ? bs->depth + 1 : 23] =
-				left;
+			t.info->at_depth[bs->depth + 1 < 23 ? bs->depth + 1 : 23] = left;
 			if (bs->fc == 2) /* base + 2 was found: swap 1 and 2 */
 				bs->sweep_map = MAP(0, 2, 1, 3);
 			else if (bs->depth <= lastdepth - 1) /* ended early */
-				bs->sweep_map = bs->depth <= base + 1
+				bs->sweep_map = bs->depth <= (uint32_t)t.lv->base + 1
 						? MAP(0, 0, 0, 3) : MAP(0, 0, 1, 3);
 			else
 				bs->sweep_map = MAP(0, 1, 2, 3);
@@ -655,10 +1072,11 @@ int optimal_table_next(void *buf, size_t size)
 			return 1;
 		}
 		bs->backward = left < 3 * found;
+		bs->layer = found;
 		/* before the next layer: the last layer joins the old ones;
 		 * the new one becomes the last. Once the base is passed, the
 		 * codes stay put and the next layer takes the free code. */
-		if (bs->depth <= base) {
+		if (bs->depth <= (uint32_t)t.lv->base) {
 			bs->sweep_map = MAP(0, 0, 1, 3);
 		} else {
 			bs->sweep_map = MAP(0, 0, 2, 3);
@@ -719,11 +1137,20 @@ int optimal_table_describe(const void *tables, optimal_table_info *out)
 	memset(out, 0, sizeof *out);
 	out->level = level;
 	out->base = (int)t.info->base;
-	out->entries = entries_of(t.lv);
-	for (int d = 0; d < 24; d++) {
-		out->at_depth[d] = t.info->at_depth[d];
-		if (t.info->at_depth[d])
-			out->max_depth = d;
+	if (level == 0) {
+		out->entries = entries0();
+		for (int d = 0; d < 16; d++)
+			if (t.info->at_depth0[d])
+				out->max_depth = d;
+		for (int d = 0; d < 16; d++)
+			out->at_depth[d] = t.info->at_depth0[d];
+	} else {
+		out->entries = entries_main(t.lv);
+		for (int d = 0; d < 24; d++) {
+			out->at_depth[d] = t.info->at_depth[d];
+			if (t.info->at_depth[d])
+				out->max_depth = d;
+		}
 	}
 	return CUBE_OK;
 }

@@ -2,22 +2,17 @@
  * (optimal.h, which includes this header): their levels, sizes, building
  * and checking.
  *
- * Every level's main table holds, for each symmetry class of cosets of
- * a subgroup H, the fewest moves that take a state of the coset into H
- * (2 bits per entry against a base depth; an entry at or under the base
- * reads as the least depth of the 252 entries in its 64-byte line). H is
- * mapped onto itself by all 48 symmetries of the cube, so one lookup per
- * cube serves every orientation, and on levels 0 and 1 it contains the
- * six half turns (level 2 and 3's H's half-turn cosets are read with the
- * same line). Levels (optimal_table_size says the bytes):
- *   0  corners in their tetrads and untwisted, edges in their slices:
- *      3,393 classes × 34,650 edge places; 30 MB. Built in seconds.
- *   1  also the corners as the square group <U2, R2, F2, D2, L2, B2>
- *      has them (6 × as fine) and the parity of the M and S slices'
- *      flips (4 ×): 19,950 × 138,600 entries; 0.70 GB.
- *   2  level 1 with the parity of each tetrad's order (2 ×); 1.4 GB.
- *   3  level 1 with each tetrad's order up to its Klein four-group
- *      (6 ×); 4.2 GB.
+ * Levels (optimal_table_size says the bytes):
+ *   0  the phase-1 coset of the two-phase method (edge flip, E-slice
+ *      places, corner twist): 64,430 symmetry classes × 2,187, 4 bits
+ *      each; 80 MB in all. Built in seconds; slow for deep cubes.
+ *   1  also the order of the four E-slice edges (24 × as fine):
+ *      1,523,864 classes × 2,187, 2 bits each relative to a base depth
+ *      (entries at or under it fall back to level 0); 1.02 GB in all.
+ *   2  level 0 with which corners are in the U layer (70 × as fine):
+ *      64,430 × 153,090, 2 bits each; 2.55 GB in all.
+ * Every level also holds the corners' exact distance (corner permutation
+ * class × twist, 3 MB), which every child must pass first.
  * Bigger levels are slower to build and faster to search.
  *
  * Tables are caller-owned buffers. Build them in one thread with
@@ -37,13 +32,7 @@
 
 #include "solve.h"
 
-#define OPTIMAL_LEVELS 4
-
-/* The file name callers keep a level's tables under (a printf format of
- * the level). It names the format, so that a directory shared by
- * programs of an older format and of this one never has one overwrite
- * the other's file. */
-#define OPTIMAL_TABLE_FILE "cubed-optimal-v4-%d.bin"
+#define OPTIMAL_LEVELS 3
 
 /* Bytes of the tables of a level, 0 for no such level. */
 size_t optimal_table_size(int level);
@@ -74,7 +63,7 @@ int optimal_table_check(const void *buf, size_t size, int level);
  * records, see optimal_table_info). */
 typedef struct optimal_table_info {
 	int level;
-	int base;           /* depths up to base read as their line's least */
+	int base;           /* levels 1–2: depths up to base read as level 0 */
 	int max_depth;      /* the deepest depth counted below */
 	uint64_t entries;   /* entries of the main table */
 	uint64_t at_depth[24];

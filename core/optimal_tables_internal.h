@@ -1,8 +1,8 @@
 /* optimal_tables_internal.h — how the optimal solver's tables lie in
  * the caller's buffer (opt__ names): the levels, the header's magic and
- * version, where each table starts, the pointers into a buffer that the
- * builder (optimal_tables.c) and the search (optimal.c) both read
- * through, and the main table's index. Not part of the public API. */
+ * version, where each table starts, and the pointers into a buffer that
+ * the builder (optimal_tables.c) and the search (optimal.c) both read
+ * through. Not part of the public API. */
 #ifndef CUBED_OPTIMAL_TABLES_INTERNAL_H
 #define CUBED_OPTIMAL_TABLES_INTERNAL_H
 
@@ -12,56 +12,30 @@
 #include "optimal_coord.h"
 #include "optimal_tables.h"
 
+/* ------------------------------------------------------------ the buffer */
+
 /* The level descriptions. */
 typedef struct opt__level {
-	int orbits;      /* 0: corners by cocsep alone; 1: cocsep · the
-			  * square group's orbit of the tetrads' orders */
-	int kind;        /* the sub-orbits' group (optimal_coord.h) */
-	uint32_t nfp;    /* 1 or 4 flip-parity values */
-	uint32_t nsub;   /* 1, 2 or 6 sub-orbits */
-	int base;        /* entries at or under base read as their line's
-			  * least value */
-	uint32_t ncraw;  /* corner values: 153,090 or 918,540 */
-	uint32_t nclass; /* their symmetry classes */
-	uint32_t nraw;   /* entries per class: esep · nfp · nsub */
+	int sorted;      /* classes of flip·sorted slice (else flip·slice) */
+	int csep;        /* raw part is twist · csep (else twist) */
+	int base;        /* 2-bit main table's base depth (0: level 0) */
+	uint32_t nclass; /* classes of the main table */
+	uint32_t nraw;   /* raw entries per class */
 } opt__level;
 
 extern const opt__level opt__levels[OPTIMAL_LEVELS];
 
 /* The header's magic and format version (solve_internal.h). */
 #define OPT__MAGIC "cubedopt"
-#define OPT__VERSION 4u
-
-/* The main table: 2 bits per entry, 252 entries in the first 63 bytes
- * of each 64-byte line; the line's last byte holds the least depth of
- * its entries (the bound an entry at or under base falls back to). */
-#define OPT__LINE 252u
-
-static inline uint64_t opt__lines(const opt__level *lv)
-{
-	uint64_t n = (uint64_t)lv->nclass * lv->nraw;
-	return (n + OPT__LINE - 1) / OPT__LINE;
-}
-
-static inline uint64_t opt__byte(uint64_t i)
-{
-	return (i >> 2) + i / OPT__LINE;
-}
-
-static inline int opt__get2(const uint8_t *p, uint64_t i)
-{
-	return p[opt__byte(i)] >> ((i & 3) << 1) & 3;
-}
-
-static inline int opt__linemin(const uint8_t *p, uint64_t i)
-{
-	return p[i / OPT__LINE * 64 + 63];
-}
+#define OPT__VERSION 3u
 
 /* Where everything is, for one level. */
 typedef struct opt__layout {
-	uint64_t info, syms, ranks, csym, crep, cstab, emove, econj, prun,
-		state, total;
+	uint64_t info, twist_move, twist_conj, csep_move, csep_conj,
+		flip_move, slice_move, sorted_move, slice_rank, order_rank,
+		csep_rank, fs_sym, fs_rep, fs_stab, fss_sym, fss_rep, fss_stab,
+		cp_move, cp_sym, cp_rep, cp_stab, prunc, prun0, prun, state,
+		total;
 } opt__layout;
 
 int opt__layout_of(int level, opt__layout *out);
@@ -70,37 +44,54 @@ int opt__layout_of(int level, opt__layout *out);
 typedef struct opt__info {
 	uint32_t level;
 	uint32_t base;
-	uint32_t nclass;
-	uint32_t pad;
-	uint64_t at_depth[24]; /* entries per depth (exact: the tables are
-				* built breadth first) */
+	uint64_t at_depthc[16]; /* corner table: entries per depth */
+	uint64_t at_depth0[16]; /* level-0 table: entries per depth */
+	uint64_t at_depth[24];  /* the main table (levels 1–2): entries per
+				 * depth up to base + 2, then "deeper" */
 } opt__info;
 
 /* Pointers into a buffer. */
 typedef struct opt__tables {
 	const opt__level *lv;
 	int level;
+	uint16_t *twist_move;  /* [NTWIST][NMOVE] */
+	uint16_t *twist_conj;  /* [NTWIST][NSYM] */
+	uint8_t *csep_move;    /* [NCSEP][NMOVE] */
+	uint8_t *csep_conj;    /* [NCSEP][NSYM] */
+	uint16_t *flip_move;   /* [NFLIP][NMOVE] */
+	uint16_t *slice_move;  /* [NSLICE][NMOVE] */
+	uint16_t *sorted_move; /* [NSORTED][NMOVE] */
+	uint16_t *slice_rank;  /* [4096]: slice mask → 0..494 */
+	uint8_t *order_rank;   /* [256]: slice order → 0..23 */
+	uint8_t *csep_rank;    /* [256]: csep mask → 0..69 */
+	uint32_t *fs_sym;      /* [NFS]: class << 4 | sym to the rep */
+	uint32_t *fs_rep;      /* [NCLS_FS] */
+	uint16_t *fs_stab;     /* [NCLS_FS] */
+	uint32_t *fss_sym;     /* [NFSS] (level 1) */
+	uint32_t *fss_rep;     /* [NCLS_FSS] */
+	uint16_t *fss_stab;    /* [NCLS_FSS] */
+	uint16_t *cp_move;     /* [NCP][NMOVE] */
+	uint32_t *cp_sym;      /* [NCP]: class << 4 | sym to the rep */
+	uint32_t *cp_rep;      /* [NCLS_CP] */
+	uint16_t *cp_stab;     /* [NCLS_CP] */
+	uint8_t *prunc;        /* corners: 4 bits per (cp class, twist), the
+				* exact corner distance */
+	uint8_t *prun0;        /* level 0: 4 bits per (fs class, twist) */
+	uint8_t *prun;         /* levels 1–2: 2 bits per (class, raw) */
 	opt__info *info;
-	opt__syms *syms;
-	opt__ranks *ranks;
-	uint32_t *csym;   /* [ncraw]: class << 6 | symmetry to the rep */
-	uint32_t *crep;   /* [nclass]: the rep's corner value */
-	uint64_t *cstab;  /* [nclass]: symmetries that fix the rep */
-	uint32_t *emove;  /* [esep · nfp][NMOVE]: the edge value moved */
-	uint32_t *econj;  /* [esep · nfp][NSYM]: conjugated */
-	uint8_t *prun;    /* the main table */
 } opt__tables;
 
 /* Bind pointers for the level the layout says. */
 void opt__bind(opt__tables *t, int level, unsigned char *buf);
 
-/* The corner value of x for a level. */
-static inline uint32_t opt__craw(const opt__tables *t, const opt__cube *x)
+static inline int opt__get4(const uint8_t *p, uint64_t i)
 {
-	uint32_t v = opt__cocsep(t->ranks, x);
-	if (!t->lv->orbits)
-		return v;
-	return v * 6 + t->ranks->orb[opt__ab(t->ranks, x)];
+	return p[i >> 1] >> ((i & 1) << 2) & 15;
+}
+
+static inline int opt__get2(const uint8_t *p, uint64_t i)
+{
+	return p[i >> 2] >> ((i & 3) << 1) & 3;
 }
 
 #endif

@@ -7,13 +7,12 @@
  * whatever the number of builder threads, and reject a flipped byte;
  * cancellation and progress through poll.
  *
- * The level-0 tables come from $CUBED_TABLES/cubed-optimal-v4-0.bin (the
+ * The level-0 tables come from $CUBED_TABLES/cubed-optimal-0.bin (the
  * file the HTTP suites' servers load), or are built once (seconds) in an
- * unchecked fixture and written there; their depth counts are checked
- * against nissy's published ones for the same coset space (H48's h0).
- * Superflip (20 moves) and 20 random states beside nissy's own answers
- * (when nissy has been built: bench/optimal_vs.sh) are the
- * "optimal_slow" suite's: minutes to hours, run by `make test-optimal`. */
+ * unchecked fixture and written there. Superflip (20 moves) and 20
+ * random states beside nissy's own answers (when nissy has been built:
+ * bench/optimal_vs.sh) are the "optimal_slow" suite's: minutes to hours,
+ * run by `make test-optimal`. */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
@@ -292,6 +291,45 @@ END_TEST
  * 2×2 optimal solver's answer for them, and on states made of moves
  * that leave the edges' distance below the corners' (corner-only
  * commutators) the two agree. */
+/* Symmetric states, where the search tries one move of each set the
+ * state's symmetries map onto one another: the answer still solves the
+ * state and its length is the brute force's. The states are kept by
+ * rotations, mirrors or both (U D' is kept by the quarter turn about U–D
+ * and by mirrors through it; the six-spot by a 120° turn; the
+ * checkerboard by all 48). */
+START_TEST(symmetric_states)
+{
+	near_init();
+	static const struct {
+		const char *name;
+		int moves[8][2];
+		int n;
+	} cases[] = {
+		{"U2 D2", {{0, 2}, {3, 2}}, 2},
+		{"U D'", {{0, 1}, {3, 3}}, 2},
+		{"U2 D2 R2 L2", {{0, 2}, {3, 2}, {1, 2}, {4, 2}}, 4},
+		{"checkerboard", {{0, 2}, {3, 2}, {2, 2}, {5, 2}, {1, 2}, {4, 2}},
+		 6},
+		{"six-spot", {{0, 1}, {3, 3}, {1, 1}, {4, 3}, {2, 1}, {5, 3},
+			      {0, 1}, {3, 3}}, 8},
+		{"U R2 L2 U'", {{0, 1}, {1, 2}, {4, 2}, {0, 3}}, 4},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		cubie3 x;
+		cubie3_solved(&x);
+		for (int i = 0; i < cases[c].n; i++)
+			turn(&x, cases[c].moves[i][0], cases[c].moves[i][1]);
+		cube_move m[32];
+		int k = optimal_solve(tables0, &x, NULL, m, 32);
+		ck_assert_msg(k >= 0 && solves(&x, m, k), "%s: not solved",
+			      cases[c].name);
+		int b = brute_distance(&x);
+		ck_assert_msg(k == b || (k > 7 && b == 8),
+			      "%s: %d moves, brute force %d", cases[c].name, k, b);
+	}
+}
+END_TEST
+
 START_TEST(corners_vs_2x2)
 {
 	cube_rng r;
@@ -437,7 +475,7 @@ START_TEST(tables_checked)
 			 SOLVE_ETABLES);
 	ck_assert_int_eq(optimal_table_check(tables0, size0, 1), SOLVE_ETABLES);
 	ck_assert_int_eq(optimal_table_check(NULL, size0, 0), SOLVE_ETABLES);
-	ck_assert_uint_eq(optimal_table_size(OPTIMAL_LEVELS), 0);
+	ck_assert_uint_eq(optimal_table_size(3), 0);
 	ck_assert_uint_eq(optimal_table_size(-1), 0);
 	/* one flipped byte anywhere after the header is caught */
 	unsigned char *t = malloc(size0);
@@ -451,29 +489,23 @@ START_TEST(tables_checked)
 	}
 	ck_assert_int_eq(optimal_table_check(t, size0, 0), CUBE_OK);
 	free(t);
-	/* the level-0 coset distances by symmetry class: corners in their
-	 * tetrads and untwisted, edges in their slices. nissy's H48 solver
-	 * tables the same cosets (its h0, 2 bits against base 8) and
-	 * publishes the counts of its four values: 5,473,562 at most 8,
-	 * 34,776,317 at 9, 68,566,704 at 10, 8,750,867 deeper; ours, built
-	 * otherwise, must agree */
-	static const uint64_t want[12] = {1,      1,       4,        34,
-					  331,    3612,    41605,    474128,
-					  4953846, 34776317, 68566704, 8750867};
+	/* the level-0 coset distances: the phase-1 distances of the
+	 * two-phase method, by symmetry class (max 12) */
+	static const uint64_t want[13] = {1,       1,        5,       44,
+					  487,     5841,     68364,   776568,
+					  7950748, 52098876, 76236234,
+					  3771112, 129};
 	optimal_table_info in;
 	ck_assert_int_eq(optimal_table_describe(tables0, &in), CUBE_OK);
 	ck_assert_int_eq(in.level, 0);
-	ck_assert_int_eq(in.base, 8);
-	ck_assert_int_eq(in.max_depth, 11);
-	uint64_t sum = 0, upto8 = 0;
-	for (int d = 0; d <= 11; d++) {
+	ck_assert_int_eq(in.max_depth, 12);
+	uint64_t sum = 0;
+	for (int d = 0; d <= 12; d++) {
 		ck_assert_uint_eq(in.at_depth[d], want[d]);
 		sum += in.at_depth[d];
-		upto8 += d <= 8 ? in.at_depth[d] : 0;
 	}
-	ck_assert_uint_eq(upto8, 5473562u);
 	ck_assert_uint_eq(sum, in.entries);
-	ck_assert_uint_eq(in.entries, 3393u * 34650u);
+	ck_assert_uint_eq(in.entries, 64430u * 2187u);
 }
 END_TEST
 
@@ -536,7 +568,7 @@ START_TEST(build_cancelled)
 	ck_assert_int_eq(optimal_table_check(t, size0, 0), SOLVE_ETABLES);
 	ck_assert_int_eq(optimal_table_init(t, size0 + 1, 0, NULL, NULL),
 			 CUBE_EINVAL);
-	ck_assert_int_eq(optimal_table_init(t, size0, OPTIMAL_LEVELS, NULL, NULL),
+	ck_assert_int_eq(optimal_table_init(t, size0, 7, NULL, NULL),
 			 CUBE_EINVAL);
 	free(t);
 }
@@ -711,6 +743,7 @@ Suite *optimal_suite(void)
 	tcase_add_test(tc, optimal_vs_brute_force);
 	tcase_add_test(tc, one_move_states);
 	tcase_add_test(tc, known_lengths);
+	tcase_add_test(tc, symmetric_states);
 	tcase_add_test(tc, corners_vs_2x2);
 	tcase_add_test(tc, not_longer_than_twophase);
 	tcase_add_test(tc, bad_arguments);

@@ -102,7 +102,7 @@ unsigned char *solver_tables_optimal_cached(const char *who, int level)
 	size_t size = optimal_table_size(level);
 	unsigned char *t = solver_tables_alloc(who, size);
 	char name[64], path[1024];
-	snprintf(name, sizeof name, OPTIMAL_TABLE_FILE, level);
+	snprintf(name, sizeof name, "cubed-optimal-%d.bin", level);
 	if (cache_read(name, path, sizeof path, t, size, check_optimal, level))
 		return t;
 	solver_tables_require(who, "optimal",

@@ -547,7 +547,6 @@ static void *opt_loop(void *arg)
 static size_t opt_size0(void) { return optimal_table_size(0); }
 static size_t opt_size1(void) { return optimal_table_size(1); }
 static size_t opt_size2(void) { return optimal_table_size(2); }
-static size_t opt_size3(void) { return optimal_table_size(3); }
 
 const void *solver_optimal(struct solver *s)
 {
@@ -561,13 +560,13 @@ const void *solver_optimal(struct solver *s)
 	pthread_mutex_lock(&s->mu);
 	if (atomic_load(&s->opt.state) == 4 && !atomic_load(&s->stop)) {
 		static size_t (*const sizes[OPTIMAL_LEVELS])(void) = {
-			opt_size0, opt_size1, opt_size2, opt_size3};
+			opt_size0, opt_size1, opt_size2};
 		static char files[OPTIMAL_LEVELS][32];
 		int l = s->opts.optimal_level;
 		if (l < 0 || l >= OPTIMAL_LEVELS)
 			l = 1;
 		s->opts.optimal_level = l;
-		snprintf(files[l], sizeof files[l], OPTIMAL_TABLE_FILE, l);
+		snprintf(files[l], sizeof files[l], "cubed-optimal-%d.bin", l);
 		s->opt.file = files[l];
 		s->opt.size = sizes[l];
 		atomic_store(&s->opt.state, 0);

@@ -22,9 +22,9 @@
 #                   (node + npm: installs tests/contract's pinned packages)
 #   make test-optimal  the optimal solver's slow suite (optimal_slow:
 #                   superflip, 20 moves, proved optimal on the level-
-#                   OPTIMAL_LEVEL tables (2, 1.4 GB), and 20 random states'
-#                   lengths against nissy's when bench-optimal has built
-#                   it; not in CI)
+#                   OPTIMAL_LEVEL tables (2: building the 2.5 GB table takes
+#                   7-9 CPU-minutes), and 20 random states' lengths against
+#                   nissy's when bench-optimal has built it; not in CI)
 #   make client-check  TypeScript types generated from openapi.yaml, a typed
 #                   client checked with tsc --strict and run against a live
 #                   server (node + npm: tests/client's pinned packages)

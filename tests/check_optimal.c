@@ -652,13 +652,16 @@ static void scramble_text(const cube_move *m, int k, char *out, size_t cap)
 	}
 }
 
-/* 20 random states: cubed's optimal length is nissy's, each answer
- * applied back (nissy's by its driver). */
+/* 20 random states ($CUBED_NISSY_STATES to try fewer by hand): cubed's
+ * optimal length is nissy's, each answer applied back (nissy's by its
+ * driver). */
 START_TEST(nissy_lengths)
 {
 	char cmd[1200];
 	if (!nissy_command(cmd, sizeof cmd))
 		return;
+	const char *ns = getenv("CUBED_NISSY_STATES");
+	int nstates = ns && atoi(ns) > 0 ? atoi(ns) : 20;
 	const char *e = getenv("CUBED_OPTIMAL_LEVEL");
 	int level = e && *e ? atoi(e) : 2;
 	unsigned char *t = solver_tables_optimal_cached("optimal_slow", level);
@@ -687,7 +690,7 @@ START_TEST(nissy_lengths)
 		      "%s did not start", cmd);
 	cube_rng r;
 	cube_rng_seed(&r, 65);
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < nstates; i++) {
 		cubie3 x;
 		cubie3_random(&r, &x);
 		cube_move m[32], tm[32];

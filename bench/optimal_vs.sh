@@ -9,7 +9,7 @@
 # nissy is built here from a copy of its public source that nothing in
 # this script fetches: NISSY_SRC (default: the snapshot the library's
 # fetch tool keeps, /work/.mirror/sebastianotronto+nissy-core/repo, a bare
-# git directory, or any directory holding nissy's build.sh) is copied to
+# git directory, or a copy of nissy's source tree) is copied to
 # NISSY_BUILD (default /tmp/cubed-nissy-build, outside this repository)
 # and built there with bench/nissy/nissy_ref.c, a driver that reads
 # scrambles on stdin. nissy is never linked into cubed. Without a copy the

@@ -1,5 +1,5 @@
 /* nissy_ref.c — a driver for nissy's H48 optimal solver, the same-run
- * reference of `make bench-optimal` (bench/optimal_vs_nissy.sh builds it
+ * reference of `make bench-optimal` (bench/optimal_vs.sh builds it
  * against a copy of nissy's public source outside this repository; it is
  * never built into cubed or linked with it).
  *

@@ -22,17 +22,20 @@
 #                   (node + npm: installs tests/contract's pinned packages)
 #   make test-optimal  the optimal solver's slow suite (optimal_slow:
 #                   superflip, 20 moves, proved optimal on the level-
-#                   OPTIMAL_LEVEL tables: building the 2.5 GB level-2 table
-#                   takes ~7 min here, the searches as long again; not in CI)
+#                   OPTIMAL_LEVEL tables (2: building the 2.5 GB table takes
+#                   7-9 CPU-minutes), and 20 random states' lengths against
+#                   nissy's when bench-optimal has built it; not in CI)
 #   make client-check  TypeScript types generated from openapi.yaml, a typed
 #                   client checked with tsc --strict and run against a live
 #                   server (node + npm: tests/client's pinned packages)
 #   make bench      benchmarks, one "name: value unit" line per figure
 #   make bench-dataset  training data alone (bench/dataset.sh): cubed
 #                   dataset to files and over HTTP beside NumPy
-#   make bench-optimal  the optimal 3×3 solver over 100 held-fixed random
-#                   states (hours on a small table; OPTIMAL_LEVEL, 2), then
-#                   make bench-twenty
+#   make bench-optimal  the optimal 3×3 solver beside nissy's H48 (built
+#                   from its source copy, bench/optimal_vs.sh), one thread
+#                   each, state by state, on OPTIMAL_VS_N (30) held-fixed
+#                   random states and the superflip, at each level of
+#                   OPTIMAL_VS_LEVELS ("2"); hours. Then make bench-twenty
 #   make bench-twenty  two-phase at 20 moves over 1,000 random states
 #                   beside min2phase on the same states, same run
 #   make soak       a mixed load for SOAK_S seconds (60): errors (must be 0),
@@ -410,9 +413,11 @@ bench-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \
 		node bench/web/bench.mjs
 
+OPTIMAL_VS_LEVELS ?= 2
+OPTIMAL_VS_N ?= 30
 bench-optimal: $(BUILD)/bench/bench
 	@mkdir -p $(TABLES)
-	CUBED_TABLES=$(TABLES) $(BUILD)/bench/bench --optimal $(OPTIMAL_LEVEL) 100 2
+	bash bench/optimal_vs.sh $(BUILD) $(TABLES) "$(OPTIMAL_VS_LEVELS)" $(OPTIMAL_VS_N)
 	@$(MAKE) --no-print-directory bench-twenty
 
 # At most 20 moves: cubed's two-phase against min2phase (the build

@@ -1,9 +1,11 @@
 /* bench_optimal.c — the optimal 3×3 solver over held-fixed random states
- * (`build/bench/bench --optimal`), and the two-phase solver with a
- * maximum of 20 moves over many (`--twenty`), each state's answer applied
- * back and checked.
+ * (`build/bench/bench --optimal`), the same states side by side with
+ * nissy's H48 solver (`--optimal-vs`), and the two-phase solver with a
+ * maximum of 20 moves over many (`--twenty`), each state's answer
+ * applied back and checked.
  *
  *   build/bench/bench --optimal LEVEL [N [THREADS [STATES_OUT]]]
+ *   build/bench/bench --optimal-vs LEVEL [N]
  *   build/bench/bench --twenty [N [STATES_OUT]]
  *
  * --optimal loads $CUBED_TABLES/cubed-optimal-<LEVEL>.bin (the file a
@@ -16,16 +18,30 @@
  * of the solving thread is the steadier figure on a shared machine),
  * nodes, and the table's size and build or load time.
  *
+ * --optimal-vs solves the same first N (30) states and then the
+ * superflip with one thread, and hands each state (as a scramble: the
+ * inverse of a two-phase solution) to nissy's H48 solver, one thread,
+ * through the driver bench/nissy/nissy_ref.c that bench/optimal_vs.sh
+ * builds from nissy's source outside this repository: the command in
+ * $CUBED_NISSY (e.g. "/tmp/nissy/nissy_ref h48h3 /work/tables/nissy/h48h3"),
+ * or none. The two take turns state by state (cubed first on even
+ * states, nissy on odd), every answer of both is checked and their
+ * lengths must agree. Figures: per optimal length, the median CPU seconds
+ * of each, nissy's over cubed's, and each multiplied by its table's GiB
+ * (nissy's benchmarks' measure of time at equal memory).
+ *
  * --twenty solves N (1000) random states of another fixed seed with
  * twophase_solve at max_length 20, min2phase's setting for "20 moves",
  * and prints median, mean, p99 and max time and the moves. STATES_OUT,
  * when given, gets the states as facelets, one a line, for a reference
  * solver to run on the same ones. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,6 +277,240 @@ static void bench_optimal(int level, int n, int threads, const char *out)
 	printf("optimal.threads: %d threads\n", threads);
 }
 
+/* ---- side by side with nissy ----------------------------------------- */
+
+/* A face turn as nissy writes it ("U", "R2", "F'"), from a cube_move of
+ * a solution (face turns only). */
+static int face_turn_of(cube_move m, int *face, int *qt)
+{
+	static const int face_of[3][2] = {{1, 4}, {0, 3}, {2, 5}};
+	if (m.axis > 2 || m.lo != m.hi || (m.lo != 0 && m.lo != 2))
+		return -1;
+	int far = m.lo == 2;
+	*face = face_of[m.axis][far];
+	*qt = far ? 4 - m.qt : m.qt;
+	return 0;
+}
+
+/* The scramble that makes c from solved: a solution, inverted. */
+static void scramble_of(const cube_move *m, int k, char *out, size_t cap)
+{
+	static const char letters[] = "URFDLB";
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = k - 1; i >= 0; i--) {
+		int f, q;
+		if (face_turn_of(m[i], &f, &q) < 0)
+			continue;
+		q = 4 - q;
+		n += (size_t)snprintf(out + n, cap - n, "%s%c%s", n ? " " : "",
+				      letters[f], q == 1 ? "" : q == 2 ? "2" : "'");
+	}
+}
+
+struct nissy {
+	pid_t pid;
+	FILE *to, *from;
+	double gib;
+	char solver[64];
+};
+
+/* Start $CUBED_NISSY ("nissy_ref SOLVER TABLEFILE"): 0, or -1 with a
+ * note if unset or it fails. */
+static int nissy_start(struct nissy *n)
+{
+	const char *cmd = getenv("CUBED_NISSY");
+	if (!cmd || !*cmd) {
+		fprintf(stderr, "bench: CUBED_NISSY is not set: cubed only\n");
+		return -1;
+	}
+	int in[2], out[2];
+	if (pipe(in) < 0 || pipe(out) < 0)
+		return -1;
+	n->pid = fork();
+	if (n->pid < 0)
+		return -1;
+	if (n->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	n->to = fdopen(in[1], "w");
+	n->from = fdopen(out[0], "r");
+	char line[256];
+	long long size = 0;
+	if (!n->to || !n->from || !fgets(line, sizeof line, n->from) ||
+	    sscanf(line, "ready %lld", &size) != 1) {
+		fprintf(stderr, "bench: %s did not start\n", cmd);
+		return -1;
+	}
+	n->gib = (double)size / (double)(1u << 30);
+	const char *sp = strchr(cmd, ' ');
+	snprintf(n->solver, sizeof n->solver, "%.*s",
+		 sp ? (int)strcspn(sp + 1, " ") : 0, sp ? sp + 1 : "");
+	return 0;
+}
+
+/* nissy's answer for a scramble: length (-1 on failure), CPU seconds. */
+static int nissy_solve(struct nissy *n, const char *scr, double *cpu,
+		       unsigned long long *nodes)
+{
+	char line[4096];
+	fprintf(n->to, "%s\n", scr);
+	fflush(n->to);
+	if (!fgets(line, sizeof line, n->from))
+		return -1;
+	int len = -1;
+	double wall;
+	if (sscanf(line, "%d %lf %lf %llu", &len, cpu, &wall, nodes) != 4)
+		return -1;
+	return len;
+}
+
+struct vs_state {
+	int len, nlen;
+	double cpu, ncpu;
+	uint64_t nodes;
+	unsigned long long nnodes;
+};
+
+static void vs_figures(const char *name, struct vs_state *v, int n,
+		       double cgib, double ngib, int have_nissy)
+{
+	double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+	char k[96];
+	for (int i = 0; i < n; i++) {
+		a[i] = v[i].cpu;
+		b[i] = v[i].ncpu;
+	}
+	double ma = median(a, n), mb = have_nissy ? median(b, n) : 0;
+	printf("optimal.vs.%s.states: %d states\n", name, n);
+	snprintf(k, sizeof k, "optimal.vs.%s.cubed.cpu.s", name);
+	fig(k, ma, "s");
+	snprintf(k, sizeof k, "optimal.vs.%s.cubed.s_gib", name);
+	fig(k, ma * cgib, "s*GiB");
+	if (have_nissy) {
+		snprintf(k, sizeof k, "optimal.vs.%s.nissy.cpu.s", name);
+		fig(k, mb, "s");
+		snprintf(k, sizeof k, "optimal.vs.%s.nissy.s_gib", name);
+		fig(k, mb * ngib, "s*GiB");
+		snprintf(k, sizeof k, "optimal.vs.%s.ratio", name);
+		fig(k, ma > 0 ? mb / ma : 0, "x (nissy / cubed, medians)");
+		snprintf(k, sizeof k, "optimal.vs.%s.ratio_gib", name);
+		fig(k, ma > 0 ? mb * ngib / (ma * cgib) : 0,
+		    "x (nissy / cubed, time x table size)");
+	}
+	free(a);
+	free(b);
+}
+
+static void bench_vs(int level, int n)
+{
+	size_t size;
+	void *tables = optimal_tables(level, 2, &size);
+	double cgib = (double)size / (double)(1u << 30);
+	size_t tsize = twophase_table_size();
+	void *tp = malloc(tsize);
+	if (!tp || twophase_table_init(tp, tsize, NULL, NULL) < 0)
+		fail("twophase_table_init", CUBE_EINVAL);
+	struct nissy ny;
+	int have_nissy = nissy_start(&ny) == 0;
+	signal(SIGPIPE, SIG_IGN);
+	printf("optimal.vs.level: %d\n", level);
+	fig("optimal.vs.cubed.mb", (double)size / 1e6, "MB");
+	if (have_nissy) {
+		printf("optimal.vs.nissy.solver: %s\n", ny.solver);
+		fig("optimal.vs.nissy.mb", ny.gib * (double)(1u << 30) / 1e6, "MB");
+	}
+	int total = n + 1; /* the random states, then the superflip */
+	cubie3 *st = malloc((size_t)total * sizeof *st);
+	struct vs_state *v = calloc((size_t)total, sizeof *v);
+	cube_rng r;
+	cube_rng_seed(&r, 20251123);
+	for (int i = 0; i < n; i++)
+		cubie3_random(&r, &st[i]);
+	cubie3_solved(&st[n]);
+	memset(st[n].eo, 1, sizeof st[n].eo);
+	for (int i = 0; i < total; i++) {
+		cube_move m[32], tm[32];
+		char scr[256];
+		solve_limits tl = {0, 0, NULL, NULL};
+		int tk = twophase_solve(tp, &st[i], &tl, tm, 32);
+		if (tk < 0)
+			fail("twophase_solve", tk);
+		scramble_of(tm, tk, scr, sizeof scr);
+		for (int turn = 0; turn < 2; turn++) {
+			int nissy_now = (turn == 0) == (i % 2 == 1);
+			if (nissy_now && have_nissy) {
+				v[i].nlen = nissy_solve(&ny, scr, &v[i].ncpu,
+							&v[i].nnodes);
+				if (v[i].nlen < 0) {
+					fprintf(stderr, "bench: nissy failed on "
+							"state %d (%s)\n", i, scr);
+					exit(1);
+				}
+			} else if (!nissy_now) {
+				optimal_progress pr = {0, 0};
+				optimal_limits lim = {0, NULL, NULL, &pr};
+				double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+				int k = optimal_solve(tables, &st[i], &lim, m, 32);
+				v[i].cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+				if (k < 0)
+					fail("optimal_solve", k);
+				if (!solves(&st[i], m, k)) {
+					fprintf(stderr, "bench: the optimal solution of "
+							"state %d does not solve it\n", i);
+					exit(1);
+				}
+				v[i].len = k;
+				v[i].nodes = pr.nodes;
+			}
+		}
+		if (have_nissy && v[i].nlen != v[i].len) {
+			fprintf(stderr, "bench: state %d: cubed %d moves, nissy %d\n",
+				i, v[i].len, v[i].nlen);
+			exit(1);
+		}
+		fprintf(stderr, "vs %d%s: %d moves, cubed %.2f s (%llu nodes)",
+			i, i == n ? " (superflip)" : "", v[i].len, v[i].cpu,
+			(unsigned long long)v[i].nodes);
+		if (have_nissy)
+			fprintf(stderr, ", nissy %.2f s (%llu nodes), ratio %.2f",
+				v[i].ncpu, v[i].nnodes,
+				v[i].cpu > 0 ? v[i].ncpu / v[i].cpu : 0);
+		fprintf(stderr, "\n");
+	}
+	/* by optimal length, the superflip apart */
+	struct vs_state *grp = malloc((size_t)total * sizeof *grp);
+	for (int len = 0; len <= 20; len++) {
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (v[i].len == len)
+				grp[k++] = v[i];
+		if (k) {
+			char name[16];
+			snprintf(name, sizeof name, "%d", len);
+			vs_figures(name, grp, k, cgib, ny.gib, have_nissy);
+		}
+	}
+	vs_figures("superflip", &v[n], 1, cgib, have_nissy ? ny.gib : 0,
+		   have_nissy);
+	if (have_nissy) {
+		fclose(ny.to);
+		fclose(ny.from);
+		waitpid(ny.pid, NULL, 0);
+	}
+	free(grp);
+	free(v);
+	free(st);
+	free(tp);
+}
+
 /* ---- at most 20 moves ------------------------------------------------ */
 
 static void bench_twenty(int n, const char *out)
@@ -306,6 +556,18 @@ int bench_optimal_main(int argc, char **argv)
 		    threads > 64)
 			return 2;
 		bench_optimal(level, n, threads, argc > 5 ? argv[5] : NULL);
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "--optimal-size") == 0) {
+		printf("%zu\n", optimal_table_size(atoi(argv[2])));
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "--optimal-vs") == 0) {
+		int level = atoi(argv[2]);
+		int n = argc > 3 ? atoi(argv[3]) : 30;
+		if (level < 0 || level >= OPTIMAL_LEVELS || n < 0)
+			return 2;
+		bench_vs(level, n);
 		return 0;
 	}
 	if (argc >= 2 && strcmp(argv[1], "--twenty") == 0) {

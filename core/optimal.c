@@ -14,9 +14,13 @@
  * unchanged (the coordinates are those of cosets Hx), so each child takes
  * one of its inverse bounds from its parent without a lookup.
  *
- * Before any of those, a child must pass the corners' exact distance,
- * from a small table (3 MB) that stays in cache: the big tables are read
- * at random, and their cache misses are what a node costs.
+ * The corners' exact distance (a 3 MB table) only raises the first
+ * depth: as a filter on every child it cost a third of the search's
+ * time here (its two reads miss the cache once the big table has evicted
+ * it) and pruned few children the six bounds would not.
+ *
+ * Near the root, of the moves that the cube's symmetries (all 48,
+ * mirrors included) map onto one another, only one is tried.
  *
  * Levels 1–2 store two bits per entry relative to a base depth; an entry
  * at or under it is looked up again in the level-0 table, whose subgroup
@@ -44,7 +48,10 @@ struct osearch {
 	opt__cube s[3], si[3];   /* S^a and S^-a: frame a of x is S^a x S^-a */
 	uint32_t h0[3];          /* moves whose frame-a image is in G1 */
 	uint32_t hmain[3];       /* moves whose frame-a image is U or D */
-	uint32_t inherit[3];     /* moves that keep the inverse's frame-a entry */
+	uint32_t inherit[3];     /* moves that keep the other end's frame-a
+				  * entry */
+	uint32_t after[OPT__NMOVE + 1]; /* moves that may follow m (or none) */
+	const opt__syms48 *sym48;
 	uint8_t path[MAXLEN + 1];
 	uint64_t nodes, next_poll;
 	int depth_done;
@@ -87,7 +94,7 @@ struct lk {
 };
 
 #ifdef OPT_STATS
-unsigned long long opt_stat_lookups, opt_stat_children, opt_stat_cpruned;
+unsigned long long opt_stat_lookups, opt_stat_children;
 #define STAT(x) (x)
 #else
 #define STAT(x) ((void)0)
@@ -167,8 +174,7 @@ static inline int lk_end(const struct osearch *s, const struct lk *l, int a,
 }
 
 /* The corners' distance: exact, the same in every frame and for the
- * inverse, and read from a table of 3 MB that stays in cache, so it is
- * asked first. */
+ * inverse. */
 static inline int corner_bound(const struct osearch *s, const opt__cube *x)
 {
 	const opt__tables *t = &s->t;
@@ -202,91 +208,148 @@ static int is_solved(const opt__cube *x)
 	return 1;
 }
 
-/* Whether face f may follow face last (-1 = none): never the same face
- * twice, and of two opposite faces only U R F first, since they commute. */
-static inline int follows(int f, int last)
-{
-	return f != last && f != last - 3;
-}
-
-/* The inverse's side of a node: its three bounds and what each rules
- * out. */
+/* One end's side of a node: the three bounds of its cube (q's or q⁻¹'s)
+ * and, for each, the moves a tight bound rules out as that cube's last. */
 struct side {
 	int v[3];
 	uint32_t hm[3];
 };
 
+/* The moves a side's bounds equal to g rule out. */
+static inline uint32_t tight_mask(const struct side *sd, int g)
+{
+	uint32_t x = 0;
+	for (int a = 0; a < 3; a++)
+		if (sd->v[a] == g)
+			x |= sd->hm[a];
+	return x;
+}
+
+/* A node: the cube and its inverse, the inverse's side, the last move
+ * (OPT__NMOVE = none), and near the root the symmetries that keep all
+ * of that (bit s: S·q·S⁻¹ = q and the moves allowed next map onto
+ * themselves). */
+struct node {
+	opt__cube q, qi;
+	struct side si;
+	uint8_t last;
+	uint64_t stab;
+};
+
+#define SYM_DEPTH 4 /* how deep symmetric moves are skipped */
+
+/* The moves of mask seen through symmetry sym. */
+static uint32_t mask_conj(const struct osearch *s, int sym, uint32_t mask)
+{
+	uint32_t out = 0;
+	for (int m = 0; m < OPT__NMOVE; m++)
+		if (mask >> m & 1)
+			out |= 1u << s->sym48->mconj[sym][m];
+	return out;
+}
+
+/* The symmetries among stab that keep q and the moves allowed next. */
+static uint64_t stab_of(const struct osearch *s, uint64_t stab,
+			const opt__cube *q, uint32_t mask)
+{
+	uint64_t out = 1;
+	for (uint64_t st = stab & ~(uint64_t)1; st; st &= st - 1) {
+		int sym = __builtin_ctzll(st);
+		opt__cube y;
+		opt__conj48(s->sym48, sym, q, &y);
+		if (memcmp(&y, q, sizeof y) == 0 &&
+		    mask_conj(s, sym, mask) == mask)
+			out |= (uint64_t)1 << sym;
+	}
+	return out;
+}
+
+/* Of moves that symmetries in stab map onto one another, only the
+ * least: a solution starting with another is the image of one starting
+ * with it, and as short. */
+static uint32_t sym_reps(const struct osearch *s, uint64_t stab, uint32_t mask)
+{
+	for (uint64_t st = stab & ~(uint64_t)1; st; st &= st - 1) {
+		int sym = __builtin_ctzll(st);
+		for (int m = 0; m < OPT__NMOVE; m++)
+			if ((mask >> m & 1) && s->sym48->mconj[sym][m] < m)
+				mask &= ~(1u << m);
+	}
+	return mask;
+}
+
 /* A child of a node while it is weighed. */
 struct child {
 	int m;
-	opt__cube q, qi;
+	struct node nd;
 	int nlk;            /* lookups still to make, in order */
 	uint8_t which[6];   /* 0..2: the inverse's frame, 3..5: the cube's */
 	struct lk l;        /* the lookup of this wave */
-	struct side iv;
 	int itight, ntight;
-	uint32_t allow;
 };
 
-/* Look for a solution of exactly g more moves from q (q⁻¹ = qi, the
- * inverse's bounds iv, next moves in allowed), path[0..k) so far.
+/* Look for a solution of exactly g more moves from nd, path[0..k) so
+ * far.
  *
  * The children are weighed in waves: each wave makes one more lookup
  * for every child still in the running — a pass to start them all, one
  * to read the class entries, one to read the bounds — so the cache
  * misses of all the children overlap, yet no bound is read for a child
  * an earlier one pruned. The inverse's frames come first: besides
- * pruning, their tight bounds restrict the grandchildren's moves. */
-static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
-	       int k, int g, int last, const struct side *iv, uint32_t allowed)
+ * pruning, their tight bounds restrict the grandchildren's moves. Near
+ * the root, of moves the cube's symmetries map onto one another only
+ * one is tried (the superflip's 48 leave two of 18 first moves). */
+static int dfs(struct osearch *s, const struct node *nd, int k, int g)
 {
 	if (tick(s))
 		return 0;
+	uint32_t mask = s->after[nd->last] & ~tight_mask(&nd->si, g);
+	uint64_t stab = 1;
+	if (k < SYM_DEPTH && nd->stab > 1) {
+		stab = stab_of(s, nd->stab, &nd->q, mask);
+		mask = sym_reps(s, stab, mask);
+	}
 	int g2 = g - 1;
 	struct child ch[OPT__NMOVE];
 	int n = 0;
 	for (int m = 0; m < OPT__NMOVE; m++) {
-		if (!(allowed >> m & 1) || !follows(m / 3, last))
+		if (!(mask >> m & 1))
 			continue;
 		struct child *c = &ch[n];
+		struct node *cn = &c->nd;
 		c->m = m;
-		opt__mul(q, &s->mv[m], &c->q);
+		opt__mul(&nd->q, &s->mv[m], &cn->q);
 		if (g2 == 0) {
-			if (is_solved(&c->q)) {
+			if (is_solved(&cn->q)) {
 				s->path[k] = (uint8_t)m;
 				return 1;
 			}
 			continue;
 		}
 		STAT(opt_stat_children++);
-		if (corner_bound(s, &c->q) > g2) {
-			STAT(opt_stat_cpruned++);
-			continue;
-		}
 		/* the inherited inverse bounds next: free */
 		c->nlk = 0;
 		c->itight = c->ntight = 0;
-		c->allow = ALL_MOVES;
 		int pruned = 0;
 		for (int a = 0; a < 3; a++) {
 			if (!(s->inherit[a] >> m & 1)) {
 				c->which[c->nlk++] = (uint8_t)a;
 				continue;
 			}
-			c->iv.v[a] = iv->v[a];
-			c->iv.hm[a] = iv->hm[a];
-			if (iv->v[a] > g2)
+			cn->si.v[a] = nd->si.v[a];
+			cn->si.hm[a] = nd->si.hm[a];
+			if (nd->si.v[a] > g2)
 				pruned = 1;
-			else if (iv->v[a] == g2) {
+			else if (nd->si.v[a] == g2)
 				c->itight++;
-				c->allow &= ~iv->hm[a];
-			}
 		}
 		if (pruned)
 			continue;
 		for (int a = 0; a < 3; a++)
 			c->which[c->nlk++] = (uint8_t)(3 + a);
-		opt__mul(&s->mvi[m], qi, &c->qi);
+		opt__mul(&s->mvi[m], &nd->qi, &cn->qi);
+		cn->last = (uint8_t)m;
+		cn->stab = stab;
 		n++;
 	}
 	for (int w = 0; n > 0; w++) {
@@ -297,7 +360,7 @@ static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
 				continue;
 			done = 0;
 			int a = c->which[w] % 3;
-			const opt__cube *x = c->which[w] < 3 ? &c->qi : &c->q;
+			const opt__cube *x = c->which[w] < 3 ? &c->nd.qi : &c->nd.q;
 			opt__cube f;
 			if (a)
 				frame(s, a, x, &f);
@@ -313,19 +376,19 @@ static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
 			struct child *c = &ch[j];
 			int keep = 1;
 			if (w < c->nlk) {
-				int side = c->which[w] < 3, a = c->which[w] % 3;
+				int inv = c->which[w] < 3, a = c->which[w] % 3;
 				uint32_t hm;
 				int v = lk_end(s, &c->l, a, &hm);
 				if (v > g2) {
 					keep = 0;
-				} else if (side) {
-					c->iv.v[a] = v;
-					c->iv.hm[a] = hm;
-					if (v == g2) {
-						c->allow &= ~hm;
+				} else if (inv) {
+					c->nd.si.v[a] = v;
+					c->nd.si.hm[a] = hm;
+					if (v == g2)
 						keep = ++c->itight < 3;
-					}
 				} else if (v == g2) {
+					/* three tight bounds rule out every
+					 * last move: one more is needed */
 					keep = ++c->ntight < 3;
 				}
 			}
@@ -339,9 +402,8 @@ static int dfs(struct osearch *s, const opt__cube *q, const opt__cube *qi,
 	}
 	/* the survivors, in move order */
 	for (int j = 0; j < n; j++) {
-		struct child *c = &ch[j];
-		s->path[k] = (uint8_t)c->m;
-		if (dfs(s, &c->q, &c->qi, k + 1, g2, c->m / 3, &c->iv, c->allow))
+		s->path[k] = (uint8_t)ch[j].m;
+		if (dfs(s, &ch[j].nd, k + 1, g2))
 			return 1;
 		if (s->stop)
 			return 0;
@@ -385,6 +447,15 @@ static void setup(struct osearch *s)
 		}
 		s->inherit[a] = s->level == 0 ? s->h0[a] : s->hmain[a];
 	}
+	for (int last = 0; last <= OPT__NMOVE; last++) {
+		uint32_t a = 0;
+		for (int m = 0; m < OPT__NMOVE; m++) {
+			int f = m / 3, lf = last < OPT__NMOVE ? last / 3 : -9;
+			if (f != lf && f != lf - 3)
+				a |= 1u << m;
+		}
+		s->after[last] = a;
+	}
 }
 
 int optimal_solve(const void *tables, const cubie3 *c,
@@ -412,45 +483,44 @@ int optimal_solve(const void *tables, const cubie3 *c,
 		max_len = MAXLEN;
 	setup(&s);
 
-	opt__cube q, qi;
-	opt__from_cubie(c, &q);
-	opt__inv(&q, &qi);
+	opt__syms48 sym48;
+	if (opt__make_syms48(&sym48) < 0)
+		return SOLVE_ETABLES; /* a bug, not bad input */
+	s.sym48 = &sym48;
+	struct node root;
+	opt__from_cubie(c, &root.q);
+	opt__inv(&root.q, &root.qi);
+	root.last = OPT__NMOVE;
+	root.stab = ~(uint64_t)0 >> (64 - OPT__NSYM48);
 	int found = -1;
-	if (is_solved(&q)) {
+	if (is_solved(&root.q)) {
 		found = 0;
 		goto done;
 	}
-	struct side iv;
-	int lb = 0, ntight = 0, nmax = 0, imax = 0;
-	int nv[3];
+	int lb = corner_bound(&s, &root.q);
+	int nv[3], ntight = 0;
 	for (int a = 0; a < 3; a++) {
 		uint32_t hm;
-		iv.v[a] = bound(&s, &qi, a, &iv.hm[a]);
-		nv[a] = bound(&s, &q, a, &hm);
-		if (nv[a] > nmax)
-			nmax = nv[a];
-		if (iv.v[a] > imax)
-			imax = iv.v[a];
+		root.si.v[a] = bound(&s, &root.qi, a, &root.si.hm[a]);
+		nv[a] = bound(&s, &root.q, a, &hm);
+		if (root.si.v[a] > lb)
+			lb = root.si.v[a];
+		if (nv[a] > lb)
+			lb = nv[a];
 	}
-	lb = nmax > imax ? nmax : imax;
-	if (corner_bound(&s, &q) > lb)
-		lb = corner_bound(&s, &q);
+	/* three tight bounds on one side: one more move */
 	for (int a = 0; a < 3; a++)
-		ntight += nv[a] == nv[0];
-	if (ntight == 3 && nv[0] > 0 && nv[0] + 1 > lb)
-		lb = nv[0] + 1;
-	if (iv.v[0] == iv.v[1] && iv.v[1] == iv.v[2] && iv.v[0] > 0 &&
-	    iv.v[0] + 1 > lb)
-		lb = iv.v[0] + 1;
+		ntight += nv[a] == lb;
+	if (ntight == 3 && lb > 0)
+		lb++;
+	if (root.si.v[0] == lb && root.si.v[1] == lb && root.si.v[2] == lb &&
+	    lb > 0)
+		lb++;
 	if (lb < 1)
 		lb = 1;
 	s.depth_done = lb - 1;
 	for (int d = lb; d <= max_len && !s.stop; d++) {
-		uint32_t allowed = ALL_MOVES;
-		for (int a = 0; a < 3; a++)
-			if (iv.v[a] == d)
-				allowed &= ~iv.hm[a];
-		if (dfs(&s, &q, &qi, 0, d, -1, &iv, allowed)) {
+		if (dfs(&s, &root, 0, d)) {
 			found = d;
 			break;
 		}

@@ -137,4 +137,33 @@ void opt__move_cube(int m, opt__cube *out);
  * S·x·S⁻¹ sees x with another axis vertical. */
 void opt__urf(opt__cube *s, opt__cube *sinv);
 
+/* ------------------------------------------------- all 48 symmetries */
+
+/* Conjugation by each of the 48 symmetries (rotations and mirrors),
+ * y = S·x·S⁻¹, as tables: position i of y takes the byte at position src
+ * of x through a table; and each face turn's conjugate. The search uses
+ * them to find the symmetries of the cube it is given. */
+#define OPT__NSYM48 48
+
+typedef struct opt__syms48 {
+	uint8_t csrc[OPT__NSYM48][8];
+	uint8_t esrc[OPT__NSYM48][12];
+	uint8_t cmap[OPT__NSYM48][8][24];  /* corner byte → corner byte */
+	uint8_t emap[OPT__NSYM48][12][32]; /* edge byte → edge byte */
+	uint8_t mconj[OPT__NSYM48][18];    /* S·m·S⁻¹ as a move */
+} opt__syms48;
+
+/* Fill y (symmetry 0 is the identity). 0, or -1 if the symmetries do
+ * not come out as 48 distinct ones (a bug). About a millisecond. */
+int opt__make_syms48(opt__syms48 *y);
+
+static inline void opt__conj48(const opt__syms48 *y, int s,
+			       const opt__cube *x, opt__cube *out)
+{
+	for (int i = 0; i < 8; i++)
+		out->c[i] = y->cmap[s][i][x->c[y->csrc[s][i]]];
+	for (int i = 0; i < 12; i++)
+		out->e[i] = y->emap[s][i][x->e[y->esrc[s][i]]];
+}
+
 #endif

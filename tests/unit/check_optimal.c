@@ -9,14 +9,19 @@
  *
  * The level-0 tables come from $CUBED_TABLES/cubed-optimal-0.bin (the
  * file the HTTP suites' servers load), or are built once (seconds) in an
- * unchecked fixture and written there. Superflip (20 moves) is the
- * "optimal_slow" suite's: minutes, run by `make test-slow`. */
+ * unchecked fixture and written there. Superflip (20 moves) and 20
+ * random states beside nissy's own answers (when nissy has been built:
+ * bench/optimal_vs.sh) are the "optimal_slow" suite's: minutes to hours,
+ * run by `make test-optimal`. */
 #include <check.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cube.h"
 #include "cubie.h"
@@ -286,6 +291,45 @@ END_TEST
  * 2×2 optimal solver's answer for them, and on states made of moves
  * that leave the edges' distance below the corners' (corner-only
  * commutators) the two agree. */
+/* Symmetric states, where the search tries one move of each set the
+ * state's symmetries map onto one another: the answer still solves the
+ * state and its length is the brute force's. The states are kept by
+ * rotations, mirrors or both (U D' is kept by the quarter turn about U–D
+ * and by mirrors through it; the six-spot by a 120° turn; the
+ * checkerboard by all 48). */
+START_TEST(symmetric_states)
+{
+	near_init();
+	static const struct {
+		const char *name;
+		int moves[8][2];
+		int n;
+	} cases[] = {
+		{"U2 D2", {{0, 2}, {3, 2}}, 2},
+		{"U D'", {{0, 1}, {3, 3}}, 2},
+		{"U2 D2 R2 L2", {{0, 2}, {3, 2}, {1, 2}, {4, 2}}, 4},
+		{"checkerboard", {{0, 2}, {3, 2}, {2, 2}, {5, 2}, {1, 2}, {4, 2}},
+		 6},
+		{"six-spot", {{0, 1}, {3, 3}, {1, 1}, {4, 3}, {2, 1}, {5, 3},
+			      {0, 1}, {3, 3}}, 8},
+		{"U R2 L2 U'", {{0, 1}, {1, 2}, {4, 2}, {0, 3}}, 4},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		cubie3 x;
+		cubie3_solved(&x);
+		for (int i = 0; i < cases[c].n; i++)
+			turn(&x, cases[c].moves[i][0], cases[c].moves[i][1]);
+		cube_move m[32];
+		int k = optimal_solve(tables0, &x, NULL, m, 32);
+		ck_assert_msg(k >= 0 && solves(&x, m, k), "%s: not solved",
+			      cases[c].name);
+		int b = brute_distance(&x);
+		ck_assert_msg(k == b || (k > 7 && b == 8),
+			      "%s: %d moves, brute force %d", cases[c].name, k, b);
+	}
+}
+END_TEST
+
 START_TEST(corners_vs_2x2)
 {
 	cube_rng r;
@@ -557,12 +601,137 @@ START_TEST(superflip)
 }
 END_TEST
 
+/* nissy's H48 solver, when bench/optimal_vs.sh has built it: the command
+ * in $CUBED_NISSY ("nissy_ref SOLVER TABLEFILE", its driver), else the
+ * driver in $NISSY_BUILD (or /tmp/cubed-nissy-build) with the biggest
+ * of its tables in $CUBED_TABLES/nissy. 0 and a message if there is none. */
+static int nissy_command(char *cmd, size_t cap)
+{
+	const char *e = getenv("CUBED_NISSY");
+	if (e && *e) {
+		snprintf(cmd, cap, "%s", e);
+		return 1;
+	}
+	const char *nb = getenv("NISSY_BUILD");
+	const char *dir = getenv("CUBED_TABLES");
+	char drv[512];
+	snprintf(drv, sizeof drv, "%s/nissy_ref",
+		 nb && *nb ? nb : "/tmp/cubed-nissy-build");
+	if (access(drv, X_OK) != 0 || !dir || !*dir) {
+		fprintf(stderr, "nissy_lengths: skipped: no nissy driver at %s "
+				"(bench/optimal_vs.sh builds it from nissy's "
+				"source; or set CUBED_NISSY)\n", drv);
+		return 0;
+	}
+	for (int h = 11; h >= 0; h--) {
+		char t[600];
+		snprintf(t, sizeof t, "%s/nissy/h48h%d", dir, h);
+		if (access(t, R_OK) == 0) {
+			snprintf(cmd, cap, "%s h48h%d %s", drv, h, t);
+			return 1;
+		}
+	}
+	fprintf(stderr, "nissy_lengths: skipped: no nissy table in %s/nissy "
+			"(bench/optimal_vs.sh makes one)\n", dir);
+	return 0;
+}
+
+/* The scramble that makes x: a solution of it, inverted, in nissy's
+ * notation. */
+static void scramble_text(const cube_move *m, int k, char *out, size_t cap)
+{
+	static const int face[3][2] = {{1, 4}, {0, 3}, {2, 5}};
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = k - 1; i >= 0; i--) {
+		int far = m[i].lo == 2;
+		int f = face[m[i].axis][far], q = 4 - (far ? 4 - m[i].qt : m[i].qt);
+		n += (size_t)snprintf(out + n, cap - n, "%s%c%s", n ? " " : "",
+				      "URFDLB"[f],
+				      q == 1 ? "" : q == 2 ? "2" : "'");
+	}
+}
+
+/* 20 random states ($CUBED_NISSY_STATES to try fewer by hand): cubed's
+ * optimal length is nissy's, each answer applied back (nissy's by its
+ * driver). */
+START_TEST(nissy_lengths)
+{
+	char cmd[1200];
+	if (!nissy_command(cmd, sizeof cmd))
+		return;
+	const char *ns = getenv("CUBED_NISSY_STATES");
+	int nstates = ns && atoi(ns) > 0 ? atoi(ns) : 20;
+	const char *e = getenv("CUBED_OPTIMAL_LEVEL");
+	int level = e && *e ? atoi(e) : 2;
+	unsigned char *t = solver_tables_optimal_cached("optimal_slow", level);
+	unsigned char *t3 = solver_tables3_cached("optimal_slow");
+	int in[2], out[2];
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	signal(SIGPIPE, SIG_IGN);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	FILE *to = fdopen(in[1], "w"), *from = fdopen(out[0], "r");
+	char line[4096];
+	long long size;
+	ck_assert_msg(from && fgets(line, sizeof line, from) &&
+			      sscanf(line, "ready %lld", &size) == 1,
+		      "%s did not start", cmd);
+	cube_rng r;
+	cube_rng_seed(&r, 65);
+	for (int i = 0; i < nstates; i++) {
+		cubie3 x;
+		cubie3_random(&r, &x);
+		cube_move m[32], tm[32];
+		int kt = twophase_solve(t3, &x, NULL, tm, 32);
+		REQUIRE(kt > 0 && solves(&x, tm, kt));
+		char scr[256];
+		scramble_text(tm, kt, scr, sizeof scr);
+		int k = optimal_solve(t, &x, NULL, m, 32);
+		REQUIRE(k > 0 && k <= kt && solves(&x, m, k));
+		fprintf(to, "%s\n", scr);
+		fflush(to);
+		int nk = -2;
+		double cpu, wall;
+		unsigned long long nodes;
+		REQUIRE(fgets(line, sizeof line, from) != NULL &&
+			sscanf(line, "%d %lf %lf %llu", &nk, &cpu, &wall,
+			       &nodes) == 4);
+		fprintf(stderr, "nissy_lengths: state %d: cubed %d, nissy %d\n",
+			i, k, nk);
+		ck_assert_msg(nk == k, "state %d (%s): cubed %d moves, nissy %d",
+			      i, scr, k, nk);
+	}
+	fclose(to);
+	fclose(from);
+	waitpid(pid, NULL, 0);
+	free(t);
+	free(t3);
+}
+END_TEST
+
 Suite *optimal_slow_suite(void)
 {
 	Suite *s = suite_create("optimal_slow");
 	TCase *tc = tcase_create("superflip");
 	tcase_set_timeout(tc, 4 * 3600);
 	tcase_add_test(tc, superflip);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("nissy");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, 8 * 3600);
+	tcase_add_test(tc, nissy_lengths);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -577,6 +746,7 @@ Suite *optimal_suite(void)
 	tcase_add_test(tc, optimal_vs_brute_force);
 	tcase_add_test(tc, one_move_states);
 	tcase_add_test(tc, known_lengths);
+	tcase_add_test(tc, symmetric_states);
 	tcase_add_test(tc, corners_vs_2x2);
 	tcase_add_test(tc, not_longer_than_twophase);
 	tcase_add_test(tc, bad_arguments);

@@ -51,7 +51,7 @@ struct osearch {
 	uint32_t inherit[3];     /* moves that keep the other end's frame-a
 				  * entry */
 	uint32_t after[OPT__NMOVE + 1]; /* moves that may follow m (or none) */
-	const opt__syms48 *sym48;
+	opt__syms48 *sym48;
 	uint8_t path[MAXLEN + 1];
 	uint64_t nodes, next_poll;
 	int depth_done;
@@ -238,19 +238,23 @@ struct node {
 
 #define SYM_DEPTH 4 /* how deep symmetric moves are skipped */
 
-/* The moves of mask seen through symmetry sym. */
-static uint32_t mask_conj(const struct osearch *s, int sym, uint32_t mask)
+/* The moves of mask seen through symmetry sym; 0 if that cannot be
+ * worked out (then sym is not counted as one of the cube's). */
+static uint32_t mask_conj(struct osearch *s, int sym, uint32_t mask)
 {
+	const uint8_t *mc = opt__sym_moves(s->sym48, sym);
+	if (!mc)
+		return 0;
 	uint32_t out = 0;
 	for (int m = 0; m < OPT__NMOVE; m++)
 		if (mask >> m & 1)
-			out |= 1u << s->sym48->mconj[sym][m];
+			out |= 1u << mc[m];
 	return out;
 }
 
 /* The symmetries among stab that keep q and the moves allowed next. */
-static uint64_t stab_of(const struct osearch *s, uint64_t stab,
-			const opt__cube *q, uint32_t mask)
+static uint64_t stab_of(struct osearch *s, uint64_t stab, const opt__cube *q,
+			uint32_t mask)
 {
 	uint64_t out = 1;
 	for (uint64_t st = stab & ~(uint64_t)1; st; st &= st - 1) {
@@ -266,13 +270,15 @@ static uint64_t stab_of(const struct osearch *s, uint64_t stab,
 
 /* Of moves that symmetries in stab map onto one another, only the
  * least: a solution starting with another is the image of one starting
- * with it, and as short. */
-static uint32_t sym_reps(const struct osearch *s, uint64_t stab, uint32_t mask)
+ * with it, and as short. (Every symmetry in stab has its moves worked
+ * out: stab_of asked for them.) */
+static uint32_t sym_reps(struct osearch *s, uint64_t stab, uint32_t mask)
 {
 	for (uint64_t st = stab & ~(uint64_t)1; st; st &= st - 1) {
 		int sym = __builtin_ctzll(st);
-		for (int m = 0; m < OPT__NMOVE; m++)
-			if ((mask >> m & 1) && s->sym48->mconj[sym][m] < m)
+		const uint8_t *mc = opt__sym_moves(s->sym48, sym);
+		for (int m = 0; mc && m < OPT__NMOVE; m++)
+			if ((mask >> m & 1) && mc[m] < m)
 				mask &= ~(1u << m);
 	}
 	return mask;

@@ -70,23 +70,31 @@ static void mul_full(const cubie3 *a, const cubie3 *b, cubie3 *out)
 {
 	cubie3 t;
 	for (int i = 0; i < 8; i++) {
-		int j = b->cp[i], oa = a->co[j], ob = b->co[i], o;
+		int j = b->cp[i];
 		t.cp[i] = a->cp[j];
-		if (oa < 3 && ob < 3)
-			o = (oa + ob) % 3;
-		else if (oa < 3)
-			o = (oa + ob - 3) % 3 + 3;
-		else if (ob < 3)
-			o = (oa - ob + 3) % 3 + 3;
-		else
-			o = (oa - ob + 3) % 3;
-		t.co[i] = (uint8_t)o;
+		t.co[i] = (uint8_t)opt__twist_mul(a->co[j], b->co[i]);
 	}
 	for (int i = 0; i < 12; i++) {
 		t.ep[i] = a->ep[b->ep[i]];
 		t.eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
 	}
 	*out = t;
+}
+
+/* a's inverse: a·b is the identity (a mirrored a's inverse is mirrored,
+ * with the same twist where a's piece lands). */
+static void inv_full(const cubie3 *a, cubie3 *b)
+{
+	for (int j = 0; j < 8; j++) {
+		int i = a->cp[j];
+		b->cp[i] = (uint8_t)j;
+		b->co[i] = (uint8_t)(a->co[j] < 3 ? (3 - a->co[j]) % 3
+						  : a->co[j]);
+	}
+	for (int j = 0; j < 12; j++) {
+		b->ep[a->ep[j]] = (uint8_t)j;
+		b->eo[a->ep[j]] = a->eo[j];
+	}
 }
 
 static int full_equal(const cubie3 *a, const cubie3 *b)
@@ -112,73 +120,41 @@ int opt__make_syms48(opt__syms48 *y)
 		}
 		mul_full(&c, &s_urf3, &c);
 	}
-	uint8_t inv[OPT__NSYM48];
+	/* each one's inverse, checked; no two alike */
 	cubie3_solved(&id);
 	for (int i = 0; i < OPT__NSYM48; i++) {
-		int n = 0;
-		for (int j = 0; j < OPT__NSYM48; j++) {
-			cubie3 p;
-			mul_full(&s[i], &s[j], &p);
-			if (full_equal(&p, &id)) {
-				inv[i] = (uint8_t)j;
-				n++;
-			}
-			if (j != i && full_equal(&s[i], &s[j]))
-				return -1;
-		}
-		if (n != 1)
+		cubie3 p;
+		y->s[i] = s[i];
+		inv_full(&s[i], &y->si[i]);
+		mul_full(&s[i], &y->si[i], &p);
+		if (!full_equal(&p, &id))
 			return -1;
-	}
-	/* the tables: position i of S·x·S⁻¹ takes x's position src */
-	for (int i = 0; i < OPT__NSYM48; i++) {
-		const cubie3 *a = &s[i], *b = &s[inv[i]];
-		for (int p = 0; p < 8; p++) {
-			int src = b->cp[p];
-			y->csrc[i][p] = (uint8_t)src;
-			for (int v = 0; v < 24; v++) {
-				cubie3 x, t;
-				cubie3_solved(&x);
-				x.cp[src] = (uint8_t)(v & 7);
-				x.co[src] = (uint8_t)(v >> 3);
-				mul_full(a, &x, &t);
-				mul_full(&t, b, &t);
-				if (t.co[p] > 2)
-					return -1;
-				y->cmap[i][p][v] = (uint8_t)(t.cp[p] | t.co[p] << 3);
-			}
-		}
-		for (int p = 0; p < 12; p++) {
-			int src = b->ep[p];
-			y->esrc[i][p] = (uint8_t)src;
-			memset(y->emap[i][p], 0, 32);
-			for (int v = 0; v < 32; v++) {
-				if ((v & 15) >= 12)
-					continue;
-				cubie3 x, t;
-				cubie3_solved(&x);
-				x.ep[src] = (uint8_t)(v & 15);
-				x.eo[src] = (uint8_t)(v >> 4);
-				mul_full(a, &x, &t);
-				mul_full(&t, b, &t);
-				y->emap[i][p][v] = (uint8_t)(t.ep[p] | t.eo[p] << 4);
-			}
-		}
-	}
-	/* each face turn's conjugates are face turns */
-	opt__cube mv[18];
-	for (int m = 0; m < 18; m++)
-		opt__move_cube(m, &mv[m]);
-	for (int i = 0; i < OPT__NSYM48; i++)
-		for (int m = 0; m < 18; m++) {
-			opt__cube x;
-			int f = -1;
-			opt__conj48(y, i, &mv[m], &x);
-			for (int m2 = 0; m2 < 18; m2++)
-				if (memcmp(&x, &mv[m2], sizeof x) == 0)
-					f = m2;
-			if (f < 0)
+		for (int j = 0; j < i; j++)
+			if (full_equal(&s[i], &s[j]))
 				return -1;
-			y->mconj[i][m] = (uint8_t)f;
-		}
+	}
+	y->mready = 0;
 	return 0;
+}
+
+const uint8_t *opt__sym_moves(opt__syms48 *y, int s)
+{
+	if (y->mready >> s & 1)
+		return y->mconj[s];
+	for (int m = 0; m < 18; m++) {
+		opt__cube mv, x, m2c;
+		opt__move_cube(m, &mv);
+		opt__conj48(y, s, &mv, &x);
+		int f = -1;
+		for (int m2 = 0; m2 < 18 && f < 0; m2++) {
+			opt__move_cube(m2, &m2c);
+			if (memcmp(&x, &m2c, sizeof x) == 0)
+				f = m2;
+		}
+		if (f < 0)
+			return NULL;
+		y->mconj[s][m] = (uint8_t)f;
+	}
+	y->mready |= (uint64_t)1 << s;
+	return y->mconj[s];
 }

@@ -140,30 +140,57 @@ void opt__urf(opt__cube *s, opt__cube *sinv);
 /* ------------------------------------------------- all 48 symmetries */
 
 /* Conjugation by each of the 48 symmetries (rotations and mirrors),
- * y = S·x·S⁻¹, as tables: position i of y takes the byte at position src
- * of x through a table; and each face turn's conjugate. The search uses
- * them to find the symmetries of the cube it is given. */
+ * y = S·x·S⁻¹, worked out from S and S⁻¹ as cubies (a mirror's twists are
+ * 3..5): position p of y takes x's piece at the position S⁻¹ sends to p,
+ * through S. Each face turn's conjugate (a face turn) is worked out for a
+ * symmetry when first asked. The search uses them to find the symmetries
+ * of the cube it is given, near the root only, so nothing is tabulated
+ * ahead: a cube without symmetries costs 47 conjugations. */
 #define OPT__NSYM48 48
 
 typedef struct opt__syms48 {
-	uint8_t csrc[OPT__NSYM48][8];
-	uint8_t esrc[OPT__NSYM48][12];
-	uint8_t cmap[OPT__NSYM48][8][24];  /* corner byte → corner byte */
-	uint8_t emap[OPT__NSYM48][12][32]; /* edge byte → edge byte */
-	uint8_t mconj[OPT__NSYM48][18];    /* S·m·S⁻¹ as a move */
+	cubie3 s[OPT__NSYM48], si[OPT__NSYM48]; /* S and S⁻¹ */
+	uint8_t mconj[OPT__NSYM48][18]; /* S·m·S⁻¹ as a move: see mready */
+	uint64_t mready;                /* bit s: mconj[s] filled */
 } opt__syms48;
 
 /* Fill y (symmetry 0 is the identity). 0, or -1 if the symmetries do
- * not come out as 48 distinct ones (a bug). About a millisecond. */
+ * not come out as 48 distinct ones with their inverses (a bug). A few
+ * microseconds. */
 int opt__make_syms48(opt__syms48 *y);
+
+/* mconj[s] of y, filled on first use; NULL if a face turn's conjugate is
+ * not a face turn (a bug). */
+const uint8_t *opt__sym_moves(opt__syms48 *y, int s);
+
+/* A corner's twist after a twist oa then ob, where either may be
+ * mirrored (3..5). */
+static inline int opt__twist_mul(int oa, int ob)
+{
+	if (oa < 3 && ob < 3)
+		return (oa + ob) % 3;
+	if (oa < 3)
+		return (oa + ob - 3) % 3 + 3;
+	if (ob < 3)
+		return (oa - ob + 3) % 3 + 3;
+	return (oa - ob + 3) % 3;
+}
 
 static inline void opt__conj48(const opt__syms48 *y, int s,
 			       const opt__cube *x, opt__cube *out)
 {
-	for (int i = 0; i < 8; i++)
-		out->c[i] = y->cmap[s][i][x->c[y->csrc[s][i]]];
-	for (int i = 0; i < 12; i++)
-		out->e[i] = y->emap[s][i][x->e[y->esrc[s][i]]];
+	const cubie3 *a = &y->s[s], *b = &y->si[s];
+	for (int p = 0; p < 8; p++) {
+		int v = x->c[b->cp[p]], c = v & 7;
+		int t = opt__twist_mul(opt__twist_mul(a->co[c], v >> 3),
+				       b->co[p]);
+		out->c[p] = (uint8_t)(a->cp[c] | t << 3);
+	}
+	for (int p = 0; p < 12; p++) {
+		int v = x->e[b->ep[p]], e = v & 15;
+		int t = (a->eo[e] + (v >> 4) + b->eo[p]) & 1;
+		out->e[p] = (uint8_t)(a->ep[e] | t << 4);
+	}
 }
 
 #endif

@@ -606,15 +606,6 @@ int pattern__match_portable(const pattern_t *const *p, size_t np,
 	return match(p, np, c, first, mask, 0);
 }
 
-int pattern__have_simd(void)
-{
-#ifdef PATTERN_HAVE_VBMI
-	return have_vbmi();
-#else
-	return 0;
-#endif
-}
-
 /* -------------------------------------------------------- named patterns */
 
 /* Digits by face, in seed 000's order for its example: the stage face A

@@ -10,7 +10,4 @@
 int pattern__match_portable(const pattern_t *const *p, size_t np,
 			    const cube_t *c, int first, uint32_t *mask);
 
-/* 1 if pattern_match takes the vector path on this CPU. */
-int pattern__have_simd(void);
-
 #endif

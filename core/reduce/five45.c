@@ -989,12 +989,6 @@ static int phase3_ok(const struct model *T, const cube_t *c,
 	return 1;
 }
 
-int reduce__five45_phase3_ok(const void *t, const cube_t *c)
-{
-	struct pieces P;
-	return t && phase3_ok(model_of(t), c, &P);
-}
-
 static int c36_of(const struct model *T, const struct pieces *P)
 {
 	uint32_t v = (uint32_t)(((P->split[0][0] * 70 + P->split[0][1]) * 70 +
@@ -1042,12 +1036,6 @@ static int p5_coords(const struct model *T, const cube_t *c, int *cc,
 			*ra = prank8(r);
 	}
 	return 0;
-}
-
-int reduce__five45_phase4_ok(const void *t, const cube_t *c)
-{
-	int cc, fb, ra, rb;
-	return t && p5_coords(model_of(t), c, &cc, &fb, &ra, &rb) == 0;
 }
 
 int reduce__five45_ud_edges(const void *t, const cube_t *c)

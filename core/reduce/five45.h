@@ -23,8 +23,6 @@ size_t reduce__five45_search_size(void);
 /* c: a 5×5 whose sticker colours are faces (U0 R1 F2 D3 L4 B5, each
  * face's (2,2) sticker its own colour). */
 int reduce__five45_ud_edges(const void *t, const cube_t *c);
-int reduce__five45_phase3_ok(const void *t, const cube_t *c);
-int reduce__five45_phase4_ok(const void *t, const cube_t *c);
 /* Phase 4's lower bound from c (the table bound the search starts at),
  * or -1 if c is not in phase 3's goal. */
 int reduce__five45_p4_h(const void *t, void *search, const cube_t *c);

@@ -373,7 +373,7 @@ client-check: $(BUILD)/cubed
 # under the sanitizers (tests/lib/require.h: SANITIZED). The browser tests are
 # not run again: the server paths they reach are the HTTP suites'.
 SAN_BUILD := $(BUILD)-san
-SAN_OPT := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+SAN_OPT := -O2 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 $(SAN_BUILD)/cubed $(SAN_BUILD)/run_tests $(SAN_BUILD)/fuzz-replay-bins &: FORCE
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) OPT="$(SAN_OPT)" \

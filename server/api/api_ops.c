@@ -184,9 +184,11 @@ void api__get_readyz(const struct api_config *cfg, const struct api_request *rq,
 		return;
 	}
 	if (store_ping(cfg->store) != STORE_OK) {
+		/* libpq's reason names hosts and ports: the node's log
+		 * has it (store_ping), not the public reply */
 		json_t *p = problem_reply(rp, PROBLEM_DATABASE_DOWN,
-					  "the database does not answer: %s",
-					  store_last_error(cfg->store));
+					  "the database does not answer (the "
+					  "node's log says why)");
 		if (p)
 			json_object_set_new(p, "database", json_string("down"));
 		api_reply_header(rp, "Retry-After", "1");

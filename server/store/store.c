@@ -25,6 +25,7 @@ struct store {
 	_Atomic int fault;          /* the episode's fault, 0: none */
 	char fault_msg[256];        /* what failed, as the engine said */
 	struct timespec probed;     /* the latest probe */
+	_Atomic int down;           /* the latest ping failed */
 };
 
 static int is_fault(int rc)
@@ -232,7 +233,21 @@ int store_schema_version(struct store *st)
 	return st->eng->schema_version(st->impl);
 }
 
-int store_ping(struct store *st) { return st->eng->ping(st->impl); }
+/* A ping; the database going away and coming back are logged once each,
+ * with the engine's reason (which may name hosts: the log, not /readyz,
+ * is where an operator reads it). */
+int store_ping(struct store *st)
+{
+	int rc = st->eng->ping(st->impl);
+	if (rc != STORE_OK && atomic_exchange(&st->down, 1) == 0)
+		log_msg(LOG_ERROR,
+			"database: does not answer (%s); /readyz says down "
+			"until it does",
+			store_last_error(st));
+	else if (rc == STORE_OK && atomic_exchange(&st->down, 0) == 1)
+		log_msg(LOG_WARN, "database: answers again");
+	return rc;
+}
 
 int store_begin(struct store *st)
 {

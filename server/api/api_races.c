@@ -20,8 +20,10 @@
 #include "api_internal.h"
 #include "cube.h"
 #include "problem.h"
+#include "scrambles.h"
 #include "sessions.h"
 #include "solve.h"
+#include "solver.h"
 #include "store.h"
 #include "timefmt.h"
 #include "token.h"
@@ -420,7 +422,9 @@ void api__race_start(const struct api_config *cfg,
 		store_race_free(&r);
 		return;
 	}
-	/* the scramble: random moves of the WCA length for the size */
+	/* the scramble: a random state for the 2×2 and 3×3 (random moves
+	 * while their tables are not there yet), random moves of the WCA
+	 * length for bigger cubes (scrambles.h) */
 	char raw[23];
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -428,19 +432,34 @@ void api__race_start(const struct api_config *cfg,
 	if (token_new_id(raw) == 0)
 		seed ^= ((uint64_t)raw[0] << 56) ^ ((uint64_t)raw[5] << 40) ^
 			((uint64_t)raw[9] << 24) ^ ((uint64_t)raw[13] << 8);
-	cube_rng g;
-	cube_rng_seed(&g, seed);
-	int len = scramble_length(r.size);
-	cube_move *m = malloc((size_t)(len > 0 ? len : 1) * sizeof *m);
-	int count = m ? scramble_moves(&g, r.size, m, len) : -1;
+	const void *tables =
+		r.size == 3   ? solver_table(cfg->solver, SOLVER_3X3)
+		: r.size == 2 ? solver_table(cfg->solver, SOLVER_2X2)
+			      : NULL;
+	int cap = scramble_cap(r.size);
+	cube_move *m = malloc((size_t)cap * sizeof *m);
+	const char *kind;
+	int count = m ? scramble_draw(r.size, seed, tables, m, cap, &kind)
+		      : -1;
 	size_t need = count > 0 ? moves_print(m, (size_t)count, r.size, NULL, 0)
 				: 0;
-	char *scramble = count > 0 ? malloc(need + 1) : NULL;
-	if (scramble)
-		moves_print(m, (size_t)count, r.size, scramble, need + 1);
+	char *scramble = count >= 0 ? malloc(need + 1) : NULL;
+	if (scramble) {
+		scramble[0] = '\0';
+		if (count > 0)
+			moves_print(m, (size_t)count, r.size, scramble,
+				    need + 1);
+	}
+	int solver_failed = m && count < 0;
 	free(m);
 	if (!scramble) {
-		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+		if (solver_failed)
+			problem_reply(rp, PROBLEM_SOLVER,
+				      "the solver failed: %s",
+				      solve_strerror(count));
+		else
+			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
+				      "out of memory");
 		store_race_free(&r);
 		return;
 	}

@@ -15,14 +15,11 @@
 #include <string.h>
 
 #include "api_internal.h"
-#include "beginner.h"
 #include "problem.h"
+#include "scrambles.h"
 #include "solve.h"
 #include "solver.h"
 #include "token.h"
-
-/* The longest answer a solve gives (api_solve.c's bound). */
-#define SOLVE_MAX_MOVES BEGINNER_MAX_MOVES
 
 /* What a scramble needs once its query was checked. */
 struct scramble {
@@ -104,61 +101,27 @@ static void make_scramble(const struct api_config *cfg, void *arg,
 	const struct scramble *sc = arg;
 	int64_t n = sc->n, seed = sc->seed;
 	int has_seed = sc->has_seed;
-	cube_rng r;
-	cube_rng_seed(&r, (uint64_t)seed);
-	cube_move *m = NULL;
-	int count = 0;
+	const void *tables = NULL;
+	if ((n == 2 || n == 3) &&
+	    api__tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2, &tables,
+			       rp) < 0)
+		return;
+	int cap = scramble_cap((int)n);
+	cube_move *m = malloc((size_t)cap * sizeof *m);
+	if (m == NULL) {
+		problem_reply(rp, PROBLEM_OUT_OF_MEMORY, "out of memory");
+		return;
+	}
 	const char *kind;
-	if (n == 2 || n == 3) {
-		/* random state: a uniform state, then its solution inverted */
-		kind = "random-state";
-		const void *tables;
-		if (api__tables_or_503(cfg, n == 3 ? SOLVER_3X3 : SOLVER_2X2,
-				  &tables, rp) < 0)
-			return;
-		m = malloc(SOLVE_MAX_MOVES * sizeof *m);
-		if (m == NULL) {
-			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
-				      "out of memory");
-			return;
-		}
-		if (n == 3) {
-			cubie3 c;
-			cubie3_random(&r, &c);
-			solve_limits lim = {.max_length = 21, .target_length = 20};
-			count = twophase_solve(tables, &c, &lim, m,
-					       SOLVE_MAX_MOVES);
-		} else {
-			cubie2 c;
-			cubie2_random(&r, &c);
-			count = solve2_optimal(tables, &c, m, SOLVE_MAX_MOVES);
-		}
-		if (count < 0) {
-			free(m);
-			problem_reply(rp, PROBLEM_SOLVER,
-				      "the solver failed: %s",
-				      solve_strerror(count));
-			return;
-		}
-		/* invert: reverse, each quarter-turn count negated */
-		for (int i = 0; i < count / 2; i++) {
-			cube_move t = m[i];
-			m[i] = m[count - 1 - i];
-			m[count - 1 - i] = t;
-		}
-		for (int i = 0; i < count; i++)
-			m[i].qt = (uint8_t)((4 - m[i].qt) & 3);
-	} else {
-		kind = "random-move";
-		int len = scramble_length((int)n);
-		m = malloc((size_t)len * sizeof *m);
-		count = m ? scramble_moves(&r, (int)n, m, len) : -1;
-		if (count < 0) {
-			free(m);
-			problem_reply(rp, PROBLEM_OUT_OF_MEMORY,
-				      "out of memory");
-			return;
-		}
+	int count = scramble_draw((int)n, (uint64_t)seed, tables, m, cap,
+				  &kind);
+	if (count < 0) {
+		free(m);
+		problem_reply(rp, PROBLEM_SOLVER, "the solver failed: %s",
+			      solve_strerror(count));
+		return;
+	}
+	if (n > 3) {
 		/* Applying a big cube's scramble to get its facelets costs
 		 * like any other request's moves: the same work limit. */
 		uint64_t work = 0;

@@ -102,9 +102,17 @@ START_TEST(race_to_the_results)
 	moves(&pl[2], pl[2].s.token, "R'");
 
 	snprintf(path, sizeof path, "%s/start", rp);
+	need_tables_on(srv.port);
 	r = post(path, host, "{\"countdown_ms\": 0}", 200);
 	char scramble[512];
 	snprintf(scramble, sizeof scramble, "%s", sget(r, "scramble"));
+	/* a random state's scramble (a solution inverted: at most 21
+	 * moves), not 25 random moves, once the 3×3 tables are there */
+	int words = 0;
+	for (const char *p = scramble; *p; p++)
+		words += *p != ' ' && (p == scramble || p[-1] == ' ');
+	ck_assert_msg(words >= 1 && words <= 21, "%d moves: %s", words,
+		      scramble);
 	ck_assert(json_is_string(json_object_get(r, "go_at")));
 	json_decref(r);
 	r = race(rp);

@@ -49,7 +49,6 @@
 #define TWISTED2 "UUUFURRRFRFFDDDDLLLLBBBB"
 
 #define RANDOM_SOLVES 50
-#define TABLES_WAIT_S 120.0
 
 /* ------------------------------------------------------------------ */
 /* The server: session_helpers.c's fixture (test_server.c).            */
@@ -259,57 +258,6 @@ static json_t *scramble_ok(const char *query, int n, int check_apply)
 		free(want);
 	}
 	return j;
-}
-
-/* Wait (at most TABLES_WAIT_S) until the server on port's /readyz says
- * both sizes' tables are ready; fail saying what they were. */
-static void need_tables_on(int port)
-{
-	double deadline = now_s() + TABLES_WAIT_S;
-	char last[512] = "(no reply)";
-	for (;;) {
-		http_response r;
-		if (http_request(port, "GET", "/readyz", NULL, NULL, 0,
-				 &r) == 0 &&
-		    r.status == 200) {
-			json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
-			json_t *sv = json_object_get(j, "solver");
-			const char *t3 = json_string_value(json_object_get(
-				json_object_get(sv, "3x3"), "tables"));
-			const char *t2 = json_string_value(json_object_get(
-				json_object_get(sv, "2x2"), "tables"));
-			char *s = sv ? dump(sv) : NULL;
-			snprintf(last, sizeof last, "%s",
-				 s ? s : "(no solver member)");
-			free(s);
-			int ready = t3 && t2 && strcmp(t3, "ready") == 0 &&
-				    strcmp(t2, "ready") == 0;
-			int failed = (t3 && (strcmp(t3, "failed") == 0 ||
-					     strcmp(t3, "off") == 0)) ||
-				     (t2 && (strcmp(t2, "failed") == 0 ||
-					     strcmp(t2, "off") == 0));
-			json_decref(j);
-			http_response_free(&r);
-			if (ready)
-				return;
-			ck_assert_msg(!failed,
-				      "the solver tables will not be ready: "
-				      "/readyz solver %s",
-				      last);
-		} else {
-			snprintf(last, sizeof last, "status %d %s", r.status,
-				 r.error);
-			http_response_free(&r);
-		}
-		ck_assert_msg(now_s() < deadline,
-			      "the solver tables were not ready within %.0f s "
-			      "(CUBED_TABLES=%s): /readyz solver %s",
-			      TABLES_WAIT_S,
-			      getenv("CUBED_TABLES") ? getenv("CUBED_TABLES")
-						     : "(unset)",
-			      last);
-		test_sleep_ms(100);
-	}
 }
 
 static void need_tables(void)
@@ -1862,9 +1810,9 @@ Suite *http_solve_suite(void)
 	int part = 0; /* each case's number, for CUBED_PART */
 	if (test_in_part(part++)) {
 		tc = tcase_create("solve");
-		/* the first test may wait TABLES_WAIT_S for the tables; a big cube
+		/* the first test may wait SOLVER_TABLES_WAIT_S for the tables; a big cube
 		 * under the sanitizers up to BIG_WAIT_MS */
-		tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 400 : 120));
+		tcase_set_timeout(tc, SOLVER_TABLES_WAIT_S + (SANITIZED ? 400 : 120));
 		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 		tcase_add_test(tc, tables_ready);
 		tcase_add_loop_test(tc, random_solves, 0, 2);
@@ -1911,7 +1859,7 @@ Suite *http_solve_suite(void)
 	if (test_in_part(part++)) {
 		/* anytime default solves; the near search (issue 62) */
 		tc = tcase_create("anytime");
-		tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 900 : 300));
+		tcase_set_timeout(tc, SOLVER_TABLES_WAIT_S + (SANITIZED ? 900 : 300));
 		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 		tcase_add_test(tc, anytime_tiny_budget);
 		tcase_add_test(tc, anytime_cpu_hog);
@@ -1924,7 +1872,7 @@ Suite *http_solve_suite(void)
 		 * effort 2's cut short on 72×72, 3 s */
 		tc = tcase_create("effort_budget");
 		tcase_set_tags(tc, "slow");
-		tcase_set_timeout(tc, TABLES_WAIT_S + (SANITIZED ? 900 : 240));
+		tcase_set_timeout(tc, SOLVER_TABLES_WAIT_S + (SANITIZED ? 900 : 240));
 		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 		tcase_add_test(tc, effort_budget);
 		tcase_add_test(tc, inside_cut_keeps_default);

@@ -292,3 +292,54 @@ json_t *history_all(int port, const ses *s, const char *token, int limit)
 	return pages_all(port, s, "history", "events", "version", token,
 			 limit);
 }
+
+/* Wait (at most SOLVER_TABLES_WAIT_S) until the server on port's /readyz says
+ * both sizes' tables are ready; fail saying what they were. */
+void need_tables_on(int port)
+{
+	double deadline = now_s() + SOLVER_TABLES_WAIT_S;
+	char last[512] = "(no reply)";
+	for (;;) {
+		http_response r;
+		if (http_request(port, "GET", "/readyz", NULL, NULL, 0,
+				 &r) == 0 &&
+		    r.status == 200) {
+			json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+			json_t *sv = json_object_get(j, "solver");
+			const char *t3 = json_string_value(json_object_get(
+				json_object_get(sv, "3x3"), "tables"));
+			const char *t2 = json_string_value(json_object_get(
+				json_object_get(sv, "2x2"), "tables"));
+			char *s = sv ? json_dumps(sv, JSON_COMPACT) : NULL;
+			snprintf(last, sizeof last, "%s",
+				 s ? s : "(no solver member)");
+			free(s);
+			int ready = t3 && t2 && strcmp(t3, "ready") == 0 &&
+				    strcmp(t2, "ready") == 0;
+			int failed = (t3 && (strcmp(t3, "failed") == 0 ||
+					     strcmp(t3, "off") == 0)) ||
+				     (t2 && (strcmp(t2, "failed") == 0 ||
+					     strcmp(t2, "off") == 0));
+			json_decref(j);
+			http_response_free(&r);
+			if (ready)
+				return;
+			ck_assert_msg(!failed,
+				      "the solver tables will not be ready: "
+				      "/readyz solver %s",
+				      last);
+		} else {
+			snprintf(last, sizeof last, "status %d %s", r.status,
+				 r.error);
+			http_response_free(&r);
+		}
+		ck_assert_msg(now_s() < deadline,
+			      "the solver tables were not ready within %.0f s "
+			      "(CUBED_TABLES=%s): /readyz solver %s",
+			      SOLVER_TABLES_WAIT_S,
+			      getenv("CUBED_TABLES") ? getenv("CUBED_TABLES")
+						     : "(unset)",
+			      last);
+		test_sleep_ms(100);
+	}
+}

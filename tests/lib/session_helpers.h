@@ -77,4 +77,10 @@ json_t *pages_all(int port, const ses *s, const char *what,
 /* The whole history (pages_all of history, events, version). */
 json_t *history_all(int port, const ses *s, const char *token, int limit);
 
+/* Wait (at most SOLVER_TABLES_WAIT_S) until the server on port's /readyz says
+ * both the 3×3's and the 2×2's solver tables are ready; fail saying what
+ * they were. */
+#define SOLVER_TABLES_WAIT_S 120.0
+void need_tables_on(int port);
+
 #endif

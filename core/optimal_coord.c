@@ -6,6 +6,7 @@
  * once per table build or per solve.
  */
 #include "optimal_coord.h"
+#include "solve3.h"
 
 #include <string.h>
 
@@ -36,50 +37,13 @@ void opt__move_cube(int m, opt__cube *out)
 	opt__from_cubie(&c, out);
 }
 
-/* The 120° turn about the URF–DBL diagonal (Kociemba's S_URF3). */
-static const cubie3 s_urf3 = {{0, 4, 5, 1, 3, 7, 6, 2},
-			      {1, 2, 1, 2, 2, 1, 2, 1},
-			      {1, 8, 5, 9, 3, 11, 7, 10, 0, 4, 6, 2},
-			      {1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1}};
-
 void opt__urf(opt__cube *s, opt__cube *sinv)
 {
-	opt__from_cubie(&s_urf3, s);
+	opt__from_cubie(&solve3__s_urf3, s);
 	opt__inv(s, sinv);
 }
 
 /* ------------------------------------------------- all 48 symmetries */
-
-/* Kociemba's other basic symmetries (s_urf3 is above): 180° about F–B, 90° about U–D, and the mirror in the plane between L
- * and R; a corner twist t + 3 marks a mirrored corner. */
-static const cubie3 s_f2 = {{5, 4, 7, 6, 1, 0, 3, 2},
-			    {0},
-			    {6, 5, 4, 7, 2, 1, 0, 3, 9, 8, 11, 10},
-			    {0}};
-static const cubie3 s_u4 = {{3, 0, 1, 2, 7, 4, 5, 6},
-			    {0},
-			    {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10},
-			    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}};
-static const cubie3 s_lr2 = {{1, 0, 3, 2, 5, 4, 7, 6},
-			     {3, 3, 3, 3, 3, 3, 3, 3},
-			     {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10},
-			     {0}};
-
-/* a then b where either may be mirrored (twists 3..5). */
-static void mul_full(const cubie3 *a, const cubie3 *b, cubie3 *out)
-{
-	cubie3 t;
-	for (int i = 0; i < 8; i++) {
-		int j = b->cp[i];
-		t.cp[i] = a->cp[j];
-		t.co[i] = (uint8_t)opt__twist_mul(a->co[j], b->co[i]);
-	}
-	for (int i = 0; i < 12; i++) {
-		t.ep[i] = a->ep[b->ep[i]];
-		t.eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
-	}
-	*out = t;
-}
 
 /* a's inverse: a·b is the identity (a mirrored a's inverse is mirrored,
  * with the same twist where a's piece lands). */
@@ -113,12 +77,12 @@ int opt__make_syms48(opt__syms48 *y)
 			cubie3 e = d;
 			for (int u4 = 0; u4 < 4; u4++) {
 				s[k++] = e;
-				mul_full(&e, &s_lr2, &s[k++]);
-				mul_full(&e, &s_u4, &e);
+				solve3__mul(&e, &solve3__s_lr2, &s[k++]);
+				solve3__mul(&e, &solve3__s_u4, &e);
 			}
-			mul_full(&d, &s_f2, &d);
+			solve3__mul(&d, &solve3__s_f2, &d);
 		}
-		mul_full(&c, &s_urf3, &c);
+		solve3__mul(&c, &solve3__s_urf3, &c);
 	}
 	/* each one's inverse, checked; no two alike */
 	cubie3_solved(&id);
@@ -126,7 +90,7 @@ int opt__make_syms48(opt__syms48 *y)
 		cubie3 p;
 		y->s[i] = s[i];
 		inv_full(&s[i], &y->si[i]);
-		mul_full(&s[i], &y->si[i], &p);
+		solve3__mul(&s[i], &y->si[i], &p);
 		if (!full_equal(&p, &id))
 			return -1;
 		for (int j = 0; j < i; j++)

@@ -26,6 +26,7 @@
  */
 #include "optimal_tables.h"
 #include "optimal_tables_internal.h"
+#include "solve3.h"
 #include "solve_internal.h"
 
 #include <string.h>
@@ -164,48 +165,9 @@ static struct build *state_of(unsigned char *b, int level)
 
 /* ------------------------------------------------------------ symmetries */
 
-/* Kociemba's basic symmetries that keep the U–D axis: 180° about F–B,
- * 90° about U–D, and the mirror in the plane between L and R (the 120°
- * turn about the URF–DBL diagonal is opt__urf's); corner twist t + 3
- * marks a mirrored corner. */
-static const cubie3 s_f2 = {{5, 4, 7, 6, 1, 0, 3, 2},
-			    {0},
-			    {6, 5, 4, 7, 2, 1, 0, 3, 9, 8, 11, 10},
-			    {0}};
-static const cubie3 s_u4 = {{3, 0, 1, 2, 7, 4, 5, 6},
-			    {0},
-			    {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10},
-			    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}};
-static const cubie3 s_lr2 = {{1, 0, 3, 2, 5, 4, 7, 6},
-			     {3, 3, 3, 3, 3, 3, 3, 3},
-			     {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10},
-			     {0}};
-
-/* a then b where either may be mirrored (twists 3..5). */
-static void mul_full(const cubie3 *a, const cubie3 *b, cubie3 *out)
-{
-	cubie3 t;
-	for (int i = 0; i < 8; i++) {
-		int j = b->cp[i], oa = a->co[j], ob = b->co[i], o;
-		t.cp[i] = a->cp[j];
-		if (oa < 3 && ob < 3)
-			o = (oa + ob) % 3;
-		else if (oa < 3)
-			o = (oa + ob - 3) % 3 + 3;
-		else if (ob < 3)
-			o = (oa - ob + 3) % 3 + 3;
-		else
-			o = (oa - ob + 3) % 3;
-		t.co[i] = (uint8_t)o;
-	}
-	for (int i = 0; i < 12; i++) {
-		t.ep[i] = a->ep[b->ep[i]];
-		t.eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
-	}
-	*out = t;
-}
-
-/* The 16 symmetries s = 8·f2 + 2·u4 + lr2 and their inverses. */
+/* The 16 symmetries s = 8·f2 + 2·u4 + lr2 and their inverses
+ * (solve3.h). */
+_Static_assert(OPT__NSYM == SOLVE3_UD_SYMS, "the 16 U–D symmetries");
 struct syms {
 	cubie3 s[OPT__NSYM];
 	uint8_t inv[OPT__NSYM];
@@ -214,26 +176,7 @@ struct syms {
 
 static void make_syms(struct syms *y)
 {
-	cubie3 c, id, p;
-	cubie3_solved(&c);
-	int k = 0;
-	for (int f2 = 0; f2 < 2; f2++) {
-		for (int u4 = 0; u4 < 4; u4++) {
-			for (int lr2 = 0; lr2 < 2; lr2++) {
-				y->s[k++] = c;
-				mul_full(&c, &s_lr2, &c);
-			}
-			mul_full(&c, &s_u4, &c);
-		}
-		mul_full(&c, &s_f2, &c);
-	}
-	cubie3_solved(&id);
-	for (int i = 0; i < OPT__NSYM; i++)
-		for (int j = 0; j < OPT__NSYM; j++) {
-			mul_full(&y->s[i], &y->s[j], &p);
-			if (cubie3_equal(&p, &id))
-				y->inv[i] = (uint8_t)j;
-		}
+	solve3__ud_syms(y->s, y->inv);
 	for (int i = 0; i < OPT__NSYM; i++) {
 		/* corners are not used from these: zero them */
 		memset(&y->se[i], 0, sizeof y->se[i]);
@@ -251,9 +194,7 @@ static void make_syms(struct syms *y)
 /* S_s x S_s⁻¹ */
 static void sym_conj(const struct syms *y, const cubie3 *x, int s, cubie3 *out)
 {
-	cubie3 t;
-	mul_full(&y->s[s], x, &t);
-	mul_full(&t, &y->s[y->inv[s]], out);
+	solve3__conj(y->s, y->inv, x, s, out);
 }
 
 /* ------------------------------------------------------------ coordinates */

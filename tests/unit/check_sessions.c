@@ -357,7 +357,7 @@ START_TEST(persistence_and_fork_delete)
 	ck_assert_str_eq(w.facelets, AFTER_R);
 	session_view_free(&w);
 	/* fork at version 1 */
-	ck_assert_int_eq(sessions_fork(ses, v.id, 1, "owner", &f, ftoken),
+	ck_assert_int_eq(sessions_fork(ses, v.id, 1, "owner", &f, ftoken, NULL),
 			 SES_OK);
 	ck_assert_str_ne(f.id, v.id);
 	ck_assert_str_ne(ftoken, token);
@@ -549,7 +549,7 @@ START_TEST(migration_keeps_history)
 	sqlite3_close(db);
 
 	open_all();
-	ck_assert_int_eq(store_schema_version(st), 9);
+	ck_assert_int_eq(store_schema_version(st), 10);
 	struct store_event ev[10];
 	int k = sessions_history(ses, id, -1, ev, 10);
 	ck_assert_int_eq(k, 7);
@@ -643,7 +643,7 @@ static void *solve_missing(void *arg)
 				 .created_at = 1};
 	snprintf(sv.method, sizeof sv.method, "two-phase");
 	sv.solution = "R";
-	solve_rc = sessions_add_solve(ses, "no-such-session", &sv, NULL);
+	solve_rc = sessions_add_solve(ses, "no-such-session", &sv, NULL, NULL);
 	return NULL;
 }
 

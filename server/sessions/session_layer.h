@@ -260,6 +260,8 @@ struct sessions {
 	void *on_event_ctx;
 	int (*fail_alloc)(void *ctx);
 	void *fail_alloc_ctx;
+	int (*lose_commit)(void *ctx);
+	void *lose_commit_ctx;
 
 	pthread_t writer;
 	pthread_mutex_t lock;    /* queue, stop, stats */

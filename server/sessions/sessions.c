@@ -28,6 +28,8 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->on_event_ctx = cfg->on_event_ctx;
 	s->fail_alloc = cfg->fail_alloc;
 	s->fail_alloc_ctx = cfg->fail_alloc_ctx;
+	s->lose_commit = cfg->lose_commit;
+	s->lose_commit_ctx = cfg->lose_commit_ctx;
 	if (cache_init(&s->cache, cfg->cache_max ? cfg->cache_max : 1024,
 		       cfg->cache_bytes ? cfg->cache_bytes
 					: (size_t)64 << 20) < 0) {

@@ -71,6 +71,14 @@ struct sessions_config {
 	 * out_of_memory) and that nothing was written. */
 	int (*fail_alloc)(void *ctx);
 	void *fail_alloc_ctx;
+	/* A test seam, NULL in the server: called after a batch's commit
+	 * succeeded; when it returns nonzero the writer acts as if the
+	 * commit's answer had been lost (the connection went after COMMIT
+	 * was sent: store.h, STORE_UNKNOWN), so a test can see what a client
+	 * sees then (SES_OUTCOME_UNKNOWN) on any engine and that a retry with
+	 * the same Idempotency-Key replays the committed change. */
+	int (*lose_commit)(void *ctx);
+	void *lose_commit_ctx;
 };
 
 struct sessions;

@@ -140,8 +140,27 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 					   op->kind == OP_WRITE;
 		}
 		int crc = failed ? STORE_OK : store_commit(s->store);
+		if (!failed && crc == STORE_OK && s->lose_commit &&
+		    s->lose_commit(s->lose_commit_ctx))
+			crc = STORE_UNKNOWN;
 		if (!failed && crc == STORE_OK)
 			return SES_OK;
+		if (crc == STORE_UNKNOWN) {
+			/* the batch may have committed: what this node caches
+			 * of its sessions may be behind the rows now, so it is
+			 * read again from them; no op is run again (a keyed
+			 * retry finds its committed result and replays it) */
+			log_msg(LOG_WARN, "a write batch's commit went "
+				"unanswered: %s", store_last_error(s->store));
+			for (struct ses_op *op = batch; op; op = op->next) {
+				op_reset(s, op);
+				if (op->id[0])
+					cache_forget(s, op->id);
+				if (op->rc == SES_OK)
+					op->rc = SES_OUTCOME_UNKNOWN;
+			}
+			return SES_OUTCOME_UNKNOWN;
+		}
 		/* the operator's clue: the client gets 500 or 503 */
 		log_msg(LOG_WARN, "a write batch was rolled back: %s",
 			store_last_error(s->store));

@@ -311,6 +311,8 @@ int main(int argc, char **argv)
 		.durability_full = strcmp(cfg.durability, "full") == 0,
 		.shared = cfg.shared_db != 0,
 		.busy_timeout_ms = (int)cfg.db_busy_timeout,
+		/* a stalled node's open claims go after the lease */
+		.txn_lease_ms = (int)cfg.idempotency_lease * 1000,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {

@@ -133,7 +133,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("idempotency-lease", "CUBED_IDEMPOTENCY_LEASE", OPT_UINT,            \
 	  idempotency_lease, "10", 1, 86400, "S",                              \
 	  "seconds a running request holds its Idempotency-Key against "      \
-	  "retries (409) before a retry may run")                             \
+	  "retries (409) before a retry may run; on PostgreSQL also how "     \
+	  "long a transaction may sit idle before the server ends it "        \
+	  "(a stalled node's claims go with it)")                             \
 	X("optimal-level", "CUBED_OPTIMAL_LEVEL", OPT_UINT, optimal_level,     \
 	  "2", 0, 2, "0|1|2",                                                  \
 	  "optimal solver table size: 0 = 80 MB, 1 = 1.0 GB, 2 = 2.5 GB "      \

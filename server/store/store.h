@@ -79,6 +79,10 @@ struct store_config {
 	int busy_timeout_ms;    /* SQLite: 0 = 5000 */
 	int shared;             /* other processes write this database too:
 				 * the engine then reports STORE_CAP_SHARED */
+	int txn_lease_ms;       /* PostgreSQL: a transaction left idle this
+				 * long is ended by the server, releasing the
+				 * Idempotency-Key claims (and locks) of a node
+				 * that stalled or lost its network; 0 = none */
 };
 
 /* What an open store can tell its users. */

@@ -682,6 +682,51 @@ START_TEST(pg_lost_commit_replays)
 }
 END_TEST
 
+/* A claim whose node stalled is taken over after the lease (issue 61.2):
+ * store A (txn_lease_ms 1 s, as --idempotency-lease sets it) claims a
+ * key in a transaction and then does nothing more, as a node stopped or
+ * cut off from the database would. Store B's claim of the same key
+ * waits, and gets it once PostgreSQL has ended A's idle transaction
+ * (not after the TTL, a day); B's result is the one kept, and A's commit
+ * fails. Without the lease B would wait for as long as A is stalled. */
+START_TEST(pg_stalled_claim_taken_over)
+{
+	char url[256], err[512];
+	new_db("lease", url, sizeof url);
+	struct store_config cfg = {.path = url, .schema_dir = "schema",
+				   .txn_lease_ms = 1000};
+	struct store *a = NULL, *b = open_store(url);
+	ck_assert_int_eq(store_open(&cfg, &a, err, sizeof err), STORE_OK);
+	unsigned char scope[32] = {1, 2, 3}, print[32] = {4, 5, 6};
+	struct store_idem rec;
+	ck_assert_int_eq(store_begin(a), STORE_OK);
+	ck_assert_int_eq(store_idem_take(a, scope, print, 1000, 86400000, &rec),
+			 STORE_OK);
+	/* A stalls here, holding its claim */
+	double t0 = test_now();
+	ck_assert_int_eq(store_begin(b), STORE_OK);
+	ck_assert_int_eq(store_idem_take(b, scope, print, 2000, 86400000, &rec),
+			 STORE_OK);
+	double waited = test_now() - t0;
+	ck_assert_int_eq(store_idem_keep(b, scope, "w 1 1 0"), STORE_OK);
+	ck_assert_int_eq(store_commit(b), STORE_OK);
+	ck_assert_msg(waited < 30, "B waited %.1f s", waited);
+	/* A's transaction was ended: its commit does not succeed */
+	ck_assert_int_ne(store_commit(a), STORE_OK);
+	/* the key holds B's result now */
+	ck_assert_int_eq(store_begin(b), STORE_OK);
+	ck_assert_int_eq(store_idem_take(b, scope, print, 3000, 86400000, &rec),
+			 STORE_CONFLICT);
+	ck_assert_str_eq(rec.result, "w 1 1 0");
+	store_idem_free(&rec);
+	ck_assert_int_eq(store_rollback(b), STORE_OK);
+	printf("pg_store: a stalled node's claim taken over after %.2f s "
+	       "(lease 1 s)\n", waited);
+	store_close(a);
+	store_close(b);
+}
+END_TEST
+
 Suite *pg_store_suite(void)
 {
 	Suite *s = suite_create("pg_store");
@@ -695,6 +740,7 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_permanent_errors_refused);
 	tcase_add_test(tc, pg_notifications_carry_events);
 	tcase_add_test(tc, pg_lost_commit_replays);
+	tcase_add_test(tc, pg_stalled_claim_taken_over);
 	suite_add_tcase(s, tc);
 	return s;
 }

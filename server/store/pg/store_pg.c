@@ -251,7 +251,7 @@ static struct pconn *acquire(struct pg *st, struct tls *t)
 	if (!c) {
 		c = calloc(1, sizeof *c);
 		if (c)
-			c->pq = pg__connect(st->conninfo);
+			c->pq = pg__connect(st->conninfo, st->options);
 		if (!c) {
 			set_error(t, 0, "out of memory%s", "");
 			goto fail;
@@ -501,6 +501,14 @@ static int pg_open(const struct store_config *cfg, void **impl,
 		return STORE_ERROR;
 	}
 	st->wake[0] = st->wake[1] = -1;
+	/* a transaction left idle this long (its node stopped, or cut off
+	 * from the database) is ended by PostgreSQL: the Idempotency-Key
+	 * claims it holds go with it, and a retry on another node that
+	 * waits on one of them runs */
+	if (cfg->txn_lease_ms > 0)
+		snprintf(st->options, sizeof st->options,
+			 "-c idle_in_transaction_session_timeout=%d",
+			 cfg->txn_lease_ms);
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);
 	pthread_cond_init(&st->freed, NULL);

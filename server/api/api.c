@@ -481,14 +481,20 @@ static int idem_start(const struct api_config *cfg,
 			      "running; retry when it has finished");
 		api_reply_header(rp, "Retry-After", "1");
 		return -1;
-	case IDEM_BUDGET:
-		problem_reply(rp, PROBLEM_IDEMPOTENCY_BUDGET,
+	case IDEM_BUDGET: {
+		json_t *p = problem_reply(rp, PROBLEM_IDEMPOTENCY_BUDGET,
 			      "this client has as many keyed requests running "
 			      "as its share of kept answers holds "
 			      "(--idempotency-client-bytes); retry when one "
 			      "has finished");
+		if (p)
+			json_object_set_new(
+				p, "limit",
+				json_integer((json_int_t)idem_client_budget(
+					cfg->idem)));
 		api_reply_header(rp, "Retry-After", "1");
 		return -1;
+	}
 	case IDEM_NOMEM:
 		break;
 	}

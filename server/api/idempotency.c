@@ -457,6 +457,11 @@ size_t idem_bytes(struct idem *im)
 	return n;
 }
 
+size_t idem_client_budget(const struct idem *im)
+{
+	return im->cfg.client_bytes;
+}
+
 uint64_t idem_evicted(struct idem *im)
 {
 	pthread_mutex_lock(&im->lock);

@@ -70,6 +70,8 @@ void idem_release(struct idem *im, const uint8_t scope[32]);
 /* Records and their bytes now; the records dropped for a budget so far. */
 size_t idem_count(struct idem *im);
 size_t idem_bytes(struct idem *im);
+/* The per-client byte budget (0: none). */
+size_t idem_client_budget(const struct idem *im);
 uint64_t idem_evicted(struct idem *im);
 
 #endif

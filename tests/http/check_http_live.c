@@ -436,6 +436,90 @@ static void keyed_writes_bounded(int n)
 	json_decref(get_session(srv.port, s.path, NULL, n));
 }
 
+/* A server with small budgets for kept answers (the fixture of the
+ * "idempotency_budget" case). */
+static server small;
+
+static void small_setup(void)
+{
+	static const char *const extra[] = {
+		"--solver", "0", "--idempotency-client-bytes", "4096",
+		"--idempotency-bytes", "65536", NULL};
+	start_or_abort(&small, NULL, extra);
+}
+
+static void small_teardown(void)
+{
+	server_stop(&small, 1);
+}
+
+/* A keyed write of bad moves (a 422 kept in memory) to port from addr. */
+static void keyed_refusal(int port, const char *from, const ses *s,
+			  const char *key, http_response *r)
+{
+	char path[160], auth[96], k[96];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
+	const char *h[] = {"Content-Type: application/json", auth, k, NULL};
+	const char *body = "{\"moves\": \"R Q\"}";
+	int fd = http_connect_from(port, from, 10000);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(http_send(fd, port, "POST", path, h, body,
+				   strlen(body), 1, r),
+			 0);
+	close(fd);
+}
+
+/* Answers kept in memory are bounded per client (issue 60.6): one
+ * address sending 300 keyed refusals (each answer kept, a few hundred
+ * bytes) keeps at most --idempotency-client-bytes of them, its oldest
+ * going first, and another address's kept answer survives the flood. */
+START_TEST(idempotency_client_share)
+{
+	ses s;
+	json_decref(create(small.port, "{\"size\": 3}", &s));
+	http_response r;
+	keyed_refusal(small.port, "127.0.0.6", &s, "theirs", &r);
+	ck_assert_int_eq(r.status, 422);
+	http_response_free(&r);
+	for (int i = 0; i < 300; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "flood-%d", i);
+		keyed_refusal(small.port, "127.0.0.5", &s, key, &r);
+		ck_assert_int_eq(r.status, 422);
+		ck_assert_ptr_null(http_header(&r, "Idempotent-Replayed"));
+		http_response_free(&r);
+	}
+	http_response m;
+	call(&m, small.port, "GET", "/metrics", NULL, NULL, NULL);
+	double held = http_metric(m.body, "cubed_idempotency_bytes");
+	double evicted = http_metric(m.body, "cubed_idempotency_evicted_total");
+	http_response_free(&m);
+	ck_assert_msg(held > 0 && held <= 2 * 4096,
+		      "%.0f bytes held for two clients of 4096", held);
+	ck_assert_msg(evicted >= 250, "%.0f answers evicted", evicted);
+	/* the other client's answer is still replayed; the flood's newest
+	 * too, its oldest no more */
+	keyed_refusal(small.port, "127.0.0.6", &s, "theirs", &r);
+	ck_assert_int_eq(r.status, 422);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	http_response_free(&r);
+	keyed_refusal(small.port, "127.0.0.5", &s, "flood-299", &r);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	http_response_free(&r);
+	keyed_refusal(small.port, "127.0.0.5", &s, "flood-0", &r);
+	ck_assert_int_eq(r.status, 422);
+	ck_assert_ptr_null(http_header(&r, "Idempotent-Replayed"));
+	http_response_free(&r);
+	/* with a token the key is the token's: the same token from another
+	 * address is the same requester (its budget is the address's) */
+	keyed_refusal(small.port, "127.0.0.7", &s, "flood-299", &r);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	http_response_free(&r);
+}
+END_TEST
+
 START_TEST(keyed_writes_hold_little)
 {
 	keyed_writes_bounded(600);
@@ -926,6 +1010,12 @@ Suite *http_live_suite(void)
 	tcase_add_test(tc, solve_event);
 	tcase_add_test(tc, slow_watcher_cut_off);
 	tcase_add_test(tc, shutdown_ends_streams);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("idempotency_budget");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, small_setup, small_teardown);
+	tcase_add_test(tc, idempotency_client_share);
 	suite_add_tcase(s, tc);
 
 	/* the issue's 5,000 keyed writes on 128×128 (make test-slow) */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "require.h"
 #include "sse_client.h"
 #include "suites.h"
 #include "session_helpers.h"
@@ -420,7 +421,9 @@ static void keyed_writes_bounded(int n)
 	printf("http_live: %d keyed writes on 128x128, %zu bytes of replies, "
 	       "resident +%ld KiB, %.0f bytes of answers held\n",
 	       n, replies, grown, held);
-	ck_assert_msg(grown < 64 * 1024,
+	/* (ASan's quarantine holds freed memory: its resident size says
+	 * nothing about what the server keeps; the bytes above still do) */
+	ck_assert_msg(SANITIZED || grown < 64 * 1024,
 		      "resident memory grew by %ld KiB for %d keyed writes "
 		      "(%zu bytes of replies)", grown, n, replies);
 	/* the first key replays from the store: version 1, once */

@@ -79,7 +79,7 @@ struct store_config {
 	int busy_timeout_ms;    /* SQLite: 0 = 5000 */
 	int shared;             /* other processes write this database too:
 				 * the engine then reports STORE_CAP_SHARED */
-	int txn_lease_ms;       /* PostgreSQL: a transaction left idle this
+	int txn_lease_ms;       /* PostgreSQL: a write transaction left idle this
 				 * long is ended by the server, releasing the
 				 * Idempotency-Key claims (and locks) of a node
 				 * that stalled or lost its network; 0 = none */

@@ -251,7 +251,7 @@ static struct pconn *acquire(struct pg *st, struct tls *t)
 	if (!c) {
 		c = calloc(1, sizeof *c);
 		if (c)
-			c->pq = pg__connect(st->conninfo, st->options);
+			c->pq = pg__connect(st->conninfo);
 		if (!c) {
 			set_error(t, 0, "out of memory%s", "");
 			goto fail;
@@ -505,10 +505,15 @@ static int pg_open(const struct store_config *cfg, void **impl,
 	 * from the database) is ended by PostgreSQL: the Idempotency-Key
 	 * claims it holds go with it, and a retry on another node that
 	 * waits on one of them runs */
-	if (cfg->txn_lease_ms > 0)
-		snprintf(st->options, sizeof st->options,
-			 "-c idle_in_transaction_session_timeout=%d",
+	snprintf(st->begin_sql, sizeof st->begin_sql, "BEGIN");
+	st->begin_expect = "BEGIN";
+	if (cfg->txn_lease_ms > 0) {
+		snprintf(st->begin_sql, sizeof st->begin_sql,
+			 "BEGIN; SET LOCAL idle_in_transaction_session_timeout "
+			 "= %d",
 			 cfg->txn_lease_ms);
+		st->begin_expect = "SET";
+	}
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);
 	pthread_cond_init(&st->freed, NULL);
@@ -614,7 +619,7 @@ static int pg_begin(void *impl)
 	struct pconn *c = acquire(st, t);
 	if (!c)
 		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
-	int rc = simple(t, c, "BEGIN", "BEGIN");
+	int rc = simple(t, c, st->begin_sql, st->begin_expect);
 	if (rc != STORE_OK)
 		release(st, t, c);
 	else

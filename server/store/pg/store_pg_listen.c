@@ -98,7 +98,7 @@ static void *listener_main(void *arg)
 				poll(&w, 1, LISTEN_RETRY_MS);
 				continue;
 			}
-			pq = pg__connect(st->conninfo, st->options);
+			pq = pg__connect(st->conninfo);
 			PGresult *r = PQstatus(pq) == CONNECTION_OK
 					      ? PQexec(pq, "LISTEN cubed_events")
 					      : NULL;

@@ -11,12 +11,12 @@
 
 #include "store_pg_migrate.h"
 
-PGconn *pg__connect(const char *conninfo, const char *options)
+PGconn *pg__connect(const char *conninfo)
 {
 	/* connect_timeout first: a value in the address overrides it */
 	const char *const keys[] = {"connect_timeout", "application_name",
-				    "options", "dbname", NULL};
-	const char *const vals[] = {"5", "cubed", options, conninfo, NULL};
+				    "dbname", NULL};
+	const char *const vals[] = {"5", "cubed", conninfo, NULL};
 	return PQconnectdbParams(keys, vals, 1);
 }
 
@@ -44,7 +44,7 @@ int pg__make_ready(struct pg *st, char *err, size_t errlen)
 	} else if (mono_now_ms() < st->next_try_ms) {
 		snprintf(err, errlen, "%s", st->down);
 	} else {
-		PGconn *pq = pg__connect(st->conninfo, st->options);
+		PGconn *pq = pg__connect(st->conninfo);
 		if (PQstatus(pq) != CONNECTION_OK) {
 			/* the server's answer (a wrong password, no such
 			 * database) or an address libpq cannot use will not

@@ -21,9 +21,12 @@ struct tls;
 
 struct pg {
 	char *conninfo;
-	/* libpq's "options" for every connection: the transaction lease
-	 * (store_config.txn_lease_ms), or "" */
-	char options[80];
+	/* what opens a transaction: BEGIN, and with a transaction lease
+	 * (store_config.txn_lease_ms) the lease for it, in one round trip
+	 * (SET LOCAL: no session state, so a pooler in transaction mode
+	 * passes it); begin_expect is the command tag of its last statement */
+	char begin_sql[96];
+	const char *begin_expect;
 	char *schema_dir;
 	int schema_version;
 	/* 0 until the schema was checked (migrated) on a first connection:
@@ -49,9 +52,8 @@ struct pg {
 	int wake[2];          /* a pipe: close() wakes the listener's poll */
 };
 
-/* A new connection (connect_timeout 5 s unless the address says; options
- * as libpq's "options", which one in the address overrides). */
-PGconn *pg__connect(const char *conninfo, const char *options);
+/* A new connection (connect_timeout 5 s unless the address says). */
+PGconn *pg__connect(const char *conninfo);
 /* Connect and migrate once, at most every LISTEN_RETRY_MS after a
  * failure: STORE_OK once ready; STORE_UNAVAILABLE while the database
  * cannot be reached; STORE_SCHEMA or STORE_ERROR for what waiting does

@@ -222,13 +222,6 @@ int store_idem_expire(struct store *st, int64_t before)
 	return note(st, st->eng->idem_expire(st->impl, before));
 }
 
-int store_idem_count(struct store *st, int64_t *count)
-{
-	if (!st->eng->idem_count)
-		return STORE_NO_ENGINE;
-	return st->eng->idem_count(st->impl, count);
-}
-
 void store_idem_free(struct store_idem *r)
 {
 	free(r->result);

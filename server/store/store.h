@@ -346,8 +346,6 @@ int store_idem_keep(struct store *st, const unsigned char *scope,
 int store_idem_drop(struct store *st, const unsigned char *scope);
 /* Delete the records made before `before` (Unix ms). */
 int store_idem_expire(struct store *st, int64_t before);
-/* Records kept now (for /metrics; STORE_NO_ENGINE if not kept). */
-int store_idem_count(struct store *st, int64_t *count);
 
 /* Changes other nodes commit. fn(ctx, id, version, e) after a commit moved
  * session id to version (-1: it was deleted), from a thread of the

@@ -100,7 +100,6 @@ struct store_engine {
 			 const char *result);
 	int (*idem_drop)(void *impl, const unsigned char *scope);
 	int (*idem_expire)(void *impl, int64_t before);
-	int (*idem_count)(void *impl, int64_t *count);
 	/* NULL: the engine has no notifications */
 	int (*listen)(void *impl, store_notify_fn *fn, void *ctx);
 };

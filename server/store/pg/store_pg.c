@@ -158,8 +158,7 @@
 	X(S_IDEM_DROP, 1,                                                      \
 	  "DELETE FROM idempotency WHERE scope = decode($1, 'hex') AND "       \
 	  "result IS NULL")                                                    \
-	X(S_IDEM_EXPIRE, 1, "DELETE FROM idempotency WHERE created_at < $1")   \
-	X(S_IDEM_COUNT, 0, "SELECT count(*) FROM idempotency")
+	X(S_IDEM_EXPIRE, 1, "DELETE FROM idempotency WHERE created_at < $1")
 
 enum stmt_id {
 #define STMT_ENUM(name, n, sql) name,
@@ -1224,17 +1223,6 @@ static int pg_idem_expire(void *impl, int64_t before)
 	return exec(impl, S_IDEM_EXPIRE, p);
 }
 
-static int pg_idem_count(void *impl, int64_t *count)
-{
-	PGresult *r;
-	int rc = call(impl, S_IDEM_COUNT, NULL, &r);
-	if (rc != STORE_OK)
-		return rc;
-	*count = col_i64(r, 0, 0);
-	PQclear(r);
-	return STORE_OK;
-}
-
 const struct store_engine store_pg_engine = {
 	.name = "postgresql",
 	.accepts = pg_accepts,
@@ -1277,6 +1265,5 @@ const struct store_engine store_pg_engine = {
 	.idem_keep = pg_idem_keep,
 	.idem_drop = pg_idem_drop,
 	.idem_expire = pg_idem_expire,
-	.idem_count = pg_idem_count,
 	.listen = pg__listen,
 };

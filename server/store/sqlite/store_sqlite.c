@@ -126,8 +126,7 @@
 	X(S_IDEM_KEEP, "UPDATE idempotency SET result = ?2 WHERE scope = ?1")  \
 	X(S_IDEM_DROP,                                                         \
 	  "DELETE FROM idempotency WHERE scope = ?1 AND result IS NULL")       \
-	X(S_IDEM_EXPIRE, "DELETE FROM idempotency WHERE created_at < ?1")      \
-	X(S_IDEM_COUNT, "SELECT count(*) FROM idempotency")
+	X(S_IDEM_EXPIRE, "DELETE FROM idempotency WHERE created_at < ?1")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) name,
@@ -1270,20 +1269,6 @@ static int sq_idem_expire(void *impl, int64_t before)
 	return run(c, s);
 }
 
-static int sq_idem_count(void *impl, int64_t *count)
-{
-	CONN_OR_FAIL(c, impl);
-	sqlite3_stmt *s = stmt(c, S_IDEM_COUNT);
-	if (!s)
-		return STORE_ERROR;
-	int rc = step_row(c, s);
-	if (rc != STORE_OK)
-		return rc;
-	*count = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	return STORE_OK;
-}
-
 const struct store_engine store_sqlite_engine = {
 	.name = "sqlite",
 	.accepts = sq_accepts,
@@ -1326,5 +1311,4 @@ const struct store_engine store_sqlite_engine = {
 	.idem_keep = sq_idem_keep,
 	.idem_drop = sq_idem_drop,
 	.idem_expire = sq_idem_expire,
-	.idem_count = sq_idem_count,
 };

@@ -373,6 +373,24 @@ START_TEST(idempotent_keys_per_requester)
 	json_decref(j2);
 	http_response_free(&f1);
 	http_response_free(&f2);
+	/* a minted token's retry: the same secret, replayed, minted once */
+	snprintf(path, sizeof path, "%s/tokens", src.path);
+	keyed_from("127.0.0.2", "POST", path, src.token, "mint-K",
+		   "{\"role\": \"read\"}", &f1);
+	keyed_from("127.0.0.2", "POST", path, src.token, "mint-K",
+		   "{\"role\": \"read\"}", &f2);
+	ck_assert_int_eq(f1.status, 201);
+	ck_assert_int_eq(f2.status, 201);
+	ck_assert_str_eq(http_header(&f2, "Idempotent-Replayed"), "true");
+	j1 = parse(&f1, "mint");
+	j2 = parse(&f2, "mint again");
+	ck_assert_str_eq(sget(j1, "token"), sget(j2, "token"));
+	ck_assert_str_eq(sget(j1, "name"), sget(j2, "name"));
+	ck_assert_int_eq(iget(j1, "id"), iget(j2, "id"));
+	json_decref(j1);
+	json_decref(j2);
+	http_response_free(&f1);
+	http_response_free(&f2);
 	json_decref(ja);
 	json_decref(ja2);
 	json_decref(jb);

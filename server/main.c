@@ -311,6 +311,8 @@ int main(int argc, char **argv)
 		.durability_full = strcmp(cfg.durability, "full") == 0,
 		.shared = cfg.shared_db != 0,
 		.busy_timeout_ms = (int)cfg.db_busy_timeout,
+		/* a stalled node's open claims go after the lease */
+		.txn_lease_ms = (int)cfg.idempotency_lease * 1000,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {
@@ -341,6 +343,7 @@ int main(int argc, char **argv)
 		.cache_max = (size_t)cfg.session_cache,
 		.max_sessions = (int64_t)cfg.max_sessions,
 		.max_db_bytes = (int64_t)cfg.max_db_size,
+		.idem_ttl_ms = (int64_t)cfg.idempotency_ttl * 1000,
 	};
 	alg_limits_default(&sescfg.limits);
 	sescfg.limits.max_moves = cfg.max_moves;
@@ -358,11 +361,18 @@ int main(int argc, char **argv)
 		release(&api, pool, NULL, NULL);
 		return 2;
 	}
-	if (cfg.idempotency_keys)
-		api.idem = idem_new((size_t)cfg.idempotency_keys,
-				    (int64_t)cfg.idempotency_ttl * 1000);
-	/* shared between nodes when the database keeps them (PostgreSQL) */
-	idem_share(api.idem, api.store);
+	if (cfg.idempotency_keys) {
+		/* a change's result is kept by the store with the change;
+		 * this table holds the other answers, and marks what runs */
+		struct idem_config icfg = {
+			.max = (size_t)cfg.idempotency_keys,
+			.ttl_ms = (int64_t)cfg.idempotency_ttl * 1000,
+			.lease_ms = (int64_t)cfg.idempotency_lease * 1000,
+			.max_bytes = (size_t)cfg.idempotency_bytes,
+			.client_bytes = (size_t)cfg.idempotency_client_bytes,
+		};
+		api.idem = idem_new(&icfg);
+	}
 	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000);
 	if (api.tickets == NULL)
 		log_msg(LOG_WARN, "no stream tickets (no randomness from the "

@@ -20,8 +20,10 @@
 
 #include "api.h"
 #include "api_internal.h"
+#include "client_limits.h"
 #include "idempotency.h"
 #include "problem.h"
+#include "sessions.h"
 #include "store.h"
 #include "token.h"
 
@@ -385,15 +387,27 @@ static void hash_parts(uint8_t out[32], const char *const *parts, int n,
 	free(buf);
 }
 
-/* Keep rp as the answer under scope if it is final; a retry may fix a
- * 5xx, a 409 or a 429. */
+/* The answer to a keyed request: kept by the store with its change
+ * (nothing to keep here; a replay says so), else kept here if it is final
+ * (a retry may fix a 5xx, a 409 or a 429). */
 static void idem_keep(const struct api_config *cfg, const uint8_t scope[32],
-		      const struct api_reply *rp)
+		      struct api_reply *rp)
 {
-	if (rp->status < 500 && rp->status != 409 && rp->status != 429)
-		idem_record(cfg->idem, scope, rp);
-	else
+	if (rp->idem) {
 		idem_release(cfg->idem, scope);
+		if (rp->idem == IDEM_STORED_REPLAY)
+			api_reply_header(rp, "Idempotent-Replayed", "true");
+	} else if (rp->status < 500 && rp->status != 409 && rp->status != 429) {
+		idem_record(cfg->idem, scope, rp);
+	} else {
+		idem_release(cfg->idem, scope);
+	}
+}
+
+void api__idem_mark(const struct api_args *a, struct api_reply *rp)
+{
+	if (a->idem)
+		rp->idem = a->idem->replayed ? IDEM_STORED_REPLAY : IDEM_STORED;
 }
 
 /* A pending request's answer that will never come: a retry may run. */
@@ -402,35 +416,55 @@ static void idem_unkept(void *im, const unsigned char scope[32])
 	idem_release(im, scope);
 }
 
+/* Who a key belongs to: the bearer token, or without one the client's
+ * address (rq->client: the forwarded one behind --trusted-proxy), so that
+ * the same key from someone else is another key. */
+static void requester(const struct api_request *rq, char *out, size_t cap)
+{
+	const char *auth = rq->header ? rq->header(rq->header_cls,
+						   "Authorization")
+				      : NULL;
+	if (auth) {
+		snprintf(out, cap, "token %s", auth);
+		return;
+	}
+	const struct limits_key *k = rq->client;
+	size_t n = (size_t)snprintf(out, cap, "address %u ", k ? k->family : 0);
+	for (int i = 0; k && i < 16 && n + 3 < cap; i++)
+		n += (size_t)snprintf(out + n, cap - n, "%02x", k->addr[i]);
+}
+
 /* Idempotency-Key on a POST that changes state: 0 when there is none (or
  * keys are off), 1 when the request is to run and its answer be kept
- * under scope, -1 when rp is already the answer (a replay, or why not). */
+ * under key->scope, -1 when rp is already the answer (a replay, or why
+ * not). */
 static int idem_start(const struct api_config *cfg,
 		      const struct api_request *rq, const char *pattern,
-		      uint8_t scope[32], struct api_reply *rp)
+		      struct ses_idem *key, struct api_reply *rp)
 {
-	const char *key = rq->header ? rq->header(rq->header_cls,
-						  "Idempotency-Key")
-				     : NULL;
-	if (!key || !cfg->idem)
+	const char *hk = rq->header ? rq->header(rq->header_cls,
+						 "Idempotency-Key")
+				    : NULL;
+	if (!hk || !cfg->idem)
 		return 0;
-	size_t len = strlen(key);
+	size_t len = strlen(hk);
 	int ok = len >= 1 && len <= 255;
 	for (size_t i = 0; ok && i < len; i++)
-		ok = key[i] >= 0x21 && key[i] <= 0x7e;
+		ok = hk[i] >= 0x21 && hk[i] <= 0x7e;
 	if (!ok) {
 		api__bad_field(rp, PROBLEM_BAD_IDEMPOTENCY_KEY, "Idempotency-Key",
 			       "Idempotency-Key is 1 to 255 visible ASCII "
 			       "characters");
 		return -1;
 	}
-	const char *auth = rq->header(rq->header_cls, "Authorization");
-	const char *sp[] = {pattern, rq->path, auth, key};
-	hash_parts(scope, sp, 4, NULL, 0);
+	char who[1100];
+	requester(rq, who, sizeof who);
+	const char *sp[] = {pattern, rq->path, who, hk};
+	memset(key, 0, sizeof *key);
+	hash_parts(key->scope, sp, 4, NULL, 0);
 	const char *pp[] = {rq->method, rq->path, rq->query};
-	uint8_t print[32];
-	hash_parts(print, pp, 3, rq->body, rq->body_len);
-	switch (idem_begin(cfg->idem, scope, print, rp)) {
+	hash_parts(key->print, pp, 3, rq->body, rq->body_len);
+	switch (idem_begin(cfg->idem, key->scope, key->print, rq->client, rp)) {
 	case IDEM_NEW:
 		return 1;
 	case IDEM_REPLAY:
@@ -447,6 +481,20 @@ static int idem_start(const struct api_config *cfg,
 			      "running; retry when it has finished");
 		api_reply_header(rp, "Retry-After", "1");
 		return -1;
+	case IDEM_BUDGET: {
+		json_t *p = problem_reply(rp, PROBLEM_IDEMPOTENCY_BUDGET,
+			      "this client has as many keyed requests running "
+			      "as its share of kept answers holds "
+			      "(--idempotency-client-bytes); retry when one "
+			      "has finished");
+		if (p)
+			json_object_set_new(
+				p, "limit",
+				json_integer((json_int_t)idem_client_budget(
+					cfg->idem)));
+		api_reply_header(rp, "Retry-After", "1");
+		return -1;
+	}
 	case IDEM_NOMEM:
 		break;
 	}
@@ -518,13 +566,14 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		return;
 	}
 	a.body = body;
-	uint8_t scope[32];
+	struct ses_idem key;
 	int idem = (m->flags & R_IDEM) ?
-			   idem_start(cfg, rq, m->pattern, scope, rp) : 0;
+			   idem_start(cfg, rq, m->pattern, &key, rp) : 0;
 	if (idem < 0) {
 		json_decref(body);
 		return;
 	}
+	a.idem = idem > 0 ? &key : NULL;
 	m->handler(cfg, rq, &a, rp);
 	json_decref(body);
 	uint64_t stored = (m->flags & R_STORES) ? (uint64_t)rq->body_len + 256
@@ -535,14 +584,15 @@ void api_handle(const struct api_config *cfg, const struct api_request *rq,
 		if (idem) {
 			rp->pending->unkept = idem_unkept;
 			rp->pending->unkept_ctx = cfg->idem;
-			memcpy(rp->pending->scope, scope, sizeof scope);
+			memcpy(rp->pending->scope, key.scope, sizeof key.scope);
 		}
 		return;
 	}
-	if (rp->status == 200 || rp->status == 201)
+	if ((rp->status == 200 || rp->status == 201) &&
+	    rp->idem != IDEM_STORED_REPLAY)
 		rp->stored += stored;
 	if (idem)
-		idem_keep(cfg, scope, rp);
+		idem_keep(cfg, key.scope, rp);
 }
 
 void api_finish(const struct api_config *cfg, struct api_reply *rp)
@@ -552,7 +602,8 @@ void api_finish(const struct api_config *cfg, struct api_reply *rp)
 	if (!p)
 		return;
 	p->finish(cfg, p, rp);
-	if (rp->status == 200 || rp->status == 201)
+	if ((rp->status == 200 || rp->status == 201) &&
+	    rp->idem != IDEM_STORED_REPLAY)
 		rp->stored += p->stored_base;
 	if (p->unkept)
 		idem_keep(cfg, p->scope, rp);

@@ -96,6 +96,18 @@ void api__session_problem(struct api_reply *rp, int rc,
 		problem_reply(rp, id, "%s", sessions_strerror(rc));
 		api_reply_header(rp, "Retry-After", "1");
 		return;
+	case SES_OUTCOME_UNKNOWN:
+		/* a retry with the same Idempotency-Key replays the write if
+		 * it committed, or makes it once */
+		problem_reply(rp, id, "%s", sessions_strerror(rc));
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	case SES_IDEM_REUSED:
+		p = problem_reply(rp, id, "%s", sessions_strerror(rc));
+		if (p)
+			json_object_set_new(p, "field",
+					    json_string("Idempotency-Key"));
+		return;
 	default:
 		problem_reply(rp, id, "%s", sessions_strerror(rc));
 		return;

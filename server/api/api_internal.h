@@ -20,6 +20,8 @@
 
 /* ---- handlers (one route each, routed by api.c) ----------------------- */
 
+struct ses_idem;
+
 /* What the router hands every handler besides the request: the path's
  * parameters, captured once, the bearer token, and the JSON body. */
 struct api_args {
@@ -30,7 +32,17 @@ struct api_args {
 			     * AUTH_NONE; NULL when none was sent */
 	const json_t *body; /* the JSON object body; NULL when the route
 			     * takes none or an optional one was not sent */
+	/* The request's Idempotency-Key (R_IDEM routes; NULL: none): a
+	 * handler hands it to the session call that makes the change, which
+	 * keeps the result with the change; it then marks the reply
+	 * (api__idem_mark) */
+	struct ses_idem *idem;
 };
+
+/* After a session call given a->idem answered SES_OK: the answer is kept
+ * by the store with its change (the router keeps nothing), and a replay
+ * says so (Idempotent-Replayed). */
+void api__idem_mark(const struct api_args *a, struct api_reply *rp);
 
 /* Every handler: answer rq into rp. The query string is rq->query (see
  * api__query_parse). */

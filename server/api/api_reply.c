@@ -23,6 +23,7 @@ void api_reply_init(struct api_reply *rp)
 	rp->pending = NULL;
 	rp->source = NULL;
 	rp->stored = 0;
+	rp->idem = 0;
 	rp->status = 500;
 }
 

@@ -143,7 +143,12 @@ struct api_reply {
 	 * layer says it stored); 0 for a request that stored nothing, a
 	 * replayed answer included. */
 	uint64_t stored;
+	/* Idempotency-Key: 0, or the change's result is kept by the store
+	 * (IDEM_STORED: not kept in memory), or this reply is that result
+	 * read back (IDEM_STORED_REPLAY: Idempotent-Replayed) */
+	int idem;
 };
+enum { IDEM_STORED = 1, IDEM_STORED_REPLAY = 2 };
 
 void api_reply_init(struct api_reply *rp);
 /* Release the body; rp can be initialised again afterwards. */

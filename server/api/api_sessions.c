@@ -369,12 +369,22 @@ void api__session_create(const struct api_config *cfg,
 		.scramble_text = scramble,
 		.is_private = is_private,
 		.actor = "owner",
+		.idem = a->idem,
 	};
+	if (a->idem)
+		a->idem->extra = (int64_t)seed;
 	char token[36], read_token[36] = "";
 	int rc = sessions_create(cfg->sessions, &c, &v, token, read_token);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		goto out;
+	}
+	if (v.replayed) {
+		/* the first request's session: its scramble and seed */
+		seed = (uint64_t)a->idem->extra;
+		free(scramble);
+		scramble = v.scramble ? strdup(v.scramble) : NULL;
+		scramble_len = scramble ? strlen(scramble) : 0;
 	}
 	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
@@ -391,6 +401,7 @@ void api__session_create(const struct api_config *cfg,
 		set_etag(rp, v.version);
 		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
 		rp->stored = v.stored;
+		api__idem_mark(a, rp);
 	}
 out:
 	free(start);
@@ -520,6 +531,7 @@ static void session_write(const struct api_config *cfg,
 	 * The moves are parsed once, here: the writer applies this parse. */
 	struct session_write w = {
 		.kind = kind, .id = id, .token = token, .if_match = if_match,
+		.idem = a->idem,
 	};
 	int refuse = if_match == -2;
 	if (!refuse && kind == SES_MOVES) {
@@ -568,7 +580,10 @@ static void session_write(const struct api_config *cfg,
 	memset(&v, 0, sizeof v);
 	char *text = NULL;
 	rc = sessions_write(cfg->sessions, &w, &v, &text);
+	int replayed = v.replayed;
 	written_reply(cfg, kind, rc, &v, text, rp);
+	if (rc == SES_OK && a->idem)
+		rp->idem = replayed ? IDEM_STORED_REPLAY : IDEM_STORED;
 }
 
 /* The reply of a pending write the writer has finished (api_finish). */
@@ -580,7 +595,11 @@ static void write_finish(const struct api_config *cfg, struct api_pending *p,
 	char *text = NULL;
 	int rc = sessions_write_end(p->work, &v, &text);
 	p->work = NULL;
+	int replayed = v.replayed;
 	written_reply(cfg, (enum ses_write_kind)p->kind, rc, &v, text, rp);
+	/* keyed (the router set unkept): the store keeps the result */
+	if (rc == SES_OK && p->unkept)
+		rp->idem = replayed ? IDEM_STORED_REPLAY : IDEM_STORED;
 }
 
 /* A pending write whose answer nobody will take (api_pending_free). */
@@ -697,11 +716,16 @@ void api__session_fork(const struct api_config *cfg,
 		version = src.version;
 	struct session_view v;
 	char token[36];
-	rc = sessions_fork(cfg->sessions, a->id, version, "owner", &v, token);
+	if (a->idem)
+		a->idem->extra = version;
+	rc = sessions_fork(cfg->sessions, a->id, version, "owner", &v, token,
+			   a->idem);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
 	}
+	if (v.replayed)
+		version = a->idem->extra; /* the version the first one forked */
 	json_t *o = api__session_json(cfg, &v, REPR_BIT(REPR_FACELETS), "facelets", rp);
 	if (o) {
 		json_object_set_new(o, "write_token", json_string(token));
@@ -712,6 +736,7 @@ void api__session_fork(const struct api_config *cfg,
 		set_etag(rp, v.version);
 		api_reply_header(rp, "Location", "/v1/sessions/%s", v.id);
 		rp->stored = v.stored;
+		api__idem_mark(a, rp);
 	}
 	session_view_free(&v);
 }
@@ -945,7 +970,7 @@ void api__session_token_add(const struct api_config *cfg,
 	char secret[36];
 	int rc = sessions_add_token(cfg->sessions, a->id, token, role,
 				    jn ? json_string_value(jn) : NULL, &t,
-				    secret);
+				    secret, a->idem);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
@@ -954,9 +979,11 @@ void api__session_token_add(const struct api_config *cfg,
 	if (o)
 		json_object_set_new(o, "token", json_string(secret));
 	api_reply_json(rp, 201, o);
-	if (rp->status == 201)
+	if (rp->status == 201) {
 		api_reply_header(rp, "Location", "/v1/sessions/%s/tokens/%" PRId64,
 				 a->id, t.id);
+		api__idem_mark(a, rp);
+	}
 }
 
 #define TOKENS_MAX 1000

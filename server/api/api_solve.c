@@ -49,6 +49,8 @@ struct solve_job {
 	char sid[STORE_ID_MAX];
 	int64_t version;
 	char *facelets;    /* the session's state (owned) */
+	struct ses_idem idem; /* the request's Idempotency-Key (has_idem) */
+	int has_idem;
 };
 
 static void solve_job_free(void *arg)
@@ -483,7 +485,9 @@ static void session_solve_reply(const struct api_config *cfg,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sv.created_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	int src = sessions_add_solve(cfg->sessions, id, &sv, j->facelets);
+	int src = sessions_add_solve(cfg->sessions, id, &sv, j->facelets,
+				     j->has_idem ? &j->idem : NULL);
+	text = sv.solution; /* a replay's is the stored solve's */
 	if (src != SES_OK) {
 		free(text);
 		/* a storage fault or a stop says what it is (507/503 with
@@ -500,7 +504,9 @@ static void session_solve_reply(const struct api_config *cfg,
 	}
 	api_reply_json(rp, 201, solve_json(id, &sv));
 	free(text);
-	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", j->version);
+	api_reply_header(rp, "ETag", "\"v%" PRId64 "\"", sv.version);
+	if (j->has_idem && rp->status == 201)
+		rp->idem = j->idem.replayed ? IDEM_STORED_REPLAY : IDEM_STORED;
 }
 
 void api__session_solve(const struct api_config *cfg,
@@ -556,6 +562,10 @@ void api__session_solve(const struct api_config *cfg,
 	j->session = 1;
 	snprintf(j->sid, sizeof j->sid, "%s", a->id);
 	j->version = v.version;
+	if (a->idem) {
+		j->idem = *a->idem;
+		j->has_idem = 1;
+	}
 	session_view_free(&v);
 	solve_offload(cfg, rq, j, rp);
 }

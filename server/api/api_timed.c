@@ -149,17 +149,19 @@ void api__session_timed_start(const struct api_config *cfg,
 				.inspect_at = now_ms(),
 				.scramble = scramble};
 	snprintf(t.actor, sizeof t.actor, "%s", actor);
-	rc = sessions_add_timed(cfg->sessions, a->id, &t);
+	rc = sessions_add_timed(cfg->sessions, a->id, &t, a->idem);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
-		free(scramble);
+		free(t.scramble);
 		return;
 	}
 	struct timed_result r = {.t = t, .status = TIMED_INSPECTING,
 				 .end_version = -1};
 	api_reply_json(rp, 201, timed_json(&r));
 	api_reply_header(rp, "Cache-Control", "no-store");
-	free(scramble);
+	if (rp->status == 201)
+		api__idem_mark(a, rp);
+	free(t.scramble); /* a replay's is the stored one */
 }
 
 void api__session_timed(const struct api_config *cfg,

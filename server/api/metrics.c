@@ -443,6 +443,18 @@ void api__get_metrics(const struct api_config *cfg,
 			       (unsigned long long)st.snapshots,
 			       (unsigned long long)st.conflicts,
 			       (double)st.writer_cpu_ns / 1e9);
+		metrics_printf(&b,
+			       "# HELP cubed_idempotent_writes_total Changes "
+			       "sent with an Idempotency-Key, by outcome: "
+			       "made (their result kept with them) or "
+			       "replayed (a committed first request's).\n"
+			       "# TYPE cubed_idempotent_writes_total counter\n"
+			       "cubed_idempotent_writes_total{outcome=\"made\"} "
+			       "%llu\n"
+			       "cubed_idempotent_writes_total{outcome="
+			       "\"replayed\"} %llu\n",
+			       (unsigned long long)st.idem_kept,
+			       (unsigned long long)st.idem_replayed);
 	}
 	if (cfg->events) {
 		struct events_stats es;
@@ -472,10 +484,21 @@ void api__get_metrics(const struct api_config *cfg,
 	if (cfg->idem)
 		metrics_printf(&b,
 			       "# HELP cubed_idempotency_keys Idempotency-Key "
-			       "answers kept.\n"
+			       "answers kept in memory (refusals, jobs) and "
+			       "requests running with a key.\n"
 			       "# TYPE cubed_idempotency_keys gauge\n"
-			       "cubed_idempotency_keys %zu\n",
-			       idem_count(cfg->idem));
+			       "cubed_idempotency_keys %zu\n"
+			       "# HELP cubed_idempotency_bytes Bytes those "
+			       "hold (--idempotency-bytes).\n"
+			       "# TYPE cubed_idempotency_bytes gauge\n"
+			       "cubed_idempotency_bytes %zu\n"
+			       "# HELP cubed_idempotency_evicted_total Answers "
+			       "dropped to keep a client's or the whole "
+			       "budget.\n"
+			       "# TYPE cubed_idempotency_evicted_total counter\n"
+			       "cubed_idempotency_evicted_total %llu\n",
+			       idem_count(cfg->idem), idem_bytes(cfg->idem),
+			       (unsigned long long)idem_evicted(cfg->idem));
 	if (cfg->pool) {
 		struct solve_pool_stats ps;
 		solve_pool_stats(cfg->pool, &ps);

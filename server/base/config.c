@@ -123,6 +123,19 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	X("idempotency-ttl", "CUBED_IDEMPOTENCY_TTL", OPT_UINT,                \
 	  idempotency_ttl, "86400", 1, 31536000, "S",                          \
 	  "seconds an Idempotency-Key answer is kept")                         \
+	X("idempotency-bytes", "CUBED_IDEMPOTENCY_BYTES", OPT_UINT,            \
+	  idempotency_bytes, "67108864", 4096, UINT64_MAX, "BYTES",            \
+	  "bytes of Idempotency-Key answers kept in memory, in all")           \
+	X("idempotency-client-bytes", "CUBED_IDEMPOTENCY_CLIENT_BYTES",        \
+	  OPT_UINT, idempotency_client_bytes, "1048576", 1024, UINT64_MAX,     \
+	  "BYTES", "bytes of Idempotency-Key answers kept in memory per "      \
+	  "client address (its oldest go first)")                             \
+	X("idempotency-lease", "CUBED_IDEMPOTENCY_LEASE", OPT_UINT,            \
+	  idempotency_lease, "10", 1, 86400, "S",                              \
+	  "seconds a running request holds its Idempotency-Key against "      \
+	  "retries (409) before a retry may run; on PostgreSQL also how "     \
+	  "long a transaction may sit idle before the server ends it "        \
+	  "(a stalled node's claims go with it)")                             \
 	X("optimal-level", "CUBED_OPTIMAL_LEVEL", OPT_UINT, optimal_level,     \
 	  "2", 0, 2, "0|1|2",                                                  \
 	  "optimal solver table size: 0 = 80 MB, 1 = 1.0 GB, 2 = 2.5 GB "      \

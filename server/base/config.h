@@ -49,6 +49,9 @@ struct config {
 	uint64_t heartbeat;           /* seconds between pings on a quiet stream */
 	uint64_t idempotency_keys;    /* answers kept, 0 = header ignored */
 	uint64_t idempotency_ttl;     /* seconds an answer is kept */
+	uint64_t idempotency_bytes;   /* bytes of answers in memory, in all */
+	uint64_t idempotency_client_bytes; /* and per client address */
+	uint64_t idempotency_lease;   /* seconds a running key holds */
 	uint64_t optimal_level;       /* the optimal solver's table level */
 	uint64_t optimal_preload;     /* 1 = make those tables at start */
 	uint64_t solver_4x4;          /* 1 = 4×4 by three phases */

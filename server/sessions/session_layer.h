@@ -201,6 +201,16 @@ struct ses_op {
 	char token_out[36];
 	char read_token_out[36];
 	struct store_token tok;
+	/* An Idempotency-Key (has_idem): claimed, and the result kept, in
+	 * the op's transaction (rules_run_keyed). replayed: a committed first
+	 * request's result was found instead, read into the fields above
+	 * (OP_WRITE: r_version, r_undo, r_redo; OP_CREATE: id and tokens;
+	 * OP_TOKEN: tok and the secret; OP_TIMED, OP_SOLVE: the row's id) */
+	struct ses_idem idem;
+	int has_idem, replayed;
+	struct sessions *ses;    /* OP_WRITE: for the replay's reads */
+	int64_t r_version;
+	int r_undo, r_redo;
 	/* the writer's bookkeeping */
 	struct sentry *entry;    /* pinned while the batch runs */
 	void (*done)(void *ctx);
@@ -212,6 +222,10 @@ void op_free(struct ses_op *op);
 
 /* Run op inside the writer's open transaction: an SES_* code. */
 int rules_run(struct sessions *s, struct ses_op *op);
+/* The same for an op with an Idempotency-Key: claim it first, then run
+ * the op and keep its result (or drop the claim of a refused op), or
+ * replay the committed result another request kept. */
+int rules_run_keyed(struct sessions *s, struct ses_op *op);
 
 /* The role of the token whose hash is token_hash (NULL: no token) in a
  * session whose owner's hash is owner. */
@@ -239,11 +253,15 @@ struct sessions {
 	int64_t max_sessions;
 	int64_t max_db_bytes;
 	int max_batch;
+	int64_t idem_ttl_ms;
+	int64_t idem_expired_ms; /* the writer's: when it last expired keys */
 	struct cache cache;
 	session_event_fn *on_event;
 	void *on_event_ctx;
 	int (*fail_alloc)(void *ctx);
 	void *fail_alloc_ctx;
+	int (*lose_commit)(void *ctx);
+	void *lose_commit_ctx;
 
 	pthread_t writer;
 	pthread_mutex_t lock;    /* queue, stop, stats */
@@ -274,6 +292,7 @@ static inline int ses_of_store(int rc)
 	return rc == STORE_FULL		? SES_STORE_FULL
 	       : rc == STORE_BUSY	? SES_STORE_BUSY
 	       : rc == STORE_UNWRITABLE ? SES_STORE_DOWN
+	       : rc == STORE_UNKNOWN	? SES_OUTCOME_UNKNOWN
 					: SES_STORE;
 }
 

@@ -39,6 +39,25 @@ enum ses_err {
 	SES_STORE_DOWN = -PROBLEM_STORAGE_UNAVAILABLE,  /* STORE_UNWRITABLE */
 	SES_STORAGE_CAP = -PROBLEM_STORAGE_CAP,         /* the database holds max_db_bytes already */
 	SES_UNAVAILABLE = -PROBLEM_STORE_UNAVAILABLE, /* the database cannot be reached now */
+	/* the connection went after COMMIT was sent: the change may or may
+	 * not have been made (a retry with its Idempotency-Key learns) */
+	SES_OUTCOME_UNKNOWN = -PROBLEM_OUTCOME_UNKNOWN,
+	/* the Idempotency-Key's change committed for another request */
+	SES_IDEM_REUSED = -PROBLEM_IDEMPOTENCY_KEY_REUSED,
+};
+
+/* An Idempotency-Key on a change (sessions.h): the key's claim, the
+ * change and what a replay needs commit in one transaction (store.h:
+ * store_idem_take), so a retry after any failure either replays the
+ * committed result or runs once. */
+struct ses_idem {
+	unsigned char scope[32]; /* route, path, requester and key (api.c) */
+	unsigned char print[32]; /* the request: another one is refused */
+	int64_t extra;   /* in: a number of the caller's kept with the result
+			  * (a create's scramble seed, a fork's version);
+			  * out, at a replay: the first request's */
+	int replayed;    /* out: the change had committed already; nothing
+			  * changed now, the result is the first request's */
 };
 
 /* What a token may do in a session. */
@@ -82,6 +101,9 @@ struct sessions_stats {
 	 * (not yet taken into a batch): what tests wait on to know a change
 	 * is queued, or taken */
 	uint64_t submitted, queued;
+	/* changes sent with an Idempotency-Key that ran, and those answered
+	 * from the result a committed first request kept */
+	uint64_t idem_kept, idem_replayed;
 };
 
 #endif

@@ -22,10 +22,14 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 	s->max_sessions = cfg->max_sessions;
 	s->max_db_bytes = cfg->max_db_bytes;
 	s->max_batch = cfg->max_batch > 0 ? cfg->max_batch : 256;
+	s->idem_ttl_ms = cfg->idem_ttl_ms > 0 ? cfg->idem_ttl_ms
+					      : (int64_t)86400 * 1000;
 	s->on_event = cfg->on_event;
 	s->on_event_ctx = cfg->on_event_ctx;
 	s->fail_alloc = cfg->fail_alloc;
 	s->fail_alloc_ctx = cfg->fail_alloc_ctx;
+	s->lose_commit = cfg->lose_commit;
+	s->lose_commit_ctx = cfg->lose_commit_ctx;
 	if (cache_init(&s->cache, cfg->cache_max ? cfg->cache_max : 1024,
 		       cfg->cache_bytes ? cfg->cache_bytes
 					: (size_t)64 << 20) < 0) {
@@ -130,6 +134,17 @@ static struct ses_op *op_new(struct sessions *s, enum op_kind kind,
 	return op;
 }
 
+/* The op carries the key (a copy: a pending write outlives its
+ * request). */
+static void op_key(struct ses_op *op, const struct ses_idem *idem)
+{
+	if (!idem)
+		return;
+	op->idem = *idem;
+	op->idem.replayed = 0;
+	op->has_idem = 1;
+}
+
 int sessions_create(struct sessions *s, const struct session_create *c,
 		    struct session_view *out, char token[36], char *read_token)
 {
@@ -154,10 +169,24 @@ int sessions_create(struct sessions *s, const struct session_create *c,
 						 op->start)
 				       : NULL;
 	op->actor = c->actor;
+	op_key(op, c->idem);
 	int rc = SES_STORE;
 	if (op->start_facelets)
 		rc = writer_run(s, op);
-	if (rc == SES_OK && (rc = view_of(out, op->result)) == SES_OK) {
+	if (rc == SES_OK && op->replayed) {
+		/* the session the first request made, as it was made */
+		c->idem->replayed = 1;
+		c->idem->extra = op->idem.extra;
+		rc = sessions_get(s, op->id, 0, out);
+		if (rc == SES_OK) {
+			snprintf(out->actor, sizeof out->actor, "%s",
+				 c->actor ? c->actor : "");
+			out->replayed = 1;
+			memcpy(token, op->token_out, 36);
+			if (read_token)
+				memcpy(read_token, op->read_token_out, 36);
+		}
+	} else if (rc == SES_OK && (rc = view_of(out, op->result)) == SES_OK) {
 		op->result = NULL;
 		snprintf(out->actor, sizeof out->actor, "%s", op->actor_out);
 		out->stored = 6u * (uint64_t)out->size * (uint64_t)out->size;
@@ -210,6 +239,8 @@ static struct ses_op *write_op(struct sessions *s, struct session_write *w)
 {
 	struct ses_op *op = op_new(s, OP_WRITE, w->id, w->token);
 	if (op) {
+		op->ses = s;
+		op_key(op, w->idem);
 		op->wkind = w->kind;
 		op->if_match = w->if_match;
 		if (w->kind == SES_MOVES) {
@@ -232,12 +263,47 @@ static struct ses_op *write_op(struct sessions *s, struct session_write *w)
 	return op;
 }
 
+/* A replayed write's view and moves: the state at the version it made,
+ * its event's moves and actor. */
+static int replayed_write(struct ses_op *op, struct session_view *out,
+			  char **out_moves)
+{
+	if (out_moves)
+		*out_moves = NULL;
+	int rc = sessions_get(op->ses, op->id, op->r_version, out);
+	if (rc != SES_OK)
+		return rc;
+	out->can_undo = op->r_undo;
+	out->can_redo = op->r_redo;
+	out->replayed = 1;
+	struct store_event e;
+	int k = store_get_event(op->ses->store, op->id, op->r_version, &e);
+	if (k != STORE_OK) {
+		session_view_free(out);
+		return reach(op->ses, ses_of_store(k));
+	}
+	out->updated_at = e.created_at;
+	snprintf(out->actor, sizeof out->actor, "%s", e.actor ? e.actor : "");
+	if (out_moves) {
+		*out_moves = e.moves;
+		e.moves = NULL;
+	}
+	store_event_free(&e);
+	return SES_OK;
+}
+
 /* What a finished write gives its caller (op freed). */
 static int write_result(struct ses_op *op, struct session_view *out,
 			char **out_moves)
 {
 	int rc = op->rc;
 	memset(out, 0, sizeof *out);
+	if (rc == SES_OK && op->replayed) {
+		/* the first request's write, read back at its version */
+		rc = replayed_write(op, out, out_moves);
+		op_free(op);
+		return rc;
+	}
 	if (rc == SES_OK) {
 		rc = view_of(out, op->result);
 		op->result = NULL;
@@ -303,7 +369,8 @@ int sessions_delete(struct sessions *s, const char *id, const char *token)
 }
 
 int sessions_fork(struct sessions *s, const char *id, int64_t version,
-		  const char *actor, struct session_view *out, char token[36])
+		  const char *actor, struct session_view *out, char token[36],
+		  struct ses_idem *idem)
 {
 	struct session_view src;
 	int rc = sessions_get(s, id, version, &src);
@@ -315,6 +382,7 @@ int sessions_fork(struct sessions *s, const char *id, int64_t version,
 		.title = src.title,
 		.is_private = src.is_private,
 		.actor = actor,
+		.idem = idem,
 	};
 	rc = sessions_create(s, &c, out, token, NULL);
 	session_view_free(&src);
@@ -339,26 +407,57 @@ int sessions_solves(struct sessions *s, const char *id, int64_t after,
 }
 
 int sessions_add_solve(struct sessions *s, const char *id,
-		       struct store_solve *sv, const char *facelets)
+		       struct store_solve *sv, const char *facelets,
+		       struct ses_idem *idem)
 {
 	struct ses_op *op = op_new(s, OP_SOLVE, id, NULL);
 	if (!op)
 		return SES_NOMEM;
 	op->solve = sv;
 	op->facelets = facelets;
+	op_key(op, idem);
 	int rc = writer_run(s, op);
+	if (rc == SES_OK && op->replayed) {
+		/* the solve the first request stored, read back */
+		idem->replayed = 1;
+		struct store_solve row;
+		int k = store_list_solves(s->store, id, sv->id - 1, &row, 1);
+		if (k == 1 && row.id == sv->id) {
+			free(sv->solution);
+			*sv = row;
+		} else {
+			if (k == 1)
+				store_solve_free(&row);
+			rc = k < 0 ? reach(s, ses_of_store(k)) : SES_NOT_FOUND;
+		}
+	}
 	op_free(op);
 	return rc;
 }
 
 int sessions_add_timed(struct sessions *s, const char *id,
-		       struct store_timed *t)
+		       struct store_timed *t, struct ses_idem *idem)
 {
 	struct ses_op *op = op_new(s, OP_TIMED, id, NULL);
 	if (!op)
 		return SES_NOMEM;
 	op->timed = t;
+	op_key(op, idem);
 	int rc = writer_run(s, op);
+	if (rc == SES_OK && op->replayed) {
+		/* the start the first request stored, read back */
+		idem->replayed = 1;
+		struct store_timed row;
+		int k = store_list_timed(s->store, id, t->id - 1, &row, 1);
+		if (k == 1 && row.id == t->id) {
+			free(t->scramble);
+			*t = row;
+		} else {
+			if (k == 1)
+				store_timed_free(&row);
+			rc = k < 0 ? reach(s, ses_of_store(k)) : SES_NOT_FOUND;
+		}
+	}
 	op_free(op);
 	return rc;
 }
@@ -380,14 +479,17 @@ int sessions_auth(struct sessions *s, const char *id, const char *token,
 int sessions_add_token(struct sessions *s, const char *id,
 		       const char *owner_token, enum ses_role role,
 		       const char *name, struct store_token *out,
-		       char secret[36])
+		       char secret[36], struct ses_idem *idem)
 {
 	struct ses_op *op = op_new(s, OP_TOKEN, id, owner_token);
 	if (!op)
 		return SES_NOMEM;
 	op->role = role;
 	op->name = name;
+	op_key(op, idem);
 	int rc = writer_run(s, op);
+	if (rc == SES_OK && op->replayed)
+		idem->replayed = 1;
 	if (rc == SES_OK) {
 		*out = op->tok;
 		memcpy(secret, op->token_out, 36);
@@ -459,6 +561,8 @@ const char *sessions_strerror(int err)
 	case SES_STORE_FULL: return "the disk holding the database is full: nothing of this request was written";
 	case SES_STORE_BUSY: return "the database is locked by another connection: nothing of this request was written; try again";
 	case SES_STORE_DOWN: return "the database cannot be written just now (read-only or an I/O error): nothing of this request was written; try again";
+	case SES_OUTCOME_UNKNOWN: return "the connection to the database was lost while this write committed: it may or may not have been made; send the same request again with the same Idempotency-Key (it replays the write if it was made, or makes it once), or without a key read the session first";
+	case SES_IDEM_REUSED: return "this Idempotency-Key was used for a different request; use a new key for a new request";
 	case SES_STORAGE_CAP: return "the database holds as many bytes as this server allows (--max-db-size): nothing was written; deleting sessions makes room";
 	}
 	return "unknown error";

@@ -59,6 +59,7 @@ struct sessions_config {
 	int64_t max_db_bytes;    /* past it only deletes and revokes are
 				  * taken; 0 = no limit */
 	int max_batch;           /* writes per transaction, 0 = 256 */
+	int64_t idem_ttl_ms;     /* Idempotency-Key results kept, 0 = 24 h */
 	/* Called by the writer after each commit, once per committed change,
 	 * in commit order (so in version order per session). It must not
 	 * format anything big: it runs on the writer. May be NULL. */
@@ -70,6 +71,14 @@ struct sessions_config {
 	 * out_of_memory) and that nothing was written. */
 	int (*fail_alloc)(void *ctx);
 	void *fail_alloc_ctx;
+	/* A test seam, NULL in the server: called after a batch's commit
+	 * succeeded; when it returns nonzero the writer acts as if the
+	 * commit's answer had been lost (the connection went after COMMIT
+	 * was sent: store.h, STORE_UNKNOWN), so a test can see what a client
+	 * sees then (SES_OUTCOME_UNKNOWN) on any engine and that a retry with
+	 * the same Idempotency-Key replays the committed change. */
+	int (*lose_commit)(void *ctx);
+	void *lose_commit_ctx;
 };
 
 struct sessions;
@@ -104,6 +113,10 @@ struct session_view {
 	 * snapshot rows, 6n² / max(32, n) (session_layer.h: a snapshot
 	 * every max(32, n) events); 0 for a read */
 	uint64_t stored;
+	/* a change sent with an Idempotency-Key whose first request had
+	 * committed: this view is that change's result, read back (nothing
+	 * was changed now) */
+	int replayed;
 };
 void session_view_free(struct session_view *v);
 
@@ -123,6 +136,9 @@ struct session_create {
 	const char *title;     /* or NULL */
 	int is_private;
 	const char *actor;     /* recorded on the create event, or NULL */
+	/* An Idempotency-Key (NULL: none): at a replay, out is the session
+	 * the first request made (at version 0) with its tokens */
+	struct ses_idem *idem;
 };
 int sessions_create(struct sessions *s, const struct session_create *c,
 		    struct session_view *out, char token[36], char *read_token);
@@ -144,6 +160,8 @@ struct session_write {
 	int64_t if_match;        /* < 0 = no precondition */
 	alg_t alg;               /* SES_MOVES */
 	alg_node *nodes;         /* SES_MOVES: malloc'd, alg's node buffer */
+	const struct ses_idem *idem; /* an Idempotency-Key, or NULL: a
+				      * replay sets out->replayed */
 };
 
 /* Parse moves text for a session of size n under the session layer's
@@ -178,10 +196,22 @@ void sessions_write_abandon(struct session_pending *p);
 int sessions_delete(struct sessions *s, const char *id, const char *token);
 
 /* Fork: a new session whose initial state is id's state at version (< 0 =
- * current). */
+ * current).
+ *
+ * Idempotency-Key (idem, NULL: none) on every change a client may send
+ * again: the key is claimed, the change made and what a replay needs
+ * kept in the change's own transaction (never a state: ids, the version,
+ * tokens). A request whose key's change had committed changes nothing:
+ * it returns SES_OK with idem->replayed set and out filled from the
+ * first result (the state read back at its version; a session deleted
+ * since is SES_NOT_FOUND); one with another request's key is
+ * SES_IDEM_REUSED. idem->extra travels with the result (the caller's
+ * number: a create's scramble seed, a fork's version). A timed start's
+ * or a solve's replay replaces t->scramble or sv->solution with the
+ * stored one (malloc'd: the caller frees whatever the field holds). */
 int sessions_fork(struct sessions *s, const char *id, int64_t version,
 		  const char *actor, struct session_view *out,
-		  char token[36]);
+		  char token[36], struct ses_idem *idem);
 
 /* History after version `after`, at most cap events (store_event_free
  * each). Returns the count. SES_NOT_FOUND for an unknown session. */
@@ -203,7 +233,8 @@ int sessions_apply_stored(cube_t *c, const char *moves);
  * sv->id receives its id. facelets (the state solved, or NULL) goes to
  * live watchers with the solve. */
 int sessions_add_solve(struct sessions *s, const char *id,
-		       struct store_solve *sv, const char *facelets);
+		       struct store_solve *sv, const char *facelets,
+		       struct ses_idem *idem);
 
 /* Timed solves (timed.c). A timed solve is kept as its start (the version
  * it starts from, who, the scramble, when inspection began: a store row,
@@ -214,7 +245,7 @@ int sessions_add_solve(struct sessions *s, const char *id,
  * between count (HTM, QTM, STM); a reset, or the next timed solve
  * starting, before that abandons it. */
 int sessions_add_timed(struct sessions *s, const char *id,
-		       struct store_timed *t);
+		       struct store_timed *t, struct ses_idem *idem);
 
 enum timed_status { TIMED_INSPECTING, TIMED_RUNNING, TIMED_SOLVED,
 		    TIMED_DNF, TIMED_ABANDONED };
@@ -265,7 +296,7 @@ int sessions_auth(struct sessions *s, const char *id, const char *token,
 int sessions_add_token(struct sessions *s, const char *id,
 		       const char *owner_token, enum ses_role role,
 		       const char *name, struct store_token *out,
-		       char secret[36]);
+		       char secret[36], struct ses_idem *idem);
 /* Revoke token tid (owner only); SES_NO_SUCH_TOKEN if none is live. */
 int sessions_revoke_token(struct sessions *s, const char *id,
 			  const char *owner_token, int64_t tid);

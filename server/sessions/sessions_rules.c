@@ -491,6 +491,129 @@ static int do_revoke(struct sessions *s, struct ses_op *op)
 	return rc == STORE_OK ? SES_OK : ses_of_store(rc);
 }
 
+/* ------------------------------------------------- Idempotency-Key */
+
+/* What a replay of op needs, as text (store.h: store_idem_keep): never a
+ * state (a replay reads it back at its version), only what cannot be
+ * read back: the new session's id and tokens, a minted token's secret,
+ * the version a write made, the id of a solve or timed start. */
+static void result_text(const struct ses_op *op, char *out, size_t cap)
+{
+	switch (op->kind) {
+	case OP_WRITE:
+		snprintf(out, cap, "w %lld %d %d",
+			 (long long)op->result->version, op->result->can_undo,
+			 op->result->can_redo);
+		return;
+	case OP_CREATE:
+		snprintf(out, cap, "c %s %s %s %lld", op->id, op->token_out,
+			 op->read_token_out[0] ? op->read_token_out : "-",
+			 (long long)op->idem.extra);
+		return;
+	case OP_TOKEN:
+		snprintf(out, cap, "t %lld %lld %s %s %s", (long long)op->tok.id,
+			 (long long)op->tok.created_at, op->tok.role,
+			 op->token_out, op->tok.name);
+		return;
+	case OP_TIMED:
+		snprintf(out, cap, "m %lld", (long long)op->timed->id);
+		return;
+	case OP_SOLVE:
+		snprintf(out, cap, "s %lld", (long long)op->solve->id);
+		return;
+	default:
+		snprintf(out, cap, "-");
+	}
+}
+
+/* op's fields from a kept result: SES_OK, or SES_STORE for text this
+ * kind of op never keeps. */
+static int replay_of(struct ses_op *op, const char *text)
+{
+	long long a = 0, b = 0, x = 0;
+	int u = 0, r = 0, ok = 0;
+	char id[STORE_ID_MAX], t1[36], t2[36], role[8], name[STORE_NAME_MAX];
+	switch (op->kind) {
+	case OP_WRITE:
+		ok = sscanf(text, "w %lld %d %d", &a, &u, &r) == 3;
+		op->r_version = a;
+		op->r_undo = u;
+		op->r_redo = r;
+		break;
+	case OP_CREATE:
+		ok = sscanf(text, "c %47s %35s %35s %lld", id, t1, t2, &x) == 4;
+		if (ok) {
+			snprintf(op->id, sizeof op->id, "%s", id);
+			snprintf(op->token_out, sizeof op->token_out, "%s", t1);
+			snprintf(op->read_token_out, sizeof op->read_token_out,
+				 "%s", strcmp(t2, "-") == 0 ? "" : t2);
+			op->idem.extra = x;
+		}
+		break;
+	case OP_TOKEN:
+		ok = sscanf(text, "t %lld %lld %7s %35s %47s", &a, &b, role, t1,
+			    name) == 5;
+		if (ok) {
+			memset(&op->tok, 0, sizeof op->tok);
+			op->tok.id = a;
+			op->tok.created_at = b;
+			snprintf(op->tok.role, sizeof op->tok.role, "%s", role);
+			snprintf(op->tok.name, sizeof op->tok.name, "%s", name);
+			snprintf(op->token_out, sizeof op->token_out, "%s", t1);
+		}
+		break;
+	case OP_TIMED:
+		ok = sscanf(text, "m %lld", &a) == 1;
+		op->timed->id = a;
+		break;
+	case OP_SOLVE:
+		ok = sscanf(text, "s %lld", &a) == 1;
+		op->solve->id = a;
+		break;
+	default:
+		break;
+	}
+	return ok ? SES_OK : SES_STORE;
+}
+
+int rules_run_keyed(struct sessions *s, struct ses_op *op)
+{
+	op->replayed = 0;
+	struct store_idem rec;
+	int rc = store_idem_take(s->store, op->idem.scope, op->idem.print,
+				 sessions_now_ms(), s->idem_ttl_ms, &rec);
+	if (rc == STORE_CONFLICT) {
+		/* a committed first request holds the key */
+		if (memcmp(rec.print, op->idem.print, 32) != 0)
+			rc = SES_IDEM_REUSED;
+		else if (!rec.result || replay_of(op, rec.result) != SES_OK)
+			rc = SES_STORE;
+		else
+			rc = SES_OK;
+		op->replayed = rc == SES_OK;
+		store_idem_free(&rec);
+		return rc;
+	}
+	if (rc != STORE_OK)
+		return ses_of_store(rc);
+	rc = rules_run(s, op);
+	if (rc == SES_OK) {
+		char text[STORE_IDEM_RESULT_MAX];
+		result_text(op, text, sizeof text);
+		int k = store_idem_keep(s->store, op->idem.scope, text);
+		return k == STORE_OK ? SES_OK
+				     : k == STORE_NOT_FOUND ? SES_STORE
+							    : ses_of_store(k);
+	}
+	if (!ses_store_failed(rc) && rc != SES_NOMEM) {
+		/* refused: nothing was written, and the key is free again */
+		int d = store_idem_drop(s->store, op->idem.scope);
+		if (d != STORE_OK)
+			return ses_of_store(d);
+	}
+	return rc;
+}
+
 int rules_run(struct sessions *s, struct ses_op *op)
 {
 	switch (op->kind) {

@@ -34,6 +34,7 @@ static void op_reset(struct sessions *s, struct ses_op *op)
 	free(op->moves_out);
 	op->moves_out = NULL;
 	op->snapshots = op->conflicts = 0;
+	op->replayed = 0;
 	struct sentry *e = op->entry;
 	if (!e)
 		return;
@@ -130,16 +131,36 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 			op->rc = over && op->kind != OP_DELETE &&
 					 op->kind != OP_REVOKE
 					 ? SES_STORAGE_CAP
-					 : rules_run(s, op);
+				 : op->has_idem ? rules_run_keyed(s, op)
+						: rules_run(s, op);
 			if (op_failed(op->rc))
 				failed = op;
-			else if (op->rc == SES_OK)
+			else if (op->rc == SES_OK && !op->replayed)
 				*events += op->kind == OP_CREATE ||
 					   op->kind == OP_WRITE;
 		}
 		int crc = failed ? STORE_OK : store_commit(s->store);
+		if (!failed && crc == STORE_OK && s->lose_commit &&
+		    s->lose_commit(s->lose_commit_ctx))
+			crc = STORE_UNKNOWN;
 		if (!failed && crc == STORE_OK)
 			return SES_OK;
+		if (crc == STORE_UNKNOWN) {
+			/* the batch may have committed: what this node caches
+			 * of its sessions may be behind the rows now, so it is
+			 * read again from them; no op is run again (a keyed
+			 * retry finds its committed result and replays it) */
+			log_msg(LOG_WARN, "a write batch's commit went "
+				"unanswered: %s", store_last_error(s->store));
+			for (struct ses_op *op = batch; op; op = op->next) {
+				op_reset(s, op);
+				if (op->id[0])
+					cache_forget(s, op->id);
+				if (op->rc == SES_OK)
+					op->rc = SES_OUTCOME_UNKNOWN;
+			}
+			return SES_OUTCOME_UNKNOWN;
+		}
 		/* the operator's clue: the client gets 500 or 503 */
 		log_msg(LOG_WARN, "a write batch was rolled back: %s",
 			store_last_error(s->store));
@@ -238,7 +259,7 @@ static void finish_batch(struct sessions *s, struct ses_op *batch, int brc,
 			op->rc = SES_UNAVAILABLE;
 		*snapshots += op->snapshots;
 		*conflicts += op->conflicts;
-		if (op->rc != SES_OK)
+		if (op->rc != SES_OK || op->replayed)
 			continue;
 		struct sentry *e = op->entry;
 		if (op->kind == OP_WRITE || op->kind == OP_CREATE)
@@ -257,13 +278,30 @@ static void finish_batch(struct sessions *s, struct ses_op *batch, int brc,
 	}
 	if (s->on_event)
 		for (struct ses_op *op = batch; op; op = op->next)
-			if (op->rc == SES_OK)
+			if (op->rc == SES_OK && !op->replayed)
 				publish(s, op);
 	for (struct ses_op *op = batch; op; op = op->next)
 		if (op->entry) {
 			cache_unpin(s, op->entry);
 			op->entry = NULL;
 		}
+}
+
+/* Idempotency-Key results past their TTL go about once a minute, in a
+ * transaction of their own (a failure only means they wait for the next
+ * try; an expired key is replaced when it comes again anyway). */
+static void expire_keys(struct sessions *s)
+{
+	int64_t now = sessions_now_ms();
+	if (now - s->idem_expired_ms < 60000)
+		return;
+	s->idem_expired_ms = now;
+	if (store_begin(s->store) != STORE_OK)
+		return;
+	if (store_idem_expire(s->store, now - s->idem_ttl_ms) == STORE_OK)
+		store_commit(s->store);
+	else
+		store_rollback(s->store);
 }
 
 static void *writer_main(void *arg)
@@ -292,10 +330,16 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&s->lock);
 
 		uint64_t t0 = thread_cpu_ns(), events = 0, snapshots = 0,
-			 conflicts = 0;
+			 conflicts = 0, kept = 0, replayed = 0;
 		int brc = run_batch(s, batch, &events);
 		int ok = brc == SES_OK;
 		finish_batch(s, batch, brc, &snapshots, &conflicts);
+		for (struct ses_op *op = batch; op; op = op->next)
+			if (op->has_idem && op->rc == SES_OK) {
+				kept += !op->replayed;
+				replayed += op->replayed;
+			}
+		expire_keys(s);
 		uint64_t spent = thread_cpu_ns() - t0;
 
 		pthread_mutex_lock(&s->lock);
@@ -308,6 +352,8 @@ static void *writer_main(void *arg)
 		s->stats.snapshots += snapshots;
 		s->stats.conflicts += conflicts;
 		s->stats.writer_cpu_ns += spent;
+		s->stats.idem_kept += kept;
+		s->stats.idem_replayed += replayed;
 		pthread_mutex_unlock(&s->lock);
 		/* a callback may free its op (or return from a waiting call):
 		 * read next first, touch nothing after */

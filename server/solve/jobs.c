@@ -288,7 +288,7 @@ static int store_solve(struct jobs *j, struct job *b, double elapsed)
 	};
 	snprintf(sv.method, sizeof sv.method, "optimal");
 	if (sessions_add_solve(j->sessions, b->v.rq.session_id, &sv,
-			       b->v.rq.facelets) != SES_OK)
+			       b->v.rq.facelets, NULL) != SES_OK)
 		return -1;
 	b->v.solve_id = sv.id;
 	return 0;

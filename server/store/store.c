@@ -189,36 +189,43 @@ int store_lock_sessions(struct store *st, const char *const *ids, int n)
 	return st->eng->lock_sessions(st->impl, ids, n);
 }
 
-int store_idem_claim(struct store *st, const unsigned char *scope,
-		     const unsigned char *print, int64_t now, int64_t ttl_ms,
-		     struct store_idem *out)
+int store_idem_take(struct store *st, const unsigned char *scope,
+		    const unsigned char *print, int64_t now, int64_t ttl_ms,
+		    struct store_idem *out)
 {
-	if (!st->eng->idem_claim)
+	memset(out, 0, sizeof *out);
+	if (!st->eng->idem_take)
 		return STORE_NO_ENGINE;
-	return st->eng->idem_claim(st->impl, scope, print, now, ttl_ms, out);
+	return note(st, st->eng->idem_take(st->impl, scope, print, now,
+					   ttl_ms, out));
 }
 
-int store_idem_finish(struct store *st, const unsigned char *scope,
-		      const struct store_idem *answer)
+int store_idem_keep(struct store *st, const unsigned char *scope,
+		    const char *result)
 {
-	if (!st->eng->idem_finish)
+	if (!st->eng->idem_keep)
 		return STORE_NO_ENGINE;
-	return st->eng->idem_finish(st->impl, scope, answer);
+	return note(st, st->eng->idem_keep(st->impl, scope, result));
 }
 
-int store_idem_abort(struct store *st, const unsigned char *scope)
+int store_idem_drop(struct store *st, const unsigned char *scope)
 {
-	if (!st->eng->idem_abort)
+	if (!st->eng->idem_drop)
 		return STORE_NO_ENGINE;
-	return st->eng->idem_abort(st->impl, scope);
+	return note(st, st->eng->idem_drop(st->impl, scope));
+}
+
+int store_idem_expire(struct store *st, int64_t before)
+{
+	if (!st->eng->idem_expire)
+		return STORE_NO_ENGINE;
+	return note(st, st->eng->idem_expire(st->impl, before));
 }
 
 void store_idem_free(struct store_idem *r)
 {
-	free(r->content_type);
-	free(r->headers);
-	free(r->body);
-	r->content_type = r->headers = r->body = NULL;
+	free(r->result);
+	r->result = NULL;
 }
 
 int store_listen(struct store *st, store_notify_fn *fn, void *ctx)

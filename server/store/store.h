@@ -63,6 +63,9 @@ enum store_err {
 	STORE_UNAVAILABLE = -9, /* the database cannot be reached now (down,
 				 * network): the engine reconnects by itself,
 				 * so a later call may succeed */
+	STORE_UNKNOWN = -10,   /* store_commit only: the connection went
+				* after COMMIT was sent, so the transaction
+				* may or may not have committed */
 };
 
 struct store;
@@ -76,11 +79,15 @@ struct store_config {
 	int busy_timeout_ms;    /* SQLite: 0 = 5000 */
 	int shared;             /* other processes write this database too:
 				 * the engine then reports STORE_CAP_SHARED */
+	int txn_lease_ms;       /* PostgreSQL: a write transaction left idle this
+				 * long is ended by the server, releasing the
+				 * Idempotency-Key claims (and locks) of a node
+				 * that stalled or lost its network; 0 = none */
 };
 
 /* What an open store can tell its users. */
 #define STORE_CAP_SHARED 1u /* rows may change behind this process's back */
-#define STORE_CAP_IDEM 2u   /* keeps Idempotency-Key records (store_idem_*) */
+#define STORE_CAP_IDEM 2u   /* keeps Idempotency-Key results (store_idem_*) */
 
 /* Open (creating if needed) and migrate. On failure returns the code and
  * writes a sentence to err. */
@@ -309,29 +316,36 @@ int store_list_tokens(struct store *st, const char *session_id,
 int store_revoke_token(struct store *st, const char *session_id, int64_t id,
 		       int64_t when);
 
-/* Idempotency-Key records shared by every node (engines whose database
- * several nodes use; the others answer STORE_NO_ENGINE and the caller
- * keeps its records in memory). scope and print are 32-byte hashes. */
+/* Idempotency-Key results, kept with the change they are the result of:
+ * inside the write transaction the change runs in, the key is claimed
+ * (store_idem_take), the change made, and its result kept
+ * (store_idem_keep) or the claim dropped (store_idem_drop, a refused
+ * change), all before the one commit. So a retry finds either no record
+ * (the change never committed: it runs) or the result (it replays), and
+ * an open claim never outlives its transaction (a node that dies takes
+ * its claims with it). scope and print are 32-byte hashes; result is the
+ * session layer's text (at most STORE_IDEM_RESULT_MAX bytes). */
+#define STORE_IDEM_RESULT_MAX 512
 struct store_idem {
-	int status;                 /* 0: the first request is running */
 	unsigned char print[32];
-	char *content_type;         /* NULL if none */
-	char *headers;              /* "Name: value\n"…, NULL if none */
-	char *body;                 /* body_len bytes, NULL if none */
-	size_t body_len;
+	char *result;               /* NULL: claimed, no result */
+	int64_t created_at;         /* Unix ms */
 };
 void store_idem_free(struct store_idem *r);
-/* Claim scope for a request (print) at now (Unix ms): STORE_OK if this
- * call holds it now (a record older than ttl_ms is replaced), else
- * STORE_CONFLICT with *out the record that holds it. */
-int store_idem_claim(struct store *st, const unsigned char *scope,
+/* In a write transaction: claim scope for the request print at now (Unix
+ * ms). STORE_OK: this transaction holds it (a record older than ttl_ms,
+ * or one without a result, is replaced). STORE_CONFLICT: *out is the
+ * committed record that holds it (another node's transaction that holds
+ * it is waited for). */
+int store_idem_take(struct store *st, const unsigned char *scope,
 		     const unsigned char *print, int64_t now, int64_t ttl_ms,
 		     struct store_idem *out);
-/* Keep the answer (status > 0) of the claim on scope. */
-int store_idem_finish(struct store *st, const unsigned char *scope,
-		      const struct store_idem *answer);
-/* Let go of an unanswered claim (a retry may run). */
-int store_idem_abort(struct store *st, const unsigned char *scope);
+/* In the same transaction: keep the claimed key's result, or let it go. */
+int store_idem_keep(struct store *st, const unsigned char *scope,
+		    const char *result);
+int store_idem_drop(struct store *st, const unsigned char *scope);
+/* Delete the records made before `before` (Unix ms). */
+int store_idem_expire(struct store *st, int64_t before);
 
 /* Changes other nodes commit. fn(ctx, id, version, e) after a commit moved
  * session id to version (-1: it was deleted), from a thread of the

@@ -92,13 +92,14 @@ struct store_engine {
 			    int64_t when);
 	/* NULL: nothing to do (the transaction excludes other writers) */
 	int (*lock_sessions)(void *impl, const char *const *ids, int n);
-	/* NULL: records stay in each process's memory */
-	int (*idem_claim)(void *impl, const unsigned char *scope,
-			  const unsigned char *print, int64_t now,
-			  int64_t ttl_ms, struct store_idem *out);
-	int (*idem_finish)(void *impl, const unsigned char *scope,
-			   const struct store_idem *answer);
-	int (*idem_abort)(void *impl, const unsigned char *scope);
+	/* NULL: Idempotency-Key results are not kept (store.h) */
+	int (*idem_take)(void *impl, const unsigned char *scope,
+			 const unsigned char *print, int64_t now,
+			 int64_t ttl_ms, struct store_idem *out);
+	int (*idem_keep)(void *impl, const unsigned char *scope,
+			 const char *result);
+	int (*idem_drop)(void *impl, const unsigned char *scope);
+	int (*idem_expire)(void *impl, int64_t before);
 	/* NULL: the engine has no notifications */
 	int (*listen)(void *impl, store_notify_fn *fn, void *ctx);
 };

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "require.h"
 #include "sse_client.h"
 #include "suites.h"
 #include "session_helpers.h"
@@ -298,6 +299,257 @@ START_TEST(idempotent_retry)
 				   422, "invalid_request",
 				   "bad_idempotency_key", "Idempotency-Key",
 				   NULL));
+}
+END_TEST
+
+/* One request with an Idempotency-Key from the local address from
+ * (another client, as the server sees it), token NULL for none. */
+static void keyed_from(const char *from, const char *method, const char *path,
+		       const char *token, const char *key, const char *body,
+		       http_response *r)
+{
+	char auth[96], k[300];
+	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
+	const char *h[4] = {"Content-Type: application/json", k, NULL, NULL};
+	if (token) {
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+		h[2] = auth;
+	}
+	int fd = http_connect_from(srv.port, from, 10000);
+	ck_assert_msg(fd >= 0, "connect from %s", from);
+	ck_assert_msg(http_send(fd, srv.port, method, path, h, body,
+				body ? strlen(body) : 0, 1, r) == 0,
+		      "%s %s from %s: %s", method, path, from, r->error);
+	close(fd);
+}
+
+/* A key belongs to its requester (issue 60.7): an anonymous create with
+ * key K from one address and the same key and body from another address
+ * are two sessions, and the second reply never carries the first
+ * client's write token; the first client's own retry is replayed. */
+START_TEST(idempotent_keys_per_requester)
+{
+	const char *body = "{\"size\": 3}";
+	http_response a, a2, b;
+	keyed_from("127.0.0.2", "POST", "/v1/sessions", NULL, "shared-K", body,
+		   &a);
+	ck_assert_int_eq(a.status, 201);
+	ck_assert_ptr_null(http_header(&a, "Idempotent-Replayed"));
+	json_t *ja = parse(&a, "first create");
+	/* the same client again: the same session, said to be a replay */
+	keyed_from("127.0.0.2", "POST", "/v1/sessions", NULL, "shared-K", body,
+		   &a2);
+	ck_assert_int_eq(a2.status, 201);
+	ck_assert_str_eq(http_header(&a2, "Idempotent-Replayed"), "true");
+	json_t *ja2 = parse(&a2, "retry");
+	ck_assert_str_eq(sget(ja2, "id"), sget(ja, "id"));
+	ck_assert_str_eq(sget(ja2, "write_token"), sget(ja, "write_token"));
+	/* another address, same key and body: a new session of its own */
+	keyed_from("127.0.0.3", "POST", "/v1/sessions", NULL, "shared-K", body,
+		   &b);
+	ck_assert_int_eq(b.status, 201);
+	ck_assert_ptr_null(http_header(&b, "Idempotent-Replayed"));
+	json_t *jb = parse(&b, "other client's create");
+	ck_assert_str_ne(sget(jb, "id"), sget(ja, "id"));
+	ck_assert_msg(strstr(b.body, sget(ja, "write_token")) == NULL,
+		      "the first client's token leaked: %s", b.body);
+	/* and a fork with one key from two tokens: two forks */
+	ses src;
+	json_decref(create(srv.port, "{\"size\": 3}", &src));
+	char path[160], other[48];
+	snprintf(path, sizeof path, "%s/fork", src.path);
+	json_decref(mint(&src, "write", "other", other));
+	http_response f1, f2;
+	keyed_from("127.0.0.2", "POST", path, src.token, "fork-K", NULL, &f1);
+	keyed_from("127.0.0.2", "POST", path, other, "fork-K", NULL, &f2);
+	ck_assert_int_eq(f1.status, 201);
+	ck_assert_int_eq(f2.status, 201);
+	ck_assert_ptr_null(http_header(&f2, "Idempotent-Replayed"));
+	json_t *j1 = parse(&f1, "fork"), *j2 = parse(&f2, "other fork");
+	ck_assert_str_ne(sget(j1, "id"), sget(j2, "id"));
+	ck_assert_msg(strstr(f2.body, sget(j1, "write_token")) == NULL,
+		      "the first fork's token leaked: %s", f2.body);
+	json_decref(j1);
+	json_decref(j2);
+	http_response_free(&f1);
+	http_response_free(&f2);
+	/* a minted token's retry: the same secret, replayed, minted once */
+	snprintf(path, sizeof path, "%s/tokens", src.path);
+	keyed_from("127.0.0.2", "POST", path, src.token, "mint-K",
+		   "{\"role\": \"read\"}", &f1);
+	keyed_from("127.0.0.2", "POST", path, src.token, "mint-K",
+		   "{\"role\": \"read\"}", &f2);
+	ck_assert_int_eq(f1.status, 201);
+	ck_assert_int_eq(f2.status, 201);
+	ck_assert_str_eq(http_header(&f2, "Idempotent-Replayed"), "true");
+	j1 = parse(&f1, "mint");
+	j2 = parse(&f2, "mint again");
+	ck_assert_str_eq(sget(j1, "token"), sget(j2, "token"));
+	ck_assert_str_eq(sget(j1, "name"), sget(j2, "name"));
+	ck_assert_int_eq(iget(j1, "id"), iget(j2, "id"));
+	json_decref(j1);
+	json_decref(j2);
+	http_response_free(&f1);
+	http_response_free(&f2);
+	json_decref(ja);
+	json_decref(ja2);
+	json_decref(jb);
+	http_response_free(&a);
+	http_response_free(&a2);
+	http_response_free(&b);
+}
+END_TEST
+
+/* Kept answers cost bytes, not whole replies (issue 60.6): a 128×128
+ * session's keyed writes (each reply about 99 KB: 484 MiB for 5,000 when
+ * answers were kept whole) leave almost nothing in the memory table,
+ * since the store keeps a write's short result with the write; resident
+ * memory grows by far less than the replies' total; and the first key
+ * still replays from the store after all of them. The everyday run sends
+ * 600 writes; the slow one (make test-slow) the issue's 5,000. */
+static void keyed_writes_bounded(int n)
+{
+	ses s;
+	json_decref(create(srv.port, "{\"size\": 128}", &s));
+	char path[160];
+	snprintf(path, sizeof path, "%s/moves", s.path);
+	long rss0 = test_server_rss_kb(&srv);
+	ck_assert_int_gt(rss0, 0);
+	size_t replies = 0;
+	for (int i = 0; i < n; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "big-%d", i);
+		http_response r;
+		keyed_from("127.0.0.4", "POST", path, s.token, key,
+			   "{\"moves\": \"R\"}", &r);
+		ck_assert_msg(r.status == 200, "write %d: %d %s", i, r.status,
+			      r.body);
+		replies += r.body_len;
+		http_response_free(&r);
+	}
+	ck_assert_uint_gt(replies, (size_t)n * 90000);
+	http_response m;
+	call(&m, srv.port, "GET", "/metrics", NULL, NULL, NULL);
+	ck_assert_int_eq(m.status, 200);
+	double held = http_metric(m.body, "cubed_idempotency_bytes");
+	ck_assert_msg(held >= 0 && held <= 1048576,
+		      "%.0f bytes of answers held in memory", held);
+	http_response_free(&m);
+	long grown = test_server_rss_kb(&srv) - rss0;
+	printf("http_live: %d keyed writes on 128x128, %zu bytes of replies, "
+	       "resident +%ld KiB, %.0f bytes of answers held\n",
+	       n, replies, grown, held);
+	/* (ASan's quarantine holds freed memory: its resident size says
+	 * nothing about what the server keeps; the bytes above still do) */
+	ck_assert_msg(SANITIZED || grown < 64 * 1024,
+		      "resident memory grew by %ld KiB for %d keyed writes "
+		      "(%zu bytes of replies)", grown, n, replies);
+	/* the first key replays from the store: version 1, once */
+	http_response r;
+	keyed_from("127.0.0.4", "POST", path, s.token, "big-0",
+		   "{\"moves\": \"R\"}", &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	json_t *j = parse(&r, "replay");
+	ck_assert_int_eq(iget(j, "version"), 1);
+	json_decref(j);
+	http_response_free(&r);
+	json_decref(get_session(srv.port, s.path, NULL, n));
+}
+
+/* A server with small budgets for kept answers (the fixture of the
+ * "idempotency_budget" case). */
+static server small;
+
+static void small_setup(void)
+{
+	static const char *const extra[] = {
+		"--solver", "0", "--idempotency-client-bytes", "4096",
+		"--idempotency-bytes", "65536", NULL};
+	start_or_abort(&small, NULL, extra);
+}
+
+static void small_teardown(void)
+{
+	server_stop(&small, 1);
+}
+
+/* A keyed write of bad moves (a 422 kept in memory) to port from addr. */
+static void keyed_refusal(int port, const char *from, const ses *s,
+			  const char *key, http_response *r)
+{
+	char path[160], auth[96], k[96];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
+	const char *h[] = {"Content-Type: application/json", auth, k, NULL};
+	const char *body = "{\"moves\": \"R Q\"}";
+	int fd = http_connect_from(port, from, 10000);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(http_send(fd, port, "POST", path, h, body,
+				   strlen(body), 1, r),
+			 0);
+	close(fd);
+}
+
+/* Answers kept in memory are bounded per client (issue 60.6): one
+ * address sending 300 keyed refusals (each answer kept, a few hundred
+ * bytes) keeps at most --idempotency-client-bytes of them, its oldest
+ * going first, and another address's kept answer survives the flood. */
+START_TEST(idempotency_client_share)
+{
+	ses s;
+	json_decref(create(small.port, "{\"size\": 3}", &s));
+	http_response r;
+	keyed_refusal(small.port, "127.0.0.6", &s, "theirs", &r);
+	ck_assert_int_eq(r.status, 422);
+	http_response_free(&r);
+	for (int i = 0; i < 300; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "flood-%d", i);
+		keyed_refusal(small.port, "127.0.0.5", &s, key, &r);
+		ck_assert_int_eq(r.status, 422);
+		ck_assert_ptr_null(http_header(&r, "Idempotent-Replayed"));
+		http_response_free(&r);
+	}
+	http_response m;
+	call(&m, small.port, "GET", "/metrics", NULL, NULL, NULL);
+	double held = http_metric(m.body, "cubed_idempotency_bytes");
+	double evicted = http_metric(m.body, "cubed_idempotency_evicted_total");
+	http_response_free(&m);
+	ck_assert_msg(held > 0 && held <= 2 * 4096,
+		      "%.0f bytes held for two clients of 4096", held);
+	ck_assert_msg(evicted >= 250, "%.0f answers evicted", evicted);
+	/* the other client's answer is still replayed; the flood's newest
+	 * too, its oldest no more */
+	keyed_refusal(small.port, "127.0.0.6", &s, "theirs", &r);
+	ck_assert_int_eq(r.status, 422);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	http_response_free(&r);
+	keyed_refusal(small.port, "127.0.0.5", &s, "flood-299", &r);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	http_response_free(&r);
+	keyed_refusal(small.port, "127.0.0.5", &s, "flood-0", &r);
+	ck_assert_int_eq(r.status, 422);
+	ck_assert_ptr_null(http_header(&r, "Idempotent-Replayed"));
+	http_response_free(&r);
+	/* with a token the key is the token's: the same token from another
+	 * address is the same requester (its budget is the address's) */
+	keyed_refusal(small.port, "127.0.0.7", &s, "flood-299", &r);
+	ck_assert_str_eq(http_header(&r, "Idempotent-Replayed"), "true");
+	http_response_free(&r);
+}
+END_TEST
+
+START_TEST(keyed_writes_hold_little)
+{
+	keyed_writes_bounded(600);
+}
+END_TEST
+
+START_TEST(keyed_writes_hold_little_5000)
+{
+	keyed_writes_bounded(5000);
 }
 END_TEST
 
@@ -770,6 +1022,8 @@ Suite *http_live_suite(void)
 	tcase_add_test(tc, co_players);
 	tcase_add_test(tc, private_watchers);
 	tcase_add_test(tc, idempotent_retry);
+	tcase_add_test(tc, idempotent_keys_per_requester);
+	tcase_add_test(tc, keyed_writes_hold_little);
 	tcase_add_test(tc, many_watchers_in_order);
 	tcase_add_test(tc, replay_after_last_event_id);
 	tcase_add_test(tc, state_presence_heartbeat_delete);
@@ -777,6 +1031,20 @@ Suite *http_live_suite(void)
 	tcase_add_test(tc, solve_event);
 	tcase_add_test(tc, slow_watcher_cut_off);
 	tcase_add_test(tc, shutdown_ends_streams);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("idempotency_budget");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, small_setup, small_teardown);
+	tcase_add_test(tc, idempotency_client_share);
+	suite_add_tcase(s, tc);
+
+	/* the issue's 5,000 keyed writes on 128×128 (make test-slow) */
+	tc = tcase_create("idempotency_5000");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, 900);
+	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+	tcase_add_test(tc, keyed_writes_hold_little_5000);
 	suite_add_tcase(s, tc);
 	return s;
 }

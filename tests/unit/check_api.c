@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "api.h"
 #include "api_internal.h"
+#include "client_limits.h"
 #include "idempotency.h"
 #include "jsonout.h"
 #include "pattern.h"
@@ -353,48 +355,150 @@ END_TEST
  * runs again, and the table keeps at most its maximum of answers. */
 START_TEST(idempotency_records)
 {
-	struct idem *im = idem_new(2, 3600 * 1000);
+	struct idem_config cfg = {.max = 2, .ttl_ms = 3600 * 1000};
+	struct idem *im = idem_new(&cfg);
 	ck_assert_ptr_nonnull(im);
 	uint8_t k1[32] = {1}, k2[32] = {2}, k3[32] = {3}, pa[32] = {7},
 		pb[32] = {8};
 	struct api_reply rp;
 	api_reply_init(&rp);
-	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
-	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_IN_FLIGHT);
+	ck_assert_int_eq(idem_begin(im, k1, pa, NULL, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k1, pa, NULL, &rp), IDEM_IN_FLIGHT);
 	api_reply_json(&rp, 201, json_pack("{s:i}", "version", 3));
 	api_reply_header(&rp, "ETag", "\"v3\"");
 	idem_record(im, k1, &rp);
 	api_reply_free(&rp);
 
 	api_reply_init(&rp);
-	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_REPLAY);
+	ck_assert_int_eq(idem_begin(im, k1, pa, NULL, &rp), IDEM_REPLAY);
 	ck_assert_int_eq(rp.status, 201);
 	ck_assert_int_eq(rp.nheaders, 1);
+	ck_assert_str_eq(rp.headers[0].name, "ETag");
 	ck_assert_str_eq(rp.headers[0].value, "\"v3\"");
 	ck_assert_int_eq((int)rp.raw_len, 13);
 	ck_assert(memcmp(rp.raw, "{\"version\":3}", 13) == 0);
 	api_reply_free(&rp);
 	api_reply_init(&rp);
-	ck_assert_int_eq(idem_begin(im, k1, pb, &rp), IDEM_MISMATCH);
+	ck_assert_int_eq(idem_begin(im, k1, pb, NULL, &rp), IDEM_MISMATCH);
 
-	ck_assert_int_eq(idem_begin(im, k2, pa, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k2, pa, NULL, &rp), IDEM_NEW);
 	idem_release(im, k2);
-	ck_assert_int_eq(idem_begin(im, k2, pa, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k2, pa, NULL, &rp), IDEM_NEW);
 	api_reply_json(&rp, 200, json_object());
 	idem_record(im, k2, &rp);
 	api_reply_free(&rp);
 	ck_assert_uint_eq(idem_count(im), 2);
 	/* a third answer: the oldest goes */
 	api_reply_init(&rp);
-	ck_assert_int_eq(idem_begin(im, k3, pa, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k3, pa, NULL, &rp), IDEM_NEW);
 	ck_assert_uint_eq(idem_count(im), 2);
-	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k1, pa, NULL, &rp), IDEM_NEW);
 	idem_free(im);
 
 	/* a request still running after the TTL is forgotten */
-	im = idem_new(10, 0);
-	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
-	ck_assert_int_eq(idem_begin(im, k1, pa, &rp), IDEM_NEW);
+	cfg = (struct idem_config){.max = 10, .ttl_ms = 0};
+	im = idem_new(&cfg);
+	ck_assert_int_eq(idem_begin(im, k1, pa, NULL, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, k1, pa, NULL, &rp), IDEM_NEW);
+	idem_free(im);
+	api_reply_free(&rp);
+}
+END_TEST
+
+/* Keep a 1000-byte answer under scope for client c (begun first). */
+static enum idem_result keep_big(struct idem *im, const uint8_t *scope,
+				 const struct limits_key *c)
+{
+	static char body[1000];
+	static const uint8_t print[32] = {9};
+	struct api_reply rp;
+	api_reply_init(&rp);
+	enum idem_result r = idem_begin(im, scope, print, c, &rp);
+	if (r == IDEM_NEW) {
+		rp.status = 422;
+		rp.content_type = "application/json";
+		rp.raw = body;
+		rp.raw_len = sizeof body;
+		idem_record(im, scope, &rp);
+		rp.raw = NULL;
+	}
+	api_reply_free(&rp);
+	return r;
+}
+
+/* Budgets by bytes (issue 60): a client that sends many keys loses its
+ * own oldest answers and never another client's; the table as a whole
+ * stays within its bytes, taking from the heaviest client; a client whose
+ * whole share is requests still running is refused (IDEM_BUDGET); a
+ * running request holds its key against retries only for the lease. */
+START_TEST(idempotency_budgets)
+{
+	struct idem_config cfg = {
+		.max = 100000, .ttl_ms = 3600 * 1000, .lease_ms = 3600 * 1000,
+		.max_bytes = 64 * 1024, .client_bytes = 16 * 1024,
+	};
+	struct idem *im = idem_new(&cfg);
+	ck_assert_ptr_nonnull(im);
+	const struct limits_key a = {4, {127, 0, 0, 2}},
+				b = {4, {127, 0, 0, 3}};
+	uint8_t kb[32] = {200, 1};
+	ck_assert_int_eq(keep_big(im, kb, &b), IDEM_NEW);
+	for (int i = 0; i < 2000; i++) {
+		uint8_t k[32] = {(uint8_t)i, (uint8_t)(i >> 8), 2};
+		ck_assert_int_eq(keep_big(im, k, &a), IDEM_NEW);
+		ck_assert_uint_le(idem_bytes(im), 16 * 1024 + 2048);
+	}
+	ck_assert_uint_ge(idem_evicted(im), 1980);
+	/* B's answer stayed */
+	ck_assert_int_eq(keep_big(im, kb, &b), IDEM_REPLAY);
+	/* A's newest answers are there, its oldest gone */
+	uint8_t newest[32] = {(uint8_t)1999, (uint8_t)(1999 >> 8), 2};
+	uint8_t oldest[32] = {0, 0, 2};
+	ck_assert_int_eq(keep_big(im, newest, &a), IDEM_REPLAY);
+	ck_assert_int_eq(keep_big(im, oldest, &a), IDEM_NEW);
+
+	/* many clients: the whole table stays within max_bytes */
+	for (int c = 0; c < 40; c++) {
+		struct limits_key k = {4, {10, 0, 0, (uint8_t)c}};
+		for (int i = 0; i < 20; i++) {
+			uint8_t s[32] = {(uint8_t)i, (uint8_t)c, 3};
+			keep_big(im, s, &k);
+			ck_assert_uint_le(idem_bytes(im), 64 * 1024);
+		}
+	}
+	idem_free(im);
+
+	/* requests still running fill A's share: refused, not evicted */
+	im = idem_new(&cfg);
+	struct api_reply rp;
+	api_reply_init(&rp);
+	const uint8_t print[32] = {9};
+	int running = 0;
+	enum idem_result r = IDEM_NEW;
+	for (int i = 0; i < 1000 && r == IDEM_NEW; i++) {
+		uint8_t k[32] = {(uint8_t)i, (uint8_t)(i >> 8), 4};
+		r = idem_begin(im, k, print, &a, &rp);
+		running += r == IDEM_NEW;
+	}
+	ck_assert_int_eq(r, IDEM_BUDGET);
+	ck_assert_int_gt(running, 10);
+	ck_assert_uint_le(idem_bytes(im), 16 * 1024);
+	/* B is not affected */
+	ck_assert_int_eq(idem_begin(im, kb, print, &b, &rp), IDEM_NEW);
+	idem_free(im);
+
+	/* the lease: a running request's key is let go after it */
+	cfg.lease_ms = 20;
+	im = idem_new(&cfg);
+	ck_assert_int_eq(idem_begin(im, kb, print, &b, &rp), IDEM_NEW);
+	ck_assert_int_eq(idem_begin(im, kb, print, &b, &rp), IDEM_IN_FLIGHT);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		r = idem_begin(im, kb, print, &b, &rp);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (r == IDEM_IN_FLIGHT && t.tv_sec - t0.tv_sec < 5);
+	ck_assert_int_eq(r, IDEM_NEW);
 	idem_free(im);
 	api_reply_free(&rp);
 }
@@ -720,6 +824,7 @@ Suite *api_suite(void)
 	tcase_add_test(tc, every_orientation);
 	tcase_add_test(tc, invalid_cube_problem);
 	tcase_add_test(tc, idempotency_records);
+	tcase_add_test(tc, idempotency_budgets);
 	tcase_add_test(tc, jsonout_matches_jansson);
 	tcase_add_test(tc, session_text_matches_json);
 	tcase_add_test(tc, jsonw_writer);

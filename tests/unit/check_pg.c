@@ -5,15 +5,21 @@
  * an unreachable server (opens not ready), errors that are refused at
  * open, a node that refuses a newer schema, and what
  * the notifications of another store's commits carry. */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "alg.h"
 #include "pg_cluster.h"
+#include "sessions.h"
 #include "store.h"
 #include "suites.h"
 #include "test_server.h"
@@ -80,16 +86,16 @@ START_TEST(pg_migrates_and_reopens)
 	char url[256];
 	new_db("mig", url, sizeof url);
 	struct store *st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 6);
+	ck_assert_int_eq(store_schema_version(st), 7);
 	ck_assert_int_eq(store_ping(st), STORE_OK);
 	store_close(st);
 	/* a second open applies nothing and finds the same version */
 	st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 6);
+	ck_assert_int_eq(store_schema_version(st), 7);
 	store_close(st);
 	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM "
 					   "schema_version"),
-			 6);
+			 7);
 }
 END_TEST
 
@@ -99,7 +105,7 @@ START_TEST(pg_refuses_newer_schema)
 	new_db("newer", url, sizeof url);
 	store_close(open_store(url));
 	ck_assert_msg(pg_exec(url, "INSERT INTO schema_version (version, name) "
-				   "VALUES (7, '007_future.sql')",
+				   "VALUES (8, '008_future.sql')",
 			      err, sizeof err) == 0,
 		      "%s", err);
 	struct store_config cfg = {.path = url, .schema_dir = "schema"};
@@ -107,8 +113,8 @@ START_TEST(pg_refuses_newer_schema)
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_int_eq(rc, STORE_SCHEMA);
 	ck_assert_ptr_null(st);
-	ck_assert_msg(strstr(err, "the database's schema is version 7, newer "
-				  "than this cubed knows (6"),
+	ck_assert_msg(strstr(err, "the database's schema is version 8, newer "
+				  "than this cubed knows (7"),
 		      "%s", err);
 
 	/* and a server on it does not start, saying why */
@@ -404,6 +410,323 @@ START_TEST(pg_notifications_carry_events)
 }
 END_TEST
 
+/* ------------------------------------------------ a lost COMMIT answer */
+
+/* A relay between a store and the cluster (issue 61.1): it passes bytes
+ * both ways, and once armed, passes the next COMMIT (a simple-query
+ * message), waits for the server's answer to it (so the commit has
+ * happened), drops that answer and cuts both sides: the node sent COMMIT
+ * and never heard back, as when a network drops between them. */
+#define RELAY_PAIRS 32
+struct relay {
+	int lfd, port, up_port;
+	int cli[RELAY_PAIRS], up[RELAY_PAIRS];
+	int armed, cuts, stop; /* under lock */
+	pthread_mutex_t lock;
+	pthread_t th;
+};
+
+static void pair_close(struct relay *r, int i)
+{
+	close(r->cli[i]);
+	close(r->up[i]);
+	r->cli[i] = r->up[i] = -1;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Whether buf holds the n bytes of pat. */
+static int holds(const char *buf, size_t len, const char *pat, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(buf + i, pat, n) == 0)
+			return 1;
+	return 0;
+}
+
+static void *relay_main(void *arg)
+{
+	struct relay *r = arg;
+	static const char commit[] = "Q\0\0\0\x0b" "COMMIT";
+	char buf[65536];
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		int stop = r->stop;
+		pthread_mutex_unlock(&r->lock);
+		if (stop)
+			break;
+		struct pollfd p[1 + 2 * RELAY_PAIRS];
+		int map[1 + 2 * RELAY_PAIRS], n = 0;
+		p[n].fd = r->lfd;
+		p[n].events = POLLIN;
+		map[n++] = -1;
+		for (int i = 0; i < RELAY_PAIRS; i++)
+			if (r->cli[i] >= 0) {
+				p[n].fd = r->cli[i];
+				p[n].events = POLLIN;
+				map[n++] = i;
+				p[n].fd = r->up[i];
+				p[n].events = POLLIN;
+				map[n++] = i;
+			}
+		if (poll(p, (nfds_t)n, 100) <= 0)
+			continue;
+		if (p[0].revents & POLLIN) {
+			int c = accept(r->lfd, NULL, NULL);
+			struct sockaddr_in a = {.sin_family = AF_INET,
+						.sin_port = htons((uint16_t)r->up_port)};
+			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			int u = socket(AF_INET, SOCK_STREAM, 0);
+			int slot = -1;
+			for (int i = 0; i < RELAY_PAIRS && slot < 0; i++)
+				if (r->cli[i] < 0)
+					slot = i;
+			if (c < 0 || u < 0 || slot < 0 ||
+			    connect(u, (struct sockaddr *)&a, sizeof a) != 0) {
+				if (c >= 0)
+					close(c);
+				if (u >= 0)
+					close(u);
+			} else {
+				r->cli[slot] = c;
+				r->up[slot] = u;
+			}
+		}
+		for (int k = 1; k < n; k++) {
+			int i = map[k];
+			if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)) ||
+			    r->cli[i] < 0)
+				continue;
+			int from_cli = p[k].fd == r->cli[i];
+			int to = from_cli ? r->up[i] : r->cli[i];
+			ssize_t got = read(p[k].fd, buf, sizeof buf);
+			if (got <= 0) {
+				pair_close(r, i);
+				continue;
+			}
+			pthread_mutex_lock(&r->lock);
+			int cut = from_cli && r->armed &&
+				  holds(buf, (size_t)got, commit, sizeof commit);
+			if (cut)
+				r->armed = 0;
+			pthread_mutex_unlock(&r->lock);
+			if (write_all(to, buf, (size_t)got) != 0) {
+				pair_close(r, i);
+				continue;
+			}
+			if (cut) {
+				/* the server's answer to COMMIT: swallowed */
+				struct pollfd w = {.fd = r->up[i],
+						   .events = POLLIN};
+				if (poll(&w, 1, 10000) == 1)
+					(void)read(r->up[i], buf, sizeof buf);
+				pthread_mutex_lock(&r->lock);
+				r->cuts++; /* before the node can hear the cut */
+				pthread_mutex_unlock(&r->lock);
+				pair_close(r, i);
+			}
+		}
+	}
+	for (int i = 0; i < RELAY_PAIRS; i++)
+		if (r->cli[i] >= 0)
+			pair_close(r, i);
+	return NULL;
+}
+
+/* Start a relay to url's cluster; rurl receives url through it. */
+static void relay_start(struct relay *r, const char *url, char *rurl,
+			size_t cap)
+{
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < RELAY_PAIRS; i++)
+		r->cli[i] = r->up[i] = -1;
+	const char *at = strstr(url, "@127.0.0.1:");
+	ck_assert_ptr_nonnull(at);
+	r->up_port = atoi(at + 11);
+	const char *slash = strchr(at + 11, '/');
+	ck_assert_ptr_nonnull(slash);
+	r->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof a;
+	ck_assert_int_eq(bind(r->lfd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(r->lfd, 16), 0);
+	ck_assert_int_eq(getsockname(r->lfd, (struct sockaddr *)&a, &len), 0);
+	r->port = ntohs(a.sin_port);
+	snprintf(rurl, cap, "%.*s@127.0.0.1:%d%s", (int)(at - url), url,
+		 r->port, slash);
+	pthread_mutex_init(&r->lock, NULL);
+	ck_assert_int_eq(pthread_create(&r->th, NULL, relay_main, r), 0);
+}
+
+static void relay_arm(struct relay *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->armed = 1;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int relay_cuts(struct relay *r)
+{
+	pthread_mutex_lock(&r->lock);
+	int n = r->cuts;
+	pthread_mutex_unlock(&r->lock);
+	return n;
+}
+
+static void relay_stop(struct relay *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->stop = 1;
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->th, NULL);
+	close(r->lfd);
+	pthread_mutex_destroy(&r->lock);
+}
+
+/* A keyed moves write (scope and print from key and moves). */
+static int pg_keyed_write(struct sessions *ses, const char *id,
+			  const char *token, const char *moves,
+			  int64_t if_match, const char *key,
+			  struct session_view *out)
+{
+	struct ses_idem k = {0};
+	snprintf((char *)k.scope, sizeof k.scope, "scope %s", key);
+	snprintf((char *)k.print, sizeof k.print, "print %s", moves);
+	struct session_write w = {
+		.kind = SES_MOVES, .id = id, .token = token,
+		.if_match = if_match, .idem = key ? &k : NULL,
+	};
+	alg_error err;
+	memset(out, 0, sizeof *out);
+	ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves), &w, &err),
+			 SES_OK);
+	return sessions_write(ses, &w, out, NULL);
+}
+
+static long long session_version_in(const char *url, const char *id)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql,
+		 "SELECT version FROM sessions WHERE id = '%s'", id);
+	return pg_query_int(url, sql);
+}
+
+/* Exactly once across a lost commit answer, for real (issue 61.1): the
+ * relay passes a keyed write's COMMIT and cuts the connection before its
+ * answer. The node answers SES_OUTCOME_UNKNOWN (503 outcome_unknown, not
+ * "nothing was changed"); the database holds the write; the retry with
+ * the same key, once the engine has reconnected, replays it: version 1,
+ * no second event, no 412 against the client's own If-Match. */
+START_TEST(pg_lost_commit_replays)
+{
+	char url[256], rurl[256];
+	new_db("lost", url, sizeof url);
+	struct relay rl;
+	relay_start(&rl, url, rurl, sizeof rurl);
+	struct store *st = open_store(rurl);
+	struct sessions_config sc = {.store = st, .cache_max = 8};
+	alg_limits_default(&sc.limits);
+	struct sessions *ses;
+	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+	struct session_view v, w;
+	char token[36];
+	struct session_create c = {.size = 3, .title = "t", .actor = "owner"};
+	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL), SES_OK);
+
+	relay_arm(&rl);
+	int rc = pg_keyed_write(ses, v.id, token, "R", 0, "lost-1", &w);
+	ck_assert_int_eq(relay_cuts(&rl), 1);
+	ck_assert_msg(rc == SES_OUTCOME_UNKNOWN, "the write answered %d: %s",
+		      rc, sessions_strerror(rc));
+	ck_assert_int_eq(session_version_in(url, v.id), 1);
+	/* the retry: the engine reconnects (a first try may still find the
+	 * database unreachable), then the committed write is replayed */
+	for (int i = 0; i < 100; i++) {
+		rc = pg_keyed_write(ses, v.id, token, "R", 0, "lost-1", &w);
+		if (rc != SES_UNAVAILABLE)
+			break;
+		struct timespec ts = {0, 50000000L};
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(rc == SES_OK, "the retry answered %d: %s", rc,
+		      sessions_strerror(rc));
+	ck_assert_int_eq(w.replayed, 1);
+	ck_assert_int_eq(w.version, 1);
+	session_view_free(&w);
+	ck_assert_int_eq(session_version_in(url, v.id), 1);
+	char sql[160];
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM events WHERE session_id = '%s'", v.id);
+	ck_assert_int_eq(pg_query_int(url, sql), 2);
+	/* the next write with a new key is version 2 */
+	ck_assert_int_eq(pg_keyed_write(ses, v.id, token, "U", 1, "lost-2", &w),
+			 SES_OK);
+	ck_assert_int_eq(w.replayed, 0);
+	ck_assert_int_eq(w.version, 2);
+	session_view_free(&w);
+	session_view_free(&v);
+	sessions_close(ses);
+	store_close(st);
+	relay_stop(&rl);
+}
+END_TEST
+
+/* A claim whose node stalled is taken over after the lease (issue 61.2):
+ * store A (txn_lease_ms 1 s, as --idempotency-lease sets it) claims a
+ * key in a transaction and then does nothing more, as a node stopped or
+ * cut off from the database would. Store B's claim of the same key
+ * waits, and gets it once PostgreSQL has ended A's idle transaction
+ * (not after the TTL, a day); B's result is the one kept, and A's commit
+ * fails. Without the lease B would wait for as long as A is stalled. */
+START_TEST(pg_stalled_claim_taken_over)
+{
+	char url[256], err[512];
+	new_db("lease", url, sizeof url);
+	struct store_config cfg = {.path = url, .schema_dir = "schema",
+				   .txn_lease_ms = 1000};
+	struct store *a = NULL, *b = open_store(url);
+	ck_assert_int_eq(store_open(&cfg, &a, err, sizeof err), STORE_OK);
+	unsigned char scope[32] = {1, 2, 3}, print[32] = {4, 5, 6};
+	struct store_idem rec;
+	ck_assert_int_eq(store_begin(a), STORE_OK);
+	ck_assert_int_eq(store_idem_take(a, scope, print, 1000, 86400000, &rec),
+			 STORE_OK);
+	/* A stalls here, holding its claim */
+	double t0 = test_now();
+	ck_assert_int_eq(store_begin(b), STORE_OK);
+	ck_assert_int_eq(store_idem_take(b, scope, print, 2000, 86400000, &rec),
+			 STORE_OK);
+	double waited = test_now() - t0;
+	ck_assert_int_eq(store_idem_keep(b, scope, "w 1 1 0"), STORE_OK);
+	ck_assert_int_eq(store_commit(b), STORE_OK);
+	ck_assert_msg(waited < 30, "B waited %.1f s", waited);
+	/* A's transaction was ended: its commit does not succeed */
+	ck_assert_int_ne(store_commit(a), STORE_OK);
+	/* the key holds B's result now */
+	ck_assert_int_eq(store_begin(b), STORE_OK);
+	ck_assert_int_eq(store_idem_take(b, scope, print, 3000, 86400000, &rec),
+			 STORE_CONFLICT);
+	ck_assert_str_eq(rec.result, "w 1 1 0");
+	store_idem_free(&rec);
+	ck_assert_int_eq(store_rollback(b), STORE_OK);
+	printf("pg_store: a stalled node's claim taken over after %.2f s "
+	       "(lease 1 s)\n", waited);
+	store_close(a);
+	store_close(b);
+}
+END_TEST
+
 Suite *pg_store_suite(void)
 {
 	Suite *s = suite_create("pg_store");
@@ -416,6 +739,8 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_unreachable);
 	tcase_add_test(tc, pg_permanent_errors_refused);
 	tcase_add_test(tc, pg_notifications_carry_events);
+	tcase_add_test(tc, pg_lost_commit_replays);
+	tcase_add_test(tc, pg_stalled_claim_taken_over);
 	suite_add_tcase(s, tc);
 	return s;
 }

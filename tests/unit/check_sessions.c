@@ -357,7 +357,7 @@ START_TEST(persistence_and_fork_delete)
 	ck_assert_str_eq(w.facelets, AFTER_R);
 	session_view_free(&w);
 	/* fork at version 1 */
-	ck_assert_int_eq(sessions_fork(ses, v.id, 1, "owner", &f, ftoken),
+	ck_assert_int_eq(sessions_fork(ses, v.id, 1, "owner", &f, ftoken, NULL),
 			 SES_OK);
 	ck_assert_str_ne(f.id, v.id);
 	ck_assert_str_ne(ftoken, token);
@@ -549,7 +549,7 @@ START_TEST(migration_keeps_history)
 	sqlite3_close(db);
 
 	open_all();
-	ck_assert_int_eq(store_schema_version(st), 9);
+	ck_assert_int_eq(store_schema_version(st), 10);
 	struct store_event ev[10];
 	int k = sessions_history(ses, id, -1, ev, 10);
 	ck_assert_int_eq(k, 7);
@@ -643,7 +643,7 @@ static void *solve_missing(void *arg)
 				 .created_at = 1};
 	snprintf(sv.method, sizeof sv.method, "two-phase");
 	sv.solution = "R";
-	solve_rc = sessions_add_solve(ses, "no-such-session", &sv, NULL);
+	solve_rc = sessions_add_solve(ses, "no-such-session", &sv, NULL, NULL);
 	return NULL;
 }
 
@@ -1191,6 +1191,116 @@ START_TEST(timestamps)
 }
 END_TEST
 
+/* Exactly once across a lost commit answer (issue 61.1): with the seam
+ * sessions_config.lose_commit armed, a keyed write and a keyed create
+ * commit but their caller hears SES_OUTCOME_UNKNOWN (as when PostgreSQL's
+ * connection drops after COMMIT; check_pg.c does that with a relay). The
+ * retry with the same key replays the committed change (replayed set,
+ * the first version, the first tokens): never a second application, and
+ * never a 412 against the client's own write. Without a key the same
+ * If-Match retry is refused, as the issue saw. */
+static int lose_armed;
+static int lose_when_armed(void *ctx)
+{
+	(void)ctx;
+	if (!lose_armed)
+		return 0;
+	lose_armed = 0;
+	return 1;
+}
+
+static int keyed_write(const char *id, const char *token, const char *moves,
+		       int64_t if_match, const char *key,
+		       struct session_view *out)
+{
+	struct ses_idem k = {0};
+	snprintf((char *)k.scope, sizeof k.scope, "scope %s", key);
+	snprintf((char *)k.print, sizeof k.print, "print %s", moves);
+	struct session_write w = {
+		.kind = SES_MOVES, .id = id, .token = token,
+		.if_match = if_match, .idem = &k,
+	};
+	alg_error err;
+	memset(out, 0, sizeof *out);
+	ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves), &w, &err),
+			 SES_OK);
+	return sessions_write(ses, &w, out, NULL);
+}
+
+START_TEST(lost_commit_replays)
+{
+	close_all();
+	char path[300], err[256];
+	snprintf(path, sizeof path, "%s/cubed.db", dir);
+	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
+	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
+	struct sessions_config sc = {.store = st, .cache_max = 8,
+				     .lose_commit = lose_when_armed};
+	alg_limits_default(&sc.limits);
+	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+
+	struct session_view v, w, g;
+	char token[36];
+	create3(&v, token);
+	lose_armed = 1;
+	ck_assert_int_eq(keyed_write(v.id, token, "R", 0, "k1", &w),
+			 SES_OUTCOME_UNKNOWN);
+	ck_assert_int_eq(lose_armed, 0);
+	/* it did commit */
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 1);
+	session_view_free(&g);
+	/* the retry replays it: version 1, the state after R, once */
+	ck_assert_int_eq(keyed_write(v.id, token, "R", 0, "k1", &w), SES_OK);
+	ck_assert_int_eq(w.replayed, 1);
+	ck_assert_int_eq(w.version, 1);
+	ck_assert_str_eq(w.facelets, AFTER_R);
+	session_view_free(&w);
+	ck_assert_int_eq(sessions_get(ses, v.id, -1, &g), SES_OK);
+	ck_assert_int_eq(g.version, 1);
+	ck_assert_str_eq(g.facelets, AFTER_R);
+	session_view_free(&g);
+	/* the key with another request: refused, nothing written */
+	ck_assert_int_eq(keyed_write(v.id, token, "U", 1, "k1", &w),
+			 SES_IDEM_REUSED);
+	/* without a key, the same lost commit and If-Match retry: 412 */
+	lose_armed = 1;
+	ck_assert_int_eq(write_moves(v.id, token, "U", 1, &w),
+			 SES_OUTCOME_UNKNOWN);
+	ck_assert_int_eq(write_moves(v.id, token, "U", 1, &w), SES_STALE);
+	session_view_free(&w);
+
+	/* a create: the retry gets the first session and its token */
+	struct ses_idem k = {0};
+	memcpy(k.scope, "create scope", 12);
+	memcpy(k.print, "create print", 12);
+	struct session_create c = {.size = 3, .title = "t", .actor = "owner",
+				   .idem = &k};
+	char t1[36], t2[36];
+	int64_t before = -1, after = -1;
+	ck_assert_int_eq(store_count_sessions(st, &before), STORE_OK);
+	lose_armed = 1;
+	ck_assert_int_eq(sessions_create(ses, &c, &w, t1, NULL),
+			 SES_OUTCOME_UNKNOWN);
+	ck_assert_int_eq(store_count_sessions(st, &after), STORE_OK);
+	ck_assert_int_eq(after, before + 1);
+	k.replayed = 0;
+	ck_assert_int_eq(sessions_create(ses, &c, &w, t2, NULL), SES_OK);
+	ck_assert_int_eq(k.replayed, 1);
+	ck_assert_int_eq(w.replayed, 1);
+	ck_assert_int_eq(store_count_sessions(st, &after), STORE_OK);
+	ck_assert_int_eq(after, before + 1);
+	/* its token is the first one's: it writes the session made once */
+	char made[STORE_ID_MAX];
+	snprintf(made, sizeof made, "%s", w.id);
+	session_view_free(&w);
+	ck_assert_int_eq(write_moves(made, t2, "F", 0, &w), SES_OK);
+	ck_assert_int_eq(w.version, 1);
+	session_view_free(&w);
+	session_view_free(&v);
+}
+END_TEST
+
 /* Out of memory is its own error, never a database failure: with the
  * allocation seam (sessions_config.fail_alloc) armed, a create, a write, a
  * token and a delete answer SES_NOMEM (which the HTTP layer reports as 503
@@ -1263,6 +1373,7 @@ Suite *sessions_suite(void)
 	tcase_add_test(tc, snapshot_rule);
 	tcase_add_test(tc, cache_bounds);
 	tcase_add_test(tc, out_of_memory);
+	tcase_add_test(tc, lost_commit_replays);
 	suite_add_tcase(s, tc);
 	return s;
 }

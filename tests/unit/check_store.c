@@ -221,9 +221,9 @@ START_TEST(rows_in_plain_sql)
 	ck_assert_int_eq(v, 40);
 	ck_assert_int_eq(store_session_version(st, "nope", &v),
 			 STORE_NOT_FOUND);
-	ck_assert_int_eq(store_schema_version(st), 9);
+	ck_assert_int_eq(store_schema_version(st), 10);
 	ck_assert_str_eq(store_engine_name(st), "sqlite");
-	ck_assert_uint_eq(store_caps(st), 0);
+	ck_assert_uint_eq(store_caps(st), STORE_CAP_IDEM);
 }
 END_TEST
 
@@ -337,7 +337,7 @@ START_TEST(engine_choice)
 	cfg.path = path;
 	cfg.shared = 1;
 	ck_assert_int_eq(store_open(&cfg, &other, err, sizeof err), STORE_OK);
-	ck_assert_uint_eq(store_caps(other), STORE_CAP_SHARED);
+	ck_assert_uint_eq(store_caps(other), STORE_CAP_SHARED | STORE_CAP_IDEM);
 	store_close(other);
 }
 END_TEST

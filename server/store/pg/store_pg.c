@@ -143,23 +143,21 @@
 	X(S_REVOKE_TOKEN, 3,                                                   \
 	  "UPDATE tokens SET revoked_at = $3 WHERE session_id = $1 AND "       \
 	  "id = $2 AND revoked_at IS NULL")                                    \
-	X(S_IDEM_CLAIM, 4,                                                     \
+	X(S_IDEM_TAKE, 4,                                                      \
 	  "INSERT INTO idempotency (scope, print, created_at) VALUES "         \
 	  "(decode($1, 'hex'), decode($2, 'hex'), $3::bigint) "                \
 	  "ON CONFLICT (scope) DO UPDATE SET print = EXCLUDED.print, "         \
-	  "created_at = EXCLUDED.created_at, status = 0, content_type = NULL, " \
-	  "headers = NULL, body = NULL "                                       \
-	  "WHERE idempotency.created_at < $4::bigint RETURNING 1")             \
+	  "created_at = EXCLUDED.created_at, result = NULL "                   \
+	  "WHERE idempotency.created_at < $4::bigint OR "                      \
+	  "idempotency.result IS NULL RETURNING 1")                            \
 	X(S_IDEM_GET, 1,                                                       \
-	  "SELECT status, encode(print, 'hex'), content_type, headers, "       \
-	  "encode(body, 'hex') FROM idempotency WHERE scope = decode($1, 'hex')") \
-	X(S_IDEM_FINISH, 5,                                                    \
-	  "UPDATE idempotency SET status = $2, content_type = $3, "            \
-	  "headers = $4, body = decode($5, 'hex') "                            \
-	  "WHERE scope = decode($1, 'hex') AND status = 0")                    \
-	X(S_IDEM_ABORT, 1,                                                     \
+	  "SELECT encode(print, 'hex'), result, created_at FROM idempotency "  \
+	  "WHERE scope = decode($1, 'hex')")                                   \
+	X(S_IDEM_KEEP, 2,                                                      \
+	  "UPDATE idempotency SET result = $2 WHERE scope = decode($1, 'hex')") \
+	X(S_IDEM_DROP, 1,                                                      \
 	  "DELETE FROM idempotency WHERE scope = decode($1, 'hex') AND "       \
-	  "status = 0")                                                        \
+	  "result IS NULL")                                                    \
 	X(S_IDEM_EXPIRE, 1, "DELETE FROM idempotency WHERE created_at < $1")
 
 enum stmt_id {
@@ -502,6 +500,19 @@ static int pg_open(const struct store_config *cfg, void **impl,
 		return STORE_ERROR;
 	}
 	st->wake[0] = st->wake[1] = -1;
+	/* a transaction left idle this long (its node stopped, or cut off
+	 * from the database) is ended by PostgreSQL: the Idempotency-Key
+	 * claims it holds go with it, and a retry on another node that
+	 * waits on one of them runs */
+	snprintf(st->begin_sql, sizeof st->begin_sql, "BEGIN");
+	st->begin_expect = "BEGIN";
+	if (cfg->txn_lease_ms > 0) {
+		snprintf(st->begin_sql, sizeof st->begin_sql,
+			 "BEGIN; SET LOCAL idle_in_transaction_session_timeout "
+			 "= %d",
+			 cfg->txn_lease_ms);
+		st->begin_expect = "SET";
+	}
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);
 	pthread_cond_init(&st->freed, NULL);
@@ -607,7 +618,7 @@ static int pg_begin(void *impl)
 	struct pconn *c = acquire(st, t);
 	if (!c)
 		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
-	int rc = simple(t, c, "BEGIN", "BEGIN");
+	int rc = simple(t, c, st->begin_sql, st->begin_expect);
 	if (rc != STORE_OK)
 		release(st, t, c);
 	else
@@ -627,7 +638,27 @@ static int end_txn(struct pg *st, const char *sql, const char *expect)
 	return rc;
 }
 
-static int pg_commit(void *impl) { return end_txn(impl, "COMMIT", "COMMIT"); }
+/* A COMMIT whose answer never came (the connection went after it was
+ * sent) may have committed or not: STORE_UNKNOWN, so the caller does not
+ * say "nothing was changed" (a retry with its Idempotency-Key learns
+ * which). A connection already broken before it was sent committed
+ * nothing. */
+static int pg_commit(void *impl)
+{
+	struct pg *st = impl;
+	struct tls *t = tls_get(st);
+	int was_up = t && t->txn && PQstatus(t->txn->pq) == CONNECTION_OK;
+	int rc = end_txn(st, "COMMIT", "COMMIT");
+	if (rc == STORE_UNAVAILABLE && was_up && t) {
+		char why[sizeof t->error];
+		snprintf(why, sizeof why, "%s", t->error);
+		set_error(t, 1, "the connection to PostgreSQL was lost while "
+				"committing (%s): the outcome is unknown",
+			  why);
+		rc = STORE_UNKNOWN;
+	}
+	return rc;
+}
 
 static int pg_rollback(void *impl)
 {
@@ -1133,9 +1164,13 @@ static int pg_lock_sessions(void *impl, const char *const *ids, int n)
 
 /* ----------------------------------------------------------- idempotency */
 
-static int pg_idem_claim(void *impl, const unsigned char *scope,
-			 const unsigned char *print, int64_t now,
-			 int64_t ttl_ms, struct store_idem *out)
+/* In the writer's transaction: under READ COMMITTED the INSERT waits for
+ * another node's open transaction that holds the key, then either finds
+ * its committed record (no row returned: read it) or, if it rolled back,
+ * inserts. */
+static int pg_idem_take(void *impl, const unsigned char *scope,
+			const unsigned char *print, int64_t now,
+			int64_t ttl_ms, struct store_idem *out)
 {
 	struct pg *st = impl;
 	char sc[65], pr[65], at[24], old[24];
@@ -1143,12 +1178,7 @@ static int pg_idem_claim(void *impl, const unsigned char *scope,
 	hex_encode(pr, print, 32);
 	const char *p[] = {sc, pr, I64(at, now), I64(old, now - ttl_ms)};
 	PGresult *r;
-	/* now and then, the expired records of keys that never came back */
-	if ((now & 255) == 0) {
-		const char *e[] = {old};
-		exec(st, S_IDEM_EXPIRE, e);
-	}
-	int rc = call(st, S_IDEM_CLAIM, p, &r);
+	int rc = call(st, S_IDEM_TAKE, p, &r);
 	if (rc != STORE_OK)
 		return rc;
 	int claimed = PQntuples(r) == 1;
@@ -1157,52 +1187,40 @@ static int pg_idem_claim(void *impl, const unsigned char *scope,
 		return STORE_OK;
 	const char *g[] = {sc};
 	rc = query_one(st, S_IDEM_GET, g, &r);
-	memset(out, 0, sizeof *out);
-	if (rc == STORE_NOT_FOUND) /* aborted meanwhile: a retry may claim */
-		return STORE_CONFLICT;
 	if (rc != STORE_OK)
-		return rc;
-	out->status = (int)col_i64(r, 0, 0);
-	hex_decode(out->print, PQgetvalue(r, 0, 1), 32);
-	out->content_type = col_dup(r, 0, 2);
-	out->headers = col_dup(r, 0, 3);
-	if (!PQgetisnull(r, 0, 4)) {
-		const char *hex = PQgetvalue(r, 0, 4);
-		size_t n = strlen(hex) / 2;
-		out->body = malloc(n + 1);
-		if (out->body) {
-			hex_decode((unsigned char *)out->body, hex, n);
-			out->body[n] = '\0';
-			out->body_len = n;
-		}
-	}
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	hex_decode(out->print, PQgetvalue(r, 0, 0), 32);
+	int none = PQgetisnull(r, 0, 1);
+	out->result = col_dup(r, 0, 1);
+	out->created_at = col_i64(r, 0, 2);
 	PQclear(r);
+	if (!none && !out->result)
+		return nomem(st);
 	return STORE_CONFLICT;
 }
 
-static int pg_idem_finish(void *impl, const unsigned char *scope,
-			  const struct store_idem *a)
+static int pg_idem_keep(void *impl, const unsigned char *scope,
+			const char *result)
 {
-	char sc[65], status[16];
+	char sc[65];
 	hex_encode(sc, scope, 32);
-	char *hex = malloc(2 * a->body_len + 1);
-	if (!hex)
-		return nomem(impl);
-	hex_encode(hex, (const unsigned char *)(a->body ? a->body : ""),
-		   a->body ? a->body_len : 0);
-	const char *p[] = {sc, I64(status, a->status), a->content_type,
-			   a->headers, hex};
-	int rc = exec(impl, S_IDEM_FINISH, p);
-	free(hex);
-	return rc;
+	const char *p[] = {sc, result};
+	return exec_one(impl, S_IDEM_KEEP, p);
 }
 
-static int pg_idem_abort(void *impl, const unsigned char *scope)
+static int pg_idem_drop(void *impl, const unsigned char *scope)
 {
 	char sc[65];
 	hex_encode(sc, scope, 32);
 	const char *p[] = {sc};
-	return exec(impl, S_IDEM_ABORT, p);
+	return exec(impl, S_IDEM_DROP, p);
+}
+
+static int pg_idem_expire(void *impl, int64_t before)
+{
+	char b[24];
+	const char *p[] = {I64(b, before)};
+	return exec(impl, S_IDEM_EXPIRE, p);
 }
 
 const struct store_engine store_pg_engine = {
@@ -1243,8 +1261,9 @@ const struct store_engine store_pg_engine = {
 	.list_tokens = pg_list_tokens,
 	.revoke_token = pg_revoke_token,
 	.lock_sessions = pg_lock_sessions,
-	.idem_claim = pg_idem_claim,
-	.idem_finish = pg_idem_finish,
-	.idem_abort = pg_idem_abort,
+	.idem_take = pg_idem_take,
+	.idem_keep = pg_idem_keep,
+	.idem_drop = pg_idem_drop,
+	.idem_expire = pg_idem_expire,
 	.listen = pg__listen,
 };

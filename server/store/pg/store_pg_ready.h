@@ -21,6 +21,12 @@ struct tls;
 
 struct pg {
 	char *conninfo;
+	/* what opens a transaction: BEGIN, and with a transaction lease
+	 * (store_config.txn_lease_ms) the lease for it, in one round trip
+	 * (SET LOCAL: no session state, so a pooler in transaction mode
+	 * passes it); begin_expect is the command tag of its last statement */
+	char begin_sql[96];
+	const char *begin_expect;
 	char *schema_dir;
 	int schema_version;
 	/* 0 until the schema was checked (migrated) on a first connection:

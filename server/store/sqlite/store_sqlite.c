@@ -114,7 +114,19 @@
 	  "WHERE session_id = ?1 ORDER BY id LIMIT ?2")                        \
 	X(S_REVOKE_TOKEN,                                                      \
 	  "UPDATE tokens SET revoked_at = ?3 WHERE session_id = ?1 AND "       \
-	  "id = ?2 AND revoked_at IS NULL")
+	  "id = ?2 AND revoked_at IS NULL")                                    \
+	X(S_IDEM_TAKE,                                                         \
+	  "INSERT INTO idempotency (scope, print, created_at) "                \
+	  "VALUES (?1, ?2, ?3) ON CONFLICT (scope) DO UPDATE SET "             \
+	  "print = excluded.print, created_at = excluded.created_at, "         \
+	  "result = NULL WHERE idempotency.created_at < ?4 OR "                \
+	  "idempotency.result IS NULL")                                        \
+	X(S_IDEM_GET,                                                          \
+	  "SELECT print, result, created_at FROM idempotency WHERE scope = ?1") \
+	X(S_IDEM_KEEP, "UPDATE idempotency SET result = ?2 WHERE scope = ?1")  \
+	X(S_IDEM_DROP,                                                         \
+	  "DELETE FROM idempotency WHERE scope = ?1 AND result IS NULL")       \
+	X(S_IDEM_EXPIRE, "DELETE FROM idempotency WHERE created_at < ?1")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) name,
@@ -452,7 +464,7 @@ static int sq_open(const struct store_config *cfg, void **impl,
 		sq_free(st);
 		return rc;
 	}
-	*caps = cfg->shared ? STORE_CAP_SHARED : 0;
+	*caps = (cfg->shared ? STORE_CAP_SHARED : 0) | STORE_CAP_IDEM;
 	*impl = st;
 	return STORE_OK;
 }
@@ -1181,6 +1193,82 @@ static int sq_revoke_token(void *impl, const char *session_id, int64_t id,
 	return rc;
 }
 
+/* ------------------------------------------------------- idempotency */
+
+static int sq_idem_take(void *impl, const unsigned char *scope,
+			const unsigned char *print, int64_t now,
+			int64_t ttl_ms, struct store_idem *out)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_IDEM_TAKE);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_blob(s, 1, scope, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 2, print, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, now);
+	sqlite3_bind_int64(s, 4, now - ttl_ms);
+	int rc = run(c, s);
+	if (rc != STORE_OK)
+		return rc;
+	if (sqlite3_changes(c->db) == 1)
+		return STORE_OK;
+	s = stmt(c, S_IDEM_GET);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_blob(s, 1, scope, 32, SQLITE_STATIC);
+	rc = step_row(c, s);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	const void *p = sqlite3_column_blob(s, 0);
+	if (p && sqlite3_column_bytes(s, 0) == 32)
+		memcpy(out->print, p, 32);
+	out->result = dup_text(s, 1);
+	out->created_at = sqlite3_column_int64(s, 2);
+	int missing = sqlite3_column_type(s, 1) != SQLITE_NULL && !out->result;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (missing) {
+		nomem(c);
+		return STORE_ERROR;
+	}
+	return STORE_CONFLICT;
+}
+
+static int sq_idem_keep(void *impl, const unsigned char *scope,
+			const char *result)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_IDEM_KEEP);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_blob(s, 1, scope, 32, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, result, -1, SQLITE_STATIC);
+	int rc = run(c, s);
+	if (rc == STORE_OK && sqlite3_changes(c->db) != 1)
+		return STORE_NOT_FOUND;
+	return rc;
+}
+
+static int sq_idem_drop(void *impl, const unsigned char *scope)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_IDEM_DROP);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_blob(s, 1, scope, 32, SQLITE_STATIC);
+	return run(c, s);
+}
+
+static int sq_idem_expire(void *impl, int64_t before)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_IDEM_EXPIRE);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, before);
+	return run(c, s);
+}
+
 const struct store_engine store_sqlite_engine = {
 	.name = "sqlite",
 	.accepts = sq_accepts,
@@ -1219,4 +1307,8 @@ const struct store_engine store_sqlite_engine = {
 	.revoke_token = sq_revoke_token,
 	.probe_write = sq_probe_write,
 	.used_bytes = sq_used_bytes,
+	.idem_take = sq_idem_take,
+	.idem_keep = sq_idem_keep,
+	.idem_drop = sq_idem_drop,
+	.idem_expire = sq_idem_expire,
 };

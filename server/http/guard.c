@@ -315,20 +315,48 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 
 struct head_size {
 	size_t bytes;
-	int content_length, transfer_encoding; /* how many of each */
+	int content_length, transfer_encoding, host; /* how many of each */
+	int bad_name;  /* a name with white space or nothing in it */
+	int bad_value; /* a value with NUL, CR or LF in it */
 };
 
+/* libmicrohttpd 0.9.75 reads a header line as a C string, so a NUL in a
+ * value ends the value there and the rest is dropped unseen. Its values
+ * stay where they were read, each line's CR LF overwritten with two NULs:
+ * a value that ends in one NUL followed by something else was cut short
+ * by a NUL of the client's (or its line ended in a bare LF, or was
+ * folded: both obsolete forms RFC 9112 lets a server refuse). */
+static int nul_inside(const char *value, size_t size)
+{
+	return value[size] == '\0' && value[size + 1] != '\0';
+}
+
+/* A header name is a token (RFC 9110 section 5.1): libmicrohttpd 0.9.75
+ * keeps white space before the colon as part of the name, so
+ * "Transfer-Encoding : chunked" would reach us as another header than
+ * the one a proxy in front may have read. A value never holds NUL, CR or
+ * LF (section 5.5); libmicrohttpd passes NUL and a bare CR on. */
 static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
-				       const char *key, const char *value)
+				       const char *key, size_t key_size,
+				       const char *value, size_t value_size)
 {
 	(void)kind;
 	struct head_size *hs = cls;
 	/* "Name: value\r\n" */
-	hs->bytes += strlen(key) + 2 + (value ? strlen(value) : 0) + 2;
+	hs->bytes += key_size + 2 + value_size + 2;
+	if (key_size == 0 || strcspn(key, " \t\r\n") != key_size ||
+	    strlen(key) != key_size)
+		hs->bad_name++;
+	if (value && (strlen(value) != value_size ||
+		      memchr(value, '\r', value_size) ||
+		      memchr(value, '\n', value_size) || nul_inside(value, value_size)))
+		hs->bad_value++;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
 		hs->content_length++;
 	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
 		hs->transfer_encoding++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		hs->host++;
 	return MHD_YES;
 }
 
@@ -430,7 +458,8 @@ static double now_s(void)
 
 enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 			       const char *method, const char *url,
-			       size_t uri_len, unsigned *retry_after)
+			       const char *version, size_t uri_len,
+			       size_t nparams, unsigned *retry_after)
 {
 	*retry_after = 0;
 	if (g == NULL)
@@ -445,14 +474,23 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 	}
 
 	/* "METHOD URI HTTP/1.1\r\n" + headers + "\r\n" */
-	struct head_size hs = {strlen(method) + 1 + uri_len + 11, 0, 0};
-	MHD_get_connection_values(con, MHD_HEADER_KIND, add_header_size, &hs);
+	struct head_size hs = {.bytes = strlen(method) + 1 + uri_len + 11};
+	MHD_get_connection_values_n(con, MHD_HEADER_KIND, add_header_size,
+				    &hs);
 	hs.bytes += 2;
 	if (hs.bytes > g->cfg->max_header)
 		return GUARD_HEADERS;
+	if (nparams > GUARD_MAX_PARAMS)
+		return GUARD_PARAMS;
+	if (hs.bad_name || hs.bad_value)
+		return GUARD_BAD_HEADER;
 	if (hs.content_length > 1 ||
 	    (hs.content_length && hs.transfer_encoding))
 		return GUARD_FRAMING;
+	/* RFC 9112 section 3.2: an HTTP/1.1 request names its host once */
+	if (hs.host > 1 ||
+	    (hs.host == 0 && version && strcmp(version, "HTTP/1.0") != 0))
+		return GUARD_HOST;
 
 	if (g->quota && strcmp(method, "POST") == 0 && creates_session(url)) {
 		struct limits_key key;
@@ -550,6 +588,24 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "again in %u s",
 				  limit, retry_after);
 		break;
+	case GUARD_PARAMS:
+		limit = GUARD_MAX_PARAMS;
+		p = problem_reply(rp, PROBLEM_TOO_MANY_PARAMETERS,
+				  "the query has more than %llu parameters, "
+				  "the server's limit",
+				  limit);
+		break;
+	case GUARD_BAD_HEADER:
+		problem_reply(rp, PROBLEM_BAD_HEADER,
+			      "a header's name has white space in it (none "
+			      "may stand before the colon), or its value holds "
+			      "NUL, CR or LF");
+		break;
+	case GUARD_HOST:
+		problem_reply(rp, PROBLEM_BAD_HOST,
+			      "an HTTP/1.1 request names its host in exactly "
+			      "one Host header");
+		break;
 	case GUARD_FRAMING:
 		problem_reply(rp, PROBLEM_AMBIGUOUS_LENGTH,
 			      "the request gives its body length twice "
@@ -565,7 +621,8 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 	 * one whose next request would start where MHD guessed this body
 	 * ended */
 	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP ||
-	    r == GUARD_FRAMING)
+	    r == GUARD_FRAMING || r == GUARD_BAD_HEADER || r == GUARD_HOST ||
+	    r == GUARD_PARAMS)
 		api_reply_header(rp, "Connection", "close");
 }
 

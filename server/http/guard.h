@@ -7,6 +7,12 @@
  *     Retry-After, and the connection is closed;
  *   - the request head (request line and headers) past --max-header bytes:
  *     431 `headers_too_large`;
+ *   - a header name with white space (before the colon), a value with
+ *     NUL, CR or LF, or an HTTP/1.1 request without exactly one Host: 400
+ *     `malformed_request` code `bad_header` or `bad_host`, and the
+ *     connection is closed (RFC 9112 sections 3.2 and 5.1);
+ *   - more than GUARD_MAX_PARAMS query parameters: 431 code
+ *     `too_many_parameters`;
  *   - a body whose length is ambiguous (Content-Length given twice, or
  *     with Transfer-Encoding): the shape of request smuggling, which MHD
  *     would read one way and a proxy in front of it maybe another. 400
@@ -57,7 +63,15 @@ enum guard_refusal {
 	GUARD_QUOTA,       /* past --session-quota */
 	GUARD_REPLY_MEMORY, /* past --reply-memory (guard_reply_take) */
 	GUARD_STORED_QUOTA, /* past --storage-quota (guard_stored) */
+	GUARD_PARAMS,      /* more than GUARD_MAX_PARAMS query parameters */
+	GUARD_BAD_HEADER,  /* white space in a header name, NUL/CR/LF in a value */
+	GUARD_HOST,        /* HTTP/1.1 without one Host header */
 };
+
+/* Query parameters a request may have: no route takes more than a few,
+ * and libmicrohttpd 0.9.75 would spend its connection's memory on each
+ * (http.c keeps it from parsing the query at all). */
+#define GUARD_MAX_PARAMS 64
 
 struct guard;
 
@@ -101,11 +115,13 @@ void guard_request_done(struct MHD_Connection *con);
 uint64_t guard_reaped(const struct guard *g);
 
 /* At the first access-handler call of a request: may it go ahead?
- * uri_len is the length of the raw request URI (query included). On a
+ * version is the request line's ("HTTP/1.1"), uri_len the length of the
+ * raw request URI (query included), nparams the query's parameters. On a
  * refusal, *retry_after is the Retry-After seconds (0: none). */
 enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 			       const char *method, const char *url,
-			       size_t uri_len, unsigned *retry_after);
+			       const char *version, size_t uri_len,
+			       size_t nparams, unsigned *retry_after);
 
 /* Make rp the problem reply of a refusal. */
 void guard_refusal_reply(const struct guard *g, enum guard_refusal r,

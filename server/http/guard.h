@@ -2,9 +2,15 @@
  * and the headers it adds to every reply for the browser's safety:
  *
  *   - connections: --max-connections in total, --max-connections-per-ip
- *     per client address; a request on a connection past either is
- *     answered 503 `unavailable` code `too_many_connections` with
- *     Retry-After, and the connection is closed;
+ *     per client address, and each address's share of the total (the
+ *     total split between the addresses connected, at least
+ *     GUARD_MIN_SHARE): a request on a connection past one is answered
+ *     503 `unavailable` code `too_many_connections` with Retry-After, and
+ *     the connection is closed (one that sends nothing is cut after
+ *     GUARD_REFUSED_MS). When the total is reached, an address within its
+ *     share still gets in: the newest waiting connection (idle, or still
+ *     sending its request) of the heaviest address above its share is
+ *     closed to make room, so a few addresses cannot hold the cap;
  *   - the request head (request line and headers) past --max-header bytes:
  *     431 `headers_too_large`;
  *   - a header name with white space (before the colon), a value with
@@ -67,6 +73,14 @@ enum guard_refusal {
 	GUARD_BAD_HEADER,  /* white space in a header name, NUL/CR/LF in a value */
 	GUARD_HOST,        /* HTTP/1.1 without one Host header */
 };
+
+/* The least share of the connection limit an address has, however many
+ * addresses are connected (a browser opens 6 per host). */
+#define GUARD_MIN_SHARE 16
+/* A connection refused (past a limit or its address's share) that sends
+ * no request is closed after this long: refused connections hold no slot
+ * another client needs. */
+#define GUARD_REFUSED_MS 1000
 
 /* Query parameters a request may have: no route takes more than a few,
  * and libmicrohttpd 0.9.75 would spend its connection's memory on each
@@ -146,6 +160,15 @@ int guard_reply_take(struct guard *g, uint64_t bytes, int refusable);
 void guard_reply_give(struct guard *g, uint64_t bytes);
 /* Bytes charged now. */
 uint64_t guard_reply_held(const struct guard *g);
+
+/* What fairness between addresses did so far (/metrics). */
+struct guard_fairness {
+	uint64_t evicted;       /* connections closed to make room for
+				 * an address within its share */
+	uint64_t share_refused; /* connections past their address's share */
+	uint64_t addresses;     /* addresses with connections open now */
+};
+void guard_fairness(const struct guard *g, struct guard_fairness *out);
 
 /* Add the security headers (and a default Cache-Control) to resp, which
  * answers rp. */

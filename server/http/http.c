@@ -1155,6 +1155,10 @@ static void connection_stats(const void *guard,
 {
 	out->open = guard_connections(guard);
 	out->timed_out = guard_reaped(guard);
+	struct guard_fairness f;
+	guard_fairness(guard, &f);
+	out->evicted = f.evicted;
+	out->share_refused = f.share_refused;
 }
 
 struct http_server *http_start(const struct config *cfg,

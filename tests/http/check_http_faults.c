@@ -596,6 +596,156 @@ START_TEST(slow_clients)
 }
 END_TEST
 
+/* A connection from src to 127.0.0.1:port begun without waiting for the
+ * handshake (an attacker reopening hundreds a second does not wait), or
+ * -1. */
+static int connect_nowait(const char *src, int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	inet_pton(AF_INET, src, &a.sin_addr);
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+	    (connect(fd, (struct sockaddr *)&to, sizeof to) != 0 &&
+	     errno != EINPROGRESS)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One GET of path from src on a fresh connection: its status (0: none
+ * came) and the seconds it took in *dt. */
+static int probe_from(const char *src, int port, const char *path,
+		      double *dt)
+{
+	double t0 = now_s();
+	int status = 0;
+	int fd = http_connect_from(port, src, 5000);
+	if (fd >= 0) {
+		http_response r;
+		if (http_send(fd, port, "GET", path, NULL, NULL, 0, 1, &r) == 0)
+			status = r.status;
+		http_response_free(&r);
+		close(fd);
+	}
+	*dt = now_s() - t0;
+	return status;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Slowloris from a few addresses (issue 60, case 1): 4 addresses
+ * (127.0.0.2–5) each open more connections than the whole cap holds and
+ * trickle their request heads (or a declared 64 KB body) at one byte per
+ * second, reopening whatever the server closes. The request deadline is
+ * the default 30 s, longer than the attack: what keeps the server
+ * answering is the per-address share. Meanwhile every /healthz and GET
+ * /v1/patterns from a fifth address (127.0.0.9) is answered 200, none
+ * refused, with a p99 under 500 ms; the attackers are the ones refused
+ * (/metrics counts connections evicted and refused for their share). */
+START_TEST(slowloris_few_addresses)
+{
+	enum { CAP = 400, PER_ADDR = 160, NATTACK = 4, PROBES_MAX = 4096 };
+	static const char *const attackers[NATTACK] = {
+		"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"};
+	const double attack_s = 6.0 * scale();
+	server s;
+	char cap[16];
+	snprintf(cap, sizeof cap, "%d", CAP);
+	const char *extra[] = {"--solver", "0", "--max-connections", cap,
+			       NULL};
+	start_or_abort(&s, NULL, extra);
+
+	enum { N = NATTACK * PER_ADDR };
+	int fds[N];
+	for (int i = 0; i < N; i++)
+		fds[i] = connect_nowait(attackers[i / PER_ADDR], s.port);
+	static double lat[PROBES_MAX];
+	int probes = 0, refused = 0, reopened = 0, last_status = 0;
+	const char *last_path = "";
+	double t0 = now_s(), next_byte = t0;
+	while (now_s() - t0 < attack_s && probes < PROBES_MAX) {
+		if (now_s() >= next_byte) {
+			/* a byte a second on every connection; a closed one
+			 * is opened again and starts its head over */
+			for (int i = 0; i < N; i++) {
+				if (fds[i] >= 0 && closed_by_server(fds[i])) {
+					close(fds[i]);
+					fds[i] = -1;
+				}
+				if (fds[i] < 0) {
+					fds[i] = connect_nowait(
+						attackers[i / PER_ADDR], s.port);
+					reopened++;
+					continue;
+				}
+				const char *bit = "X";
+				if (now_s() - t0 < 0.5)
+					bit = i % 2 ? "POST /v1/apply HTTP/1.1\r\n"
+						      "Host: x\r\nContent-Type: "
+						      "application/json\r\n"
+						      "Content-Length: 65536\r\n"
+						      "\r\n{"
+						    : "GET /healthz HTTP/1.1\r\n"
+						      "Host: x\r\nX-Slow: ";
+				if (send(fds[i], bit, strlen(bit),
+					 MSG_NOSIGNAL) < 0 &&
+				    errno != EAGAIN && errno != ENOTCONN) {
+					close(fds[i]);
+					fds[i] = -1;
+				}
+			}
+			next_byte += now_s() - t0 < 0.5 ? 0.1 : 1.0;
+		}
+		const char *path =
+			probes % 2 ? "/v1/patterns?size=3" : "/healthz";
+		int st = probe_from("127.0.0.9", s.port, path, &lat[probes]);
+		if (st != 200) {
+			refused++;
+			last_status = st;
+			last_path = path;
+		}
+		probes++;
+		poll(NULL, 0, 20);
+	}
+	http_response m;
+	ck_assert_int_eq(http_request(s.port, "GET", "/metrics", NULL, NULL, 0,
+				      &m),
+			 0);
+	double evicted =
+		http_metric(m.body, "cubed_http_connections_evicted_total");
+	double share =
+		http_metric(m.body, "cubed_http_connections_share_refused_total");
+	http_response_free(&m);
+	for (int i = 0; i < N; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	qsort(lat, (size_t)probes, sizeof lat[0], cmp_double);
+	double p99 = lat[(probes * 99) / 100];
+	fprintf(stderr, "slowloris_few_addresses: %d probes, %d refused, p99 "
+			"%.3f s, max %.3f s; %d reopened, %.0f evicted, %.0f "
+			"refused for their share\n",
+		probes, refused, p99, lat[probes - 1], reopened, evicted, share);
+	ck_assert_int_ge(probes, 20);
+	ck_assert_msg(refused == 0, "%d of %d probes not answered 200 (last: "
+		      "%s %d)", refused, probes, last_path, last_status);
+	ck_assert_msg(p99 < 0.5, "probe p99 %.3f s", p99);
+	/* the attack did reach the cap, and the attackers paid for it */
+	ck_assert_msg(share > 0, "no connection refused for its share");
+	rss_ok(&s, "after slowloris from 4 addresses");
+	stop_clean(&s, 1);
+}
+END_TEST
+
 /* ---- private sessions ----------------------------------------------------- */
 
 /* The body without its request id, with every id replaced by "ID". */
@@ -1448,6 +1598,11 @@ Suite *http_faults_suite(void)
 	tcase_add_test(tc, storage_quota);
 	tcase_add_test(tc, non_reading_clients);
 	tcase_add_test(tc, reply_memory);
+	suite_add_tcase(su, tc);
+	/* fairness between addresses (issue 60) */
+	tc = tcase_create("fair");
+	tcase_set_timeout(tc, 60 * scale());
+	tcase_add_test(tc, slowloris_few_addresses);
 	suite_add_tcase(su, tc);
 	return su;
 }

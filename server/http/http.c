@@ -467,7 +467,7 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 	}
 	rp->stream = NULL;
 	events_attach(s->w, sse_park, sse_wake, s);
-	events_watch_peer(s->w, sse_alive);
+	events_watch_peer(s->w, sse_alive, s->fd);
 	return resp;
 }
 

@@ -746,6 +746,121 @@ START_TEST(slowloris_few_addresses)
 }
 END_TEST
 
+/* An event stream of path opened from src: the socket, with the reply's
+ * status in *status (0: none came within 5 s), or -1. */
+static int stream_from(const char *src, int port, const char *path,
+		       int *status)
+{
+	*status = 0;
+	int fd = http_connect_from(port, src, 5000);
+	if (fd < 0)
+		return -1;
+	char req[512];
+	int len = snprintf(req, sizeof req,
+			   "GET %s HTTP/1.1\r\nHost: x\r\n"
+			   "Accept: text/event-stream\r\n\r\n",
+			   path);
+	if (send(fd, req, (size_t)len, MSG_NOSIGNAL) != len) {
+		close(fd);
+		return -1;
+	}
+	/* the status line is enough: the body goes on */
+	char buf[1024];
+	size_t got = 0;
+	while (got < sizeof buf - 1) {
+		ssize_t k = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+		buf[got] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	buf[got] = '\0';
+	if (strncmp(buf, "HTTP/1.1 ", 9) == 0)
+		*status = atoi(buf + 9);
+	return fd;
+}
+
+/* Hung-up streams (issue 60, case 4): 500 event streams from two
+ * addresses fill --max-watchers, and their clients close their sockets
+ * without a word. The server notices the hang-ups itself (it polls the
+ * parked streams' sockets at each tick, 200 ms, not at the next
+ * heartbeat, 20 s away): every watcher slot and connection is back
+ * within 750 ms of the last close, and a new stream and /healthz from a
+ * third address are answered at once. */
+START_TEST(hung_up_streams)
+{
+	enum { STREAMS = 500, WAIT_MS = 750 };
+	server s;
+	char max[16];
+	snprintf(max, sizeof max, "%d", STREAMS);
+	const char *extra[] = {"--solver", "0", "--max-watchers", max, NULL};
+	start_or_abort(&s, NULL, extra);
+	/* a session per stream: a change in one session's watcher count
+	 * would wake its other watchers (a presence event), and each write
+	 * to a closed socket would end its stream without the hang-up
+	 * being noticed */
+	static char paths[STREAMS][160];
+	for (int i = 0; i < STREAMS; i++) {
+		ses a;
+		json_decref(create(s.port, "{\"size\":2}", &a));
+		snprintf(paths[i], sizeof paths[i], "%s/events", a.path);
+	}
+	const char *path = paths[0];
+
+	static int fds[STREAMS];
+	for (int i = 0; i < STREAMS; i++) {
+		int st;
+		fds[i] = stream_from(i % 2 ? "127.0.0.3" : "127.0.0.2", s.port,
+				     paths[i], &st);
+		ck_assert_msg(fds[i] >= 0 && st == 200, "stream %d: %d", i,
+			      st);
+	}
+	/* the cap is full: a stream from a third address is refused */
+	int st;
+	int fd = stream_from("127.0.0.9", s.port, path, &st);
+	ck_assert_int_eq(st, 503);
+	close(fd);
+	for (int i = 0; i < STREAMS; i++)
+		close(fds[i]);
+	/* every watcher slot and every connection comes back (the one
+	 * open is the /metrics request's own) */
+	double t0 = now_s(), took = 0, watchers = -1, conns = -1;
+	for (;;) {
+		http_response m;
+		int fm = http_connect_from(s.port, "127.0.0.9", 5000);
+		ck_assert_int_ge(fm, 0);
+		ck_assert_int_eq(http_send(fm, s.port, "GET", "/metrics", NULL,
+					   NULL, 0, 1, &m),
+				 0);
+		close(fm);
+		watchers = http_metric(m.body, "cubed_watchers");
+		conns = http_metric(m.body, "cubed_http_connections");
+		http_response_free(&m);
+		took = now_s() - t0;
+		if ((watchers == 0 && conns <= 1) || took > 3.0)
+			break;
+		poll(NULL, 0, 10);
+	}
+	fprintf(stderr, "hung_up_streams: %d streams closed from 2 "
+			"addresses; all their slots back after %.3f s\n",
+		STREAMS, took);
+	ck_assert_msg(watchers == 0 && conns <= 1,
+		      "%.0f watchers, %.0f connections still open after "
+		      "%.3f s", watchers, conns, took);
+	ck_assert_msg(took < WAIT_MS / 1000.0,
+		      "the slots came back after %.3f s", took);
+	fd = stream_from("127.0.0.9", s.port, path, &st);
+	ck_assert_int_eq(st, 200);
+	close(fd);
+	double dt;
+	ck_assert_int_eq(probe_from("127.0.0.9", s.port, "/healthz", &dt), 200);
+	ck_assert_msg(dt < 0.5, "/healthz took %.3f s", dt);
+	stop_clean(&s, 1);
+}
+END_TEST
+
 /* ---- private sessions ----------------------------------------------------- */
 
 /* The body without its request id, with every id replaced by "ID". */
@@ -1603,6 +1718,7 @@ Suite *http_faults_suite(void)
 	tc = tcase_create("fair");
 	tcase_set_timeout(tc, 60 * scale());
 	tcase_add_test(tc, slowloris_few_addresses);
+	tcase_add_test(tc, hung_up_streams);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -71,6 +71,7 @@ struct guard_conn {
 	 * reply is being made or sent, or a stream is open) */
 	_Atomic int64_t phase;
 	int64_t limit_ms; /* its deadline (0: none) */
+	int past_share;   /* refused for its address's share (fair_share) */
 	int reaped;
 	struct guard_conn *prev, *next;
 	int proxy; /* the peer is a trusted proxy */
@@ -343,6 +344,7 @@ static enum limits_conn fair_share(struct guard *g, struct guard_conn *gc)
 	uint64_t share = conn_share(g, v.addrs);
 	if (v.from_key > share) {
 		atomic_fetch_add(&g->share_refused, 1);
+		gc->past_share = gc->verdict != LIMITS_CONN_PER_IP;
 		return LIMITS_CONN_PER_IP;
 	}
 	if (gc->verdict == LIMITS_CONN_TOTAL && evict(g, share))
@@ -576,6 +578,7 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 	if (gc && gc->verdict != LIMITS_CONN_OK) {
 		*retry_after = 1;
 		return gc->verdict == LIMITS_CONN_TOTAL ? GUARD_CONN_TOTAL
+		       : gc->past_share                 ? GUARD_CONN_SHARE
 							: GUARD_CONN_PER_IP;
 	}
 
@@ -655,6 +658,20 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "close some",
 				  limit);
 		break;
+	case GUARD_CONN_SHARE: {
+		struct limits_view v;
+		limits_view(g->limits, NULL, &v);
+		limit = conn_share(g, v.addrs);
+		p = problem_reply(rp, PROBLEM_TOO_MANY_CONNECTIONS,
+				  "your address has more than its share (%llu) "
+				  "of the server's %llu connections, split "
+				  "between the %llu addresses connected; reuse "
+				  "them or close some",
+				  limit,
+				  (unsigned long long)cfg->max_connections,
+				  (unsigned long long)v.addrs);
+		break;
+	}
 	case GUARD_RATE:
 		limit = cfg->rate_limit;
 		p = problem_reply(rp, PROBLEM_TOO_MANY_REQUESTS,
@@ -727,7 +744,7 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 	 * one whose next request would start where MHD guessed this body
 	 * ended */
 	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP ||
-	    r == GUARD_FRAMING || r == GUARD_BAD_HEADER || r == GUARD_HOST ||
+	    r == GUARD_CONN_SHARE || r == GUARD_FRAMING || r == GUARD_BAD_HEADER || r == GUARD_HOST ||
 	    r == GUARD_PARAMS)
 		api_reply_header(rp, "Connection", "close");
 }

@@ -63,6 +63,7 @@ enum guard_refusal {
 	GUARD_OK = 0,
 	GUARD_CONN_TOTAL,  /* past --max-connections */
 	GUARD_CONN_PER_IP, /* past --max-connections-per-ip */
+	GUARD_CONN_SHARE,  /* past its address's share of --max-connections */
 	GUARD_RATE,        /* past --rate-limit */
 	GUARD_HEADERS,     /* past --max-header */
 	GUARD_FRAMING,     /* ambiguous body length */

@@ -861,6 +861,72 @@ START_TEST(hung_up_streams)
 }
 END_TEST
 
+/* A connection past its address's share of --max-connections (the cap
+ * split between the addresses connected) is answered 503
+ * too_many_connections with the share as its limit and Retry-After, and
+ * closed; one within its share is served. */
+START_TEST(connection_share_refused)
+{
+	enum { CAP = 64, HELD = 40 };
+	server s;
+	const char *extra[] = {"--solver", "0", "--max-connections", "64",
+			       NULL};
+	start_or_abort(&s, NULL, extra);
+	int held[HELD];
+	for (int i = 0; i < HELD; i++) {
+		held[i] = http_connect_from(s.port, "127.0.0.2", 5000);
+		ck_assert_int_ge(held[i], 0);
+	}
+	/* the connections are the server's before the next address comes */
+	double end = now_s() + 5;
+	for (;;) {
+		http_response m;
+		int fm = http_connect_from(s.port, "127.0.0.3", 5000);
+		ck_assert_int_ge(fm, 0);
+		ck_assert_int_eq(http_send(fm, s.port, "GET", "/metrics", NULL,
+					   NULL, 0, 1, &m),
+				 0);
+		close(fm);
+		double open = http_metric(m.body, "cubed_http_connections");
+		http_response_free(&m);
+		if (open >= HELD + 1)
+			break;
+		ck_assert_msg(now_s() < end, "%.0f connections open", open);
+		poll(NULL, 0, 10);
+	}
+	/* 127.0.0.3 keeps one open: two addresses, a share of 32 each */
+	int b = http_connect_from(s.port, "127.0.0.3", 5000);
+	ck_assert_int_ge(b, 0);
+	http_response r;
+	ck_assert_int_eq(http_send(b, s.port, "GET", "/healthz", NULL, NULL, 0,
+				   0, &r),
+			 0);
+	ck_assert_int_eq(r.status, 200);
+	http_response_free(&r);
+	int a = http_connect_from(s.port, "127.0.0.2", 5000);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(http_send(a, s.port, "GET", "/healthz", NULL, NULL, 0,
+				   0, &r),
+			 0);
+	ck_assert_int_eq(r.status, 503);
+	ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
+	json_t *p = parse(&r, "share refusal");
+	ck_assert_str_eq(sget(p, "code"), "too_many_connections");
+	ck_assert_int_eq(iget(p, "limit"), CAP / 2);
+	ck_assert_str_eq(sget(p, "detail"),
+			 "your address has more than its share (32) of the "
+			 "server's 64 connections, split between the 2 "
+			 "addresses connected; reuse them or close some");
+	json_decref(p);
+	http_response_free(&r);
+	close(a);
+	close(b);
+	for (int i = 0; i < HELD; i++)
+		close(held[i]);
+	stop_clean(&s, 1);
+}
+END_TEST
+
 /* ---- private sessions ----------------------------------------------------- */
 
 /* The body without its request id, with every id replaced by "ID". */
@@ -1719,6 +1785,7 @@ Suite *http_faults_suite(void)
 	tcase_set_timeout(tc, 60 * scale());
 	tcase_add_test(tc, slowloris_few_addresses);
 	tcase_add_test(tc, hung_up_streams);
+	tcase_add_test(tc, connection_share_refused);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -315,6 +315,10 @@ START_TEST(scramble_on_pool)
 	json_t *p = parse(&r, "429");
 	ck_assert_str_eq(sget(p, "type"), "urn:cubed:problem:too_many_requests");
 	ck_assert_str_eq(sget(p, "code"), "too_many_solves");
+	ck_assert_str_eq(sget(p, "detail"),
+			 "the solver queue is nearly full and this client "
+			 "already has as many solves waiting as its share of "
+			 "the places left; retry when one has finished");
 	json_decref(p);
 	http_response_free(&r);
 

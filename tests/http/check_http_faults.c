@@ -654,10 +654,13 @@ static int cmp_double(const void *a, const void *b)
  * (/metrics counts connections evicted and refused for their share). */
 START_TEST(slowloris_few_addresses)
 {
-	enum { CAP = 400, PER_ADDR = 160, NATTACK = 4, PROBES_MAX = 4096 };
+	/* CUBED_HOSTILE_SCALE 7 is about the issue's attack: 4 × 1,120
+	 * connections against a cap of 2,800 */
+	enum { NATTACK = 4, PROBES_MAX = 4096 };
+	const int CAP = 400 * scale(), PER_ADDR = 160 * scale();
 	static const char *const attackers[NATTACK] = {
 		"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"};
-	const double attack_s = 6.0 * scale();
+	const double attack_s = 5.0 + scale();
 	server s;
 	char cap[16];
 	snprintf(cap, sizeof cap, "%d", CAP);
@@ -665,8 +668,9 @@ START_TEST(slowloris_few_addresses)
 			       NULL};
 	start_or_abort(&s, NULL, extra);
 
-	enum { N = NATTACK * PER_ADDR };
-	int fds[N];
+	const int N = NATTACK * PER_ADDR;
+	int *fds = calloc((size_t)N, sizeof *fds);
+	ck_assert_ptr_nonnull(fds);
 	for (int i = 0; i < N; i++)
 		fds[i] = connect_nowait(attackers[i / PER_ADDR], s.port);
 	static double lat[PROBES_MAX];
@@ -729,6 +733,7 @@ START_TEST(slowloris_few_addresses)
 	for (int i = 0; i < N; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	free(fds);
 	qsort(lat, (size_t)probes, sizeof lat[0], cmp_double);
 	double p99 = lat[(probes * 99) / 100];
 	fprintf(stderr, "slowloris_few_addresses: %d probes, %d refused, p99 "

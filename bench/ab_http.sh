@@ -22,12 +22,16 @@ tmp=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 
-start() { # NAME BINARY: echoes the port
+# NAME BINARY: starts it (its pid kept for the exit trap, so not in a
+# command substitution's subshell)
+start() {
 	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_RATE_LIMIT=0 \
 	CUBED_SESSION_QUOTA=0 CUBED_STORAGE_QUOTA=0 \
 		"$2" --port 0 --db "$tmp/$1.db" --solver 0 \
 		2>"$tmp/$1.err" >/dev/null &
 	pids+=($!)
+}
+port_of() { # NAME: its port, once it says it listens
 	local i port=
 	for i in $(seq 100); do
 		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
@@ -37,8 +41,10 @@ start() { # NAME BINARY: echoes the port
 	done
 	echo "$port"
 }
-pold=$(start old "$old")
-pnew=$(start new "$new")
+start old "$old"
+start new "$new"
+pold=$(port_of old)
+pnew=$(port_of new)
 [ -n "$pold" ] && [ -n "$pnew" ] || { echo "a server did not start" >&2; exit 1; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

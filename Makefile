@@ -206,7 +206,7 @@ SPLIT_SUITES := reduce:5 http_solve:2
 SLOW_SPLIT := reduce:7 http_solve:3
 EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
 	http http_beginner http_sessions http_timed http_races http_faults \
-	http_jobs http_live \
+	http_jobs http_live http_edges \
 	http_fair crash sessions barrage http_protocol limits dataset http_dataset \
 	render index codec cube alg validate store upgrade api static \
 	solve_pool client_limits

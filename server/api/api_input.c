@@ -270,6 +270,9 @@ void api__limits(const struct api_config *cfg, alg_limits *lim)
 	lim->max_work = cfg->max_work;
 }
 
+/* The most of a bad token a notation problem quotes. */
+#define TOKEN_ECHO_MAX 64
+
 /* Turn a parse error into the reply: limits → limit_exceeded with the limit
  * that was hit, anything else → invalid_notation with where and what. */
 static void notation_problem(const alg_limits *lim, const char *s, size_t len,
@@ -308,7 +311,7 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 	}
 
 	/* The token is client text: quote it only if it is in range, and in
-	 * the sentence only if it is short. */
+	 * the sentence only if it is short (TOKEN_ECHO_MAX). */
 	const char *tok = NULL;
 	size_t tlen = 0;
 	if (e->token_len > 0 && e->byte_offset <= len &&
@@ -316,11 +319,11 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 		tok = s + e->byte_offset;
 		tlen = e->token_len;
 	}
-	if (code == ALG_ETOKEN && tok && tlen <= 64)
+	if (code == ALG_ETOKEN && tok && tlen <= TOKEN_ECHO_MAX)
 		p = problem_reply_core(rp, PROBLEM_NOTATION_CORE, code,
 				  "unknown token \"%.*s\" at offset %zu",
 				  (int)tlen, tok, e->offset);
-	else if (tok && tlen <= 64)
+	else if (tok && tlen <= TOKEN_ECHO_MAX)
 		p = problem_reply_core(rp, PROBLEM_NOTATION_CORE, code, "%s: \"%.*s\" at offset %zu",
 				  cube_strerror(code), (int)tlen, tok,
 				  e->offset);
@@ -332,14 +335,15 @@ static void notation_problem(const alg_limits *lim, const char *s, size_t len,
 	json_object_set_new(p, "field", json_string("moves"));
 	json_object_set_new(p, "offset", json_integer(api__clamp_int(e->offset)));
 	if (tok) {
-		char *clean = malloc(tlen + 1);
-		if (clean) {
-			size_t cl = utf8_clean(clean, tlen + 1, tok,
-						       tlen);
-			json_object_set_new(p, "token",
-					    json_stringn(clean, cl));
-			free(clean);
-		}
+		/* never echoed whole: a 1 MB token would be a 1 MB reply.
+		 * Its first TOKEN_ECHO_MAX bytes (cut between characters),
+		 * and then how long it was */
+		char clean[TOKEN_ECHO_MAX + 1];
+		size_t cl = utf8_clean(clean, sizeof clean, tok, tlen);
+		json_object_set_new(p, "token", json_stringn(clean, cl));
+		if (tlen > TOKEN_ECHO_MAX)
+			json_object_set_new(p, "token_length",
+					    json_integer((json_int_t)tlen));
 	}
 }
 

@@ -175,6 +175,14 @@ int api__offload(const struct api_config *cfg, const struct api_request *rq,
 			      "finished");
 		api_reply_header(rp, "Retry-After", "1");
 		return 1;
+	case POOL_CLIENT_SHARE:
+		problem_reply(rp, PROBLEM_TOO_MANY_SOLVES,
+			      "the solver queue is nearly full and this client "
+			      "already has as many solves waiting as its share "
+			      "of the places left; retry when one has "
+			      "finished");
+		api_reply_header(rp, "Retry-After", "1");
+		return 1;
 	case POOL_FULL:
 		problem_reply(rp, PROBLEM_QUEUE_FULL,
 			      "the solver queue is full (--solve-queue); try "
@@ -420,6 +428,14 @@ void api__job_submit(const struct api_config *cfg,
 			      "this client already has as many jobs waiting "
 			      "as it may (--solve-client-queued); wait for one "
 			      "to finish or cancel one");
+		api_reply_header(rp, "Retry-After", "%d", 5);
+		return;
+	case JOBS_CLIENT_SHARE:
+		problem_reply(rp, PROBLEM_TOO_MANY_JOBS,
+			      "the job queue is nearly full and this client "
+			      "already has as many jobs waiting as its share of "
+			      "the places left; wait for one to finish or "
+			      "cancel one");
 		api_reply_header(rp, "Retry-After", "%d", 5);
 		return;
 	case JOBS_QUEUE_FULL:

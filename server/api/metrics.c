@@ -196,7 +196,7 @@ void metrics_render(struct metrics *m, struct metrics_buf *b)
 			       m->r[i].name, (unsigned long long)total);
 	}
 	if (m->connections) {
-		struct metrics_conn_stats cs = {0, 0};
+		struct metrics_conn_stats cs = {0, 0, 0, 0};
 		m->connections(m->connections_cls, &cs);
 		metrics_printf(b,
 			       "# HELP cubed_http_connections Client connections "
@@ -208,9 +208,24 @@ void metrics_render(struct metrics *m, struct metrics_buf *b)
 			       "request within --request-timeout.\n"
 			       "# TYPE cubed_http_connections_timed_out_total "
 			       "counter\n"
-			       "cubed_http_connections_timed_out_total %llu\n",
+			       "cubed_http_connections_timed_out_total %llu\n"
+			       "# HELP cubed_http_connections_evicted_total "
+			       "Waiting connections of the address holding "
+			       "the most, closed to let in an address within "
+			       "its share of --max-connections.\n"
+			       "# TYPE cubed_http_connections_evicted_total "
+			       "counter\n"
+			       "cubed_http_connections_evicted_total %llu\n"
+			       "# HELP cubed_http_connections_share_refused_total "
+			       "Connections refused for being past their "
+			       "address's share of --max-connections.\n"
+			       "# TYPE cubed_http_connections_share_refused_total "
+			       "counter\n"
+			       "cubed_http_connections_share_refused_total %llu\n",
 			       (unsigned long long)cs.open,
-			       (unsigned long long)cs.timed_out);
+			       (unsigned long long)cs.timed_out,
+			       (unsigned long long)cs.evicted,
+			       (unsigned long long)cs.share_refused);
 	}
 }
 

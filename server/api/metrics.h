@@ -24,6 +24,7 @@ void metrics_observe(struct metrics *m, const char *route, int status,
  * request within --request-timeout). */
 struct metrics_conn_stats {
 	uint64_t open, timed_out;
+	uint64_t evicted, share_refused; /* fairness between addresses */
 };
 /* The HTTP layer gives metrics read(cls, out) to fill them by: before it
  * serves the first request, and NULL again once it stopped serving.

@@ -40,7 +40,7 @@ struct rate_entry {
 
 struct conn_node {
 	struct limits_key key;
-	uint64_t open;
+	uint64_t open; /* connections open from this address */
 	struct conn_node *next;
 };
 
@@ -51,6 +51,7 @@ struct limits {
 	pthread_mutex_t conn_lock;
 	struct conn_node *conn[CONN_BUCKETS];
 	uint64_t conn_total;
+	uint64_t addrs; /* nodes with open > 0 */
 };
 
 void limits_key_of(const struct sockaddr *sa, struct limits_key *key)
@@ -224,29 +225,55 @@ void limits_amount_charge(struct limits *l, const struct limits_key *key,
 	pthread_mutex_unlock(lock);
 }
 
+/* key's node, made when make and there is none; the caller holds
+ * conn_lock. NULL if there is none (or memory ran out). */
+static struct conn_node *conn_node(struct limits *l,
+				   const struct limits_key *key, int make)
+{
+	uint32_t b = key_hash(key) & (CONN_BUCKETS - 1);
+	struct conn_node *n = l->conn[b];
+	while (n && !key_eq(&n->key, key))
+		n = n->next;
+	if (n == NULL && make) {
+		n = calloc(1, sizeof *n);
+		if (n == NULL)
+			return NULL;
+		n->key = *key;
+		n->next = l->conn[b];
+		l->conn[b] = n;
+	}
+	return n;
+}
+
+/* Free key's node once it counts nothing; the caller holds conn_lock. */
+static void conn_node_drop(struct limits *l, const struct limits_key *key)
+{
+	uint32_t b = key_hash(key) & (CONN_BUCKETS - 1);
+	struct conn_node **p = &l->conn[b];
+	while (*p && !key_eq(&(*p)->key, key))
+		p = &(*p)->next;
+	struct conn_node *n = *p;
+	if (n && n->open == 0) {
+		*p = n->next;
+		free(n);
+	}
+}
+
 enum limits_conn limits_conn_open(struct limits *l,
 				  const struct limits_key *key)
 {
 	if (l == NULL)
 		return LIMITS_CONN_OK;
-	uint32_t b = key_hash(key) & (CONN_BUCKETS - 1);
 	enum limits_conn verdict = LIMITS_CONN_OK;
 	pthread_mutex_lock(&l->conn_lock);
-	struct conn_node *n = l->conn[b];
-	while (n && !key_eq(&n->key, key))
-		n = n->next;
+	struct conn_node *n = conn_node(l, key, 1);
 	if (n == NULL) {
-		n = calloc(1, sizeof *n);
-		if (n == NULL) {
-			/* cannot count it: refuse it rather than lose count */
-			pthread_mutex_unlock(&l->conn_lock);
-			return LIMITS_CONN_TOTAL;
-		}
-		n->key = *key;
-		n->next = l->conn[b];
-		l->conn[b] = n;
+		/* cannot count it: refuse it rather than lose count */
+		pthread_mutex_unlock(&l->conn_lock);
+		return LIMITS_CONN_TOTAL;
 	}
-	n->open++;
+	if (n->open++ == 0)
+		l->addrs++;
 	l->conn_total++;
 	if (l->cfg.max_conns && l->conn_total > l->cfg.max_conns)
 		verdict = LIMITS_CONN_TOTAL;
@@ -260,19 +287,14 @@ void limits_conn_close(struct limits *l, const struct limits_key *key)
 {
 	if (l == NULL)
 		return;
-	uint32_t b = key_hash(key) & (CONN_BUCKETS - 1);
 	pthread_mutex_lock(&l->conn_lock);
-	struct conn_node **p = &l->conn[b];
-	while (*p && !key_eq(&(*p)->key, key))
-		p = &(*p)->next;
-	struct conn_node *n = *p;
-	if (n) {
+	struct conn_node *n = conn_node(l, key, 0);
+	if (n && n->open > 0) {
 		if (l->conn_total > 0)
 			l->conn_total--;
-		if (--n->open == 0) {
-			*p = n->next;
-			free(n);
-		}
+		if (--n->open == 0 && l->addrs > 0)
+			l->addrs--;
+		conn_node_drop(l, key);
 	}
 	pthread_mutex_unlock(&l->conn_lock);
 }
@@ -280,16 +302,45 @@ void limits_conn_close(struct limits *l, const struct limits_key *key)
 void limits_conn_count(struct limits *l, const struct limits_key *key,
 		       uint64_t *total, uint64_t *from_key)
 {
-	*total = *from_key = 0;
+	struct limits_view v;
+	limits_view(l, key, &v);
+	*total = v.total;
+	*from_key = v.from_key;
+}
+
+void limits_view(struct limits *l, const struct limits_key *key,
+		 struct limits_view *out)
+{
+	memset(out, 0, sizeof *out);
 	if (l == NULL)
 		return;
-	uint32_t b = key_hash(key) & (CONN_BUCKETS - 1);
 	pthread_mutex_lock(&l->conn_lock);
-	*total = l->conn_total;
-	for (struct conn_node *n = l->conn[b]; n; n = n->next)
-		if (key_eq(&n->key, key))
-			*from_key = n->open;
+	out->total = l->conn_total;
+	out->addrs = l->addrs;
+	struct conn_node *n = key ? conn_node(l, key, 0) : NULL;
+	if (n)
+		out->from_key = n->open;
 	pthread_mutex_unlock(&l->conn_lock);
+}
+
+int limits_conn_heaviest(struct limits *l,
+			 int (*skip)(void *cls, const struct limits_key *key),
+			 void *cls, struct limits_key *out, uint64_t *open)
+{
+	int found = 0;
+	*open = 0;
+	if (l == NULL)
+		return 0;
+	pthread_mutex_lock(&l->conn_lock);
+	for (int b = 0; b < CONN_BUCKETS; b++)
+		for (struct conn_node *n = l->conn[b]; n; n = n->next)
+			if (n->open > *open && !(skip && skip(cls, &n->key))) {
+				*open = n->open;
+				*out = n->key;
+				found = 1;
+			}
+	pthread_mutex_unlock(&l->conn_lock);
+	return found;
 }
 
 uint64_t limits_raise_nofile(void)

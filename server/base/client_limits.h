@@ -73,6 +73,24 @@ void limits_conn_close(struct limits *l, const struct limits_key *key);
 void limits_conn_count(struct limits *l, const struct limits_key *key,
 		       uint64_t *total, uint64_t *from_key);
 
+/* The connection table seen from key (may be NULL) at one moment: what
+ * the per-address shares are worked out from (guard.c). */
+struct limits_view {
+	uint64_t total;      /* connections open */
+	uint64_t from_key;   /* … from key */
+	uint64_t addrs;      /* addresses with connections open */
+};
+void limits_view(struct limits *l, const struct limits_key *key,
+		 struct limits_view *out);
+
+/* The address with the most connections open, skipping those skip
+ * (may be NULL) says 1 for: 1 with *out and *open set, or 0. A scan of
+ * the table (a few thousand entries): for when a limit is reached, not
+ * for every request. */
+int limits_conn_heaviest(struct limits *l,
+			 int (*skip)(void *cls, const struct limits_key *key),
+			 void *cls, struct limits_key *out, uint64_t *open);
+
 /* Trusted proxies (--trusted-proxy): CIDR blocks whose connections may
  * name the client in X-Forwarded-For. */
 #define LIMITS_MAX_CIDRS 32

@@ -57,20 +57,38 @@ int log_enabled(enum log_level l)
 /* ---- a line under construction ----------------------------------------- */
 
 #define LINE_MAX_BYTES 4096
+/* Kept free at every point of a JSON line: its end, `,"truncated":true}`
+ * and the newline, so a line cut short still closes. */
+#define LINE_RESERVE 24
+/* The most one string member may take on a line (a path, a message): the
+ * members after it always fit. */
+#define FIELD_MAX_BYTES 1536
 
 struct line {
 	char buf[LINE_MAX_BYTES];
 	size_t len;
 	int json;
-	int fields; /* JSON members written so far */
+	int fields;    /* JSON members written so far */
+	int truncated; /* a member was cut short or left out */
 };
 
+/* Room left for members (JSON: LINE_RESERVE kept back). */
+static size_t room(const struct line *ln)
+{
+	size_t keep = ln->json ? LINE_RESERVE : 3;
+	return ln->len + keep >= sizeof ln->buf ? 0
+						 : sizeof ln->buf - keep - ln->len;
+}
+
+/* Append n bytes. A text line is cut where it is full; a JSON line's
+ * callers check room() first, so that nothing is ever cut there. */
 static void put(struct line *ln, const char *s, size_t n)
 {
-	/* keep room for the closing "}\n" */
-	size_t room = sizeof ln->buf - 3 - ln->len;
-	if (n > room)
-		n = room;
+	size_t r = room(ln);
+	if (n > r) {
+		n = r;
+		ln->truncated = 1;
+	}
 	memcpy(ln->buf + ln->len, s, n);
 	ln->len += n;
 }
@@ -96,43 +114,110 @@ static void putf(struct line *ln, const char *fmt, ...)
 		put(ln, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* s as a JSON string: valid UTF-8 (bad bytes become '?'), escaped. */
-static void put_json_string(struct line *ln, const char *s)
+/* s as a JSON string of at most cap bytes (quotes included): valid UTF-8
+ * (bad bytes become '?'), escaped. A string too long is cut between two
+ * characters, never inside an escape or a UTF-8 sequence, and ends with
+ * "…" (the line then says "truncated": true). cap >= 8. */
+static void put_json_string(struct line *ln, const char *s, size_t cap)
 {
-	char clean[1024];
-	size_t n = utf8_clean(clean, sizeof clean, s ? s : "",
-				      s ? strlen(s) : 0);
-	put(ln, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
+	static const char ellipsis[] = "\xe2\x80\xa6"; /* … */
+	char clean[FIELD_MAX_BYTES];
+	size_t len = s ? strlen(s) : 0;
+	size_t n = utf8_clean(clean, sizeof clean, s ? s : "", len);
+	int cut = n < len && len >= sizeof clean - 4;
+	size_t start = ln->len, budget = cap - 2 - (sizeof ellipsis - 1);
+	ln->buf[ln->len++] = '"';
+	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)clean[i];
-		char esc[8];
+		char unit[8];
+		size_t k = 0, used = 1;
 		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			put(ln, esc, 2);
+			unit[0] = '\\';
+			unit[1] = (char)c;
+			k = 2;
 		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(esc, sizeof esc, "\\u%04x", c);
-			put(ln, esc, 6);
+			k = (size_t)snprintf(unit, sizeof unit, "\\u%04x", c);
 		} else {
-			put(ln, (const char *)&clean[i], 1);
+			/* a whole UTF-8 character: its lead byte says how long */
+			used = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+			if (used > n - i)
+				used = n - i;
+			memcpy(unit, clean + i, used);
+			k = used;
 		}
+		if (ln->len - start + k > budget) {
+			cut = 1;
+			break;
+		}
+		memcpy(ln->buf + ln->len, unit, k);
+		ln->len += k;
+		i += used;
 	}
-	put(ln, "\"", 1);
+	if (cut) {
+		memcpy(ln->buf + ln->len, ellipsis, sizeof ellipsis - 1);
+		ln->len += sizeof ellipsis - 1;
+		ln->truncated = 1;
+	}
+	ln->buf[ln->len++] = '"';
 }
 
-static void json_key(struct line *ln, const char *key)
+/* Begin a member whose value takes at most need bytes: 1, or 0 when the
+ * line has no room for it (it is left out whole, and the line says
+ * "truncated": true). */
+static int json_key(struct line *ln, const char *key, size_t need)
 {
+	if (strlen(key) + 4 + need > room(ln)) {
+		ln->truncated = 1;
+		return 0;
+	}
 	if (ln->fields++)
-		put(ln, ",", 1);
-	put(ln, "\"", 1);
-	puts_(ln, key);
-	put(ln, "\":", 2);
+		ln->buf[ln->len++] = ',';
+	ln->buf[ln->len++] = '"';
+	size_t k = strlen(key);
+	memcpy(ln->buf + ln->len, key, k);
+	ln->len += k;
+	ln->buf[ln->len++] = '"';
+	ln->buf[ln->len++] = ':';
+	return 1;
 }
 
+/* A string member: the value takes what is left, up to FIELD_MAX_BYTES,
+ * and is cut short (put_json_string) rather than left out while 16 bytes
+ * are free. */
 static void json_str(struct line *ln, const char *key, const char *v)
 {
-	json_key(ln, key);
-	put_json_string(ln, v);
+	size_t r = room(ln), k = strlen(key) + 4;
+	if (r < k + 16) {
+		ln->truncated = 1;
+		return;
+	}
+	size_t cap = r - k;
+	if (cap > FIELD_MAX_BYTES)
+		cap = FIELD_MAX_BYTES;
+	if (json_key(ln, key, cap))
+		put_json_string(ln, v, cap);
+}
+
+/* A member whose value is JSON text the server made (a number, true,
+ * null): whole or not at all. */
+static void json_raw(struct line *ln, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+static void json_raw(struct line *ln, const char *key, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return;
+	if (json_key(ln, key, (size_t)n)) {
+		memcpy(ln->buf + ln->len, tmp, (size_t)n);
+		ln->len += (size_t)n;
+	}
 }
 
 void log_escape_text(char *out, size_t cap, const char *s)
@@ -163,6 +248,7 @@ static void begin(struct line *ln, enum log_level l)
 	now_text(when);
 	ln->len = 0;
 	ln->fields = 0;
+	ln->truncated = 0;
 	ln->json = atomic_load_explicit(&log_fmt, memory_order_relaxed) ==
 		   LOG_JSON;
 	if (ln->json) {
@@ -177,8 +263,15 @@ static void begin(struct line *ln, enum log_level l)
 
 static void finish(struct line *ln)
 {
-	if (ln->json)
-		put(ln, "}", 1);
+	if (ln->json) {
+		/* LINE_RESERVE is free for this */
+		static const char cut[] = ",\"truncated\":true";
+		if (ln->truncated) {
+			memcpy(ln->buf + ln->len, cut, sizeof cut - 1);
+			ln->len += sizeof cut - 1;
+		}
+		ln->buf[ln->len++] = '}';
+	}
 	ln->buf[ln->len++] = '\n';
 	const char *p = ln->buf;
 	size_t left = ln->len;
@@ -300,32 +393,29 @@ void log_request(const struct log_request *r)
 	struct line ln;
 	begin(&ln, l);
 	if (ln.json) {
+		/* the members that are always there come first and are
+		 * bounded; only the client's path can be long, and it is cut
+		 * (put_json_string) before anything after it is left out */
 		json_str(&ln, "msg", "request");
 		json_str(&ln, "method", r->method ? r->method : "-");
-		json_str(&ln, "path", r->path ? r->path : "-");
-		json_key(&ln, "route");
-		if (r->route)
-			put_json_string(&ln, r->route);
-		else
-			puts_(&ln, "null");
-		json_key(&ln, "status");
-		putf(&ln, "%d", r->status);
-		json_key(&ln, "bytes");
-		putf(&ln, "%llu", (unsigned long long)r->bytes);
-		json_key(&ln, "duration_ms");
-		putf(&ln, "%.3f", r->seconds * 1e3);
+		json_raw(&ln, "status", "%d", r->status);
+		json_raw(&ln, "bytes", "%llu", (unsigned long long)r->bytes);
+		json_raw(&ln, "duration_ms", "%.3f", r->seconds * 1e3);
 		json_str(&ln, "client", r->client ? r->client : "-");
 		json_str(&ln, "request_id", r->request_id ? r->request_id : "-");
+		if (r->route)
+			json_str(&ln, "route", r->route);
+		else
+			json_raw(&ln, "route", "null");
 		if (r->trace_id)
 			json_str(&ln, "trace_id", r->trace_id);
 		if (r->encoding)
 			json_str(&ln, "encoding", r->encoding);
-		if (r->aborted) {
-			json_key(&ln, "aborted");
-			puts_(&ln, "true");
-		}
+		if (r->aborted)
+			json_raw(&ln, "aborted", "true");
 		if (r->mhd)
 			json_str(&ln, "source", "libmicrohttpd");
+		json_str(&ln, "path", r->path ? r->path : "-");
 	} else {
 		char m[48], path[512], rid[160], route[128];
 		log_escape_text(m, sizeof m, r->method ? r->method : "-");

@@ -15,7 +15,14 @@
  * stays libmicrohttpd's, which sees the end of the stream and cleans up
  * as for any client that went away; the list's lock is held across it and
  * across the close notice, so a descriptor is never shut down after
- * libmicrohttpd let go of it. */
+ * libmicrohttpd let go of it.
+ *
+ * Fairness between addresses (docs/limits.md): each address has a share
+ * of --max-connections, the limit split between the addresses connected.
+ * A connection past its address's share is refused (and, while the total
+ * is reached, cut at once); one within it is let in even at the total, by
+ * shutting down the newest waiting connection of the address holding the
+ * most. The reaper's list is where that victim is found. */
 #include "guard.h"
 
 #include <pthread.h>
@@ -50,6 +57,9 @@ struct guard {
 	int nproxies;
 	/* --reply-memory: bytes of replies built and not yet sent */
 	_Atomic uint64_t reply_held;
+	/* fairness between addresses (the file comment) */
+	_Atomic uint64_t evicted;      /* connections closed to make room */
+	_Atomic uint64_t share_refused; /* connections past an address's share */
 };
 
 /* What MHD keeps for us per connection (its socket context). */
@@ -60,6 +70,8 @@ struct guard_conn {
 	/* ms (monotonic) the current request phase began; 0: not in one (a
 	 * reply is being made or sent, or a stream is open) */
 	_Atomic int64_t phase;
+	int64_t limit_ms; /* its deadline (0: none) */
+	int past_share;   /* refused for its address's share (fair_share) */
 	int reaped;
 	struct guard_conn *prev, *next;
 	int proxy; /* the peer is a trusted proxy */
@@ -80,7 +92,7 @@ static void *reaper_main(void *arg)
 	int64_t limit = (int64_t)g->cfg->request_timeout * 1000;
 	int64_t tick = limit / 10 < 250 ? limit / 10 : 250;
 	if (tick < 10)
-		tick = 10;
+		tick = limit ? 10 : 250;
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
 		struct timespec ts;
@@ -93,10 +105,11 @@ static void *reaper_main(void *arg)
 		uint64_t cut = 0;
 		for (struct guard_conn *c = g->conns; c; c = c->next) {
 			int64_t p = atomic_load(&c->phase);
-			if (p && !c->reaped && now - p > limit && c->fd >= 0) {
+			if (p && !c->reaped && c->limit_ms &&
+			    now - p > c->limit_ms && c->fd >= 0) {
 				shutdown(c->fd, SHUT_RDWR);
 				c->reaped = 1;
-				cut++;
+				cut += c->verdict == LIMITS_CONN_OK;
 			}
 		}
 		if (cut) {
@@ -212,13 +225,13 @@ struct guard *guard_new(const struct config *cfg)
 		guard_free(g);
 		return NULL;
 	}
-	if (cfg->request_timeout) {
-		if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0) {
-			guard_free(g);
-			return NULL;
-		}
-		g->reaper_started = 1;
+	/* always: connections past an address's share are cut after
+	 * GUARD_REFUSED_MS even without --request-timeout */
+	if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0) {
+		guard_free(g);
+		return NULL;
 	}
+	g->reaper_started = 1;
 	char why[160]; /* config_load checked the list */
 	int n = limits_parse_cidrs(cfg->trusted_proxy, g->proxies,
 				   LIMITS_MAX_CIDRS, why, sizeof why);
@@ -263,6 +276,82 @@ static void client_key(struct MHD_Connection *con, struct limits_key *key)
 	limits_key_of(ci ? ci->client_addr : NULL, key);
 }
 
+/* ---- fairness between addresses ---------------------------------------- */
+
+static int is_proxy(void *cls, const struct limits_key *key)
+{
+	const struct guard *g = cls;
+	return limits_cidr_match(g->proxies, g->nproxies, key);
+}
+
+/* An address's share of --max-connections: the limit split between the
+ * addresses that have connections open (this one included), at least
+ * GUARD_MIN_SHARE, at most --max-connections-per-ip. */
+static uint64_t conn_share(const struct guard *g, uint64_t addrs)
+{
+	const struct config *cfg = g->cfg;
+	uint64_t share = cfg->max_connections / (addrs ? addrs : 1);
+	if (share < GUARD_MIN_SHARE)
+		share = GUARD_MIN_SHARE;
+	if (cfg->max_connections_per_ip && share > cfg->max_connections_per_ip)
+		share = cfg->max_connections_per_ip;
+	return share;
+}
+
+/* Close the newest connection of the heaviest address that holds more
+ * than its share and is not being answered (it waits for a request: an
+ * idle keep-alive one, or one trickling its head or body). 1 if one was
+ * closed. The caller holds g->lock. */
+static int evict(struct guard *g, uint64_t share)
+{
+	struct limits_key heavy;
+	uint64_t open;
+	if (!limits_conn_heaviest(g->limits, is_proxy, g, &heavy, &open) ||
+	    open <= share)
+		return 0;
+	struct guard_conn *victim = NULL;
+	for (struct guard_conn *c = g->conns; c; c = c->next) {
+		if (c->reaped || c->fd < 0 || atomic_load(&c->phase) == 0 ||
+		    c->key.family != heavy.family ||
+		    memcmp(c->key.addr, heavy.addr, 16) != 0)
+			continue;
+		/* one already refused goes first; else the newest */
+		if (victim == NULL || c->verdict != LIMITS_CONN_OK) {
+			victim = c;
+			if (c->verdict != LIMITS_CONN_OK)
+				break;
+		}
+	}
+	if (victim == NULL)
+		return 0;
+	shutdown(victim->fd, SHUT_RDWR);
+	victim->reaped = 1;
+	atomic_fetch_add(&g->evicted, 1);
+	return 1;
+}
+
+/* The verdict on a new connection from gc's address once shares are
+ * counted: an address past its share is refused (the heaviest one, so
+ * never the one that needs room); one within it is let in even when the
+ * total is reached, by closing a connection of the heaviest address
+ * above its share. The caller holds g->lock. */
+static enum limits_conn fair_share(struct guard *g, struct guard_conn *gc)
+{
+	if (g->cfg->max_connections == 0)
+		return gc->verdict;
+	struct limits_view v;
+	limits_view(g->limits, &gc->key, &v);
+	uint64_t share = conn_share(g, v.addrs);
+	if (v.from_key > share) {
+		atomic_fetch_add(&g->share_refused, 1);
+		gc->past_share = gc->verdict != LIMITS_CONN_PER_IP;
+		return LIMITS_CONN_PER_IP;
+	}
+	if (gc->verdict == LIMITS_CONN_TOTAL && evict(g, share))
+		return LIMITS_CONN_OK;
+	return gc->verdict;
+}
+
 void guard_on_connection(void *cls, struct MHD_Connection *con,
 			 void **socket_context,
 			 enum MHD_ConnectionNotificationCode code)
@@ -280,19 +369,38 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 		const union MHD_ConnectionInfo *fi = MHD_get_connection_info(
 			con, MHD_CONNECTION_INFO_CONNECTION_FD);
 		gc->fd = fi ? fi->connect_fd : -1;
+		gc->limit_ms = (int64_t)g->cfg->request_timeout * 1000;
 		atomic_store(&gc->phase, mono_ms());
-		pthread_mutex_lock(&g->lock);
-		gc->next = g->conns;
-		if (g->conns)
-			g->conns->prev = gc;
-		g->conns = gc;
-		pthread_mutex_unlock(&g->lock);
 		/* a trusted proxy carries many clients' connections: only
 		 * the total limit applies to it */
 		gc->proxy = limits_cidr_match(g->proxies, g->nproxies,
 					      &gc->key);
 		if (gc->proxy && gc->verdict == LIMITS_CONN_PER_IP)
 			gc->verdict = LIMITS_CONN_OK;
+		pthread_mutex_lock(&g->lock);
+		if (!gc->proxy)
+			gc->verdict = fair_share(g, gc);
+		/* refused: answered 503 when its request comes, and cut soon
+		 * if none does, so that refused connections hold no slot */
+		if (gc->verdict != LIMITS_CONN_OK &&
+		    (gc->limit_ms == 0 || gc->limit_ms > GUARD_REFUSED_MS))
+			gc->limit_ms = GUARD_REFUSED_MS;
+		/* past its address's share while the total is reached: cut
+		 * at once. Its address reopens what is closed; left for
+		 * GUARD_REFUSED_MS, such connections would fill
+		 * libmicrohttpd's headroom above the limit, and a newcomer
+		 * within its share would be dropped before we see it. */
+		if (gc->verdict == LIMITS_CONN_PER_IP && gc->fd >= 0 &&
+		    g->cfg->max_connections &&
+		    atomic_load(&g->open) >= g->cfg->max_connections) {
+			shutdown(gc->fd, SHUT_RDWR);
+			gc->reaped = 1;
+		}
+		gc->next = g->conns;
+		if (g->conns)
+			g->conns->prev = gc;
+		g->conns = gc;
+		pthread_mutex_unlock(&g->lock);
 		*socket_context = gc;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		atomic_fetch_sub(&g->open, 1);
@@ -315,20 +423,48 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 
 struct head_size {
 	size_t bytes;
-	int content_length, transfer_encoding; /* how many of each */
+	int content_length, transfer_encoding, host; /* how many of each */
+	int bad_name;  /* a name with white space or nothing in it */
+	int bad_value; /* a value with NUL, CR or LF in it */
 };
 
+/* libmicrohttpd 0.9.75 reads a header line as a C string, so a NUL in a
+ * value ends the value there and the rest is dropped unseen. Its values
+ * stay where they were read, each line's CR LF overwritten with two NULs:
+ * a value that ends in one NUL followed by something else was cut short
+ * by a NUL of the client's (or its line ended in a bare LF, or was
+ * folded: both obsolete forms RFC 9112 lets a server refuse). */
+static int nul_inside(const char *value, size_t size)
+{
+	return value[size] == '\0' && value[size + 1] != '\0';
+}
+
+/* A header name is a token (RFC 9110 section 5.1): libmicrohttpd 0.9.75
+ * keeps white space before the colon as part of the name, so
+ * "Transfer-Encoding : chunked" would reach us as another header than
+ * the one a proxy in front may have read. A value never holds NUL, CR or
+ * LF (section 5.5); libmicrohttpd passes NUL and a bare CR on. */
 static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
-				       const char *key, const char *value)
+				       const char *key, size_t key_size,
+				       const char *value, size_t value_size)
 {
 	(void)kind;
 	struct head_size *hs = cls;
 	/* "Name: value\r\n" */
-	hs->bytes += strlen(key) + 2 + (value ? strlen(value) : 0) + 2;
+	hs->bytes += key_size + 2 + value_size + 2;
+	if (key_size == 0 || strcspn(key, " \t\r\n") != key_size ||
+	    strlen(key) != key_size)
+		hs->bad_name++;
+	if (value && (strlen(value) != value_size ||
+		      memchr(value, '\r', value_size) ||
+		      memchr(value, '\n', value_size) || nul_inside(value, value_size)))
+		hs->bad_value++;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
 		hs->content_length++;
 	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
 		hs->transfer_encoding++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		hs->host++;
 	return MHD_YES;
 }
 
@@ -430,7 +566,8 @@ static double now_s(void)
 
 enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 			       const char *method, const char *url,
-			       size_t uri_len, unsigned *retry_after)
+			       const char *version, size_t uri_len,
+			       size_t nparams, unsigned *retry_after)
 {
 	*retry_after = 0;
 	if (g == NULL)
@@ -441,18 +578,28 @@ enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 	if (gc && gc->verdict != LIMITS_CONN_OK) {
 		*retry_after = 1;
 		return gc->verdict == LIMITS_CONN_TOTAL ? GUARD_CONN_TOTAL
+		       : gc->past_share                 ? GUARD_CONN_SHARE
 							: GUARD_CONN_PER_IP;
 	}
 
 	/* "METHOD URI HTTP/1.1\r\n" + headers + "\r\n" */
-	struct head_size hs = {strlen(method) + 1 + uri_len + 11, 0, 0};
-	MHD_get_connection_values(con, MHD_HEADER_KIND, add_header_size, &hs);
+	struct head_size hs = {.bytes = strlen(method) + 1 + uri_len + 11};
+	MHD_get_connection_values_n(con, MHD_HEADER_KIND, add_header_size,
+				    &hs);
 	hs.bytes += 2;
 	if (hs.bytes > g->cfg->max_header)
 		return GUARD_HEADERS;
+	if (nparams > GUARD_MAX_PARAMS)
+		return GUARD_PARAMS;
+	if (hs.bad_name || hs.bad_value)
+		return GUARD_BAD_HEADER;
 	if (hs.content_length > 1 ||
 	    (hs.content_length && hs.transfer_encoding))
 		return GUARD_FRAMING;
+	/* RFC 9112 section 3.2: an HTTP/1.1 request names its host once */
+	if (hs.host > 1 ||
+	    (hs.host == 0 && version && strcmp(version, "HTTP/1.0") != 0))
+		return GUARD_HOST;
 
 	if (g->quota && strcmp(method, "POST") == 0 && creates_session(url)) {
 		struct limits_key key;
@@ -511,6 +658,20 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "close some",
 				  limit);
 		break;
+	case GUARD_CONN_SHARE: {
+		struct limits_view v;
+		limits_view(g->limits, NULL, &v);
+		limit = conn_share(g, v.addrs);
+		p = problem_reply(rp, PROBLEM_TOO_MANY_CONNECTIONS,
+				  "your address has more than its share (%llu) "
+				  "of the server's %llu connections, split "
+				  "between the %llu addresses connected; reuse "
+				  "them or close some",
+				  limit,
+				  (unsigned long long)cfg->max_connections,
+				  (unsigned long long)v.addrs);
+		break;
+	}
 	case GUARD_RATE:
 		limit = cfg->rate_limit;
 		p = problem_reply(rp, PROBLEM_TOO_MANY_REQUESTS,
@@ -550,6 +711,24 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 				  "again in %u s",
 				  limit, retry_after);
 		break;
+	case GUARD_PARAMS:
+		limit = GUARD_MAX_PARAMS;
+		p = problem_reply(rp, PROBLEM_TOO_MANY_PARAMETERS,
+				  "the query has more than %llu parameters, "
+				  "the server's limit",
+				  limit);
+		break;
+	case GUARD_BAD_HEADER:
+		problem_reply(rp, PROBLEM_BAD_HEADER,
+			      "a header's name has white space in it (none "
+			      "may stand before the colon), or its value holds "
+			      "NUL, CR or LF");
+		break;
+	case GUARD_HOST:
+		problem_reply(rp, PROBLEM_BAD_HOST,
+			      "an HTTP/1.1 request names its host in exactly "
+			      "one Host header");
+		break;
 	case GUARD_FRAMING:
 		problem_reply(rp, PROBLEM_AMBIGUOUS_LENGTH,
 			      "the request gives its body length twice "
@@ -565,7 +744,8 @@ void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
 	 * one whose next request would start where MHD guessed this body
 	 * ended */
 	if (r == GUARD_CONN_TOTAL || r == GUARD_CONN_PER_IP ||
-	    r == GUARD_FRAMING)
+	    r == GUARD_CONN_SHARE || r == GUARD_FRAMING || r == GUARD_BAD_HEADER || r == GUARD_HOST ||
+	    r == GUARD_PARAMS)
 		api_reply_header(rp, "Connection", "close");
 }
 
@@ -606,6 +786,18 @@ void guard_reply_give(struct guard *g, uint64_t bytes)
 uint64_t guard_reply_held(const struct guard *g)
 {
 	return g ? atomic_load(&g->reply_held) : 0;
+}
+
+void guard_fairness(const struct guard *g, struct guard_fairness *out)
+{
+	memset(out, 0, sizeof *out);
+	if (g == NULL)
+		return;
+	out->evicted = atomic_load(&g->evicted);
+	out->share_refused = atomic_load(&g->share_refused);
+	struct limits_view v;
+	limits_view(g->limits, NULL, &v);
+	out->addresses = v.addrs;
 }
 
 void guard_security_headers(struct MHD_Response *resp,

@@ -2,11 +2,23 @@
  * and the headers it adds to every reply for the browser's safety:
  *
  *   - connections: --max-connections in total, --max-connections-per-ip
- *     per client address; a request on a connection past either is
- *     answered 503 `unavailable` code `too_many_connections` with
- *     Retry-After, and the connection is closed;
+ *     per client address, and each address's share of the total (the
+ *     total split between the addresses connected, at least
+ *     GUARD_MIN_SHARE): a request on a connection past one is answered
+ *     503 `unavailable` code `too_many_connections` with Retry-After, and
+ *     the connection is closed (one that sends nothing is cut after
+ *     GUARD_REFUSED_MS). When the total is reached, an address within its
+ *     share still gets in: the newest waiting connection (idle, or still
+ *     sending its request) of the heaviest address above its share is
+ *     closed to make room, so a few addresses cannot hold the cap;
  *   - the request head (request line and headers) past --max-header bytes:
  *     431 `headers_too_large`;
+ *   - a header name with white space (before the colon), a value with
+ *     NUL, CR or LF, or an HTTP/1.1 request without exactly one Host: 400
+ *     `malformed_request` code `bad_header` or `bad_host`, and the
+ *     connection is closed (RFC 9112 sections 3.2 and 5.1);
+ *   - more than GUARD_MAX_PARAMS query parameters: 431 code
+ *     `too_many_parameters`;
  *   - a body whose length is ambiguous (Content-Length given twice, or
  *     with Transfer-Encoding): the shape of request smuggling, which MHD
  *     would read one way and a proxy in front of it maybe another. 400
@@ -51,13 +63,30 @@ enum guard_refusal {
 	GUARD_OK = 0,
 	GUARD_CONN_TOTAL,  /* past --max-connections */
 	GUARD_CONN_PER_IP, /* past --max-connections-per-ip */
+	GUARD_CONN_SHARE,  /* past its address's share of --max-connections */
 	GUARD_RATE,        /* past --rate-limit */
 	GUARD_HEADERS,     /* past --max-header */
 	GUARD_FRAMING,     /* ambiguous body length */
 	GUARD_QUOTA,       /* past --session-quota */
 	GUARD_REPLY_MEMORY, /* past --reply-memory (guard_reply_take) */
 	GUARD_STORED_QUOTA, /* past --storage-quota (guard_stored) */
+	GUARD_PARAMS,      /* more than GUARD_MAX_PARAMS query parameters */
+	GUARD_BAD_HEADER,  /* white space in a header name, NUL/CR/LF in a value */
+	GUARD_HOST,        /* HTTP/1.1 without one Host header */
 };
+
+/* The least share of the connection limit an address has, however many
+ * addresses are connected (a browser opens 6 per host). */
+#define GUARD_MIN_SHARE 16
+/* A connection refused (past a limit or its address's share) that sends
+ * no request is closed after this long: refused connections hold no slot
+ * another client needs. */
+#define GUARD_REFUSED_MS 1000
+
+/* Query parameters a request may have: no route takes more than a few,
+ * and libmicrohttpd 0.9.75 would spend its connection's memory on each
+ * (http.c keeps it from parsing the query at all). */
+#define GUARD_MAX_PARAMS 64
 
 struct guard;
 
@@ -101,11 +130,13 @@ void guard_request_done(struct MHD_Connection *con);
 uint64_t guard_reaped(const struct guard *g);
 
 /* At the first access-handler call of a request: may it go ahead?
- * uri_len is the length of the raw request URI (query included). On a
+ * version is the request line's ("HTTP/1.1"), uri_len the length of the
+ * raw request URI (query included), nparams the query's parameters. On a
  * refusal, *retry_after is the Retry-After seconds (0: none). */
 enum guard_refusal guard_check(struct guard *g, struct MHD_Connection *con,
 			       const char *method, const char *url,
-			       size_t uri_len, unsigned *retry_after);
+			       const char *version, size_t uri_len,
+			       size_t nparams, unsigned *retry_after);
 
 /* Make rp the problem reply of a refusal. */
 void guard_refusal_reply(const struct guard *g, enum guard_refusal r,
@@ -130,6 +161,15 @@ int guard_reply_take(struct guard *g, uint64_t bytes, int refusable);
 void guard_reply_give(struct guard *g, uint64_t bytes);
 /* Bytes charged now. */
 uint64_t guard_reply_held(const struct guard *g);
+
+/* What fairness between addresses did so far (/metrics). */
+struct guard_fairness {
+	uint64_t evicted;       /* connections closed to make room for
+				 * an address within its share */
+	uint64_t share_refused; /* connections past their address's share */
+	uint64_t addresses;     /* addresses with connections open now */
+};
+void guard_fairness(const struct guard *g, struct guard_fairness *out);
 
 /* Add the security headers (and a default Cache-Control) to resp, which
  * answers rp. */

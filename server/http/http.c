@@ -74,6 +74,7 @@ struct request {
 	enum guard_refusal refused; /* answer the guard's refusal */
 	unsigned retry_after;
 	size_t uri_len;     /* raw request URI, query included */
+	size_t nparams;     /* parameters in its query */
 	char *query;        /* raw query string (after '?'), or NULL */
 	char *body;
 	size_t len, cap;
@@ -151,8 +152,20 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	pthread_mutex_init(&rq->wlock, NULL);
 	rq->uri_len = uri ? strlen(uri) : 0;
 	const char *q = uri ? strchr(uri, '?') : NULL;
-	if (q)
+	if (q) {
 		rq->query = strdup(q + 1);
+		rq->nparams = q[1] != '\0';
+		for (const char *a = q + 1; (a = strchr(a, '&')) != NULL; a++)
+			rq->nparams++;
+		/* The API reads the query from this copy. libmicrohttpd 0.9.75
+		 * would next parse it into the connection's small memory pool
+		 * (about 56 bytes a parameter), and a query of 1000 parameters
+		 * exhausts the pool: it then closes the connection without a
+		 * reply. The URI is in the connection's own writable buffer and
+		 * the parse stops at a NUL, so the query it sees is empty. */
+		if (q[1] != '\0')
+			((char *)q)[1] = '\0';
+	}
 	/* for the log line of a request MHD may yet refuse itself; the
 	 * access handler puts the decoded path here */
 	if (uri)
@@ -194,9 +207,20 @@ static void log_done(struct MHD_Connection *con, const struct request *rq,
 	else
 		reqid_new(rid); /* never sent, but the line has one */
 	int mhd_status = rq->status ? 0 : log_mhd_status();
+	/* a job's id is what lets anyone read or cancel it: the log names
+	 * the job route, never the id */
+	static const char jobs[] = "/v1/jobs/";
+	char redacted[256];
+	const char *path = rq->path;
+	if (path && strncmp(path, jobs, sizeof jobs - 1) == 0) {
+		const char *rest = strchr(path + sizeof jobs - 1, '/');
+		snprintf(redacted, sizeof redacted, "%s{id}%.200s", jobs,
+			 rest ? rest : "");
+		path = redacted;
+	}
 	struct log_request lr = {
 		.method = rq->method[0] ? rq->method : NULL,
-		.path = rq->path,
+		.path = path,
 		.route = rq->log_route,
 		.status = rq->status ? rq->status : mhd_status,
 		.bytes = rq->head ? 0 : rq->bytes,
@@ -443,7 +467,7 @@ static struct MHD_Response *sse_response(struct MHD_Connection *con,
 	}
 	rp->stream = NULL;
 	events_attach(s->w, sse_park, sse_wake, s);
-	events_watch_peer(s->w, sse_alive);
+	events_watch_peer(s->w, sse_alive, s->fd);
 	return resp;
 }
 
@@ -988,7 +1012,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 				  const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
 {
-	(void)version;
 	struct http_server *srv = cls;
 	struct request *rq = *con_cls;
 	if (rq == NULL) {
@@ -1002,7 +1025,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 		rq->started = 1;
 		request_start(rq, con, method, url);
 		rq->refused = guard_check(srv->guard, con, method, url,
-					  rq->uri_len, &rq->retry_after);
+					  version, rq->uri_len, rq->nparams,
+					  &rq->retry_after);
 		if (rq->refused)
 			return MHD_YES; /* answered below, body discarded */
 		/* The one exception to answering on the second call: a client
@@ -1131,6 +1155,10 @@ static void connection_stats(const void *guard,
 {
 	out->open = guard_connections(guard);
 	out->timed_out = guard_reaped(guard);
+	struct guard_fairness f;
+	guard_fairness(guard, &f);
+	out->evicted = f.evicted;
+	out->share_refused = f.share_refused;
 }
 
 struct http_server *http_start(const struct config *cfg,

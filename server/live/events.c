@@ -6,6 +6,7 @@
 #include "events.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -75,6 +76,7 @@ struct watcher {
 	int64_t last_io_ms;
 	events_park_fn *park, *wake;
 	events_alive_fn *alive;   /* NULL: the peer is not checked */
+	int peer_fd;              /* its socket, polled each tick; -1: none */
 	int64_t peer_ms;          /* when alive() was last asked */
 	void *ctx;
 	cube_t *cube;             /* W_REPLAY: the state at last_sent, or NULL */
@@ -90,6 +92,10 @@ struct events {
 	int closing, stop;
 	pthread_t ticker;
 	pthread_cond_t tick;
+	/* the ticker's own: parked watchers' sockets polled at each tick */
+	struct pollfd *pfd;
+	struct watcher **pfd_w;
+	size_t pfd_cap;
 	struct events_stats stats;
 	_Atomic size_t kept;      /* bytes in every channel's ring */
 	/* committed changes on their way from the writer to the channels:
@@ -482,6 +488,7 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 	snprintf(w->id, sizeof w->id, "%s", id);
 	w->size = n;
 	w->mode = W_REPLAY;
+	w->peer_fd = -1;
 	w->last_io_ms = mono_ms();
 	/* the reconnection delay browsers use, and bytes to send at once so
 	 * the headers go out before the first event */
@@ -588,10 +595,11 @@ void events_attach(struct watcher *w, events_park_fn *park,
 	pthread_mutex_unlock(&w->ch->lock);
 }
 
-void events_watch_peer(struct watcher *w, events_alive_fn *alive)
+void events_watch_peer(struct watcher *w, events_alive_fn *alive, int fd)
 {
 	pthread_mutex_lock(&w->ch->lock);
 	w->alive = alive;
+	w->peer_fd = fd;
 	w->peer_ms = mono_ms();
 	pthread_mutex_unlock(&w->ch->lock);
 }
@@ -1070,6 +1078,55 @@ void events_remote(void *ctx, const char *id, int64_t version,
 
 /* ---------------------------------------------------------------- ticker */
 
+/* A watcher whose peer went away: it no longer watches, and its stream
+ * is woken to end. The caller holds its channel's lock. */
+static void peer_gone(struct channel *c, struct watcher *w)
+{
+	w->cut = 1;
+	if (w->counted) {
+		w->counted = 0;
+		c->nwatchers--;
+	}
+	wake_locked(w);
+}
+
+/* The parked watchers of c whose socket is known, polled at once (one
+ * poll(2) for the channel, not a peek per watcher): a socket readable or
+ * hung up is asked alive(), and a closed one's watcher is let go. So a
+ * client that hangs up frees its watcher slot and, once its stream ends,
+ * its connection within a tick, not at the next heartbeat. The ticker's
+ * thread only; the caller holds c's lock. */
+static void hangups(struct events *ev, struct channel *c)
+{
+	size_t n = 0;
+	for (struct watcher *w = c->watchers; w; w = w->next) {
+		if (!w->alive || w->peer_fd < 0 || w->cut || !w->parked)
+			continue;
+		if (n == ev->pfd_cap) {
+			size_t cap = ev->pfd_cap ? 2 * ev->pfd_cap : 64;
+			struct pollfd *p = realloc(ev->pfd, cap * sizeof *p);
+			if (p == NULL)
+				break;
+			ev->pfd = p;
+			struct watcher **q =
+				realloc(ev->pfd_w, cap * sizeof *q);
+			if (q == NULL)
+				break;
+			ev->pfd_w = q;
+			ev->pfd_cap = cap;
+		}
+		ev->pfd[n] = (struct pollfd){.fd = w->peer_fd, .events = POLLIN};
+		ev->pfd_w[n++] = w;
+	}
+	if (n == 0 || poll(ev->pfd, (nfds_t)n, 0) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (ev->pfd[i].revents &&
+		    ((ev->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+		     !ev->pfd_w[i]->alive(ev->pfd_w[i]->ctx)))
+			peer_gone(c, ev->pfd_w[i]);
+}
+
 /* Presence changes (coalesced) and heartbeats, a few times a second. */
 static void *ticker_main(void *arg)
 {
@@ -1103,20 +1160,18 @@ static void *ticker_main(void *arg)
 					append_locked(ev, c, -1, buf, len);
 				}
 			}
+			hangups(ev, c);
 			for (struct watcher *w = c->watchers; w; w = w->next) {
 				/* a peer that closed its end no longer
 				 * watches: count it out now, and wake its
-				 * stream so the connection ends */
-				if (w->alive && !w->cut && w->parked &&
+				 * stream so the connection ends (those
+				 * with a socket were polled just now) */
+				if (w->alive && w->peer_fd < 0 && !w->cut &&
+				    w->parked &&
 				    now - w->peer_ms >= PEER_CHECK_MS) {
 					w->peer_ms = now;
 					if (!w->alive(w->ctx)) {
-						w->cut = 1;
-						if (w->counted) {
-							w->counted = 0;
-							c->nwatchers--;
-						}
-						wake_locked(w);
+						peer_gone(c, w);
 						continue;
 					}
 				}
@@ -1245,6 +1300,8 @@ void events_close(struct events *ev)
 	pthread_mutex_destroy(&ev->qlock);
 	pthread_cond_destroy(&ev->qwake);
 	pthread_mutex_destroy(&ev->fill_lock);
+	free(ev->pfd);
+	free(ev->pfd_w);
 	free(ev);
 }
 

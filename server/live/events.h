@@ -93,11 +93,14 @@ void events_attach(struct watcher *w, events_park_fn *park,
 /* How the ticker learns that a watcher's peer went away while its
  * connection is parked (a parked connection is not polled, so without
  * this it would count as watching until its next heartbeat failed, 20 s
- * or more): about once a second it calls alive(ctx) (the ctx of
- * events_attach), which answers 0 when the peer has closed; the watcher
- * then stops counting at once and is woken to end its stream. */
+ * or more). fd is the peer's socket: at every tick (PRESENCE_MS, 200 ms)
+ * the ticker polls the sockets of a channel's parked watchers at once,
+ * and asks alive(ctx) (the ctx of events_attach) of those readable or
+ * hung up; alive answers 0 when the peer has closed, and the watcher then
+ * stops counting and is woken to end its stream. With fd -1, alive is
+ * asked of each parked watcher about once a second instead. */
 typedef int events_alive_fn(void *ctx);
-void events_watch_peer(struct watcher *w, events_alive_fn *alive);
+void events_watch_peer(struct watcher *w, events_alive_fn *alive, int fd);
 
 /* Up to max bytes of the stream into buf: the count, 0 if nothing is
  * ready (park was called), -1 at the end of the stream. */

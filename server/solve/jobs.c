@@ -580,8 +580,9 @@ int jobs_submit(struct jobs *j, const struct limits_key *client,
 		j->count--;
 		pthread_mutex_unlock(&j->mu);
 		job_free(b);
-		return rc == POOL_CLIENT_BUSY ? JOBS_CLIENT_BUSY
-		       : rc == POOL_FULL      ? JOBS_QUEUE_FULL
+		return rc == POOL_CLIENT_BUSY    ? JOBS_CLIENT_BUSY
+		       : rc == POOL_CLIENT_SHARE ? JOBS_CLIENT_SHARE
+		       : rc == POOL_FULL         ? JOBS_QUEUE_FULL
 		       : rc == POOL_STOPPED   ? JOBS_STOPPED
 					      : JOBS_NOMEM;
 	}

@@ -99,6 +99,7 @@ void jobs_free(struct jobs *j);
 enum jobs_result {
 	JOBS_OK = 0,
 	JOBS_CLIENT_BUSY,  /* the client's queue cap: 429 */
+	JOBS_CLIENT_SHARE, /* its share of the queue's room left: 429 */
 	JOBS_QUEUE_FULL,   /* the pool's queue is full: 503 */
 	JOBS_TOO_MANY,     /* max_jobs kept and none may go: 503 */
 	JOBS_STOPPED,      /* shutting down: 503 */

@@ -35,6 +35,7 @@ struct solve_pool {
 	uint64_t next_ticket;
 	unsigned running;
 	uint64_t run_total, refused_client, refused_full, cancelled;
+	uint64_t refused_share; /* of refused_client: past the room's share */
 	_Atomic int stop;
 };
 
@@ -182,6 +183,20 @@ int solve_pool_submit(struct solve_pool *p, const struct limits_key *client,
 		rc = POOL_FULL;
 		goto out;
 	}
+	/* A share of the room left: a client with n tasks waiting queues
+	 * another only while more than n × (queue_max / 8) places are free.
+	 * So a few clients at their caps cannot fill the queue: as it
+	 * fills, the clients with the most waiting are refused first, and a
+	 * client with nothing waiting gets in until the queue is full (13
+	 * addresses at the default caps leave 14 of 64 places). */
+	unsigned unit = p->c.queue_max / 8 ? p->c.queue_max / 8 : 1;
+	if (cl->queued &&
+	    p->c.queue_max - p->nqueue <= (uint64_t)cl->queued * unit) {
+		p->refused_client++;
+		p->refused_share++;
+		rc = POOL_CLIENT_SHARE;
+		goto out;
+	}
 	struct task *t = &p->queue[p->nqueue++];
 	t->ticket = ++p->next_ticket;
 	t->client = ci;
@@ -225,6 +240,7 @@ void solve_pool_stats(struct solve_pool *p, struct solve_pool_stats *out)
 	out->run_total = p->run_total;
 	out->refused_client = p->refused_client;
 	out->refused_full = p->refused_full;
+	out->refused_share = p->refused_share;
 	out->cancelled = p->cancelled;
 	pthread_mutex_unlock(&p->mu);
 }

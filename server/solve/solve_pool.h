@@ -6,7 +6,11 @@
  * A client has at most client_running tasks running and client_queued
  * waiting (one cap on the sum: a task not yet taken by a free worker
  * counts against the running share); the queue holds at most queue_max
- * in all. When a worker is
+ * in all, and a client with n tasks waiting may queue another only while
+ * more than n × (queue_max / 8, at least 1) places are free (its share of
+ * the room left: as the queue
+ * fills, the clients with the most waiting are refused first, and one
+ * with none waiting gets in until it is full). When a worker is
  * free it takes the oldest task of the client with the fewest running
  * and, of those, the one served longest ago (round-robin), skipping
  * clients at their running cap, so one client's many slow tasks cannot
@@ -36,6 +40,7 @@ enum solve_pool_result {
 	POOL_FULL = 2,        /* the queue is full: 503 */
 	POOL_STOPPED = 3,     /* shutting down: 503 */
 	POOL_NOMEM = 4,
+	POOL_CLIENT_SHARE = 5, /* its share of the queue's room: 429 */
 };
 
 typedef void (*solve_pool_fn)(void *arg);
@@ -59,6 +64,7 @@ int solve_pool_cancel(struct solve_pool *p, uint64_t ticket);
 struct solve_pool_stats {
 	unsigned workers, queued, running;
 	uint64_t run_total, refused_client, refused_full;
+	uint64_t refused_share; /* of refused_client: POOL_CLIENT_SHARE */
 	uint64_t cancelled; /* taken out while queued, or stopped running */
 };
 void solve_pool_stats(struct solve_pool *p, struct solve_pool_stats *out);

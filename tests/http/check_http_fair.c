@@ -287,10 +287,13 @@ START_TEST(scramble_on_pool)
 	start_or_abort(&srv, NULL, opts);
 	wait_tables(srv.port);
 	char *slow = slow_body(srv.port);
-	int a[4];
-	for (int i = 0; i < 4; i++)
+	/* A's first runs; two wait: with one waiting, more than one of the
+	 * queue's 4 places stay free, with two no more than two do (its
+	 * share of the room left) */
+	int a[3];
+	for (int i = 0; i < 3; i++)
 		a[i] = send_solve(srv.port, CLIENT_A, slow);
-	wait_pool(srv.port, 1, 3, 0);
+	wait_pool(srv.port, 1, 2, 0);
 
 	/* B's scramble runs on the free worker, before any of A's */
 	json_t *j = expect_json(srv.port, "GET", "/v1/scramble?size=3", NULL,
@@ -300,11 +303,11 @@ START_TEST(scramble_on_pool)
 	ck_assert_str_eq(f, sget(j, "facelets"));
 	free(f);
 	json_decref(j);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++)
 		ck_assert_msg(!answered(a[i]),
 			      "A's solve %d answered before B's scramble", i);
 
-	/* A is at its caps: a scramble is refused like a solve */
+	/* A is at its share: a scramble is refused like a solve */
 	http_response r;
 	scramble_from(srv.port, CLIENT_A, &r);
 	ck_assert_int_eq(r.status, 429);
@@ -312,25 +315,32 @@ START_TEST(scramble_on_pool)
 	json_t *p = parse(&r, "429");
 	ck_assert_str_eq(sget(p, "type"), "urn:cubed:problem:too_many_requests");
 	ck_assert_str_eq(sget(p, "code"), "too_many_solves");
+	ck_assert_str_eq(sget(p, "detail"),
+			 "the solver queue is nearly full and this client "
+			 "already has as many solves waiting as its share of "
+			 "the places left; retry when one has finished");
 	json_decref(p);
 	http_response_free(&r);
 
 	/* both workers busy, the queue (4) full: 503 for B's scramble */
 	int c = send_solve(srv.port, CLIENT_C, slow);
-	wait_pool(srv.port, 2, 3, 0);
+	wait_pool(srv.port, 2, 2, 0);
 	int d = send_solve(srv.port, "127.0.0.4", slow);
+	wait_pool(srv.port, 2, 3, 0);
+	int e = send_solve(srv.port, "127.0.0.5", slow);
 	wait_pool(srv.port, 2, 4, 0);
 	p = expect_problem(srv.port, "GET", "/v1/scramble?size=3", NULL, NULL,
 			   NULL, 503, "unavailable", "queue_full", NULL, &r);
 	ck_assert_str_eq(http_header(&r, "Retry-After"), "1");
 	json_decref(p);
 	http_response_free(&r);
-	ck_assert(!answered(c) && !answered(d));
+	ck_assert(!answered(c) && !answered(d) && !answered(e));
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++)
 		close(a[i]);
 	close(c);
 	close(d);
+	close(e);
 	wait_pool(srv.port, 0, 0, 6);
 	json_decref(expect_json(srv.port, "GET", "/v1/scramble?size=3&seed=7",
 				NULL, NULL, NULL, 200, NULL));

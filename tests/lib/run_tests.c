@@ -95,6 +95,7 @@ static const struct {
 	{"barrage", barrage_suite, 0},
 	{"crash", crash_suite, 0},
 	{"http_faults", http_faults_suite, 0},
+	{"http_edges", http_edges_suite, 0},
 };
 #define NEVERYDAY (sizeof everyday / sizeof everyday[0])
 

@@ -43,6 +43,7 @@ Suite *pg_store_suite(void); /* tests/unit/check_pg.c: the PostgreSQL engine (ma
 Suite *pg_nodes_suite(void); /* tests/http/check_pg_nodes.c: two nodes on one PostgreSQL (make test-pg) */
 Suite *barrage_suite(void); /* tests/http/check_barrage.c: malformed requests to every route change nothing */
 
+Suite *http_edges_suite(void); /* tests/http/check_http_edges.c: header lines, queries, tokens and log lines cubed answers itself */
 Suite *http_faults_suite(void); /* tests/http/check_http_faults.c: slow and hostile clients, storage faults, private sessions, shutdown */
 
 #endif

@@ -196,6 +196,50 @@ START_TEST(connections)
 }
 END_TEST
 
+/* The view the per-address shares are worked out from: how many
+ * addresses are connected, and which holds the most (skipping those the
+ * caller says, as guard.c skips trusted proxies). */
+static int skip_b(void *cls, const struct limits_key *k)
+{
+	const struct limits_key *b = cls;
+	return k->family == b->family && memcmp(k->addr, b->addr, 16) == 0;
+}
+
+START_TEST(heaviest)
+{
+	struct limits_config c = {.max_conns = 100};
+	struct limits *l = limits_new(&c);
+	struct limits_key a = v4("10.0.0.1"), b = v4("10.0.0.2"),
+			  d = v4("10.0.0.3"), out;
+	uint64_t open = 99;
+	ck_assert_int_eq(limits_conn_heaviest(l, NULL, NULL, &out, &open), 0);
+	ck_assert_uint_eq(open, 0);
+	for (int i = 0; i < 5; i++)
+		limits_conn_open(l, &b);
+	for (int i = 0; i < 3; i++)
+		limits_conn_open(l, &a);
+	limits_conn_open(l, &d);
+	struct limits_view v;
+	limits_view(l, &a, &v);
+	ck_assert_uint_eq(v.total, 9);
+	ck_assert_uint_eq(v.from_key, 3);
+	ck_assert_uint_eq(v.addrs, 3);
+	ck_assert_int_eq(limits_conn_heaviest(l, NULL, NULL, &out, &open), 1);
+	ck_assert_uint_eq(open, 5);
+	ck_assert(skip_b(&b, &out));
+	ck_assert_int_eq(limits_conn_heaviest(l, skip_b, &b, &out, &open), 1);
+	ck_assert_uint_eq(open, 3);
+	ck_assert(skip_b(&a, &out));
+	/* an address whose last connection closed is no longer counted */
+	limits_conn_close(l, &d);
+	limits_view(l, NULL, &v);
+	ck_assert_uint_eq(v.addrs, 2);
+	ck_assert_uint_eq(v.total, 8);
+	ck_assert_uint_eq(v.from_key, 0);
+	limits_free(l);
+}
+END_TEST
+
 START_TEST(trusted_proxies)
 {
 	struct limits_cidr c[LIMITS_MAX_CIDRS];
@@ -275,6 +319,7 @@ Suite *client_limits_suite(void)
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, eviction_fails_open);
 	tcase_add_test(tc, connections);
+	tcase_add_test(tc, heaviest);
 	tcase_add_test(tc, trusted_proxies);
 	suite_add_tcase(s, tc);
 	return s;

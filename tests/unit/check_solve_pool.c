@@ -231,6 +231,60 @@ START_TEST(cap_is_running_plus_waiting)
 }
 END_TEST
 
+/* A share of the room left (issue 60, case 5): with one worker held and
+ * a queue of 16 (a unit of 2 places), four clients each queueing all
+ * they may leave room: each is refused once it has n waiting and no more
+ * than 2n places are free (POOL_CLIENT_SHARE; the first stops at its own
+ * cap of 4 waiting, POOL_CLIENT_BUSY), and three more clients with
+ * nothing waiting still get a task queued each. Only then is the queue
+ * full, for anyone. */
+START_TEST(share_of_the_room_left)
+{
+	log_init();
+	struct solve_pool_config c = {1, 16, 1, 4};
+	struct solve_pool *p = solve_pool_new(&c);
+	ck_assert_ptr_nonnull(p);
+	static struct task gate = {'G', 1}, t = {'t', 0};
+	struct limits_key k2 = key(2);
+	uint64_t ticket;
+	ck_assert_int_eq(solve_pool_submit(p, &k2, run, drop, &gate, &ticket),
+			 POOL_OK);
+	ck_assert(wait_for(gate_started, NULL));
+	/* what each heavy client got queued, and why it stopped */
+	const int queued[4] = {4, 4, 3, 2};
+	const int why[4] = {POOL_CLIENT_BUSY, POOL_CLIENT_SHARE,
+			    POOL_CLIENT_SHARE, POOL_CLIENT_SHARE};
+	for (int i = 0; i < 4; i++) {
+		struct limits_key k = key(2 + i);
+		int n = 0, rc;
+		while ((rc = solve_pool_submit(p, &k, run, drop, &t,
+					       &ticket)) == POOL_OK)
+			n++;
+		ck_assert_msg(n == queued[i] && rc == why[i],
+			      "client %d: %d queued, then %d", i, n, rc);
+	}
+	struct solve_pool_stats st;
+	solve_pool_stats(p, &st);
+	ck_assert_uint_eq(st.queued, 13);
+	ck_assert_uint_eq(st.refused_share, 3);
+	ck_assert_uint_eq(st.refused_client, 4);
+	for (int i = 0; i < 3; i++) {
+		struct limits_key k = key(10 + i);
+		ck_assert_int_eq(solve_pool_submit(p, &k, run, drop, &t,
+						   &ticket),
+				 POOL_OK);
+	}
+	struct limits_key late = key(20);
+	ck_assert_int_eq(solve_pool_submit(p, &late, run, drop, &t, &ticket),
+			 POOL_FULL);
+	open_gate();
+	int all = 17;
+	ck_assert(wait_for(ran, &all));
+	solve_pool_free(p);
+	ck_assert_int_eq(lg.dropped, 0);
+}
+END_TEST
+
 Suite *solve_pool_suite(void)
 {
 	Suite *s = suite_create("solve_pool");
@@ -238,6 +292,7 @@ Suite *solve_pool_suite(void)
 	tcase_add_test(tc, round_robin_over_clients);
 	tcase_add_test(tc, cap_is_running_plus_waiting);
 	tcase_add_test(tc, caps_cancel_and_stop);
+	tcase_add_test(tc, share_of_the_room_left);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,7 +11,7 @@
  * breadth-first search over rotation sequences with the facelet engine;
  * the test suite checks every row against cube_turn again.
  */
-#include "cubie_internal.h"
+#include "orient.h"
 
 #include <string.h>
 

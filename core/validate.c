@@ -41,7 +41,7 @@
  */
 #include "validate.h"
 
-#include "cubie_internal.h"
+#include "orient.h"
 #include "pieces.h"
 
 #include <stdint.h>

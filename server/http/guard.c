@@ -783,11 +783,6 @@ void guard_reply_give(struct guard *g, uint64_t bytes)
 		atomic_fetch_sub(&g->reply_held, bytes);
 }
 
-uint64_t guard_reply_held(const struct guard *g)
-{
-	return g ? atomic_load(&g->reply_held) : 0;
-}
-
 void guard_fairness(const struct guard *g, struct guard_fairness *out)
 {
 	memset(out, 0, sizeof *out);

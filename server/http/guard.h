@@ -159,8 +159,6 @@ void guard_stored(struct guard *g, struct MHD_Connection *con,
 #define GUARD_REPLY_SMALL 16384
 int guard_reply_take(struct guard *g, uint64_t bytes, int refusable);
 void guard_reply_give(struct guard *g, uint64_t bytes);
-/* Bytes charged now. */
-uint64_t guard_reply_held(const struct guard *g);
 
 /* What fairness between addresses did so far (/metrics). */
 struct guard_fairness {

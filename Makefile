@@ -278,8 +278,14 @@ slow/part-%: $(BUILD)/cubed $(BUILD)/run_tests
 	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow $(call part_env,$*) $(slow_env) $(BUILD)/run_tests'
 slow/full-%: $(BUILD)/cubed $(BUILD)/run_tests
 	$(UNIT) $@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
+# the browser scenarios that take longest (a race of three players, a
+# timed solve, two pages typing at once: 28 s of make test's browser
+# minutes), a unit of their own
+slow/web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
+	$(UNIT) $@ '$(MAKE) --no-print-directory test-web WEB_TESTS="$(WEB_SLOW_TESTS)"'
+.PHONY: slow/web
 SLOW_UNITS := $(call split_units,$(SLOW_SPLIT),slow) \
-	$(SLOW_SUITES:%=slow/full-%)
+	$(SLOW_SUITES:%=slow/full-%) slow/web
 test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	@rm -f $(UNITS_LOG)
@@ -298,7 +304,11 @@ test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 
 # npm ci and Chromium must be there: the browser tests never skip
 # themselves (.ci/install-deps installs chromium).
-WEB_TESTS ?= tests/web/*.test.mjs
+# make test's browser files: all but WEB_SLOW_TESTS, which make test-slow
+# (and CI) runs
+WEB_SLOW_TESTS := tests/web/race.test.mjs tests/web/timer.test.mjs \
+	tests/web/concurrent.test.mjs
+WEB_TESTS ?= $(filter-out $(WEB_SLOW_TESTS),$(wildcard tests/web/*.test.mjs))
 test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	@mkdir -p $(TABLES)
 	CUBED_BIN=$(BUILD)/cubed CUBED_WEB_ROOT=$(BUILD)/web CUBED_TABLES=$(TABLES) \

@@ -256,6 +256,7 @@ struct sessions {
 	int64_t idem_ttl_ms;
 	int64_t idem_expired_ms; /* the writer's: when it last expired keys */
 	struct cache cache;
+	struct timed_judged *judged; /* timed.c: results that cannot change */
 	session_event_fn *on_event;
 	void *on_event_ctx;
 	int (*fail_alloc)(void *ctx);
@@ -273,6 +274,10 @@ struct sessions {
 	int busy;                /* the writer holds a batch */
 	struct sessions_stats stats;
 };
+
+/* timed.c: the cache of judged timed solves (sessions_open/close). */
+struct timed_judged *timed_judged_new(void);
+void timed_judged_free(struct timed_judged *j);
 
 /* Wall-clock milliseconds: the times rows record. */
 static inline int64_t sessions_now_ms(void)

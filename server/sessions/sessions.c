@@ -36,7 +36,14 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 		free(s);
 		return SES_NOMEM;
 	}
+	s->judged = timed_judged_new();
+	if (!s->judged) {
+		cache_destroy(&s->cache);
+		free(s);
+		return SES_NOMEM;
+	}
 	if (writer_start(s) < 0) {
+		timed_judged_free(s->judged);
 		cache_destroy(&s->cache);
 		free(s);
 		return SES_STORE;
@@ -62,6 +69,7 @@ void sessions_close(struct sessions *s)
 		return;
 	writer_stop(s);
 	cache_destroy(&s->cache);
+	timed_judged_free(s->judged);
 	free(s);
 }
 

@@ -262,9 +262,10 @@ struct timed_result {
 	uint64_t htm, qtm, stm;     /* moves made since the start */
 };
 
-/* Session id's timed solves, oldest first, at most cap (results freed
- * with timed_results_free), judged at now (Unix ms: an inspection that
- * ran past 17 s without a turn is a DNF). Returns the count or a ses_err. */
+/* Session id's newest cap timed solves, oldest first (results freed with
+ * timed_results_free), judged at now (Unix ms: an inspection that ran
+ * past 17 s without a turn is a DNF; a solve that a later one closed is
+ * judged when that one began). Returns the count or a ses_err. */
 int sessions_timed(struct sessions *s, const char *id, int64_t now,
 		   struct timed_result *out, int cap);
 void timed_results_free(struct timed_result *r, int k);

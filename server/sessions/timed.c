@@ -3,9 +3,19 @@
  * the clock, the moves and the outcome are derived here from the events
  * after the start's version, replayed on the state there. Nothing of it
  * is stored twice, and every node (SQLite or PostgreSQL) derives the same
- * answer from the same rows. */
+ * answer from the same rows.
+ *
+ * A timed solve that a later one closed can no longer change: its events
+ * end at the next one's version, and its clock at the next one's start.
+ * Its judgement is kept (struct timed_judged, a fixed table of
+ * JUDGED_SETS × JUDGED_WAYS entries, the least recently used out), so
+ * reading a session's timed solves replays only the open one's
+ * events and those not judged yet: the cost of a read no longer grows
+ * with the session's history. */
 #include "session_layer.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +26,107 @@
 #define DNF_MS 17000        /* past 17 s: DNF (A3d1) */
 #define EVENT_PAGE 256
 #define MAX_EVENTS 20000    /* replayed per timed solve at most */
+#define JUDGED_SETS 4096    /* closed solves' judgements kept: sets of */
+#define JUDGED_WAYS 4       /* four, the least recently used out (~2 MB) */
+
+/* One closed timed solve's judgement: row `row` of session id, judged
+ * with its events up to `until`. */
+struct judged {
+	char id[STORE_ID_MAX];
+	int64_t row, until;
+	uint64_t used;      /* the table's clock when last read or written */
+	enum timed_status status;
+	int64_t started_at, ended_at, end_version, penalty_ms, ms;
+	uint64_t htm, qtm, stm;
+};
+
+struct timed_judged {
+	pthread_mutex_t lock;
+	uint64_t clock;
+	struct judged set[JUDGED_SETS][JUDGED_WAYS];
+};
+
+struct timed_judged *timed_judged_new(void)
+{
+	struct timed_judged *j = calloc(1, sizeof *j);
+	if (j)
+		pthread_mutex_init(&j->lock, NULL);
+	return j;
+}
+
+void timed_judged_free(struct timed_judged *j)
+{
+	if (!j)
+		return;
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
+static struct judged *judged_set(struct timed_judged *j, const char *id,
+				 int64_t row)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	/* splitmix64's finalizer: every bit of the row moves the set */
+	h ^= (uint64_t)row;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	return j->set[h % JUDGED_SETS];
+}
+
+/* r's judgement from the table (its row filled): 1, or 0 when not kept. */
+static int judged_get(struct timed_judged *j, const char *id,
+		      struct timed_result *r, int64_t until)
+{
+	int hit = 0;
+	pthread_mutex_lock(&j->lock);
+	struct judged *set = judged_set(j, id, r->t.id);
+	for (int w = 0; w < JUDGED_WAYS && !hit; w++) {
+		struct judged *e = &set[w];
+		if (e->used == 0 || e->row != r->t.id || e->until != until ||
+		    strcmp(e->id, id) != 0)
+			continue;
+		hit = 1;
+		e->used = ++j->clock;
+		r->status = e->status;
+		r->started_at = e->started_at;
+		r->ended_at = e->ended_at;
+		r->end_version = e->end_version;
+		r->penalty_ms = e->penalty_ms;
+		r->ms = e->ms;
+		r->htm = e->htm;
+		r->qtm = e->qtm;
+		r->stm = e->stm;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return hit;
+}
+
+static void judged_put(struct timed_judged *j, const char *id,
+		       const struct timed_result *r, int64_t until)
+{
+	pthread_mutex_lock(&j->lock);
+	struct judged *set = judged_set(j, id, r->t.id), *e = &set[0];
+	for (int w = 1; w < JUDGED_WAYS; w++)
+		if (set[w].used < e->used)
+			e = &set[w];
+	snprintf(e->id, sizeof e->id, "%s", id);
+	e->row = r->t.id;
+	e->until = until;
+	e->used = ++j->clock;
+	e->status = r->status;
+	e->started_at = r->started_at;
+	e->ended_at = r->ended_at;
+	e->end_version = r->end_version;
+	e->penalty_ms = r->penalty_ms;
+	e->ms = r->ms;
+	e->htm = r->htm;
+	e->qtm = r->qtm;
+	e->stm = r->stm;
+	pthread_mutex_unlock(&j->lock);
+}
 
 const char *timed_status_name(enum timed_status st)
 {
@@ -164,7 +275,7 @@ int sessions_timed(struct sessions *s, const char *id, int64_t now,
 					  sizeof *rows);
 	if (!rows)
 		return SES_NOMEM;
-	int k = store_list_timed(s->store, id, 0, rows, cap);
+	int k = store_list_timed(s->store, id, -1, rows, cap);
 	if (k < 0) {
 		free(rows);
 		return store_unavailable(s->store) ? SES_UNAVAILABLE : SES_STORE;
@@ -179,11 +290,19 @@ int sessions_timed(struct sessions *s, const char *id, int64_t now,
 		int64_t until = closed ? out[i + 1].t.version : version;
 		if (until < out[i].t.version)
 			until = out[i].t.version; /* a later start at an older version */
-		rc = judge(s, id, &out[i], until, closed, now);
+		if (closed && judged_get(s->judged, id, &out[i], until))
+			continue;
+		/* a closed solve's clock stopped when the next one began */
+		int64_t at = closed && out[i + 1].t.inspect_at < now
+				     ? out[i + 1].t.inspect_at
+				     : now;
+		rc = judge(s, id, &out[i], until, closed, at);
 		if (rc != SES_OK) {
 			timed_results_free(out, k);
 			return rc;
 		}
+		if (closed)
+			judged_put(s->judged, id, &out[i], until);
 	}
 	return k;
 }

@@ -254,7 +254,8 @@ struct store_timed {
 void store_timed_free(struct store_timed *t);
 
 /* Record a timed solve's start (out_id: its id); list a session's with
- * id > after, oldest first, at most cap (returns the count). */
+ * id > after, oldest first, at most cap (returns the count); after < 0:
+ * the newest cap, oldest first. */
 int store_add_timed(struct store *st, const char *session_id,
 		    const struct store_timed *t, int64_t *out_id);
 int store_list_timed(struct store *st, const char *session_id, int64_t after,

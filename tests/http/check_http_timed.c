@@ -221,6 +221,70 @@ START_TEST(timed_who_and_errors)
 }
 END_TEST
 
+/* More timed solves than a read lists (1000): the latest are the ones
+ * listed (before, the first 1000 were, so a busy session's newest solves
+ * and their statistics never showed), judged as when each was fresh, and
+ * a second read (its closed solves from the judged table) says the same
+ * to the byte. */
+START_TEST(timed_latest_listed)
+{
+	server own;
+	const char *extra[] = {"--rate-limit", "0", NULL};
+	start_or_abort(&own, NULL, extra);
+	ses a;
+	json_decref(create(own.port, "{\"size\": 3}", &a));
+	char path[160], mpath[160];
+	snprintf(path, sizeof path, "%s/timed", a.path);
+	snprintf(mpath, sizeof mpath, "%s/moves", a.path);
+	enum { N = 1003, SOLVED_AT = 500 };
+	long long ids[N];
+	for (int i = 0; i < N; i++) {
+		json_t *t = expect_json(own.port, "POST", path, a.token, NULL,
+					"{}", 201, NULL);
+		ids[i] = iget(t, "id");
+		json_decref(t);
+		if (i == SOLVED_AT || i == 1) {
+			json_decref(expect_json(own.port, "POST", mpath, a.token,
+						NULL, "{\"moves\": \"R\"}", 200,
+						NULL));
+			json_decref(expect_json(own.port, "POST", mpath, a.token,
+						NULL, "{\"moves\": \"R'\"}", 200,
+						NULL));
+		}
+	}
+	json_t *l = expect_json(own.port, "GET", path, a.token, NULL, NULL,
+				200, NULL);
+	const json_t *ts = json_object_get(l, "timed_solves");
+	ck_assert_int_eq(json_array_size(ts), 1000);
+	for (size_t i = 0; i < 1000; i++) {
+		const json_t *t = json_array_get(ts, i);
+		ck_assert_int_eq(iget(t, "id"), ids[N - 1000 + i]);
+		const char *want = i == 999 ? "inspecting"
+				   : ids[N - 1000 + i] == ids[SOLVED_AT] ? "solved"
+									 : "abandoned";
+		ck_assert_str_eq(sget(t, "status"), want);
+	}
+	const json_t *won = json_array_get(ts, SOLVED_AT - (N - 1000));
+	ck_assert_int_eq(iget(json_object_get(won, "moves"), "htm"), 2);
+	/* the statistics are of the listed: one solved (the one at 1 is
+	 * not listed) */
+	const json_t *pl = json_object_get(l, "players");
+	ck_assert_int_eq(json_object_size(pl), 1);
+	const char *who;
+	const json_t *st;
+	json_object_foreach((json_t *)pl, who, st) {
+		ck_assert_int_eq(iget(st, "count"), 1);
+		ck_assert_int_eq(iget(st, "solved"), 1);
+	}
+	json_t *again = expect_json(own.port, "GET", path, a.token, NULL, NULL,
+				    200, NULL);
+	ck_assert_msg(json_equal(l, again), "a second read differs");
+	json_decref(again);
+	json_decref(l);
+	ck_assert_int_eq(server_stop(&own, 1), 0);
+}
+END_TEST
+
 /* The WCA's averages on plain results: ms >= 0 solved, -1 a DNF. */
 static void results(struct timed_result *r, const long long *ms, int k,
 		    const char *actor)
@@ -278,6 +342,7 @@ Suite *http_timed_suite(void)
 	tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 	tcase_add_test(tc, timed_solves_from_history);
 	tcase_add_test(tc, timed_who_and_errors);
+	tcase_add_test(tc, timed_latest_listed);
 	suite_add_tcase(s, tc);
 	TCase *avg = tcase_create("averages");
 	tcase_add_test(avg, timed_averages);

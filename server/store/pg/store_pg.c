@@ -126,6 +126,10 @@
 	X(S_LIST_TIMED, 3,                                                     \
 	  "SELECT id, version, actor, scramble, inspect_at FROM timed_solves " \
 	  "WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT $3")            \
+	X(S_LIST_TIMED_NEWEST, 3,                                              \
+	  "SELECT * FROM (SELECT id, version, actor, scramble, inspect_at "    \
+	  "FROM timed_solves WHERE session_id = $1 ORDER BY id DESC LIMIT $3)" \
+	  " AS t WHERE $2::bigint < 0 ORDER BY id")                            \
 	X(S_INSERT_TOKEN, 5,                                                   \
 	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
 	  "created_at) SELECT $1, coalesce(max(id), 0) + 1, $2::text, "        \
@@ -1040,7 +1044,8 @@ static int pg_list_timed(void *impl, const char *session_id, int64_t after,
 	char a[24], c[16];
 	const char *p[] = {session_id, I64(a, after), I64(c, cap)};
 	PGresult *r;
-	int k = query_rows(impl, S_LIST_TIMED, p, cap, &r);
+	int k = query_rows(impl, after < 0 ? S_LIST_TIMED_NEWEST : S_LIST_TIMED,
+			   p, cap, &r);
 	if (k < 0)
 		return k;
 	for (int i = 0; i < k; i++) {

@@ -100,6 +100,10 @@
 	X(S_LIST_TIMED,                                                        \
 	  "SELECT id, version, actor, scramble, inspect_at FROM timed_solves " \
 	  "WHERE session_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3")            \
+	X(S_LIST_TIMED_NEWEST,                                                 \
+	  "SELECT * FROM (SELECT id, version, actor, scramble, inspect_at "    \
+	  "FROM timed_solves WHERE session_id = ?1 ORDER BY id DESC LIMIT ?3)" \
+	  " WHERE ?2 < 0 ORDER BY id")                                         \
 	X(S_INSERT_TOKEN,                                                      \
 	  "INSERT INTO tokens (session_id, id, role, name, token_hash, "       \
 	  "created_at) SELECT ?1, coalesce(max(id), 0) + 1, ?2, "              \
@@ -1065,7 +1069,7 @@ static int sq_list_timed(void *impl, const char *session_id, int64_t after,
 			 struct store_timed *out, int cap)
 {
 	CONN_OR_FAIL(c, impl);
-	sqlite3_stmt *s = stmt(c, S_LIST_TIMED);
+	sqlite3_stmt *s = stmt(c, after < 0 ? S_LIST_TIMED_NEWEST : S_LIST_TIMED);
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_text(s, 1, session_id, -1, SQLITE_STATIC);

@@ -255,6 +255,7 @@ struct sessions {
 	int max_batch;
 	int64_t idem_ttl_ms;
 	int64_t idem_expired_ms; /* the writer's: when it last expired keys */
+	int64_t used_bytes, used_at; /* the writer's: the store's size, when */
 	struct cache cache;
 	struct timed_judged *judged; /* timed.c: results that cannot change */
 	session_event_fn *on_event;

@@ -14,6 +14,10 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+/* How old the database's size may be on a store shared by many nodes
+ * (PostgreSQL: asking costs a directory walk on the server). */
+#define USED_BYTES_MS 1000
+
 void op_free(struct ses_op *op)
 {
 	if (!op)
@@ -104,11 +108,25 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 	for (struct ses_op *op = batch; op; op = op->next)
 		op->rc = SES_OK;
 	/* past the storage cap only what frees space (or withdraws a
-	 * token) is taken; once per batch: two page counts */
-	int64_t used = 0;
-	int over = s->max_db_bytes > 0 &&
-		   store_used_bytes(s->store, &used) == STORE_OK &&
-		   used >= s->max_db_bytes;
+	 * token) is taken; once per batch: two page counts (SQLite), or
+	 * the database's size on disk at most once a second (PostgreSQL:
+	 * every node's rows, so the cap is the cluster's, reached up to a
+	 * second late) */
+	int over = 0;
+	if (s->max_db_bytes > 0) {
+		int64_t now = sessions_now_ms();
+		int64_t used = s->used_bytes;
+		if (!s->shared || now - s->used_at >= USED_BYTES_MS ||
+		    now < s->used_at) {
+			if (store_used_bytes(s->store, &used) == STORE_OK) {
+				s->used_bytes = used;
+				s->used_at = now;
+			} else {
+				used = 0; /* unknown: the write decides */
+			}
+		}
+		over = used >= s->max_db_bytes;
+	}
 	for (;;) {
 		*events = 0;
 		int brc = store_begin(s->store);

@@ -1503,6 +1503,40 @@ START_TEST(session_limits)
 }
 END_TEST
 
+/* --max-db-size on either engine (make test-pg runs this on PostgreSQL,
+ * where the cap is the database's size on disk, every node's rows: before,
+ * PostgreSQL had no size to give and the cap was silently ignored): a
+ * server restarted on a database already past its cap refuses the writes
+ * that add (507 storage_full, code storage_cap), and changes nothing;
+ * reads and deletes still work. */
+START_TEST(storage_cap_every_engine)
+{
+	server a, b;
+	start_or_abort(&a, NULL, NULL);
+	ses s1;
+	json_decref(create(a.port, "{\"size\": 3}", &s1));
+	char mv[192];
+	snprintf(mv, sizeof mv, "%s/moves", s1.path);
+	json_decref(expect_json(a.port, "POST", mv, s1.token, NULL,
+				"{\"moves\": \"R\"}", 200, NULL));
+	ck_assert_int_eq(server_stop(&a, 0), 0);
+	static const char *const capped[] = {"--max-db-size", "1", NULL};
+	start_or_abort(&b, a.dir, capped);
+	json_decref(expect_problem(b.port, "POST", mv, s1.token, NULL,
+				   "{\"moves\": \"U\"}", 507, "storage_full",
+				   "storage_cap", NULL, NULL));
+	json_decref(expect_problem(b.port, "POST", "/v1/sessions", NULL, NULL,
+				   "{\"size\": 2}", 507, "storage_full",
+				   "storage_cap", NULL, NULL));
+	json_decref(get_session(b.port, s1.path, NULL, 1));
+	http_response r;
+	call(&r, b.port, "DELETE", s1.path, s1.token, NULL, NULL);
+	ck_assert_int_eq(r.status, 204);
+	http_response_free(&r);
+	ck_assert_int_eq(server_stop(&b, 1), 0);
+}
+END_TEST
+
 Suite *http_sessions_suite(void)
 {
 	Suite *s = suite_create("http_sessions");
@@ -1532,6 +1566,7 @@ Suite *http_sessions_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, restart_persistence);
 	tcase_add_test(tc, session_limits);
+	tcase_add_test(tc, storage_cap_every_engine);
 	suite_add_tcase(s, tc);
 	return s;
 }

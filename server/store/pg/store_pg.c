@@ -56,6 +56,7 @@
 
 #define PG_STATEMENTS(X)                                                       \
 	X(S_PING, 0, "SELECT 1")                                               \
+	X(S_DB_SIZE, 0, "SELECT pg_database_size(current_database())")        \
 	X(S_INSERT_SESSION, 7,                                                 \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
 	  "token_hash, title, visibility, scramble) VALUES ($1, $2::integer, " \
@@ -774,6 +775,19 @@ static int pg_session_version(void *impl, const char *id, int64_t *version)
 	return STORE_OK;
 }
 
+/* The database's bytes on disk, every node's rows (and its indexes,
+ * free space and TOAST): what --max-db-size caps, for the cluster. */
+static int pg_used_bytes(void *impl, int64_t *bytes)
+{
+	PGresult *r;
+	int rc = query_one(impl, S_DB_SIZE, NULL, &r);
+	if (rc != STORE_OK)
+		return rc;
+	*bytes = col_i64(r, 0, 0);
+	PQclear(r);
+	return STORE_OK;
+}
+
 /* NOT_FOUND when nothing was advanced: not at e->version - 1 (another
  * node wrote), or gone. */
 static int pg_advance(void *impl, const char *id, const struct store_event *e,
@@ -1270,5 +1284,6 @@ const struct store_engine store_pg_engine = {
 	.idem_keep = pg_idem_keep,
 	.idem_drop = pg_idem_drop,
 	.idem_expire = pg_idem_expire,
+	.used_bytes = pg_used_bytes,
 	.listen = pg__listen,
 };

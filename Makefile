@@ -72,6 +72,11 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_OBJ  := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 PORT ?= 8080
+# A stopping cubed drains for --drain-s (5 s by default: docs/scaling.md)
+# before it closes its listener. Every server a recipe here starts (make
+# run, the tests, the benchmarks, the contract) stops at once instead;
+# CUBED_DRAIN_S=5 make ... keeps the production default.
+export CUBED_DRAIN_S ?= 0
 # Solver tables (72 MB, deterministic bytes) cached once for every server
 # the tests start, whatever the build flags.
 TABLES ?= build/tables

@@ -541,16 +541,21 @@ int main(int argc, char **argv)
 	log_msg(LOG_INFO, "stopping (signal %d): no new connections; "
 			  "finishing requests in flight",
 		sig);
-	/* stop taking connections (a connect is refused from here), end
-	 * every live stream cleanly, answer
-	 * every queued write (new ones get 503), then stop serving: no
-	 * connection may still be suspended when the daemon stops */
+	/* stop taking connections (a connect is refused from here) and end
+	 * every live stream cleanly */
 	http_quiesce(srv);
+	events_shutdown(api.events, 2000);
+	/* the requests already here (the last connections taken, a
+	 * request on a connection kept alive) are served as usual while
+	 * the writer and the solver pool still run, for up to 2 s */
+	http_drain(srv, 2000);
 	jobs_shutdown(api.jobs); /* running searches stop at their next poll */
 	/* waiting solves answer 503, running ones stop at their next poll
 	 * and answer: no connection stays suspended for a solve */
 	solve_pool_stop(api.pool);
-	events_shutdown(api.events, 2000);
+	/* answer every queued write (a write from now on gets 503
+	 * shutting_down with Retry-After), then stop serving: no
+	 * connection may still be suspended when the daemon stops */
 	sessions_drain(api.sessions);
 	/* every queued write is answered; let those answers (and any other
 	 * reply under way) reach their clients before connections close */

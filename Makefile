@@ -12,7 +12,7 @@
 #                   with their full loop counts (CUBED_SLOW=1); CI runs it
 #   make test-pg    the store suites on a private PostgreSQL cluster, and
 #                   the two-node suites (needs the postgresql package, and
-#                   nginx-light for the rolling restart behind nginx)
+#                   nginx-light and haproxy for the rolling restarts)
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png) and the
@@ -303,7 +303,8 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 # temporary directory, a free loopback port, stopped at the end), the
 # sessions, live, barrage and crash suites on it, and the PostgreSQL
 # engine's and two-node suites, and a rolling restart of two nodes behind
-# nginx (nginx-light: docker/nginx.conf). CI runs it after make test.
+# nginx and haproxy (nginx-light, haproxy: docker/nginx.conf, haproxy.cfg).
+# CI runs it after make test.
 test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	CUBED_TEST_DB=pg CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \

@@ -11,7 +11,8 @@
 #                   tagged "slow" (big-cube sweeps), then SLOW_SUITES again
 #                   with their full loop counts (CUBED_SLOW=1); CI runs it
 #   make test-pg    the store suites on a private PostgreSQL cluster, and
-#                   the two-node suite (needs the postgresql package)
+#                   the two-node suites (needs the postgresql package, and
+#                   nginx-light and haproxy for the rolling restarts)
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png) and the
@@ -72,6 +73,11 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_OBJ  := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 PORT ?= 8080
+# A stopping cubed drains for --drain-s (5 s by default: docs/scaling.md)
+# before it closes its listener. Every server a recipe here starts (make
+# run, the tests, the benchmarks, the contract) stops at once instead;
+# CUBED_DRAIN_S=5 make ... keeps the production default.
+export CUBED_DRAIN_S ?= 0
 # Solver tables (72 MB, deterministic bytes) cached once for every server
 # the tests start, whatever the build flags.
 TABLES ?= build/tables
@@ -209,7 +215,7 @@ EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
 	http_jobs http_live http_edges \
 	http_fair crash sessions barrage http_protocol limits dataset http_dataset \
 	render index codec cube alg validate store upgrade api static \
-	solve_pool client_limits
+	solve_pool client_limits drain
 UNIT = @UNITS_LOG=$(UNITS_LOG) bash tests/unit.sh
 test_env = CUBED_BIN=$(1)/cubed CUBED_GOLDEN=tests/golden CUBED_TABLES=$(TABLES)
 parts = $(shell seq 0 $$(($(1) - 1)))
@@ -296,7 +302,9 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 # a private cluster for the run (tests/lib/pg_cluster.c: initdb + pg_ctl in a
 # temporary directory, a free loopback port, stopped at the end), the
 # sessions, live, barrage and crash suites on it, and the PostgreSQL
-# engine's and two-node suites. CI runs it after make test.
+# engine's and two-node suites, and a rolling restart of two nodes behind
+# nginx and haproxy (nginx-light, haproxy: docker/nginx.conf, haproxy.cfg).
+# CI runs it after make test.
 test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)
 	CUBED_TEST_DB=pg CK_EXCLUDE_TAGS=slow CUBED_BIN=$(BUILD)/cubed CUBED_GOLDEN=tests/golden \
@@ -543,7 +551,7 @@ clean:
 # debootstrap'd bookworm base (no Docker engine or registry needed), runs
 # it on a loopback port and curls it: minutes, and root (or sudo) for
 # apt-get and podman, so it is not part of test or CI. docker-lint is what
-# CI runs on the two files (npx, pinned versions).
+# CI runs on the Dockerfile and the compose files (npx, pinned versions).
 DOCKERFILELINT ?= dockerfilelint@1.8.0
 DCLINT         ?= dclint@3.1.0
 
@@ -555,5 +563,6 @@ docker-smoke:
 docker-lint:
 	npx -y $(DOCKERFILELINT) docker/Dockerfile
 	npx -y $(DCLINT) docker/compose.yaml
+	npx -y $(DCLINT) docker/compose.cluster.yaml
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,11 +1,13 @@
 /* main.c — the cubed daemon's entry point: read the options, prepare what
  * the server needs from disk (the contract file, the database directory),
- * start the HTTP server, and wait for SIGINT/SIGTERM to stop it cleanly.
+ * start the HTTP server, and wait for SIGINT/SIGTERM to stop it cleanly:
+ * first a drain (--drain-s: not ready, still serving), then the close.
  * Everything testable lives in the other server/ files. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,45 @@ static void *watchdog(void *arg)
 		secs);
 	_exit(1);
 	return NULL;
+}
+
+/* The drain, from the first stop signal (sig): /readyz answers 503
+ * draining and every reply closes its connection, while every request is
+ * still served, for secs seconds: a balancer that checks /readyz
+ * (haproxy, Kubernetes) stops sending here, and one that does not (nginx)
+ * has its connections closed gracefully, before the listener closes and
+ * a connect is refused. Another stop signal ends the drain at once. */
+static void drain(struct api_config *api, struct http_server *srv,
+		  const sigset_t *stop, unsigned secs, int sig)
+{
+	atomic_store(&api->draining, 1);
+	http_draining(srv);
+	if (secs == 0)
+		return;
+	log_msg(LOG_INFO,
+		"draining (signal %d): /readyz answers 503 for %u s while "
+		"requests are still served, then the listener closes; "
+		"another signal stops at once",
+		sig, secs);
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)secs;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t ns = (int64_t)(end.tv_sec - now.tv_sec) * 1000000000 +
+			     (end.tv_nsec - now.tv_nsec);
+		if (ns <= 0)
+			return;
+		struct timespec left = {(time_t)(ns / 1000000000),
+					(long)(ns % 1000000000)};
+		int again = sigtimedwait(stop, NULL, &left);
+		if (again > 0) {
+			log_msg(LOG_INFO, "signal %d: the drain ends now",
+				again);
+			return;
+		}
+		/* EAGAIN: the time is up (checked above); EINTR: again */
+	}
 }
 
 /* mkdir -p of the directory part of path. Returns 0 or -1 with errno. */
@@ -446,6 +487,7 @@ int main(int argc, char **argv)
 		log_msg(LOG_WARN, "openapi.yaml not found; GET /openapi.yaml "
 				  "will answer 404");
 	api.openapi = openapi;
+	api.drain_s = (unsigned)cfg.drain_s;
 	struct web_root *web = NULL;
 	if (load_web(&cfg, &web) < 0) {
 		release(&api, pool, NULL, openapi);
@@ -486,9 +528,11 @@ int main(int argc, char **argv)
 	int sig = 0;
 	while (sigwait(&stop, &sig) != 0)
 		;
+	/* not ready, still serving, for --drain-s */
+	drain(&api, srv, &stop, (unsigned)cfg.drain_s, sig);
 	/* the stop is bounded: whatever hangs (a client that never reads its
 	 * reply, a database lock), the process is gone within
-	 * --shutdown-timeout */
+	 * --shutdown-timeout of the drain's end */
 	static unsigned bound;
 	bound = (unsigned)cfg.shutdown_timeout;
 	pthread_t dog;
@@ -497,15 +541,21 @@ int main(int argc, char **argv)
 	log_msg(LOG_INFO, "stopping (signal %d): no new connections; "
 			  "finishing requests in flight",
 		sig);
-	/* stop taking connections, end every live stream cleanly, answer
-	 * every queued write (new ones get 503), then stop serving: no
-	 * connection may still be suspended when the daemon stops */
+	/* stop taking connections (a connect is refused from here) and end
+	 * every live stream cleanly */
 	http_quiesce(srv);
+	events_shutdown(api.events, 2000);
+	/* the requests already here (the last connections taken, a
+	 * request on a connection kept alive) are served as usual while
+	 * the writer and the solver pool still run, for up to 2 s */
+	http_drain(srv, 2000);
 	jobs_shutdown(api.jobs); /* running searches stop at their next poll */
 	/* waiting solves answer 503, running ones stop at their next poll
 	 * and answer: no connection stays suspended for a solve */
 	solve_pool_stop(api.pool);
-	events_shutdown(api.events, 2000);
+	/* answer every queued write (a write from now on gets 503
+	 * shutting_down with Retry-After), then stop serving: no
+	 * connection may still be suspended when the daemon stops */
 	sessions_drain(api.sessions);
 	/* every queued write is answered; let those answers (and any other
 	 * reply under way) reach their clients before connections close */

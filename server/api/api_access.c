@@ -102,6 +102,12 @@ void api__session_problem(struct api_reply *rp, int rc,
 		problem_reply(rp, id, "%s", sessions_strerror(rc));
 		api_reply_header(rp, "Retry-After", "1");
 		return;
+	case SES_SHUTDOWN:
+		/* the node is stopping: nothing was written, and another
+		 * node (or this one once restarted) takes the same request */
+		problem_reply(rp, id, "%s", sessions_strerror(rc));
+		api_reply_header(rp, "Retry-After", "1");
+		return;
 	case SES_IDEM_REUSED:
 		p = problem_reply(rp, id, "%s", sessions_strerror(rc));
 		if (p)

@@ -156,6 +156,20 @@ void api__get_readyz(const struct api_config *cfg, const struct api_request *rq,
 {
 	(void)a;
 	(void)rq;
+	if (atomic_load(&cfg->draining)) {
+		/* the node still serves everything else until its listener
+		 * closes: a balancer that asks here moves away first */
+		json_t *p = problem_reply(
+			rp, PROBLEM_DRAINING,
+			"the node is stopping: it serves requests for up to %u "
+			"s more (--drain-s), then closes its listener",
+			cfg->drain_s);
+		if (p)
+			json_object_set_new(p, "drain_s",
+					    json_integer(cfg->drain_s));
+		api_reply_header(rp, "Retry-After", "1");
+		return;
+	}
 	if (!cfg->store) {
 		api_reply_json(rp, 200,
 			       json_pack("{s:s, s:s, s:o}", "status", "ready",

@@ -5,12 +5,14 @@
 #ifndef CUBED_API_REPLY_H
 #define CUBED_API_REPLY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
-/* Settings the handlers read; owned by the caller, read-only while serving. */
+/* Settings the handlers read; owned by the caller, read-only while serving
+ * (but for draining, which the caller sets once when it starts to stop). */
 struct sessions;
 struct store;
 struct metrics;
@@ -55,6 +57,11 @@ struct api_config {
 	 * routes answer 503 */
 	struct dataset_service *datasets;
 	unsigned dataset_optimal_level; /* the optimal tables' level (meta) */
+	/* Set (once, to 1) when the node is told to stop: /readyz answers
+	 * 503 draining for the drain_s seconds the node goes on serving
+	 * before it closes its listener (main.c) */
+	_Atomic int draining;
+	unsigned drain_s;
 };
 
 /* One request. Every pointer is borrowed for the duration of the call. */

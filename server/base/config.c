@@ -183,10 +183,14 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  request_timeout, "30", 0, 86400, "S",                                \
 	  "seconds a connection has to send a whole request from opening or "  \
 	  "from its previous reply (then it is closed; 0 = no limit)")        \
+	X("drain-s", "CUBED_DRAIN_S", OPT_UINT, drain_s, "5", 0, 3600, "S",    \
+	  "seconds a stopping node (SIGTERM, SIGINT) keeps serving while "    \
+	  "/readyz answers 503 draining, so that a balancer moves away "      \
+	  "before the listener closes (a second signal ends it; 0 = none)")   \
 	X("shutdown-timeout", "CUBED_SHUTDOWN_TIMEOUT", OPT_UINT,              \
 	  shutdown_timeout, "20", 0, 3600, "S",                                \
-	  "seconds a stop (SIGTERM) may take before the process exits "       \
-	  "anyway, status 1 (0 = wait as long as it takes)")                  \
+	  "seconds a stop may take after the drain (--drain-s) before the "   \
+	  "process exits anyway, status 1 (0 = wait as long as it takes)")    \
 	X("max-db-size", "CUBED_MAX_DB_SIZE", OPT_UINT, max_db_size,           \
 	  "17179869184", 0, UINT64_MAX, "BYTES",                               \
 	  "bytes the database may hold; past it writes get 507 (deletes "      \

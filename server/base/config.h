@@ -66,7 +66,8 @@ struct config {
 	uint64_t max_job_s;           /* seconds a job may run */
 	uint64_t db_busy_timeout;     /* ms a write waits for a held lock */
 	uint64_t request_timeout;     /* s to send a whole request, 0 = off */
-	uint64_t shutdown_timeout;    /* s a stop may take, 0 = unbounded */
+	uint64_t drain_s;             /* s a stop keeps serving, not ready */
+	uint64_t shutdown_timeout;    /* s a stop may take after it, 0 = unbounded */
 	uint64_t max_db_size;         /* bytes of rows, 0 = no limit */
 	uint64_t session_quota;       /* creations per address per window */
 	uint64_t storage_quota;       /* bytes stored per address per window */

@@ -11,6 +11,7 @@
  * under the --max-body cap; the last call (no upload data) answers. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <netinet/in.h>
@@ -20,6 +21,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -55,7 +57,9 @@ struct http_server {
 	struct compress_cache *zcache; /* compressed long-lived bodies */
 	_Atomic int zstreams;          /* compressed streams being sent */
 	_Atomic int active;            /* requests being answered */
-	_Atomic int stopping;          /* quiesced: replies close connections */
+	/* draining or quiesced: replies close their connections */
+	_Atomic int stopping;
+	int listen_fd; /* after http_quiesce: closed by http_stop, else -1 */
 	pthread_mutex_t memo_lock;
 	int nmemo;
 	struct etag_memo memo[ETAG_MEMO];
@@ -1180,6 +1184,7 @@ struct http_server *http_start(const struct config *cfg,
 	}
 	srv->cfg = cfg;
 	srv->api = api;
+	srv->listen_fd = -1;
 	srv->guard = guard_new(cfg);
 	srv->zcache = compress_cache_new();
 	if (srv->guard == NULL || srv->zcache == NULL) {
@@ -1244,12 +1249,55 @@ unsigned http_port(const struct http_server *srv)
 	return srv->port;
 }
 
+void http_draining(struct http_server *srv)
+{
+	if (srv)
+		atomic_store(&srv->stopping, 1);
+}
+
 void http_quiesce(struct http_server *srv)
 {
-	if (srv) {
-		atomic_store(&srv->stopping, 1);
-		MHD_quiesce_daemon(srv->daemon);
+	if (srv == NULL || srv->listen_fd >= 0)
+		return;
+	atomic_store(&srv->stopping, 1);
+	MHD_socket fd = MHD_quiesce_daemon(srv->daemon);
+	if (fd == MHD_INVALID_SOCKET)
+		return;
+	srv->listen_fd = fd;
+	/* MHD accepts no more, but the socket still listens: the kernel
+	 * would go on completing handshakes into its queue, and those
+	 * clients would send requests nobody reads until the process ends
+	 * and resets them (a balancer cannot retry a POST it has sent).
+	 * So take what is queued now and hand it to MHD, then shut the
+	 * listener: from here a connect is refused, which a balancer
+	 * retries on another node whatever the method. (The socket itself
+	 * stays open until MHD has stopped: its threads may still hold it.) */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	int handed = 0;
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof ss;
+		int c = accept(fd, (struct sockaddr *)&ss, &len);
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			break; /* EAGAIN: the queue is empty */
+		}
+		/* MHD makes c non-blocking, and closes it when it cannot
+		 * take it */
+		if (MHD_add_connection(srv->daemon, c, (struct sockaddr *)&ss,
+				       len) == MHD_YES)
+			handed++;
 	}
+	if (shutdown(fd, SHUT_RD) != 0)
+		log_msg(LOG_WARN, "could not close the listener: %s",
+			strerror(errno));
+	if (handed)
+		log_msg(LOG_INFO, "%d queued connection%s taken before the "
+				  "listener closed",
+			handed, handed == 1 ? "" : "s");
 }
 
 int http_drain(struct http_server *srv, unsigned wait_ms)
@@ -1275,6 +1323,8 @@ void http_stop(struct http_server *srv)
 	if (srv == NULL)
 		return;
 	MHD_stop_daemon(srv->daemon);
+	if (srv->listen_fd >= 0)
+		close(srv->listen_fd); /* quiesced: MHD left it to us */
 	/* no request runs now: /metrics must not read a freed guard */
 	metrics_connections_from(srv->api->metrics, NULL, NULL);
 	guard_free(srv->guard);

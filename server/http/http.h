@@ -19,14 +19,22 @@ struct http_server *http_start(const struct config *cfg,
 /* The port actually bound (useful with port 0). */
 unsigned http_port(const struct http_server *srv);
 
-/* Stop accepting, finish or close every connection, free srv. */
-/* Stop accepting connections (those open go on). */
+/* The node is draining (main.c: a stop signal came): everything is still
+ * served, but every reply from now says Connection: close, so that a
+ * client or balancer opens its next connection afresh (and finds another
+ * node once this one's listener is closed) instead of reusing one this
+ * node is about to close. */
+void http_draining(struct http_server *srv);
+/* Stop accepting connections (those open go on): the connections the
+ * kernel has queued are taken, then the listener is shut, so a connect
+ * from here on is refused (never left hanging in a queue). */
 void http_quiesce(struct http_server *srv);
 /* After http_quiesce: wait up to wait_ms until every request that
  * arrived whole has been completed (its reply sent, or its client gone),
  * so that stopping the daemon cuts no reply short. A request still
  * arriving is not waited for. Returns how many were left (0: none). */
 int http_drain(struct http_server *srv, unsigned wait_ms);
+/* Finish or close every connection, free srv. */
 void http_stop(struct http_server *srv);
 
 #endif

@@ -175,7 +175,7 @@ test('a server whose page was not built answers / with a 404 that says so; the A
     copyFileSync(resolve(ROOT, process.env.CUBED_BIN || 'build/cubed'), join(dir, 'bin', 'cubed'));
     // the default web root is web/ beside the binary: missing here
     const child = spawn(join(dir, 'bin', 'cubed'), ['--port', '0', '--db', join(dir, 'db'), '--solver', '0',
-      '--schema', join(ROOT, 'schema')],
+      '--schema', join(ROOT, 'schema'), '--drain-s', '0'],
       { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir, env: cleanEnv });
     let log = '';
     const port = await new Promise((res, rej) => {

@@ -23,8 +23,9 @@ export async function startServer(extra = [], opts = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run make first`);
   const dir = opts.dir || mkdtempSync(join(tmpdir(), 'cubed-web-'));
   // no big-cube tables made at start that a test did not ask for
+  // and a stop at once: no drain (--drain-s, 5 s by default) before it
   const args = ['--port', '0', '--bind', '127.0.0.1', '--db', join(dir, 'cubed.db'), '--quiet',
-    '--solver-warm', '0'];
+    '--solver-warm', '0', '--drain-s', '0'];
   if (!extra.includes('--web-root')) args.push('--web-root', WEB);
   if (existsSync(join(ROOT, 'openapi.yaml'))) args.push('--openapi', join(ROOT, 'openapi.yaml'));
   if (process.env.CUBED_TABLES) args.push('--tables', resolve(ROOT, process.env.CUBED_TABLES));

@@ -1,0 +1,291 @@
+/* check_pg_live.c — live event streams across two cubed nodes on one
+ * PostgreSQL database (make test-pg), under the failures of issue 61:
+ *
+ *   gap_repaired          node B cannot read the store while A writes a
+ *                         version (its notification too big to carry the
+ *                         event, so B must read it) and while B publishes
+ *                         its own next write: B's watcher still gets
+ *                         every version exactly once and in order, and
+ *                         B's /metrics counts the gap as opened and
+ *                         repaired;
+ *   gap_cut_after_bound   B cannot read for longer than the bound: the
+ *                         stream ends (never a silent stall or skip), the
+ *                         gap is counted as cut, and a reconnect with
+ *                         Last-Event-ID replays the missing versions.
+ *
+ * B's store reads fail through the store's test seam
+ * (CUBED_TEST_READ_FAULTS, server/store/store.c): a file holding how many
+ * history reads outside a write transaction must fail next. That is the
+ * failure an exhausted connection limit causes at random (the fan-out's
+ * read fails while the writer's transaction works), made to happen when
+ * the test says; everything else is the real server on a real database. */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session_helpers.h"
+#include "sse_client.h"
+#include "suites.h"
+
+/* The seam's file for node B, in A's directory (removed with it). */
+static void faults_path(const server *a, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/read-faults", a->dir);
+}
+
+static void faults_set(const char *path, long n)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "cannot write %s", path);
+	fprintf(f, "%ld\n", n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static long faults_left(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Node A on a new database; node B on the same one, its history reads
+ * failing on demand through the file at faults. */
+static void start_two(server *a, server *b, char *faults, size_t cap)
+{
+	const char *first[] = {"--rate-limit", "0", NULL};
+	start_or_abort(a, NULL, first);
+	faults_path(a, faults, cap);
+	faults_set(faults, 0);
+	setenv("CUBED_TEST_READ_FAULTS", faults, 1);
+	const char *extra[] = {"--rate-limit", "0", "--db", a->db, NULL};
+	start_or_abort(b, NULL, extra);
+	unsetenv("CUBED_TEST_READ_FAULTS");
+}
+
+static void stop_two(server *a, server *b)
+{
+	ck_assert_int_eq(server_stop(b, 1), 0);
+	ck_assert_int_eq(server_stop(a, 1), 0);
+}
+
+/* POST moves to s on port: asserts 200 and the version it made. */
+static void write_moves(int port, const ses *s, const char *moves,
+			long long want_version)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	json_t *body = json_pack("{s:s}", "moves", moves);
+	char *text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	json_t *r = expect_json(port, "POST", path, s->token, NULL, text, 200,
+				NULL);
+	free(text);
+	ck_assert_int_eq(iget(r, "version"), want_version);
+	json_decref(r);
+}
+
+/* Moves whose event is too big for a notification's payload (schema/pg/
+ * 003: over 7900 bytes), so other nodes must read it from the table. */
+static char *long_moves(void)
+{
+	static const char unit[] = "R U' ";
+	size_t reps = 1800, len = reps * (sizeof unit - 1);
+	char *m = malloc(len + 1);
+	ck_assert_ptr_nonnull(m);
+	for (size_t i = 0; i < reps; i++)
+		memcpy(m + i * (sizeof unit - 1), unit, sizeof unit - 1);
+	m[len - 1] = '\0'; /* no trailing space */
+	return m;
+}
+
+/* The next event with an id (comments, presence skipped) within
+ * timeout_ms: its version; -2 when the stream ended, -1 on a timeout. */
+static long long next_version(sse_client *w, int timeout_ms, char *type,
+			      size_t cap)
+{
+	double until = now_s() + timeout_ms / 1000.0;
+	for (;;) {
+		int left = (int)((until - now_s()) * 1000);
+		if (left <= 0)
+			return -1;
+		sse_event e;
+		int k = sse_next(w, &e, left);
+		if (k == 0)
+			return -2;
+		if (k < 0)
+			return -1;
+		if (e.comment || !e.id[0]) {
+			sse_event_free(&e);
+			continue;
+		}
+		long long v = atoll(e.id);
+		if (type)
+			snprintf(type, cap, "%s", e.type);
+		/* the data's version is the id's */
+		json_t *d = json_loads(e.data, 0, NULL);
+		ck_assert_msg(d != NULL, "event %s: data is not JSON", e.id);
+		ck_assert_int_eq(iget(d, "version"), v);
+		json_decref(d);
+		sse_event_free(&e);
+		return v;
+	}
+}
+
+/* One counter of node port's /metrics. */
+static long long metric(int port, const char *name)
+{
+	http_response r;
+	call(&r, port, "GET", "/metrics", NULL, NULL, NULL);
+	ck_assert_int_eq(r.status, 200);
+	char key[96];
+	snprintf(key, sizeof key, "\n%s ", name);
+	const char *p = strstr(r.body, key);
+	ck_assert_msg(p != NULL, "/metrics has no %s", name);
+	long long v = atoll(p + strlen(key));
+	http_response_free(&r);
+	return v;
+}
+
+/* A watcher on B of a new session of A's, live at version 2 (one write
+ * of B's, so B's writer knows the session, and one of A's). */
+static void live_watcher(server *a, server *b, ses *s, sse_client *w)
+{
+	json_decref(create(a->port, "{\"size\": 3}", s));
+	char path[160];
+	snprintf(path, sizeof path, "%s/events", s->path);
+	ck_assert_msg(sse_open(w, b->port, path, NULL, 5000, 0) == 0, "%s",
+		      w->error);
+	ck_assert_int_eq(w->status, 200);
+	char type[32];
+	ck_assert_int_eq(next_version(w, 5000, type, sizeof type), 0);
+	ck_assert_str_eq(type, "state");
+	write_moves(b->port, s, "R", 1);
+	ck_assert_int_eq(next_version(w, 5000, NULL, 0), 1);
+	write_moves(a->port, s, "U", 2);
+	ck_assert_int_eq(next_version(w, 5000, NULL, 0), 2);
+}
+
+/* Wait up to 5 s for the seam's count to fall to at most n. */
+static void wait_faults(const char *faults, long n)
+{
+	double until = now_s() + 5;
+	while (faults_left(faults) > n && now_s() < until)
+		test_sleep_ms(5);
+	ck_assert_msg(faults_left(faults) <= n,
+		      "node B made no history read (%ld left)",
+		      faults_left(faults));
+}
+
+START_TEST(gap_repaired)
+{
+	server a, b;
+	char faults[160];
+	start_two(&a, &b, faults, sizeof faults);
+	ses s;
+	sse_client w;
+	live_watcher(&a, &b, &s, &w);
+	ck_assert_int_eq(metric(b.port, "cubed_event_gaps_total"), 0);
+
+	/* B cannot read the store: A's version 3 (its event too big to
+	 * ride in the notification) is not read when its notification
+	 * comes */
+	faults_set(faults, 1000000);
+	char *big = long_moves();
+	write_moves(a.port, &s, big, 3);
+	free(big);
+	wait_faults(faults, 999999);
+	/* B's own version 4 (its writer reads version 3 in its transaction,
+	 * which the seam spares): B publishes it while 3 is still missing,
+	 * and reads again twice (the notification of 4, the fill before
+	 * 4) and fails both */
+	long before = faults_left(faults);
+	write_moves(b.port, &s, "F", 4);
+	wait_faults(faults, before - 2);
+	/* B's reads work again */
+	faults_set(faults, 0);
+	/* every version, once, in order: 3 is never skipped, 4 never comes
+	 * first */
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 3);
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 4);
+	write_moves(a.port, &s, "L", 5);
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 5);
+	write_moves(b.port, &s, "D", 6);
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 6);
+
+	long long gaps = metric(b.port, "cubed_event_gaps_total");
+	ck_assert_msg(gaps >= 1, "no gap counted");
+	ck_assert_int_eq(metric(b.port, "cubed_event_gaps_repaired_total"),
+			 gaps);
+	ck_assert_int_eq(metric(b.port, "cubed_event_gaps_cut_total"), 0);
+	/* and said in the log */
+	char tail[16384];
+	test_server_log_tail(&b, tail, sizeof tail);
+	ck_assert_msg(strstr(tail, "event gap:") != NULL, "%s", tail);
+	ck_assert_msg(strstr(tail, "event gap repaired") != NULL, "%s", tail);
+	sse_close(&w);
+	stop_two(&a, &b);
+}
+END_TEST
+
+START_TEST(gap_cut_after_bound)
+{
+	server a, b;
+	char faults[160];
+	start_two(&a, &b, faults, sizeof faults);
+	ses s;
+	sse_client w;
+	live_watcher(&a, &b, &s, &w);
+
+	/* B cannot read until the test says so */
+	faults_set(faults, 1000000);
+	char *big = long_moves();
+	write_moves(a.port, &s, big, 3);
+	free(big);
+	wait_faults(faults, 999999);
+	/* the stream ends within the bound (events.c GAP_MAX_MS, 10 s)
+	 * rather than stall or skip 3 */
+	double t0 = now_s();
+	ck_assert_int_eq(next_version(&w, 20000, NULL, 0), -2);
+	ck_assert_msg(now_s() - t0 < 15, "ended after %.1f s", now_s() - t0);
+	sse_close(&w);
+	ck_assert_int_eq(metric(b.port, "cubed_event_gaps_total"), 1);
+	ck_assert_int_eq(metric(b.port, "cubed_event_gaps_cut_total"), 1);
+	ck_assert_int_eq(metric(b.port, "cubed_event_gaps_repaired_total"), 0);
+
+	/* reads work again: the client reconnects with Last-Event-ID and
+	 * gets what it missed, then goes on live */
+	faults_set(faults, 0);
+	char path[160];
+	snprintf(path, sizeof path, "%s/events", s.path);
+	const char *h[] = {"Last-Event-ID: 2", NULL};
+	ck_assert_msg(sse_open(&w, b.port, path, h, 5000, 0) == 0, "%s",
+		      w.error);
+	ck_assert_int_eq(w.status, 200);
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 3);
+	write_moves(b.port, &s, "F", 4);
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 4);
+	write_moves(a.port, &s, "B", 5);
+	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 5);
+	sse_close(&w);
+	stop_two(&a, &b);
+}
+END_TEST
+
+Suite *pg_live_suite(void)
+{
+	Suite *s = suite_create("pg_live");
+	TCase *tc = tcase_create("gaps");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, gap_repaired);
+	tcase_add_test(tc, gap_cut_after_bound);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -255,6 +255,16 @@ int store_idem_drop(struct store *st, const unsigned char *scope)
 	return note(st, st->eng->idem_drop(st->impl, scope));
 }
 
+int store_ticket_key(struct store *st, const unsigned char *candidate,
+		     unsigned char *key)
+{
+	if (!st->eng->ticket_key) {
+		memcpy(key, candidate, STORE_TICKET_KEY_LEN);
+		return STORE_OK;
+	}
+	return note(st, st->eng->ticket_key(st->impl, candidate, key));
+}
+
 int store_idem_expire(struct store *st, int64_t before)
 {
 	if (!st->eng->idem_expire)

@@ -11,7 +11,16 @@
  *   gap_cut_after_bound   B cannot read for longer than the bound: the
  *                         stream ends (never a silent stall or skip), the
  *                         gap is counted as cut, and a reconnect with
- *                         Last-Event-ID replays the missing versions.
+ *                         Last-Event-ID replays the missing versions;
+ *   ticket_any_node       a stream ticket minted on one node opens the
+ *                         private session's stream on the other (200 and
+ *                         events), both ways; a forged one, or one of
+ *                         another session, is 404 on both;
+ *   ticket_expired_everywhere  an expired ticket is 401 ticket_expired on
+ *                         every node;
+ *   ticket_survives_restart  a ticket minted before a node restarted still
+ *                         opens the stream after (the key is the
+ *                         database's).
  *
  * B's store reads fail through the store's test seam
  * (CUBED_TEST_READ_FAULTS, server/store/store.c): a file holding how many
@@ -279,6 +288,143 @@ START_TEST(gap_cut_after_bound)
 }
 END_TEST
 
+/* POST <s>/tickets on port with s's owner token: the ticket (201). */
+static void mint(int port, const ses *s, char *out, size_t cap)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/tickets", s->path);
+	json_t *r = expect_json(port, "POST", path, s->token, NULL, NULL, 201,
+				NULL);
+	snprintf(out, cap, "%s", sget(r, "ticket"));
+	json_decref(r);
+}
+
+/* GET <s>/events?ticket=t on port: the status; on 200, w is open and
+ * its first event (the state) was read at version want. */
+static int open_with_ticket(int port, const ses *s, const char *t,
+			    sse_client *w, long long want)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/events?ticket=%s", s->path, t);
+	ck_assert_msg(sse_open(w, port, path, NULL, 5000, 0) == 0, "%s",
+		      w->error);
+	int st = w->status;
+	if (st == 200) {
+		char type[32];
+		ck_assert_int_eq(next_version(w, 5000, type, sizeof type),
+				 want);
+		ck_assert_str_eq(type, "state");
+	} else {
+		sse_close(w);
+	}
+	return st;
+}
+
+/* A ticket refused on port with this problem. */
+static void expect_refused(int port, const ses *s, const char *t,
+			   int status, const char *kind, const char *code)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/events?ticket=%s", s->path, t);
+	json_decref(expect_problem(port, "GET", path, NULL, NULL, NULL, status,
+				   kind, code, NULL, NULL));
+}
+
+START_TEST(ticket_any_node)
+{
+	server a, b;
+	char faults[160];
+	start_two(&a, &b, faults, sizeof faults);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
+			   &s));
+	/* minted on A, opened on B (the stream of a private session): 200,
+	 * and A's writes arrive */
+	char t[64];
+	mint(a.port, &s, t, sizeof t);
+	sse_client w;
+	ck_assert_int_eq(open_with_ticket(b.port, &s, t, &w, 0), 200);
+	write_moves(a.port, &s, "R", 1);
+	ck_assert_int_eq(next_version(&w, 5000, NULL, 0), 1);
+	sse_close(&w);
+	/* and the other way round */
+	mint(b.port, &s, t, sizeof t);
+	ck_assert_int_eq(open_with_ticket(a.port, &s, t, &w, 1), 200);
+	write_moves(b.port, &s, "U", 2);
+	ck_assert_int_eq(next_version(&w, 5000, NULL, 0), 2);
+	sse_close(&w);
+	/* a forged one (any character changed) is refused on both, like
+	 * a wrong token: the session stays hidden */
+	char f[64];
+	snprintf(f, sizeof f, "%s", t);
+	f[10] = f[10] == 'A' ? 'B' : 'A';
+	expect_refused(a.port, &s, f, 404, "not_found", "no_such_session");
+	expect_refused(b.port, &s, f, 404, "not_found", "no_such_session");
+	/* one of another session of the same database too */
+	ses other;
+	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
+			   &other));
+	char t2[64];
+	mint(b.port, &other, t2, sizeof t2);
+	expect_refused(a.port, &s, t2, 404, "not_found", "no_such_session");
+	expect_refused(b.port, &s, t2, 404, "not_found", "no_such_session");
+	stop_two(&a, &b);
+}
+END_TEST
+
+START_TEST(ticket_expired_everywhere)
+{
+	server a, b, c;
+	char faults[160];
+	start_two(&a, &b, faults, sizeof faults);
+	/* a third node of the database whose tickets live one second */
+	const char *extra[] = {"--rate-limit", "0", "--ticket-ttl", "1",
+			       "--db", a.db, NULL};
+	start_or_abort(&c, NULL, extra);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
+			   &s));
+	char t[64];
+	mint(c.port, &s, t, sizeof t);
+	sse_client w;
+	ck_assert_int_eq(open_with_ticket(a.port, &s, t, &w, 0), 200);
+	sse_close(&w);
+	/* past its expiry (in the ticket, signed): 401 ticket_expired on
+	 * every node */
+	test_sleep_ms(1100);
+	expect_refused(a.port, &s, t, 401, "unauthorized", "ticket_expired");
+	expect_refused(b.port, &s, t, 401, "unauthorized", "ticket_expired");
+	expect_refused(c.port, &s, t, 401, "unauthorized", "ticket_expired");
+	ck_assert_int_eq(server_stop(&c, 1), 0);
+	stop_two(&a, &b);
+}
+END_TEST
+
+START_TEST(ticket_survives_restart)
+{
+	server a, b;
+	char faults[160];
+	start_two(&a, &b, faults, sizeof faults);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
+			   &s));
+	char t[64];
+	mint(a.port, &s, t, sizeof t);
+	/* both nodes restarted (a rolling upgrade): the key is the
+	 * database's, so the page's ticket still works */
+	ck_assert_int_eq(server_stop(&b, 1), 0);
+	char dir[64];
+	snprintf(dir, sizeof dir, "%s", a.dir);
+	ck_assert_int_eq(server_stop(&a, 0), 0);
+	const char *first[] = {"--rate-limit", "0", NULL};
+	start_or_abort(&a, dir, first);
+	sse_client w;
+	ck_assert_int_eq(open_with_ticket(a.port, &s, t, &w, 0), 200);
+	sse_close(&w);
+	ck_assert_int_eq(server_stop(&a, 1), 0);
+}
+END_TEST
+
 Suite *pg_live_suite(void)
 {
 	Suite *s = suite_create("pg_live");
@@ -287,5 +433,11 @@ Suite *pg_live_suite(void)
 	tcase_add_test(tc, gap_repaired);
 	tcase_add_test(tc, gap_cut_after_bound);
 	suite_add_tcase(s, tc);
+	TCase *tk = tcase_create("tickets");
+	tcase_set_timeout(tk, 60);
+	tcase_add_test(tk, ticket_any_node);
+	tcase_add_test(tk, ticket_expired_everywhere);
+	tcase_add_test(tk, ticket_survives_restart);
+	suite_add_tcase(s, tk);
 	return s;
 }

@@ -86,12 +86,12 @@ START_TEST(pg_migrates_and_reopens)
 	char url[256];
 	new_db("mig", url, sizeof url);
 	struct store *st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 7);
+	ck_assert_int_eq(store_schema_version(st), 8);
 	ck_assert_int_eq(store_ping(st), STORE_OK);
 	store_close(st);
 	/* a second open applies nothing and finds the same version */
 	st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 7);
+	ck_assert_int_eq(store_schema_version(st), 8);
 	store_close(st);
 	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM "
 					   "schema_version"),

@@ -256,9 +256,6 @@ static void release(struct api_config *api, struct solve_pool *pool,
 	free(openapi);
 }
 
-/* `cubed routes`: the route table, a row a line (method, pattern, body
- * rule, auth, idempotent), for the contract check to hold against
- * openapi.yaml. */
 /* tickets_key_fn: the stream tickets' key kept in the database. */
 static int ticket_key_from_store(void *ctx, const unsigned char *candidate,
 				 unsigned char *key)
@@ -268,6 +265,9 @@ static int ticket_key_from_store(void *ctx, const unsigned char *candidate,
 	return store_ticket_key(ctx, candidate, key) == STORE_OK ? 0 : -1;
 }
 
+/* `cubed routes`: the route table, a row a line (method, pattern, body
+ * rule, auth, idempotent), for the contract check to hold against
+ * openapi.yaml. */
 static int print_routes(void)
 {
 	static const char *const body[] = {"none", "optional", "required"};

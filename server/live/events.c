@@ -370,11 +370,17 @@ static void settle_locked(struct events *ev, struct channel *c, int all_read)
 	    (c->last_version < c->owed && !all_read && !c->deleted))
 		return; /* (a deleted session owes nothing) */
 	atomic_fetch_add(&ev->gaps_repaired, 1);
-	log_msg_kv(LOG_INFO, "session", c->id,
-		   "event gap repaired: the stream has every version up to "
-		   "%lld, %lld ms after the gap opened",
-		   (long long)c->last_version,
-		   (long long)(mono_ms() - c->gap_ms));
+	if (c->deleted)
+		log_msg_kv(LOG_INFO, "session", c->id,
+			   "event gap closed: the session was deleted, "
+			   "%lld ms after the gap opened",
+			   (long long)(mono_ms() - c->gap_ms));
+	else
+		log_msg_kv(LOG_INFO, "session", c->id,
+			   "event gap repaired: the stream has every version "
+			   "up to %lld, %lld ms after the gap opened",
+			   (long long)c->last_version,
+			   (long long)(mono_ms() - c->gap_ms));
 	c->owed = -1;
 }
 

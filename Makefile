@@ -302,8 +302,10 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 # a private cluster for the run (tests/lib/pg_cluster.c: initdb + pg_ctl in a
 # temporary directory, a free loopback port, stopped at the end), the
 # sessions, live, barrage and crash suites on it, and the PostgreSQL
-# engine's and two-node suites, and a rolling restart of two nodes behind
-# nginx and haproxy (nginx-light, haproxy: docker/nginx.conf, haproxy.cfg).
+# engine's and two-node suites (pg_nodes; pg_live, which fails node B's
+# store reads through the CUBED_TEST_READ_FAULTS seam of store.c), and a
+# rolling restart of two nodes behind nginx and haproxy (nginx-light,
+# haproxy: docker/nginx.conf, haproxy.cfg).
 # CI runs it after make test.
 test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)

@@ -256,6 +256,15 @@ static void release(struct api_config *api, struct solve_pool *pool,
 	free(openapi);
 }
 
+/* tickets_key_fn: the stream tickets' key kept in the database. */
+static int ticket_key_from_store(void *ctx, const unsigned char *candidate,
+				 unsigned char *key)
+{
+	_Static_assert(TICKET_KEY_LEN == STORE_TICKET_KEY_LEN,
+		       "one key length");
+	return store_ticket_key(ctx, candidate, key) == STORE_OK ? 0 : -1;
+}
+
 /* `cubed routes`: the route table, a row a line (method, pattern, body
  * rule, auth, idempotent), for the contract check to hold against
  * openapi.yaml. */
@@ -414,7 +423,11 @@ int main(int argc, char **argv)
 		};
 		api.idem = idem_new(&icfg);
 	}
-	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000);
+	/* the tickets' key is the database's, so every node of it (and this
+	 * process after a restart) signs with the same (ticket.h) */
+	api.tickets = tickets_new((int64_t)cfg.ticket_ttl * 1000,
+				  api.store ? ticket_key_from_store : NULL,
+				  api.store);
 	if (api.tickets == NULL)
 		log_msg(LOG_WARN, "no stream tickets (no randomness from the "
 				  "OS): private streams need read tokens");

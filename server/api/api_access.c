@@ -155,6 +155,11 @@ int api__url_credential(const struct api_config *cfg, const char *id,
 				     : TICKET_BAD;
 		if (c == TICKET_OK) {
 			*granted = 1;
+		} else if (c == TICKET_NO_KEY) {
+			/* the key is kept in the database, which did not
+			 * answer: neither yes nor no yet */
+			api__session_problem(rp, SES_UNAVAILABLE, NULL);
+			return -1;
 		} else if (c == TICKET_EXPIRED) {
 			json_t *p = problem_reply(
 				rp, PROBLEM_TICKET_EXPIRED,

@@ -42,7 +42,11 @@ void api__session_ticket(const struct api_config *cfg,
 	}
 	char t[TICKET_LEN + 1];
 	int64_t exp;
-	tickets_mint(cfg->tickets, a->id, now_ms(), t, &exp);
+	if (tickets_mint(cfg->tickets, a->id, now_ms(), t, &exp) != 0) {
+		/* the key is kept in the database, which did not answer */
+		api__session_problem(rp, SES_UNAVAILABLE, NULL);
+		return;
+	}
 	char events[160];
 	snprintf(events, sizeof events, "/v1/sessions/%s/events?ticket=%s", a->id,
 		 t);

@@ -490,11 +490,31 @@ void api__get_metrics(const struct api_config *cfg,
 			       "ended because their watcher fell too far "
 			       "behind.\n"
 			       "# TYPE cubed_watchers_cut_off_total counter\n"
-			       "cubed_watchers_cut_off_total %llu\n",
+			       "cubed_watchers_cut_off_total %llu\n"
+			       "# HELP cubed_event_gaps_total Times a "
+			       "session's live events could not read "
+			       "versions they had to send (a store read "
+			       "failed) and held later ones back.\n"
+			       "# TYPE cubed_event_gaps_total counter\n"
+			       "cubed_event_gaps_total %llu\n"
+			       "# HELP cubed_event_gaps_repaired_total Gaps "
+			       "read from the store later, every version "
+			       "sent in order.\n"
+			       "# TYPE cubed_event_gaps_repaired_total "
+			       "counter\n"
+			       "cubed_event_gaps_repaired_total %llu\n"
+			       "# HELP cubed_event_gaps_cut_total Gaps not "
+			       "repaired in 10 s: the session's streams were "
+			       "ended, to replay from the store.\n"
+			       "# TYPE cubed_event_gaps_cut_total counter\n"
+			       "cubed_event_gaps_cut_total %llu\n",
 			       (unsigned long long)es.watchers,
 			       (unsigned long long)es.published,
 			       (unsigned long long)es.replayed,
-			       (unsigned long long)es.cut_off);
+			       (unsigned long long)es.cut_off,
+			       (unsigned long long)es.gaps,
+			       (unsigned long long)es.gaps_repaired,
+			       (unsigned long long)es.gaps_cut);
 	}
 	if (cfg->idem)
 		metrics_printf(&b,

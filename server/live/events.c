@@ -1,8 +1,22 @@
 /* events.c — live session events (see events.h): the channels and their
  * rings, the fan-out thread that formats what the writer publishes, the
- * replay from the store, and the ticker (presence, heartbeats). Locks: the
- * hub's lock (channel table, totals) is taken before a channel's lock,
- * never after; the fan-out queue's lock is taken alone. */
+ * replay from the store, gaps and their repair, and the ticker (presence,
+ * heartbeats). Locks: fill_lock before the hub's lock; the hub's lock
+ * (channel table, totals) before a channel's lock, never after; the
+ * fan-out queue's lock is taken alone.
+ *
+ * Gaps: once a watcher is live on a channel (last_version >= 0), the ring
+ * only ever grows by last_version + 1. A version the channel cannot get
+ * yet (the store read that brings other nodes' versions failed: the
+ * database is out of connections, say) is owed: the channel remembers the
+ * newest version it knows exists (`owed`), holds back any later one of
+ * its own (it is in the store; the repair reads it from there), and the
+ * ticker, which never touches the store, asks the fan-out thread to read
+ * the rows again (a repair request in its queue), with a back-off. A gap
+ * that is not repaired within GAP_MAX_MS ends the channel's streams, so
+ * their clients reconnect with Last-Event-ID and replay from the store
+ * rather than wait for ever. Each gap is a log line when it opens and when
+ * it is repaired or cut, and a counter (events_stats, /metrics). */
 #include "events.h"
 
 #include <errno.h>
@@ -19,6 +33,7 @@
 #include "alg.h"
 #include "cube.h"
 #include "jsonout.h"
+#include "log.h"
 #include "timefmt.h"
 
 #define RING 256                   /* events a channel keeps */
@@ -27,6 +42,11 @@
 #define PRESENCE_MS 200            /* presence changes are sent this often */
 #define PEER_CHECK_MS 1000         /* a parked watcher's peer is asked this often */
 #define CHANNEL_BUCKETS 1024       /* hash buckets of the channel table */
+#define GAP_RETRY_MS 200           /* a gap's first repair after this long */
+#define GAP_RETRY_MAX_MS 2000      /* the back-off between repairs, at most */
+#define GAP_MAX_MS 10000           /* a gap not repaired by then cuts the
+				    * channel's streams (they reconnect and
+				    * replay from the store) */
 
 struct entry {
 	int64_t version;   /* -1: an event without an id (presence, solve) */
@@ -50,6 +70,16 @@ struct channel {
 	 * node's next event is formatted from it without reading the store */
 	cube_t *cube;
 	int64_t cube_at;          /* -1: none */
+	/* a gap: every version up to owed is in the store but not yet in
+	 * the ring (a store read failed), and nothing after last_version is
+	 * appended until the versions between are. -1: none; INT64_MAX:
+	 * whatever the store has (a catch-up after the listener lost its
+	 * connection failed). */
+	int64_t owed;
+	int64_t gap_ms;           /* when the gap opened (mono_ms) */
+	int64_t retry_ms;         /* the next repair not before (mono_ms) */
+	int64_t backoff_ms;       /* the wait after the next failed repair */
+	int repair_queued;        /* a repair request is in the fan-out queue */
 	struct watcher *watchers;
 	struct channel *next;     /* hash chain */
 };
@@ -111,11 +141,16 @@ struct events {
 	 * at a time (the listener's thread or the fan-out thread) */
 	struct sessions *ses;
 	pthread_mutex_t fill_lock;
+	/* gaps opened, repaired, and ended by cutting the streams (counted
+	 * under a channel's lock, so not in stats) */
+	_Atomic uint64_t gaps, gaps_repaired, gaps_cut;
 };
 
-/* A session_event as the writer handed it over, owned. */
+/* A session_event as the writer handed it over, owned; or (repair) the
+ * ticker's request to read a channel's owed versions again. */
 struct pub {
 	struct session_event e;
+	int repair;
 	char id[STORE_ID_MAX];
 	char type[16];
 	char method[16];
@@ -288,7 +323,98 @@ static void keep_cube_locked(struct channel *c, const cube_t *src,
 		cube_copy(c->cube, src);
 }
 
-static void fill(struct events *ev, const char *id, int64_t upto);
+/* "12", or "every one the store has" for INT64_MAX. */
+static const char *owed_text(int64_t owed, char *buf, size_t cap)
+{
+	if (owed == INT64_MAX)
+		return "every one the store has";
+	snprintf(buf, cap, "%lld", (long long)owed);
+	return buf;
+}
+
+/* Versions up to upto exist but could not be appended (why): the
+ * channel owes them. Opens a gap (counted, logged) or widens the open one,
+ * and sets the next repair's time. Nothing is owed without a live base
+ * (watchers replaying read the store themselves). Channel locked. */
+static void owe_locked(struct events *ev, struct channel *c, int64_t upto,
+		       const char *why)
+{
+	if (c->deleted || c->last_version < 0 || upto <= c->last_version)
+		return;
+	int64_t now = mono_ms();
+	char a[24];
+	if (c->owed < 0) {
+		c->gap_ms = now;
+		c->backoff_ms = GAP_RETRY_MS;
+		atomic_fetch_add(&ev->gaps, 1);
+		log_msg_kv(LOG_WARN, "session", c->id,
+			   "event gap: the stream has version %lld, versions "
+			   "up to %s are not read yet (%s); later ones wait "
+			   "for them",
+			   (long long)c->last_version,
+			   owed_text(upto, a, sizeof a), why);
+	}
+	if (upto > c->owed)
+		c->owed = upto;
+	c->retry_ms = now + c->backoff_ms;
+	c->backoff_ms = c->backoff_ms * 2 > GAP_RETRY_MAX_MS
+				? GAP_RETRY_MAX_MS
+				: c->backoff_ms * 2;
+}
+
+/* The gap closes once the ring holds every owed version (or, all_read,
+ * the store had none after the ring's newest). Channel locked. */
+static void settle_locked(struct events *ev, struct channel *c, int all_read)
+{
+	if (c->owed < 0 ||
+	    (c->last_version < c->owed && !all_read && !c->deleted))
+		return; /* (a deleted session owes nothing) */
+	atomic_fetch_add(&ev->gaps_repaired, 1);
+	if (c->deleted)
+		log_msg_kv(LOG_INFO, "session", c->id,
+			   "event gap closed: the session was deleted, "
+			   "%lld ms after the gap opened",
+			   (long long)(mono_ms() - c->gap_ms));
+	else
+		log_msg_kv(LOG_INFO, "session", c->id,
+			   "event gap repaired: the stream has every version "
+			   "up to %lld, %lld ms after the gap opened",
+			   (long long)c->last_version,
+			   (long long)(mono_ms() - c->gap_ms));
+	c->owed = -1;
+}
+
+/* A gap older than GAP_MAX_MS: end every stream of the channel (they
+ * reconnect with Last-Event-ID and replay from the store) and drop its
+ * live base, so the next live watcher starts a new one. Hub and channel
+ * locked (the ticker). */
+static void gap_cut_locked(struct events *ev, struct channel *c, int64_t now)
+{
+	char a[24];
+	atomic_fetch_add(&ev->gaps_cut, 1);
+	log_msg_kv(LOG_WARN, "session", c->id,
+		   "event gap not repaired in %lld ms (version %lld, owed %s): "
+		   "ending the session's %d streams, which replay from the "
+		   "store when they reconnect",
+		   (long long)(now - c->gap_ms), (long long)c->last_version,
+		   owed_text(c->owed, a, sizeof a), c->nwatchers);
+	cut_all_locked(c);
+	/* every watcher is cut and reads no entry again */
+	for (uint64_t s = c->tail; s < c->head; s++) {
+		struct entry *old = &c->ring[s % RING];
+		atomic_fetch_sub(&ev->kept, old->len);
+		free(old->buf);
+		old->buf = NULL;
+	}
+	c->tail = c->head;
+	c->kept = 0;
+	c->last_version = -1;
+	c->cube_at = -1;
+	c->owed = -1;
+	c->repair_queued = 0;
+}
+
+static int fill(struct events *ev, const char *id, int64_t upto);
 
 /* Format one change and append it to its channel (fan-out thread). */
 static void deliver(struct events *ev, struct pub *p)
@@ -331,11 +457,23 @@ static void deliver(struct events *ev, struct pub *p)
 			c->deleted = 1;
 		if (dup) {
 			free(buf); /* a filler from the store was first */
+		} else if (!no_id && c->last_version >= 0 &&
+			   e->version != c->last_version + 1) {
+			/* versions before it could not be read: never skip
+			 * them. It is in the store; the gap's repair reads
+			 * it from there after them. */
+			free(buf);
+			owe_locked(ev, c, e->version,
+				   "an earlier version could not be read");
 		} else if (buf) {
 			append_locked(ev, c, no_id ? -1 : e->version, buf, len);
 			if (!no_id && e->state && c->last_version == e->version)
 				keep_cube_locked(c, session_state_cube(e->state),
 						 e->version);
+			settle_locked(ev, c, 0);
+		} else if (!no_id && c->last_version >= 0) {
+			/* out of memory: read it again from the store */
+			owe_locked(ev, c, e->version, "out of memory");
 		} else /* out of memory: end the streams rather than skip */
 			cut_all_locked(c);
 		buf = NULL;
@@ -427,6 +565,50 @@ void events_publish(void *ctx, const struct session_event *e)
 	pthread_mutex_unlock(&ev->qlock);
 }
 
+/* The ticker's request (fan-out thread): read what channel id owes. */
+static void repair(struct events *ev, const char *id)
+{
+	int64_t upto = -1;
+	pthread_mutex_lock(&ev->lock);
+	struct channel *c = find(ev, id);
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		c->repair_queued = 0;
+		upto = c->owed;
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&ev->lock);
+	if (upto >= 0)
+		fill(ev, id, upto);
+}
+
+/* Queue a repair of channel id for the fan-out thread (qlock alone). */
+static void repair_request(struct events *ev, const char *id)
+{
+	struct pub *p = calloc(1, sizeof *p);
+	if (!p) { /* the ticker asks again at a later tick */
+		pthread_mutex_lock(&ev->lock);
+		struct channel *c = find(ev, id);
+		if (c) {
+			pthread_mutex_lock(&c->lock);
+			c->repair_queued = 0;
+			pthread_mutex_unlock(&c->lock);
+		}
+		pthread_mutex_unlock(&ev->lock);
+		return;
+	}
+	p->repair = 1;
+	snprintf(p->id, sizeof p->id, "%s", id);
+	pthread_mutex_lock(&ev->qlock);
+	if (ev->qtail)
+		ev->qtail->next = p;
+	else
+		ev->qhead = p;
+	ev->qtail = p;
+	pthread_cond_signal(&ev->qwake);
+	pthread_mutex_unlock(&ev->qlock);
+}
+
 /* The fan-out thread: deliver what the writer queued, in order; at stop,
  * what is still queued first. */
 static void *fanout_main(void *arg)
@@ -444,7 +626,10 @@ static void *fanout_main(void *arg)
 		pthread_mutex_unlock(&ev->qlock);
 		while (p) {
 			struct pub *next = p->next;
-			deliver(ev, p);
+			if (p->repair)
+				repair(ev, p->id);
+			else
+				deliver(ev, p);
 			pub_free(p);
 			p = next;
 		}
@@ -521,6 +706,7 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		c->last_version = -1;
 		c->size = n;
 		c->cube_at = -1;
+		c->owed = -1;
 		struct channel **b = bucket(ev, id);
 		c->next = *b;
 		*b = c;
@@ -856,10 +1042,13 @@ ssize_t events_read(struct watcher *w, char *buf, size_t max)
 
 /* Append id's versions after the channel's newest, up to `upto`, read
  * from the store (other nodes wrote them: their notification, or a gap
- * before one of ours). Each is formatted as the fan-out thread would, with
- * facelets from a cube carried along the events. One filler at a time; a
- * version the fan-out thread appended meanwhile is skipped. */
-static void fill(struct events *ev, const char *id, int64_t upto)
+ * before one of ours; or a gap's repair). Each is formatted as the fan-out
+ * thread would, with facelets from a cube carried along the events. One
+ * filler at a time; a version the fan-out thread appended meanwhile is
+ * skipped. 0 when the channel has them all (or nothing to do: no live
+ * watcher); -1 when a read failed: the channel then owes them (a gap,
+ * repaired later). */
+static int fill(struct events *ev, const char *id, int64_t upto)
 {
 	pthread_mutex_lock(&ev->fill_lock);
 	struct store_event page[REPLAY_PAGE];
@@ -867,6 +1056,8 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 	int64_t cube_at = -1;
 	char *facelets = NULL;
 	int n = -1; /* the session's size, once known */
+	int failed = 0, all_read = 0;
+	const char *why = NULL;
 	for (;;) {
 		pthread_mutex_lock(&ev->lock);
 		struct channel *c = find(ev, id);
@@ -883,15 +1074,26 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 		if (base < 0 || base >= upto || !ses)
 			break;
 		int k = sessions_history(ses, id, base, page, REPLAY_PAGE);
-		if (k <= 0)
+		if (k < 0) {
+			failed = 1;
+			why = "the store's history could not be read";
 			break;
-		for (int i = 0; i < k; i++) {
+		}
+		if (k == 0) {
+			all_read = 1;
+			break;
+		}
+		for (int i = 0; i < k && !failed; i++) {
 			struct store_event *e = &page[i];
 			struct session_view v;
 			if (n < 0) {
 				struct session_meta m;
-				n = sessions_meta(ses, id, &m) == SES_OK ? m.size
-									  : 0;
+				if (sessions_meta(ses, id, &m) != SES_OK) {
+					failed = 1;
+					why = "the session could not be read";
+					break;
+				}
+				n = m.size;
 			}
 			int with = n > 0 && n <= ev->cfg.facelets_max_n;
 			if (with && cube_at != e->version - 1) {
@@ -935,6 +1137,12 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 			char *buf = ok ? sse_format(e->version, e->kind,
 						    event_json(ev, &se), &len)
 				       : NULL;
+			if (!buf) {
+				/* never skip one: the channel owes it */
+				failed = 1;
+				why = "an event's state could not be read";
+				break;
+			}
 			pthread_mutex_lock(&ev->lock);
 			c = find(ev, id);
 			if (c) {
@@ -942,16 +1150,11 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 				pthread_mutex_unlock(&ev->lock);
 				if (c->last_version >= 0 &&
 				    e->version == c->last_version + 1) {
-					if (buf) {
-						append_locked(ev, c, e->version,
-							      buf, len);
-						if (with && cube &&
-						    cube_at == e->version)
-							keep_cube_locked(
-								c, cube,
-								e->version);
-					} else /* never skip one: end them */
-						cut_all_locked(c);
+					append_locked(ev, c, e->version, buf,
+						      len);
+					if (with && cube && cube_at == e->version)
+						keep_cube_locked(c, cube,
+								 e->version);
 					buf = NULL;
 				}
 				pthread_mutex_unlock(&c->lock);
@@ -962,10 +1165,27 @@ static void fill(struct events *ev, const char *id, int64_t upto)
 		}
 		for (int i = 0; i < k; i++)
 			store_event_free(&page[i]);
+		if (failed)
+			break;
 	}
 	free(cube);
 	free(facelets);
+	/* the gap this leaves, or the one this closed */
+	pthread_mutex_lock(&ev->lock);
+	struct channel *c = find(ev, id);
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		pthread_mutex_unlock(&ev->lock);
+		if (failed)
+			owe_locked(ev, c, upto, why);
+		else
+			settle_locked(ev, c, all_read);
+		pthread_mutex_unlock(&c->lock);
+	} else {
+		pthread_mutex_unlock(&ev->lock);
+	}
 	pthread_mutex_unlock(&ev->fill_lock);
+	return failed ? -1 : 0;
 }
 
 /* The common case of another node's commit: the notification carried the
@@ -1024,6 +1244,7 @@ static int remote_event(struct events *ev, const char *id,
 	buf = sse_format(e->version, e->kind, event_json(ev, &se), &len);
 	if (buf) {
 		append_locked(ev, c, e->version, buf, len);
+		settle_locked(ev, c, 0);
 		done = 1;
 	} else if (with) {
 		c->cube_at = -1; /* not appended: the cube is ahead */
@@ -1127,12 +1348,25 @@ static void hangups(struct events *ev, struct channel *c)
 			peer_gone(c, ev->pfd_w[i]);
 }
 
-/* Presence changes (coalesced) and heartbeats, a few times a second. */
+/* Presence changes (coalesced), heartbeats and gaps (their repairs asked
+ * of the fan-out thread, or their streams cut), a few times a second. */
 static void *ticker_main(void *arg)
 {
 	struct events *ev = arg;
+	/* channels whose gap is due a repair this tick */
+	char (*due)[STORE_ID_MAX] = NULL;
+	size_t ndue = 0, due_cap = 0;
 	pthread_mutex_lock(&ev->lock);
 	while (!ev->stop) {
+		if (ndue) {
+			/* the queue's lock is taken alone */
+			pthread_mutex_unlock(&ev->lock);
+			for (size_t i = 0; i < ndue; i++)
+				repair_request(ev, due[i]);
+			ndue = 0;
+			pthread_mutex_lock(&ev->lock);
+			continue;
+		}
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += PRESENCE_MS * 1000000L;
@@ -1147,6 +1381,24 @@ static void *ticker_main(void *arg)
 		for (int bi = 0; bi < CHANNEL_BUCKETS; bi++)
 		for (struct channel *c = ev->channels[bi]; c; c = c->next) {
 			pthread_mutex_lock(&c->lock);
+			if (c->owed >= 0 && now - c->gap_ms >= GAP_MAX_MS) {
+				gap_cut_locked(ev, c, now);
+			} else if (c->owed >= 0 && !c->repair_queued &&
+				   now >= c->retry_ms) {
+				if (ndue == due_cap) {
+					size_t nc = due_cap ? 2 * due_cap : 16;
+					void *q = realloc(due, nc * sizeof *due);
+					if (q) {
+						due = q;
+						due_cap = nc;
+					}
+				}
+				if (ndue < due_cap) {
+					c->repair_queued = 1;
+					memcpy(due[ndue++], c->id,
+					       STORE_ID_MAX);
+				}
+			}
 			if (c->nwatchers != c->presence_sent) {
 				size_t len;
 				char *buf = sse_format(
@@ -1186,6 +1438,7 @@ static void *ticker_main(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&ev->lock);
+	free(due);
 	return NULL;
 }
 
@@ -1310,4 +1563,7 @@ void events_stats(struct events *ev, struct events_stats *out)
 	pthread_mutex_lock(&ev->lock);
 	*out = ev->stats;
 	pthread_mutex_unlock(&ev->lock);
+	out->gaps = atomic_load(&ev->gaps);
+	out->gaps_repaired = atomic_load(&ev->gaps_repaired);
+	out->gaps_cut = atomic_load(&ev->gaps_cut);
 }

@@ -109,8 +109,13 @@ ssize_t events_read(struct watcher *w, char *buf, size_t max);
 /* The stream is over (the connection went away): forget w. */
 void events_detach(struct watcher *w);
 
+/* gaps: times a channel could not read versions it had to stream (a
+ * store read failed) and held later ones back; gaps_repaired: those it
+ * read later; gaps_cut: those not read within 10 s, whose streams were
+ * ended so their clients replay from the store (events.c). */
 struct events_stats {
 	uint64_t watchers, published, cut_off, replayed;
+	uint64_t gaps, gaps_repaired, gaps_cut;
 };
 void events_stats(struct events *ev, struct events_stats *out);
 

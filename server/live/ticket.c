@@ -1,6 +1,8 @@
 /* ticket.c — stream tickets, HMAC-signed and stateless (see ticket.h). */
 #include "ticket.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -8,27 +10,59 @@
 #include "token.h"
 
 struct tickets {
-	unsigned char key[32];
+	unsigned char key[TICKET_KEY_LEN];
+	_Atomic int have_key;       /* key is set (read without the lock) */
+	unsigned char candidate[TICKET_KEY_LEN];
+	tickets_key_fn *key_fn;
+	void *ctx;
+	pthread_mutex_t lock;       /* one key_fn call at a time */
 	int64_t ttl_ms;
 };
 
-struct tickets *tickets_new(int64_t ttl_ms)
+/* 1 once the key is known: asked of key_fn until it answers. */
+static int have_key(struct tickets *t)
+{
+	if (atomic_load_explicit(&t->have_key, memory_order_acquire))
+		return 1;
+	pthread_mutex_lock(&t->lock);
+	if (!atomic_load_explicit(&t->have_key, memory_order_relaxed) &&
+	    t->key_fn(t->ctx, t->candidate, t->key) == 0)
+		atomic_store_explicit(&t->have_key, 1, memory_order_release);
+	pthread_mutex_unlock(&t->lock);
+	return atomic_load_explicit(&t->have_key, memory_order_acquire);
+}
+
+struct tickets *tickets_new(int64_t ttl_ms, tickets_key_fn *key_fn,
+			    void *ctx)
 {
 	struct tickets *t = calloc(1, sizeof *t);
 	if (t == NULL)
 		return NULL;
-	if (getrandom(t->key, sizeof t->key, 0) != (ssize_t)sizeof t->key) {
+	if (getrandom(t->candidate, sizeof t->candidate, 0) !=
+	    (ssize_t)sizeof t->candidate) {
 		free(t);
 		return NULL;
 	}
+	pthread_mutex_init(&t->lock, NULL);
 	t->ttl_ms = ttl_ms;
+	t->key_fn = key_fn;
+	t->ctx = ctx;
+	if (key_fn == NULL) {
+		memcpy(t->key, t->candidate, sizeof t->key);
+		atomic_store(&t->have_key, 1);
+	} else {
+		(void)have_key(t); /* now if the database answers */
+	}
 	return t;
 }
 
 void tickets_free(struct tickets *t)
 {
-	if (t)
-		memset(t->key, 0, sizeof t->key);
+	if (!t)
+		return;
+	memset(t->key, 0, sizeof t->key);
+	memset(t->candidate, 0, sizeof t->candidate);
+	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
 
@@ -55,9 +89,11 @@ static void tag(const struct tickets *t, const char *id,
 	memcpy(out, mac, 16);
 }
 
-void tickets_mint(const struct tickets *t, const char *id, int64_t now_ms,
-		  char *out, int64_t *expires_ms)
+int tickets_mint(struct tickets *t, const char *id, int64_t now_ms,
+		 char *out, int64_t *expires_ms)
 {
+	if (!have_key(t))
+		return -1;
 	int64_t exp = now_ms + t->ttl_ms;
 	unsigned char raw[24];
 	for (int i = 0; i < 8; i++)
@@ -66,12 +102,15 @@ void tickets_mint(const struct tickets *t, const char *id, int64_t now_ms,
 	memcpy(out, "st_", 3);
 	token_base64url(raw, sizeof raw, out + 3);
 	*expires_ms = exp;
+	return 0;
 }
 
-enum ticket_check tickets_check(const struct tickets *t, const char *id,
+enum ticket_check tickets_check(struct tickets *t, const char *id,
 				const char *s, int64_t now_ms)
 {
 	unsigned char raw[24], want[16];
+	if (s != NULL && !have_key(t))
+		return TICKET_NO_KEY;
 	if (s == NULL || strlen(s) != TICKET_LEN || strncmp(s, "st_", 3) != 0 ||
 	    token_base64url_decode(s + 3, TICKET_LEN - 3, raw, sizeof raw) !=
 		    (int)sizeof raw)

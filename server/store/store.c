@@ -26,7 +26,43 @@ struct store {
 	char fault_msg[256];        /* what failed, as the engine said */
 	struct timespec probed;     /* the latest probe */
 	_Atomic int down;           /* the latest ping failed */
+	/* the test seam (read_fault): NULL in a server run normally */
+	const char *fault_file;
+	pthread_mutex_t seam_lock;
 };
+
+/* Does the calling thread have a write transaction open? (The test seam
+ * fails only reads outside one.) */
+static _Thread_local int in_txn;
+
+/* TEST SEAM, for tests/http/check_pg_live.c only: with the environment
+ * variable CUBED_TEST_READ_FAULTS naming a file that holds a number N > 0,
+ * the next history read (store_events_after) made outside a write
+ * transaction fails with STORE_UNAVAILABLE and the file is rewritten to
+ * N - 1. So a test fails exactly the reads a node's live events make
+ * (reading other nodes' versions for its watchers) while its writer,
+ * which reads inside its transaction, keeps working: the failure that an
+ * exhausted connection limit causes at random, at a time the test
+ * chooses. Without the variable (every real run) this costs a NULL test. */
+static int read_fault(struct store *st)
+{
+	if (!st->fault_file || in_txn)
+		return 0;
+	int fail = 0;
+	pthread_mutex_lock(&st->seam_lock);
+	FILE *f = fopen(st->fault_file, "r+");
+	long n = 0;
+	if (f && fscanf(f, "%ld", &n) == 1 && n > 0) {
+		rewind(f);
+		fprintf(f, "%ld\n", n - 1);
+		fflush(f);
+		fail = 1;
+	}
+	if (f)
+		fclose(f);
+	pthread_mutex_unlock(&st->seam_lock);
+	return fail;
+}
 
 static int is_fault(int rc)
 {
@@ -149,6 +185,9 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 		return rc;
 	}
 	pthread_mutex_init(&st->fault_lock, NULL);
+	pthread_mutex_init(&st->seam_lock, NULL);
+	const char *seam = getenv("CUBED_TEST_READ_FAULTS");
+	st->fault_file = seam && *seam ? seam : NULL;
 	*out = st;
 	return STORE_OK;
 }
@@ -159,6 +198,7 @@ void store_close(struct store *st)
 		return;
 	st->eng->close(st->impl);
 	pthread_mutex_destroy(&st->fault_lock);
+	pthread_mutex_destroy(&st->seam_lock);
 	free(st);
 }
 
@@ -215,6 +255,16 @@ int store_idem_drop(struct store *st, const unsigned char *scope)
 	return note(st, st->eng->idem_drop(st->impl, scope));
 }
 
+int store_ticket_key(struct store *st, const unsigned char *candidate,
+		     unsigned char *key)
+{
+	if (!st->eng->ticket_key) {
+		memcpy(key, candidate, STORE_TICKET_KEY_LEN);
+		return STORE_OK;
+	}
+	return note(st, st->eng->ticket_key(st->impl, candidate, key));
+}
+
 int store_idem_expire(struct store *st, int64_t before)
 {
 	if (!st->eng->idem_expire)
@@ -258,18 +308,25 @@ int store_ping(struct store *st)
 
 int store_begin(struct store *st)
 {
-	return note(st, st->eng->begin(st->impl));
+	int rc = note(st, st->eng->begin(st->impl));
+	in_txn = rc == STORE_OK;
+	return rc;
 }
 
 int store_commit(struct store *st)
 {
 	int rc = note(st, st->eng->commit(st->impl));
+	in_txn = 0;
 	if (rc == STORE_OK)
 		fault_end(st);
 	return rc;
 }
 
-int store_rollback(struct store *st) { return st->eng->rollback(st->impl); }
+int store_rollback(struct store *st)
+{
+	in_txn = 0;
+	return st->eng->rollback(st->impl);
+}
 
 /* ---- sessions and their history, composed from the engine's rows ---- */
 
@@ -349,6 +406,8 @@ int store_get_event(struct store *st, const char *id, int64_t version,
 int store_events_after(struct store *st, const char *id, int64_t after,
 		       struct store_event *out, int cap)
 {
+	if (read_fault(st))
+		return STORE_UNAVAILABLE;
 	return note(st, st->eng->events_after(st->impl, id, after, out, cap));
 }
 

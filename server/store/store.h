@@ -348,6 +348,16 @@ int store_idem_drop(struct store *st, const unsigned char *scope);
 /* Delete the records made before `before` (Unix ms). */
 int store_idem_expire(struct store *st, int64_t before);
 
+/* The key stream tickets are signed with (server/live/ticket.h), shared
+ * by every process on this database: candidate (STORE_TICKET_KEY_LEN
+ * random bytes the caller drew) is stored if there is none yet, and the
+ * stored key goes into key — so every node gets the same one, and a
+ * restarted process the one it had. An engine that keeps none hands the
+ * candidate back. Outside a write transaction. */
+#define STORE_TICKET_KEY_LEN 32
+int store_ticket_key(struct store *st, const unsigned char *candidate,
+		     unsigned char *key);
+
 /* Changes other nodes commit. fn(ctx, id, version, e) after a commit moved
  * session id to version (-1: it was deleted), from a thread of the
  * engine's own, in commit order; e is that version's event when the

@@ -100,6 +100,11 @@ struct store_engine {
 			 const char *result);
 	int (*idem_drop)(void *impl, const unsigned char *scope);
 	int (*idem_expire)(void *impl, int64_t before);
+	/* The stream tickets' key (store_ticket_key): candidate inserted if
+	 * the database has none, then the stored one into key. NULL: the
+	 * engine keeps none (each process draws its own). */
+	int (*ticket_key)(void *impl, const unsigned char *candidate,
+			  unsigned char *key);
 	/* NULL: the engine has no notifications */
 	int (*listen)(void *impl, store_notify_fn *fn, void *ctx);
 };

@@ -3,7 +3,8 @@
  * watchers, Idempotency-Key retries, and the live event stream (every
  * event in order to many watchers, replay after Last-Event-ID with no gap
  * and no duplicate, presence, heartbeats, cut-off of a watcher that does
- * not read, the end of every stream at shutdown). */
+ * not read, the end of every stream at shutdown, a stream ticket that
+ * outlives a restart). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1013,6 +1014,49 @@ START_TEST(shutdown_ends_streams)
 }
 END_TEST
 
+/* A stream ticket outlives a restart of the server (its key is kept in
+ * the database, ticket.h), on either engine. */
+START_TEST(ticket_survives_restart)
+{
+	/* a server of its own: the suite's is shared */
+	server own;
+	static const char *const extra[] = {"--heartbeat", "1", "--solver",
+					    "0", NULL};
+	start_or_abort(&own, NULL, extra);
+	ses s;
+	json_decref(create(own.port, "{\"size\": 2, \"visibility\": \"private\"}",
+			   &s));
+	char path[256];
+	snprintf(path, sizeof path, "%s/tickets", s.path);
+	json_t *r = expect_json(own.port, "POST", path, s.token, NULL, NULL,
+				201, NULL);
+	char t[64];
+	snprintf(t, sizeof t, "%s", sget(r, "ticket"));
+	json_decref(r);
+	char dir[64];
+	snprintf(dir, sizeof dir, "%s", own.dir);
+	ck_assert_int_eq(server_stop(&own, 0), 0);
+	start_or_abort(&own, dir, extra);
+	snprintf(path, sizeof path, "%s/events?ticket=%s", s.path, t);
+	sse_client w;
+	ck_assert_msg(sse_open(&w, own.port, path, NULL, 5000, 0) == 0, "%s",
+		      w.error);
+	ck_assert_int_eq(w.status, 200);
+	sse_event e;
+	ck_assert_msg(sse_next(&w, &e, 5000) == 1, "%s", w.error);
+	ck_assert_str_eq(e.type, "state");
+	sse_event_free(&e);
+	sse_close(&w);
+	/* a forged one is still a wrong credential */
+	t[8] = t[8] == 'A' ? 'B' : 'A';
+	snprintf(path, sizeof path, "%s/events?ticket=%s", s.path, t);
+	json_decref(expect_problem(own.port, "GET", path, NULL, NULL, NULL,
+				   404, "not_found", "no_such_session", NULL,
+				   NULL));
+	ck_assert_int_eq(server_stop(&own, 1), 0);
+}
+END_TEST
+
 Suite *http_live_suite(void)
 {
 	Suite *s = suite_create("http_live");
@@ -1031,6 +1075,7 @@ Suite *http_live_suite(void)
 	tcase_add_test(tc, solve_event);
 	tcase_add_test(tc, slow_watcher_cut_off);
 	tcase_add_test(tc, shutdown_ends_streams);
+	tcase_add_test(tc, ticket_survives_restart);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("idempotency_budget");

@@ -46,6 +46,7 @@ static int run_pg(void)
 	srunner_add_suite(sr, crash_suite());
 	srunner_add_suite(sr, pg_nodes_suite());
 	srunner_add_suite(sr, pg_drain_suite());
+	srunner_add_suite(sr, pg_live_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

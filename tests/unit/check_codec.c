@@ -515,11 +515,12 @@ END_TEST
 
 START_TEST(tickets)
 {
-	struct tickets *t = tickets_new(60000), *other = tickets_new(60000);
+	struct tickets *t = tickets_new(60000, NULL, NULL),
+		       *other = tickets_new(60000, NULL, NULL);
 	ck_assert(t && other);
 	char s[TICKET_LEN + 1];
 	int64_t exp;
-	tickets_mint(t, "sessionA", 1000, s, &exp);
+	ck_assert_int_eq(tickets_mint(t, "sessionA", 1000, s, &exp), 0);
 	ck_assert_int_eq(exp, 61000);
 	ck_assert_uint_eq(strlen(s), TICKET_LEN);
 	ck_assert(strncmp(s, "st_", 3) == 0);
@@ -540,6 +541,60 @@ START_TEST(tickets)
 	ck_assert_int_eq(tickets_check(t, "sessionA", NULL, 1000), TICKET_BAD);
 	tickets_free(t);
 	tickets_free(other);
+}
+END_TEST
+
+/* A database's key as key_fn sees it: none until `up`, then the first
+ * candidate offered is kept and every caller gets it. */
+struct fake_db {
+	int up, asked;
+	int have;
+	unsigned char key[TICKET_KEY_LEN];
+};
+
+static int fake_key(void *ctx, const unsigned char *candidate,
+		    unsigned char *key)
+{
+	struct fake_db *db = ctx;
+	db->asked++;
+	if (!db->up)
+		return -1;
+	if (!db->have) {
+		memcpy(db->key, candidate, TICKET_KEY_LEN);
+		db->have = 1;
+	}
+	memcpy(key, db->key, TICKET_KEY_LEN);
+	return 0;
+}
+
+START_TEST(tickets_shared_key)
+{
+	struct fake_db db = {0};
+	/* two nodes of one database, started while it does not answer */
+	struct tickets *a = tickets_new(60000, fake_key, &db),
+		       *b = tickets_new(60000, fake_key, &db),
+		       *alone = tickets_new(60000, NULL, NULL);
+	ck_assert(a && b && alone);
+	ck_assert_int_eq(db.asked, 2);
+	char s[TICKET_LEN + 1];
+	int64_t exp;
+	ck_assert_int_eq(tickets_mint(a, "sessionA", 1000, s, &exp), -1);
+	ck_assert_int_eq(tickets_mint(alone, "sessionA", 1000, s, &exp), 0);
+	ck_assert_int_eq(tickets_check(b, "sessionA", s, 1000), TICKET_NO_KEY);
+	/* the database answers: both get its one key, asked once more each */
+	db.up = 1;
+	ck_assert_int_eq(tickets_mint(a, "sessionA", 1000, s, &exp), 0);
+	ck_assert_int_eq(tickets_check(b, "sessionA", s, 1000), TICKET_OK);
+	ck_assert_int_eq(tickets_check(a, "sessionA", s, 1000), TICKET_OK);
+	ck_assert_int_eq(tickets_check(b, "sessionA", s, 61000), TICKET_EXPIRED);
+	ck_assert_int_eq(tickets_check(b, "sessionB", s, 1000), TICKET_BAD);
+	ck_assert_int_eq(tickets_check(alone, "sessionA", s, 1000), TICKET_BAD);
+	int asked = db.asked;
+	ck_assert_int_eq(tickets_check(b, "sessionA", s, 1000), TICKET_OK);
+	ck_assert_int_eq(db.asked, asked); /* kept, not asked again */
+	tickets_free(a);
+	tickets_free(b);
+	tickets_free(alone);
 }
 END_TEST
 
@@ -567,6 +622,7 @@ Suite *codec_suite(void)
 	tcase_add_test(r, request_ids);
 	tcase_add_test(r, trace_ids);
 	tcase_add_test(r, tickets);
+	tcase_add_test(r, tickets_shared_key);
 	suite_add_tcase(s, r);
 	return s;
 }

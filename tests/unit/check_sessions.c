@@ -549,7 +549,7 @@ START_TEST(migration_keeps_history)
 	sqlite3_close(db);
 
 	open_all();
-	ck_assert_int_eq(store_schema_version(st), 10);
+	ck_assert_int_eq(store_schema_version(st), 11);
 	struct store_event ev[10];
 	int k = sessions_history(ses, id, -1, ev, 10);
 	ck_assert_int_eq(k, 7);

@@ -221,7 +221,7 @@ START_TEST(rows_in_plain_sql)
 	ck_assert_int_eq(v, 40);
 	ck_assert_int_eq(store_session_version(st, "nope", &v),
 			 STORE_NOT_FOUND);
-	ck_assert_int_eq(store_schema_version(st), 10);
+	ck_assert_int_eq(store_schema_version(st), 11);
 	ck_assert_str_eq(store_engine_name(st), "sqlite");
 	ck_assert_uint_eq(store_caps(st), STORE_CAP_IDEM);
 }

@@ -228,7 +228,7 @@ START_TEST(upgraded_rows_and_writes)
 
 	sqlite3 *db;
 	ck_assert_int_eq(sqlite3_open(srv.db, &db), SQLITE_OK);
-	ck_assert_int_eq(sql_int(db, "PRAGMA user_version"), 10);
+	ck_assert_int_eq(sql_int(db, "PRAGMA user_version"), 11);
 	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM sqlite_master "
 				 "WHERE name IN ('event_blocks', "
 				 "'event_rows')"),

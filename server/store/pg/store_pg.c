@@ -163,7 +163,12 @@
 	X(S_IDEM_DROP, 1,                                                      \
 	  "DELETE FROM idempotency WHERE scope = decode($1, 'hex') AND "       \
 	  "result IS NULL")                                                    \
-	X(S_IDEM_EXPIRE, 1, "DELETE FROM idempotency WHERE created_at < $1")
+	X(S_IDEM_EXPIRE, 1, "DELETE FROM idempotency WHERE created_at < $1") \
+	X(S_TICKET_KEY_PUT, 1,                                                 \
+	  "INSERT INTO ticket_key (id, key) VALUES (1, decode($1, 'hex')) "    \
+	  "ON CONFLICT (id) DO NOTHING")                                       \
+	X(S_TICKET_KEY_GET, 0,                                                 \
+	  "SELECT encode(key, 'hex') FROM ticket_key WHERE id = 1")
 
 enum stmt_id {
 #define STMT_ENUM(name, n, sql) name,
@@ -1242,6 +1247,31 @@ static int pg_idem_expire(void *impl, int64_t before)
 	return exec(impl, S_IDEM_EXPIRE, p);
 }
 
+/* Two statements, not one: the read must see a key another node
+ * committed while the insert waited for it (a statement's snapshot would
+ * not). */
+static int pg_ticket_key(void *impl, const unsigned char *candidate,
+			 unsigned char *key)
+{
+	struct pg *st = impl;
+	char hex[2 * STORE_TICKET_KEY_LEN + 1];
+	hex_encode(hex, candidate, STORE_TICKET_KEY_LEN);
+	const char *p[] = {hex};
+	int rc = exec(st, S_TICKET_KEY_PUT, p);
+	if (rc != STORE_OK)
+		return rc;
+	PGresult *r;
+	rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	const char *v = PQgetvalue(r, 0, 0);
+	int ok = v && strlen(v) == 2 * STORE_TICKET_KEY_LEN;
+	if (ok)
+		hex_decode(key, v, STORE_TICKET_KEY_LEN);
+	PQclear(r);
+	return ok ? STORE_OK : STORE_ERROR;
+}
+
 const struct store_engine store_pg_engine = {
 	.name = "postgresql",
 	.accepts = pg_accepts,
@@ -1285,5 +1315,6 @@ const struct store_engine store_pg_engine = {
 	.idem_drop = pg_idem_drop,
 	.idem_expire = pg_idem_expire,
 	.used_bytes = pg_used_bytes,
+	.ticket_key = pg_ticket_key,
 	.listen = pg__listen,
 };

@@ -130,7 +130,10 @@
 	X(S_IDEM_KEEP, "UPDATE idempotency SET result = ?2 WHERE scope = ?1")  \
 	X(S_IDEM_DROP,                                                         \
 	  "DELETE FROM idempotency WHERE scope = ?1 AND result IS NULL")       \
-	X(S_IDEM_EXPIRE, "DELETE FROM idempotency WHERE created_at < ?1")
+	X(S_IDEM_EXPIRE, "DELETE FROM idempotency WHERE created_at < ?1")     \
+	X(S_TICKET_KEY_PUT,                                                    \
+	  "INSERT OR IGNORE INTO ticket_key (id, key) VALUES (1, ?1)")         \
+	X(S_TICKET_KEY_GET, "SELECT key FROM ticket_key WHERE id = 1")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) name,
@@ -1273,6 +1276,32 @@ static int sq_idem_expire(void *impl, int64_t before)
 	return run(c, s);
 }
 
+static int sq_ticket_key(void *impl, const unsigned char *candidate,
+			 unsigned char *key)
+{
+	CONN_OR_FAIL(c, impl);
+	sqlite3_stmt *s = stmt(c, S_TICKET_KEY_PUT);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_blob(s, 1, candidate, STORE_TICKET_KEY_LEN,
+			  SQLITE_STATIC);
+	int rc = run(c, s);
+	if (rc != STORE_OK)
+		return rc;
+	s = stmt(c, S_TICKET_KEY_GET);
+	if (!s)
+		return STORE_ERROR;
+	rc = step_row(c, s);
+	if (rc != STORE_OK)
+		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
+	const void *p = sqlite3_column_blob(s, 0);
+	int ok = p && sqlite3_column_bytes(s, 0) == STORE_TICKET_KEY_LEN;
+	if (ok)
+		memcpy(key, p, STORE_TICKET_KEY_LEN);
+	sqlite3_reset(s);
+	return ok ? STORE_OK : STORE_ERROR;
+}
+
 const struct store_engine store_sqlite_engine = {
 	.name = "sqlite",
 	.accepts = sq_accepts,
@@ -1315,4 +1344,5 @@ const struct store_engine store_sqlite_engine = {
 	.idem_keep = sq_idem_keep,
 	.idem_drop = sq_idem_drop,
 	.idem_expire = sq_idem_expire,
+	.ticket_key = sq_ticket_key,
 };

@@ -22,15 +22,26 @@
  * PostgreSQL a failed statement would abort the whole transaction (the
  * writer's batch), where SQLite undoes just that statement.
  *
- * Faults: a connection that breaks (the server stopped, the network went)
- * fails the call with STORE_UNAVAILABLE and is reset (PQreset) at its next
- * use, so the node reconnects by itself once the database is back. A
- * commit whose answer was lost is reported as failed: the write is never
- * acknowledged, though it may have committed (a retry then finds it).
+ * Faults: every wait has a deadline of ours (pg__deadline: --db-timeout
+ * and a quarter): statements go out with PQsend* and their answers are
+ * awaited with poll (store_pg_ready.c), so a frozen server costs a call
+ * that long, never the length of the freeze. A connection that breaks or
+ * does not answer in time fails the call with STORE_UNAVAILABLE and is
+ * dropped; its slot connects anew at its next use. Each such loss bumps
+ * the pool's generation, and an idle connection of an older generation
+ * is checked (an empty query) before use, as is, for free, any idle
+ * connection with bytes waiting (a restart's goodbye): a database
+ * restart costs no request a 503. A read that met a dead connection runs
+ * once more on another; a write never does. A commit whose answer was
+ * lost is STORE_UNKNOWN: it may have committed (a retry with the key
+ * finds out).
  *
- * Start: a database that does not answer does not stop the node (it
- * opens not ready and gets ready on a later call or the listener's
- * retry: pg__make_ready, store_pg_ready.c); one that refuses us or has a newer schema does.
+ * Start: a database that does not answer, is starting up or has no
+ * connection slot free does not stop the node (it opens not ready and
+ * gets ready on a later call or the listener's retry: pg__make_ready,
+ * store_pg_ready.c); one that refuses us (authentication, no such
+ * database, TLS required but not offered, a bad option) or has a newer
+ * schema does.
  *
  * Live events: schema/pg's triggers NOTIFY cubed_events with each event
  * row as JSON (or '<id>:<version>' when it is too big for a payload, and
@@ -635,12 +646,13 @@ static void pg_free(struct pg *st)
 	free(st);
 }
 
-/* A database that is merely down (no answer, or starting up) does not
- * keep the node from starting: it opens not ready, every call answers
- * STORE_UNAVAILABLE, and the first call (or the listener's retry) after
- * the database is back migrates and goes on. An address libpq cannot
- * use, a server that refuses us (password, no such database) or a schema
- * newer than ours is refused here, with the reason. */
+/* A database that is merely down (no answer, starting up, no slot
+ * free) does not keep the node from starting: it opens not ready, every
+ * call answers STORE_UNAVAILABLE, and the first call (or the listener's
+ * retry) after the database is back migrates and goes on. An address
+ * libpq cannot use, a server that refuses us (authentication, no such
+ * database, TLS, an option) or a schema newer than ours is refused here,
+ * with the reason (pg__connect tells them apart). */
 static int pg_open(const struct store_config *cfg, void **impl,
 		   unsigned *caps, char *err, size_t errlen)
 {

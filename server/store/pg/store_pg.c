@@ -488,6 +488,7 @@ static int reads_only(enum stmt_id id)
 	case S_FIND_TOKEN:
 	case S_LIST_TOKENS:
 	case S_IDEM_GET:
+	case S_DB_SIZE:
 		return 1;
 	default:
 		return 0;

@@ -271,10 +271,15 @@ static int alive(struct pg *st, struct pconn *c, int64_t deadline)
 {
 	if (!c->pq || PQstatus(c->pq) != CONNECTION_OK)
 		return 0;
-	struct pollfd p = {PQsocket(c->pq), POLLIN, 0};
-	if (poll(&p, 1, 0) > 0 &&
-	    (!PQconsumeInput(c->pq) || PQstatus(c->pq) != CONNECTION_OK))
-		return 0;
+	/* a goodbye is a message and then the end of the stream: libpq
+	 * sees the end at the read after the message's */
+	for (int i = 0; i < 4; i++) {
+		struct pollfd p = {PQsocket(c->pq), POLLIN, 0};
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		if (!PQconsumeInput(c->pq) || PQstatus(c->pq) != CONNECTION_OK)
+			return 0;
+	}
 	unsigned gen = atomic_load(&st->gen);
 	if (c->gen == gen)
 		return 1;

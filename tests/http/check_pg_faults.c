@@ -10,6 +10,10 @@
  *                         Retry-After, /readyz naming no host); after
  *                         SIGCONT everything works, no acked write lost
  *                         and the refused write not applied;
+ *   frozen_commit         the backend frozen inside COMMIT (a deferred
+ *                         trigger sleeps there): 503 outcome_unknown
+ *                         within BOUND_S, and the retry with the same
+ *                         Idempotency-Key makes the write exactly once;
  *   frozen_listener       only the LISTEN connections' backends frozen: a
  *                         watcher on the other node still gets a write
  *                         within BOUND_S (the listener's health query
@@ -322,6 +326,102 @@ START_TEST(frozen_database)
 }
 END_TEST
 
+/* The backend of db sleeping in pg_sleep (the trigger below), or -1. */
+static pid_t sleeping_backend(const char *url)
+{
+	long long pid = pg_query_int(url, "SELECT pid FROM pg_stat_activity "
+					  "WHERE wait_event = 'PgSleep' AND "
+					  "datname = current_database() "
+					  "LIMIT 1");
+	return (pid_t)pid;
+}
+
+/* One keyed write: its status; the response kept in *r. */
+static int keyed_moves(int port, const ses *s, const char *key,
+		       const char *moves, double *took, http_response *r)
+{
+	char path[160], body[96], k[96];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
+	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
+	double t0 = now_s();
+	call(r, port, "POST", path, s->token, k, body);
+	*took = now_s() - t0;
+	return r->status;
+}
+
+/* A COMMIT that gets no answer (its backend frozen while a deferred
+ * trigger runs at commit) is 503 outcome_unknown within the bound, not
+ * "nothing was changed"; the retry with its key makes it exactly once. */
+START_TEST(frozen_commit)
+{
+	server n;
+	const char *args[] = {"--rate-limit", "0", "--db-timeout", FAULT_MS,
+			      NULL};
+	start_or_abort(&n, NULL, args);
+	ses s;
+	json_decref(create(n.port, "{\"size\": 3}", &s));
+	/* a deferred trigger: every commit that added an event sleeps 1 s
+	 * in PostgreSQL, long enough to freeze it there */
+	char err[1024];
+	ck_assert_msg(pg_exec(n.db,
+			      "CREATE FUNCTION slow_commit() RETURNS trigger "
+			      "LANGUAGE plpgsql AS $$ BEGIN PERFORM "
+			      "pg_sleep(1); RETURN NULL; END $$",
+			      err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_msg(pg_exec(n.db,
+			      "CREATE CONSTRAINT TRIGGER slow_commit AFTER "
+			      "INSERT ON events DEFERRABLE INITIALLY DEFERRED "
+			      "FOR EACH ROW EXECUTE FUNCTION slow_commit()",
+			      err, sizeof err) == 0,
+		      "%s", err);
+	/* the write runs in a thread of the server: find its backend in
+	 * the sleep and freeze it (the guard continues it in any case) */
+	pid_t writer = fork();
+	ck_assert_int_ge(writer, 0);
+	if (writer == 0) {
+		http_response r;
+		double took;
+		keyed_moves(n.port, &s, "k-commit", "R", &took, &r);
+		int ok = r.status == 503 && r.body &&
+			 strstr(r.body, "\"outcome_unknown\"") &&
+			 http_header(&r, "Retry-After") && took < BOUND_S + 1;
+		if (!ok)
+			fprintf(stderr, "frozen_commit: %d after %.2f s: %s\n",
+				r.status, took, r.body ? r.body : r.error);
+		_exit(ok ? 0 : 1);
+	}
+	pid_t backend = -1;
+	double deadline = now_s() + 5;
+	while ((backend = sleeping_backend(n.db)) <= 0 && now_s() < deadline)
+		test_sleep_ms(5);
+	ck_assert_int_gt(backend, 0);
+	struct freeze f;
+	freeze_pids(&f, &backend, 1);
+	int wst;
+	ck_assert_int_eq(waitpid(writer, &wst, 0), writer);
+	freeze_end(&f);
+	ck_assert_msg(WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
+		      "the write was not answered outcome_unknown in time");
+	ck_assert_msg(pg_exec(n.db, "DROP TRIGGER slow_commit ON events", err,
+			      sizeof err) == 0,
+		      "%s", err);
+	/* the retry with the key: done once, whatever the first did */
+	http_response r;
+	double took;
+	ck_assert_int_eq(wait_ready(n.port, 10), 200);
+	ck_assert_int_eq(keyed_moves(n.port, &s, "k-commit", "R", &took, &r),
+			 200);
+	http_response_free(&r);
+	json_t *h = history_all(n.port, &s, NULL, 100);
+	ck_assert_int_eq(json_array_size(h), 2);
+	ck_assert_str_eq(sget(json_array_get(h, 1), "moves"), "R");
+	json_decref(h);
+	ck_assert_int_eq(server_stop(&n, 1), 0);
+}
+END_TEST
+
 /* The pids of the backends of the LISTEN connections on the database
  * of url (application_name cubed-listen). */
 static int listener_backends(const char *url, pid_t *out, int cap)
@@ -595,6 +695,7 @@ Suite *pg_faults_suite(void)
 	TCase *tc = tcase_create("faults");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, frozen_database);
+	tcase_add_test(tc, frozen_commit);
 	tcase_add_test(tc, frozen_listener);
 	tcase_add_test(tc, restart_keeps_pool);
 	tcase_add_test(tc, start_permanent_errors);

@@ -399,7 +399,9 @@ static int failure(struct pg *st, struct tls *t, struct pconn *c,
 		rc = STORE_UNAVAILABLE;
 	else if (state && strcmp(state, "23505") == 0)
 		rc = STORE_CONFLICT;
-	set_error(t, gone || slow, "%s", msg);
+	char why[sizeof t->error];
+	pg__one_line(why, sizeof why, "", msg);
+	set_error(t, gone || slow, "%s", why);
 	PQclear(res);
 	if (gone) {
 		t->dead = 1;
@@ -418,8 +420,11 @@ static int lost(struct pg *st, struct tls *t, struct pconn *c, int why)
 				"connection was dropped",
 			  I64(ms, st->timeout_ms + st->timeout_ms / 4));
 	} else {
-		set_error(t, 1, "the connection to PostgreSQL was lost: %s",
-			  c->pq ? PQerrorMessage(c->pq) : "gone");
+		char why[sizeof t->error];
+		pg__one_line(why, sizeof why,
+			     "the connection to PostgreSQL was lost: ",
+			     c->pq ? PQerrorMessage(c->pq) : "gone");
+		set_error(t, 1, "%s", why);
 		t->dead = 1;
 	}
 	drop(st, c);

@@ -160,10 +160,8 @@ static int is_temporary(const char *msg)
 	return 0;
 }
 
-/* libpq's message on one line: LOCATION lines dropped, the rest joined
- * with "; ". */
-static void one_line(char *out, size_t cap, const char *prefix,
-		     const char *msg)
+void pg__one_line(char *out, size_t cap, const char *prefix,
+		  const char *msg)
 {
 	size_t k = (size_t)snprintf(out, cap, "%s", prefix);
 	if (k >= cap)
@@ -175,11 +173,17 @@ static void one_line(char *out, size_t cap, const char *prefix,
 		if (skip)
 			continue;
 		if (*p == '\n' || *p == '\t' || *p == '\r') {
-			sep = 1;
+			/* a line libpq continued (a tab after the newline) is
+			 * the same sentence */
+			if (*p == '\n' && sep < 2)
+				sep = p[1] == '\t' ? 1 : 2;
+			else if (!sep)
+				sep = 1;
 			continue;
 		}
 		if (sep && k > strlen(prefix)) {
-			out[k++] = ';';
+			if (sep == 2)
+				out[k++] = ';';
 			out[k++] = ' ';
 		}
 		sep = 0;
@@ -248,17 +252,18 @@ PGconn *pg__connect(const struct pg *st, int64_t deadline, int settings,
 		int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
 		if (!ok) {
 			timed_out = why == -2;
-			one_line(err, errlen, "cannot connect to PostgreSQL: ",
-				 r ? PQresultErrorMessage(r)
-				   : PQerrorMessage(pq));
+			pg__one_line(err, errlen,
+				     "cannot connect to PostgreSQL: ",
+				     r ? PQresultErrorMessage(r)
+				       : PQerrorMessage(pq));
 			*temporary = timed_out || !r;
 		}
 		PQclear(r);
 		if (ok)
 			return pq;
 	} else {
-		one_line(err, errlen, "cannot connect to PostgreSQL: ",
-			 PQerrorMessage(pq));
+		pg__one_line(err, errlen, "cannot connect to PostgreSQL: ",
+			     PQerrorMessage(pq));
 		*temporary = is_temporary(PQerrorMessage(pq));
 	}
 	if (timed_out) {

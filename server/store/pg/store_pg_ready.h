@@ -97,6 +97,12 @@ int pg__await(PGconn *pq, int64_t deadline);
  * connection broke or the deadline passed. */
 PGresult *pg__results(PGconn *pq, int64_t deadline, int *why);
 
+/* prefix and libpq's message msg on one line into out: LOCATION lines
+ * dropped, continued lines (a tab after the newline) joined with a
+ * space, the others with "; ". */
+void pg__one_line(char *out, size_t cap, const char *prefix,
+		  const char *msg);
+
 /* Connect and migrate once, at most every retry_ms after a failure
  * (250 ms, doubling to READY_RETRY_MAX_MS): STORE_OK once ready;
  * STORE_UNAVAILABLE while waiting may mend it (each new reason logged

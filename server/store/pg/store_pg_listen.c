@@ -109,8 +109,8 @@ void pg__kick(struct pg *st)
 	}
 }
 
-/* A connection that LISTENs, by the deadline; NULL (why logged once per
- * reason by the caller) when there is none. */
+/* A connection that LISTENs, by the deadline; NULL with why when there
+ * is none. */
 static PGconn *listen_connect(struct pg *st, char *why, size_t cap)
 {
 	int64_t deadline = pg__deadline(st);
@@ -149,6 +149,7 @@ static void *listener_main(void *arg)
 	PGconn *pq = NULL;
 	int64_t probe_at = 0, probe_due = 0; /* probe_due: 0 = none out */
 	int had = 0; /* had a connection: losing it makes the node unready */
+	char last[300] = ""; /* the last reason logged for no connection */
 	while (!atomic_load(&st->stop)) {
 		if (!pq) {
 			/* a node started while the database was down gets
@@ -160,11 +161,20 @@ static void *listener_main(void *arg)
 				continue;
 			}
 			pq = listen_connect(st, why, sizeof why);
+			if (!pq && strcmp(why, last) != 0) {
+				/* each new reason once: it may last */
+				log_msg(LOG_WARN,
+					"database: no LISTEN connection (%s); "
+					"retrying every %d ms",
+					why, LISTEN_RETRY_MS);
+				snprintf(last, sizeof last, "%s", why);
+			}
 			if (!pq) {
 				if (nap(st, LISTEN_RETRY_MS))
 					break;
 				continue;
 			}
+			last[0] = '\0';
 			if (had)
 				log_msg(LOG_WARN,
 					"database: the LISTEN connection is "

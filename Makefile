@@ -306,9 +306,8 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 # engine's, two-node and fault suites (pg_nodes; pg_live, which fails node
 # B's store reads through the CUBED_TEST_READ_FAULTS seam of store.c;
 # pg_faults, tests/http/check_pg_faults.c: a frozen, restarted or refusing
-# PostgreSQL), and a
-# rolling restart of two nodes behind nginx and haproxy (nginx-light,
-# haproxy: docker/nginx.conf, haproxy.cfg).
+# PostgreSQL), and a rolling restart of two nodes behind nginx and haproxy
+# (nginx-light, haproxy: docker/nginx.conf, haproxy.cfg).
 # CI runs it after make test.
 test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)

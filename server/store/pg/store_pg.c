@@ -499,6 +499,8 @@ static int reads_only(enum stmt_id id)
 	case S_LIST_TOKENS:
 	case S_IDEM_GET:
 	case S_DB_SIZE:
+	case S_LIST_TIMED_NEWEST:
+	case S_TICKET_KEY_GET:
 		return 1;
 	default:
 		return 0;

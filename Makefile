@@ -11,8 +11,9 @@
 #                   tagged "slow" (big-cube sweeps), then SLOW_SUITES again
 #                   with their full loop counts (CUBED_SLOW=1); CI runs it
 #   make test-pg    the store suites on a private PostgreSQL cluster, and
-#                   the two-node suites (needs the postgresql package, and
-#                   nginx-light and haproxy for the rolling restarts)
+#                   the two-node and fault suites (needs the postgresql
+#                   package, and nginx-light and haproxy for the rolling
+#                   restarts)
 #   make test-web   the browser tests alone (tests/web: Debian's headless
 #                   Chromium driven by playwright-core)
 #   make screenshot the README's screenshot (docs/screenshot.png) and the
@@ -302,10 +303,11 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 # a private cluster for the run (tests/lib/pg_cluster.c: initdb + pg_ctl in a
 # temporary directory, a free loopback port, stopped at the end), the
 # sessions, live, barrage and crash suites on it, and the PostgreSQL
-# engine's and two-node suites (pg_nodes; pg_live, which fails node B's
-# store reads through the CUBED_TEST_READ_FAULTS seam of store.c), and a
-# rolling restart of two nodes behind nginx and haproxy (nginx-light,
-# haproxy: docker/nginx.conf, haproxy.cfg).
+# engine's, two-node and fault suites (pg_nodes; pg_live, which fails node
+# B's store reads through the CUBED_TEST_READ_FAULTS seam of store.c;
+# pg_faults, tests/http/check_pg_faults.c: a frozen, restarted or refusing
+# PostgreSQL), and a rolling restart of two nodes behind nginx and haproxy
+# (nginx-light, haproxy: docker/nginx.conf, haproxy.cfg).
 # CI runs it after make test.
 test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 	@mkdir -p $(TABLES)

@@ -179,6 +179,12 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  db_busy_timeout, "5000", 1, 600000, "MS",                            \
 	  "how long a write waits for a database lock another connection "    \
 	  "holds (then 503 database_busy)")                                    \
+	X("db-timeout", "CUBED_DB_TIMEOUT", OPT_UINT, db_timeout, "5000",      \
+	  100, 600000, "MS",                                                   \
+	  "PostgreSQL: a statement's statement_timeout; a query, a new "      \
+	  "connection or the wait for a free one with no answer within it "   \
+	  "and a quarter more is given up, its connection dropped (then "     \
+	  "503 store_unavailable)")                                           \
 	X("request-timeout", "CUBED_REQUEST_TIMEOUT", OPT_UINT,                \
 	  request_timeout, "30", 0, 86400, "S",                                \
 	  "seconds a connection has to send a whole request from opening or "  \

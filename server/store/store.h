@@ -83,6 +83,11 @@ struct store_config {
 				 * long is ended by the server, releasing the
 				 * Idempotency-Key claims (and locks) of a node
 				 * that stalled or lost its network; 0 = none */
+	int timeout_ms;         /* PostgreSQL: a statement's statement_timeout,
+				 * and a round trip, a new connection or the
+				 * wait for a free one with no answer within
+				 * it and a quarter more fails (the connection
+				 * dropped): STORE_UNAVAILABLE; 0 = 5000 */
 };
 
 /* What an open store can tell its users. */

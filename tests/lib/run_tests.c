@@ -25,7 +25,7 @@ static void stop_cluster(void)
 /* CUBED_TEST_DB=pg (make test-pg): a private PostgreSQL cluster for this
  * run, and the suites that talk to a store through the server run again
  * on it (each server gets a database of its own), with the two-node
- * suite. */
+ * and the fault suites. */
 static int run_pg(void)
 {
 	char err[1024];
@@ -47,6 +47,7 @@ static int run_pg(void)
 	srunner_add_suite(sr, pg_nodes_suite());
 	srunner_add_suite(sr, pg_drain_suite());
 	srunner_add_suite(sr, pg_live_suite());
+	srunner_add_suite(sr, pg_faults_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -44,6 +44,7 @@ Suite *pg_nodes_suite(void); /* tests/http/check_pg_nodes.c: two nodes on one Po
 Suite *drain_suite(void); /* tests/http/check_drain.c: a stopping node drains: not ready, still serving, then refused */
 Suite *pg_drain_suite(void); /* tests/http/check_drain.c: a rolling restart of two nodes behind nginx (make test-pg) */
 Suite *pg_live_suite(void); /* tests/http/check_pg_live.c: live streams across two PostgreSQL nodes under failures (make test-pg) */
+Suite *pg_faults_suite(void); /* tests/http/check_pg_faults.c: a frozen, restarted or refusing PostgreSQL (make test-pg) */
 Suite *barrage_suite(void); /* tests/http/check_barrage.c: malformed requests to every route change nothing */
 
 Suite *http_edges_suite(void); /* tests/http/check_http_edges.c: header lines, queries, tokens and log lines cubed answers itself */

@@ -22,15 +22,26 @@
  * PostgreSQL a failed statement would abort the whole transaction (the
  * writer's batch), where SQLite undoes just that statement.
  *
- * Faults: a connection that breaks (the server stopped, the network went)
- * fails the call with STORE_UNAVAILABLE and is reset (PQreset) at its next
- * use, so the node reconnects by itself once the database is back. A
- * commit whose answer was lost is reported as failed: the write is never
- * acknowledged, though it may have committed (a retry then finds it).
+ * Faults: every wait has a deadline of ours (pg__deadline: --db-timeout
+ * and a quarter): statements go out with PQsend* and their answers are
+ * awaited with poll (store_pg_ready.c), so a frozen server costs a call
+ * that long, never the length of the freeze. A connection that breaks or
+ * does not answer in time fails the call with STORE_UNAVAILABLE and is
+ * dropped; its slot connects anew at its next use. Each such loss bumps
+ * the pool's generation, and an idle connection of an older generation
+ * is checked (an empty query) before use, as is, for free, any idle
+ * connection with bytes waiting (a restart's goodbye): a database
+ * restart costs no request a 503. A read that met a dead connection runs
+ * once more on another; a write never does. A commit whose answer was
+ * lost is STORE_UNKNOWN: it may have committed (a retry with the key
+ * finds out).
  *
- * Start: a database that does not answer does not stop the node (it
- * opens not ready and gets ready on a later call or the listener's
- * retry: pg__make_ready, store_pg_ready.c); one that refuses us or has a newer schema does.
+ * Start: a database that does not answer, is starting up or has no
+ * connection slot free does not stop the node (it opens not ready and
+ * gets ready on a later call or the listener's retry: pg__make_ready,
+ * store_pg_ready.c); one that refuses us (authentication, no such
+ * database, TLS required but not offered, a bad option) or has a newer
+ * schema does.
  *
  * Live events: schema/pg's triggers NOTIFY cubed_events with each event
  * row as JSON (or '<id>:<version>' when it is too big for a payload, and
@@ -40,6 +51,7 @@
 #include "store_engine.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -194,6 +206,7 @@ _Static_assert(S_COUNT <= 64, "prepared statements are tracked in 64 bits");
 struct pconn {
 	PGconn *pq;
 	uint64_t prepared; /* bit i: statement i is prepared on pq */
+	unsigned gen;      /* st->gen when last known to work */
 	struct pconn *next;
 };
 
@@ -203,10 +216,13 @@ struct tls {
 	struct pconn *txn;
 	char error[256];
 	int unavailable; /* the last failure: the database is unreachable */
+	int dead;        /* the last call's connection turned out dead */
 	struct tls *next;
 };
 
 /* ------------------------------------------------------------ plumbing */
+
+#define I64(buf, v) (snprintf(buf, sizeof buf, "%lld", (long long)(v)), buf)
 
 static struct tls *tls_get(struct pg *st)
 {
@@ -235,9 +251,54 @@ static void set_error(struct tls *t, int unavailable, const char *fmt,
 	t->unavailable = unavailable;
 }
 
+/* Drop c's connection (it broke, or did not answer by its deadline and
+ * is in an unknown state): the slot stays, and its next use connects
+ * anew. Every other pooled connection is suspect from now on (gen). */
+static void drop(struct pg *st, struct pconn *c)
+{
+	PQfinish(c->pq); /* nonblocking: never waits on a frozen peer */
+	c->pq = NULL;
+	c->prepared = 0;
+	atomic_fetch_add(&st->gen, 1);
+}
+
+/* Whether an idle pooled connection still works. Free: anything waiting
+ * on an idle connection's socket is the server's goodbye (a restart's
+ * FATAL, a closed socket), read now. After a connection turned out
+ * dead (gen moved), one empty round trip by the deadline as well, since
+ * a peer gone without a word leaves nothing to read. */
+static int alive(struct pg *st, struct pconn *c, int64_t deadline)
+{
+	if (!c->pq || PQstatus(c->pq) != CONNECTION_OK)
+		return 0;
+	/* a goodbye is a message and then the end of the stream: libpq
+	 * sees the end at the read after the message's */
+	for (int i = 0; i < 4; i++) {
+		struct pollfd p = {PQsocket(c->pq), POLLIN, 0};
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		if (!PQconsumeInput(c->pq) || PQstatus(c->pq) != CONNECTION_OK)
+			return 0;
+	}
+	unsigned gen = atomic_load(&st->gen);
+	if (c->gen == gen)
+		return 1;
+	int why = 0;
+	PGresult *r = PQsendQuery(c->pq, "") ? pg__results(c->pq, deadline,
+							   &why)
+					     : NULL;
+	int ok = r && PQresultStatus(r) == PGRES_EMPTY_QUERY;
+	PQclear(r);
+	if (ok)
+		c->gen = gen;
+	return ok;
+}
+
 /* A usable connection for this call (the thread's transaction's, or one
- * from the pool), or NULL with the error set. */
-static struct pconn *acquire(struct pg *st, struct tls *t)
+ * from the pool), or NULL with the error set, by deadline: the wait for
+ * a free connection, the check of an idle one and a new connection all
+ * count against it. */
+static struct pconn *acquire(struct pg *st, struct tls *t, int64_t deadline)
 {
 	if (t->txn)
 		return t->txn;
@@ -248,9 +309,22 @@ static struct pconn *acquire(struct pg *st, struct tls *t)
 			return NULL;
 		}
 	}
+	struct timespec until = {(time_t)(deadline / 1000),
+				 (long)(deadline % 1000) * 1000000L};
 	pthread_mutex_lock(&st->lock);
-	while (!st->idle && st->nconns >= PG_POOL)
-		pthread_cond_wait(&st->freed, &st->lock);
+	int waited_out = 0;
+	while (!st->idle && st->nconns >= PG_POOL && !waited_out)
+		waited_out = pthread_cond_timedwait(&st->freed, &st->lock,
+						    &until) != 0 &&
+			     pg__now_ms() >= deadline;
+	if (!st->idle && st->nconns >= PG_POOL) {
+		pthread_mutex_unlock(&st->lock);
+		char ms[24];
+		set_error(t, 1,
+			  "every connection to PostgreSQL stayed busy for %s ms",
+			  I64(ms, st->timeout_ms + st->timeout_ms / 4));
+		return NULL;
+	}
 	struct pconn *c = st->idle;
 	if (c)
 		st->idle = c->next;
@@ -259,32 +333,37 @@ static struct pconn *acquire(struct pg *st, struct tls *t)
 	pthread_mutex_unlock(&st->lock);
 	if (!c) {
 		c = calloc(1, sizeof *c);
-		if (c)
-			c->pq = pg__connect(st->conninfo);
 		if (!c) {
 			set_error(t, 0, "out of memory%s", "");
-			goto fail;
+			pthread_mutex_lock(&st->lock);
+			st->nconns--;
+			pthread_cond_signal(&st->freed);
+			pthread_mutex_unlock(&st->lock);
+			return NULL;
 		}
-	} else if (PQstatus(c->pq) != CONNECTION_OK) {
-		PQreset(c->pq); /* the database went away: try again */
-		c->prepared = 0;
+	} else if (!alive(st, c, deadline)) {
+		drop(st, c); /* the database went away: connect again */
 	}
-	if (PQstatus(c->pq) != CONNECTION_OK) {
-		set_error(t, 1, "cannot connect to PostgreSQL: %s",
-			  PQerrorMessage(c->pq));
-		goto fail;
+	if (!c->pq) {
+		char why[300];
+		int temporary = 0;
+		c->gen = atomic_load(&st->gen);
+		c->pq = pg__connect(st, deadline, 1, "cubed", why, sizeof why,
+				    &temporary);
+		c->prepared = 0;
+		if (!c->pq) {
+			set_error(t, 1, "%s", why);
+			/* the slot goes back empty: the next use connects */
+			c->next = NULL;
+			pthread_mutex_lock(&st->lock);
+			c->next = st->idle;
+			st->idle = c;
+			pthread_cond_signal(&st->freed);
+			pthread_mutex_unlock(&st->lock);
+			return NULL;
+		}
 	}
 	return c;
-fail:
-	if (c) {
-		PQfinish(c->pq);
-		free(c);
-	}
-	pthread_mutex_lock(&st->lock);
-	st->nconns--;
-	pthread_cond_signal(&st->freed);
-	pthread_mutex_unlock(&st->lock);
-	return NULL;
 }
 
 static void release(struct pg *st, struct tls *t, struct pconn *c)
@@ -299,9 +378,12 @@ static void release(struct pg *st, struct tls *t, struct pconn *c)
 }
 
 /* A failed result into the thread's error: STORE_CONFLICT for a unique
- * violation, STORE_UNAVAILABLE when the connection is gone or the server
- * is shutting down, else STORE_ERROR. Clears res. */
-static int failure(struct tls *t, struct pconn *c, PGresult *res)
+ * violation, STORE_UNAVAILABLE when the connection is gone, the server
+ * is shutting down or cancelled the statement at statement_timeout,
+ * else STORE_ERROR. A connection that is gone is dropped (t->dead). Clears
+ * res. */
+static int failure(struct pg *st, struct tls *t, struct pconn *c,
+		   PGresult *res)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
 				: NULL;
@@ -311,38 +393,118 @@ static int failure(struct tls *t, struct pconn *c, PGresult *res)
 	int gone = PQstatus(c->pq) != CONNECTION_OK ||
 		   (state && (strncmp(state, "08", 2) == 0 ||
 			      strncmp(state, "57P", 3) == 0));
+	int slow = state && strcmp(state, "57014") == 0;
 	int rc = STORE_ERROR;
-	if (gone)
+	if (gone || slow)
 		rc = STORE_UNAVAILABLE;
 	else if (state && strcmp(state, "23505") == 0)
 		rc = STORE_CONFLICT;
-	set_error(t, gone, "%s", msg);
+	char why[sizeof t->error];
+	pg__one_line(why, sizeof why, "", msg);
+	set_error(t, gone || slow, "%s", why);
 	PQclear(res);
+	if (gone) {
+		t->dead = 1;
+		drop(st, c);
+	}
 	return rc;
+}
+
+/* A round trip that did not finish (why: -1 broke, -2 deadline): the
+ * connection is dropped; STORE_UNAVAILABLE. */
+static int lost(struct pg *st, struct tls *t, struct pconn *c, int why)
+{
+	if (why == -2) {
+		char ms[24];
+		set_error(t, 1, "PostgreSQL did not answer within %s ms: the "
+				"connection was dropped",
+			  I64(ms, st->timeout_ms + st->timeout_ms / 4));
+	} else {
+		char why[sizeof t->error];
+		pg__one_line(why, sizeof why,
+			     "the connection to PostgreSQL was lost: ",
+			     c->pq ? PQerrorMessage(c->pq) : "gone");
+		set_error(t, 1, "%s", why);
+		t->dead = 1;
+	}
+	drop(st, c);
+	return STORE_UNAVAILABLE;
+}
+
+/* Send sql with params (a prepared statement's name when prepared) and
+ * take its answer by deadline. */
+static int trip(struct pg *st, struct tls *t, struct pconn *c, int prepare,
+		const char *name, const char *sql, int n,
+		const char *const *params, int64_t deadline, PGresult **out)
+{
+	if (!c->pq)
+		return lost(st, t, c, -1);
+	int sent = prepare ? PQsendPrepare(c->pq, name, sql, n, NULL)
+		   : name  ? PQsendQueryPrepared(c->pq, name, n, params, NULL,
+						NULL, 0)
+			   : PQsendQuery(c->pq, sql);
+	if (!sent)
+		return lost(st, t, c, -1);
+	int why = 0;
+	PGresult *r = pg__results(c->pq, deadline, &why);
+	if (!r)
+		return lost(st, t, c, why);
+	ExecStatusType s = PQresultStatus(r);
+	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
+		return failure(st, t, c, r);
+	*out = r;
+	return STORE_OK;
 }
 
 /* Run statement id with n text parameters (NULL = SQL NULL). STORE_OK
  * with *out the result (rows or a command), or an error. */
-static int run(struct tls *t, struct pconn *c, enum stmt_id id,
-	       const char *const *params, PGresult **out)
+static int run(struct pg *st, struct tls *t, struct pconn *c,
+	       enum stmt_id id, const char *const *params, int64_t deadline,
+	       PGresult **out)
 {
 	char name[8];
 	snprintf(name, sizeof name, "s%d", (int)id);
 	if (!(c->prepared & (UINT64_C(1) << id))) {
-		PGresult *p = PQprepare(c->pq, name, stmt_sql[id],
-					stmt_nparams[id], NULL);
-		if (PQresultStatus(p) != PGRES_COMMAND_OK)
-			return failure(t, c, p);
+		PGresult *p;
+		int rc = trip(st, t, c, 1, name, stmt_sql[id],
+			      stmt_nparams[id], NULL, deadline, &p);
+		if (rc != STORE_OK)
+			return rc;
 		PQclear(p);
 		c->prepared |= UINT64_C(1) << id;
 	}
-	PGresult *res = PQexecPrepared(c->pq, name, stmt_nparams[id], params,
-				       NULL, NULL, 0);
-	ExecStatusType s = PQresultStatus(res);
-	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
-		return failure(t, c, res);
-	*out = res;
-	return STORE_OK;
+	return trip(st, t, c, 0, name, NULL, stmt_nparams[id], params,
+		    deadline, out);
+}
+
+/* The statements that only read: one that failed on a connection that
+ * turned out dead (not one that ran out of time) runs again, once, on
+ * another. A write is never sent twice: it may have happened. */
+static int reads_only(enum stmt_id id)
+{
+	switch (id) {
+	case S_PING:
+	case S_GET_SESSION:
+	case S_SESSION_VERSION:
+	case S_SNAPSHOT_AT:
+	case S_LAST_RESET:
+	case S_GET_EVENT:
+	case S_EVENTS_AFTER:
+	case S_COUNT_SESSIONS:
+	case S_LIST_SOLVES:
+	case S_RACE_GET:
+	case S_RACE_PLAYERS:
+	case S_LIST_TIMED:
+	case S_FIND_TOKEN:
+	case S_LIST_TOKENS:
+	case S_IDEM_GET:
+	case S_DB_SIZE:
+	case S_LIST_TIMED_NEWEST:
+	case S_TICKET_KEY_GET:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* The usual call: a connection, the statement, the connection back. The
@@ -353,12 +515,20 @@ static int call(struct pg *st, enum stmt_id id, const char *const *params,
 	struct tls *t = tls_get(st);
 	if (!t)
 		return STORE_ERROR;
-	struct pconn *c = acquire(st, t);
-	if (!c)
-		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
-	int rc = run(t, c, id, params, out);
-	release(st, t, c);
-	return rc;
+	int64_t deadline = pg__deadline(st);
+	for (int attempt = 0;; attempt++) {
+		struct pconn *c = acquire(st, t, deadline);
+		if (!c)
+			return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
+		int in_txn = t->txn == c;
+		t->dead = 0;
+		int rc = run(st, t, c, id, params, deadline, out);
+		release(st, t, c);
+		if (rc == STORE_UNAVAILABLE && t->dead && !in_txn &&
+		    attempt == 0 && reads_only(id))
+			continue;
+		return rc;
+	}
 }
 
 static int64_t col_i64(const PGresult *r, int row, int col)
@@ -380,7 +550,6 @@ static int changed(const PGresult *r)
 	return atoi(PQcmdTuples((PGresult *)r));
 }
 
-#define I64(buf, v) (snprintf(buf, sizeof buf, "%lld", (long long)(v)), buf)
 
 /* The shapes of call that recur. exec: the result is not read. exec_one:
  * a statement that changes at most one row, STORE_NOT_FOUND when it
@@ -490,12 +659,13 @@ static void pg_free(struct pg *st)
 	free(st);
 }
 
-/* A database that is merely down (no answer, or starting up) does not
- * keep the node from starting: it opens not ready, every call answers
- * STORE_UNAVAILABLE, and the first call (or the listener's retry) after
- * the database is back migrates and goes on. An address libpq cannot
- * use, a server that refuses us (password, no such database) or a schema
- * newer than ours is refused here, with the reason. */
+/* A database that is merely down (no answer, starting up, no slot
+ * free) does not keep the node from starting: it opens not ready, every
+ * call answers STORE_UNAVAILABLE, and the first call (or the listener's
+ * retry) after the database is back migrates and goes on. An address
+ * libpq cannot use, a server that refuses us (authentication, no such
+ * database, TLS, an option) or a schema newer than ours is refused here,
+ * with the reason (pg__connect tells them apart). */
 static int pg_open(const struct store_config *cfg, void **impl,
 		   unsigned *caps, char *err, size_t errlen)
 {
@@ -525,7 +695,14 @@ static int pg_open(const struct store_config *cfg, void **impl,
 	}
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);
-	pthread_cond_init(&st->freed, NULL);
+	st->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : PG_TIMEOUT_MS;
+	/* the wait for a free connection has a deadline on the monotonic
+	 * clock, as every other wait of the engine */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->freed, &ca);
+	pthread_condattr_destroy(&ca);
 	if (pthread_key_create(&st->key, NULL) != 0) {
 		pthread_mutex_destroy(&st->lock);
 		pthread_mutex_destroy(&st->ready_lock);
@@ -592,18 +769,42 @@ static int pg_schema_version(void *impl)
 	return ((struct pg *)impl)->schema_version;
 }
 
+/* The database answers, and (once it has had one) the listener has its
+ * connection: without it this node's watchers would miss other nodes'
+ * writes, so the node is not ready. */
 static int pg_ping(void *impl)
 {
-	return exec(impl, S_PING, NULL);
+	struct pg *st = impl;
+	int64_t deadline = pg__deadline(st);
+	int rc = exec(impl, S_PING, NULL);
+	if (rc == STORE_OK && atomic_load(&st->listen_down)) {
+		/* the database answers: the listener may just not have
+		 * tried yet (it retries every LISTEN_RETRY_MS) */
+		pg__kick(st);
+		while (atomic_load(&st->listen_down) &&
+		       pg__now_ms() < deadline) {
+			struct timespec ts = {0, 5000000L};
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (rc == STORE_OK && atomic_load(&st->listen_down)) {
+		struct tls *t = tls_get(st);
+		if (t)
+			set_error(t, 1, "the LISTEN connection is down%s "
+					"(reconnecting)", "");
+		rc = STORE_UNAVAILABLE;
+	}
+	return rc;
 }
 
 /* BEGIN / COMMIT / ROLLBACK on the transaction's connection. */
-static int simple(struct tls *t, struct pconn *c, const char *sql,
-		  const char *expect)
+static int simple(struct pg *st, struct tls *t, struct pconn *c,
+		  const char *sql, const char *expect)
 {
-	PGresult *r = PQexec(c->pq, sql);
-	if (PQresultStatus(r) != PGRES_COMMAND_OK)
-		return failure(t, c, r);
+	PGresult *r;
+	int rc = trip(st, t, c, 0, NULL, sql, 0, NULL, pg__deadline(st), &r);
+	if (rc != STORE_OK)
+		return rc;
 	/* COMMIT of a transaction that failed answers ROLLBACK */
 	if (strcmp(PQcmdStatus(r), expect) != 0) {
 		set_error(t, 0, "the transaction was rolled back (%s)",
@@ -625,15 +826,23 @@ static int pg_begin(void *impl)
 		set_error(t, 0, "a transaction is already open%s", "");
 		return STORE_ERROR;
 	}
-	struct pconn *c = acquire(st, t);
-	if (!c)
-		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
-	int rc = simple(t, c, st->begin_sql, st->begin_expect);
-	if (rc != STORE_OK)
+	/* BEGIN changes nothing: on a connection that turned out dead it
+	 * is sent again, once, on another */
+	int64_t deadline = pg__deadline(st);
+	for (int attempt = 0;; attempt++) {
+		struct pconn *c = acquire(st, t, deadline);
+		if (!c)
+			return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
+		t->dead = 0;
+		int rc = simple(st, t, c, st->begin_sql, st->begin_expect);
+		if (rc == STORE_OK) {
+			t->txn = c;
+			return rc;
+		}
 		release(st, t, c);
-	else
-		t->txn = c;
-	return rc;
+		if (!(rc == STORE_UNAVAILABLE && t->dead && attempt == 0))
+			return rc;
+	}
 }
 
 static int end_txn(struct pg *st, const char *sql, const char *expect)
@@ -642,7 +851,7 @@ static int end_txn(struct pg *st, const char *sql, const char *expect)
 	if (!t || !t->txn)
 		return STORE_ERROR;
 	struct pconn *c = t->txn;
-	int rc = simple(t, c, sql, expect);
+	int rc = simple(st, t, c, sql, expect);
 	t->txn = NULL;
 	release(st, t, c);
 	return rc;

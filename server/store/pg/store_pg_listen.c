@@ -11,7 +11,10 @@
 
 #include "store_pg_ready.h"
 
+#include "log.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -81,50 +84,161 @@ static void drain(struct pg *st, PGconn *pq)
 	}
 }
 
+/* The wake pipe has something: 1 when it is closed (stop), 0 for a kick
+ * (pg__kick: try to reconnect now). */
+static int woken(struct pg *st)
+{
+	char b[16];
+	ssize_t n = read(st->wake[0], b, sizeof b);
+	return n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+}
+
+/* Wait up to ms unless close() wakes us (1) or a kick ends the wait. */
+static int nap(struct pg *st, int ms)
+{
+	struct pollfd w = {st->wake[0], POLLIN, 0};
+	return poll(&w, 1, ms) > 0 && woken(st);
+}
+
+void pg__kick(struct pg *st)
+{
+	if (st->listening) {
+		char b = 1;
+		ssize_t n = write(st->wake[1], &b, 1);
+		(void)n; /* a full pipe has kicks enough */
+	}
+}
+
+/* A connection that LISTENs, by the deadline; NULL with why when there
+ * is none. */
+static PGconn *listen_connect(struct pg *st, char *why, size_t cap)
+{
+	int64_t deadline = pg__deadline(st);
+	int temporary = 0;
+	PGconn *pq = pg__connect(st, deadline, 0, "cubed-listen", why, cap,
+				 &temporary);
+	if (!pq)
+		return NULL;
+	int w = 0;
+	PGresult *r = PQsendQuery(pq, "LISTEN cubed_events")
+			      ? pg__results(pq, deadline, &w)
+			      : NULL;
+	int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+	if (!ok)
+		snprintf(why, cap, "LISTEN failed: %s",
+			 w == -2 ? "no answer in time" : PQerrorMessage(pq));
+	PQclear(r);
+	if (!ok) {
+		PQfinish(pq);
+		return NULL;
+	}
+	return pq;
+}
+
+/* The loop: connect and LISTEN; then wait on the socket, and every
+ * timeout_ms send a health query (SELECT 1) that must be answered within
+ * its deadline. TCP keep-alives (pg__connect) notice a peer gone from
+ * the network; the health query also a server that is frozen or a
+ * connection that is half open, which keep-alives alone may not (the
+ * kernel answers them for a stopped process). A connection that fails
+ * either is dropped, and the next one is followed by a catch-up. */
 static void *listener_main(void *arg)
 {
 	struct pg *st = arg;
 	prctl(PR_SET_NAME, "cubed-listen", 0, 0, 0);
 	PGconn *pq = NULL;
+	int64_t probe_at = 0, probe_due = 0; /* probe_due: 0 = none out */
+	int had = 0; /* had a connection: losing it makes the node unready */
+	char last[300] = ""; /* the last reason logged for no connection */
 	while (!atomic_load(&st->stop)) {
-		if (!pq || PQstatus(pq) != CONNECTION_OK) {
-			PQfinish(pq);
-			pq = NULL;
+		if (!pq) {
 			/* a node started while the database was down gets
 			 * ready here, with no request needed */
 			char why[300];
 			if (pg__make_ready(st, why, sizeof why) != STORE_OK) {
-				struct pollfd w = {st->wake[0], POLLIN, 0};
-				poll(&w, 1, LISTEN_RETRY_MS);
+				if (nap(st, LISTEN_RETRY_MS))
+					break;
 				continue;
 			}
-			pq = pg__connect(st->conninfo);
-			PGresult *r = PQstatus(pq) == CONNECTION_OK
-					      ? PQexec(pq, "LISTEN cubed_events")
-					      : NULL;
-			int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-			PQclear(r);
-			if (!ok) {
-				/* wait, unless close() wakes us */
-				struct pollfd w = {st->wake[0], POLLIN, 0};
-				poll(&w, 1, LISTEN_RETRY_MS);
+			pq = listen_connect(st, why, sizeof why);
+			if (!pq && strcmp(why, last) != 0) {
+				/* each new reason once: it may last */
+				log_msg(LOG_WARN,
+					"database: no LISTEN connection (%s); "
+					"retrying every %d ms",
+					why, LISTEN_RETRY_MS);
+				snprintf(last, sizeof last, "%s", why);
+			}
+			if (!pq) {
+				if (nap(st, LISTEN_RETRY_MS))
+					break;
 				continue;
 			}
+			last[0] = '\0';
+			if (had)
+				log_msg(LOG_WARN,
+					"database: the LISTEN connection is "
+					"back; catching up");
+			had = 1;
+			atomic_store(&st->listen_down, 0);
 			/* notifications sent while we were away are lost:
 			 * every watched session catches up from the rows */
 			st->notify(st->notify_ctx, NULL, -1, NULL);
+			probe_at = pg__now_ms() + st->timeout_ms;
+			probe_due = 0;
 		}
+		int64_t now = pg__now_ms();
+		int64_t next = probe_due ? probe_due : probe_at;
+		int wait = next > now ? (int)(next - now) : 0;
 		struct pollfd fds[2] = {{PQsocket(pq), POLLIN, 0},
 					{st->wake[0], POLLIN, 0}};
-		int n = poll(fds, 2, -1);
+		int n = poll(fds, 2, wait);
 		if (n < 0 && errno != EINTR)
 			sleep_ms(10);
-		if (fds[1].revents)
+		if (fds[1].revents && woken(st))
 			break;
+		const char *lost = NULL;
 		if (fds[0].revents) {
-			if (!PQconsumeInput(pq))
-				continue; /* broken: reconnect above */
-			drain(st, pq);
+			if (!PQconsumeInput(pq) ||
+			    PQstatus(pq) != CONNECTION_OK) {
+				lost = "the connection broke";
+			} else {
+				drain(st, pq);
+				/* the health query's answer, once whole */
+				while (probe_due && !lost && !PQisBusy(pq)) {
+					PGresult *r = PQgetResult(pq);
+					if (!r) {
+						probe_due = 0;
+						probe_at = pg__now_ms() +
+							   st->timeout_ms;
+						break;
+					}
+					if (PQresultStatus(r) !=
+					    PGRES_TUPLES_OK)
+						lost = "the health query failed";
+					PQclear(r);
+				}
+			}
+		}
+		now = pg__now_ms();
+		if (!lost && probe_due && now >= probe_due) {
+			lost = "the health query got no answer in time";
+		} else if (!lost && !probe_due && now >= probe_at) {
+			if (!PQsendQuery(pq, "SELECT 1") || PQflush(pq) < 0)
+				lost = "the health query could not be sent";
+			else
+				probe_due = now + st->timeout_ms +
+					    st->timeout_ms / 4;
+		}
+		if (lost) {
+			log_msg(LOG_WARN,
+				"database: the LISTEN connection is lost (%s); "
+				"reconnecting",
+				lost);
+			atomic_store(&st->listen_down, 1);
+			PQfinish(pq);
+			pq = NULL;
+			probe_due = 0;
 		}
 	}
 	PQfinish(pq);
@@ -154,6 +268,8 @@ int pg__listen(void *impl, store_notify_fn *fn, void *ctx)
 	atomic_store(&st->stop, 0);
 	if (pipe(st->wake) != 0)
 		return STORE_ERROR;
+	/* kicks never block the caller */
+	fcntl(st->wake[1], F_SETFL, O_NONBLOCK);
 	st->notify = fn;
 	st->notify_ctx = ctx;
 	if (pthread_create(&st->listener, NULL, listener_main, st) != 0) {

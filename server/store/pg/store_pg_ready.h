@@ -15,6 +15,8 @@
 #include "store_engine.h"
 
 #define LISTEN_RETRY_MS 500   /* between reconnection attempts */
+#define READY_RETRY_MAX_MS 2000 /* the longest back-off of pg__make_ready */
+#define PG_TIMEOUT_MS 5000    /* store_config.timeout_ms when 0 */
 
 struct pconn;
 struct tls;
@@ -29,12 +31,26 @@ struct pg {
 	const char *begin_expect;
 	char *schema_dir;
 	int schema_version;
+	/* --db-timeout: the server's statement_timeout on every pooled
+	 * connection; a round trip (or a new connection, or the wait for a
+	 * free one) with no answer by pg__deadline is given up and its
+	 * connection dropped, since a frozen server cannot enforce its own
+	 * timeout */
+	int timeout_ms;
+	/* bumped whenever a connection turns out dead: a pooled connection
+	 * of an older generation is checked (one empty round trip) before
+	 * its next use, so a database restart costs no request a 503 */
+	atomic_uint gen;
+	/* the listener has lost its connection and not got it back: the
+	 * node's watchers hear nothing from other nodes, so not ready */
+	atomic_int listen_down;
 	/* 0 until the schema was checked (migrated) on a first connection:
 	 * a node may start while PostgreSQL is down, and until then every
 	 * call answers STORE_UNAVAILABLE with why in down */
 	atomic_int ready;
 	pthread_mutex_t ready_lock; /* one attempt at a time; guards down */
 	int64_t next_try_ms;        /* no attempt before (monotonic) */
+	int retry_ms;               /* the back-off: doubles to READY_RETRY_MAX_MS */
 	char down[300];
 	pthread_mutex_t lock; /* guards idle, nconns, all */
 	pthread_cond_t freed;
@@ -52,12 +68,50 @@ struct pg {
 	int wake[2];          /* a pipe: close() wakes the listener's poll */
 };
 
-/* A new connection (connect_timeout 5 s unless the address says). */
-PGconn *pg__connect(const char *conninfo);
-/* Connect and migrate once, at most every LISTEN_RETRY_MS after a
- * failure: STORE_OK once ready; STORE_UNAVAILABLE while the database
- * cannot be reached; STORE_SCHEMA or STORE_ERROR for what waiting does
- * not mend; why in err. */
+/* Monotonic milliseconds, and the deadline of a call started now:
+ * timeout_ms and a quarter more, so that a server that is merely slow
+ * cancels the statement itself (statement_timeout) first and keeps the
+ * connection, and only one that does not answer at all is cut off. */
+int64_t pg__now_ms(void);
+int64_t pg__deadline(const struct pg *st);
+
+/* A new connection by deadline (asynchronous: PQconnectPoll, so no
+ * libpq wait of its own), with TCP keepalives, application_name app
+ * (cubed, or cubed-listen for the listener: pg_stat_activity tells them
+ * apart),
+ * nonblocking sends, and, when settings, the session's statement_timeout
+ * (timeout_ms). NULL on failure with a one-line reason in err (no
+ * password: libpq never prints it) and *temporary set when waiting may
+ * mend it (no answer, refused, starting up, too many connections) or
+ * clear when it will not (authentication, no such database, TLS
+ * required but not offered, a bad option). */
+PGconn *pg__connect(const struct pg *st, int64_t deadline, int settings,
+		    const char *app, char *err, size_t errlen, int *temporary);
+
+/* Send what is queued and wait until the whole answer is in (PQisBusy
+ * is 0): 0; -1 the connection broke; -2 the deadline passed first (the
+ * caller must drop the connection: it is in an unknown state). */
+int pg__await(PGconn *pq, int64_t deadline);
+/* After a PQsend*: every result of it by deadline. The first failed one,
+ * else the last; NULL (with *why -1 or -2 as pg__await) when the
+ * connection broke or the deadline passed. */
+PGresult *pg__results(PGconn *pq, int64_t deadline, int *why);
+
+/* prefix and libpq's message msg on one line into out: LOCATION lines
+ * dropped, continued lines (a tab after the newline) joined with a
+ * space, the others with "; ". */
+void pg__one_line(char *out, size_t cap, const char *prefix,
+		  const char *msg);
+
+/* Connect and migrate once, at most every retry_ms after a failure
+ * (250 ms, doubling to READY_RETRY_MAX_MS): STORE_OK once ready;
+ * STORE_UNAVAILABLE while waiting may mend it (each new reason logged
+ * once); STORE_SCHEMA or STORE_ERROR for what waiting does not mend; why
+ * in err. */
 int pg__make_ready(struct pg *st, char *err, size_t errlen);
+
+/* Ask the listener (store_pg_listen.c) to reconnect now rather than at
+ * its next retry; nothing when it is not running. */
+void pg__kick(struct pg *st);
 
 #endif

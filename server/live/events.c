@@ -1269,6 +1269,29 @@ void events_remote(void *ctx, const char *id, int64_t version,
 		events_publish(ev, &e);
 		return;
 	}
+	if (id && e && (strcmp(e->kind, "solve") == 0 ||
+			strcmp(e->kind, "timed") == 0)) {
+		/* another node stored a solve or began a timed solve: no
+		 * version of the session, so no id; its watchers there had
+		 * it from their writer, these get it here. Appended on this
+		 * (the listener's) thread, as remote versions are, so it
+		 * keeps its place among them */
+		struct session_event se = {
+			.id = id, .type = e->kind, .version = e->version,
+			.moves = e->moves ? e->moves : "", .actor = e->actor,
+			.created_at = e->created_at,
+			.method = e->method[0] ? e->method : NULL,
+		};
+		pthread_mutex_lock(&ev->lock);
+		int watched = find(ev, id) != NULL;
+		pthread_mutex_unlock(&ev->lock);
+		struct pub *p = watched ? pub_new(ev, &se) : NULL;
+		if (p) {
+			deliver(ev, p);
+			pub_free(p);
+		}
+		return;
+	}
 	if (id) {
 		if (!e || e->version != version || !remote_event(ev, id, e))
 			fill(ev, id, version);

@@ -159,6 +159,9 @@ struct store_event {
 	char *actor;               /* NULL if none */
 	int64_t created_at;
 	int64_t ref, link;
+	/* a notification's solve (store_listen, kind "solve"): its method;
+	 * "" for every row of the events table */
+	char method[16];
 };
 void store_event_free(struct store_event *e);
 

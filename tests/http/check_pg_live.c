@@ -12,6 +12,9 @@
  *                         stream ends (never a silent stall or skip), the
  *                         gap is counted as cut, and a reconnect with
  *                         Last-Event-ID replays the missing versions;
+ *   side_events_every_node  a solve stored and a timed solve begun on
+ *                         one node reach the watchers of both, once each
+ *                         and in commit order;
  *   ticket_any_node       a stream ticket minted on one node opens the
  *                         private session's stream on the other (200 and
  *                         events), both ways; a forged one, or one of
@@ -506,6 +509,87 @@ START_TEST(ticket_key_after_start_while_down)
 }
 END_TEST
 
+/* The next event that is not a comment or presence, within 5 s. */
+static void next_event(sse_client *w, sse_event *e)
+{
+	for (;;) {
+		int k = sse_next(w, e, 5000);
+		ck_assert_msg(k == 1, "no event: %s", w->error);
+		if (!e->comment && strcmp(e->type, "presence") != 0)
+			return;
+		sse_event_free(e);
+	}
+}
+
+/* A solve stored and a timed solve begun on node A reach the watchers
+ * of both nodes, each exactly once and in commit order (issue 64:
+ * before, only A's watchers heard of them; schema/pg/009 announces them,
+ * and A skips its own). */
+START_TEST(side_events_every_node)
+{
+	server a, b;
+	char faults[256];
+	start_two(&a, &b, faults, sizeof faults);
+	need_tables_on(a.port);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 2}", &s));
+	char path[160];
+	snprintf(path, sizeof path, "%s/events", s.path);
+	sse_client w[2];
+	const int ports[2] = {a.port, b.port};
+	for (int i = 0; i < 2; i++) {
+		ck_assert_msg(sse_open(&w[i], ports[i], path, NULL, 5000, 0) == 0,
+			      "%s", w[i].error);
+		sse_event e;
+		next_event(&w[i], &e);
+		ck_assert_str_eq(e.type, "state");
+		sse_event_free(&e);
+	}
+	/* both streams live (a watcher still replaying from the store
+	 * meets events without an id where they come, not among the
+	 * versions it is reading) */
+	write_moves(a.port, &s, "R", 1);
+	for (int i = 0; i < 2; i++) {
+		sse_event e;
+		next_event(&w[i], &e);
+		ck_assert_str_eq(e.type, "moves");
+		ck_assert_str_eq(e.id, "1");
+		sse_event_free(&e);
+	}
+	char p[192];
+	snprintf(p, sizeof p, "%s/solve", s.path);
+	json_decref(expect_json(a.port, "POST", p, NULL, NULL, NULL, 201, NULL));
+	snprintf(p, sizeof p, "%s/timed", s.path);
+	json_decref(expect_json(a.port, "POST", p, s.token, NULL, "{}", 201,
+				NULL));
+	write_moves(a.port, &s, "U", 2);
+	static const char *const want[] = {"solve", "timed", "moves"};
+	for (int i = 0; i < 2; i++) {
+		for (size_t k = 0; k < 3; k++) {
+			sse_event e;
+			next_event(&w[i], &e);
+			ck_assert_msg(strcmp(e.type, want[k]) == 0,
+				      "node %c, event %zu: %s, not %s", "AB"[i],
+				      k, e.type, want[k]);
+			json_t *d = json_loads(e.data, 0, NULL);
+			ck_assert_ptr_nonnull(d);
+			if (k == 0) {
+				ck_assert_str_eq(sget(d, "method"), "optimal");
+				ck_assert_str_eq(sget(d, "moves"), "R'");
+				ck_assert_int_eq(iget(d, "version"), 1);
+			} else if (k == 1) {
+				ck_assert_str_eq(sget(d, "actor"), "owner");
+				ck_assert_int_eq(iget(d, "version"), 1);
+			}
+			json_decref(d);
+			sse_event_free(&e);
+		}
+		sse_close(&w[i]);
+	}
+	stop_two(&a, &b);
+}
+END_TEST
+
 Suite *pg_live_suite(void)
 {
 	Suite *s = suite_create("pg_live");
@@ -514,6 +598,10 @@ Suite *pg_live_suite(void)
 	tcase_add_test(tc, gap_repaired);
 	tcase_add_test(tc, gap_cut_after_bound);
 	suite_add_tcase(s, tc);
+	TCase *side = tcase_create("side_events");
+	tcase_set_timeout(side, 180);
+	tcase_add_test(side, side_events_every_node);
+	suite_add_tcase(s, side);
 	TCase *tk = tcase_create("tickets");
 	tcase_set_timeout(tk, 60);
 	tcase_add_test(tk, ticket_any_node);

@@ -86,16 +86,16 @@ START_TEST(pg_migrates_and_reopens)
 	char url[256];
 	new_db("mig", url, sizeof url);
 	struct store *st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 8);
+	ck_assert_int_eq(store_schema_version(st), 9);
 	ck_assert_int_eq(store_ping(st), STORE_OK);
 	store_close(st);
 	/* a second open applies nothing and finds the same version */
 	st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 8);
+	ck_assert_int_eq(store_schema_version(st), 9);
 	store_close(st);
 	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM "
 					   "schema_version"),
-			 8);
+			 9);
 }
 END_TEST
 
@@ -105,7 +105,7 @@ START_TEST(pg_refuses_newer_schema)
 	new_db("newer", url, sizeof url);
 	store_close(open_store(url));
 	ck_assert_msg(pg_exec(url, "INSERT INTO schema_version (version, name) "
-				   "VALUES (9, '009_future.sql')",
+				   "VALUES (10, '010_future.sql')",
 			      err, sizeof err) == 0,
 		      "%s", err);
 	struct store_config cfg = {.path = url, .schema_dir = "schema"};
@@ -113,8 +113,8 @@ START_TEST(pg_refuses_newer_schema)
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_int_eq(rc, STORE_SCHEMA);
 	ck_assert_ptr_null(st);
-	ck_assert_msg(strstr(err, "the database's schema is version 9, newer "
-				  "than this cubed knows (8"),
+	ck_assert_msg(strstr(err, "the database's schema is version 10, newer "
+				  "than this cubed knows (9"),
 		      "%s", err);
 
 	/* and a server on it does not start, saying why */

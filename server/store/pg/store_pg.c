@@ -58,7 +58,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store_pg_listen.h"
 #include "store_pg_ready.h"
@@ -348,7 +350,7 @@ static struct pconn *acquire(struct pg *st, struct tls *t, int64_t deadline)
 		char why[300];
 		int temporary = 0;
 		c->gen = atomic_load(&st->gen);
-		c->pq = pg__connect(st, deadline, 1, "cubed", why, sizeof why,
+		c->pq = pg__connect(st, deadline, 1, st->app, why, sizeof why,
 				    &temporary);
 		c->prepared = 0;
 		if (!c->pq) {
@@ -680,6 +682,17 @@ static int pg_open(const struct store_config *cfg, void **impl,
 		return STORE_ERROR;
 	}
 	st->wake[0] = st->wake[1] = -1;
+	unsigned char rnd[6] = {0};
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		/* no randomness: the clock and the pid still tell nodes apart */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^
+			     (uint64_t)ts.tv_sec;
+		memcpy(rnd, &x, sizeof rnd);
+	}
+	snprintf(st->app, sizeof st->app, "cubed-%02x%02x%02x%02x%02x%02x",
+		 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
 	/* a transaction left idle this long (its node stopped, or cut off
 	 * from the database) is ended by PostgreSQL: the Idempotency-Key
 	 * claims it holds go with it, and a retry on another node that

@@ -32,7 +32,9 @@ static void sleep_ms(int ms)
 /* One notification: '<id>:<version>' (a deletion, or an event too big
  * for a payload), or the event as JSON {"id", "v", "k", "m", "a", "t",
  * "r", "l"} (schema/pg/003), which spares the listener a read of the
- * store. */
+ * store; or a solve's or a timed solve's (kind "solve" or "timed", with
+ * "mt" a solve's method and "o" the node that wrote it: schema/pg/009),
+ * skipped when that node is this one. */
 static void notify_one(struct pg *st, const char *extra)
 {
 	if (extra[0] == '{') {
@@ -41,6 +43,13 @@ static void notify_one(struct pg *st, const char *extra)
 		const char *kind = json_string_value(json_object_get(j, "k"));
 		const char *moves = json_string_value(json_object_get(j, "m"));
 		json_t *v = json_object_get(j, "v");
+		const char *origin = json_string_value(json_object_get(j, "o"));
+		if (origin && strcmp(origin, st->app) == 0) {
+			/* a solve or a timed solve of this node's: its
+			 * watchers had it from the writer */
+			json_decref(j);
+			return;
+		}
 		if (id && strlen(id) < STORE_ID_MAX && json_is_integer(v)) {
 			struct store_event e = {
 				.version = json_integer_value(v),
@@ -58,6 +67,10 @@ static void notify_one(struct pg *st, const char *extra)
 				    strlen(kind) < sizeof e.kind;
 			if (whole)
 				snprintf(e.kind, sizeof e.kind, "%s", kind);
+			const char *mt = json_string_value(
+				json_object_get(j, "mt"));
+			if (mt)
+				snprintf(e.method, sizeof e.method, "%s", mt);
 			st->notify(st->notify_ctx, id, e.version,
 				   whole ? &e : NULL);
 		}

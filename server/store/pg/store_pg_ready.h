@@ -23,6 +23,11 @@ struct tls;
 
 struct pg {
 	char *conninfo;
+	/* this node's name on its pooled connections (application_name,
+	 * "cubed-" and 12 random hex digits): the notifications of solves
+	 * and timed solves carry it (schema/pg/009), so the listener skips
+	 * the node's own, which its watchers already had */
+	char app[24];
 	/* what opens a transaction: BEGIN, and with a transaction lease
 	 * (store_config.txn_lease_ms) the lease for it, in one round trip
 	 * (SET LOCAL: no session state, so a pooler in transaction mode

@@ -891,6 +891,95 @@ START_TEST(pg_batch_refusals_stay_alone)
 }
 END_TEST
 
+/* One write of kind k (moves when k is SES_MOVES) through ses. */
+static int write_kind(struct sessions *ses, const char *id, const char *token,
+		      enum ses_write_kind k, const char *moves,
+		      struct session_view *out)
+{
+	struct session_write w = {.kind = k, .id = id, .token = token,
+				  .if_match = -1};
+	alg_error err;
+	if (k == SES_MOVES)
+		ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves),
+						&w, &err),
+				 SES_OK);
+	memset(out, 0, sizeof *out);
+	return sessions_write(ses, &w, out, NULL);
+}
+
+/* Two nodes (two stores and session layers on one database) take turns
+ * on one session, so that each write first finds the other's versions:
+ * a node catches up by applying the events after its copy to it (or,
+ * past a reset, replays the history). Every write's state must be the
+ * one a layer with nothing cached replays from the rows at that version,
+ * and both nodes must agree on what can be undone. */
+START_TEST(pg_nodes_catch_up_exact)
+{
+	char url[256];
+	new_db("catch", url, sizeof url);
+	struct store *sa = open_store(url), *sb = open_store(url),
+		     *sr = open_store(url);
+	struct sessions_config ca = {.store = sa, .cache_max = 8},
+			       cb = {.store = sb, .cache_max = 8};
+	alg_limits_default(&ca.limits);
+	alg_limits_default(&cb.limits);
+	struct sessions *a, *b;
+	ck_assert_int_eq(sessions_open(&ca, &a), SES_OK);
+	ck_assert_int_eq(sessions_open(&cb, &b), SES_OK);
+	struct session_view v;
+	char token[36];
+	struct session_create c = {.size = 3, .actor = "owner"};
+	ck_assert_int_eq(sessions_create(a, &c, &v, token, NULL), SES_OK);
+	static const char *const moves[] = {"R U", "F2 L'", "B D'", "U2 R'"};
+	/* node per step: a a b a b b b a ...; kinds: moves, undo, redo,
+	 * and a reset now and then */
+	int64_t version = 0;
+	int undone = 0;
+	for (int i = 0; i < 60; i++) {
+		struct sessions *node = (i * 7 / 3) % 2 ? b : a;
+		enum ses_write_kind k = i % 17 == 16 ? SES_RESET
+				      : i % 5 == 3   ? SES_UNDO
+				      : i % 5 == 4 && undone ? SES_REDO
+							     : SES_MOVES;
+		struct session_view w;
+		int rc = write_kind(node, v.id, token, k, moves[i % 4], &w);
+		if (rc == SES_NOTHING_TO_UNDO) {
+			ck_assert_int_eq(k, SES_UNDO);
+			continue;
+		}
+		ck_assert_msg(rc == SES_OK, "step %d answered %d (%s)", i, rc,
+			      sessions_strerror(rc));
+		ck_assert_int_eq(w.version, ++version);
+		undone = k == SES_UNDO;
+		/* the reference: a layer with nothing cached */
+		struct sessions_config cr = {.store = sr, .cache_max = 8};
+		alg_limits_default(&cr.limits);
+		struct sessions *r;
+		ck_assert_int_eq(sessions_open(&cr, &r), SES_OK);
+		struct session_view ref;
+		ck_assert_int_eq(sessions_get(r, v.id, version, &ref), SES_OK);
+		ck_assert_ptr_nonnull(w.facelets);
+		ck_assert_ptr_nonnull(ref.facelets);
+		ck_assert_msg(strcmp(w.facelets, ref.facelets) == 0,
+			      "step %d: %s, replayed %s", i, w.facelets,
+			      ref.facelets);
+		session_view_free(&ref);
+		ck_assert_int_eq(sessions_get(r, v.id, -1, &ref), SES_OK);
+		ck_assert_int_eq(ref.can_undo, w.can_undo);
+		ck_assert_int_eq(ref.can_redo, w.can_redo);
+		session_view_free(&ref);
+		sessions_close(r);
+		session_view_free(&w);
+	}
+	session_view_free(&v);
+	sessions_close(a);
+	sessions_close(b);
+	store_close(sa);
+	store_close(sb);
+	store_close(sr);
+}
+END_TEST
+
 Suite *pg_store_suite(void)
 {
 	Suite *s = suite_create("pg_store");
@@ -906,6 +995,7 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_lost_commit_replays);
 	tcase_add_test(tc, pg_stalled_claim_taken_over);
 	tcase_add_test(tc, pg_batch_refusals_stay_alone);
+	tcase_add_test(tc, pg_nodes_catch_up_exact);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -738,9 +738,14 @@ static int flush(struct pg *st, struct tls *t, struct pconn *c,
 	return rc;
 }
 
-/* Statements that may run before the deferred appends: they neither read
- * nor write sessions, events or snapshots. */
-static int flush_first(enum stmt_id id)
+/* Must the deferred appends go before statement id (its parameters p)?
+ * Not for statements that neither read nor write sessions or events
+ * (tokens looked up, Idempotency-Key records, snapshot rows: a snapshot
+ * depends on nothing but its session's row, which exists and is
+ * locked); not for a statement about one session (its first parameter)
+ * that has none of them; else yes. */
+static int flush_first(const struct tls *t, enum stmt_id id,
+		       const char *const *p)
 {
 	switch (id) {
 	case S_FIND_TOKEN:
@@ -748,6 +753,25 @@ static int flush_first(enum stmt_id id)
 	case S_IDEM_GET:
 	case S_IDEM_KEEP:
 	case S_IDEM_DROP:
+	case S_INSERT_SNAPSHOT:
+		return 0;
+	case S_GET_SESSION:
+	case S_SESSION_VERSION:
+	case S_SESSION_VERSION_LOCK:
+	case S_SNAPSHOT_AT:
+	case S_LAST_RESET:
+	case S_GET_EVENT:
+	case S_EVENTS_AFTER:
+	case S_INSERT_SOLVE:
+	case S_LIST_SOLVES:
+	case S_INSERT_TIMED:
+	case S_LIST_TIMED:
+	case S_INSERT_TOKEN:
+	case S_LIST_TOKENS:
+	case S_REVOKE_TOKEN:
+		for (int i = 0; i < t->npend; i++)
+			if (strcmp(t->pend[i].id, p[0]) == 0)
+				return 1;
 		return 0;
 	default:
 		return 1;
@@ -760,7 +784,7 @@ static int run(struct pg *st, struct tls *t, struct pconn *c,
 	       enum stmt_id id, const char *const *params, int64_t deadline,
 	       PGresult **out)
 {
-	if (t->npend > 0 && t->txn == c && flush_first(id)) {
+	if (t->npend > 0 && t->txn == c && flush_first(t, id, params)) {
 		int rc = flush(st, t, c, deadline);
 		if (rc != STORE_OK)
 			return rc;

@@ -14,6 +14,11 @@
 #   writes.pg1     one node on PostgreSQL
 #   writes.pg2     two nodes on one PostgreSQL database
 #   writes.pg3     three nodes on one PostgreSQL database
+#   writes.pg1.nosync  one node on a database with synchronous_commit off
+#                  (ALTER DATABASE): NOT a setting cubed uses or
+#                  recommends (an acknowledged write can be lost in a
+#                  crash); it shows what waiting for the commit's WAL
+#                  flush costs, beside pg1
 # Each configuration gets a new database and 64 new 3×3 sessions, then the
 # same load for CUBED_BENCH_WRITES_SECS (3) seconds: CUBED_BENCH_WRITES_CONNS
 # (32) keep-alive connections in all, spread evenly over the nodes (one
@@ -42,7 +47,7 @@ conns=${CUBED_BENCH_WRITES_CONNS:-32}
 nsessions=${CUBED_BENCH_WRITES_SESSIONS:-64}
 base_bin=${CUBED_BENCH_WRITES_BASE:-}
 
-configs=(sqlite pg1 pg2 pg3)
+configs=(sqlite pg1 pg2 pg3 pg1.nosync)
 [ -n "$base_bin" ] && configs+=(base.pg1 base.pg3)
 
 note() { echo "writes.sh: $*" >&2; }
@@ -130,11 +135,14 @@ wrkrun() {
 		-s "$here/session_moves.lua" "http://127.0.0.1:$1" >"$3" 2>&1
 }
 
-# measure BIN NODES (0 = SQLite): sets ok (acknowledged writes/s), bad
+# measure BIN NODES [NOSYNC] (NODES 0 = SQLite): sets ok (acknowledged
+# writes/s), bad
 measure() {
 	local bin=$1 n=$2 dbs
 	local nodes=() ports=()
 	newdb
+	[ -n "${3:-}" ] && "$bindir/psql" -q "$base/postgres" \
+		-c "ALTER DATABASE w$dbn SET synchronous_commit = off" >/dev/null
 	if [ "$n" -eq 0 ]; then
 		dbs="$tmp/sq$dbn/cubed.db"
 		n=1
@@ -171,11 +179,13 @@ for round in $(seq 1 "$rounds"); do
 		case $cf in base.*) bin=$base_bin ;; esac
 		case $cf in
 		sqlite) n=0 ;;
-		*pg1) n=1 ;;
+		*pg1 | pg1.nosync) n=1 ;;
 		*pg2) n=2 ;;
 		*pg3) n=3 ;;
 		esac
-		measure "$bin" "$n"
+		nosync=
+		[ "$cf" = pg1.nosync ] && nosync=1
+		measure "$bin" "$n" $nosync
 		res[$cf]="${res[$cf]:-} $ok"
 		refused[$cf]=$(( ${refused[$cf]:-0} + bad ))
 		line="$line $cf $ok"

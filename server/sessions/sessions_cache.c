@@ -481,6 +481,23 @@ int cache_read(struct sessions *s, const char *id, int validate,
 	return SES_OK;
 }
 
+int cache_size(struct sessions *s, const char *id, int *size)
+{
+	struct cache *c = &s->cache;
+	pthread_mutex_lock(&c->lock);
+	struct sentry *e = *slot(c, id);
+	if (e)
+		*size = e->size;
+	pthread_mutex_unlock(&c->lock);
+	if (e)
+		return SES_OK;
+	struct session_meta m;
+	int rc = cache_peek(s, id, &m, NULL);
+	if (rc == SES_OK)
+		*size = m.size;
+	return rc;
+}
+
 int cache_peek(struct sessions *s, const char *id, struct session_meta *meta,
 	       unsigned char *token_hash)
 {

@@ -105,7 +105,7 @@ start() {
 	pids+=("$pid")
 	local port=""
 	for _ in $(seq 1 200); do
-		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log" | head -1)
+		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
 		[ -n "$port" ] && break
 		sleep 0.05
 	done

@@ -742,8 +742,9 @@ static int flush(struct pg *st, struct tls *t, struct pconn *c,
  * Not for statements that neither read nor write sessions or events
  * (tokens looked up, Idempotency-Key records, snapshot rows: a snapshot
  * depends on nothing but its session's row, which exists and is
- * locked); not for a statement about one session (its first parameter)
- * that has none of them; else yes. */
+ * locked; the count of sessions, which appends do not change); not for
+ * a statement about one session (its first parameter) that has none of
+ * them; else yes. */
 static int flush_first(const struct tls *t, enum stmt_id id,
 		       const char *const *p)
 {
@@ -754,7 +755,10 @@ static int flush_first(const struct tls *t, enum stmt_id id,
 	case S_IDEM_KEEP:
 	case S_IDEM_DROP:
 	case S_INSERT_SNAPSHOT:
+	case S_COUNT_SESSIONS:
 		return 0;
+	case S_INSERT_SESSION:
+	case S_INSERT_EVENT:
 	case S_GET_SESSION:
 	case S_SESSION_VERSION:
 	case S_SESSION_VERSION_LOCK:

@@ -427,10 +427,13 @@ bench-dataset: $(BUILD)/cubed
 	@mkdir -p $(TABLES)
 	CUBED_TABLES=$(abspath $(TABLES)) bash bench/dataset.sh $(BUILD)
 
-# PostgreSQL's figures (bench/pg.sh): durable move writes on 1 and 2 nodes
-# against SQLite in the same run, and cross-node live delivery latency.
+# PostgreSQL's figures: acknowledged durable writes/s of one, two and three
+# nodes against one SQLite node in the same run (bench/writes.sh; BENCH_BASE=
+# an older cubed adds its figures beside), then cross-node live delivery
+# latency (bench/pg.sh).
 bench-pg: $(BUILD)/bench/watch $(BUILD)/cubed
-	bash bench/pg.sh $(BUILD)
+	CUBED_BENCH_WRITES_BASE=$(BENCH_BASE) bash bench/writes.sh $(BUILD)
+	CUBED_BENCH_PG_ROUNDS=0 bash bench/pg.sh $(BUILD)
 
 # The page's figures (bench/web): time to first render and move-to-visible
 # latency between two browser pages, each beside the API's round trip.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# pg.sh — the PostgreSQL engine's figures (`make bench-pg`, or alone:
-# bash bench/pg.sh BUILD). One "name: value unit" line per figure.
+# pg.sh — the PostgreSQL engine's figures (`make bench-pg` runs it with
+# CUBED_BENCH_PG_ROUNDS=0, the live delivery alone, after bench/writes.sh,
+# which measures writes; or alone: bash bench/pg.sh BUILD). One
+# "name: value unit" line per figure.
 #
 # A private cluster (initdb + pg_ctl as the postgres user when root, data
 # and socket in a temporary directory, a free loopback port, fsync on: the
@@ -158,6 +160,7 @@ ratio_median() { # ratio_median A[@] B[@]: median of A_i / B_i
 	for i in "${!a[@]}"; do out+=("$(awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.3f", (y > 0 ? x / y : 0)}')"); done
 	median "${out[@]}"
 }
+if [ "$rounds" -gt 0 ]; then
 echo "pg.moves.sqlite.rps: $(median "${r_sq[@]}") req/s"
 echo "pg.moves.pg1.rps: $(median "${r_p1[@]}") req/s"
 echo "pg.moves.pg1.vs_sqlite: $(ratio_median r_p1 r_sq) x"
@@ -165,6 +168,7 @@ echo "pg.moves.pg2.rps: $(median "${r_p2[@]}") req/s"
 echo "pg.moves.pg2.vs_sqlite: $(ratio_median r_p2 r_sq) x"
 echo "pg.moves.pg2split.rps: $(median "${r_p2s[@]}") req/s"
 echo "pg.moves.pg2split.vs_sqlite: $(ratio_median r_p2s r_sq) x"
+fi
 
 # cross-node live delivery
 if [ -x "$build/bench/watch" ]; then

@@ -515,9 +515,10 @@ static void session_write(const struct api_config *cfg,
 	const char *token = a->token;
 	int64_t if_match = if_match_version(rq);
 
-	/* the size, to parse the moves for; not the state */
-	struct session_meta cur;
-	int rc = sessions_meta(cfg->sessions, id, &cur);
+	/* the size, to parse the moves for; not the state (nor, with other
+	 * nodes, a read of the session row: a size never changes) */
+	int size = 0;
+	int rc = sessions_size(cfg->sessions, id, &size);
 	if (rc != SES_OK) {
 		api__session_problem(rp, rc, NULL);
 		return;
@@ -538,7 +539,7 @@ static void session_write(const struct api_config *cfg,
 		alg_limits lim;
 		api__limits(cfg, &lim);
 		struct api__parsed pa;
-		refuse = api__parse_moves(moves, moves_len, cur.size, &lim,
+		refuse = api__parse_moves(moves, moves_len, size, &lim,
 					  &pa, rp) < 0;
 		w.alg = pa.a;
 		w.nodes = pa.nodes;
@@ -548,11 +549,15 @@ static void session_write(const struct api_config *cfg,
 		rc = sessions_auth(cfg->sessions, id, token, &role, NULL);
 		if (rc == SES_OK && role == SES_ROLE_READ)
 			rc = SES_READ_ONLY;
-		struct session_view stale = {.version = cur.version};
-		if (rc != SES_OK)
+		struct session_meta cur;
+		if (rc == SES_OK && if_match == -2)
+			rc = sessions_meta(cfg->sessions, id, &cur);
+		if (rc != SES_OK) {
 			api__session_problem(rp, rc, NULL);
-		else if (if_match == -2)
+		} else if (if_match == -2) {
+			struct session_view stale = {.version = cur.version};
 			api__session_problem(rp, SES_STALE, &stale);
+		}
 		/* else rp is the notation problem */
 		free(w.nodes);
 		return;

@@ -121,6 +121,7 @@ int cache_read(struct sessions *s, const char *id, int validate,
 	       struct session_state **out, unsigned char *token_hash);
 /* id's token hash and state metadata without loading a state: from the
  * entry if there is one, else the session row (no reference taken). */
+int cache_size(struct sessions *s, const char *id, int *size);
 int cache_peek(struct sessions *s, const char *id, struct session_meta *meta,
 	       unsigned char *token_hash);
 

@@ -121,6 +121,11 @@ int sessions_meta(struct sessions *s, const char *id, struct session_meta *out)
 	return reach(s, cache_peek(s, id, out, NULL));
 }
 
+int sessions_size(struct sessions *s, const char *id, int *size)
+{
+	return reach(s, cache_size(s, id, size));
+}
+
 static struct ses_op *op_new(struct sessions *s, enum op_kind kind,
 			     const char *id, const char *token)
 {

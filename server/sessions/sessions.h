@@ -122,6 +122,11 @@ void session_view_free(struct session_view *v);
 
 /* What a session is, without its state (session_types.h). */
 int sessions_meta(struct sessions *s, const char *id, struct session_meta *out);
+/* Only its size (what a write's moves are parsed for): from this node's
+ * cache when it holds the session, since a size never changes, else as
+ * sessions_meta. With other nodes, a session one of them deleted may
+ * still be cached: the writer finds it gone (SES_NOT_FOUND) anyway. */
+int sessions_size(struct sessions *s, const char *id, int *size);
 
 /* Create a session of size n: solved, or start (a cube of size n, copied),
  * then the scramble (parsed for n, or NULL) applied, as version 0. token

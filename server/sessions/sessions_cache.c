@@ -481,6 +481,23 @@ int cache_read(struct sessions *s, const char *id, int validate,
 	return SES_OK;
 }
 
+int cache_size(struct sessions *s, const char *id, int *size)
+{
+	struct cache *c = &s->cache;
+	pthread_mutex_lock(&c->lock);
+	struct sentry *e = *slot(c, id);
+	if (e)
+		*size = e->size;
+	pthread_mutex_unlock(&c->lock);
+	if (e)
+		return SES_OK;
+	struct session_meta m;
+	int rc = cache_peek(s, id, &m, NULL);
+	if (rc == SES_OK)
+		*size = m.size;
+	return rc;
+}
+
 int cache_peek(struct sessions *s, const char *id, struct session_meta *meta,
 	       unsigned char *token_hash)
 {
@@ -620,8 +637,89 @@ void cache_forget(struct sessions *s, const char *id)
 	pthread_mutex_unlock(&c->lock);
 }
 
+#define CATCH_UP_MAX 32
+
+/* Another node moved e's session on by a few events: they are applied
+ * to the committed state this node has (the row and the events after
+ * it: two reads) instead of replaying from the latest snapshot (four or
+ * more), when they all are moves, undos or redos (a reset needs the
+ * initial state). SES_OK, an error, or 1: load it whole. The snapshot
+ * counters go on from this node's: they may count past another node's
+ * newer snapshot, which only makes this node's next snapshot come early. */
+static int catch_up(struct sessions *s, struct sentry *e)
+{
+	pthread_mutex_lock(&s->cache.lock);
+	struct session_state *cur = e->cur ? session_state_retain(e->cur)
+					   : NULL;
+	int64_t events = e->since_events;
+	uint64_t work = e->since_work;
+	pthread_mutex_unlock(&s->cache.lock);
+	if (!cur)
+		return 1;
+	struct store_session row;
+	int rc = store_get_session(s->store, e->id, &row);
+	if (rc != STORE_OK) {
+		session_state_release(cur);
+		return rc == STORE_NOT_FOUND ? SES_NOT_FOUND : SES_STORE;
+	}
+	int64_t gap = row.version - cur->version;
+	struct store_event page[CATCH_UP_MAX];
+	size_t cb = cube_sizeof(cur->size);
+	cube_t *c = NULL;
+	int k = 0;
+	rc = 1;
+	if (gap > 0 && gap <= CATCH_UP_MAX && row.size == cur->size &&
+	    (c = malloc(cb))) {
+		memcpy(c, cur->cube, cb);
+		k = store_events_after(s->store, e->id, cur->version, page,
+				       (int)gap);
+		if (k < 0)
+			rc = SES_STORE;
+		else if (k == gap)
+			rc = SES_OK;
+		for (int i = 0; i < k; i++) {
+			alg_t a;
+			alg_node *nodes = NULL;
+			if (rc == SES_OK &&
+			    (page[i].version != cur->version + 1 + i ||
+			     strcmp(page[i].kind, "reset") == 0 ||
+			     moves_parse_stored(cur->size, page[i].moves, &a,
+						&nodes) != SES_OK))
+				rc = 1;
+			if (rc == SES_OK) {
+				alg_apply(&a, c, 0);
+				work += moves_work(&a, cur->size);
+				events++;
+			}
+			free(nodes);
+			store_event_free(&page[i]);
+		}
+	}
+	if (rc == SES_OK) {
+		struct session_state *st = sstate_new(&row, c);
+		if (!st) {
+			rc = SES_NOMEM;
+		} else {
+			pthread_mutex_lock(&s->cache.lock);
+			install(e, st, events, work);
+			pthread_mutex_unlock(&s->cache.lock);
+			session_state_release(st);
+		}
+	}
+	free(c);
+	store_session_free(&row);
+	session_state_release(cur);
+	return rc;
+}
+
 int cache_reload(struct sessions *s, struct sentry *e)
 {
+	int crc = s->shared ? catch_up(s, e) : 1;
+	if (crc != 1) {
+		if (crc == SES_OK)
+			e->w.valid = 0;
+		return crc;
+	}
 	struct session_state *st;
 	int64_t ev;
 	uint64_t work;

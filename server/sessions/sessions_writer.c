@@ -98,7 +98,12 @@ static int op_failed(int rc)
  * that failed (SQLite undoes a failed statement by itself). Only
  * a store failure (a database error) or SES_NOMEM can come after part of an op
  * was written: then the whole transaction is rolled back and the batch
- * runs again without that op, which keeps its error. */
+ * runs again without that op, which keeps its error.
+ *
+ * Appends are deferred (store_defer: on PostgreSQL the batch's appends go
+ * in one statement, not one round trip each). A deferred append that
+ * failed fails a later call instead, so such a failure blames no op: the
+ * batch runs again with deferral off, where each write fails itself. */
 static int run_batch(struct sessions *s, struct ses_op *batch,
 		     uint64_t *events)
 {
@@ -127,6 +132,8 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		}
 		over = used >= s->max_db_bytes;
 	}
+	int defer = 1;
+	store_defer(s->store, defer);
 	for (;;) {
 		*events = 0;
 		int brc = store_begin(s->store);
@@ -182,9 +189,19 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 		/* the operator's clue: the client gets 500 or 503 */
 		log_msg(LOG_WARN, "a write batch was rolled back: %s",
 			store_last_error(s->store));
+		int deferred = defer && store_deferred_failed(s->store);
 		store_rollback(s->store);
 		for (struct ses_op *op = batch; op; op = op->next)
 			op_reset(s, op);
+		if (deferred) {
+			/* whose write failed is not known: again, each
+			 * write sent by itself */
+			store_defer(s->store, defer = 0);
+			for (struct ses_op *op = batch; op; op = op->next)
+				if (op == failed || !op_failed(op->rc))
+					op->rc = SES_OK;
+			continue;
+		}
 		if (!failed)
 			return ses_of_store(crc);
 		/* run again without it, from a clean slate */

@@ -222,6 +222,17 @@ int store_unavailable(struct store *st)
 	return st->eng->unavailable ? st->eng->unavailable(st->impl) : 0;
 }
 
+void store_defer(struct store *st, int on)
+{
+	if (st->eng->defer)
+		st->eng->defer(st->impl, on);
+}
+
+int store_deferred_failed(struct store *st)
+{
+	return st->eng->deferred_failed && st->eng->deferred_failed(st->impl);
+}
+
 int store_lock_sessions(struct store *st, const char *const *ids, int n)
 {
 	if (!st->eng->lock_sessions || n <= 0)
@@ -358,7 +369,9 @@ int store_append_event(struct store *st, const char *id,
 		       const struct store_event *e, int64_t undo_top,
 		       int64_t redo_top)
 {
-	int rc = st->eng->advance(st->impl, id, e, undo_top, redo_top);
+	const struct store_engine *eng = st->eng;
+	int rc = eng->append ? eng->append(st->impl, id, e, undo_top, redo_top)
+			     : eng->advance(st->impl, id, e, undo_top, redo_top);
 	if (rc == STORE_NOT_FOUND) {
 		/* not at e->version - 1 (another writer moved it): a
 		 * conflict, unless the session is gone */
@@ -366,8 +379,8 @@ int store_append_event(struct store *st, const char *id,
 		rc = st->eng->session_version(st->impl, id, &now);
 		return note(st, rc == STORE_OK ? STORE_CONFLICT : rc);
 	}
-	if (rc == STORE_OK)
-		rc = st->eng->insert_event(st->impl, id, e);
+	if (rc == STORE_OK && !eng->append)
+		rc = eng->insert_event(st->impl, id, e);
 	return note(st, rc);
 }
 

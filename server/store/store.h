@@ -190,6 +190,20 @@ int store_session_version(struct store *st, const char *id, int64_t *version);
  * writer: there it does nothing. */
 int store_lock_sessions(struct store *st, const char *const *ids, int n);
 
+/* Deferred appends, for this thread's next transactions (on = 1) or not
+ * (0, the default): an append to a session the transaction locked
+ * (store_lock_sessions), at the version the lock found, cannot meet
+ * another writer, so the engine may keep it and send it with the others
+ * in one statement before the transaction's next statement or its commit
+ * (PostgreSQL: one round trip for a batch's appends instead of one
+ * each). The price: an append that fails (a database error) fails a
+ * later call, which then did not fail itself: store_deferred_failed says
+ * so (1) after such a failure, and the caller runs the transaction again
+ * with deferral off to learn which write it was. Engines without it
+ * (SQLite) ignore both. */
+void store_defer(struct store *st, int on);
+int store_deferred_failed(struct store *st);
+
 /* Append event e and move the session to it (version = e->version,
  * undo_top, redo_top, updated_at = e->created_at), only if the session is
  * at e->version - 1: else STORE_CONFLICT and nothing is written (another

@@ -42,6 +42,10 @@ struct store_engine {
 			    const struct store_event *e);
 	int (*advance)(void *impl, const char *id, const struct store_event *e,
 		       int64_t undo_top, int64_t redo_top);
+	/* Optional (NULL: advance, then insert_event): both as one step,
+	 * with advance's STORE_NOT_FOUND when nothing was written */
+	int (*append)(void *impl, const char *id, const struct store_event *e,
+		      int64_t undo_top, int64_t redo_top);
 	int (*last_reset)(void *impl, const char *id, int64_t at,
 			  int64_t *reset);
 	int (*snapshot_at)(void *impl, const char *id, int64_t at,
@@ -92,6 +96,9 @@ struct store_engine {
 			    int64_t when);
 	/* NULL: nothing to do (the transaction excludes other writers) */
 	int (*lock_sessions)(void *impl, const char *const *ids, int n);
+	/* NULL: appends are never deferred (store_defer) */
+	void (*defer)(void *impl, int on);
+	int (*deferred_failed)(void *impl);
 	/* NULL: Idempotency-Key results are not kept (store.h) */
 	int (*idem_take)(void *impl, const unsigned char *scope,
 			 const unsigned char *print, int64_t now,

@@ -616,7 +616,7 @@ static int pg_keyed_write(struct sessions *ses, const char *id,
 
 static long long session_version_in(const char *url, const char *id)
 {
-	char sql[160];
+	char sql[1024];
 	snprintf(sql, sizeof sql,
 		 "SELECT version FROM sessions WHERE id = '%s'", id);
 	return pg_query_int(url, sql);
@@ -727,6 +727,259 @@ START_TEST(pg_stalled_claim_taken_over)
 }
 END_TEST
 
+/* The writer's gate (sessions_config.lose_commit, never losing): while
+ * armed, the writer waits after its commit until the test lets it go, so
+ * that the writes queued meanwhile are taken as one batch. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int armed, waiting, done;
+};
+
+static int gate_pass(void *ctx)
+{
+	struct gate *g = ctx;
+	pthread_mutex_lock(&g->lock);
+	if (g->armed) {
+		g->waiting = 1;
+		pthread_cond_broadcast(&g->cond);
+		while (g->armed)
+			pthread_cond_wait(&g->cond, &g->lock);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+}
+
+static void gate_done(void *ctx)
+{
+	struct gate *g = ctx;
+	pthread_mutex_lock(&g->lock);
+	g->done++;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Wait (at most 30 s) until pred(g) holds. */
+static int gate_wait(struct gate *g, int waiting, int done)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 30;
+	pthread_mutex_lock(&g->lock);
+	int rc = 0;
+	while (rc == 0 && (g->waiting < waiting || g->done < done))
+		rc = pthread_cond_timedwait(&g->cond, &g->lock, &until);
+	pthread_mutex_unlock(&g->lock);
+	return rc == 0;
+}
+
+static struct session_pending *queue_write(struct sessions *ses,
+					   struct gate *g, const char *id,
+					   const char *token, const char *moves,
+					   int64_t if_match)
+{
+	struct session_write w = {.kind = SES_MOVES, .id = id, .token = token,
+				  .if_match = if_match};
+	alg_error err;
+	ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves), &w, &err),
+			 SES_OK);
+	struct session_pending *p = sessions_write_begin(ses, &w, gate_done, g);
+	free(w.nodes);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+/* One batch of the writer, its appends deferred to one statement: the
+ * refusals in it stay exact and alone, and a write whose deferred append
+ * fails in the database (an event row already at its version, planted
+ * here) fails alone, after the batch ran again with each write sent by
+ * itself: the others commit, versions stay dense. The writes, queued
+ * while the writer waits in its gate after a first commit (s1 v1):
+ *   B s1 If-Match 0: stale (412), C s2 If-Match 0: v1, D s1 If-Match 1:
+ *   v2, E s2 If-Match 0: stale (C has v1), F s3: fails, G s4: v1. */
+START_TEST(pg_batch_refusals_stay_alone)
+{
+	char url[256], err[512], sql[2048];
+	new_db("batch", url, sizeof url);
+	struct store *st = open_store(url);
+	struct gate g = {.armed = 0};
+	pthread_mutex_init(&g.lock, NULL);
+	pthread_cond_init(&g.cond, NULL);
+	struct sessions_config sc = {.store = st, .cache_max = 64,
+				     .lose_commit = gate_pass,
+				     .lose_commit_ctx = &g};
+	alg_limits_default(&sc.limits);
+	struct sessions *ses;
+	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+	struct session_view v[4];
+	char tok[4][36];
+	for (int i = 0; i < 4; i++) {
+		struct session_create c = {.size = 3, .actor = "owner"};
+		ck_assert_int_eq(sessions_create(ses, &c, &v[i], tok[i], NULL),
+				 SES_OK);
+	}
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO events (session_id, version, kind, moves, "
+		 "created_at) VALUES ('%s', 1, 'moves', 'L', 1)", v[2].id);
+	ck_assert_msg(pg_exec(url, sql, err, sizeof err) == 0, "%s", err);
+
+	pthread_mutex_lock(&g.lock);
+	g.armed = 1;
+	pthread_mutex_unlock(&g.lock);
+	struct session_pending *a = queue_write(ses, &g, v[0].id, tok[0], "R", 0);
+	ck_assert(gate_wait(&g, 1, 0));
+	struct session_pending *p[6] = {
+		queue_write(ses, &g, v[0].id, tok[0], "U", 0),
+		queue_write(ses, &g, v[1].id, tok[1], "F", 0),
+		queue_write(ses, &g, v[0].id, tok[0], "D", 1),
+		queue_write(ses, &g, v[1].id, tok[1], "B", 0),
+		queue_write(ses, &g, v[2].id, tok[2], "R", -1),
+		queue_write(ses, &g, v[3].id, tok[3], "L2", -1),
+	};
+	pthread_mutex_lock(&g.lock);
+	g.armed = 0;
+	pthread_cond_broadcast(&g.cond);
+	pthread_mutex_unlock(&g.lock);
+	ck_assert(gate_wait(&g, 1, 7));
+	struct session_view w;
+	ck_assert_int_eq(sessions_write_end(a, &w, NULL), SES_OK);
+	ck_assert_int_eq(w.version, 1);
+	session_view_free(&w);
+	static const int want_rc[6] = {SES_STALE, SES_OK, SES_OK, SES_STALE,
+				       SES_STORE, SES_OK};
+	static const int64_t want_v[6] = {-1, 1, 2, -1, -1, 1};
+	for (int i = 0; i < 6; i++) {
+		memset(&w, 0, sizeof w);
+		int rc = sessions_write_end(p[i], &w, NULL);
+		ck_assert_msg(rc == want_rc[i], "write %c answered %d (%s)",
+			      'B' + i, rc, sessions_strerror(rc));
+		if (want_v[i] >= 0)
+			ck_assert_int_eq(w.version, want_v[i]);
+		session_view_free(&w);
+	}
+	struct sessions_stats stats;
+	sessions_stats(ses, &stats);
+	ck_assert_uint_ge(stats.batch_max, 5); /* B..E, G: one commit */
+	/* the rows: dense versions, the refused and failed wrote nothing */
+	static const long long rows_v[4] = {2, 1, 0, 1};
+	static const long long rows_ev[4] = {3, 2, 2, 2};
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(session_version_in(url, v[i].id), rows_v[i]);
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s' "
+			 "AND version <= (SELECT version FROM sessions WHERE "
+			 "id = '%s')", v[i].id, v[i].id);
+		ck_assert_int_eq(pg_query_int(url, sql),
+				 i == 2 ? 1 : rows_ev[i]);
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s'",
+			 v[i].id);
+		ck_assert_int_eq(pg_query_int(url, sql), rows_ev[i]);
+	}
+	/* in the order they were written */
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM events WHERE session_id = '%s' AND "
+		 "((version = 1 AND moves = 'R') OR (version = 2 AND "
+		 "moves = 'D'))", v[0].id);
+	ck_assert_int_eq(pg_query_int(url, sql), 2);
+	for (int i = 0; i < 4; i++)
+		session_view_free(&v[i]);
+	sessions_close(ses);
+	store_close(st);
+	pthread_cond_destroy(&g.cond);
+	pthread_mutex_destroy(&g.lock);
+}
+END_TEST
+
+/* One write of kind k (moves when k is SES_MOVES) through ses. */
+static int write_kind(struct sessions *ses, const char *id, const char *token,
+		      enum ses_write_kind k, const char *moves,
+		      struct session_view *out)
+{
+	struct session_write w = {.kind = k, .id = id, .token = token,
+				  .if_match = -1};
+	alg_error err;
+	if (k == SES_MOVES)
+		ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves),
+						&w, &err),
+				 SES_OK);
+	memset(out, 0, sizeof *out);
+	return sessions_write(ses, &w, out, NULL);
+}
+
+/* Two nodes (two stores and session layers on one database) take turns
+ * on one session, so that each write first finds the other's versions:
+ * a node catches up by applying the events after its copy to it (or,
+ * past a reset, replays the history). Every write's state must be the
+ * one a layer with nothing cached replays from the rows at that version,
+ * and both nodes must agree on what can be undone. */
+START_TEST(pg_nodes_catch_up_exact)
+{
+	char url[256];
+	new_db("catch", url, sizeof url);
+	struct store *sa = open_store(url), *sb = open_store(url),
+		     *sr = open_store(url);
+	struct sessions_config ca = {.store = sa, .cache_max = 8},
+			       cb = {.store = sb, .cache_max = 8};
+	alg_limits_default(&ca.limits);
+	alg_limits_default(&cb.limits);
+	struct sessions *a, *b;
+	ck_assert_int_eq(sessions_open(&ca, &a), SES_OK);
+	ck_assert_int_eq(sessions_open(&cb, &b), SES_OK);
+	struct session_view v;
+	char token[36];
+	struct session_create c = {.size = 3, .actor = "owner"};
+	ck_assert_int_eq(sessions_create(a, &c, &v, token, NULL), SES_OK);
+	static const char *const moves[] = {"R U", "F2 L'", "B D'", "U2 R'"};
+	/* node per step: a a b a b b b a ...; kinds: moves, undo, redo,
+	 * and a reset now and then */
+	int64_t version = 0;
+	int undone = 0;
+	for (int i = 0; i < 60; i++) {
+		struct sessions *node = (i * 7 / 3) % 2 ? b : a;
+		enum ses_write_kind k = i % 17 == 16 ? SES_RESET
+				      : i % 5 == 3   ? SES_UNDO
+				      : i % 5 == 4 && undone ? SES_REDO
+							     : SES_MOVES;
+		struct session_view w;
+		int rc = write_kind(node, v.id, token, k, moves[i % 4], &w);
+		if (rc == SES_NOTHING_TO_UNDO) {
+			ck_assert_int_eq(k, SES_UNDO);
+			continue;
+		}
+		ck_assert_msg(rc == SES_OK, "step %d answered %d (%s)", i, rc,
+			      sessions_strerror(rc));
+		ck_assert_int_eq(w.version, ++version);
+		undone = k == SES_UNDO;
+		/* the reference: a layer with nothing cached */
+		struct sessions_config cr = {.store = sr, .cache_max = 8};
+		alg_limits_default(&cr.limits);
+		struct sessions *r;
+		ck_assert_int_eq(sessions_open(&cr, &r), SES_OK);
+		struct session_view ref;
+		ck_assert_int_eq(sessions_get(r, v.id, version, &ref), SES_OK);
+		ck_assert_ptr_nonnull(w.facelets);
+		ck_assert_ptr_nonnull(ref.facelets);
+		ck_assert_msg(strcmp(w.facelets, ref.facelets) == 0,
+			      "step %d: %s, replayed %s", i, w.facelets,
+			      ref.facelets);
+		session_view_free(&ref);
+		ck_assert_int_eq(sessions_get(r, v.id, -1, &ref), SES_OK);
+		ck_assert_int_eq(ref.can_undo, w.can_undo);
+		ck_assert_int_eq(ref.can_redo, w.can_redo);
+		session_view_free(&ref);
+		sessions_close(r);
+		session_view_free(&w);
+	}
+	session_view_free(&v);
+	sessions_close(a);
+	sessions_close(b);
+	store_close(sa);
+	store_close(sb);
+	store_close(sr);
+}
+END_TEST
+
 Suite *pg_store_suite(void)
 {
 	Suite *s = suite_create("pg_store");
@@ -741,6 +994,8 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_notifications_carry_events);
 	tcase_add_test(tc, pg_lost_commit_replays);
 	tcase_add_test(tc, pg_stalled_claim_taken_over);
+	tcase_add_test(tc, pg_batch_refusals_stay_alone);
+	tcase_add_test(tc, pg_nodes_catch_up_exact);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -22,6 +22,18 @@
  * PostgreSQL a failed statement would abort the whole transaction (the
  * writer's batch), where SQLite undoes just that statement.
  *
+ * Round trips: the writer's batch (sessions_writer.c) locks its sessions
+ * in one statement, which also returns their versions (struct locked:
+ * while the transaction holds a row, its version is known here without
+ * asking). Its appends are deferred (store_defer): each is checked
+ * against the locked version at once (a stale one is a conflict with no
+ * round trip) and kept; all of them then go as one statement (flush)
+ * before the transaction's next statement that could see them or its
+ * COMMIT. So a batch of moves costs BEGIN, the lock, the flush and the
+ * COMMIT, whatever its size, where it cost three round trips a write
+ * (version check, advance, event). Outside deferral an append is still
+ * one statement (S_APPEND: advance and event together).
+ *
  * Faults: every wait has a deadline of ours (pg__deadline: --db-timeout
  * and a quarter): statements go out with PQsend* and their answers are
  * awaited with poll (store_pg_ready.c), so a frozen server costs a call
@@ -85,14 +97,37 @@
 	  "FROM sessions WHERE id = $1")                                       \
 	X(S_SESSION_VERSION, 1, "SELECT version FROM sessions WHERE id = $1")  \
 	X(S_LOCK_SESSIONS, 1,                                                  \
-	  "SELECT id FROM sessions WHERE id = ANY($1::text[]) ORDER BY id "    \
-	  "FOR UPDATE")                                                        \
+	  "SELECT id, version FROM sessions WHERE id = ANY($1::text[]) "       \
+	  "ORDER BY id FOR UPDATE")                                            \
 	X(S_SESSION_VERSION_LOCK, 1,                                           \
 	  "SELECT version FROM sessions WHERE id = $1 FOR UPDATE")             \
 	X(S_ADVANCE, 5,                                                        \
 	  "UPDATE sessions SET version = $2::bigint, undo_top = $3, "          \
 	  "redo_top = $4, updated_at = $5 WHERE id = $1 AND "                  \
 	  "version = $2::bigint - 1")                                          \
+	X(S_APPEND, 10,                                                        \
+	  "WITH a AS (UPDATE sessions SET version = $2::bigint, "              \
+	  "undo_top = $3::bigint, redo_top = $4::bigint, "                     \
+	  "updated_at = $5::bigint WHERE id = $1 AND "                         \
+	  "version = $2::bigint - 1 RETURNING id) "                            \
+	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
+	  "created_at, ref, link) SELECT a.id, $2::bigint, $6::text, "         \
+	  "$7::text, $8::text, $5::bigint, $9::bigint, $10::bigint FROM a")    \
+	X(S_FLUSH, 14,                                                         \
+	  "WITH s AS (SELECT * FROM unnest($1::text[], $2::bigint[], "         \
+	  "$3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS "        \
+	  "s(id, from_v, to_v, undo_top, redo_top, updated_at)), "             \
+	  "a AS (UPDATE sessions t SET version = s.to_v, "                     \
+	  "undo_top = s.undo_top, redo_top = s.redo_top, "                     \
+	  "updated_at = s.updated_at FROM s WHERE t.id = s.id AND "            \
+	  "t.version = s.from_v RETURNING t.id), "                             \
+	  "i AS (INSERT INTO events (session_id, version, kind, moves, actor, " \
+	  "created_at, ref, link) SELECT e.sid, e.v, e.k, e.m, e.a, e.t, "     \
+	  "e.r, e.l FROM unnest($7::text[], $8::bigint[], $9::text[], "        \
+	  "$10::text[], $11::text[], $12::bigint[], $13::bigint[], "           \
+	  "$14::bigint[]) WITH ORDINALITY AS e(sid, v, k, m, a, t, r, l, n) "  \
+	  "WHERE e.sid IN (SELECT id FROM a) ORDER BY e.n RETURNING 1) "       \
+	  "SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM i)")         \
 	X(S_INSERT_SNAPSHOT, 3,                                                \
 	  "INSERT INTO snapshots (session_id, version, state) "                \
 	  "VALUES ($1, $2, $3)")                                               \
@@ -212,10 +247,35 @@ struct pconn {
 	struct pconn *next;
 };
 
+/* A session row the open transaction locked (store_lock_sessions) and
+ * its version since: no other transaction can change the row until this
+ * one ends, and this one changes it only through pg_append, pg_advance
+ * and pg_delete_session, which keep the version here. So the version of
+ * a locked row is known without asking (and an advance from another
+ * version is known to fail). */
+struct locked {
+	char id[STORE_ID_MAX];
+	int64_t version; /* -1: deleted by this transaction */
+};
+
+/* An append kept for the flush (store_defer): the event, and the session
+ * row's tops after it. */
+struct pend {
+	struct store_event e; /* moves and actor malloc'd */
+	char id[STORE_ID_MAX];
+	int64_t undo_top, redo_top;
+};
+
 /* What one thread keeps: its open transaction's connection and its last
  * error. */
 struct tls {
 	struct pconn *txn;
+	struct locked *locked; /* sorted by strcmp of id */
+	int nlocked, caplocked;
+	int defer;             /* store_defer */
+	struct pend *pend;     /* deferred appends, in order */
+	int npend, cappend;
+	int deferred_failed;   /* the last failure was a flush's */
 	char error[256];
 	int unavailable; /* the last failure: the database is unreachable */
 	int dead;        /* the last call's connection turned out dead */
@@ -294,6 +354,25 @@ static int alive(struct pg *st, struct pconn *c, int64_t deadline)
 	if (ok)
 		c->gen = gen;
 	return ok;
+}
+
+static int by_locked_id(const void *a, const void *b)
+{
+	return strcmp(((const struct locked *)a)->id,
+		      ((const struct locked *)b)->id);
+}
+
+/* The open transaction's lock on session id, or NULL (not locked, or no
+ * transaction). */
+static struct locked *locked_find(struct tls *t, const char *id)
+{
+	if (!t || !t->txn || t->nlocked == 0)
+		return NULL;
+	struct locked key;
+	if (snprintf(key.id, sizeof key.id, "%s", id) >= (int)sizeof key.id)
+		return NULL;
+	return bsearch(&key, t->locked, (size_t)t->nlocked, sizeof key,
+		       by_locked_id);
 }
 
 /* A usable connection for this call (the thread's transaction's, or one
@@ -460,9 +539,9 @@ static int trip(struct pg *st, struct tls *t, struct pconn *c, int prepare,
 
 /* Run statement id with n text parameters (NULL = SQL NULL). STORE_OK
  * with *out the result (rows or a command), or an error. */
-static int run(struct pg *st, struct tls *t, struct pconn *c,
-	       enum stmt_id id, const char *const *params, int64_t deadline,
-	       PGresult **out)
+static int run_now(struct pg *st, struct tls *t, struct pconn *c,
+		   enum stmt_id id, const char *const *params, int64_t deadline,
+		   PGresult **out)
 {
 	char name[8];
 	snprintf(name, sizeof name, "s%d", (int)id);
@@ -507,6 +586,214 @@ static int reads_only(enum stmt_id id)
 	default:
 		return 0;
 	}
+}
+
+/* A text[] or bigint[] literal under construction. */
+struct arr {
+	char *p;
+	size_t n, cap;
+	int nomem;
+};
+
+static void arr_put(struct arr *a, const char *s, size_t len)
+{
+	if (a->nomem)
+		return;
+	if (a->n + len + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap : 256;
+		while (a->n + len + 2 > cap)
+			cap *= 2;
+		char *p = realloc(a->p, cap);
+		if (!p) {
+			a->nomem = 1;
+			return;
+		}
+		a->p = p;
+		a->cap = cap;
+	}
+	memcpy(a->p + a->n, s, len);
+	a->n += len;
+	a->p[a->n] = '\0';
+}
+
+/* The next element: a separator, then the value (NULL: SQL NULL), quoted
+ * with " and \ escaped. */
+static void arr_text(struct arr *a, const char *v)
+{
+	arr_put(a, a->n == 1 ? "" : ",", a->n == 1 ? 0 : 1);
+	if (!v) {
+		arr_put(a, "NULL", 4);
+		return;
+	}
+	arr_put(a, "\"", 1);
+	for (const char *c = v; *c; c++) {
+		size_t run = strcspn(c, "\"\\");
+		arr_put(a, c, run);
+		c += run;
+		if (!*c)
+			break;
+		arr_put(a, "\\", 1);
+		arr_put(a, c, 1);
+	}
+	arr_put(a, "\"", 1);
+}
+
+static void arr_i64(struct arr *a, int64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof b, "%s%lld", a->n == 1 ? "" : ",",
+			 (long long)v);
+	arr_put(a, b, (size_t)n);
+}
+
+static void pend_clear(struct tls *t)
+{
+	for (int i = 0; i < t->npend; i++)
+		store_event_free(&t->pend[i].e);
+	t->npend = 0;
+}
+
+/* The deferred appends (store_defer) as one statement: each session row
+ * moved from before its first to after its last append of the batch, only
+ * if it is still where the lock found it, and the event rows in the order
+ * they were appended (their notifications go out in that order at
+ * commit), each only if its session moved. Every session must have moved
+ * and every event been inserted, else the call fails (and the transaction
+ * must be rolled back). */
+static int flush(struct pg *st, struct tls *t, struct pconn *c,
+		 int64_t deadline)
+{
+	if (t->npend == 0)
+		return STORE_OK;
+	struct arr a[14] = {{0}};
+	for (int i = 0; i < 14; i++)
+		arr_put(&a[i], "{", 1);
+	int nsess = 0;
+	for (int i = 0; i < t->npend; i++) {
+		const struct pend *pd = &t->pend[i];
+		const struct store_event *e = &pd->e;
+		arr_text(&a[6], pd->id);
+		arr_i64(&a[7], e->version);
+		arr_text(&a[8], e->kind);
+		arr_text(&a[9], e->moves ? e->moves : "");
+		arr_text(&a[10], e->actor);
+		arr_i64(&a[11], e->created_at);
+		arr_i64(&a[12], e->ref);
+		arr_i64(&a[13], e->link);
+		/* the session row: once, from its first append of the
+		 * batch to its last */
+		int first = 1;
+		for (int j = 0; j < i && first; j++)
+			first = strcmp(t->pend[j].id, pd->id) != 0;
+		if (!first)
+			continue;
+		const struct pend *end = pd;
+		for (int j = i + 1; j < t->npend; j++)
+			if (strcmp(t->pend[j].id, pd->id) == 0)
+				end = &t->pend[j];
+		arr_text(&a[0], pd->id);
+		arr_i64(&a[1], e->version - 1);
+		arr_i64(&a[2], end->e.version);
+		arr_i64(&a[3], end->undo_top);
+		arr_i64(&a[4], end->redo_top);
+		arr_i64(&a[5], end->e.created_at);
+		nsess++;
+	}
+	int nomem = 0;
+	const char *p[14];
+	for (int i = 0; i < 14; i++) {
+		arr_put(&a[i], "}", 1);
+		nomem |= a[i].nomem;
+		p[i] = a[i].p;
+	}
+	int n = t->npend, rc;
+	pend_clear(t);
+	if (nomem) {
+		set_error(t, 0, "out of memory%s", "");
+		rc = STORE_ERROR;
+	} else {
+		PGresult *r;
+		rc = run_now(st, t, c, S_FLUSH, p, deadline, &r);
+		if (rc == STORE_OK) {
+			long long moved = atoll(PQgetvalue(r, 0, 0)),
+				  added = atoll(PQgetvalue(r, 0, 1));
+			PQclear(r);
+			if (moved != nsess || added != n) {
+				char why[96];
+				snprintf(why, sizeof why,
+					 "%lld of %d sessions moved, %lld of "
+					 "%d events added",
+					 moved, nsess, added, n);
+				set_error(t, 0,
+					  "deferred appends did not apply: %s",
+					  why);
+				rc = STORE_ERROR;
+			}
+		}
+	}
+	for (int i = 0; i < 14; i++)
+		free(a[i].p);
+	if (rc != STORE_OK)
+		t->deferred_failed = 1;
+	return rc;
+}
+
+/* Must the deferred appends go before statement id (its parameters p)?
+ * Not for statements that neither read nor write sessions or events
+ * (tokens looked up, Idempotency-Key records, snapshot rows: a snapshot
+ * depends on nothing but its session's row, which exists and is
+ * locked; the count of sessions, which appends do not change); not for
+ * a statement about one session (its first parameter) that has none of
+ * them; else yes. */
+static int flush_first(const struct tls *t, enum stmt_id id,
+		       const char *const *p)
+{
+	switch (id) {
+	case S_FIND_TOKEN:
+	case S_IDEM_TAKE:
+	case S_IDEM_GET:
+	case S_IDEM_KEEP:
+	case S_IDEM_DROP:
+	case S_INSERT_SNAPSHOT:
+	case S_COUNT_SESSIONS:
+		return 0;
+	case S_INSERT_SESSION:
+	case S_INSERT_EVENT:
+	case S_GET_SESSION:
+	case S_SESSION_VERSION:
+	case S_SESSION_VERSION_LOCK:
+	case S_SNAPSHOT_AT:
+	case S_LAST_RESET:
+	case S_GET_EVENT:
+	case S_EVENTS_AFTER:
+	case S_INSERT_SOLVE:
+	case S_LIST_SOLVES:
+	case S_INSERT_TIMED:
+	case S_LIST_TIMED:
+	case S_INSERT_TOKEN:
+	case S_LIST_TOKENS:
+	case S_REVOKE_TOKEN:
+		for (int i = 0; i < t->npend; i++)
+			if (strcmp(t->pend[i].id, p[0]) == 0)
+				return 1;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* run_now, after the transaction's deferred appends when the statement
+ * may see them. */
+static int run(struct pg *st, struct tls *t, struct pconn *c,
+	       enum stmt_id id, const char *const *params, int64_t deadline,
+	       PGresult **out)
+{
+	if (t->npend > 0 && t->txn == c && flush_first(t, id, params)) {
+		int rc = flush(st, t, c, deadline);
+		if (rc != STORE_OK)
+			return rc;
+	}
+	return run_now(st, t, c, id, params, deadline, out);
 }
 
 /* The usual call: a connection, the statement, the connection back. The
@@ -650,6 +937,10 @@ static void pg_free(struct pg *st)
 			PQfinish(t->txn->pq);
 			free(t->txn);
 		}
+		free(t->locked);
+		for (int i = 0; i < t->npend; i++)
+			store_event_free(&t->pend[i].e);
+		free(t->pend);
 		free(t);
 	}
 	pthread_key_delete(st->key);
@@ -850,6 +1141,9 @@ static int pg_begin(void *impl)
 		int rc = simple(st, t, c, st->begin_sql, st->begin_expect);
 		if (rc == STORE_OK) {
 			t->txn = c;
+			t->nlocked = 0;
+			pend_clear(t);
+			t->deferred_failed = 0;
 			return rc;
 		}
 		release(st, t, c);
@@ -864,8 +1158,10 @@ static int end_txn(struct pg *st, const char *sql, const char *expect)
 	if (!t || !t->txn)
 		return STORE_ERROR;
 	struct pconn *c = t->txn;
+	pend_clear(t);
 	int rc = simple(st, t, c, sql, expect);
 	t->txn = NULL;
+	t->nlocked = 0;
 	release(st, t, c);
 	return rc;
 }
@@ -879,6 +1175,19 @@ static int pg_commit(void *impl)
 {
 	struct pg *st = impl;
 	struct tls *t = tls_get(st);
+	if (t && t->txn && t->npend > 0) {
+		/* nothing was sent to commit: the deferred appends failed,
+		 * and the transaction goes (its error is the flush's) */
+		int frc = flush(st, t, t->txn, pg__deadline(st));
+		if (frc != STORE_OK) {
+			char why[sizeof t->error];
+			int down = t->unavailable;
+			snprintf(why, sizeof why, "%s", t->error);
+			end_txn(st, "ROLLBACK", "ROLLBACK");
+			set_error(t, down, "%s", why);
+			return frc;
+		}
+	}
 	int was_up = t && t->txn && PQstatus(t->txn->pq) == CONNECTION_OK;
 	int rc = end_txn(st, "COMMIT", "COMMIT");
 	if (rc == STORE_UNAVAILABLE && was_up && t) {
@@ -990,6 +1299,13 @@ static int pg_session_version(void *impl, const char *id, int64_t *version)
 {
 	struct pg *st = impl;
 	struct tls *t = tls_get(st);
+	struct locked *l = locked_find(t, id);
+	if (l) {
+		if (l->version < 0)
+			return STORE_NOT_FOUND;
+		*version = l->version;
+		return STORE_OK;
+	}
 	const char *p[] = {id};
 	PGresult *r;
 	int rc = query_one(impl, t && t->txn ? S_SESSION_VERSION_LOCK
@@ -1020,10 +1336,64 @@ static int pg_used_bytes(void *impl, int64_t *bytes)
 static int pg_advance(void *impl, const char *id, const struct store_event *e,
 		      int64_t undo_top, int64_t redo_top)
 {
+	struct locked *l = locked_find(tls_get(impl), id);
+	if (l && l->version != e->version - 1)
+		return STORE_NOT_FOUND; /* the row is ours: it is not there */
 	char v[24], u[24], rd[24], at[24];
 	const char *p[] = {id, I64(v, e->version), I64(u, undo_top),
 			   I64(rd, redo_top), I64(at, e->created_at)};
-	return exec_one(impl, S_ADVANCE, p);
+	int rc = exec_one(impl, S_ADVANCE, p);
+	if (rc == STORE_OK && l)
+		l->version = e->version;
+	return rc;
+}
+
+/* pg_advance and pg_insert_event in one statement (one round trip): the
+ * event row is inserted only if the session row moved. */
+static int pg_append(void *impl, const char *id, const struct store_event *e,
+		     int64_t undo_top, int64_t redo_top)
+{
+	struct tls *t = tls_get(impl);
+	struct locked *l = locked_find(t, id);
+	if (l && l->version != e->version - 1)
+		return STORE_NOT_FOUND;
+	if (l && t->defer) {
+		/* the row is ours and at e->version - 1: kept for the
+		 * flush (store_defer) */
+		if (t->npend == t->cappend) {
+			int cap = t->cappend ? 2 * t->cappend : 16;
+			struct pend *m = realloc(t->pend,
+						 (size_t)cap * sizeof *m);
+			if (!m)
+				return nomem(impl);
+			t->pend = m;
+			t->cappend = cap;
+		}
+		struct pend *pd = &t->pend[t->npend];
+		pd->e = *e;
+		pd->e.moves = strdup(e->moves ? e->moves : "");
+		pd->e.actor = e->actor ? strdup(e->actor) : NULL;
+		if (!pd->e.moves || (e->actor && !pd->e.actor)) {
+			free(pd->e.moves);
+			free(pd->e.actor);
+			return nomem(impl);
+		}
+		snprintf(pd->id, sizeof pd->id, "%s", id);
+		pd->undo_top = undo_top;
+		pd->redo_top = redo_top;
+		t->npend++;
+		l->version = e->version;
+		return STORE_OK;
+	}
+	char v[24], u[24], rd[24], at[24], ref[24], link[24];
+	const char *p[] = {id, I64(v, e->version), I64(u, undo_top),
+			   I64(rd, redo_top), I64(at, e->created_at), e->kind,
+			   e->moves ? e->moves : "", e->actor, I64(ref, e->ref),
+			   I64(link, e->link)};
+	int rc = exec_one(impl, S_APPEND, p);
+	if (rc == STORE_OK && l)
+		l->version = e->version;
+	return rc;
 }
 
 static int pg_snapshot_at(void *impl, const char *id, int64_t at,
@@ -1111,10 +1481,28 @@ static int pg_events_after(void *impl, const char *id, int64_t after,
 	return k;
 }
 
+static void pg_defer(void *impl, int on)
+{
+	struct tls *t = tls_get(impl);
+	if (t)
+		t->defer = on;
+}
+
+static int pg_deferred_failed(void *impl)
+{
+	struct pg *st = impl;
+	struct tls *t = pthread_getspecific(st->key);
+	return t && t->deferred_failed;
+}
+
 static int pg_delete_session(void *impl, const char *id)
 {
 	const char *p[] = {id};
-	return exec_one(impl, S_DELETE_SESSION, p);
+	int rc = exec_one(impl, S_DELETE_SESSION, p);
+	struct locked *l = locked_find(tls_get(impl), id);
+	if (rc == STORE_OK && l)
+		l->version = -1;
+	return rc;
 }
 
 static int pg_count_sessions(void *impl, int64_t *count)
@@ -1403,9 +1791,36 @@ static int pg_lock_sessions(void *impl, const char *const *ids, int n)
 	arr[k++] = '}';
 	arr[k] = '\0';
 	const char *p[] = {arr};
-	int rc = exec(impl, S_LOCK_SESSIONS, p);
+	PGresult *r;
+	int rc = call(impl, S_LOCK_SESSIONS, p, &r);
 	free(arr);
-	return rc;
+	if (rc != STORE_OK)
+		return rc;
+	/* the versions of the rows now held (store_session_version) */
+	struct tls *t = tls_get(impl);
+	int rows = PQntuples(r);
+	if (t && t->txn && rows > t->caplocked) {
+		struct locked *m = realloc(t->locked, (size_t)rows * sizeof *m);
+		if (m) {
+			t->locked = m;
+			t->caplocked = rows;
+		}
+	}
+	if (t && t->txn && rows <= t->caplocked) {
+		t->nlocked = 0;
+		for (int i = 0; i < rows; i++) {
+			struct locked *l = &t->locked[t->nlocked];
+			if (snprintf(l->id, sizeof l->id, "%s",
+				     PQgetvalue(r, i, 0)) >= (int)sizeof l->id)
+				continue;
+			l->version = col_i64(r, i, 1);
+			t->nlocked++;
+		}
+		qsort(t->locked, (size_t)t->nlocked, sizeof *t->locked,
+		      by_locked_id);
+	}
+	PQclear(r);
+	return STORE_OK;
 }
 
 /* ----------------------------------------------------------- idempotency */
@@ -1511,6 +1926,7 @@ const struct store_engine store_pg_engine = {
 	.get_session = pg_get_session,
 	.session_version = pg_session_version,
 	.advance = pg_advance,
+	.append = pg_append,
 	.add_snapshot = pg_add_snapshot,
 	.last_reset = pg_last_reset,
 	.snapshot_at = pg_snapshot_at,
@@ -1532,6 +1948,8 @@ const struct store_engine store_pg_engine = {
 	.list_tokens = pg_list_tokens,
 	.revoke_token = pg_revoke_token,
 	.lock_sessions = pg_lock_sessions,
+	.defer = pg_defer,
+	.deferred_failed = pg_deferred_failed,
 	.idem_take = pg_idem_take,
 	.idem_keep = pg_idem_keep,
 	.idem_drop = pg_idem_drop,

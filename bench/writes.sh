@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# writes.sh — acknowledged durable writes per second: one SQLite node
+# against one, two and three PostgreSQL nodes, in one run (`make bench-pg`,
+# or alone: bash bench/writes.sh BUILD). One "name: value unit" line per
+# figure on stdout, notes on stderr.
+#
+# A private PostgreSQL cluster (initdb + pg_ctl as the postgres user when
+# root, data and socket in a temporary directory, a free loopback port,
+# fsync on and synchronous_commit on: the production defaults; nothing is
+# turned off for speed). Then, in rounds (CUBED_BENCH_WRITES_ROUNDS, 3),
+# back to back in each round:
+#   writes.sqlite  one node on a SQLite file, its default durability
+#                  (WAL, synchronous=NORMAL): the reference of the round
+#   writes.pg1     one node on PostgreSQL
+#   writes.pg2     two nodes on one PostgreSQL database
+#   writes.pg3     three nodes on one PostgreSQL database
+#   writes.pg1.nosync  one node on a database with synchronous_commit off
+#                  (ALTER DATABASE): NOT a setting cubed uses or
+#                  recommends (an acknowledged write can be lost in a
+#                  crash); it shows what waiting for the commit's WAL
+#                  flush costs, beside pg1
+# Each configuration gets a new database and 64 new 3×3 sessions, then the
+# same load for CUBED_BENCH_WRITES_SECS (3) seconds: CUBED_BENCH_WRITES_CONNS
+# (32) keep-alive connections in all, spread evenly over the nodes (one
+# wrk -t1 per node), each POSTing /v1/sessions/{id}/moves {"moves": "R U"}
+# with the session's write token, cycling through all 64 sessions
+# (bench/session_moves.lua): every session is written through every node,
+# as behind a balancer without affinity. Rate limits and quotas are off.
+# A write counts when it was acknowledged (2xx); wrk's non-2xx answers are
+# subtracted and printed (writes.*.refused).
+#
+# Figures: writes.CONFIG.rps, the median over rounds, and
+# writes.CONFIG.vs_sqlite, the median over rounds of that round's ratio to
+# the SQLite node (the target for PostgreSQL is >= 0.5 x).
+#
+# CUBED_BENCH_WRITES_BASE=/path/to/an/older/cubed adds writes.base.pg1 and
+# writes.base.pg3, the same loads on that binary in the same rounds (a
+# before/after of a change to the write path).
+set -u
+
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+secs=${CUBED_BENCH_WRITES_SECS:-3}
+rounds=${CUBED_BENCH_WRITES_ROUNDS:-3}
+conns=${CUBED_BENCH_WRITES_CONNS:-32}
+nsessions=${CUBED_BENCH_WRITES_SESSIONS:-64}
+base_bin=${CUBED_BENCH_WRITES_BASE:-}
+
+configs=(sqlite pg1 pg2 pg3 pg1.nosync)
+[ -n "$base_bin" ] && configs+=(base.pg1 base.pg3)
+
+note() { echo "writes.sh: $*" >&2; }
+unavailable() {
+	note "$*"
+	for f in "${configs[@]}"; do echo "writes.$f.rps: unavailable"; done
+	exit 0
+}
+command -v wrk >/dev/null || unavailable "wrk not found"
+command -v python3 >/dev/null || unavailable "python3 not found"
+[ -x "$build/cubed" ] || unavailable "$build/cubed not built"
+[ -z "$base_bin" ] || [ -x "$base_bin" ] || unavailable "$base_bin is not a program"
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$bindir/initdb" ] || unavailable "no PostgreSQL binaries (postgresql)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cubed-writes.XXXXXX") || exit 1
+pids=()
+as_pg() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	[ -f "$tmp/data/postmaster.pid" ] &&
+		as_pg "$bindir/pg_ctl" -D "$tmp/data" -m fast -w stop >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ "$(id -u)" -eq 0 ] && chown postgres "$tmp"
+as_pg "$bindir/initdb" -D "$tmp/data" -U cubed -A trust -E UTF8 \
+	--locale=C >"$tmp/initdb.log" 2>&1 || unavailable "initdb failed"
+pgport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+as_pg "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/data/pg.log" -w \
+	-o "-p $pgport -k $tmp -c listen_addresses=127.0.0.1" start \
+	>/dev/null 2>&1 || unavailable "pg_ctl start failed"
+base="postgresql://cubed@127.0.0.1:$pgport"
+note "PostgreSQL $("$bindir/psql" -Atq "$base/postgres" -c 'SHOW server_version'):" \
+	"fsync $("$bindir/psql" -Atq "$base/postgres" -c 'SHOW fsync')," \
+	"synchronous_commit $("$bindir/psql" -Atq "$base/postgres" -c 'SHOW synchronous_commit')"
+dbn=0
+newdb() { # sets db (not in a subshell: dbn must count)
+	dbn=$((dbn + 1))
+	"$bindir/psql" -q "$base/postgres" -c "CREATE DATABASE w$dbn" >/dev/null
+	db="$base/w$dbn"
+}
+
+# start BIN DB: a node on a free port; sets started="PID PORT"
+start() {
+	local log="$tmp/node.$dbn.$RANDOM.log"
+	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_SESSION_QUOTA=0 \
+		CUBED_STORAGE_QUOTA=0 CUBED_SOLVER=0 "$1" --port 0 --db "$2" \
+		--rate-limit 0 --schema "$repo/schema" >"$log" 2>&1 &
+	local pid=$!
+	pids+=("$pid")
+	local port=""
+	for _ in $(seq 1 200); do
+		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	[ -n "$port" ] || { note "node did not start: $(tail -3 "$log")"; exit 1; }
+	started="$pid $port"
+}
+stopnode() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+# mksessions PORT: $nsessions sessions, "id token" lines into $tmp/sessions
+mksessions() {
+	python3 - "$1" "$nsessions" >"$tmp/sessions" <<'PY'
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    c.request("POST", "/v1/sessions", body='{"size": 3}',
+              headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    j = json.loads(r.read())
+    assert r.status == 201, j
+    print(j["id"], j["write_token"])
+PY
+}
+
+# wrkrun PORT CONNS OUT: wrk's report into OUT
+wrkrun() {
+	CUBED_SESSIONS="$tmp/sessions" wrk -t1 -c"$2" -d"${secs}s" \
+		-s "$here/session_moves.lua" "http://127.0.0.1:$1" >"$3" 2>&1
+}
+
+# measure BIN NODES [NOSYNC] (NODES 0 = SQLite): sets ok (acknowledged
+# writes/s), bad
+measure() {
+	local bin=$1 n=$2 dbs
+	local nodes=() ports=()
+	newdb
+	[ -n "${3:-}" ] && "$bindir/psql" -q "$base/postgres" \
+		-c "ALTER DATABASE w$dbn SET synchronous_commit = off" >/dev/null
+	if [ "$n" -eq 0 ]; then
+		dbs="$tmp/sq$dbn/cubed.db"
+		n=1
+	else
+		dbs=$db
+	fi
+	for _ in $(seq 1 "$n"); do
+		start "$bin" "$dbs"
+		read -r pid port <<<"$started"
+		nodes+=("$pid")
+		ports+=("$port")
+	done
+	mksessions "${ports[0]}"
+	local wp=() i
+	for i in "${!ports[@]}"; do
+		local c=$(( conns / n + (i < conns % n ? 1 : 0) ))
+		wrkrun "${ports[$i]}" "$c" "$tmp/wrk.$i" &
+		wp+=($!)
+	done
+	for p in "${wp[@]}"; do wait "$p"; done
+	for p in "${nodes[@]}"; do stopnode "$p"; done
+	read -r ok bad < <(for i in "${!ports[@]}"; do cat "$tmp/wrk.$i"; done |
+		awk -v secs="$secs" '
+			/requests in/ { n += $1 }
+			/Non-2xx or 3xx responses:/ { b += $NF }
+			END { printf "%.1f %d\n", (n - b) / secs, b }')
+}
+
+declare -A res refused
+for round in $(seq 1 "$rounds"); do
+	line="round $round:"
+	for cf in "${configs[@]}"; do
+		bin=$build/cubed
+		case $cf in base.*) bin=$base_bin ;; esac
+		case $cf in
+		sqlite) n=0 ;;
+		*pg1 | pg1.nosync) n=1 ;;
+		*pg2) n=2 ;;
+		*pg3) n=3 ;;
+		esac
+		nosync=
+		[ "$cf" = pg1.nosync ] && nosync=1
+		measure "$bin" "$n" $nosync
+		res[$cf]="${res[$cf]:-} $ok"
+		refused[$cf]=$(( ${refused[$cf]:-0} + bad ))
+		line="$line $cf $ok"
+	done
+	note "$line writes/s"
+done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# ratio_median "A_1 A_2 …" "B_1 B_2 …": the median of A_i / B_i
+ratio_median() {
+	local -a a b out=()
+	read -ra a <<<"$1"
+	read -ra b <<<"$2"
+	for i in "${!a[@]}"; do
+		out+=("$(awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.3f", (y > 0 ? x / y : 0)}')")
+	done
+	median "${out[@]}"
+}
+for cf in "${configs[@]}"; do
+	# shellcheck disable=SC2086
+	echo "writes.$cf.rps: $(median ${res[$cf]}) writes/s"
+	[ "$cf" = sqlite ] || echo "writes.$cf.vs_sqlite: $(ratio_median "${res[$cf]}" "${res[sqlite]}") x"
+	[ "${refused[$cf]}" -eq 0 ] || echo "writes.$cf.refused: ${refused[$cf]} answers"
+done

@@ -190,8 +190,24 @@ int solve_pool_submit(struct solve_pool *p, const struct limits_key *client,
 	 * client with nothing waiting gets in until the queue is full (13
 	 * addresses at the default caps leave 14 of 64 places). */
 	unsigned unit = p->c.queue_max / 8 ? p->c.queue_max / 8 : 1;
-	if (cl->queued &&
-	    p->c.queue_max - p->nqueue <= (uint64_t)cl->queued * unit) {
+	/* Not waiting: the client's tasks that an idle worker is about to
+	 * take (a worker slow to wake under load leaves them queued for a
+	 * moment; counted as waiting, they refused a client within its
+	 * share). Other clients' queued tasks are taken to have the idle
+	 * workers first. */
+	unsigned busy = p->running + (p->nqueue - cl->queued);
+	unsigned idle = p->c.workers > busy ? p->c.workers - busy : 0;
+	unsigned may_run = p->c.client_running > cl->running
+				   ? p->c.client_running - cl->running
+				   : 0;
+	unsigned starting = cl->queued;
+	if (starting > may_run)
+		starting = may_run;
+	if (starting > idle)
+		starting = idle;
+	unsigned waiting = cl->queued - starting;
+	if (waiting && p->c.queue_max - (p->nqueue - starting) <=
+			       (uint64_t)waiting * unit) {
 		p->refused_client++;
 		p->refused_share++;
 		rc = POOL_CLIENT_SHARE;

@@ -364,6 +364,7 @@ int main(int argc, char **argv)
 		/* a stalled node's open claims go after the lease */
 		.txn_lease_ms = (int)cfg.idempotency_lease * 1000,
 		.timeout_ms = (int)cfg.db_timeout,
+		.pool = (int)cfg.db_pool,
 	};
 	char serr[512];
 	if (store_open(&scfg, &api.store, serr, sizeof serr) != STORE_OK) {

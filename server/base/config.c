@@ -185,6 +185,9 @@ enum opt_kind { OPT_UINT, OPT_STR, OPT_FLAG };
 	  "connection or the wait for a free one with no answer within it "   \
 	  "and a quarter more is given up, its connection dropped (then "     \
 	  "503 store_unavailable)")                                           \
+	X("db-pool", "CUBED_DB_POOL", OPT_UINT, db_pool, "8", 1, 256, "N",     \
+	  "PostgreSQL: connections a node opens for its requests at most "   \
+	  "(one more listens); a request waits for a free one")              \
 	X("request-timeout", "CUBED_REQUEST_TIMEOUT", OPT_UINT,                \
 	  request_timeout, "30", 0, 86400, "S",                                \
 	  "seconds a connection has to send a whole request from opening or "  \

@@ -66,6 +66,7 @@ struct config {
 	uint64_t max_job_s;           /* seconds a job may run */
 	uint64_t db_busy_timeout;     /* ms a write waits for a held lock */
 	uint64_t db_timeout;          /* ms a PostgreSQL round trip may take */
+	uint64_t db_pool;             /* PostgreSQL connections for requests */
 	uint64_t request_timeout;     /* s to send a whole request, 0 = off */
 	uint64_t drain_s;             /* s a stop keeps serving, not ready */
 	uint64_t shutdown_timeout;    /* s a stop may take after it, 0 = unbounded */

@@ -88,6 +88,8 @@ struct store_config {
 				 * wait for a free one with no answer within
 				 * it and a quarter more fails (the connection
 				 * dropped): STORE_UNAVAILABLE; 0 = 5000 */
+	int pool;               /* PostgreSQL: connections for requests at
+				 * most (one more listens); 0 = 8 */
 };
 
 /* What an open store can tell its users. */

@@ -39,6 +39,7 @@
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +590,89 @@ START_TEST(restart_keeps_pool)
 }
 END_TEST
 
+/* GETs of old versions (each a snapshot and events read back): long
+ * enough that readers at once each hold a pooled connection. */
+static void *read_versions(void *arg)
+{
+	struct reader *r = arg;
+	for (int i = 0; i < 20; i++) {
+		char p[200];
+		snprintf(p, sizeof p, "%s?version=%d", r->s->path,
+			 (i * 37) % 60);
+		http_response g;
+		call(&g, r->port, "GET", p, r->s->token, NULL, NULL);
+		r->bad += g.status != 200;
+		http_response_free(&g);
+	}
+	return NULL;
+}
+
+struct sampler {
+	const char *url;
+	_Atomic int stop;
+	long long most;
+};
+
+/* The node's pooled connections (application_name cubed-<hex>, the
+ * listener's is cubed-listen), the most seen while the readers run. */
+static void *sample_pool(void *arg)
+{
+	struct sampler *m = arg;
+	while (!atomic_load(&m->stop)) {
+		long long k = pg_query_int(
+			m->url, "SELECT count(*) FROM pg_stat_activity WHERE "
+				"application_name LIKE 'cubed-%' AND "
+				"application_name <> 'cubed-listen'");
+		if (k > m->most)
+			m->most = k;
+	}
+	return NULL;
+}
+
+/* --db-pool caps a node's connections for requests: 16 readers at once
+ * (16 HTTP threads) on a pool of 2 all get 200 (they wait for a free
+ * connection), and PostgreSQL never sees more than 2 of the node's pooled
+ * connections (with --db-pool 8 it sees 8). */
+START_TEST(pool_size_bounded)
+{
+	enum { READERS = 16 };
+	server n;
+	/* 16 HTTP threads, so 16 requests can want a connection at once */
+	const char *args[] = {"--rate-limit", "0", "--threads", "16",
+			      "--db-pool", "2", NULL};
+	start_or_abort(&n, NULL, args);
+	ses s;
+	json_decref(create(n.port, "{\"size\": 9}", &s));
+	for (int i = 0; i < 60; i++) {
+		http_response r;
+		double took;
+		post_moves(n.port, &s, i % 2 ? "Rw U'" : "3F L2", &took, &r);
+		ck_assert_int_eq(r.status, 200);
+		http_response_free(&r);
+	}
+	struct sampler m = {.url = n.db, .most = 0};
+	pthread_t sm;
+	pthread_create(&sm, NULL, sample_pool, &m);
+	pthread_t th[READERS];
+	struct reader rd[READERS];
+	for (int i = 0; i < READERS; i++) {
+		rd[i] = (struct reader){n.port, &s, 0};
+		pthread_create(&th[i], NULL, read_versions, &rd[i]);
+	}
+	int bad = 0;
+	for (int i = 0; i < READERS; i++) {
+		pthread_join(th[i], NULL);
+		bad += rd[i].bad;
+	}
+	atomic_store(&m.stop, 1);
+	pthread_join(sm, NULL);
+	ck_assert_int_eq(bad, 0);
+	ck_assert_msg(m.most >= 1 && m.most <= 2,
+		      "%lld pooled connections seen with --db-pool 2", m.most);
+	ck_assert_int_eq(server_stop(&n, 1), 0);
+}
+END_TEST
+
 /* A node given url must exit with status 2 before listening, its log
  * saying want. */
 static void refused_at_start(const char *url, const char *want)
@@ -698,6 +782,7 @@ Suite *pg_faults_suite(void)
 	tcase_add_test(tc, frozen_commit);
 	tcase_add_test(tc, frozen_listener);
 	tcase_add_test(tc, restart_keeps_pool);
+	tcase_add_test(tc, pool_size_bounded);
 	tcase_add_test(tc, start_permanent_errors);
 	tcase_add_test(tc, start_too_many_connections);
 	suite_add_tcase(s, tc);

@@ -2,7 +2,8 @@
  * through libpq, for `--db postgres://…` (or postgresql://…): several cubed
  * nodes sharing one database.
  *
- * Connections: a pool of at most PG_POOL connections, opened on demand.
+ * Connections: a pool of at most --db-pool connections (PG_POOL, 8, by
+ * default), opened on demand.
  * A call takes an idle one for the length of the call and gives it back;
  * a write transaction (store_begin … store_commit/rollback) keeps its
  * connection in the calling thread (a pthread key) until it ends, so the
@@ -394,11 +395,11 @@ static struct pconn *acquire(struct pg *st, struct tls *t, int64_t deadline)
 				 (long)(deadline % 1000) * 1000000L};
 	pthread_mutex_lock(&st->lock);
 	int waited_out = 0;
-	while (!st->idle && st->nconns >= PG_POOL && !waited_out)
+	while (!st->idle && st->nconns >= st->pool_max && !waited_out)
 		waited_out = pthread_cond_timedwait(&st->freed, &st->lock,
 						    &until) != 0 &&
 			     pg__now_ms() >= deadline;
-	if (!st->idle && st->nconns >= PG_POOL) {
+	if (!st->idle && st->nconns >= st->pool_max) {
 		pthread_mutex_unlock(&st->lock);
 		char ms[24];
 		set_error(t, 1,
@@ -1000,6 +1001,7 @@ static int pg_open(const struct store_config *cfg, void **impl,
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);
 	st->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : PG_TIMEOUT_MS;
+	st->pool_max = cfg->pool > 0 ? cfg->pool : PG_POOL;
 	/* the wait for a free connection has a deadline on the monotonic
 	 * clock, as every other wait of the engine */
 	pthread_condattr_t ca;

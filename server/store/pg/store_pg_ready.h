@@ -42,6 +42,7 @@ struct pg {
 	 * connection dropped, since a frozen server cannot enforce its own
 	 * timeout */
 	int timeout_ms;
+	int pool_max;      /* --db-pool: connections for requests at most */
 	/* bumped whenever a connection turns out dead: a pooled connection
 	 * of an older generation is checked (one empty round trip) before
 	 * its next use, so a database restart costs no request a 503 */

@@ -471,6 +471,57 @@ void api__get_metrics(const struct api_config *cfg,
 			       (unsigned long long)st.idem_kept,
 			       (unsigned long long)st.idem_replayed);
 	}
+	struct store_pool_stats dp;
+	if (cfg->store)
+		store_pool_stats(cfg->store, &dp);
+	if (cfg->store && dp.has_pool)
+		metrics_printf(&b,
+			       "# HELP cubed_db_connections PostgreSQL "
+			       "connections of the pool for requests, by "
+			       "state.\n"
+			       "# TYPE cubed_db_connections gauge\n"
+			       "cubed_db_connections{state=\"busy\"} %llu\n"
+			       "cubed_db_connections{state=\"idle\"} %llu\n"
+			       "# HELP cubed_db_connections_max --db-pool.\n"
+			       "# TYPE cubed_db_connections_max gauge\n"
+			       "cubed_db_connections_max %llu\n"
+			       "# HELP cubed_db_pool_waits_total Requests that "
+			       "waited for a free connection.\n"
+			       "# TYPE cubed_db_pool_waits_total counter\n"
+			       "cubed_db_pool_waits_total %llu\n"
+			       "# HELP cubed_db_timeouts_total Round trips, "
+			       "connects or waits for a connection past "
+			       "--db-timeout (and a quarter).\n"
+			       "# TYPE cubed_db_timeouts_total counter\n"
+			       "cubed_db_timeouts_total %llu\n"
+			       "# HELP cubed_db_connections_dropped_total "
+			       "Connections found dead or dropped.\n"
+			       "# TYPE cubed_db_connections_dropped_total "
+			       "counter\n"
+			       "cubed_db_connections_dropped_total %llu\n"
+			       "# HELP cubed_db_listener_up The LISTEN "
+			       "connection (other nodes' events) is there.\n"
+			       "# TYPE cubed_db_listener_up gauge\n"
+			       "cubed_db_listener_up %d\n"
+			       "# HELP cubed_db_listener_connects_total Times "
+			       "the LISTEN connection was made (the first, "
+			       "then each reconnect: a catch-up from the "
+			       "rows).\n"
+			       "# TYPE cubed_db_listener_connects_total counter\n"
+			       "cubed_db_listener_connects_total %llu\n"
+			       "# HELP cubed_db_notifications_total "
+			       "Notifications of other nodes' (and this "
+			       "node's) commits received.\n"
+			       "# TYPE cubed_db_notifications_total counter\n"
+			       "cubed_db_notifications_total %llu\n",
+			       (unsigned long long)(dp.open - dp.idle),
+			       (unsigned long long)dp.idle,
+			       (unsigned long long)dp.max,
+			       (unsigned long long)dp.waits,
+			       (unsigned long long)dp.timeouts,
+			       (unsigned long long)dp.dropped, dp.listener_up,
+			       (unsigned long long)dp.listener_reconnects,
+			       (unsigned long long)dp.notifications);
 	if (cfg->events) {
 		struct events_stats es;
 		events_stats(cfg->events, &es);

@@ -434,6 +434,13 @@ int store_count_sessions(struct store *st, int64_t *count)
 	return note(st, st->eng->count_sessions(st->impl, count));
 }
 
+void store_pool_stats(struct store *st, struct store_pool_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	if (st->eng->pool_stats)
+		st->eng->pool_stats(st->impl, out);
+}
+
 int store_used_bytes(struct store *st, int64_t *bytes)
 {
 	if (!st->eng->used_bytes)

@@ -246,6 +246,20 @@ int store_count_sessions(struct store *st, int64_t *count);
  * tell. */
 int store_used_bytes(struct store *st, int64_t *bytes);
 
+/* A connection pool's figures (PostgreSQL; /metrics): 0 = the engine has
+ * no pool (SQLite). */
+struct store_pool_stats {
+	int has_pool;
+	uint64_t open, idle, max;   /* connections now, of them idle; the cap */
+	uint64_t waits;             /* requests that waited for a free one */
+	uint64_t timeouts;          /* round trips, connects or waits past
+				     * their deadline (the connection dropped) */
+	uint64_t dropped;           /* connections found dead or dropped */
+	int listener_up;            /* the LISTEN connection is there */
+	uint64_t listener_reconnects, notifications;
+};
+void store_pool_stats(struct store *st, struct store_pool_stats *out);
+
 struct store_solve {
 	int64_t id, version;
 	char method[16];

@@ -87,6 +87,8 @@ struct store_engine {
 			   struct store_token *out, int cap);
 	/* Optional (NULL: no storage cap can be enforced): store_used_bytes */
 	int (*used_bytes)(void *impl, int64_t *bytes);
+	/* Optional (NULL: nothing to report): store_pool_stats */
+	void (*pool_stats)(void *impl, struct store_pool_stats *out);
 	/* Optional (NULL: faults end only at a commit): can a write go
 	 * through now? STORE_OK, or STORE_FULL / STORE_BUSY /
 	 * STORE_UNWRITABLE with the reason in last_error. Must change no

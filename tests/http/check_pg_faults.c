@@ -299,6 +299,9 @@ START_TEST(frozen_database)
 	ck_assert_msg(took < BOUND_S, "/metrics took %.2f s", took);
 	/* the count it could not read is -1, not a stale number */
 	ck_assert(http_metric(r.body, "cubed_sessions") == -1);
+	/* the deadlines that ran out are counted */
+	double timeouts = http_metric(r.body, "cubed_db_timeouts_total");
+	ck_assert_msg(timeouts >= 1, "cubed_db_timeouts_total %.0f", timeouts);
 	http_response_free(&r);
 	printf("pg_faults: frozen: read %.2f s, write %.2f s, readyz %.2f s, "
 	       "metrics %.2f s (--db-timeout " FAULT_MS " ms)\n",
@@ -669,6 +672,17 @@ START_TEST(pool_size_bounded)
 	ck_assert_int_eq(bad, 0);
 	ck_assert_msg(m.most >= 1 && m.most <= 2,
 		      "%lld pooled connections seen with --db-pool 2", m.most);
+	/* /metrics: the cap, the waits, the listener */
+	http_response r;
+	call(&r, n.port, "GET", "/metrics", NULL, NULL, NULL);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(http_metric(r.body, "cubed_db_connections_max") == 2);
+	ck_assert_msg(http_metric(r.body, "cubed_db_pool_waits_total") >= 1,
+		      "no request waited for a connection");
+	ck_assert(http_metric(r.body, "cubed_db_listener_up") == 1);
+	ck_assert(http_metric(r.body, "cubed_db_listener_connects_total") >= 1);
+	ck_assert(http_metric(r.body, "cubed_db_notifications_total") >= 60);
+	http_response_free(&r);
 	ck_assert_int_eq(server_stop(&n, 1), 0);
 }
 END_TEST

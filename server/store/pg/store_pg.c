@@ -323,6 +323,7 @@ static void drop(struct pg *st, struct pconn *c)
 	c->pq = NULL;
 	c->prepared = 0;
 	atomic_fetch_add(&st->gen, 1);
+	atomic_fetch_add(&st->n_dropped, 1);
 }
 
 /* Whether an idle pooled connection still works. Free: anything waiting
@@ -395,12 +396,15 @@ static struct pconn *acquire(struct pg *st, struct tls *t, int64_t deadline)
 				 (long)(deadline % 1000) * 1000000L};
 	pthread_mutex_lock(&st->lock);
 	int waited_out = 0;
+	if (!st->idle && st->nconns >= st->pool_max)
+		atomic_fetch_add(&st->n_waits, 1);
 	while (!st->idle && st->nconns >= st->pool_max && !waited_out)
 		waited_out = pthread_cond_timedwait(&st->freed, &st->lock,
 						    &until) != 0 &&
 			     pg__now_ms() >= deadline;
 	if (!st->idle && st->nconns >= st->pool_max) {
 		pthread_mutex_unlock(&st->lock);
+		atomic_fetch_add(&st->n_timeouts, 1);
 		char ms[24];
 		set_error(t, 1,
 			  "every connection to PostgreSQL stayed busy for %s ms",
@@ -497,6 +501,7 @@ static int failure(struct pg *st, struct tls *t, struct pconn *c,
 static int lost(struct pg *st, struct tls *t, struct pconn *c, int why)
 {
 	if (why == -2) {
+		atomic_fetch_add(&st->n_timeouts, 1);
 		char ms[24];
 		set_error(t, 1, "PostgreSQL did not answer within %s ms: the "
 				"connection was dropped",
@@ -1320,6 +1325,25 @@ static int pg_session_version(void *impl, const char *id, int64_t *version)
 	return STORE_OK;
 }
 
+/* The pool's and the listener's figures (/metrics). */
+static void pg_pool_stats(void *impl, struct store_pool_stats *out)
+{
+	struct pg *st = impl;
+	out->has_pool = 1;
+	pthread_mutex_lock(&st->lock);
+	out->open = (uint64_t)st->nconns;
+	for (const struct pconn *c = st->idle; c; c = c->next)
+		out->idle++;
+	pthread_mutex_unlock(&st->lock);
+	out->max = (uint64_t)st->pool_max;
+	out->waits = atomic_load(&st->n_waits);
+	out->timeouts = atomic_load(&st->n_timeouts);
+	out->dropped = atomic_load(&st->n_dropped);
+	out->listener_up = st->listening && !atomic_load(&st->listen_down);
+	out->listener_reconnects = atomic_load(&st->n_listen_up);
+	out->notifications = atomic_load(&st->n_notifications);
+}
+
 /* The database's bytes on disk, every node's rows (and its indexes,
  * free space and TOAST): what --max-db-size caps, for the cluster. */
 static int pg_used_bytes(void *impl, int64_t *bytes)
@@ -1957,6 +1981,7 @@ const struct store_engine store_pg_engine = {
 	.idem_drop = pg_idem_drop,
 	.idem_expire = pg_idem_expire,
 	.used_bytes = pg_used_bytes,
+	.pool_stats = pg_pool_stats,
 	.ticket_key = pg_ticket_key,
 	.listen = pg__listen,
 };

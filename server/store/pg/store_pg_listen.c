@@ -92,6 +92,7 @@ static void drain(struct pg *st, PGconn *pq)
 {
 	PGnotify *n;
 	while ((n = PQnotifies(pq)) != NULL) {
+		atomic_fetch_add(&st->n_notifications, 1);
 		notify_one(st, n->extra);
 		PQfreemem(n);
 	}
@@ -194,6 +195,7 @@ static void *listener_main(void *arg)
 					"back; catching up");
 			had = 1;
 			atomic_store(&st->listen_down, 0);
+			atomic_fetch_add(&st->n_listen_up, 1);
 			/* notifications sent while we were away are lost:
 			 * every watched session catches up from the rows */
 			st->notify(st->notify_ctx, NULL, -1, NULL);

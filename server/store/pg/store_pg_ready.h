@@ -43,6 +43,9 @@ struct pg {
 	 * timeout */
 	int timeout_ms;
 	int pool_max;      /* --db-pool: connections for requests at most */
+	/* figures for /metrics (store_pool_stats) */
+	atomic_ullong n_waits, n_timeouts, n_dropped, n_listen_up,
+		n_notifications;
 	/* bumped whenever a connection turns out dead: a pooled connection
 	 * of an older generation is checked (one empty round trip) before
 	 * its next use, so a database restart costs no request a 503 */

@@ -285,9 +285,9 @@ slow/part-%: $(BUILD)/cubed $(BUILD)/run_tests
 	$(UNIT) $@ 'CK_INCLUDE_TAGS=slow $(call part_env,$*) $(slow_env) $(BUILD)/run_tests'
 slow/full-%: $(BUILD)/cubed $(BUILD)/run_tests
 	$(UNIT) $@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
-# the browser scenarios that take longest (a race of three players, a
-# timed solve, two pages typing at once: 28 s of make test's browser
-# minutes), a unit of their own
+# the browser scenario that takes longest (two pages typing at once
+# through a forced 412: 10 s of make test's browser minutes), a unit of
+# its own
 slow/web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	$(UNIT) $@ '$(MAKE) --no-print-directory test-web WEB_TESTS="$(WEB_SLOW_TESTS)"'
 .PHONY: slow/web
@@ -317,9 +317,9 @@ test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 # npm ci and Chromium must be there: the browser tests never skip
 # themselves (.ci/install-deps installs chromium).
 # make test's browser files: all but WEB_SLOW_TESTS, which make test-slow
-# (and CI) runs
-WEB_SLOW_TESTS := tests/web/race.test.mjs tests/web/timer.test.mjs \
-	tests/web/concurrent.test.mjs
+# (and CI) runs. The race and the timed solve stay in make test (issue 64
+# asks for them there).
+WEB_SLOW_TESTS := tests/web/concurrent.test.mjs
 WEB_TESTS ?= $(filter-out $(WEB_SLOW_TESTS),$(wildcard tests/web/*.test.mjs))
 test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	@mkdir -p $(TABLES)

@@ -70,6 +70,11 @@ struct channel {
 	 * node's next event is formatted from it without reading the store */
 	cube_t *cube;
 	int64_t cube_at;          /* -1: none */
+	/* the newest version another node announced while nobody here was
+	 * live (last_version -1): nothing is appended then (the replaying
+	 * watchers read the store), so the first to go live must have read
+	 * it first, or it would wait for it until the next event; -1: none */
+	int64_t announced;
 	/* a gap: every version up to owed is in the store but not yet in
 	 * the ring (a store read failed), and nothing after last_version is
 	 * appended until the versions between are. -1: none; INT64_MAX:
@@ -707,6 +712,7 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		c->size = n;
 		c->cube_at = -1;
 		c->owed = -1;
+		c->announced = -1;
 		struct channel **b = bucket(ev, id);
 		c->next = *b;
 		*b = c;
@@ -876,6 +882,10 @@ static int try_live_locked(struct watcher *w)
 		}
 	}
 	if (c->last_version > w->last_sent)
+		return 0;
+	/* nobody live yet, and another node committed a version this
+	 * watcher's replay has not read: read on */
+	if (c->last_version < 0 && c->announced > w->last_sent)
 		return 0;
 live:
 	/* the first live watcher: the channel holds every version up to
@@ -1065,6 +1075,10 @@ static int fill(struct events *ev, const char *id, int64_t upto)
 		if (c) {
 			pthread_mutex_lock(&c->lock);
 			base = c->deleted ? -1 : c->last_version;
+			/* nobody live: the replays must read up to upto */
+			if (base < 0 && !c->deleted && upto != INT64_MAX &&
+			    upto > c->announced)
+				c->announced = upto;
 			pthread_mutex_unlock(&c->lock);
 		}
 		struct sessions *ses = ev->ses;
@@ -1214,6 +1228,8 @@ static int remote_event(struct events *ev, const char *id,
 	int with = c->size <= ev->cfg.facelets_max_n;
 	char *facelets = NULL, *buf = NULL;
 	size_t len = 0;
+	if (!c->deleted && c->last_version < 0 && e->version > c->announced)
+		c->announced = e->version; /* the replays must read it */
 	if (c->deleted || c->last_version < 0 ||
 	    c->last_version >= e->version)
 		goto out; /* nobody live (replays read the store), or known */

@@ -258,7 +258,10 @@ struct sessions {
 	int64_t idem_expired_ms; /* the writer's: when it last expired keys */
 	int64_t used_bytes, used_at; /* the writer's: the store's size, when */
 	struct cache cache;
-	struct timed_judged *judged; /* timed.c: results that cannot change */
+	/* timed.c's table of closed timed solves' judgements (made at its
+	 * first use, under judged_lock; plain memory, freed with s) */
+	struct timed_judged *judged;
+	pthread_mutex_t judged_lock;
 	session_event_fn *on_event;
 	void *on_event_ctx;
 	int (*fail_alloc)(void *ctx);
@@ -276,10 +279,6 @@ struct sessions {
 	int busy;                /* the writer holds a batch */
 	struct sessions_stats stats;
 };
-
-/* timed.c: the cache of judged timed solves (sessions_open/close). */
-struct timed_judged *timed_judged_new(void);
-void timed_judged_free(struct timed_judged *j);
 
 /* Wall-clock milliseconds: the times rows record. */
 static inline int64_t sessions_now_ms(void)

@@ -36,14 +36,9 @@ int sessions_open(const struct sessions_config *cfg, struct sessions **out)
 		free(s);
 		return SES_NOMEM;
 	}
-	s->judged = timed_judged_new();
-	if (!s->judged) {
-		cache_destroy(&s->cache);
-		free(s);
-		return SES_NOMEM;
-	}
+	pthread_mutex_init(&s->judged_lock, NULL);
 	if (writer_start(s) < 0) {
-		timed_judged_free(s->judged);
+		pthread_mutex_destroy(&s->judged_lock);
 		cache_destroy(&s->cache);
 		free(s);
 		return SES_STORE;
@@ -69,7 +64,8 @@ void sessions_close(struct sessions *s)
 		return;
 	writer_stop(s);
 	cache_destroy(&s->cache);
-	timed_judged_free(s->judged);
+	free(s->judged);
+	pthread_mutex_destroy(&s->judged_lock);
 	free(s);
 }
 

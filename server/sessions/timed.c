@@ -41,25 +41,17 @@ struct judged {
 };
 
 struct timed_judged {
-	pthread_mutex_t lock;
 	uint64_t clock;
 	struct judged set[JUDGED_SETS][JUDGED_WAYS];
 };
 
-struct timed_judged *timed_judged_new(void)
+/* The table, made at its first use (s->judged_lock held); NULL without
+ * memory (then nothing is kept: every read judges again). */
+static struct timed_judged *judged_table(struct sessions *s)
 {
-	struct timed_judged *j = calloc(1, sizeof *j);
-	if (j)
-		pthread_mutex_init(&j->lock, NULL);
-	return j;
-}
-
-void timed_judged_free(struct timed_judged *j)
-{
-	if (!j)
-		return;
-	pthread_mutex_destroy(&j->lock);
-	free(j);
+	if (!s->judged)
+		s->judged = calloc(1, sizeof *s->judged);
+	return s->judged;
 }
 
 static struct judged *judged_set(struct timed_judged *j, const char *id,
@@ -77,13 +69,14 @@ static struct judged *judged_set(struct timed_judged *j, const char *id,
 }
 
 /* r's judgement from the table (its row filled): 1, or 0 when not kept. */
-static int judged_get(struct timed_judged *j, const char *id,
+static int judged_get(struct sessions *s, const char *id,
 		      struct timed_result *r, int64_t until)
 {
 	int hit = 0;
-	pthread_mutex_lock(&j->lock);
-	struct judged *set = judged_set(j, id, r->t.id);
-	for (int w = 0; w < JUDGED_WAYS && !hit; w++) {
+	pthread_mutex_lock(&s->judged_lock);
+	struct timed_judged *j = judged_table(s);
+	struct judged *set = j ? judged_set(j, id, r->t.id) : NULL;
+	for (int w = 0; set && w < JUDGED_WAYS && !hit; w++) {
 		struct judged *e = &set[w];
 		if (e->used == 0 || e->row != r->t.id || e->until != until ||
 		    strcmp(e->id, id) != 0)
@@ -100,14 +93,19 @@ static int judged_get(struct timed_judged *j, const char *id,
 		r->qtm = e->qtm;
 		r->stm = e->stm;
 	}
-	pthread_mutex_unlock(&j->lock);
+	pthread_mutex_unlock(&s->judged_lock);
 	return hit;
 }
 
-static void judged_put(struct timed_judged *j, const char *id,
+static void judged_put(struct sessions *s, const char *id,
 		       const struct timed_result *r, int64_t until)
 {
-	pthread_mutex_lock(&j->lock);
+	pthread_mutex_lock(&s->judged_lock);
+	struct timed_judged *j = judged_table(s);
+	if (!j) {
+		pthread_mutex_unlock(&s->judged_lock);
+		return;
+	}
 	struct judged *set = judged_set(j, id, r->t.id), *e = &set[0];
 	for (int w = 1; w < JUDGED_WAYS; w++)
 		if (set[w].used < e->used)
@@ -125,7 +123,7 @@ static void judged_put(struct timed_judged *j, const char *id,
 	e->htm = r->htm;
 	e->qtm = r->qtm;
 	e->stm = r->stm;
-	pthread_mutex_unlock(&j->lock);
+	pthread_mutex_unlock(&s->judged_lock);
 }
 
 const char *timed_status_name(enum timed_status st)
@@ -290,7 +288,7 @@ int sessions_timed(struct sessions *s, const char *id, int64_t now,
 		int64_t until = closed ? out[i + 1].t.version : version;
 		if (until < out[i].t.version)
 			until = out[i].t.version; /* a later start at an older version */
-		if (closed && judged_get(s->judged, id, &out[i], until))
+		if (closed && judged_get(s, id, &out[i], until))
 			continue;
 		/* a closed solve's clock stopped when the next one began */
 		int64_t at = closed && out[i + 1].t.inspect_at < now
@@ -302,7 +300,7 @@ int sessions_timed(struct sessions *s, const char *id, int64_t now,
 			return rc;
 		}
 		if (closed)
-			judged_put(s->judged, id, &out[i], until);
+			judged_put(s, id, &out[i], until);
 	}
 	return k;
 }

@@ -48,7 +48,7 @@ static int run_pg(void)
 	srunner_add_suite(sr, pg_drain_suite());
 	srunner_add_suite(sr, pg_live_suite());
 	srunner_add_suite(sr, pg_faults_suite());
-	srunner_run_all(sr, CK_NORMAL);
+	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -179,7 +179,7 @@ int main(void)
 		fprintf(stderr, "no suite left to run\n");
 		return ok && *ok == '1' ? 0 : 2;
 	}
-	srunner_run_all(sr, CK_NORMAL);
+	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -706,25 +706,32 @@ END_TEST
  * room. The scrambles name no budget: a default solve is anytime (its
  * first pass always finishes, however slow the machine), and what is
  * checked here is the answer, not the speed (that is bench/'s). */
+/* Scrambles of sizes[from..to-1] (seeds 40 + i) solved through o. */
+static void big_scrambles(const server *o, size_t from, size_t to)
+{
+	static const int sizes[] = {4, 5, 7, 10, 6, 17};
+	for (size_t i = from; i < to && i < sizeof sizes / sizeof *sizes;
+	     i++) {
+		char q[64];
+		snprintf(q, sizeof q, "size=%d&seed=%zu", sizes[i], 40 + i);
+		json_t *sc = scramble_ok(q, sizes[i], 0);
+		json_decref(big_solve_ok(o->port, sget(sc, "facelets"),
+					 i == 0 ? "\"method\": \"reduction\""
+						: NULL));
+		json_decref(sc);
+	}
+}
+
 START_TEST(big_cubes)
 {
 	server o;
 	const char *const extra[] = {"--max-solve-ms", BIG_MAX_SOLVE, NULL};
 	start_or_abort(&o, NULL, extra);
 	need_tables_on(o.port);
-	/* under the sanitizers (minutes for a 17×17 through the server)
-	 * one even and one odd size past the phase solvers' */
-	static const int sizes[] = {4, 5, 7, 10, 6, 17};
-	size_t nsizes = SANITIZED ? 4 : sizeof sizes / sizeof *sizes;
-	for (size_t i = 0; i < nsizes; i++) {
-		char q[64];
-		snprintf(q, sizeof q, "size=%d&seed=%zu", sizes[i], 40 + i);
-		json_t *sc = scramble_ok(q, sizes[i], 0);
-		json_decref(big_solve_ok(o.port, sget(sc, "facelets"),
-					 i == 0 ? "\"method\": \"reduction\""
-						: NULL));
-		json_decref(sc);
-	}
+	/* 4×4 to 7×7 every day; the 10×10 and the 17×17 (past the phase
+	 * solvers', minutes under the sanitizers) in big_cubes_larger */
+	big_scrambles(&o, 0, 3);
+	big_scrambles(&o, 4, 5);
 
 	/* a solved 4×4 with the UF and UB dedges swapped: PLL parity */
 	char *f = after_moves(NULL, 4, "");
@@ -801,6 +808,20 @@ START_TEST(big_cubes)
 	json_decref(big_solve_ok(o.port, sget(sc, "facelets"),
 				 "\"effort\": 2"));
 	json_decref(sc);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
+}
+END_TEST
+
+/* The 10×10 and the 17×17 of big_cubes' scrambles (make test-slow). */
+START_TEST(big_cubes_larger)
+{
+	server o;
+	const char *const extra[] = {"--max-solve-ms", BIG_MAX_SOLVE, NULL};
+	start_or_abort(&o, NULL, extra);
+	need_tables_on(o.port);
+	big_scrambles(&o, 3, 4);
+	if (!SANITIZED)
+		big_scrambles(&o, 5, 6);
 	ck_assert_int_eq(server_stop(&o, 1), 0);
 }
 END_TEST
@@ -1886,6 +1907,15 @@ Suite *http_solve_suite(void)
 		tcase_set_timeout(tc, SANITIZED ? 1800 : 420);
 		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
 		tcase_add_test(tc, five_tables_used);
+		suite_add_tcase(s, tc);
+	}
+
+	if (test_in_part(part++)) {
+		tc = tcase_create("big_larger");
+		tcase_set_tags(tc, "slow");
+		tcase_set_timeout(tc, SOLVER_TABLES_WAIT_S + (SANITIZED ? 400 : 120));
+		tcase_add_unchecked_fixture(tc, fixture_setup, fixture_teardown);
+		tcase_add_test(tc, big_cubes_larger);
 		suite_add_tcase(s, tc);
 	}
 	return s;

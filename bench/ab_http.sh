@@ -7,15 +7,18 @@
 #
 # Both servers run side by side (fresh databases, no solver tables, no
 # rate limit, no per-address cap below wrk's connections); ROUNDS rounds
-# (5) each run wrk -t2 -cCONNS (64) for SECS (5) s on the old server and
-# then on the new one, for GET /healthz and GET /v1/patterns?size=3.
-# Prints "ab.ROUTE.old.rps: …", "….new.rps: …" (medians over the rounds)
-# and "ab.ROUTE.ratio: new/old". CLOSE=1 sends "Connection: close": a
+# (11) each run wrk -t2 -cCONNS (64) for SECS (2) s on both servers, the
+# order swapped every round (so a machine slowing down or speeding up
+# does not favour one), for GET /healthz and GET /v1/patterns?size=3.
+# Prints "ab.ROUTE.old.rps: …", "….new.rps: …" (medians over the rounds),
+# "ab.ROUTE.ratio: new/old" (of the medians) and "ab.ROUTE.paired: …"
+# (the median of each round's new/old, with the lowest and highest: on a
+# noisy machine the figure to read). CLOSE=1 sends "Connection: close": a
 # connection per request, which is what the per-address shares cost.
 set -u
 old=${1:?usage: ab_http.sh OLD_CUBED NEW_CUBED}
 new=${2:?usage: ab_http.sh OLD_CUBED NEW_CUBED}
-rounds=${ROUNDS:-5} secs=${SECS:-5} conns=${CONNS:-64}
+rounds=${ROUNDS:-11} secs=${SECS:-2} conns=${CONNS:-64}
 hdr=(); [ "${CLOSE:-0}" = 1 ] && hdr=(-H "Connection: close")
 command -v wrk >/dev/null || { echo "wrk not found" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -53,7 +56,8 @@ for route in healthz patterns; do
 	[ $route = patterns ] && path="/v1/patterns?size=3"
 	: >"$tmp/$route.old"; : >"$tmp/$route.new"
 	for r in $(seq "$rounds"); do
-		for who in old new; do
+		order="old new"; [ $((r % 2)) = 0 ] && order="new old"
+		for who in $order; do
 			port=$pold; [ $who = new ] && port=$pnew
 			wrk -t2 -c"$conns" -d"${secs}s" "${hdr[@]}" "http://127.0.0.1:$port$path" 2>&1 |
 				sed -n 's/Requests\/sec: *//p' >>"$tmp/$route.$who"
@@ -63,4 +67,8 @@ for route in healthz patterns; do
 	echo "ab.$route.old.rps: $o req/s ($(tr '\n' ' ' <"$tmp/$route.old"))"
 	echo "ab.$route.new.rps: $n req/s ($(tr '\n' ' ' <"$tmp/$route.new"))"
 	awk -v o="$o" -v n="$n" 'BEGIN {printf "ab.%s.ratio: %.3f new/old\n", "'$route'", n / o}'
+	paste "$tmp/$route.old" "$tmp/$route.new" | awk '$1 > 0 {print $2 / $1}' |
+		sort -g | awk -v r=$route '{a[NR] = $1}
+			END {printf "ab.%s.paired: %.3f new/old (rounds %d, lowest %.3f, highest %.3f)\n",
+				r, a[int((NR + 1) / 2)], NR, a[1], a[NR]}'
 done

@@ -210,7 +210,7 @@ test: deps-test
 # each suite runs exactly once whatever the lists say (a misspelt name
 # stops the runner).
 SPLIT_SUITES := reduce:5 http_solve:2
-SLOW_SPLIT := reduce:7 http_solve:3
+SLOW_SPLIT := reduce:7 http_solve:3 http_faults:1
 EVERYDAY_SUITES := pattern model solve optimal cubie beginner \
 	http http_beginner http_sessions http_timed http_races http_faults \
 	http_jobs http_live http_edges \

@@ -268,6 +268,22 @@ static uint64_t online_cpus(void)
 	return n < 1 ? 1 : n > 1024 ? 1024 : (uint64_t)n;
 }
 
+/* The HTTP threads' default: the online CPUs, and at least
+ * HTTP_THREADS_MIN. libmicrohttpd's poll loop (MHD_USE_POLL, see
+ * http.c) walks every connection a thread holds each time it wakes, and
+ * accepts one connection per wake: with two threads, a flood of
+ * thousands of connections from a few addresses delayed everyone
+ * else's accept by seconds (http_faults' slowloris at the issue's
+ * scale); with sixteen each thread walks an eighth as many. The threads
+ * mostly wait (solves run on the solve pool), so more of them than CPUs
+ * cost little. */
+#define HTTP_THREADS_MIN 16
+static uint64_t http_threads(void)
+{
+	uint64_t n = online_cpus();
+	return n < HTTP_THREADS_MIN ? HTTP_THREADS_MIN : n;
+}
+
 static void print_help(FILE *out)
 {
 	fprintf(out,
@@ -284,8 +300,12 @@ static void print_help(FILE *out)
 		fprintf(out, "  %-28s %s\n", left, o->help);
 		if (o->kind == OPT_FLAG)
 			fprintf(out, "  %-28s env %s, default off\n", "", o->env);
-		else if (strcmp(o->name, "threads") == 0 ||
-			 strcmp(o->name, "solve-workers") == 0)
+		else if (strcmp(o->name, "threads") == 0)
+			fprintf(out, "  %-28s env %s, default %lu (online CPUs, "
+				"at least %d)\n",
+				"", o->env, (unsigned long)http_threads(),
+				HTTP_THREADS_MIN);
+		else if (strcmp(o->name, "solve-workers") == 0)
 			fprintf(out, "  %-28s env %s, default %lu (online CPUs)\n",
 				"", o->env, (unsigned long)online_cpus());
 		else
@@ -414,7 +434,7 @@ enum config_result config_load(struct config *cfg, int argc, char **argv,
 				return CONFIG_ERROR;
 		}
 	}
-	cfg->threads = online_cpus();
+	cfg->threads = http_threads();
 	cfg->solve_workers = online_cpus();
 
 	/* The command line wins: an environment value it overrides is not

@@ -682,15 +682,9 @@ static void *prober_main(void *arg)
  * /v1/patterns from a fifth address (127.0.0.9) is answered 200, none
  * refused, with a p99 under 500 ms; the attackers are the ones refused
  * (/metrics counts connections evicted and refused for their share). */
-START_TEST(slowloris_few_addresses)
+static void slowloris_run(int k)
 {
-	/* CUBED_SLOWLORIS_SCALE multiplies the sizes (7 is about the
-	 * issue's attack: 4 × 1,120 connections against a cap of 2,800);
-	 * CUBED_HOSTILE_SCALE the time */
 	enum { NATTACK = 4 };
-	const char *sz = getenv("CUBED_SLOWLORIS_SCALE");
-	int k = sz ? atoi(sz) : 1;
-	k = k < 1 ? 1 : k > 10 ? 10 : k;
 	const int CAP = 400 * k, PER_ADDR = 160 * k;
 	static const char *const attackers[NATTACK] = {
 		"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"};
@@ -782,6 +776,23 @@ START_TEST(slowloris_few_addresses)
 	ck_assert_msg(share > 0, "no connection refused for its share");
 	rss_ok(&s, "after slowloris from 4 addresses");
 	stop_clean(&s, 1);
+}
+
+/* k (CUBED_SLOWLORIS_SCALE, 1 by default, at most 10) multiplies the
+ * sizes; CUBED_HOSTILE_SCALE the time */
+START_TEST(slowloris_few_addresses)
+{
+	const char *sz = getenv("CUBED_SLOWLORIS_SCALE");
+	int k = sz ? atoi(sz) : 1;
+	slowloris_run(k < 1 ? 1 : k > 10 ? 10 : k);
+}
+END_TEST
+
+/* At the issue's size: 4 × 1,120 connections against a cap of 2,800
+ * (make test-slow) */
+START_TEST(slowloris_issue_scale)
+{
+	slowloris_run(7);
 }
 END_TEST
 
@@ -1825,6 +1836,12 @@ Suite *http_faults_suite(void)
 	tcase_add_test(tc, slowloris_few_addresses);
 	tcase_add_test(tc, hung_up_streams);
 	tcase_add_test(tc, connection_share_refused);
+	suite_add_tcase(su, tc);
+	/* the slowloris at the issue's size: make test-slow */
+	tc = tcase_create("fair_scale");
+	tcase_set_tags(tc, "slow");
+	tcase_set_timeout(tc, 60 * scale());
+	tcase_add_test(tc, slowloris_issue_scale);
 	suite_add_tcase(su, tc);
 	return su;
 }

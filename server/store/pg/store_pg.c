@@ -1989,11 +1989,16 @@ static int pg_ticket_key(void *impl, const unsigned char *candidate,
 	char hex[2 * STORE_TICKET_KEY_LEN + 1];
 	hex_encode(hex, candidate, STORE_TICKET_KEY_LEN);
 	const char *p[] = {hex};
-	int rc = exec(st, S_TICKET_KEY_PUT, p);
-	if (rc != STORE_OK)
-		return rc;
+	/* read first: a key that is there needs no write, so a node on a
+	 * database that is read-only just now still has stream tickets */
 	PGresult *r;
-	rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	int rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	if (rc == STORE_NOT_FOUND) {
+		rc = exec(st, S_TICKET_KEY_PUT, p);
+		if (rc != STORE_OK)
+			return rc;
+		rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	}
 	if (rc != STORE_OK)
 		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
 	const char *v = PQgetvalue(r, 0, 0);

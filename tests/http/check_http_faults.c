@@ -13,7 +13,16 @@
  * so on stderr and pass without running.
  *
  * CUBED_HOSTILE_SCALE (default 1) multiplies the attack sizes: `make soak`
- * runs the suite with a larger one. */
+ * runs the suite with a larger one.
+ *
+ * make test-pg runs the suite again with every server on PostgreSQL
+ * (tests/lib/run_tests.c): the same cases with the same assertions, row
+ * counts and the integrity check read from the server's database. The
+ * four SQLite storage faults say on stderr why they do not run there;
+ * PostgreSQL's own (tcase pg_storage, added only then) are a database
+ * made read-only at run time and at start, a privilege revoked and
+ * granted again, and roles that may not create or write the tables at
+ * start. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -288,7 +297,8 @@ static void fill(const char *path)
  * logged once; freeing space ends it by itself. */
 START_TEST(storage_full)
 {
-	SQLITE_ONLY("a tmpfs filled under the database file (a full disk is the PostgreSQL server's own)");
+	SQLITE_ONLY("a tmpfs filled under the database file (a full disk "
+		    "is the PostgreSQL server's own)");
 	char dir[64];
 	if (!tmpfs_dir(dir, sizeof dir, 4))
 		return;
@@ -354,7 +364,8 @@ END_TEST
  * work again without a restart. */
 START_TEST(database_busy)
 {
-	SQLITE_ONLY("SQLITE_BUSY, the file's write lock held; PostgreSQL waits on row locks within --db-timeout (pg_faults)");
+	SQLITE_ONLY("SQLITE_BUSY, the file's write lock held; PostgreSQL "
+		    "waits on row locks within --db-timeout (pg_faults)");
 	server s;
 	const char *extra[] = {"--solver", "0", "--db-busy-timeout", "200",
 			       NULL};
@@ -407,7 +418,8 @@ END_TEST
  * chattr. */
 START_TEST(unwritable_at_runtime)
 {
-	SQLITE_ONLY("the database file made immutable; a read-only PostgreSQL database is pg_storage's case");
+	SQLITE_ONLY("the database file made immutable; a read-only "
+		    "PostgreSQL database is pg_storage's case");
 	char dir[64], cmd[512];
 	snprintf(dir, sizeof dir, "/tmp/cubed-hostile-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -473,7 +485,8 @@ END_TEST
  * says why (exit status 2, one clear line). */
 START_TEST(unwritable_at_start)
 {
-	SQLITE_ONLY("the database file on a read-only mount; a PostgreSQL role that cannot write is pg_storage's case");
+	SQLITE_ONLY("the database file on a read-only mount; a PostgreSQL "
+		    "role that cannot write is pg_storage's case");
 	char dir[64], ro[64];
 	snprintf(dir, sizeof dir, "/tmp/cubed-hostile-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -1866,7 +1879,7 @@ START_TEST(shutdown_clean)
 }
 END_TEST
 
-/* ---- PostgreSQL's storage faults (make test-pg) ---------------------------- */
+/* ---- PostgreSQL's storage faults (make test-pg) ------------------------ */
 
 /* The cluster's maintenance database, where a test changes the
  * database a server runs on (or makes roles). */

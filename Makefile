@@ -303,7 +303,8 @@ test-slow: $(BUILD)/cubed $(BUILD)/run_tests
 # The store suites again on PostgreSQL (tests/lib/run_tests.c, CUBED_TEST_DB=pg):
 # a private cluster for the run (tests/lib/pg_cluster.c: initdb + pg_ctl in a
 # temporary directory, a free loopback port, stopped at the end), the
-# sessions, live, barrage and crash suites on it, and the PostgreSQL
+# sessions, live, barrage, crash and http_faults suites on it (the
+# last with PostgreSQL's storage faults, tcase pg_storage), and the PostgreSQL
 # engine's, two-node and fault suites (pg_nodes; pg_live, which fails node
 # B's store reads through the CUBED_TEST_READ_FAULTS seam of store.c;
 # pg_faults, tests/http/check_pg_faults.c: a frozen, restarted or refusing

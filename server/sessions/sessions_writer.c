@@ -150,9 +150,11 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 			return lrc;
 		}
 		struct ses_op *failed = NULL;
+		int ran = 0;
 		for (struct ses_op *op = batch; op && !failed; op = op->next) {
 			if (op_failed(op->rc))
 				continue; /* left out after a failed run */
+			ran++;
 			op->rc = over && op->kind != OP_DELETE &&
 					 op->kind != OP_REVOKE
 					 ? SES_STORAGE_CAP
@@ -163,6 +165,14 @@ static int run_batch(struct sessions *s, struct ses_op *batch,
 			else if (op->rc == SES_OK && !op->replayed)
 				*events += op->kind == OP_CREATE ||
 					   op->kind == OP_WRITE;
+		}
+		if (!ran) {
+			/* every op failed in an earlier run: nothing to
+			 * commit, and an empty commit's success would end a
+			 * storage fault episode (store_fault) that the
+			 * failures are still in */
+			store_rollback(s->store);
+			return SES_OK;
 		}
 		int crc = failed ? STORE_OK : store_commit(s->store);
 		if (!failed && crc == STORE_OK && s->lose_commit &&

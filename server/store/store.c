@@ -188,6 +188,14 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 	pthread_mutex_init(&st->seam_lock, NULL);
 	const char *seam = getenv("CUBED_TEST_READ_FAULTS");
 	st->fault_file = seam && *seam ? seam : NULL;
+	/* a database others write may have been made read-only (or full)
+	 * behind this node's back: the episode starts now, not at the
+	 * first refused write, so /readyz says so from the start */
+	if ((st->caps & STORE_CAP_SHARED) && eng->probe_write) {
+		int p = eng->probe_write(st->impl);
+		if (is_fault(p))
+			fault_begin(st, p, store_last_error(st));
+	}
 	*out = st;
 	return STORE_OK;
 }
@@ -237,7 +245,7 @@ int store_lock_sessions(struct store *st, const char *const *ids, int n)
 {
 	if (!st->eng->lock_sessions || n <= 0)
 		return STORE_OK;
-	return st->eng->lock_sessions(st->impl, ids, n);
+	return note(st, st->eng->lock_sessions(st->impl, ids, n));
 }
 
 int store_idem_take(struct store *st, const unsigned char *scope,

@@ -13,7 +13,16 @@
  * so on stderr and pass without running.
  *
  * CUBED_HOSTILE_SCALE (default 1) multiplies the attack sizes: `make soak`
- * runs the suite with a larger one. */
+ * runs the suite with a larger one.
+ *
+ * make test-pg runs the suite again with every server on PostgreSQL
+ * (tests/lib/run_tests.c): the same cases with the same assertions, row
+ * counts and the integrity check read from the server's database. The
+ * four SQLite storage faults say on stderr why they do not run there;
+ * PostgreSQL's own (tcase pg_storage, added only then) are a database
+ * made read-only at run time and at start, a privilege revoked and
+ * granted again, and roles that may not create or write the tables at
+ * start. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,6 +45,7 @@
 #include <sqlite3.h>
 
 #include "http_client.h"
+#include "pg_cluster.h"
 #include "session_helpers.h"
 #include "sse_client.h"
 #include "suites.h"
@@ -93,8 +103,64 @@ static void stop_clean(server *s, int remove)
 		test_server_remove(s);
 }
 
+/* make test-pg: the servers here run on PostgreSQL (test_server.c gives
+ * each a database of its own and s.db its address). */
+static int on_pg(void)
+{
+	const char *pg = getenv("CUBED_TEST_PG");
+	return pg && *pg;
+}
+
+/* A case that is SQLite's alone, on PostgreSQL: said on stderr in one
+ * line, then the case passes without running. */
+#define SQLITE_ONLY(why)                                                       \
+	do {                                                                   \
+		if (on_pg()) {                                                 \
+			fprintf(stderr, "http_faults: %.*s skipped on "        \
+					"PostgreSQL: %s\n",                    \
+				(int)strlen(__func__) - 3, __func__, why);     \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+/* The first column of the first row of sql (a count) in the database
+ * db: a SQLite file or, on PostgreSQL, the server's database. */
+static long long count_rows(const char *db, const char *sql)
+{
+	if (strncmp(db, "postgres", 8) == 0) {
+		long long n = pg_query_int(db, sql);
+		ck_assert_msg(n >= 0, "%s: no answer from %s", sql, db);
+		return n;
+	}
+	sqlite3 *h = NULL;
+	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	sqlite3_stmt *q = NULL;
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	long long n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return n;
+}
+
+/* The database's own check: PRAGMA integrity_check of the SQLite file.
+ * On PostgreSQL a server's crash cannot touch the database's files;
+ * there the rows say it (every session's version is its last event's,
+ * and each version from 0 to it has exactly one event). */
 static void integrity_ok(const char *db)
 {
+	if (strncmp(db, "postgres", 8) == 0) {
+		ck_assert_int_eq(
+			count_rows(db,
+				   "SELECT count(*) FROM sessions s WHERE "
+				   "(SELECT count(*) FROM events e WHERE "
+				   "e.session_id = s.id) <> s.version + 1 OR "
+				   "(SELECT max(version) FROM events e WHERE "
+				   "e.session_id = s.id) <> s.version"),
+			0);
+		return;
+	}
 	sqlite3 *h = NULL;
 	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
@@ -112,6 +178,13 @@ static void integrity_ok(const char *db)
 /* Events of session id in the database file. */
 static long long events_in(const char *db, const char *id)
 {
+	if (strncmp(db, "postgres", 8) == 0) {
+		char sql[160];
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s'",
+			 id);
+		return count_rows(db, sql);
+	}
 	sqlite3 *h = NULL;
 	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
@@ -224,6 +297,8 @@ static void fill(const char *path)
  * logged once; freeing space ends it by itself. */
 START_TEST(storage_full)
 {
+	SQLITE_ONLY("a tmpfs filled under the database file (a full disk "
+		    "is the PostgreSQL server's own)");
 	char dir[64];
 	if (!tmpfs_dir(dir, sizeof dir, 4))
 		return;
@@ -289,6 +364,8 @@ END_TEST
  * work again without a restart. */
 START_TEST(database_busy)
 {
+	SQLITE_ONLY("SQLITE_BUSY, the file's write lock held; PostgreSQL "
+		    "waits on row locks within --db-timeout (pg_faults)");
 	server s;
 	const char *extra[] = {"--solver", "0", "--db-busy-timeout", "200",
 			       NULL};
@@ -341,6 +418,8 @@ END_TEST
  * chattr. */
 START_TEST(unwritable_at_runtime)
 {
+	SQLITE_ONLY("the database file made immutable; a read-only "
+		    "PostgreSQL database is pg_storage's case");
 	char dir[64], cmd[512];
 	snprintf(dir, sizeof dir, "/tmp/cubed-hostile-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -406,6 +485,8 @@ END_TEST
  * says why (exit status 2, one clear line). */
 START_TEST(unwritable_at_start)
 {
+	SQLITE_ONLY("the database file on a read-only mount; a PostgreSQL "
+		    "role that cannot write is pg_storage's case");
 	char dir[64], ro[64];
 	snprintf(dir, sizeof dir, "/tmp/cubed-hostile-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -1443,20 +1524,6 @@ static int request_from(const char *src, int port, const char *method,
 	return r->status;
 }
 
-static long long count_rows(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
-	sqlite3_stmt *q = NULL;
-	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-	long long n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	sqlite3_close(h);
-	return n;
-}
-
 /* Per-client session quota: past it, 429 quota_exceeded with Retry-After
  * for that address only (creating and forking), others unaffected. The
  * global storage cap: past it, writes get 507 storage_full code
@@ -1465,9 +1532,22 @@ static long long count_rows(const char *db, const char *sql)
 START_TEST(quotas)
 {
 	server s;
+	/* 300,000 bytes of rows; PostgreSQL's cap counts the database's
+	 * size on disk, an empty one's (about 7.5 MB) included */
+	char cap[32] = "300000", dir[64] = "";
+	if (on_pg()) {
+		start_or_abort(&s, NULL, (const char *[]){"--solver", "0",
+							 NULL});
+		long long empty = count_rows(
+			s.db, "SELECT pg_database_size(current_database())");
+		ck_assert_int_gt(empty, 0);
+		ck_assert_int_eq(server_stop(&s, 0), 0);
+		snprintf(cap, sizeof cap, "%lld", empty + 300000);
+		snprintf(dir, sizeof dir, "%s", s.dir); /* the same database */
+	}
 	const char *extra[] = {"--solver", "0", "--session-quota", "5",
-			       "--max-db-size", "300000", NULL};
-	start_or_abort(&s, NULL, extra);
+			       "--max-db-size", cap, NULL};
+	start_or_abort(&s, dir[0] ? dir : NULL, extra);
 	http_response r;
 	int created = 0;
 	char first[96] = "";
@@ -1810,6 +1890,300 @@ START_TEST(shutdown_clean)
 }
 END_TEST
 
+/* ---- PostgreSQL's storage faults (make test-pg) ------------------------ */
+
+/* The cluster's maintenance database, where a test changes the
+ * database a server runs on (or makes roles). */
+static void pg_admin(char *url, size_t cap)
+{
+	snprintf(url, cap, "%spostgres", getenv("CUBED_TEST_PG"));
+}
+
+/* Run sql as the cluster's superuser on the database at url; abort on
+ * failure. */
+static void pg_do(const char *url, const char *sql)
+{
+	char err[512];
+	ck_assert_msg(pg_exec(url, sql, err, sizeof err) == 0, "%s: %s", sql,
+		      err);
+}
+
+/* A server's writes while its database refuses them: a move and a new
+ * session get 503 storage_unavailable with Retry-After and change
+ * nothing, the session still reads at version acked, /healthz answers,
+ * and /readyz is 503 storage_unavailable (writes unavailable, reads ok)
+ * with a reason that names no host, port or database. */
+static void writes_refused(const server *s, const ses *a, long long acked,
+			   const char *dbname)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/moves", a->path);
+	for (int i = 0; i < 3; i++) {
+		http_response keep;
+		json_decref(expect_problem(s->port, "POST", path, a->token,
+					   NULL, "{\"moves\":\"R\"}", 503,
+					   "storage_unavailable",
+					   "storage_unavailable", NULL, &keep));
+		const char *ra = http_header(&keep, "Retry-After");
+		ck_assert_msg(ra && atoi(ra) >= 1, "Retry-After: %s", ra);
+		http_response_free(&keep);
+		json_decref(expect_problem(s->port, "POST", "/v1/sessions",
+					   NULL, NULL, "{\"size\":3}", 503,
+					   "storage_unavailable",
+					   "storage_unavailable", NULL, NULL));
+		json_decref(get_session(s->port, a->path, NULL, acked));
+		healthz_ok(s->port, "database refusing writes");
+	}
+	http_response r;
+	json_t *p = expect_problem(s->port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "storage_unavailable",
+				   "storage_unavailable", NULL, &r);
+	ck_assert_str_eq(sget(p, "writes"), "unavailable");
+	ck_assert_str_eq(sget(p, "reads"), "ok");
+	ck_assert_ptr_nonnull(http_header(&r, "Retry-After"));
+	ck_assert_msg(!strstr(r.body, "127.0.0.1") && !strstr(r.body, "port") &&
+			      !strstr(r.body, "postgres") &&
+			      !strstr(r.body, dbname),
+		      "/readyz tells too much: %s", r.body);
+	http_response_free(&r);
+	json_decref(p);
+	ck_assert_int_eq(log_count(s, "storage: the database cannot be "
+				      "written"),
+			 1);
+}
+
+/* The database made read-only while the server runs (ALTER DATABASE …
+ * SET default_transaction_read_only, its connections ended so that new
+ * ones take it): writes_refused. Set back (RESET, and nothing else: the
+ * server replaces connections that began read-only by itself), the
+ * server is ready again without a restart and writes work; the
+ * database holds exactly the acknowledged writes. */
+START_TEST(pg_read_only_at_runtime)
+{
+	server s;
+	const char *extra[] = {"--solver", "0", NULL};
+	start_or_abort(&s, NULL, extra);
+	ses a;
+	json_decref(create(s.port, "{\"size\":3}", &a));
+	long long acked = 0;
+	for (int i = 0; i < 2; i++)
+		move_ok(s.port, &a, ++acked);
+	const char *dbname = strrchr(s.db, '/') + 1;
+	char admin[256], sql[512];
+	pg_admin(admin, sizeof admin);
+	snprintf(sql, sizeof sql,
+		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
+		 dbname);
+	pg_do(admin, sql);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(pg_terminate_backend(pid)) FROM "
+		 "pg_stat_activity WHERE datname = '%s'",
+		 dbname);
+	pg_do(admin, sql);
+	/* the listener is back before the test goes on: /readyz would
+	 * otherwise say database down, not writes unavailable */
+	double end = now_s() + 10;
+	while (now_s() < end) {
+		http_response r;
+		call(&r, s.port, "POST", "/v1/sessions", NULL, NULL,
+		     "{\"size\":3}");
+		int st = r.status;
+		int refused = st == 503 && strstr(r.body, "\"storage_unavailable\"");
+		http_response_free(&r);
+		ck_assert_msg(st != 201, "a session was created read-only");
+		if (refused)
+			break;
+		test_sleep_ms(20);
+	}
+	writes_refused(&s, &a, acked, dbname);
+	rss_ok(&s, "read-only database");
+
+	snprintf(sql, sizeof sql,
+		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
+		 dbname);
+	pg_do(admin, sql);
+	wait_status(s.port, "/readyz", 200);
+	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
+	move_ok(s.port, &a, ++acked);
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	ck_assert_int_eq(count_rows(s.db, "SELECT count(*) FROM sessions"), 1);
+	test_server_remove(&s);
+}
+END_TEST
+
+/* A database that is read-only when the server starts (migrated
+ * before): the server starts, and says from the start that writes are
+ * unavailable (/readyz 503 storage_unavailable before any write was
+ * tried); writes_refused; set back, it is ready by itself. */
+START_TEST(pg_read_only_at_start)
+{
+	server s;
+	const char *extra[] = {"--solver", "0", NULL};
+	start_or_abort(&s, NULL, extra);
+	ses a;
+	json_decref(create(s.port, "{\"size\":3}", &a));
+	long long acked = 0;
+	move_ok(s.port, &a, ++acked);
+	ck_assert_int_eq(server_stop(&s, 0), 0);
+	const char *dbname = strrchr(s.db, '/') + 1;
+	char admin[256], sql[300], dir[64];
+	pg_admin(admin, sizeof admin);
+	snprintf(sql, sizeof sql,
+		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
+		 dbname);
+	pg_do(admin, sql);
+	snprintf(dir, sizeof dir, "%s", s.dir);
+	start_or_abort(&s, dir, extra);
+	json_t *p = expect_problem(s.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "storage_unavailable",
+				   "storage_unavailable", NULL, NULL);
+	ck_assert_str_eq(sget(p, "writes"), "unavailable");
+	json_decref(p);
+	writes_refused(&s, &a, acked, dbname);
+	snprintf(sql, sizeof sql,
+		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
+		 dbname);
+	pg_do(admin, sql);
+	wait_status(s.port, "/readyz", 200);
+	move_ok(s.port, &a, ++acked);
+	stop_clean(&s, 0);
+	integrity_ok(s.db);
+	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	test_server_remove(&s);
+}
+END_TEST
+
+/* A role of its own (not a superuser, whose privileges cannot be taken)
+ * owning a new database: its address in url, its name in role. */
+static void pg_role_db(const char *tag, char *role, size_t rcap, char *url,
+		       size_t ucap)
+{
+	char admin[256], sql[256];
+	pg_admin(admin, sizeof admin);
+	snprintf(role, rcap, "%s_%d", tag, (int)getpid());
+	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN", role);
+	pg_do(admin, sql);
+	snprintf(sql, sizeof sql, "CREATE DATABASE %s OWNER %s", role, role);
+	pg_do(admin, sql);
+	const char *base = getenv("CUBED_TEST_PG"); /* postgresql://cubed@… */
+	const char *at = strchr(base, '@');
+	ck_assert_ptr_nonnull(at);
+	snprintf(url, ucap, "postgresql://%s%s%s", role, at, role);
+}
+
+/* A server on the database at url rather than the fixture's own. */
+static int start_on(server *s, const char *url, char *err, size_t cap)
+{
+	char keep[256];
+	snprintf(keep, sizeof keep, "%s", getenv("CUBED_TEST_PG"));
+	unsetenv("CUBED_TEST_PG");
+	const char *extra[] = {"--solver", "0", "--db", url, NULL};
+	int rc = server_start(s, NULL, extra, err, cap);
+	setenv("CUBED_TEST_PG", keep, 1);
+	return rc;
+}
+
+/* The role's INSERT on events revoked while the server runs (the
+ * database's owner, as docs/scaling.md asks, but a privilege taken):
+ * writes_refused; granted again, the server is ready by itself and
+ * writes work. */
+START_TEST(pg_privilege_revoked)
+{
+	char role[64], url[300], err[2048], sql[256];
+	pg_role_db("revoked", role, sizeof role, url, sizeof url);
+	server s;
+	ck_assert_msg(start_on(&s, url, err, sizeof err) == 0, "%s", err);
+	ses a;
+	json_decref(create(s.port, "{\"size\":3}", &a));
+	long long acked = 0;
+	move_ok(s.port, &a, ++acked);
+	/* as the superuser, on the role's database */
+	char su[300];
+	snprintf(su, sizeof su, "%s%s", getenv("CUBED_TEST_PG"), role);
+	snprintf(sql, sizeof sql, "REVOKE INSERT ON events FROM %s", role);
+	pg_do(su, sql);
+	writes_refused(&s, &a, acked, role);
+	snprintf(sql, sizeof sql, "GRANT INSERT ON events TO %s", role);
+	pg_do(su, sql);
+	wait_status(s.port, "/readyz", 200);
+	move_ok(s.port, &a, ++acked);
+	stop_clean(&s, 1);
+	integrity_ok(su);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM events WHERE session_id = '%s'", a.id);
+	ck_assert_int_eq(count_rows(su, sql), acked + 1);
+}
+END_TEST
+
+/* The server refused to start: exit status 2 (wait status 0x200), within
+ * 5 s, and the reason on its "database: " line. */
+static void refused_start(const char *url, const char *want1,
+			  const char *want2)
+{
+	server s;
+	char err[4096];
+	double t0 = now_s();
+	ck_assert_int_eq(start_on(&s, url, err, sizeof err), -1);
+	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+	ck_assert_msg(strstr(err, "status 0x200"), "%s", err);
+	const char *at = strstr(err, want1);
+	ck_assert_msg(at && strstr(at, want2), "%s", err);
+	const char *line = at;
+	while (line > err && line[-1] != '\n')
+		line--;
+	const char *tag = strstr(line, "database: ");
+	ck_assert_msg(tag && tag < at, "%s", err);
+	ck_assert_msg(!strstr(err, "listening on http"), "%s", err);
+	const char *eol = strchr(tag, '\n');
+	fprintf(stderr, "pg_role_cannot_write_at_start: exit 2, %.*s\n",
+		eol ? (int)(eol - tag) : (int)strlen(tag), tag);
+}
+
+/* Roles that cannot write, at start: one that may not create cubed's
+ * tables in a database it does not own (PostgreSQL 15's public schema:
+ * the migration says so), and one that may read the tables another
+ * role made but not write them (the write probe after the migration
+ * says so). Each node exits with status 2 and says why. */
+START_TEST(pg_role_cannot_write_at_start)
+{
+	char admin[256], sql[300];
+	pg_admin(admin, sizeof admin);
+	/* a database the fixture's server migrated (as the superuser) */
+	server s;
+	const char *extra[] = {"--solver", "0", NULL};
+	start_or_abort(&s, NULL, extra);
+	ck_assert_int_eq(server_stop(&s, 0), 0);
+	const char *dbname = strrchr(s.db, '/') + 1;
+	char role[64], url[300];
+	snprintf(role, sizeof role, "reader_%d", (int)getpid());
+	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN", role);
+	pg_do(admin, sql);
+	const char *at = strchr(getenv("CUBED_TEST_PG"), '@');
+	snprintf(url, sizeof url, "postgresql://%s%s%s", role, at, dbname);
+
+	/* no CREATE on public: the migration cannot make the tables of a
+	 * new database */
+	char fresh[64], furl[300];
+	snprintf(fresh, sizeof fresh, "fresh_%d", (int)getpid());
+	snprintf(sql, sizeof sql, "CREATE DATABASE %s", fresh);
+	pg_do(admin, sql);
+	snprintf(furl, sizeof furl, "postgresql://%s%s%s", role, at, fresh);
+	refused_start(furl, "the role may not create or change cubed's tables",
+		      "permission denied for schema public");
+
+	/* may read the tables another role made, but not write them */
+	snprintf(sql, sizeof sql, "GRANT SELECT ON ALL TABLES IN SCHEMA public "
+				  "TO %s",
+		 role);
+	pg_do(s.db, sql);
+	refused_start(url, "the role may not write cubed's tables",
+		      "permission denied");
+	test_server_remove(&s);
+}
+END_TEST
+
 Suite *http_faults_suite(void)
 {
 	Suite *su = suite_create("http_faults");
@@ -1843,5 +2217,16 @@ Suite *http_faults_suite(void)
 	tcase_set_timeout(tc, 60 * scale());
 	tcase_add_test(tc, slowloris_issue_scale);
 	suite_add_tcase(su, tc);
+	/* PostgreSQL's own storage faults: only where the servers run on
+	 * it (make test-pg) */
+	if (on_pg()) {
+		tc = tcase_create("pg_storage");
+		tcase_set_timeout(tc, 60);
+		tcase_add_test(tc, pg_read_only_at_runtime);
+		tcase_add_test(tc, pg_read_only_at_start);
+		tcase_add_test(tc, pg_privilege_revoked);
+		tcase_add_test(tc, pg_role_cannot_write_at_start);
+		suite_add_tcase(su, tc);
+	}
 	return su;
 }

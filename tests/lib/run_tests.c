@@ -24,8 +24,9 @@ static void stop_cluster(void)
 
 /* CUBED_TEST_DB=pg (make test-pg): a private PostgreSQL cluster for this
  * run, and the suites that talk to a store through the server run again
- * on it (each server gets a database of its own), with the two-node
- * and the fault suites. */
+ * on it (each server gets a database of its own: http_faults' hostile
+ * clients too, its SQLite-only storage cases skipped with a word), with
+ * the two-node and the fault suites. */
 static int run_pg(void)
 {
 	char err[1024];
@@ -44,6 +45,7 @@ static int run_pg(void)
 	srunner_add_suite(sr, http_live_suite());
 	srunner_add_suite(sr, barrage_suite());
 	srunner_add_suite(sr, crash_suite());
+	srunner_add_suite(sr, http_faults_suite());
 	srunner_add_suite(sr, pg_nodes_suite());
 	srunner_add_suite(sr, pg_drain_suite());
 	srunner_add_suite(sr, pg_live_suite());

@@ -218,7 +218,11 @@
 	  "INSERT INTO ticket_key (id, key) VALUES (1, decode($1, 'hex')) "    \
 	  "ON CONFLICT (id) DO NOTHING")                                       \
 	X(S_TICKET_KEY_GET, 0,                                                 \
-	  "SELECT encode(key, 'hex') FROM ticket_key WHERE id = 1")
+	  "SELECT encode(key, 'hex') FROM ticket_key WHERE id = 1")            \
+	X(S_PROBE_WRITE, 0,                                                    \
+	  "WITH u AS (UPDATE sessions SET version = version WHERE false), "    \
+	  "n AS (INSERT INTO snapshots SELECT * FROM snapshots WHERE false) "  \
+	  "INSERT INTO events SELECT * FROM events WHERE false")
 
 enum stmt_id {
 #define STMT_ENUM(name, n, sql) name,
@@ -245,6 +249,7 @@ struct pconn {
 	PGconn *pq;
 	uint64_t prepared; /* bit i: statement i is prepared on pq */
 	unsigned gen;      /* st->gen when last known to work */
+	unsigned ro_gen;   /* st->ro_gen when it connected */
 	struct pconn *next;
 };
 
@@ -280,6 +285,7 @@ struct tls {
 	char error[256];
 	int unavailable; /* the last failure: the database is unreachable */
 	int dead;        /* the last call's connection turned out dead */
+	int denied;      /* the last failure: a privilege missing (42501) */
 	struct tls *next;
 };
 
@@ -427,6 +433,15 @@ static struct pconn *acquire(struct pg *st, struct tls *t, int64_t deadline)
 			pthread_mutex_unlock(&st->lock);
 			return NULL;
 		}
+	} else if (c->ro_gen != atomic_load(&st->ro_gen)) {
+		/* connected before a write was refused as read-only: a
+		 * session keeps the default_transaction_read_only it began
+		 * with, so a new one learns whether writes are back (and
+		 * finds the primary again after a failover, with
+		 * target_session_attrs=read-write in the address) */
+		PQfinish(c->pq);
+		c->pq = NULL;
+		c->prepared = 0;
 	} else if (!alive(st, c, deadline)) {
 		drop(st, c); /* the database went away: connect again */
 	}
@@ -434,6 +449,7 @@ static struct pconn *acquire(struct pg *st, struct tls *t, int64_t deadline)
 		char why[300];
 		int temporary = 0;
 		c->gen = atomic_load(&st->gen);
+		c->ro_gen = atomic_load(&st->ro_gen);
 		c->pq = pg__connect(st, deadline, 1, st->app, why, sizeof why,
 				    &temporary);
 		c->prepared = 0;
@@ -465,9 +481,13 @@ static void release(struct pg *st, struct tls *t, struct pconn *c)
 
 /* A failed result into the thread's error: STORE_CONFLICT for a unique
  * violation, STORE_UNAVAILABLE when the connection is gone, the server
- * is shutting down or cancelled the statement at statement_timeout,
- * else STORE_ERROR. A connection that is gone is dropped (t->dead). Clears
- * res. */
+ * is shutting down or cancelled the statement at statement_timeout;
+ * the storage faults of store.h: STORE_UNWRITABLE for a write refused
+ * as read-only (25006: default_transaction_read_only, a hot standby) or
+ * not permitted (42501: a privilege revoked), STORE_FULL for a full disk
+ * (53100); else STORE_ERROR. A connection that is gone is dropped
+ * (t->dead); after a write refused as read-only every pooled
+ * connection is replaced at its next use (ro_gen). Clears res. */
 static int failure(struct pg *st, struct tls *t, struct pconn *c,
 		   PGresult *res)
 {
@@ -480,11 +500,19 @@ static int failure(struct pg *st, struct tls *t, struct pconn *c,
 		   (state && (strncmp(state, "08", 2) == 0 ||
 			      strncmp(state, "57P", 3) == 0));
 	int slow = state && strcmp(state, "57014") == 0;
+	int read_only = state && strcmp(state, "25006") == 0;
 	int rc = STORE_ERROR;
 	if (gone || slow)
 		rc = STORE_UNAVAILABLE;
 	else if (state && strcmp(state, "23505") == 0)
 		rc = STORE_CONFLICT;
+	else if (read_only || (state && strcmp(state, "42501") == 0))
+		rc = STORE_UNWRITABLE;
+	else if (state && strcmp(state, "53100") == 0)
+		rc = STORE_FULL;
+	if (read_only)
+		atomic_fetch_add(&st->ro_gen, 1);
+	t->denied = state && strcmp(state, "42501") == 0;
 	char why[sizeof t->error];
 	pg__one_line(why, sizeof why, "", msg);
 	set_error(t, gone || slow, "%s", why);
@@ -958,6 +986,35 @@ static void pg_free(struct pg *st)
 	free(st);
 }
 
+static int pg_probe_write(void *impl);
+
+/* At start, once migrated: a role that may not write cubed's tables (a
+ * privilege revoked, tables another role made) never will by waiting,
+ * so the node refuses to start and says so. A database that is read-only
+ * now (default_transaction_read_only, a standby) may be writable later:
+ * the node starts, and store_open reports the fault. */
+static int may_write(struct pg *st, char *err, size_t errlen)
+{
+	int rc = pg_probe_write(st);
+	struct tls *t = pthread_getspecific(st->key);
+	if (rc == STORE_UNWRITABLE && t && t->denied) {
+		const char *why = t->error;
+		if (strncmp(why, "ERROR:  ", 8) == 0)
+			why += 8;
+		snprintf(err, errlen,
+			 "the role may not write cubed's tables (%s): it needs "
+			 "INSERT, UPDATE and DELETE on them; make it their "
+			 "owner (docs/scaling.md, Roles)",
+			 why);
+		return STORE_ERROR;
+	}
+	/* down since the migration: started not ready, as for a database
+	 * down at start */
+	if (rc == STORE_UNAVAILABLE)
+		snprintf(err, errlen, "%s", t ? t->error : "unavailable");
+	return rc == STORE_UNAVAILABLE ? rc : STORE_OK;
+}
+
 /* A database that is merely down (no answer, starting up, no slot
  * free) does not keep the node from starting: it opens not ready, every
  * call answers STORE_UNAVAILABLE, and the first call (or the listener's
@@ -1037,6 +1094,8 @@ static int pg_open(const struct store_config *cfg, void **impl,
 		PQfreemem(opts_err);
 	} else {
 		rc = pg__make_ready(st, err, errlen);
+		if (rc == STORE_OK)
+			rc = may_write(st, err, errlen);
 		if (rc == STORE_UNAVAILABLE) {
 			/* down: start anyway (open_error says why until a
 			 * thread has an error of its own) */
@@ -1211,6 +1270,16 @@ static int pg_commit(void *impl)
 static int pg_rollback(void *impl)
 {
 	return end_txn(impl, "ROLLBACK", "ROLLBACK");
+}
+
+/* Can a write go through now (store_fault's probe)? One statement that
+ * would write the history's three tables and changes no row: refused as
+ * read-only or for want of a privilege like any write (failure), and on
+ * a new connection after a read-only refusal, so the database's setting
+ * now is what answers. */
+static int pg_probe_write(void *impl)
+{
+	return exec(impl, S_PROBE_WRITE, NULL);
 }
 
 /* -------------------------------------------------------------- sessions */
@@ -1920,11 +1989,16 @@ static int pg_ticket_key(void *impl, const unsigned char *candidate,
 	char hex[2 * STORE_TICKET_KEY_LEN + 1];
 	hex_encode(hex, candidate, STORE_TICKET_KEY_LEN);
 	const char *p[] = {hex};
-	int rc = exec(st, S_TICKET_KEY_PUT, p);
-	if (rc != STORE_OK)
-		return rc;
+	/* read first: a key that is there needs no write, so a node on a
+	 * database that is read-only just now still has stream tickets */
 	PGresult *r;
-	rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	int rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	if (rc == STORE_NOT_FOUND) {
+		rc = exec(st, S_TICKET_KEY_PUT, p);
+		if (rc != STORE_OK)
+			return rc;
+		rc = query_one(st, S_TICKET_KEY_GET, NULL, &r);
+	}
 	if (rc != STORE_OK)
 		return rc == STORE_NOT_FOUND ? STORE_ERROR : rc;
 	const char *v = PQgetvalue(r, 0, 0);
@@ -1947,6 +2021,7 @@ const struct store_engine store_pg_engine = {
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
+	.probe_write = pg_probe_write,
 	.insert_session = pg_insert_session,
 	.insert_event = pg_insert_event,
 	.get_session = pg_get_session,

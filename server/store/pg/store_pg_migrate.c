@@ -23,7 +23,17 @@ static int exec(PGconn *pq, const char *sql, char *err, size_t errlen)
 	PGresult *r = PQexec(pq, sql);
 	ExecStatusType s = PQresultStatus(r);
 	int ok = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
-	if (!ok) {
+	const char *state = ok ? NULL : PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	const char *primary =
+		ok ? NULL : PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+	if (state && primary && strcmp(state, "42501") == 0) {
+		/* a privilege: the fix is the operator's, say which */
+		snprintf(err, errlen,
+			 "the role may not create or change cubed's tables "
+			 "(%s): make it the database's owner (docs/scaling.md, "
+			 "Roles)",
+			 primary);
+	} else if (!ok) {
 		snprintf(err, errlen, "%s", PQresultErrorMessage(r));
 		size_t n = strlen(err);
 		while (n > 0 && err[n - 1] == '\n')
@@ -60,11 +70,18 @@ int pg_migrate(PGconn *pq, const char *schema_dir, int *version, char *err,
 		      errlen);
 	int locked = rc == STORE_OK;
 	if (rc == STORE_OK)
+		/* created only where it is missing: a database that is
+		 * migrated already may be read-only now, or its role one
+		 * that may not create tables (CREATE TABLE IF NOT EXISTS
+		 * would be refused even so); the write probe after the
+		 * migration says what then */
 		rc = exec(pq,
 			  "SET client_min_messages = warning; "
-			  "CREATE TABLE IF NOT EXISTS schema_version ("
+			  "DO $$BEGIN IF to_regclass('schema_version') IS NULL "
+			  "THEN CREATE TABLE schema_version ("
 			  "version integer PRIMARY KEY, name text NOT NULL, "
-			  "applied_at timestamptz NOT NULL DEFAULT now())",
+			  "applied_at timestamptz NOT NULL DEFAULT now()); "
+			  "END IF; END$$",
 			  err, errlen);
 	int have = rc == STORE_OK ? db_version(pq, err, errlen) : -1;
 	if (rc == STORE_OK && have < 0)

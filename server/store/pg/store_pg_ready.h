@@ -50,6 +50,10 @@ struct pg {
 	 * of an older generation is checked (one empty round trip) before
 	 * its next use, so a database restart costs no request a 503 */
 	atomic_uint gen;
+	/* bumped when a write is refused as read-only (25006): a pooled
+	 * connection made before is replaced before its next use, since a
+	 * session keeps the read-only default it began with */
+	atomic_uint ro_gen;
 	/* the listener has lost its connection and not got it back: the
 	 * node's watchers hear nothing from other nodes, so not ready */
 	atomic_int listen_down;

@@ -536,6 +536,20 @@ static struct pub *pub_new(const struct events *ev,
 	return p;
 }
 
+/* Append p to the fan-out queue and wake the fan-out thread (qlock
+ * alone: the writer and the ticker call this holding no other lock). */
+static void queue_push(struct events *ev, struct pub *p)
+{
+	pthread_mutex_lock(&ev->qlock);
+	if (ev->qtail)
+		ev->qtail->next = p;
+	else
+		ev->qhead = p;
+	ev->qtail = p;
+	pthread_cond_signal(&ev->qwake);
+	pthread_mutex_unlock(&ev->qlock);
+}
+
 /* The writer, after each commit: a copy of the change into the fan-out
  * queue if anyone watches the session (if nobody does, a watcher that
  * subscribes later reads this change from the store). Nothing is
@@ -560,14 +574,7 @@ void events_publish(void *ctx, const struct session_event *e)
 		pthread_mutex_unlock(&ev->lock);
 		return;
 	}
-	pthread_mutex_lock(&ev->qlock);
-	if (ev->qtail)
-		ev->qtail->next = p;
-	else
-		ev->qhead = p;
-	ev->qtail = p;
-	pthread_cond_signal(&ev->qwake);
-	pthread_mutex_unlock(&ev->qlock);
+	queue_push(ev, p);
 }
 
 /* The ticker's request (fan-out thread): read what channel id owes. */
@@ -604,14 +611,7 @@ static void repair_request(struct events *ev, const char *id)
 	}
 	p->repair = 1;
 	snprintf(p->id, sizeof p->id, "%s", id);
-	pthread_mutex_lock(&ev->qlock);
-	if (ev->qtail)
-		ev->qtail->next = p;
-	else
-		ev->qhead = p;
-	ev->qtail = p;
-	pthread_cond_signal(&ev->qwake);
-	pthread_mutex_unlock(&ev->qlock);
+	queue_push(ev, p);
 }
 
 /* The fan-out thread: deliver what the writer queued, in order; at stop,
@@ -1504,29 +1504,26 @@ int events_open(const struct events_config *cfg, struct events **out)
 	pthread_mutex_init(&ev->qlock, NULL);
 	pthread_cond_init(&ev->qwake, NULL);
 	pthread_mutex_init(&ev->fill_lock, NULL);
-	if (pthread_create(&ev->ticker, NULL, ticker_main, ev) != 0) {
-		pthread_mutex_destroy(&ev->lock);
-		pthread_cond_destroy(&ev->tick);
-		pthread_mutex_destroy(&ev->qlock);
-		pthread_cond_destroy(&ev->qwake);
-		free(ev);
-		return EVENTS_NOMEM;
-	}
+	if (pthread_create(&ev->ticker, NULL, ticker_main, ev) != 0)
+		goto fail;
 	if (pthread_create(&ev->fanout, NULL, fanout_main, ev) != 0) {
 		pthread_mutex_lock(&ev->lock);
 		ev->stop = 1;
 		pthread_cond_signal(&ev->tick);
 		pthread_mutex_unlock(&ev->lock);
 		pthread_join(ev->ticker, NULL);
-		pthread_mutex_destroy(&ev->lock);
-		pthread_cond_destroy(&ev->tick);
-		pthread_mutex_destroy(&ev->qlock);
-		pthread_cond_destroy(&ev->qwake);
-		free(ev);
-		return EVENTS_NOMEM;
+		goto fail;
 	}
 	*out = ev;
 	return EVENTS_OK;
+fail:
+	pthread_mutex_destroy(&ev->lock);
+	pthread_cond_destroy(&ev->tick);
+	pthread_mutex_destroy(&ev->qlock);
+	pthread_cond_destroy(&ev->qwake);
+	pthread_mutex_destroy(&ev->fill_lock);
+	free(ev);
+	return EVENTS_NOMEM;
 }
 
 void events_shutdown(struct events *ev, unsigned wait_ms)

@@ -119,23 +119,6 @@ static void wait_draining(int port, long long drain_s, double secs)
 	}
 }
 
-/* POST moves to session s on port with an Idempotency-Key (NULL: none):
- * the response in *r (status -1 when none came). */
-static int post_moves(int port, const ses *s, const char *moves,
-		      const char *key, http_response *r)
-{
-	char path[160], body[96], auth[96], idem[320];
-	snprintf(path, sizeof path, "%s/moves", s->path);
-	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
-	snprintf(idem, sizeof idem, "Idempotency-Key: %s", key ? key : "");
-	const char *h[] = {"Content-Type: application/json", auth,
-			   key ? idem : NULL, NULL};
-	if (http_request(port, "POST", path, h, body, strlen(body), r) != 0)
-		return -1;
-	return r->status;
-}
-
 static const char *const MOVES[] = {"R", "U", "F", "L", "D", "B",
 				    "R'", "U'", "F'", "L'", "D'", "B'"};
 #define NMOVES (sizeof MOVES / sizeof MOVES[0])
@@ -168,7 +151,7 @@ START_TEST(serves_while_draining)
 		      conn ? conn : "(none)");
 	http_response_free(&r);
 	/* a write */
-	int st = post_moves(s.port, &se, "R U", NULL, &r);
+	int st = send_moves(&r, s.port, &se, "R U", NULL, -1);
 	ck_assert_msg(st == 200, "a write while draining: %d %s", st,
 		      st > 0 ? r.body : r.error);
 	json_t *j = parse(&r, "the write");
@@ -618,7 +601,7 @@ static void *client_run(void *arg)
 		const char *mv = MOVES[c->acked % NMOVES];
 		for (int attempt = 0;; attempt++) {
 			http_response r;
-			int st = post_moves(c->port, &c->s, mv, key, &r);
+			int st = send_moves(&r, c->port, &c->s, mv, key, -1);
 			if (st == 200) {
 				json_t *j = json_loadb(r.body, r.body_len, 0,
 						       NULL);

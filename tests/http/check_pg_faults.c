@@ -47,14 +47,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pg_cluster.h"
-#include "session_helpers.h"
+#include "pg_nodes.h"
 #include "sse_client.h"
 #include "suites.h"
 
 #define FAULT_MS "500"  /* --db-timeout of the nodes here */
 #define BOUND_S 2.5     /* 2 × (500 ms and a quarter), and room */
 #define GUARD_S 30      /* the longest a freeze may last */
+
+/* The options of the nodes whose database faults here. */
+static const char *const FAULT_ARGS[] = {"--db-timeout", FAULT_MS, NULL};
 
 /* ------------------------------------------------------------ freezing */
 
@@ -164,20 +166,6 @@ static void freeze_end(struct freeze *f)
 
 /* ------------------------------------------------------------- helpers */
 
-static void the_cluster(struct pg_cluster *c)
-{
-	memset(c, 0, sizeof *c);
-	const char *dir = getenv("CUBED_TEST_PG_DIR");
-	const char *url = getenv("CUBED_TEST_PG");
-	ck_assert_ptr_nonnull(dir);
-	ck_assert_ptr_nonnull(url);
-	snprintf(c->dir, sizeof c->dir, "%s", dir);
-	snprintf(c->url, sizeof c->url, "%s", url);
-	const char *colon = strrchr(url, ':');
-	c->port = atoi(colon + 1);
-	c->running = 1;
-}
-
 /* One request: its status (-1 when none came) and how long it took. */
 static int timed(int port, const char *method, const char *path,
 		 const char *token, const char *body, double *took,
@@ -212,22 +200,6 @@ static void expect_503(const http_response *r, const char *what,
 	json_decref(j);
 }
 
-static int wait_ready(int port, double seconds)
-{
-	double deadline = now_s() + seconds;
-	int status = 0;
-	while (now_s() < deadline) {
-		http_response r;
-		call(&r, port, "GET", "/readyz", NULL, NULL, NULL);
-		status = r.status;
-		http_response_free(&r);
-		if (status == 200)
-			break;
-		test_sleep_ms(20);
-	}
-	return status;
-}
-
 static int post_moves(int port, const ses *s, const char *moves,
 		      double *took, http_response *keep)
 {
@@ -242,9 +214,7 @@ static int post_moves(int port, const ses *s, const char *moves,
 START_TEST(frozen_database)
 {
 	server n;
-	const char *args[] = {"--rate-limit", "0", "--db-timeout", FAULT_MS,
-			      NULL};
-	start_or_abort(&n, NULL, args);
+	pg_node_start(&n, NULL, FAULT_ARGS);
 	ses s;
 	json_decref(create(n.port, "{\"size\": 3}", &s));
 	static const char *const acked[] = {"R", "U", "F"};
@@ -254,14 +224,13 @@ START_TEST(frozen_database)
 				 200);
 	/* a session this node never held: its read must go to the rows */
 	server other;
-	const char *oargs[] = {"--rate-limit", "0", "--db", n.db, NULL};
-	start_or_abort(&other, NULL, oargs);
+	pg_node_start(&other, &n, NULL);
 	ses cold;
 	json_decref(create(other.port, "{\"size\": 2}", &cold));
 	ck_assert_int_eq(server_stop(&other, 1), 0);
 
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	struct freeze f;
 	freeze_cluster(&f, c.dir);
 
@@ -340,29 +309,13 @@ static pid_t sleeping_backend(const char *url)
 	return (pid_t)pid;
 }
 
-/* One keyed write: its status; the response kept in *r. */
-static int keyed_moves(int port, const ses *s, const char *key,
-		       const char *moves, double *took, http_response *r)
-{
-	char path[160], body[96], k[96];
-	snprintf(path, sizeof path, "%s/moves", s->path);
-	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
-	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
-	double t0 = now_s();
-	call(r, port, "POST", path, s->token, k, body);
-	*took = now_s() - t0;
-	return r->status;
-}
-
 /* A COMMIT that gets no answer (its backend frozen while a deferred
  * trigger runs at commit) is 503 outcome_unknown within the bound, not
  * "nothing was changed"; the retry with its key makes it exactly once. */
 START_TEST(frozen_commit)
 {
 	server n;
-	const char *args[] = {"--rate-limit", "0", "--db-timeout", FAULT_MS,
-			      NULL};
-	start_or_abort(&n, NULL, args);
+	pg_node_start(&n, NULL, FAULT_ARGS);
 	ses s;
 	json_decref(create(n.port, "{\"size\": 3}", &s));
 	/* a deferred trigger: every commit that added an event sleeps 1 s
@@ -386,8 +339,9 @@ START_TEST(frozen_commit)
 	ck_assert_int_ge(writer, 0);
 	if (writer == 0) {
 		http_response r;
-		double took;
-		keyed_moves(n.port, &s, "k-commit", "R", &took, &r);
+		double t0 = now_s();
+		send_moves(&r, n.port, &s, "R", "k-commit", -1);
+		double took = now_s() - t0;
 		int ok = r.status == 503 && r.body &&
 			 strstr(r.body, "\"outcome_unknown\"") &&
 			 http_header(&r, "Retry-After") && took < BOUND_S + 1;
@@ -413,10 +367,8 @@ START_TEST(frozen_commit)
 		      "%s", err);
 	/* the retry with the key: done once, whatever the first did */
 	http_response r;
-	double took;
 	ck_assert_int_eq(wait_ready(n.port, 10), 200);
-	ck_assert_int_eq(keyed_moves(n.port, &s, "k-commit", "R", &took, &r),
-			 200);
+	ck_assert_int_eq(send_moves(&r, n.port, &s, "R", "k-commit", -1), 200);
 	http_response_free(&r);
 	json_t *h = history_all(n.port, &s, NULL, 100);
 	ck_assert_int_eq(json_array_size(h), 2);
@@ -447,44 +399,15 @@ static int listener_backends(const char *url, pid_t *out, int cap)
 	return n;
 }
 
-/* The next event of w that is not a comment or presence, within ms. */
-static int next_event(sse_client *w, sse_event *e, int ms)
-{
-	double deadline = now_s() + ms / 1000.0;
-	for (;;) {
-		int left = (int)((deadline - now_s()) * 1000);
-		if (left <= 0)
-			return -1;
-		int rc = sse_next(w, e, left);
-		if (rc != 1)
-			return rc;
-		if (!e->comment && strcmp(e->type, "presence") != 0)
-			return 1;
-		sse_event_free(e);
-	}
-}
-
 START_TEST(frozen_listener)
 {
 	server a, b;
-	const char *first[] = {"--rate-limit", "0", "--db-timeout", FAULT_MS,
-			       NULL};
-	start_or_abort(&a, NULL, first);
-	const char *second[] = {"--rate-limit", "0", "--db-timeout", FAULT_MS,
-				"--db", a.db, NULL};
-	start_or_abort(&b, NULL, second);
+	pg_nodes_start(&a, &b, FAULT_ARGS);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3}", &s));
-	char path[160];
-	snprintf(path, sizeof path, "%s/events", s.path);
 	sse_client w;
-	ck_assert_msg(sse_open(&w, b.port, path, NULL, 5000, 0) == 0, "%s",
-		      w.error);
-	ck_assert_int_eq(w.status, 200);
+	watch_session(&w, b.port, &s, 0);
 	sse_event e;
-	ck_assert_int_eq(next_event(&w, &e, 5000), 1);
-	ck_assert_str_eq(e.id, "0");
-	sse_event_free(&e);
 
 	/* both listeners up (each node's started with it) */
 	pid_t pids[8];
@@ -501,7 +424,7 @@ START_TEST(frozen_listener)
 	double took;
 	ck_assert_int_eq(post_moves(a.port, &s, "R", &took, NULL), 200);
 	double t0 = now_s();
-	int rc = next_event(&w, &e, (int)(2 * BOUND_S * 1000));
+	int rc = sse_next_event(&w, &e, (int)(2 * BOUND_S * 1000));
 	double heard = now_s() - t0;
 	ck_assert_msg(rc == 1, "B's watcher heard nothing in %.1f s: %s",
 		      2 * BOUND_S, w.error);
@@ -515,13 +438,12 @@ START_TEST(frozen_listener)
 	freeze_end(&f);
 	/* and the new listener carries the next write */
 	ck_assert_int_eq(post_moves(a.port, &s, "U", &took, NULL), 200);
-	ck_assert_int_eq(next_event(&w, &e, 5000), 1);
+	ck_assert_int_eq(sse_next_event(&w, &e, 5000), 1);
 	ck_assert_str_eq(e.id, "2");
 	sse_event_free(&e);
 	sse_close(&w);
 	ck_assert_int_eq(wait_ready(b.port, 5), 200);
-	ck_assert_int_eq(server_stop(&b, 1), 0);
-	ck_assert_int_eq(server_stop(&a, 1), 0);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -547,9 +469,8 @@ START_TEST(restart_keeps_pool)
 {
 	enum { READERS = 8, AFTER = 40 };
 	server n;
-	const char *args[] = {"--rate-limit", "0", "--db-timeout", "2000",
-			      NULL};
-	start_or_abort(&n, NULL, args);
+	const char *args[] = {"--db-timeout", "2000", NULL};
+	pg_node_start(&n, NULL, args);
 	ses s;
 	json_decref(create(n.port, "{\"size\": 3}", &s));
 	/* warm: readers at once open several pooled connections */
@@ -564,7 +485,7 @@ START_TEST(restart_keeps_pool)
 		ck_assert_int_eq(rd[i].bad, 0);
 	}
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	char err[1024];
 	ck_assert_int_eq(pg_cluster_halt(&c), 0);
 	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
@@ -642,10 +563,9 @@ START_TEST(pool_size_bounded)
 	enum { READERS = 16 };
 	server n;
 	/* 16 HTTP threads, so 16 requests can want a connection at once */
-	const char *args[] = {"--rate-limit", "0", "--threads", "16",
-			      "--db-pool", "2", "--db-timeout", "60000",
-			      NULL};
-	start_or_abort(&n, NULL, args);
+	const char *args[] = {"--threads", "16", "--db-pool", "2",
+			      "--db-timeout", "60000", NULL};
+	pg_node_start(&n, NULL, args);
 	ses s;
 	json_decref(create(n.port, "{\"size\": 9}", &s));
 	for (int i = 0; i < 60; i++) {
@@ -713,7 +633,7 @@ static void refused_at_start(const char *url, const char *want)
 START_TEST(start_permanent_errors)
 {
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	char url[300], err[1024];
 	char name[64];
 	snprintf(name, sizeof name, "perm_%d", (int)getpid());
@@ -738,7 +658,7 @@ END_TEST
 START_TEST(start_too_many_connections)
 {
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	char err[1024], sql[300], url[300], admin[300];
 	char role[64];
 	snprintf(admin, sizeof admin, "%spostgres", c.url);
@@ -758,15 +678,9 @@ START_TEST(start_too_many_connections)
 		      PQerrorMessage(held));
 
 	/* the fixture would make a database of its own: not now */
-	const char *base = getenv("CUBED_TEST_PG");
-	char keep[256];
-	snprintf(keep, sizeof keep, "%s", base);
-	unsetenv("CUBED_TEST_PG");
 	server n;
-	const char *args[] = {"--rate-limit", "0", "--db", url, NULL};
 	char serr[2048];
-	int started = server_start(&n, NULL, args, serr, sizeof serr);
-	setenv("CUBED_TEST_PG", keep, 1);
+	int started = pg_node_start_at(&n, url, serr, sizeof serr);
 	if (started != 0)
 		PQfinish(held);
 	ck_assert_msg(started == 0, "%s", serr);

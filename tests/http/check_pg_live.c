@@ -41,8 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pg_cluster.h"
-#include "session_helpers.h"
+#include "pg_nodes.h"
 #include "sse_client.h"
 #include "suites.h"
 
@@ -74,22 +73,15 @@ static long faults_left(const char *path)
 
 /* Node A on a new database; node B on the same one, its history reads
  * failing on demand through the file at faults. */
-static void start_two(server *a, server *b, char *faults, size_t cap)
+static void start_two_with_seam(server *a, server *b, char *faults,
+				size_t cap)
 {
-	const char *first[] = {"--rate-limit", "0", NULL};
-	start_or_abort(a, NULL, first);
+	pg_node_start(a, NULL, NULL);
 	faults_path(a, faults, cap);
 	faults_set(faults, 0);
 	setenv("CUBED_TEST_READ_FAULTS", faults, 1);
-	const char *extra[] = {"--rate-limit", "0", "--db", a->db, NULL};
-	start_or_abort(b, NULL, extra);
+	pg_node_start(b, a, NULL);
 	unsetenv("CUBED_TEST_READ_FAULTS");
-}
-
-static void stop_two(server *a, server *b)
-{
-	ck_assert_int_eq(server_stop(b, 1), 0);
-	ck_assert_int_eq(server_stop(a, 1), 0);
 }
 
 /* POST moves to s on port: asserts 200 and the version it made. */
@@ -127,32 +119,22 @@ static char *long_moves(void)
 static long long next_version(sse_client *w, int timeout_ms, char *type,
 			      size_t cap)
 {
-	double until = now_s() + timeout_ms / 1000.0;
-	for (;;) {
-		int left = (int)((until - now_s()) * 1000);
-		if (left <= 0)
-			return -1;
-		sse_event e;
-		int k = sse_next(w, &e, left);
-		if (k == 0)
-			return -2;
-		if (k < 0)
-			return -1;
-		if (e.comment || !e.id[0]) {
-			sse_event_free(&e);
-			continue;
-		}
-		long long v = atoll(e.id);
-		if (type)
-			snprintf(type, cap, "%s", e.type);
-		/* the data's version is the id's */
-		json_t *d = json_loads(e.data, 0, NULL);
-		ck_assert_msg(d != NULL, "event %s: data is not JSON", e.id);
-		ck_assert_int_eq(iget(d, "version"), v);
-		json_decref(d);
-		sse_event_free(&e);
-		return v;
-	}
+	sse_event e;
+	int k = sse_next_with_id(w, &e, timeout_ms);
+	if (k == 0)
+		return -2;
+	if (k < 0)
+		return -1;
+	long long v = atoll(e.id);
+	if (type)
+		snprintf(type, cap, "%s", e.type);
+	/* the data's version is the id's */
+	json_t *d = json_loads(e.data, 0, NULL);
+	ck_assert_msg(d != NULL, "event %s: data is not JSON", e.id);
+	ck_assert_int_eq(iget(d, "version"), v);
+	json_decref(d);
+	sse_event_free(&e);
+	return v;
 }
 
 /* One counter of node port's /metrics. */
@@ -175,14 +157,7 @@ static long long metric(int port, const char *name)
 static void live_watcher(server *a, server *b, ses *s, sse_client *w)
 {
 	json_decref(create(a->port, "{\"size\": 3}", s));
-	char path[160];
-	snprintf(path, sizeof path, "%s/events", s->path);
-	ck_assert_msg(sse_open(w, b->port, path, NULL, 5000, 0) == 0, "%s",
-		      w->error);
-	ck_assert_int_eq(w->status, 200);
-	char type[32];
-	ck_assert_int_eq(next_version(w, 5000, type, sizeof type), 0);
-	ck_assert_str_eq(type, "state");
+	watch_session(w, b->port, s, 0);
 	write_moves(b->port, s, "R", 1);
 	ck_assert_int_eq(next_version(w, 5000, NULL, 0), 1);
 	write_moves(a->port, s, "U", 2);
@@ -204,7 +179,7 @@ START_TEST(gap_repaired)
 {
 	server a, b;
 	char faults[160];
-	start_two(&a, &b, faults, sizeof faults);
+	start_two_with_seam(&a, &b, faults, sizeof faults);
 	ses s;
 	sse_client w;
 	live_watcher(&a, &b, &s, &w);
@@ -247,7 +222,7 @@ START_TEST(gap_repaired)
 	ck_assert_msg(strstr(tail, "event gap:") != NULL, "%s", tail);
 	ck_assert_msg(strstr(tail, "event gap repaired") != NULL, "%s", tail);
 	sse_close(&w);
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -255,7 +230,7 @@ START_TEST(gap_cut_after_bound)
 {
 	server a, b;
 	char faults[160];
-	start_two(&a, &b, faults, sizeof faults);
+	start_two_with_seam(&a, &b, faults, sizeof faults);
 	ses s;
 	sse_client w;
 	live_watcher(&a, &b, &s, &w);
@@ -291,7 +266,7 @@ START_TEST(gap_cut_after_bound)
 	write_moves(a.port, &s, "B", 5);
 	ck_assert_int_eq(next_version(&w, 10000, NULL, 0), 5);
 	sse_close(&w);
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -340,8 +315,7 @@ static void expect_refused(int port, const ses *s, const char *t,
 START_TEST(ticket_any_node)
 {
 	server a, b;
-	char faults[160];
-	start_two(&a, &b, faults, sizeof faults);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
 			   &s));
@@ -375,19 +349,17 @@ START_TEST(ticket_any_node)
 	mint(b.port, &other, t2, sizeof t2);
 	expect_refused(a.port, &s, t2, 404, "not_found", "no_such_session");
 	expect_refused(b.port, &s, t2, 404, "not_found", "no_such_session");
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
 START_TEST(ticket_expired_everywhere)
 {
 	server a, b, c;
-	char faults[160];
-	start_two(&a, &b, faults, sizeof faults);
+	pg_nodes_start(&a, &b, NULL);
 	/* a third node of the database whose tickets live one second */
-	const char *extra[] = {"--rate-limit", "0", "--ticket-ttl", "1",
-			       "--db", a.db, NULL};
-	start_or_abort(&c, NULL, extra);
+	const char *ttl[] = {"--ticket-ttl", "1", NULL};
+	pg_node_start(&c, &a, ttl);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
 			   &s));
@@ -403,15 +375,14 @@ START_TEST(ticket_expired_everywhere)
 	expect_refused(b.port, &s, t, 401, "unauthorized", "ticket_expired");
 	expect_refused(c.port, &s, t, 401, "unauthorized", "ticket_expired");
 	ck_assert_int_eq(server_stop(&c, 1), 0);
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
 START_TEST(ticket_survives_restart)
 {
 	server a, b;
-	char faults[160];
-	start_two(&a, &b, faults, sizeof faults);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
 			   &s));
@@ -432,25 +403,10 @@ START_TEST(ticket_survives_restart)
 }
 END_TEST
 
-/* This run's cluster, rebuilt from the environment run_tests set. */
-static void the_cluster(struct pg_cluster *c)
-{
-	memset(c, 0, sizeof *c);
-	const char *dir = getenv("CUBED_TEST_PG_DIR");
-	const char *url = getenv("CUBED_TEST_PG");
-	ck_assert_ptr_nonnull(dir);
-	ck_assert_ptr_nonnull(url);
-	snprintf(c->dir, sizeof c->dir, "%s", dir);
-	snprintf(c->url, sizeof c->url, "%s", url);
-	c->port = atoi(strrchr(url, ':') + 1);
-	c->running = 1;
-}
-
 START_TEST(ticket_key_after_start_while_down)
 {
 	server a;
-	const char *first[] = {"--rate-limit", "0", NULL};
-	start_or_abort(&a, NULL, first);
+	pg_node_start(&a, NULL, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
 			   &s));
@@ -460,15 +416,12 @@ START_TEST(ticket_key_after_start_while_down)
 	/* a node that starts while the database is stopped cannot read the
 	 * key: it must not sign with one of its own */
 	struct pg_cluster c;
-	the_cluster(&c);
-	char base[256], err[1024];
-	snprintf(base, sizeof base, "%s", getenv("CUBED_TEST_PG"));
+	pg_test_cluster(&c);
+	char err[1024];
 	ck_assert_int_eq(pg_cluster_halt(&c), 0);
-	unsetenv("CUBED_TEST_PG"); /* the fixture would create a database */
 	server n;
-	const char *args[] = {"--rate-limit", "0", "--db", a.db, NULL};
-	start_or_abort(&n, NULL, args);
-	setenv("CUBED_TEST_PG", base, 1);
+	ck_assert_msg(pg_node_start_at(&n, a.db, err, sizeof err) == 0, "%s",
+		      err);
 	char path[256];
 	snprintf(path, sizeof path, "%s/tickets", s.path);
 	json_decref(expect_problem(n.port, "POST", path, s.token, NULL, NULL,
@@ -477,18 +430,7 @@ START_TEST(ticket_key_after_start_while_down)
 	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
 	/* once it answers, A's ticket opens the stream on the new node, and
 	 * the new node's tickets open it on A */
-	double deadline = now_s() + 30;
-	int status = 0;
-	while (now_s() < deadline) {
-		http_response r;
-		call(&r, n.port, "GET", "/readyz", NULL, NULL, NULL);
-		status = r.status;
-		http_response_free(&r);
-		if (status == 200)
-			break;
-		test_sleep_ms(50);
-	}
-	ck_assert_int_eq(status, 200);
+	ck_assert_int_eq(wait_ready(n.port, 30), 200);
 	sse_client w;
 	ck_assert_int_eq(open_with_ticket(n.port, &s, t, &w, 0), 200);
 	sse_close(&w);
@@ -509,18 +451,6 @@ START_TEST(ticket_key_after_start_while_down)
 }
 END_TEST
 
-/* The next event that is not a comment or presence, within 5 s. */
-static void next_event(sse_client *w, sse_event *e)
-{
-	for (;;) {
-		int k = sse_next(w, e, 5000);
-		ck_assert_msg(k == 1, "no event: %s", w->error);
-		if (!e->comment && strcmp(e->type, "presence") != 0)
-			return;
-		sse_event_free(e);
-	}
-}
-
 /* A solve stored and a timed solve begun on node A reach the watchers
  * of both nodes, each exactly once and in commit order (issue 64:
  * before, only A's watchers heard of them; schema/pg/009 announces them,
@@ -528,30 +458,22 @@ static void next_event(sse_client *w, sse_event *e)
 START_TEST(side_events_every_node)
 {
 	server a, b;
-	char faults[256];
-	start_two(&a, &b, faults, sizeof faults);
+	pg_nodes_start(&a, &b, NULL);
 	need_tables_on(a.port);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 2}", &s));
-	char path[160];
-	snprintf(path, sizeof path, "%s/events", s.path);
 	sse_client w[2];
 	const int ports[2] = {a.port, b.port};
-	for (int i = 0; i < 2; i++) {
-		ck_assert_msg(sse_open(&w[i], ports[i], path, NULL, 5000, 0) == 0,
-			      "%s", w[i].error);
-		sse_event e;
-		next_event(&w[i], &e);
-		ck_assert_str_eq(e.type, "state");
-		sse_event_free(&e);
-	}
+	for (int i = 0; i < 2; i++)
+		watch_session(&w[i], ports[i], &s, 0);
 	/* both streams live (a watcher still replaying from the store
 	 * meets events without an id where they come, not among the
 	 * versions it is reading) */
 	write_moves(a.port, &s, "R", 1);
 	for (int i = 0; i < 2; i++) {
 		sse_event e;
-		next_event(&w[i], &e);
+		ck_assert_msg(sse_next_event(&w[i], &e, 5000) == 1,
+			      "no event: %s", w[i].error);
 		ck_assert_str_eq(e.type, "moves");
 		ck_assert_str_eq(e.id, "1");
 		sse_event_free(&e);
@@ -567,7 +489,8 @@ START_TEST(side_events_every_node)
 	for (int i = 0; i < 2; i++) {
 		for (size_t k = 0; k < 3; k++) {
 			sse_event e;
-			next_event(&w[i], &e);
+			ck_assert_msg(sse_next_event(&w[i], &e, 5000) == 1,
+			      "no event: %s", w[i].error);
 			ck_assert_msg(strcmp(e.type, want[k]) == 0,
 				      "node %c, event %zu: %s, not %s", "AB"[i],
 				      k, e.type, want[k]);
@@ -586,7 +509,7 @@ START_TEST(side_events_every_node)
 		}
 		sse_close(&w[i]);
 	}
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 

@@ -36,27 +36,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pg_cluster.h"
-#include "session_helpers.h"
+#include "pg_nodes.h"
 #include "sse_client.h"
 #include "suites.h"
-
-/* Node A on a new database, node B on the same one. */
-static void start_two(server *a, server *b)
-{
-	/* the load tests send more than the default rate limit (the 503s
-	 * of a stopped database come back fast) */
-	const char *first[] = {"--rate-limit", "0", NULL};
-	start_or_abort(a, NULL, first);
-	const char *extra[] = {"--rate-limit", "0", "--db", a->db, NULL};
-	start_or_abort(b, NULL, extra);
-}
-
-static void stop_two(server *a, server *b)
-{
-	ck_assert_int_eq(server_stop(b, 1), 0);
-	ck_assert_int_eq(server_stop(a, 1), 0);
-}
 
 /* POST moves to s through port (If-Match version when >= 0): the status;
  * *version the version of a 200. */
@@ -64,18 +46,10 @@ static int post_moves(int port, const ses *s, const char *moves,
 		      long long if_match, long long *version, char *body_out,
 		      size_t cap)
 {
-	char path[160], body[96], auth[96], im[48];
-	snprintf(path, sizeof path, "%s/moves", s->path);
-	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
-	snprintf(im, sizeof im, "If-Match: \"v%lld\"", if_match);
-	const char *h[] = {"Content-Type: application/json", auth,
-			   if_match >= 0 ? im : NULL, NULL};
 	http_response r;
-	int rc = http_request(port, "POST", path, h, body, strlen(body), &r);
-	int status = rc == 0 ? r.status : -1;
+	int status = send_moves(&r, port, s, moves, NULL, if_match);
 	if (body_out)
-		snprintf(body_out, cap, "%.300s", rc == 0 ? r.body : r.error);
+		snprintf(body_out, cap, "%.300s", status >= 0 ? r.body : r.error);
 	if (status == 200 && version) {
 		json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
 		*version = j ? json_integer_value(json_object_get(j, "version"))
@@ -93,7 +67,7 @@ static const char *const MOVES[] = {"R", "U", "F", "L", "D", "B",
 START_TEST(read_your_writes)
 {
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3}", &s));
 	for (int i = 1; i <= 60; i++) {
@@ -107,7 +81,7 @@ START_TEST(read_your_writes)
 		/* the other node, at once: never the version before */
 		json_decref(get_session(r->port, s.path, NULL, i));
 	}
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -152,7 +126,7 @@ START_TEST(if_match_race)
 {
 	enum { ROUNDS = 300 };
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3}", &s));
 	pthread_barrier_t bar;
@@ -195,7 +169,7 @@ START_TEST(if_match_race)
 	json_decref(get_session(a.port, s.path, NULL, ROUNDS));
 	fprintf(stderr, "pg_nodes: %d If-Match rounds, A won %d, B won %d\n",
 		ROUNDS, wins_a, wins_b);
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -214,20 +188,12 @@ START_TEST(sse_across_nodes)
 {
 	enum { WRITES = 40 };
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3}", &s));
-	char path[160];
-	snprintf(path, sizeof path, "%s/events", s.path);
 	sse_client w;
-	ck_assert_msg(sse_open(&w, b.port, path, NULL, 5000, 0) == 0, "%s",
-		      w.error);
-	ck_assert_int_eq(w.status, 200);
+	watch_session(&w, b.port, &s, 0);
 	sse_event e;
-	ck_assert_msg(sse_next(&w, &e, 5000) == 1, "%s", w.error);
-	ck_assert_str_eq(e.type, "state");
-	ck_assert_str_eq(e.id, "0");
-	sse_event_free(&e);
 	/* moves, with an undo, a redo and a reset now and then: each kind
 	 * of event B formats from what the notification carried (or reads
 	 * back: a reset) */
@@ -247,14 +213,8 @@ START_TEST(sse_across_nodes)
 			      "%s", why);
 	}
 	for (int i = 1; i <= WRITES; i++) {
-		int rc, skip;
-		do {
-			rc = sse_next(&w, &e, 10000);
-			ck_assert_msg(rc == 1, "event %d: %s", i, w.error);
-			skip = e.comment || strcmp(e.type, "presence") == 0;
-			if (skip)
-				sse_event_free(&e);
-		} while (skip);
+		ck_assert_msg(sse_next_event(&w, &e, 10000) == 1, "event %d: %s",
+			      i, w.error);
 		char want[16];
 		snprintf(want, sizeof want, "%d", i);
 		ck_assert_str_eq(e.type, write_kind(i));
@@ -278,54 +238,37 @@ START_TEST(sse_across_nodes)
 	sse_close(&w);
 
 	/* Last-Event-ID replay on the other node */
+	char path[160];
+	snprintf(path, sizeof path, "%s/events", s.path);
 	const char *h[] = {"Last-Event-ID: 35", NULL};
 	ck_assert_msg(sse_open(&w, a.port, path, h, 5000, 0) == 0, "%s",
 		      w.error);
 	for (int i = 36; i <= WRITES; i++) {
-		do {
-			ck_assert_msg(sse_next(&w, &e, 5000) == 1, "%s",
-				      w.error);
-			if (e.comment || !e.id[0])
-				sse_event_free(&e);
-		} while (e.comment || !e.id[0]);
+		ck_assert_msg(sse_next_with_id(&w, &e, 5000) == 1, "%s",
+			      w.error);
 		char want[16];
 		snprintf(want, sizeof want, "%d", i);
 		ck_assert_str_eq(e.id, want);
 		sse_event_free(&e);
 	}
 	sse_close(&w);
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
-
-/* POST moves with an Idempotency-Key through port: the response. */
-static void keyed_post(int port, const ses *s, const char *key,
-		       const char *moves, http_response *r)
-{
-	char path[160], body[96], auth[96], k[96];
-	snprintf(path, sizeof path, "%s/moves", s->path);
-	snprintf(body, sizeof body, "{\"moves\": \"%s\"}", moves);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
-	snprintf(k, sizeof k, "Idempotency-Key: %s", key);
-	const char *h[] = {"Content-Type: application/json", auth, k, NULL};
-	ck_assert_int_eq(http_request(port, "POST", path, h, body, strlen(body),
-				      r),
-			 0);
-}
 
 START_TEST(idempotent_retry_across_nodes)
 {
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3}", &s));
 	http_response first, again, other;
-	keyed_post(a.port, &s, "retry-1", "R U", &first);
-	ck_assert_int_eq(first.status, 200);
+	ck_assert_int_eq(send_moves(&first, a.port, &s, "R U", "retry-1", -1),
+			 200);
 	ck_assert_ptr_null(http_header(&first, "Idempotent-Replayed"));
 	/* the retry lands on B: the first answer, not a second write */
-	keyed_post(b.port, &s, "retry-1", "R U", &again);
-	ck_assert_int_eq(again.status, 200);
+	ck_assert_int_eq(send_moves(&again, b.port, &s, "R U", "retry-1", -1),
+			 200);
 	ck_assert_str_eq(http_header(&again, "Idempotent-Replayed"), "true");
 	ck_assert_str_eq(http_header(&again, "ETag"),
 			 http_header(&first, "ETag"));
@@ -338,18 +281,18 @@ START_TEST(idempotent_retry_across_nodes)
 	json_decref(get_session(b.port, s.path, NULL, 1));
 	json_decref(get_session(a.port, s.path, NULL, 1));
 	/* the same key for another request, on either node: refused */
-	keyed_post(b.port, &s, "retry-1", "F", &other);
-	ck_assert_int_eq(other.status, 422);
+	ck_assert_int_eq(send_moves(&other, b.port, &s, "F", "retry-1", -1),
+			 422);
 	ck_assert_ptr_nonnull(strstr(other.body, "idempotency_key_reused"));
 	http_response_free(&first);
 	http_response_free(&again);
 	http_response_free(&other);
 	/* a new key writes again */
-	keyed_post(b.port, &s, "retry-2", "F", &other);
-	ck_assert_int_eq(other.status, 200);
+	ck_assert_int_eq(send_moves(&other, b.port, &s, "F", "retry-2", -1),
+			 200);
 	http_response_free(&other);
 	json_decref(get_session(a.port, s.path, NULL, 2));
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -388,20 +331,12 @@ static void *load(void *arg)
 			m = MOVES[rand_r(&seed) % 18];
 			tries = 0;
 		}
-		char path[160], body[64], auth[96], key[96];
-		snprintf(path, sizeof path, "%s/moves", l->s.path);
-		snprintf(body, sizeof body, "{\"moves\": \"%s\"}", m);
-		snprintf(auth, sizeof auth, "Authorization: Bearer %s",
-			 l->s.token);
-		snprintf(key, sizeof key, "Idempotency-Key: %p-%d", (void *)l,
-			 l->n);
-		const char *h[] = {"Content-Type: application/json", auth, key,
-				   NULL};
+		char key[64];
+		snprintf(key, sizeof key, "%p-%d", (void *)l, l->n);
 		http_response r;
 		l->pending = 1;
 		tries++;
-		if (http_request(l->port, "POST", path, h, body, strlen(body),
-				 &r) != 0) {
+		if (send_moves(&r, l->port, &l->s, m, key, -1) < 0) {
 			l->dead = 1;
 			http_response_free(&r);
 			break;
@@ -466,7 +401,7 @@ static void check_acked(int port, struct loader *ls, int n)
 START_TEST(no_lost_update)
 {
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	static struct loader ls[2];
 	volatile int stop = 0;
 	memset(ls, 0, sizeof ls);
@@ -498,14 +433,14 @@ START_TEST(no_lost_update)
 	fprintf(stderr, "pg_nodes: one session, %d + %d writes through two "
 			"nodes, history dense\n",
 		ls[0].n, ls[1].n);
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
 START_TEST(sigkill_a_node)
 {
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	static struct loader ls[NLOAD];
 	volatile int stop = 0;
 	memset(ls, 0, sizeof ls);
@@ -544,25 +479,10 @@ START_TEST(sigkill_a_node)
 }
 END_TEST
 
-/* This run's cluster, rebuilt from the environment run_tests set. */
-static void the_cluster(struct pg_cluster *c)
-{
-	memset(c, 0, sizeof *c);
-	const char *dir = getenv("CUBED_TEST_PG_DIR");
-	const char *url = getenv("CUBED_TEST_PG");
-	ck_assert_ptr_nonnull(dir);
-	ck_assert_ptr_nonnull(url);
-	snprintf(c->dir, sizeof c->dir, "%s", dir);
-	snprintf(c->url, sizeof c->url, "%s", url);
-	const char *colon = strrchr(url, ':');
-	c->port = atoi(colon + 1);
-	c->running = 1;
-}
-
 START_TEST(postgres_restart)
 {
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	static struct loader ls[2];
 	volatile int stop = 0;
 	memset(ls, 0, sizeof ls);
@@ -577,7 +497,7 @@ START_TEST(postgres_restart)
 	while ((ls[0].n < 10 || ls[1].n < 10) && now_s() < deadline)
 		test_sleep_ms(5);
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	ck_assert_int_eq(pg_cluster_halt(&c), 0);
 	/* down: every write a 503 store_unavailable with Retry-After */
 	deadline = now_s() + 20;
@@ -624,7 +544,7 @@ START_TEST(postgres_restart)
 	}
 	json_decref(expect_json(b.port, "GET", "/readyz", NULL, NULL, NULL, 200,
 				NULL));
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -676,7 +596,7 @@ static void route_path(const struct down_route *d, const ses *s,
 START_TEST(every_route_when_down)
 {
 	server a, b;
-	start_two(&a, &b);
+	pg_nodes_start(&a, &b, NULL);
 	ses s;
 	json_decref(create(a.port, "{\"size\": 3}", &s));
 	/* a token to revoke (on A: B must not hold the session) */
@@ -688,7 +608,7 @@ START_TEST(every_route_when_down)
 	json_decref(tok);
 
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	ck_assert_int_eq(pg_cluster_halt(&c), 0);
 	size_t n = sizeof DOWN_ROUTES / sizeof DOWN_ROUTES[0];
 	char path[192];
@@ -729,7 +649,7 @@ START_TEST(every_route_when_down)
 			      r.body ? r.body : "");
 		http_response_free(&r);
 	}
-	stop_two(&a, &b);
+	pg_nodes_stop(&a, &b);
 }
 END_TEST
 
@@ -740,7 +660,7 @@ END_TEST
 START_TEST(start_while_down)
 {
 	struct pg_cluster c;
-	the_cluster(&c);
+	pg_test_cluster(&c);
 	char base[256], url[256], err[1024];
 	snprintf(base, sizeof base, "%s", getenv("CUBED_TEST_PG"));
 	char name[64];
@@ -760,11 +680,9 @@ START_TEST(start_while_down)
 
 	ck_assert_int_eq(pg_cluster_halt(&c), 0);
 	/* the fixture would create a database for the node: not now */
-	unsetenv("CUBED_TEST_PG");
 	server n;
-	const char *args[] = {"--rate-limit", "0", "--db", url, NULL};
-	start_or_abort(&n, NULL, args);
-	setenv("CUBED_TEST_PG", base, 1);
+	ck_assert_msg(pg_node_start_at(&n, url, err, sizeof err) == 0, "%s",
+		      err);
 	json_t *p = expect_problem(n.port, "GET", "/readyz", NULL, NULL, NULL,
 				   503, "unavailable", "database", NULL, NULL);
 	ck_assert_str_eq(sget(p, "database"), "down");
@@ -788,17 +706,7 @@ START_TEST(start_while_down)
 
 	ck_assert_msg(pg_cluster_resume(&c, err, sizeof err) == 0, "%s", err);
 	/* ready by itself, within a few retries */
-	double deadline = now_s() + 30;
-	int status = 0;
-	while (now_s() < deadline) {
-		call(&r, n.port, "GET", "/readyz", NULL, NULL, NULL);
-		status = r.status;
-		http_response_free(&r);
-		if (status == 200)
-			break;
-		test_sleep_ms(50);
-	}
-	ck_assert_int_eq(status, 200);
+	ck_assert_int_eq(wait_ready(n.port, 30), 200);
 	json_t *ready = expect_json(n.port, "GET", "/readyz", NULL, NULL, NULL,
 				    200, NULL);
 	ck_assert_int_eq(iget(ready, "schema_version"), 9);

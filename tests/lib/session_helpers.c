@@ -293,6 +293,77 @@ json_t *history_all(int port, const ses *s, const char *token, int limit)
 			 limit);
 }
 
+int send_moves(http_response *r, int port, const ses *s, const char *moves,
+	       const char *key, long long if_match)
+{
+	char path[160], auth[128], idem[192], im[48];
+	snprintf(path, sizeof path, "%s/moves", s->path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	const char *h[5] = {"Content-Type: application/json", auth};
+	int k = 2;
+	if (key) {
+		snprintf(idem, sizeof idem, "Idempotency-Key: %s", key);
+		h[k++] = idem;
+	}
+	if (if_match >= 0) {
+		snprintf(im, sizeof im, "If-Match: \"v%lld\"", if_match);
+		h[k++] = im;
+	}
+	h[k] = NULL;
+	/* jansson quotes the moves, however long (a test's may not fit a
+	 * buffer) */
+	json_t *b = json_pack("{s:s}", "moves", moves);
+	char *body = b ? json_dumps(b, JSON_COMPACT) : NULL;
+	json_decref(b);
+	if (!body) {
+		memset(r, 0, sizeof *r);
+		snprintf(r->error, sizeof r->error, "no memory for the body");
+		return -1;
+	}
+	int rc = http_request(port, "POST", path, h, body, strlen(body), r);
+	free(body);
+	return rc == 0 ? r->status : -1;
+}
+
+void watch_session(sse_client *w, int port, const ses *s, long long version)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/events", s->path);
+	ck_assert_msg(sse_open(w, port, path, NULL, 5000, 0) == 0, "GET %s: %s",
+		      path, w->error);
+	ck_assert_msg(w->status == 200, "GET %s: status %d", path, w->status);
+	sse_event e;
+	ck_assert_msg(sse_next_event(w, &e, 5000) == 1, "GET %s: no state: %s",
+		      path, w->error);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", version);
+	ck_assert_msg(strcmp(e.type, "state") == 0 && strcmp(e.id, id) == 0,
+		      "GET %s: first event %s id %s, expected state id %s", path,
+		      e.type, e.id, id);
+	json_t *d = json_loads(e.data, 0, NULL);
+	ck_assert_msg(d != NULL, "GET %s: the state is not JSON", path);
+	ck_assert_int_eq(iget(d, "version"), version);
+	json_decref(d);
+	sse_event_free(&e);
+}
+
+int wait_ready(int port, double seconds)
+{
+	double deadline = now_s() + seconds;
+	int status = 0;
+	for (;;) {
+		http_response r;
+		status = http_request(port, "GET", "/readyz", NULL, NULL, 0,
+				      &r) == 0
+				 ? r.status
+				 : 0;
+		http_response_free(&r);
+		if (status == 200 || now_s() >= deadline)
+			return status;
+		test_sleep_ms(20);
+	}
+}
+
 /* Wait (at most SOLVER_TABLES_WAIT_S) until the server on port's /readyz says
  * both sizes' tables are ready; fail saying what they were. */
 void need_tables_on(int port)

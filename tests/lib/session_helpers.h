@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "http_client.h"
+#include "sse_client.h"
 #include "test_server.h"
 
 /* The server under test (test_server.h). */
@@ -76,6 +77,25 @@ json_t *pages_all(int port, const ses *s, const char *what,
 		  int limit);
 /* The whole history (pages_all of history, events, version). */
 json_t *history_all(int port, const ses *s, const char *token, int limit);
+
+/* POST <s->path>/moves {"moves": moves} with s's token, on a fresh
+ * connection, with "Idempotency-Key: key" when key is not NULL and
+ * "If-Match: \"v<if_match>\"" when if_match >= 0. Returns the status, or
+ * -1 when no reply came (r->error says why); *r holds the response
+ * either way (release it with http_response_free). It asserts nothing,
+ * so a test's threads and forked children may call it. */
+int send_moves(http_response *r, int port, const ses *s, const char *moves,
+	       const char *key, long long if_match);
+
+/* Open the live stream of session s on port (GET <s->path>/events) and
+ * read its first event (comments and presence skipped, within 5 s): 200,
+ * then the "state" event with id version and data of that version, all
+ * asserted. w stays open (sse_close it). */
+void watch_session(sse_client *w, int port, const ses *s, long long version);
+
+/* GET /readyz on port until it answers 200 or seconds pass: the last
+ * status (0 when none came). */
+int wait_ready(int port, double seconds);
 
 /* Wait (at most SOLVER_TABLES_WAIT_S) until the server on port's /readyz says
  * both the 3×3's and the 2×2's solver tables are ready; fail saying what

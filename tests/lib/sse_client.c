@@ -238,6 +238,45 @@ int sse_next(sse_client *c, sse_event *ev, int timeout_ms)
 	}
 }
 
+/* The next event that skip(ev) is 0 for, within timeout_ms in all. */
+static int next_kept(sse_client *c, sse_event *ev, int timeout_ms,
+		     int (*skip)(const sse_event *))
+{
+	long long deadline = now_ms() + timeout_ms;
+	for (;;) {
+		long long left = deadline - now_ms();
+		if (left <= 0) {
+			snprintf(c->error, sizeof c->error,
+				 "no event within %d ms", timeout_ms);
+			return -1;
+		}
+		int rc = sse_next(c, ev, (int)left);
+		if (rc != 1 || !skip(ev))
+			return rc;
+		sse_event_free(ev);
+	}
+}
+
+static int comment_or_presence(const sse_event *ev)
+{
+	return ev->comment || strcmp(ev->type, "presence") == 0;
+}
+
+static int without_id(const sse_event *ev)
+{
+	return ev->comment || !ev->id[0];
+}
+
+int sse_next_event(sse_client *c, sse_event *ev, int timeout_ms)
+{
+	return next_kept(c, ev, timeout_ms, comment_or_presence);
+}
+
+int sse_next_with_id(sse_client *c, sse_event *ev, int timeout_ms)
+{
+	return next_kept(c, ev, timeout_ms, without_id);
+}
+
 void sse_event_free(sse_event *ev)
 {
 	free(ev->data);

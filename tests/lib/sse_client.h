@@ -37,6 +37,17 @@ int sse_open(sse_client *c, int port, const char *path,
  * ended cleanly, -1 on a timeout or error (c->error). */
 int sse_next(sse_client *c, sse_event *ev, int timeout_ms);
 
+/* The next event that is neither a comment nor "presence" (the viewer
+ * counts a stream sends whenever a watcher comes or goes), within
+ * timeout_ms in all: 1, 0 when the stream ended cleanly, -1 on a timeout
+ * or error (c->error). What it skips is freed. */
+int sse_next_event(sse_client *c, sse_event *ev, int timeout_ms);
+
+/* The same for the next event with an id (a version of the session:
+ * state, moves, undo, ...), skipping comments and every event without
+ * one (presence, solve, timed). */
+int sse_next_with_id(sse_client *c, sse_event *ev, int timeout_ms);
+
 void sse_event_free(sse_event *ev);
 void sse_close(sse_client *c);
 

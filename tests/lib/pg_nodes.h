@@ -1,0 +1,38 @@
+/* pg_nodes.h — what the PostgreSQL black-box suites share (make test-pg:
+ * check_pg_nodes.c, check_pg_live.c, check_pg_faults.c): this run's
+ * cluster, for the tests that halt, restart or freeze it; cubed nodes
+ * started on one database (none rate-limited: the load and fault tests
+ * send more than the default allows); and a node started on a database
+ * named outright, which the fixture must not create. The assertions are
+ * Check's: call these from inside tests. */
+#ifndef CUBED_TEST_PG_NODES_H
+#define CUBED_TEST_PG_NODES_H
+
+#include "pg_cluster.h"
+#include "session_helpers.h"
+
+/* This run's cluster, rebuilt from the environment run_tests set
+ * (CUBED_TEST_PG, CUBED_TEST_PG_DIR; asserted there). */
+void pg_test_cluster(struct pg_cluster *c);
+
+/* Start n with --rate-limit 0 and extra (NULL-terminated, may be NULL,
+ * at most PG_NODE_EXTRA options and values), on the database of peer
+ * when peer is not NULL, else on a new one of its own; abort the test
+ * with the reason if it does not start. */
+#define PG_NODE_EXTRA 16
+void pg_node_start(server *n, const server *peer, const char *const *extra);
+
+/* Node A on a new database and node B on the same one, both started by
+ * pg_node_start with extra. */
+void pg_nodes_start(server *a, server *b, const char *const *extra);
+
+/* Stop B, then A: each must exit 0; their directories are removed. */
+void pg_nodes_stop(server *a, server *b);
+
+/* Start n with --rate-limit 0 on exactly the database at url, with
+ * $CUBED_TEST_PG put aside meanwhile so that the fixture creates no
+ * database (the cluster may be down, or url's role may not create one).
+ * server_start's answer: 0, or -1 with the reason in err. */
+int pg_node_start_at(server *n, const char *url, char *err, size_t errlen);
+
+#endif

@@ -4,9 +4,10 @@
 # which measures writes; or alone: bash bench/pg.sh BUILD). One
 # "name: value unit" line per figure.
 #
-# A private cluster (initdb + pg_ctl as the postgres user when root, data
-# and socket in a temporary directory, a free loopback port, fsync on: the
-# durable default), then, in rounds (3 by default), back to back:
+# A private cluster (bench/pg_cluster.sh: initdb + pg_ctl as the postgres
+# user when root, data and socket in a temporary directory, a free
+# loopback port, fsync on: the durable default), then, in rounds (3 by
+# default), back to back:
 #   pg.moves.sqlite   one node on a SQLite file (--durability normal: WAL,
 #                     the default): the reference of the same round
 #   pg.moves.pg1      one node on PostgreSQL (synchronous_commit on)
@@ -43,37 +44,13 @@ unavailable() {
 command -v wrk >/dev/null || unavailable "wrk not found"
 command -v curl >/dev/null || unavailable "curl not found"
 [ -x "$build/cubed" ] || unavailable "$build/cubed not built"
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -x "$bindir/initdb" ] || unavailable "no PostgreSQL binaries (postgresql)"
+. "$here/pg_cluster.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cubed-pgbench.XXXXXX") || exit 1
-pids=()
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	[ -f "$tmp/data/postmaster.pid" ] &&
-		as_pg "$bindir/pg_ctl" -D "$tmp/data" -m fast -w stop >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap pg_cleanup EXIT
 trap 'exit 130' INT TERM
 
-[ "$(id -u)" -eq 0 ] && chown postgres "$tmp"
-as_pg "$bindir/initdb" -D "$tmp/data" -U cubed -A trust -E UTF8 \
-	--locale=C >"$tmp/initdb.log" 2>&1 || unavailable "initdb failed"
-pgport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-as_pg "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/data/pg.log" -w \
-	-o "-p $pgport -k $tmp -c listen_addresses=127.0.0.1" start \
-	>/dev/null 2>&1 || unavailable "pg_ctl start failed"
-base="postgresql://cubed@127.0.0.1:$pgport"
-dbn=0
-newdb() { # sets db (not in a subshell: dbn must count)
-	dbn=$((dbn + 1))
-	"$bindir/psql" -q "$base/postgres" -c "CREATE DATABASE b$dbn" >/dev/null
-	db="$base/b$dbn"
-}
+pg_cluster_start cubed-pgbench || unavailable "$pg_error"
+tmp=$pg_tmp
 
 # start DB: a node on a free port; prints "PID PORT"
 start() {
@@ -118,22 +95,22 @@ declare -a r_sq r_p1 r_p2 r_p2s
 for round in $(seq 1 "$rounds"); do
 	# SQLite
 	read -r pid port < <(start "$tmp/sq$round/cubed.db") || exit 1
-	pids+=("$pid")
+	pg_nodes+=("$pid")
 	mksessions "$port"
 	r_sq+=("$(wrkrun "$port" 16)")
 	stopnode "$pid"
 	# PostgreSQL, one node
-	newdb
+	pg_newdb b
 	read -r pid port < <(start "$db") || exit 1
-	pids+=("$pid")
+	pg_nodes+=("$pid")
 	mksessions "$port"
 	r_p1+=("$(wrkrun "$port" 16)")
 	stopnode "$pid"
 	# PostgreSQL, two nodes on one database
-	newdb
+	pg_newdb b
 	read -r pa porta < <(start "$db") || exit 1
 	read -r pb portb < <(start "$db") || exit 1
-	pids+=("$pa" "$pb")
+	pg_nodes+=("$pa" "$pb")
 	mksessions "$porta"
 	wrkrun "$porta" 8 >"$tmp/wa" &
 	wa=$!
@@ -172,10 +149,10 @@ fi
 
 # cross-node live delivery
 if [ -x "$build/bench/watch" ]; then
-	newdb
+	pg_newdb b
 	read -r pa porta < <(start "$db") || exit 1
 	read -r pb portb < <(start "$db") || exit 1
-	pids+=("$pa" "$pb")
+	pg_nodes+=("$pa" "$pb")
 	"$build/bench/watch" "$portb" "$pb" 100 200 20 2>/dev/null |
 		sed -n 's/^live_delivery_\(p50\|p99\): \([0-9.]*\) ms.*/pg.sse.local.\1: \2 ms/p'
 	WATCH_WRITE_PORT=$porta "$build/bench/watch" "$portb" "$pb" 100 200 20 2>/dev/null |

@@ -4,10 +4,10 @@
 # or alone: bash bench/writes.sh BUILD). One "name: value unit" line per
 # figure on stdout, notes on stderr.
 #
-# A private PostgreSQL cluster (initdb + pg_ctl as the postgres user when
-# root, data and socket in a temporary directory, a free loopback port,
-# fsync on and synchronous_commit on: the production defaults; nothing is
-# turned off for speed). Then, in rounds (CUBED_BENCH_WRITES_ROUNDS, 3),
+# A private PostgreSQL cluster (bench/pg_cluster.sh: initdb + pg_ctl as
+# the postgres user when root, data and socket in a temporary directory, a
+# free loopback port, fsync on and synchronous_commit on: the production
+# defaults; nothing is turned off for speed). Then, in rounds (CUBED_BENCH_WRITES_ROUNDS, 3),
 # back to back in each round:
 #   writes.sqlite  one node on a SQLite file, its default durability
 #                  (WAL, synchronous=NORMAL): the reference of the round
@@ -60,49 +60,25 @@ command -v wrk >/dev/null || unavailable "wrk not found"
 command -v python3 >/dev/null || unavailable "python3 not found"
 [ -x "$build/cubed" ] || unavailable "$build/cubed not built"
 [ -z "$base_bin" ] || [ -x "$base_bin" ] || unavailable "$base_bin is not a program"
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -x "$bindir/initdb" ] || unavailable "no PostgreSQL binaries (postgresql)"
+. "$here/pg_cluster.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cubed-writes.XXXXXX") || exit 1
-pids=()
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	[ -f "$tmp/data/postmaster.pid" ] &&
-		as_pg "$bindir/pg_ctl" -D "$tmp/data" -m fast -w stop >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap pg_cleanup EXIT
 trap 'exit 130' INT TERM
 
-[ "$(id -u)" -eq 0 ] && chown postgres "$tmp"
-as_pg "$bindir/initdb" -D "$tmp/data" -U cubed -A trust -E UTF8 \
-	--locale=C >"$tmp/initdb.log" 2>&1 || unavailable "initdb failed"
-pgport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-as_pg "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/data/pg.log" -w \
-	-o "-p $pgport -k $tmp -c listen_addresses=127.0.0.1" start \
-	>/dev/null 2>&1 || unavailable "pg_ctl start failed"
-base="postgresql://cubed@127.0.0.1:$pgport"
-note "PostgreSQL $("$bindir/psql" -Atq "$base/postgres" -c 'SHOW server_version'):" \
-	"fsync $("$bindir/psql" -Atq "$base/postgres" -c 'SHOW fsync')," \
-	"synchronous_commit $("$bindir/psql" -Atq "$base/postgres" -c 'SHOW synchronous_commit')"
-dbn=0
-newdb() { # sets db (not in a subshell: dbn must count)
-	dbn=$((dbn + 1))
-	"$bindir/psql" -q "$base/postgres" -c "CREATE DATABASE w$dbn" >/dev/null
-	db="$base/w$dbn"
-}
+pg_cluster_start cubed-writes || unavailable "$pg_error"
+tmp=$pg_tmp
+note "PostgreSQL $(pg_sql 'SHOW server_version'):" \
+	"fsync $(pg_sql 'SHOW fsync')," \
+	"synchronous_commit $(pg_sql 'SHOW synchronous_commit')"
 
 # start BIN DB: a node on a free port; sets started="PID PORT"
 start() {
-	local log="$tmp/node.$dbn.$RANDOM.log"
+	local log="$tmp/node.$pg_dbn.$RANDOM.log"
 	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_SESSION_QUOTA=0 \
 		CUBED_STORAGE_QUOTA=0 CUBED_SOLVER=0 "$1" --port 0 --db "$2" \
 		--rate-limit 0 --schema "$repo/schema" >"$log" 2>&1 &
 	local pid=$!
-	pids+=("$pid")
+	pg_nodes+=("$pid")
 	local port=""
 	for _ in $(seq 1 200); do
 		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
@@ -140,11 +116,11 @@ wrkrun() {
 measure() {
 	local bin=$1 n=$2 dbs
 	local nodes=() ports=()
-	newdb
-	[ -n "${3:-}" ] && "$bindir/psql" -q "$base/postgres" \
-		-c "ALTER DATABASE w$dbn SET synchronous_commit = off" >/dev/null
+	pg_newdb w
+	[ -n "${3:-}" ] &&
+		pg_sql "ALTER DATABASE $pg_dbname SET synchronous_commit = off" >/dev/null
 	if [ "$n" -eq 0 ]; then
-		dbs="$tmp/sq$dbn/cubed.db"
+		dbs="$tmp/sq$pg_dbn/cubed.db"
 		n=1
 	else
 		dbs=$db

@@ -270,6 +270,14 @@ START_TEST(gap_cut_after_bound)
 }
 END_TEST
 
+/* A private session made through port: its stream opens with a ticket
+ * (or its token) only. */
+static void create_private(int port, ses *s)
+{
+	json_decref(create(port, "{\"size\": 3, \"visibility\": \"private\"}",
+			   s));
+}
+
 /* POST <s>/tickets on port with s's owner token: the ticket (201). */
 static void mint(int port, const ses *s, char *out, size_t cap)
 {
@@ -317,8 +325,7 @@ START_TEST(ticket_any_node)
 	server a, b;
 	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
-			   &s));
+	create_private(a.port, &s);
 	/* minted on A, opened on B (the stream of a private session): 200,
 	 * and A's writes arrive */
 	char t[64];
@@ -343,8 +350,7 @@ START_TEST(ticket_any_node)
 	expect_refused(b.port, &s, f, 404, "not_found", "no_such_session");
 	/* one of another session of the same database too */
 	ses other;
-	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
-			   &other));
+	create_private(a.port, &other);
 	char t2[64];
 	mint(b.port, &other, t2, sizeof t2);
 	expect_refused(a.port, &s, t2, 404, "not_found", "no_such_session");
@@ -361,8 +367,7 @@ START_TEST(ticket_expired_everywhere)
 	const char *ttl[] = {"--ticket-ttl", "1", NULL};
 	pg_node_start(&c, &a, ttl);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
-			   &s));
+	create_private(a.port, &s);
 	char t[64];
 	mint(c.port, &s, t, sizeof t);
 	sse_client w;
@@ -384,8 +389,7 @@ START_TEST(ticket_survives_restart)
 	server a, b;
 	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
-			   &s));
+	create_private(a.port, &s);
 	char t[64];
 	mint(a.port, &s, t, sizeof t);
 	/* both nodes restarted (a rolling upgrade): the key is the
@@ -408,8 +412,7 @@ START_TEST(ticket_key_after_start_while_down)
 	server a;
 	pg_node_start(&a, NULL, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3, \"visibility\": \"private\"}",
-			   &s));
+	create_private(a.port, &s);
 	char t[64];
 	mint(a.port, &s, t, sizeof t);
 

@@ -1,8 +1,10 @@
 /* store_pg_ready.h — the PostgreSQL engine's state and its way to a
- * working database, shared by the engine's files (store_pg.c: the pool,
- * statements, rows; store_pg_listen.c: other nodes' notifications), which
- * both depend on this and not on each other's internals. Not for the rest
- * of the server: store.h is. */
+ * working database, shared by the engine's files (store_pg.c,
+ * store_pg_write.c and store_pg_pool.c: the operations, the write
+ * transaction, the pool and round trips, which share
+ * store_pg_shared.h besides; store_pg_listen.c: other nodes'
+ * notifications), which all depend on this and the listener not on the
+ * others' internals. Not for the rest of the server: store.h is. */
 #ifndef CUBED_STORE_PG_READY_H
 #define CUBED_STORE_PG_READY_H
 
@@ -43,6 +45,12 @@ struct pg {
 	 * timeout */
 	int timeout_ms;
 	int pool_max;      /* --db-pool: connections for requests at most */
+	/* what must go before a statement (id, parameters p) on a write
+	 * transaction's connection c: set by pg_open to store_pg_write.c's
+	 * pg__before_run (the deferred appends), so the pool below calls
+	 * the write file without naming it */
+	int (*before_run)(struct pg *st, struct tls *t, struct pconn *c,
+			  int id, const char *const *p, int64_t deadline);
 	/* figures for /metrics (store_pool_stats) */
 	atomic_ullong n_waits, n_timeouts, n_dropped, n_listen_up,
 		n_notifications;

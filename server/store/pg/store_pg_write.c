@@ -1,0 +1,332 @@
+/* store_pg_write.c — the PostgreSQL engine's write transaction, beyond
+ * its statements: the session rows it locked and their versions, and
+ * the appends it defers to send as one statement (store_pg_shared.h
+ * says who owns what).
+ *
+ * Round trips: the writer's batch (sessions_writer.c) locks its sessions
+ * in one statement, which also returns their versions (struct locked:
+ * while the transaction holds a row, its version is known here without
+ * asking). Its appends are deferred (store_defer): each is checked
+ * against the locked version at once (a stale one is a conflict with no
+ * round trip) and kept; all of them then go as one statement (flush)
+ * before the transaction's next statement that could see them or its
+ * COMMIT. So a batch of moves costs BEGIN, the lock, the flush and the
+ * COMMIT, whatever its size, where it cost three round trips a write
+ * (version check, advance, event). Outside deferral an append is still
+ * one statement (S_APPEND: advance and event together).
+ *
+ * Uses the pool (store_pg_pool.c) for its one statement; the pool calls
+ * back only through st->before_run (pg__before_run, set by pg_open). */
+#include "store_pg_shared.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_locked_id(const void *a, const void *b)
+{
+	return strcmp(((const struct locked *)a)->id,
+		      ((const struct locked *)b)->id);
+}
+
+/* The open transaction's lock on session id, or NULL (not locked, or no
+ * transaction). */
+struct locked *pg__locked_find(struct tls *t, const char *id)
+{
+	if (!t || !t->txn || t->nlocked == 0)
+		return NULL;
+	struct locked key;
+	if (snprintf(key.id, sizeof key.id, "%s", id) >= (int)sizeof key.id)
+		return NULL;
+	return bsearch(&key, t->locked, (size_t)t->nlocked, sizeof key,
+		       by_locked_id);
+}
+
+/* The rows store_lock_sessions' statement returned (id, version), kept
+ * as the open transaction's locks, sorted for pg__locked_find. Nothing
+ * is kept outside a transaction, or when there is no memory for it (the
+ * versions are then asked for again). */
+void pg__locked_keep(struct tls *t, const PGresult *r)
+{
+	int rows = PQntuples(r);
+	if (t && t->txn && rows > t->caplocked) {
+		struct locked *m = realloc(t->locked, (size_t)rows * sizeof *m);
+		if (m) {
+			t->locked = m;
+			t->caplocked = rows;
+		}
+	}
+	if (t && t->txn && rows <= t->caplocked) {
+		t->nlocked = 0;
+		for (int i = 0; i < rows; i++) {
+			struct locked *l = &t->locked[t->nlocked];
+			if (snprintf(l->id, sizeof l->id, "%s",
+				     PQgetvalue(r, i, 0)) >= (int)sizeof l->id)
+				continue;
+			l->version = pg__col_i64(r, i, 1);
+			t->nlocked++;
+		}
+		qsort(t->locked, (size_t)t->nlocked, sizeof *t->locked,
+		      by_locked_id);
+	}
+}
+
+/* A text[] or bigint[] literal under construction. */
+struct arr {
+	char *p;
+	size_t n, cap;
+	int nomem;
+};
+
+static void arr_put(struct arr *a, const char *s, size_t len)
+{
+	if (a->nomem)
+		return;
+	if (a->n + len + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap : 256;
+		while (a->n + len + 2 > cap)
+			cap *= 2;
+		char *p = realloc(a->p, cap);
+		if (!p) {
+			a->nomem = 1;
+			return;
+		}
+		a->p = p;
+		a->cap = cap;
+	}
+	memcpy(a->p + a->n, s, len);
+	a->n += len;
+	a->p[a->n] = '\0';
+}
+
+/* The next element: a separator, then the value (NULL: SQL NULL), quoted
+ * with " and \ escaped. */
+static void arr_text(struct arr *a, const char *v)
+{
+	arr_put(a, a->n == 1 ? "" : ",", a->n == 1 ? 0 : 1);
+	if (!v) {
+		arr_put(a, "NULL", 4);
+		return;
+	}
+	arr_put(a, "\"", 1);
+	for (const char *c = v; *c; c++) {
+		size_t run = strcspn(c, "\"\\");
+		arr_put(a, c, run);
+		c += run;
+		if (!*c)
+			break;
+		arr_put(a, "\\", 1);
+		arr_put(a, c, 1);
+	}
+	arr_put(a, "\"", 1);
+}
+
+static void arr_i64(struct arr *a, int64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof b, "%s%lld", a->n == 1 ? "" : ",",
+			 (long long)v);
+	arr_put(a, b, (size_t)n);
+}
+
+void pg__pend_clear(struct tls *t)
+{
+	for (int i = 0; i < t->npend; i++)
+		store_event_free(&t->pend[i].e);
+	t->npend = 0;
+}
+
+/* The deferred appends (store_defer) as one statement: each session row
+ * moved from before its first to after its last append of the batch, only
+ * if it is still where the lock found it, and the event rows in the order
+ * they were appended (their notifications go out in that order at
+ * commit), each only if its session moved. Every session must have moved
+ * and every event been inserted, else the call fails (and the transaction
+ * must be rolled back). */
+int pg__flush(struct pg *st, struct tls *t, struct pconn *c,
+		 int64_t deadline)
+{
+	if (t->npend == 0)
+		return STORE_OK;
+	struct arr a[14] = {{0}};
+	for (int i = 0; i < 14; i++)
+		arr_put(&a[i], "{", 1);
+	int nsess = 0;
+	for (int i = 0; i < t->npend; i++) {
+		const struct pend *pd = &t->pend[i];
+		const struct store_event *e = &pd->e;
+		arr_text(&a[6], pd->id);
+		arr_i64(&a[7], e->version);
+		arr_text(&a[8], e->kind);
+		arr_text(&a[9], e->moves ? e->moves : "");
+		arr_text(&a[10], e->actor);
+		arr_i64(&a[11], e->created_at);
+		arr_i64(&a[12], e->ref);
+		arr_i64(&a[13], e->link);
+		/* the session row: once, from its first append of the
+		 * batch to its last */
+		int first = 1;
+		for (int j = 0; j < i && first; j++)
+			first = strcmp(t->pend[j].id, pd->id) != 0;
+		if (!first)
+			continue;
+		const struct pend *end = pd;
+		for (int j = i + 1; j < t->npend; j++)
+			if (strcmp(t->pend[j].id, pd->id) == 0)
+				end = &t->pend[j];
+		arr_text(&a[0], pd->id);
+		arr_i64(&a[1], e->version - 1);
+		arr_i64(&a[2], end->e.version);
+		arr_i64(&a[3], end->undo_top);
+		arr_i64(&a[4], end->redo_top);
+		arr_i64(&a[5], end->e.created_at);
+		nsess++;
+	}
+	int nomem = 0;
+	const char *p[14];
+	for (int i = 0; i < 14; i++) {
+		arr_put(&a[i], "}", 1);
+		nomem |= a[i].nomem;
+		p[i] = a[i].p;
+	}
+	int n = t->npend, rc;
+	pg__pend_clear(t);
+	if (nomem) {
+		pg__set_error(t, 0, "out of memory%s", "");
+		rc = STORE_ERROR;
+	} else {
+		PGresult *r;
+		rc = pg__run_now(st, t, c, S_FLUSH, p, deadline, &r);
+		if (rc == STORE_OK) {
+			long long moved = atoll(PQgetvalue(r, 0, 0)),
+				  added = atoll(PQgetvalue(r, 0, 1));
+			PQclear(r);
+			if (moved != nsess || added != n) {
+				char why[96];
+				snprintf(why, sizeof why,
+					 "%lld of %d sessions moved, %lld of "
+					 "%d events added",
+					 moved, nsess, added, n);
+				pg__set_error(t, 0,
+					  "deferred appends did not apply: %s",
+					  why);
+				rc = STORE_ERROR;
+			}
+		}
+	}
+	for (int i = 0; i < 14; i++)
+		free(a[i].p);
+	if (rc != STORE_OK)
+		t->deferred_failed = 1;
+	return rc;
+}
+
+/* Must the deferred appends go before statement id (its parameters p)?
+ * Not for statements that neither read nor write sessions or events
+ * (tokens looked up, Idempotency-Key records, snapshot rows: a snapshot
+ * depends on nothing but its session's row, which exists and is
+ * locked; the count of sessions, which appends do not change); not for
+ * a statement about one session (its first parameter) that has none of
+ * them; else yes. */
+static int flush_first(const struct tls *t, enum stmt_id id,
+		       const char *const *p)
+{
+	switch (id) {
+	case S_FIND_TOKEN:
+	case S_IDEM_TAKE:
+	case S_IDEM_GET:
+	case S_IDEM_KEEP:
+	case S_IDEM_DROP:
+	case S_INSERT_SNAPSHOT:
+	case S_COUNT_SESSIONS:
+		return 0;
+	case S_INSERT_SESSION:
+	case S_INSERT_EVENT:
+	case S_GET_SESSION:
+	case S_SESSION_VERSION:
+	case S_SESSION_VERSION_LOCK:
+	case S_SNAPSHOT_AT:
+	case S_LAST_RESET:
+	case S_GET_EVENT:
+	case S_EVENTS_AFTER:
+	case S_INSERT_SOLVE:
+	case S_LIST_SOLVES:
+	case S_INSERT_TIMED:
+	case S_LIST_TIMED:
+	case S_INSERT_TOKEN:
+	case S_LIST_TOKENS:
+	case S_REVOKE_TOKEN:
+		for (int i = 0; i < t->npend; i++)
+			if (strcmp(t->pend[i].id, p[0]) == 0)
+				return 1;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* st->before_run (the pool calls it before each statement on the
+ * transaction's connection): the deferred appends go first when
+ * statement id may see them. */
+int pg__before_run(struct pg *st, struct tls *t, struct pconn *c, int id,
+		   const char *const *p, int64_t deadline)
+{
+	if (t->npend == 0 || !flush_first(t, (enum stmt_id)id, p))
+		return STORE_OK;
+	return pg__flush(st, t, c, deadline);
+}
+
+/* store_defer: from now on this thread's appends to locked rows are
+ * kept for the flush. */
+void pg__defer(void *impl, int on)
+{
+	struct tls *t = pg__tls(impl);
+	if (t)
+		t->defer = on;
+}
+
+/* Whether the thread's last failure was a flush's (the caller then runs
+ * the transaction again with deferral off to learn which write it
+ * was). */
+int pg__deferred_failed(void *impl)
+{
+	struct pg *st = impl;
+	struct tls *t = pthread_getspecific(st->key);
+	return t && t->deferred_failed;
+}
+
+/* An append to session id, whose row the open transaction locked (l) at
+ * e->version - 1, kept for the flush (store_defer): l moves to
+ * e->version at once, and the session row and the event row are written
+ * by the flush. */
+int pg__defer_append(struct pg *st, struct tls *t, struct locked *l,
+		     const char *id, const struct store_event *e,
+		     int64_t undo_top, int64_t redo_top)
+{
+	if (t->npend == t->cappend) {
+		int cap = t->cappend ? 2 * t->cappend : 16;
+		struct pend *m = realloc(t->pend,
+					 (size_t)cap * sizeof *m);
+		if (!m)
+			return pg__nomem(st);
+		t->pend = m;
+		t->cappend = cap;
+	}
+	struct pend *pd = &t->pend[t->npend];
+	pd->e = *e;
+	pd->e.moves = strdup(e->moves ? e->moves : "");
+	pd->e.actor = e->actor ? strdup(e->actor) : NULL;
+	if (!pd->e.moves || (e->actor && !pd->e.actor)) {
+		free(pd->e.moves);
+		free(pd->e.actor);
+		return pg__nomem(st);
+	}
+	snprintf(pd->id, sizeof pd->id, "%s", id);
+	pd->undo_top = undo_top;
+	pd->redo_top = redo_top;
+	t->npend++;
+	l->version = e->version;
+	return STORE_OK;
+}

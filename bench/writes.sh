@@ -14,6 +14,9 @@
 #   writes.pg1     one node on PostgreSQL
 #   writes.pg2     two nodes on one PostgreSQL database
 #   writes.pg3     three nodes on one PostgreSQL database
+#   writes.sqlite.full one node on a SQLite file with --durability full
+#                  (synchronous=FULL: the WAL is fsynced at every commit,
+#                  as PostgreSQL's is): the reference of equal durability
 #   writes.pg1.nosync  one node on a database with synchronous_commit off
 #                  (ALTER DATABASE): NOT a setting cubed uses or
 #                  recommends (an acknowledged write can be lost in a
@@ -31,11 +34,16 @@
 #
 # Figures: writes.CONFIG.rps, the median over rounds, and
 # writes.CONFIG.vs_sqlite, the median over rounds of that round's ratio to
-# the SQLite node (the target for PostgreSQL is >= 0.5 x).
+# the SQLite node (the target for PostgreSQL is >= 0.5 x), and for
+# PostgreSQL writes.CONFIG.vs_sqlite_full, the same against sqlite.full.
+# Notes on stderr say, for each PostgreSQL run, its transactions (one a
+# write batch), event rows and the cluster's WAL flushes so far.
 #
 # CUBED_BENCH_WRITES_BASE=/path/to/an/older/cubed adds writes.base.pg1 and
 # writes.base.pg3, the same loads on that binary in the same rounds (a
-# before/after of a change to the write path).
+# before/after of a change to the write path), with the migrations in
+# CUBED_BENCH_WRITES_BASE_SCHEMA (the older checkout's schema/; by
+# default this one's, which is right only when the schema did not change).
 set -u
 
 build=${1:-build}
@@ -46,8 +54,9 @@ rounds=${CUBED_BENCH_WRITES_ROUNDS:-3}
 conns=${CUBED_BENCH_WRITES_CONNS:-32}
 nsessions=${CUBED_BENCH_WRITES_SESSIONS:-64}
 base_bin=${CUBED_BENCH_WRITES_BASE:-}
+base_schema=${CUBED_BENCH_WRITES_BASE_SCHEMA:-}
 
-configs=(sqlite pg1 pg2 pg3 pg1.nosync)
+configs=(sqlite pg1 pg2 pg3 pg1.nosync sqlite.full)
 [ -n "$base_bin" ] && configs+=(base.pg1 base.pg3)
 
 note() { echo "writes.sh: $*" >&2; }
@@ -73,10 +82,13 @@ note "PostgreSQL $(pg_sql 'SHOW server_version'):" \
 
 # start BIN DB: a node on a free port; sets started="PID PORT"
 start() {
+	local schema=$repo/schema more=()
+	[ "$cf" = sqlite.full ] && more=(--durability full)
+	[ "$1" = "$base_bin" ] && [ -n "$base_schema" ] && schema=$base_schema
 	local log="$tmp/node.$pg_dbn.$RANDOM.log"
 	CUBED_QUIET=1 CUBED_MAX_CONNECTIONS_PER_IP=0 CUBED_SESSION_QUOTA=0 \
 		CUBED_STORAGE_QUOTA=0 CUBED_SOLVER=0 "$1" --port 0 --db "$2" \
-		--rate-limit 0 --schema "$repo/schema" >"$log" 2>&1 &
+		--rate-limit 0 --schema "$schema" "${more[@]}" >"$log" 2>&1 &
 	local pid=$!
 	pg_nodes+=("$pid")
 	local port=""
@@ -140,6 +152,17 @@ measure() {
 	done
 	for p in "${wp[@]}"; do wait "$p"; done
 	for p in "${nodes[@]}"; do stopnode "$p"; done
+	# where a PostgreSQL run's time went: its transactions (the nodes'
+	# stats are in: their connections closed) and event rows per
+	# transaction (a write batch is one), and the WAL flushes
+	if [ "$dbs" = "$db" ]; then
+		note "$cf: $("$pg_bindir/psql" -Atq "$db" -F ' ' -c "SELECT \
+			'transactions ' || (SELECT xact_commit FROM \
+			pg_stat_database WHERE datname = current_database()) \
+			|| ', event rows ' || (SELECT count(*) FROM events) \
+			|| ', WAL flushes (cluster, so far) ' || \
+			(SELECT wal_sync FROM pg_stat_wal)")"
+	fi
 	read -r ok bad < <(for i in "${!ports[@]}"; do cat "$tmp/wrk.$i"; done |
 		awk -v secs="$secs" '
 			/requests in/ { n += $1 }
@@ -154,7 +177,7 @@ for round in $(seq 1 "$rounds"); do
 		bin=$build/cubed
 		case $cf in base.*) bin=$base_bin ;; esac
 		case $cf in
-		sqlite) n=0 ;;
+		sqlite | sqlite.full) n=0 ;;
 		*pg1 | pg1.nosync) n=1 ;;
 		*pg2) n=2 ;;
 		*pg3) n=3 ;;
@@ -184,5 +207,6 @@ for cf in "${configs[@]}"; do
 	# shellcheck disable=SC2086
 	echo "writes.$cf.rps: $(median ${res[$cf]}) writes/s"
 	[ "$cf" = sqlite ] || echo "writes.$cf.vs_sqlite: $(ratio_median "${res[$cf]}" "${res[sqlite]}") x"
+	case $cf in pg* | base.*) echo "writes.$cf.vs_sqlite_full: $(ratio_median "${res[$cf]}" "${res[sqlite.full]}") x" ;; esac
 	[ "${refused[$cf]}" -eq 0 ] || echo "writes.$cf.refused: ${refused[$cf]} answers"
 done

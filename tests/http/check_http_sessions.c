@@ -1282,7 +1282,7 @@ START_TEST(readyz)
 	ck_assert_str_eq(sget(j, "database"), "ok");
 	/* each engine counts its own migrations (schema/, schema/pg/) */
 	const char *pg = getenv("CUBED_TEST_PG");
-	ck_assert_int_eq(iget(j, "schema_version"), pg && *pg ? 9 : 11);
+	ck_assert_int_eq(iget(j, "schema_version"), pg && *pg ? 10 : 11);
 	ck_assert_str_eq(sget(j, "engine"), pg && *pg ? "postgresql" : "sqlite");
 	json_decref(j);
 }

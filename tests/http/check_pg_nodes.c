@@ -709,7 +709,7 @@ START_TEST(start_while_down)
 	ck_assert_int_eq(wait_ready(n.port, 30), 200);
 	json_t *ready = expect_json(n.port, "GET", "/readyz", NULL, NULL, NULL,
 				    200, NULL);
-	ck_assert_int_eq(iget(ready, "schema_version"), 9);
+	ck_assert_int_eq(iget(ready, "schema_version"), 10);
 	json_decref(ready);
 	ses s;
 	json_decref(create(n.port, "{\"size\": 3}", &s));

@@ -86,16 +86,16 @@ START_TEST(pg_migrates_and_reopens)
 	char url[256];
 	new_db("mig", url, sizeof url);
 	struct store *st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 9);
+	ck_assert_int_eq(store_schema_version(st), 10);
 	ck_assert_int_eq(store_ping(st), STORE_OK);
 	store_close(st);
 	/* a second open applies nothing and finds the same version */
 	st = open_store(url);
-	ck_assert_int_eq(store_schema_version(st), 9);
+	ck_assert_int_eq(store_schema_version(st), 10);
 	store_close(st);
 	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM "
 					   "schema_version"),
-			 9);
+			 10);
 }
 END_TEST
 
@@ -105,7 +105,7 @@ START_TEST(pg_refuses_newer_schema)
 	new_db("newer", url, sizeof url);
 	store_close(open_store(url));
 	ck_assert_msg(pg_exec(url, "INSERT INTO schema_version (version, name) "
-				   "VALUES (10, '010_future.sql')",
+				   "VALUES (11, '011_future.sql')",
 			      err, sizeof err) == 0,
 		      "%s", err);
 	struct store_config cfg = {.path = url, .schema_dir = "schema"};
@@ -113,8 +113,8 @@ START_TEST(pg_refuses_newer_schema)
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_int_eq(rc, STORE_SCHEMA);
 	ck_assert_ptr_null(st);
-	ck_assert_msg(strstr(err, "the database's schema is version 10, newer "
-				  "than this cubed knows (9"),
+	ck_assert_msg(strstr(err, "the database's schema is version 11, newer "
+				  "than this cubed knows (10"),
 		      "%s", err);
 
 	/* and a server on it does not start, saying why */
@@ -258,15 +258,17 @@ START_TEST(pg_permanent_errors_refused)
 END_TEST
 
 /* What store_listen handed over, recorded for the test's thread. */
+#define HEARD_MAX 64
 struct heard {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int n;
-	char id[8][STORE_ID_MAX];
-	int64_t version[8];
-	int with_event[8];
-	char kind[8][STORE_KIND_MAX], moves[8][64], actor[8][32];
-	int64_t created_at[8];
+	char id[HEARD_MAX][STORE_ID_MAX];
+	int64_t version[HEARD_MAX];
+	int with_event[HEARD_MAX];
+	char kind[HEARD_MAX][STORE_KIND_MAX], moves[HEARD_MAX][64],
+		actor[HEARD_MAX][32];
+	int64_t created_at[HEARD_MAX];
 };
 
 static void on_notify(void *ctx, const char *id, int64_t version,
@@ -274,7 +276,7 @@ static void on_notify(void *ctx, const char *id, int64_t version,
 {
 	struct heard *h = ctx;
 	pthread_mutex_lock(&h->lock);
-	if (id && h->n < 8) {
+	if (id && h->n < HEARD_MAX) {
 		int i = h->n++;
 		snprintf(h->id[i], sizeof h->id[i], "%s", id);
 		h->version[i] = version;
@@ -308,6 +310,36 @@ static void wait_heard(struct heard *h, int n)
 	ck_assert_int_ge(got, n);
 }
 
+/* Commit to session "warm" through a until b's listener (h) hears one:
+ * the listener connects in its own thread, and nothing is heard from
+ * before its LISTEN. Then h is emptied (warm's stragglers may follow). */
+static void listener_warm(struct store *a, struct heard *h)
+{
+	int64_t v = 0;
+	create_one(a, "warm");
+	for (;;) {
+		ck_assert_int_eq(append(a, "warm", ++v, "R"), STORE_OK);
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += 100000000L;
+		if (dl.tv_nsec >= 1000000000L) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&h->lock);
+		if (h->n == 0)
+			pthread_cond_timedwait(&h->cond, &h->lock, &dl);
+		int n = h->n;
+		pthread_mutex_unlock(&h->lock);
+		if (n > 0)
+			break;
+		ck_assert_int_lt(v, 300); /* 30 s */
+	}
+	pthread_mutex_lock(&h->lock);
+	h->n = 0;
+	pthread_mutex_unlock(&h->lock);
+}
+
 /* Another store's commits reach a listener in commit order, each with
  * its event (no read of the store needed), except one too big for a
  * notification's payload, which comes as id and version only; a deletion
@@ -321,31 +353,7 @@ START_TEST(pg_notifications_carry_events)
 	pthread_mutex_init(&h.lock, NULL);
 	pthread_cond_init(&h.cond, NULL);
 	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
-	/* the listener connects in its own thread: a first commit tells
-	 * when it is there (nothing is heard from before LISTEN) */
-	int64_t v = 0;
-	create_one(a, "warm");
-	for (;;) {
-		ck_assert_int_eq(append(a, "warm", ++v, "R"), STORE_OK);
-		struct timespec dl;
-		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_nsec += 100000000L;
-		if (dl.tv_nsec >= 1000000000L) {
-			dl.tv_sec++;
-			dl.tv_nsec -= 1000000000L;
-		}
-		pthread_mutex_lock(&h.lock);
-		if (h.n == 0)
-			pthread_cond_timedwait(&h.cond, &h.lock, &dl);
-		int n = h.n;
-		pthread_mutex_unlock(&h.lock);
-		if (n > 0)
-			break;
-		ck_assert_int_lt(v, 300); /* 30 s */
-	}
-	pthread_mutex_lock(&h.lock);
-	h.n = 0;
-	pthread_mutex_unlock(&h.lock);
+	listener_warm(a, &h);
 
 	create_one(a, "s1");
 	struct store_event e = {.version = 1, .kind = "moves",
@@ -403,6 +411,107 @@ START_TEST(pg_notifications_carry_events)
 	ck_assert_str_eq(h.id[i], "s1");
 	ck_assert_int_eq(h.version[i], -1);
 	ck_assert_int_eq(h.with_event[i], 0);
+	pthread_mutex_destroy(&h.lock);
+	pthread_cond_destroy(&h.cond);
+	store_close(a);
+	store_close(b);
+}
+END_TEST
+
+/* A batch's appends (store_defer: one statement) reach another node's
+ * listener whole and in the order they were appended, also when they do
+ * not fit in one notification's payload (schema/pg/010 sends a
+ * statement's events as arrays); a deleted session takes its events
+ * with it (010's trigger, where a foreign key's cascade was), so its id
+ * can be used again. */
+START_TEST(pg_batch_notifies_in_order)
+{
+	char url[256];
+	new_db("bnt", url, sizeof url);
+	struct store *a = open_store(url), *b = open_store(url);
+	struct heard h = {.n = 0};
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.cond, NULL);
+	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
+	listener_warm(a, &h);
+	create_one(a, "s1");
+	create_one(a, "s2");
+	/* warm's stragglers may come before: wait for s2's creation */
+	for (int n = 1;; n++) {
+		wait_heard(&h, n);
+		pthread_mutex_lock(&h.lock);
+		int last = strcmp(h.id[n - 1], "s2") == 0 &&
+			   h.version[n - 1] == 0;
+		pthread_mutex_unlock(&h.lock);
+		if (last)
+			break;
+		ck_assert_int_lt(n, HEARD_MAX);
+	}
+	/* 4 short events (one payload), then 40 of about 250 bytes each
+	 * (10 kB: several payloads) */
+	char big[200];
+	for (int i = 0; i + 3 < (int)sizeof big; i += 3)
+		memcpy(big + i, "R2 ", 3);
+	big[sizeof big - 3] = '\0';
+	const char *ids[] = {"s1", "s2"};
+	int counts[] = {4, 40}, base = 0;
+	for (int round = 0; round < 2; round++) {
+		pthread_mutex_lock(&h.lock);
+		h.n = 0;
+		pthread_mutex_unlock(&h.lock);
+		struct store_pool_stats before = {0}, after = {0};
+		store_pool_stats(b, &before);
+		ck_assert_int_eq(store_begin(a), STORE_OK);
+		store_defer(a, 1);
+		ck_assert_int_eq(store_lock_sessions(a, ids, 2), STORE_OK);
+		for (int i = 0; i < counts[round]; i++) {
+			struct store_event e = {
+				.version = base + i / 2 + 1, .kind = "moves",
+				.moves = round ? big : "U", .actor = "ann",
+				.created_at = 5000 + i};
+			ck_assert_int_eq(store_append_event(a, ids[i % 2], &e,
+							    e.version, 0),
+					 STORE_OK);
+		}
+		ck_assert_int_eq(store_commit(a), STORE_OK);
+		store_defer(a, 0);
+		wait_heard(&h, counts[round]);
+		pthread_mutex_lock(&h.lock);
+		ck_assert_int_eq(h.n, counts[round]);
+		for (int i = 0; i < counts[round]; i++) {
+			ck_assert_str_eq(h.id[i], ids[i % 2]);
+			ck_assert_int_eq(h.version[i], base + i / 2 + 1);
+			ck_assert_int_eq(h.with_event[i], 1);
+			ck_assert_str_eq(h.kind[i], "moves");
+			ck_assert_str_eq(h.moves[i], round ? "(long)" : "U");
+			ck_assert_str_eq(h.actor[i], "ann");
+			ck_assert_int_eq(h.created_at[i], 5000 + i);
+		}
+		pthread_mutex_unlock(&h.lock);
+		/* one notification for the short batch; the long one in
+		 * arrays of at most 7800 bytes: 10 kB in 2 or 3 */
+		store_pool_stats(b, &after);
+		uint64_t sent = after.notifications - before.notifications;
+		if (round == 0)
+			ck_assert_uint_eq(sent, 1);
+		else
+			ck_assert(sent >= 2 && sent <= 4);
+		base += counts[round] / 2;
+	}
+	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM events "
+					   "WHERE session_id = 's1'"),
+			 1 + 22);
+	ck_assert_int_eq(store_begin(a), STORE_OK);
+	ck_assert_int_eq(store_delete_session(a, "s1"), STORE_OK);
+	ck_assert_int_eq(store_commit(a), STORE_OK);
+	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM events "
+					   "WHERE session_id = 's1'"),
+			 0);
+	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM events "
+					   "WHERE session_id = 's2'"),
+			 1 + 22);
+	create_one(a, "s1"); /* its version 0 is free again */
+	store_listen(b, NULL, NULL);
 	pthread_mutex_destroy(&h.lock);
 	pthread_cond_destroy(&h.cond);
 	store_close(a);
@@ -992,6 +1101,7 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_unreachable);
 	tcase_add_test(tc, pg_permanent_errors_refused);
 	tcase_add_test(tc, pg_notifications_carry_events);
+	tcase_add_test(tc, pg_batch_notifies_in_order);
 	tcase_add_test(tc, pg_lost_commit_replays);
 	tcase_add_test(tc, pg_stalled_claim_taken_over);
 	tcase_add_test(tc, pg_batch_refusals_stay_alone);

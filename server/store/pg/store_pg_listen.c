@@ -1,8 +1,9 @@
 /* store_pg_listen.c — other nodes' commits for the PostgreSQL engine
  * (store_listen): a thread with a connection of its own LISTENs on
  * cubed_events, waits on its socket with poll, and hands each
- * notification to the callback: the event itself when the payload
- * carried it (schema/pg/003: JSON), or its session and version to read.
+ * event of a notification to the callback: the event itself when the
+ * payload carried it (schema/pg/003: JSON; since 010 a write batch's
+ * events as one JSON array), or its session and version to read.
  * After every (re)connection it makes one catch-up call, since
  * notifications sent while it was away are lost; and a node that started
  * while the database was down gets ready here (pg__make_ready), with no
@@ -29,50 +30,56 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* One notification: '<id>:<version>' (a deletion, or an event too big
- * for a payload), or the event as JSON {"id", "v", "k", "m", "a", "t",
+/* One event of a notification's JSON: {"id", "v", "k", "m", "a", "t",
  * "r", "l"} (schema/pg/003), which spares the listener a read of the
- * store; or a solve's or a timed solve's (kind "solve" or "timed", with
- * "mt" a solve's method and "o" the node that wrote it: schema/pg/009),
+ * store, or only {"id", "v"} (an event too big to carry: read it); or a
+ * solve's or a timed solve's (kind "solve" or "timed", with "mt" a
+ * solve's method and "o" the node that wrote it: schema/pg/009),
  * skipped when that node is this one. */
+static void notify_json(struct pg *st, json_t *j)
+{
+	const char *id = json_string_value(json_object_get(j, "id"));
+	const char *kind = json_string_value(json_object_get(j, "k"));
+	const char *moves = json_string_value(json_object_get(j, "m"));
+	json_t *v = json_object_get(j, "v");
+	const char *origin = json_string_value(json_object_get(j, "o"));
+	if (origin && strcmp(origin, st->app) == 0)
+		return; /* a solve or a timed solve of this node's: its
+			 * watchers had it from the writer */
+	if (!id || strlen(id) >= STORE_ID_MAX || !json_is_integer(v))
+		return;
+	struct store_event e = {
+		.version = json_integer_value(v),
+		.moves = (char *)moves,
+		.actor = (char *)json_string_value(json_object_get(j, "a")),
+		.created_at = json_integer_value(json_object_get(j, "t")),
+		.ref = json_integer_value(json_object_get(j, "r")),
+		.link = json_integer_value(json_object_get(j, "l")),
+	};
+	int whole = kind && moves && strlen(kind) < sizeof e.kind;
+	if (whole)
+		snprintf(e.kind, sizeof e.kind, "%s", kind);
+	const char *mt = json_string_value(json_object_get(j, "mt"));
+	if (mt)
+		snprintf(e.method, sizeof e.method, "%s", mt);
+	st->notify(st->notify_ctx, id, e.version, whole ? &e : NULL);
+}
+
+/* One notification: '<id>:<version>' (a deletion as '<id>:-1', or an
+ * event too big for a payload before schema/pg/010), one event as a JSON
+ * object (003, 009), or a statement's events as a JSON array of them, in
+ * the order they were inserted (010). */
 static void notify_one(struct pg *st, const char *extra)
 {
-	if (extra[0] == '{') {
+	if (extra[0] == '{' || extra[0] == '[') {
 		json_t *j = json_loads(extra, 0, NULL);
-		const char *id = json_string_value(json_object_get(j, "id"));
-		const char *kind = json_string_value(json_object_get(j, "k"));
-		const char *moves = json_string_value(json_object_get(j, "m"));
-		json_t *v = json_object_get(j, "v");
-		const char *origin = json_string_value(json_object_get(j, "o"));
-		if (origin && strcmp(origin, st->app) == 0) {
-			/* a solve or a timed solve of this node's: its
-			 * watchers had it from the writer */
-			json_decref(j);
-			return;
-		}
-		if (id && strlen(id) < STORE_ID_MAX && json_is_integer(v)) {
-			struct store_event e = {
-				.version = json_integer_value(v),
-				.moves = (char *)moves,
-				.actor = (char *)json_string_value(
-					json_object_get(j, "a")),
-				.created_at = json_integer_value(
-					json_object_get(j, "t")),
-				.ref = json_integer_value(
-					json_object_get(j, "r")),
-				.link = json_integer_value(
-					json_object_get(j, "l")),
-			};
-			int whole = kind && moves &&
-				    strlen(kind) < sizeof e.kind;
-			if (whole)
-				snprintf(e.kind, sizeof e.kind, "%s", kind);
-			const char *mt = json_string_value(
-				json_object_get(j, "mt"));
-			if (mt)
-				snprintf(e.method, sizeof e.method, "%s", mt);
-			st->notify(st->notify_ctx, id, e.version,
-				   whole ? &e : NULL);
+		if (json_is_array(j)) {
+			size_t i;
+			json_t *one;
+			json_array_foreach(j, i, one)
+				notify_json(st, one);
+		} else if (json_is_object(j)) {
+			notify_json(st, j);
 		}
 		json_decref(j);
 		return;

@@ -286,9 +286,9 @@ slow/part-%: $(BUILD)/cubed $(BUILD)/run_tests
 slow/full-%: $(BUILD)/cubed $(BUILD)/run_tests
 	$(UNIT) $@ 'CK_EXCLUDE_TAGS=slow CK_RUN_SUITE=$* $(slow_env) $(BUILD)/run_tests'
 # the browser files make test leaves out (WEB_SLOW_TESTS: two pages
-# typing at once through a forced 412, and the page defects' regression
-# cases, 14 pages in one file: about 50 CPU-s of Chromium), a unit of
-# their own
+# typing at once through a forced 412, the page defects' regression
+# cases, the pixel checks of the 3D view, axe and the keyboard, the alg
+# player: about 80 CPU-s of Chromium), a unit of their own
 slow/web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	$(UNIT) $@ '$(MAKE) --no-print-directory test-web WEB_TESTS="$(WEB_SLOW_TESTS)"'
 .PHONY: slow/web
@@ -322,7 +322,8 @@ test-pg: $(BUILD)/cubed $(BUILD)/run_tests
 # (and CI) runs (each browser test costs 2-4 CPU-s of Chromium, beside
 # make test's C units on the same two cores). The race and the timed solve stay in make test (issue 64
 # asks for them there).
-WEB_SLOW_TESTS := tests/web/concurrent.test.mjs tests/web/defects.test.mjs
+WEB_SLOW_TESTS := tests/web/concurrent.test.mjs tests/web/defects.test.mjs \
+	tests/web/pixels.test.mjs tests/web/a11y.test.mjs tests/web/alg.test.mjs
 WEB_TESTS ?= $(filter-out $(WEB_SLOW_TESTS),$(wildcard tests/web/*.test.mjs))
 test-web: $(BUILD)/cubed $(BUILD)/web/index.html tests/web/node_modules/.stamp
 	@mkdir -p $(TABLES)

@@ -653,6 +653,44 @@ int reduce__bar_build(void *macs, struct ctx *x)
 			 barlib_of(x)->slot, (cube_t *)(void *)x->w->sim, 6);
 }
 
+/* What the scan (bar_scan) indexes in macs (reduce__bar_macs_size()
+ * bytes, both models), checked: the count of fields and indices outside
+ * the arrays they index, 0 for all bar_build makes. The sanitized build
+ * leaves the scan uninstrumented (REDUCE_UNSANITIZED, internal.h), so the
+ * reduce suite checks its bounds here. */
+long reduce__bar_macs_bad(const void *macs)
+{
+	long bad = 0;
+	for (int k = 0; k < 2; k++) {
+		const struct barmacs *L =
+			(const struct barmacs *)(const void *)(
+				(const unsigned char *)macs + k * BAR_MACS_AT);
+		if (L->nc < 1 || L->nc > BAR_NC || L->ntri < 0 ||
+		    L->ntri > BAR_NTRI || L->count < 0 || L->count > BAR_MAX) {
+			bad++;
+			continue;
+		}
+		for (int t = 0; t < L->ntri; t++)
+			for (int j = 0; j < 3; j++)
+				bad += L->tri[t][j] >= L->nc;
+		for (int b = 0; b < BAR_NB; b++)
+			for (int j = 0; j < 3; j++)
+				bad += L->bar[b][j] >= L->nc;
+		for (int i = 0; i < L->count; i++) {
+			const struct barhot *a = &L->hot[i];
+			bad += a->len > BAR_LEN;
+			if (a->ns > BAR_HOTN) {
+				bad++;
+				continue;
+			}
+			for (int j = 0; j < a->ns; j++)
+				bad += a->tri[j] >= L->ntri ||
+				       a->brk[j] >= BAR_NB;
+		}
+	}
+	return bad;
+}
+
 static int bar_pairs(const struct barmacs *L, const uint8_t *col, int b)
 {
 	int t = col[L->bar[b][1]];
@@ -803,7 +841,7 @@ static int bar_score(const struct barnode *s)
 /* The pairs a bar made of places c0, c1, c2 would hold, lane by lane
  * (restrict parameters: the rows never overlap, so the loop vectorizes
  * without a check for overlap). */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) REDUCE_UNSANITIZED void
 bar_tri_row(uint8_t *restrict to, const uint8_t *restrict c0,
 	    const uint8_t *restrict c1, const uint8_t *restrict c2,
 	    const int lanes)
@@ -817,7 +855,7 @@ bar_tri_row(uint8_t *restrict to, const uint8_t *restrict c0,
  * tc; W->nt of them). The states are scanned side by side, each macro
  * weighed on all at once (loops over BAR_LANES lanes, which the
  * compiler vectorizes; the lanes past nl never gain). */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) REDUCE_UNSANITIZED void
 bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 	       const int *lane, int nl, int cap, const int lanes)
 {
@@ -901,7 +939,7 @@ bar_scan_lanes(const struct barmacs *L, struct barlib *W, int d,
 /* A beam of up to 16 states (most steps) scans a quarter of the lanes,
  * one of up to 32 half. Built for AVX2 too (internal.h): twice the
  * lanes a vector. */
-REDUCE_CLONES("avx2") static void
+REDUCE_CLONES("avx2") REDUCE_UNSANITIZED static void
 bar_scan(const struct barmacs *L, struct barlib *W, int d, const int *lane,
 	 int nl, int cap)
 {

@@ -45,6 +45,7 @@ void reduce__bars_reset(struct ctx *x);
 void reduce__bar_setup(struct ctx *x, int k, int j);
 size_t reduce__bar_macs_size(void);
 int reduce__bar_build(void *macs, struct ctx *x);
+long reduce__bar_macs_bad(const void *macs);
 int reduce__bar_pair(struct ctx *x, uint64_t *par, int next);
 int reduce__bar_rate(struct ctx *x, const cube_t *c);
 

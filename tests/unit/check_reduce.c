@@ -1979,6 +1979,28 @@ START_TEST(plan_by_size)
 }
 END_TEST
 
+/* The bars' scan runs uninstrumented in the sanitized build
+ * (REDUCE_UNSANITIZED, core/reduce/internal.h: it was most of the sanitized
+ * suites' time): what it indexes in the macros every big-cube solve
+ * shares is checked here instead, and a damaged copy is caught. */
+size_t reduce__bar_macs_size(void);
+long reduce__bar_macs_bad(const void *macs);
+
+START_TEST(bar_scan_bounds)
+{
+	size_t size = reduce__bar_macs_size();
+	const unsigned char *macs =
+		(const unsigned char *)stage + reduce_stage_tables_size() - size;
+	ck_assert_int_eq(reduce__bar_macs_bad(macs), 0);
+	unsigned char *bad = malloc(size);
+	ck_assert_ptr_nonnull(bad);
+	memcpy(bad, macs, size);
+	memset(bad + size / 2, 0xff, size - size / 2); /* the 6×6's */
+	ck_assert_int_eq(reduce__bar_macs_bad(bad), 1);
+	free(bad);
+}
+END_TEST
+
 /* The same state gives the same answer (no hidden state between calls). */
 START_TEST(deterministic)
 {
@@ -2756,7 +2778,8 @@ Suite *reduce_suite(void)
 		  edge_beam_width_by_effort, plan_by_size}},
 		{"reduce_tables",
 		 {deterministic, golden_solutions, shared_stage_tables,
-		  stage_tables_cache, poll_late_keeps_answer}},
+		  stage_tables_cache, poll_late_keeps_answer,
+		  bar_scan_bounds}},
 		{"reduce_centers",
 		 {staged_centers_steps, bar_trials_9, bar_trials_effort,
 		  bar_beam_dies, bar_twins}},

@@ -26,7 +26,10 @@
  *                         exits with status 2 and the reason;
  *   start_too_many_connections  the node's role has no connection slot
  *                         left (53300): the node starts not ready, says
- *                         why in its log, and is ready once a slot frees.
+ *                         why in its log, and is ready once a slot frees;
+ *   start_migration_locked  another session holds the schema migration
+ *                         lock: the node starts within its deadline, not
+ *                         ready, writes 503, and is ready once it frees.
  *
  * Whatever is stopped with SIGSTOP is continued by a guard process too
  * (struct freeze, in a session of its own so that Check's kill of the
@@ -703,6 +706,63 @@ START_TEST(start_too_many_connections)
 }
 END_TEST
 
+/* Another session holds the migration lock (a peer migrating, or
+ * frozen while migrating): the node starts within its deadline instead
+ * of waiting for the lock, not ready and saying why, refuses writes with
+ * 503, and is ready by itself once the lock is free. Before, it waited
+ * in pg_advisory_lock for as long as the lock was held. */
+START_TEST(start_migration_locked)
+{
+	struct pg_cluster c;
+	pg_test_cluster(&c);
+	char url[300], err[1024], name[64];
+	snprintf(name, sizeof name, "mlock_%d", (int)getpid());
+	ck_assert_msg(pg_cluster_createdb(c.url, name, url, sizeof url, err,
+					  sizeof err) == 0,
+		      "%s", err);
+	PGconn *held = PQconnectdb(url);
+	ck_assert_msg(PQstatus(held) == CONNECTION_OK, "%s",
+		      PQerrorMessage(held));
+	/* store_pg_migrate.c's key ("cubed" in ASCII) */
+	PGresult *r = PQexec(held, "SELECT pg_advisory_lock(109117098101100)");
+	ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+
+	server n;
+	char serr[2048];
+	const char *args[] = {"--db", url, "--db-timeout", FAULT_MS, NULL};
+	double t0 = now_s();
+	int started = server_start(&n, NULL, args, serr, sizeof serr);
+	if (started != 0)
+		PQfinish(held);
+	ck_assert_msg(started == 0, "%s", serr);
+	ck_assert_msg(now_s() - t0 < BOUND_S + 5, "started after %.1f s",
+		      now_s() - t0);
+	json_t *p = expect_problem(n.port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "unavailable", "database", NULL, NULL);
+	json_decref(p);
+	char tail[4096];
+	const char *log = test_server_log_tail(&n, tail, sizeof tail);
+	ck_assert_msg(strstr(log, "schema migration lock") &&
+			      strstr(log, "retrying"),
+		      "%s", log);
+	http_response w;
+	double took;
+	timed(n.port, "POST", "/v1/sessions", NULL, "{\"size\": 3}", &took,
+	      &w);
+	expect_503(&w, "create", "store_unavailable", NULL);
+	http_response_free(&w);
+	ck_assert_msg(took < BOUND_S, "the create took %.2f s", took);
+	/* the lock free: ready by itself, and migrated */
+	PQfinish(held);
+	ck_assert_int_eq(wait_ready(n.port, 10), 200);
+	ses s;
+	json_decref(create(n.port, "{\"size\": 3}", &s));
+	ck_assert(pg_query_int(url, "SELECT count(*) FROM sessions") == 1);
+	ck_assert_int_eq(server_stop(&n, 1), 0);
+}
+END_TEST
+
 Suite *pg_faults_suite(void)
 {
 	Suite *s = suite_create("pg_faults");
@@ -715,6 +775,7 @@ Suite *pg_faults_suite(void)
 	tcase_add_test(tc, pool_size_bounded);
 	tcase_add_test(tc, start_permanent_errors);
 	tcase_add_test(tc, start_too_many_connections);
+	tcase_add_test(tc, start_migration_locked);
 	suite_add_tcase(s, tc);
 	return s;
 }

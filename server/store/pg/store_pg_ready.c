@@ -280,14 +280,21 @@ PGconn *pg__connect(const struct pg *st, int64_t deadline, int settings,
 /* Connect and migrate (pg_migrate) once: STORE_OK (st->ready), else
  * STORE_UNAVAILABLE while waiting may mend it, STORE_SCHEMA or
  * STORE_ERROR for what it will not; why in err. Attempts are one at a
- * time and, after a failure, at most every retry_ms (the callers in
+ * time (a caller that finds one under way gets STORE_UNAVAILABLE at
+ * once) and, after a failure, at most every retry_ms (the callers in
  * between get the last reason): requests arriving while the database is
  * down must not each open a connection. */
 int pg__make_ready(struct pg *st, char *err, size_t errlen)
 {
 	if (atomic_load(&st->ready))
 		return STORE_OK;
-	pthread_mutex_lock(&st->ready_lock);
+	/* one attempt at a time, and nobody waits for it: a migration may
+	 * take minutes (store_pg_migrate.c), a request must not */
+	if (pthread_mutex_trylock(&st->ready_lock) != 0) {
+		snprintf(err, errlen, "the database is not ready yet "
+				      "(connecting or migrating)");
+		return STORE_UNAVAILABLE;
+	}
 	int rc = STORE_UNAVAILABLE;
 	if (atomic_load(&st->ready)) {
 		rc = STORE_OK;
@@ -300,7 +307,7 @@ int pg__make_ready(struct pg *st, char *err, size_t errlen)
 		if (!pq)
 			rc = temporary ? STORE_UNAVAILABLE : STORE_ERROR;
 		else
-			rc = pg_migrate(pq, st->schema_dir,
+			rc = pg_migrate(pq, st->schema_dir, st->timeout_ms,
 					&st->schema_version, err, errlen);
 		PQfinish(pq);
 		if (rc == STORE_OK) {

@@ -127,8 +127,9 @@ void pg__one_line(char *out, size_t cap, const char *prefix,
 /* Connect and migrate once, at most every retry_ms after a failure
  * (250 ms, doubling to READY_RETRY_MAX_MS): STORE_OK once ready;
  * STORE_UNAVAILABLE while waiting may mend it (each new reason logged
- * once); STORE_SCHEMA or STORE_ERROR for what waiting does not mend; why
- * in err. */
+ * once), and at once while another thread's attempt is under way;
+ * STORE_SCHEMA or STORE_ERROR for what waiting does not mend; why in
+ * err. */
 int pg__make_ready(struct pg *st, char *err, size_t errlen);
 
 /* Ask the listener (store_pg_listen.c) to reconnect now rather than at

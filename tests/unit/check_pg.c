@@ -340,6 +340,33 @@ static void listener_warm(struct store *a, struct heard *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* Stores a and b on a new database (url, named after name), b listening
+ * into h (zeroed here) and a's commits already heard (listener_warm). */
+static void listening_pair(const char *name, char *url, size_t cap,
+			   struct store **a, struct store **b, struct heard *h)
+{
+	new_db(name, url, cap);
+	*a = open_store(url);
+	*b = open_store(url);
+	memset(h, 0, sizeof *h);
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->cond, NULL);
+	ck_assert_int_eq(store_listen(*b, on_notify, h), STORE_OK);
+	listener_warm(*a, h);
+}
+
+/* The end of listening_pair: b stops listening (no call of on_notify
+ * follows), h's lock goes, both stores close. */
+static void listening_pair_close(struct store *a, struct store *b,
+				 struct heard *h)
+{
+	store_listen(b, NULL, NULL);
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->cond);
+	store_close(a);
+	store_close(b);
+}
+
 /* Another store's commits reach a listener in commit order, each with
  * its event (no read of the store needed), except one too big for a
  * notification's payload, which comes as id and version only; a deletion
@@ -347,13 +374,9 @@ static void listener_warm(struct store *a, struct heard *h)
 START_TEST(pg_notifications_carry_events)
 {
 	char url[256];
-	new_db("ntf", url, sizeof url);
-	struct store *a = open_store(url), *b = open_store(url);
-	struct heard h = {.n = 0};
-	pthread_mutex_init(&h.lock, NULL);
-	pthread_cond_init(&h.cond, NULL);
-	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
-	listener_warm(a, &h);
+	struct store *a, *b;
+	struct heard h;
+	listening_pair("ntf", url, sizeof url, &a, &b, &h);
 
 	create_one(a, "s1");
 	struct store_event e = {.version = 1, .kind = "moves",
@@ -411,10 +434,7 @@ START_TEST(pg_notifications_carry_events)
 	ck_assert_str_eq(h.id[i], "s1");
 	ck_assert_int_eq(h.version[i], -1);
 	ck_assert_int_eq(h.with_event[i], 0);
-	pthread_mutex_destroy(&h.lock);
-	pthread_cond_destroy(&h.cond);
-	store_close(a);
-	store_close(b);
+	listening_pair_close(a, b, &h);
 }
 END_TEST
 
@@ -427,13 +447,9 @@ END_TEST
 START_TEST(pg_batch_notifies_in_order)
 {
 	char url[256];
-	new_db("bnt", url, sizeof url);
-	struct store *a = open_store(url), *b = open_store(url);
-	struct heard h = {.n = 0};
-	pthread_mutex_init(&h.lock, NULL);
-	pthread_cond_init(&h.cond, NULL);
-	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
-	listener_warm(a, &h);
+	struct store *a, *b;
+	struct heard h;
+	listening_pair("bnt", url, sizeof url, &a, &b, &h);
 	create_one(a, "s1");
 	create_one(a, "s2");
 	/* warm's stragglers may come before: wait for s2's creation */
@@ -511,11 +527,7 @@ START_TEST(pg_batch_notifies_in_order)
 					   "WHERE session_id = 's2'"),
 			 1 + 22);
 	create_one(a, "s1"); /* its version 0 is free again */
-	store_listen(b, NULL, NULL);
-	pthread_mutex_destroy(&h.lock);
-	pthread_cond_destroy(&h.cond);
-	store_close(a);
-	store_close(b);
+	listening_pair_close(a, b, &h);
 }
 END_TEST
 

@@ -53,6 +53,9 @@
 #define HEALTHZ_MAX_S 1.0
 #define RSS_MAX_KB (256L * 1024)
 
+/* The options of most servers here: no solver (none is asked for). */
+static const char *const NO_SOLVER[] = {"--solver", "0", NULL};
+
 /* Under AddressSanitizer (make sanitize builds the tests and the server
  * alike) resident memory says nothing about the server: freed memory
  * waits in ASan's quarantine (256 MiB) and every byte has shadow bytes.
@@ -227,6 +230,16 @@ static void move_ok(int port, const ses *s, long long want_version)
 	json_decref(j);
 }
 
+/* A new session a of size 3 on port and n writes to it, each
+ * acknowledged (versions 1 to n): returns n. */
+static long long session_written(int port, ses *a, int n)
+{
+	json_decref(create(port, "{\"size\":3}", a));
+	for (int i = 1; i <= n; i++)
+		move_ok(port, a, i);
+	return n;
+}
+
 /* Poll until GET path answers want (deadline 10 s: the probe runs at
  * most once a second). */
 static void wait_status(int port, const char *path, int want)
@@ -303,13 +316,9 @@ START_TEST(storage_full)
 	if (!tmpfs_dir(dir, sizeof dir, 4))
 		return;
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	int acked = 0;
-	for (int i = 1; i <= 5; i++, acked++)
-		move_ok(s.port, &a, i);
+	long long acked = session_written(s.port, &a, 5);
 
 	char filler[96];
 	snprintf(filler, sizeof filler, "%s/filler", dir);
@@ -371,8 +380,7 @@ START_TEST(database_busy)
 			       NULL};
 	start_or_abort(&s, NULL, extra);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	move_ok(s.port, &a, 1);
+	session_written(s.port, &a, 1);
 
 	sqlite3 *h = NULL;
 	ck_assert_int_eq(sqlite3_open(s.db, &h), SQLITE_OK);
@@ -437,11 +445,9 @@ START_TEST(unwritable_at_runtime)
 		return;
 	}
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	move_ok(s.port, &a, 1);
+	session_written(s.port, &a, 1);
 	snprintf(cmd, sizeof cmd, "chattr +i %s/cubed.db %s/cubed.db-wal",
 		 dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
@@ -492,8 +498,7 @@ START_TEST(unwritable_at_start)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	/* a database made first, then the same directory read-only */
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	stop_clean(&s, 0);
 	snprintf(ro, sizeof ro, "/tmp/cubed-hostile-ro-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(ro));
@@ -1141,8 +1146,7 @@ static const char *body_for(const char *method, const char *path)
 START_TEST(private_sessions)
 {
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
+	start_or_abort(&s, NULL, NO_SOLVER);
 	ses priv, other;
 	json_decref(create(s.port,
 			   "{\"size\":3,\"visibility\":\"private\"}", &priv));
@@ -1917,6 +1921,44 @@ static void pg_do(const char *url, const char *sql)
 		      err);
 }
 
+/* A server on the database at url rather than the fixture's own. */
+static int start_on(server *s, const char *url, char *err, size_t cap)
+{
+	char keep[256];
+	snprintf(keep, sizeof keep, "%s", getenv("CUBED_TEST_PG"));
+	unsetenv("CUBED_TEST_PG");
+	const char *extra[] = {"--solver", "0", "--db", url, NULL};
+	int rc = server_start(s, NULL, extra, err, cap);
+	setenv("CUBED_TEST_PG", keep, 1);
+	return rc;
+}
+
+/* A server with --solver 0 on the database at url (NULL: the fixture's
+ * own, a new one), a session a of size 3 on it and n writes to it, each
+ * acknowledged (versions 1 to n): returns n. */
+static long long pg_start_written(server *s, const char *url, ses *a, int n)
+{
+	if (url) {
+		char err[2048];
+		ck_assert_msg(start_on(s, url, err, sizeof err) == 0, "%s", err);
+	} else {
+		start_or_abort(s, NULL, NO_SOLVER);
+	}
+	return session_written(s->port, a, n);
+}
+
+/* Database dbname made read-only for new transactions (on), or set back
+ * (ALTER DATABASE … SET / RESET default_transaction_read_only). */
+static void pg_read_only(const char *dbname, int on)
+{
+	char admin[256], sql[300];
+	pg_admin(admin, sizeof admin);
+	snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" %s", dbname,
+		 on ? "SET default_transaction_read_only = on"
+		    : "RESET default_transaction_read_only");
+	pg_do(admin, sql);
+}
+
 /* A server's writes while its database refuses them: a move and a new
  * session get 503 storage_unavailable with Retry-After and change
  * nothing, the session still reads at version acked, /healthz answers,
@@ -1970,20 +2012,12 @@ static void writes_refused(const server *s, const ses *a, long long acked,
 START_TEST(pg_read_only_at_runtime)
 {
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	long long acked = 0;
-	for (int i = 0; i < 2; i++)
-		move_ok(s.port, &a, ++acked);
+	long long acked = pg_start_written(&s, NULL, &a, 2);
 	const char *dbname = strrchr(s.db, '/') + 1;
+	pg_read_only(dbname, 1);
 	char admin[256], sql[512];
 	pg_admin(admin, sizeof admin);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
-		 dbname);
-	pg_do(admin, sql);
 	snprintf(sql, sizeof sql,
 		 "SELECT count(pg_terminate_backend(pid)) FROM "
 		 "pg_stat_activity WHERE datname = '%s'",
@@ -2007,10 +2041,7 @@ START_TEST(pg_read_only_at_runtime)
 	writes_refused(&s, &a, acked, dbname);
 	rss_ok(&s, "read-only database");
 
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 0);
 	wait_status(s.port, "/readyz", 200);
 	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
 	move_ok(s.port, &a, ++acked);
@@ -2029,32 +2060,21 @@ END_TEST
 START_TEST(pg_read_only_at_start)
 {
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	long long acked = 0;
-	move_ok(s.port, &a, ++acked);
+	long long acked = pg_start_written(&s, NULL, &a, 1);
 	ck_assert_int_eq(server_stop(&s, 0), 0);
 	const char *dbname = strrchr(s.db, '/') + 1;
-	char admin[256], sql[300], dir[64];
-	pg_admin(admin, sizeof admin);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 1);
+	char dir[64];
 	snprintf(dir, sizeof dir, "%s", s.dir);
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	json_t *p = expect_problem(s.port, "GET", "/readyz", NULL, NULL, NULL,
 				   503, "storage_unavailable",
 				   "storage_unavailable", NULL, NULL);
 	ck_assert_str_eq(sget(p, "writes"), "unavailable");
 	json_decref(p);
 	writes_refused(&s, &a, acked, dbname);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 0);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, ++acked);
 	stop_clean(&s, 0);
@@ -2082,32 +2102,17 @@ static void pg_role_db(const char *tag, char *role, size_t rcap, char *url,
 	snprintf(url, ucap, "postgresql://%s%s%s", role, at, role);
 }
 
-/* A server on the database at url rather than the fixture's own. */
-static int start_on(server *s, const char *url, char *err, size_t cap)
-{
-	char keep[256];
-	snprintf(keep, sizeof keep, "%s", getenv("CUBED_TEST_PG"));
-	unsetenv("CUBED_TEST_PG");
-	const char *extra[] = {"--solver", "0", "--db", url, NULL};
-	int rc = server_start(s, NULL, extra, err, cap);
-	setenv("CUBED_TEST_PG", keep, 1);
-	return rc;
-}
-
 /* The role's INSERT on events revoked while the server runs (the
  * database's owner, as docs/scaling.md asks, but a privilege taken):
  * writes_refused; granted again, the server is ready by itself and
  * writes work. */
 START_TEST(pg_privilege_revoked)
 {
-	char role[64], url[300], err[2048], sql[256];
+	char role[64], url[300], sql[256];
 	pg_role_db("revoked", role, sizeof role, url, sizeof url);
 	server s;
-	ck_assert_msg(start_on(&s, url, err, sizeof err) == 0, "%s", err);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	long long acked = 0;
-	move_ok(s.port, &a, ++acked);
+	long long acked = pg_start_written(&s, url, &a, 1);
 	/* as the superuser, on the role's database */
 	char su[300];
 	snprintf(su, sizeof su, "%s%s", getenv("CUBED_TEST_PG"), role);
@@ -2161,8 +2166,7 @@ START_TEST(pg_role_cannot_write_at_start)
 	pg_admin(admin, sizeof admin);
 	/* a database the fixture's server migrated (as the superuser) */
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
+	start_or_abort(&s, NULL, NO_SOLVER);
 	ck_assert_int_eq(server_stop(&s, 0), 0);
 	const char *dbname = strrchr(s.db, '/') + 1;
 	char role[64], url[300];

@@ -475,8 +475,7 @@ START_TEST(side_events_every_node)
 	write_moves(a.port, &s, "R", 1);
 	for (int i = 0; i < 2; i++) {
 		sse_event e;
-		ck_assert_msg(sse_next_event(&w[i], &e, 5000) == 1,
-			      "no event: %s", w[i].error);
+		expect_sse_event(&w[i], &e, 5000, i ? "node B" : "node A");
 		ck_assert_str_eq(e.type, "moves");
 		ck_assert_str_eq(e.id, "1");
 		sse_event_free(&e);
@@ -492,8 +491,8 @@ START_TEST(side_events_every_node)
 	for (int i = 0; i < 2; i++) {
 		for (size_t k = 0; k < 3; k++) {
 			sse_event e;
-			ck_assert_msg(sse_next_event(&w[i], &e, 5000) == 1,
-			      "no event: %s", w[i].error);
+			expect_sse_event(&w[i], &e, 5000,
+					 i ? "node B" : "node A");
 			ck_assert_msg(strcmp(e.type, want[k]) == 0,
 				      "node %c, event %zu: %s, not %s", "AB"[i],
 				      k, e.type, want[k]);

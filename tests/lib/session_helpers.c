@@ -347,6 +347,15 @@ void watch_session(sse_client *w, int port, const ses *s, long long version)
 	sse_event_free(&e);
 }
 
+void expect_sse_event(sse_client *w, sse_event *e, int timeout_ms,
+		      const char *what)
+{
+	int rc = sse_next_event(w, e, timeout_ms);
+	ck_assert_msg(rc == 1, "%s: no event within %d ms (%s): %s", what,
+		      timeout_ms, rc == 0 ? "the stream ended" : "none came",
+		      w->error);
+}
+
 int wait_ready(int port, double seconds)
 {
 	double deadline = now_s() + seconds;

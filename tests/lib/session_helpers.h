@@ -93,6 +93,13 @@ int send_moves(http_response *r, int port, const ses *s, const char *moves,
  * asserted. w stays open (sse_close it). */
 void watch_session(sse_client *w, int port, const ses *s, long long version);
 
+/* The next event of w that is neither a comment nor presence
+ * (sse_next_event) within timeout_ms in all, asserted: the test fails
+ * naming what (the stream, or the event it waited for) and w's error.
+ * Free *e with sse_event_free. */
+void expect_sse_event(sse_client *w, sse_event *e, int timeout_ms,
+		      const char *what);
+
 /* GET /readyz on port until it answers 200 or seconds pass: the last
  * status (0 when none came). */
 int wait_ready(int port, double seconds);

@@ -214,9 +214,8 @@ static int post_moves(int port, const ses *s, const char *moves,
 START_TEST(frozen_database)
 {
 	server n;
-	pg_node_start(&n, NULL, FAULT_ARGS);
 	ses s;
-	json_decref(create(n.port, "{\"size\": 3}", &s));
+	pg_node_start_session(&n, FAULT_ARGS, &s);
 	static const char *const acked[] = {"R", "U", "F"};
 	double took;
 	for (int i = 0; i < 3; i++)
@@ -315,9 +314,8 @@ static pid_t sleeping_backend(const char *url)
 START_TEST(frozen_commit)
 {
 	server n;
-	pg_node_start(&n, NULL, FAULT_ARGS);
 	ses s;
-	json_decref(create(n.port, "{\"size\": 3}", &s));
+	pg_node_start_session(&n, FAULT_ARGS, &s);
 	/* a deferred trigger: every commit that added an event sleeps 1 s
 	 * in PostgreSQL, long enough to freeze it there */
 	char err[1024];
@@ -402,9 +400,8 @@ static int listener_backends(const char *url, pid_t *out, int cap)
 START_TEST(frozen_listener)
 {
 	server a, b;
-	pg_nodes_start(&a, &b, FAULT_ARGS);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, FAULT_ARGS, &s);
 	sse_client w;
 	watch_session(&w, b.port, &s, 0);
 	sse_event e;
@@ -438,7 +435,7 @@ START_TEST(frozen_listener)
 	freeze_end(&f);
 	/* and the new listener carries the next write */
 	ck_assert_int_eq(post_moves(a.port, &s, "U", &took, NULL), 200);
-	ck_assert_int_eq(sse_next_event(&w, &e, 5000), 1);
+	expect_sse_event(&w, &e, 5000, "the next write");
 	ck_assert_str_eq(e.id, "2");
 	sse_event_free(&e);
 	sse_close(&w);
@@ -470,9 +467,8 @@ START_TEST(restart_keeps_pool)
 	enum { READERS = 8, AFTER = 40 };
 	server n;
 	const char *args[] = {"--db-timeout", "2000", NULL};
-	pg_node_start(&n, NULL, args);
 	ses s;
-	json_decref(create(n.port, "{\"size\": 3}", &s));
+	pg_node_start_session(&n, args, &s);
 	/* warm: readers at once open several pooled connections */
 	pthread_t th[READERS];
 	struct reader rd[READERS];

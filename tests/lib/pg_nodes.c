@@ -43,6 +43,19 @@ void pg_nodes_start(server *a, server *b, const char *const *extra)
 	pg_node_start(b, a, extra);
 }
 
+void pg_node_start_session(server *n, const char *const *extra, ses *s)
+{
+	pg_node_start(n, NULL, extra);
+	json_decref(create(n->port, "{\"size\": 3}", s));
+}
+
+void pg_nodes_start_session(server *a, server *b, const char *const *extra,
+			    ses *s)
+{
+	pg_nodes_start(a, b, extra);
+	json_decref(create(a->port, "{\"size\": 3}", s));
+}
+
 void pg_nodes_stop(server *a, server *b)
 {
 	ck_assert_int_eq(server_stop(b, 1), 0);

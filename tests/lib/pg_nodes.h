@@ -26,6 +26,15 @@ void pg_node_start(server *n, const server *peer, const char *const *extra);
  * pg_node_start with extra. */
 void pg_nodes_start(server *a, server *b, const char *const *extra);
 
+/* pg_node_start(n, NULL, extra), and a session s of size 3 made through
+ * it (create: 201, asserted). */
+void pg_node_start_session(server *n, const char *const *extra, ses *s);
+
+/* pg_nodes_start(a, b, extra), and a session s of size 3 made through A
+ * (create: 201, asserted). */
+void pg_nodes_start_session(server *a, server *b, const char *const *extra,
+			    ses *s);
+
 /* Stop B, then A: each must exit 0; their directories are removed. */
 void pg_nodes_stop(server *a, server *b);
 

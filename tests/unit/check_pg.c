@@ -37,13 +37,24 @@ static void new_db(const char *name, char *url, size_t cap)
 		      "%s", err);
 }
 
-static struct store *open_store(const char *url)
+/* store_open on url (schema/), which must answer want: the store (NULL
+ * when it did not open); the reason, if any, in err. */
+static struct store *open_expect(const char *url, int want, char *err,
+				 size_t cap)
 {
 	struct store_config cfg = {.path = url, .schema_dir = "schema"};
 	struct store *st = NULL;
+	err[0] = '\0';
+	int rc = store_open(&cfg, &st, err, cap);
+	ck_assert_msg(rc == want, "store_open %s: %d, not %d: %s", url, rc,
+		      want, err);
+	return st;
+}
+
+static struct store *open_store(const char *url)
+{
 	char err[512];
-	int rc = store_open(&cfg, &st, err, sizeof err);
-	ck_assert_msg(rc == STORE_OK, "store_open: %d %s", rc, err);
+	struct store *st = open_expect(url, STORE_OK, err, sizeof err);
 	ck_assert_str_eq(store_engine_name(st), "postgresql");
 	ck_assert_uint_eq(store_caps(st) & STORE_CAP_SHARED, STORE_CAP_SHARED);
 	return st;
@@ -108,11 +119,7 @@ START_TEST(pg_refuses_newer_schema)
 				   "VALUES (11, '011_future.sql')",
 			      err, sizeof err) == 0,
 		      "%s", err);
-	struct store_config cfg = {.path = url, .schema_dir = "schema"};
-	struct store *st = NULL;
-	int rc = store_open(&cfg, &st, err, sizeof err);
-	ck_assert_int_eq(rc, STORE_SCHEMA);
-	ck_assert_ptr_null(st);
+	ck_assert_ptr_null(open_expect(url, STORE_SCHEMA, err, sizeof err));
 	ck_assert_msg(strstr(err, "the database's schema is version 11, newer "
 				  "than this cubed knows (10"),
 		      "%s", err);
@@ -120,7 +127,7 @@ START_TEST(pg_refuses_newer_schema)
 	/* and a server on it does not start, saying why */
 	test_server srv;
 	const char *extra[] = {"--db", url, NULL};
-	rc = test_server_start(&srv, NULL, extra, err, sizeof err);
+	int rc = test_server_start(&srv, NULL, extra, err, sizeof err);
 	ck_assert_int_eq(rc, -1);
 	ck_assert_msg(strstr(err, "newer than this cubed knows"), "%s", err);
 }
@@ -212,12 +219,10 @@ END_TEST
 START_TEST(pg_unreachable)
 {
 	/* nothing listens on port 1 */
-	struct store_config cfg = {
-		.path = "postgresql://cubed@127.0.0.1:1/none?connect_timeout=2",
-		.schema_dir = "schema"};
-	struct store *st = NULL;
 	char err[512];
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
+	struct store *st = open_expect(
+		"postgresql://cubed@127.0.0.1:1/none?connect_timeout=2",
+		STORE_OK, err, sizeof err);
 	ck_assert_int_eq(store_ping(st), STORE_UNAVAILABLE);
 	ck_assert_int_eq(store_unavailable(st), 1);
 	ck_assert_msg(strstr(store_last_error(st),
@@ -234,13 +239,10 @@ END_TEST
  * address libpq cannot use, a database the server says is not there. */
 START_TEST(pg_permanent_errors_refused)
 {
-	struct store_config cfg = {
-		.path = "postgresql://cubed@127.0.0.1:1/x?frobnicate=1",
-		.schema_dir = "schema"};
-	struct store *st = NULL;
 	char err[512];
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
-	ck_assert_ptr_null(st);
+	ck_assert_ptr_null(
+		open_expect("postgresql://cubed@127.0.0.1:1/x?frobnicate=1",
+			    STORE_ERROR, err, sizeof err));
 	ck_assert_msg(strstr(err, "the PostgreSQL address is not valid") &&
 			      strstr(err, "frobnicate"),
 		      "%s", err);
@@ -250,9 +252,7 @@ START_TEST(pg_permanent_errors_refused)
 	char url[512];
 	/* base is postgresql://user@host:port/ */
 	snprintf(url, sizeof url, "%sno_such_db_%d", base, (int)getpid());
-	cfg.path = url;
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
-	ck_assert_ptr_null(st);
+	ck_assert_ptr_null(open_expect(url, STORE_ERROR, err, sizeof err));
 	ck_assert_msg(strstr(err, "does not exist"), "%s", err);
 }
 END_TEST

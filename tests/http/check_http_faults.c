@@ -230,6 +230,16 @@ static void move_ok(int port, const ses *s, long long want_version)
 	json_decref(j);
 }
 
+/* The server stops cleanly (its directory kept), its database passes
+ * integrity_ok, and session a has one event for each version from 0 to
+ * version: nothing lost, nothing more. */
+static void stopped_whole(server *s, const ses *a, long long version)
+{
+	stop_clean(s, 0);
+	integrity_ok(s->db);
+	ck_assert_int_eq(events_in(s->db, a->id), version + 1);
+}
+
 /* A new session a of size 3 on port and n writes to it, each
  * acknowledged (versions 1 to n): returns n. */
 static long long session_written(int port, ses *a, int n)
@@ -361,9 +371,7 @@ START_TEST(storage_full)
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, ++acked);
 	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	stopped_whole(&s, &a, acked);
 	tmpfs_drop(dir);
 }
 END_TEST
@@ -410,9 +418,7 @@ START_TEST(database_busy)
 	sqlite3_close(h);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, 2);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), 3);
+	stopped_whole(&s, &a, 2);
 	test_server_remove(&s);
 }
 END_TEST
@@ -478,9 +484,7 @@ START_TEST(unwritable_at_runtime)
 	ck_assert_int_eq(system(cmd), 0);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, 2);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), 3);
+	stopped_whole(&s, &a, 2);
 	snprintf(cmd, sizeof cmd, "umount %s && rm -f %s.img", dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
 	rmdir(dir);
@@ -684,9 +688,7 @@ START_TEST(slow_clients)
 	fprintf(stderr, "slow_clients: %d connections, worst /healthz %.3f s, "
 			"all closed after %.2f s\n",
 		open, worst, took);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), version + 1);
+	stopped_whole(&s, &a, version);
 	test_server_remove(&s);
 }
 END_TEST
@@ -1322,9 +1324,7 @@ START_TEST(non_reading_clients)
 	free(w);
 	free(g);
 	healthz_ok(s.port, "after the non-reading clients left");
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), version + 1);
+	stopped_whole(&s, &a, version);
 	test_server_remove(&s);
 }
 END_TEST
@@ -2045,9 +2045,7 @@ START_TEST(pg_read_only_at_runtime)
 	wait_status(s.port, "/readyz", 200);
 	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
 	move_ok(s.port, &a, ++acked);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	stopped_whole(&s, &a, acked);
 	ck_assert_int_eq(count_rows(s.db, "SELECT count(*) FROM sessions"), 1);
 	test_server_remove(&s);
 }
@@ -2077,9 +2075,7 @@ START_TEST(pg_read_only_at_start)
 	pg_read_only(dbname, 0);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, ++acked);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	stopped_whole(&s, &a, acked);
 	test_server_remove(&s);
 }
 END_TEST

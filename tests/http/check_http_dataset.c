@@ -33,6 +33,7 @@
 
 #include <jansson.h>
 
+#include "files.h"
 #include "session_helpers.h"
 #include "suites.h"
 
@@ -86,20 +87,6 @@ static int run(const char *const argv[], char *msg, size_t cap)
 	msg[k > 0 ? k : 0] = 0;
 	close(fd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *b = malloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
 }
 
 static void spit(const char *path, const char *b, size_t n)
@@ -179,7 +166,7 @@ START_TEST(same_bytes_as_cli)
 				 cases[k].cols[c]);
 			snprintf(file, sizeof file, "%s/%s.npy", out, cases[k].cols[c]);
 			size_t len;
-			unsigned char *want = slurp(file, &len);
+			unsigned char *want = read_whole(file, &len);
 			http_response r;
 			get(&r, path, NULL, 200);
 			ck_assert_str_eq(http_header(&r, "Content-Type"), "application/octet-stream");
@@ -577,7 +564,7 @@ START_TEST(job_files)
 			ck_assert_int_eq(iget(f, "bytes"), (long long)r.body_len);
 			snprintf(file, sizeof file, "%s/%s", cli, name);
 			size_t len;
-			unsigned char *want = slurp(file, &len);
+			unsigned char *want = read_whole(file, &len);
 			ck_assert_msg(len == r.body_len && memcmp(want, r.body, len) == 0,
 				      "%s differs from the CLI's", name);
 			free(want);

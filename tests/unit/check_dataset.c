@@ -36,6 +36,7 @@
 #include "cube.h"
 #include "cubie.h"
 #include "dataset.h"
+#include "files.h"
 #include "optimal.h"
 #include "require.h"
 #include "solve.h"
@@ -719,20 +720,6 @@ static int entries(const char *dir)
 	return n;
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *b = malloc((size_t)n + 1);
-	ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 /* The data of a .npy file (past its header): a pointer into b. */
 static const unsigned char *npy_data(const unsigned char *b, size_t len, size_t *dlen)
 {
@@ -790,11 +777,11 @@ START_TEST(cli_threads_and_shards)
 		char p[1300];
 		size_t la, lb, dl;
 		snprintf(p, sizeof p, "%s/%s.npy", out[0], names[c]);
-		unsigned char *a = slurp(p, &la);
+		unsigned char *a = read_whole(p, &la);
 		const unsigned char *da = npy_data(a, la, &dl);
 		for (int k = 1; k < 3; k++) {
 			snprintf(p, sizeof p, "%s/%s.npy", out[k], names[c]);
-			unsigned char *b = slurp(p, &lb);
+			unsigned char *b = read_whole(p, &lb);
 			ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "%s differs at %d threads",
 				      names[c], 1 << k);
 			free(b);
@@ -802,7 +789,7 @@ START_TEST(cli_threads_and_shards)
 		size_t at = 0;
 		for (int k = 3; k < 6; k++) {
 			snprintf(p, sizeof p, "%s/%s.npy", out[k], names[c]);
-			unsigned char *b = slurp(p, &lb);
+			unsigned char *b = read_whole(p, &lb);
 			size_t dbl;
 			const unsigned char *db = npy_data(b, lb, &dbl);
 			ck_assert_uint_le(at + dbl, dl);

@@ -15,6 +15,7 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "files.h"
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
@@ -600,17 +601,7 @@ START_TEST(migration_keeps_history)
 			 SQLITE_CONSTRAINT);
 	ck_assert_ptr_nonnull(strstr(msg, "CHECK"));
 	sqlite3_free(msg);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
-					    &s, NULL),
-			 SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
-	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
-	sqlite3_finalize(s);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1,
-					    &s, NULL),
-			 SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_DONE);
-	sqlite3_finalize(s);
+	sqlite_consistent(db);
 	sqlite3_close(db);
 }
 END_TEST

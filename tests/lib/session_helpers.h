@@ -65,6 +65,9 @@ void expect_etag(const http_response *r, long long version, const char *what);
 json_t *create(int port, const char *body, ses *out);
 /* POST /v1/apply {facelets, moves} → the facelets after (malloc'd). */
 char *apply(int port, const char *facelets, const char *moves);
+/* The same from facelets or, when facelets is NULL, from the solved cube
+ * of size n ({size, moves}). */
+char *apply_n(int port, const char *facelets, int n, const char *moves);
 /* GET a session (want_version >= 0: asserted, with its ETag). */
 json_t *get_session(int port, const char *path, const char *token,
 		    long long want_version);

@@ -46,6 +46,7 @@
 
 #include "http_client.h"
 #include "pg_cluster.h"
+#include "pg_nodes.h"
 #include "session_helpers.h"
 #include "sse_client.h"
 #include "suites.h"
@@ -1921,18 +1922,6 @@ static void pg_do(const char *url, const char *sql)
 		      err);
 }
 
-/* A server on the database at url rather than the fixture's own. */
-static int start_on(server *s, const char *url, char *err, size_t cap)
-{
-	char keep[256];
-	snprintf(keep, sizeof keep, "%s", getenv("CUBED_TEST_PG"));
-	unsetenv("CUBED_TEST_PG");
-	const char *extra[] = {"--solver", "0", "--db", url, NULL};
-	int rc = server_start(s, NULL, extra, err, cap);
-	setenv("CUBED_TEST_PG", keep, 1);
-	return rc;
-}
-
 /* A server with --solver 0 on the database at url (NULL: the fixture's
  * own, a new one), a session a of size 3 on it and n writes to it, each
  * acknowledged (versions 1 to n): returns n. */
@@ -1940,7 +1929,9 @@ static long long pg_start_written(server *s, const char *url, ses *a, int n)
 {
 	if (url) {
 		char err[2048];
-		ck_assert_msg(start_on(s, url, err, sizeof err) == 0, "%s", err);
+		ck_assert_msg(pg_server_start_at(s, url, NO_SOLVER, err,
+					      sizeof err) == 0,
+			      "%s", err);
 	} else {
 		start_or_abort(s, NULL, NO_SOLVER);
 	}
@@ -2128,27 +2119,12 @@ START_TEST(pg_privilege_revoked)
 END_TEST
 
 /* The server refused to start: exit status 2 (wait status 0x200), within
- * 5 s, and the reason on its "database: " line. */
+ * 5 s, and the reason on its "database: " line (pg_server_refused). */
 static void refused_start(const char *url, const char *want1,
 			  const char *want2)
 {
-	server s;
-	char err[4096];
-	double t0 = now_s();
-	ck_assert_int_eq(start_on(&s, url, err, sizeof err), -1);
-	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
-	ck_assert_msg(strstr(err, "status 0x200"), "%s", err);
-	const char *at = strstr(err, want1);
-	ck_assert_msg(at && strstr(at, want2), "%s", err);
-	const char *line = at;
-	while (line > err && line[-1] != '\n')
-		line--;
-	const char *tag = strstr(line, "database: ");
-	ck_assert_msg(tag && tag < at, "%s", err);
-	ck_assert_msg(!strstr(err, "listening on http"), "%s", err);
-	const char *eol = strchr(tag, '\n');
-	fprintf(stderr, "pg_role_cannot_write_at_start: exit 2, %.*s\n",
-		eol ? (int)(eol - tag) : (int)strlen(tag), tag);
+	pg_server_refused("pg_role_cannot_write_at_start", url, NO_SOLVER,
+			  want1, want2);
 }
 
 /* Roles that cannot write, at start: one that may not create cubed's

@@ -606,24 +606,11 @@ START_TEST(pool_size_bounded)
 END_TEST
 
 /* A node given url must exit with status 2 before listening, its log
- * saying want. */
+ * saying want (pg_server_refused). */
 static void refused_at_start(const char *url, const char *want)
 {
-	server n;
-	char err[2048];
-	const char *args[] = {"--db", url, NULL};
-	double t0 = now_s();
-	ck_assert_int_eq(server_start(&n, NULL, args, err, sizeof err), -1);
-	ck_assert_msg(strstr(err, "status 0x200"), "%s: %s", url, err);
-	ck_assert_msg(strstr(err, want), "%s: %s", url, err);
-	/* the reason is on the node's one "database: " line */
-	const char *at = strstr(err, want);
-	const char *line = at;
-	while (line > err && line[-1] != '\n')
-		line--;
-	const char *tag = strstr(line, "database: ");
-	ck_assert_msg(tag && tag < at, "%s", err);
-	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+	pg_server_refused("pg_faults: start_permanent_errors", url, NULL, want,
+			  NULL);
 }
 
 START_TEST(start_permanent_errors)

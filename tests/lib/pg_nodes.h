@@ -38,10 +38,23 @@ void pg_nodes_start_session(server *a, server *b, const char *const *extra,
 /* Stop B, then A: each must exit 0; their directories are removed. */
 void pg_nodes_stop(server *a, server *b);
 
-/* Start n with --rate-limit 0 on exactly the database at url, with
+/* Start n with extra (NULL-terminated, may be NULL, at most
+ * PG_NODE_EXTRA options and values) on exactly the database at url, with
  * $CUBED_TEST_PG put aside meanwhile so that the fixture creates no
  * database (the cluster may be down, or url's role may not create one).
  * server_start's answer: 0, or -1 with the reason in err. */
+int pg_server_start_at(server *n, const char *url, const char *const *extra,
+		       char *err, size_t errlen);
+
+/* pg_server_start_at with --rate-limit 0. */
 int pg_node_start_at(server *n, const char *url, char *err, size_t errlen);
+
+/* A server started by pg_server_start_at(url, extra) must refuse: exit
+ * status 2 (wait status 0x200) within 5 s, never listening, the reason
+ * want on its log's "database: " line, and want2 (when not NULL) after
+ * it. That line goes to stderr after label. */
+void pg_server_refused(const char *label, const char *url,
+		       const char *const *extra, const char *want,
+		       const char *want2);
 
 #endif

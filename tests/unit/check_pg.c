@@ -19,6 +19,7 @@
 
 #include "alg.h"
 #include "pg_cluster.h"
+#include "session_writes.h"
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
@@ -715,26 +716,6 @@ static void relay_stop(struct relay *r)
 	pthread_mutex_destroy(&r->lock);
 }
 
-/* A keyed moves write (scope and print from key and moves). */
-static int pg_keyed_write(struct sessions *ses, const char *id,
-			  const char *token, const char *moves,
-			  int64_t if_match, const char *key,
-			  struct session_view *out)
-{
-	struct ses_idem k = {0};
-	snprintf((char *)k.scope, sizeof k.scope, "scope %s", key);
-	snprintf((char *)k.print, sizeof k.print, "print %s", moves);
-	struct session_write w = {
-		.kind = SES_MOVES, .id = id, .token = token,
-		.if_match = if_match, .idem = key ? &k : NULL,
-	};
-	alg_error err;
-	memset(out, 0, sizeof *out);
-	ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves), &w, &err),
-			 SES_OK);
-	return sessions_write(ses, &w, out, NULL);
-}
-
 static long long session_version_in(const char *url, const char *id)
 {
 	char sql[1024];
@@ -766,7 +747,7 @@ START_TEST(pg_lost_commit_replays)
 	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL), SES_OK);
 
 	relay_arm(&rl);
-	int rc = pg_keyed_write(ses, v.id, token, "R", 0, "lost-1", &w);
+	int rc = session_moves_write(ses, 3, v.id, token, "R", 0, "lost-1", &w);
 	ck_assert_int_eq(relay_cuts(&rl), 1);
 	ck_assert_msg(rc == SES_OUTCOME_UNKNOWN, "the write answered %d: %s",
 		      rc, sessions_strerror(rc));
@@ -774,7 +755,8 @@ START_TEST(pg_lost_commit_replays)
 	/* the retry: the engine reconnects (a first try may still find the
 	 * database unreachable), then the committed write is replayed */
 	for (int i = 0; i < 100; i++) {
-		rc = pg_keyed_write(ses, v.id, token, "R", 0, "lost-1", &w);
+		rc = session_moves_write(ses, 3, v.id, token, "R", 0, "lost-1",
+					 &w);
 		if (rc != SES_UNAVAILABLE)
 			break;
 		struct timespec ts = {0, 50000000L};
@@ -791,7 +773,8 @@ START_TEST(pg_lost_commit_replays)
 		 "SELECT count(*) FROM events WHERE session_id = '%s'", v.id);
 	ck_assert_int_eq(pg_query_int(url, sql), 2);
 	/* the next write with a new key is version 2 */
-	ck_assert_int_eq(pg_keyed_write(ses, v.id, token, "U", 1, "lost-2", &w),
+	ck_assert_int_eq(session_moves_write(ses, 3, v.id, token, "U", 1,
+					     "lost-2", &w),
 			 SES_OK);
 	ck_assert_int_eq(w.replayed, 0);
 	ck_assert_int_eq(w.version, 2);
@@ -1017,13 +1000,11 @@ static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
 		      struct session_view *out)
 {
+	if (k == SES_MOVES)
+		return session_moves_write(ses, 3, id, token, moves, -1, NULL,
+					   out);
 	struct session_write w = {.kind = k, .id = id, .token = token,
 				  .if_match = -1};
-	alg_error err;
-	if (k == SES_MOVES)
-		ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves),
-						&w, &err),
-				 SES_OK);
 	memset(out, 0, sizeof *out);
 	return sessions_write(ses, &w, out, NULL);
 }

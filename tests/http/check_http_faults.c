@@ -1906,22 +1906,6 @@ END_TEST
 
 /* ---- PostgreSQL's storage faults (make test-pg) ------------------------ */
 
-/* The cluster's maintenance database, where a test changes the
- * database a server runs on (or makes roles). */
-static void pg_admin(char *url, size_t cap)
-{
-	snprintf(url, cap, "%spostgres", getenv("CUBED_TEST_PG"));
-}
-
-/* Run sql as the cluster's superuser on the database at url; abort on
- * failure. */
-static void pg_do(const char *url, const char *sql)
-{
-	char err[512];
-	ck_assert_msg(pg_exec(url, sql, err, sizeof err) == 0, "%s: %s", sql,
-		      err);
-}
-
 /* A server with --solver 0 on the database at url (NULL: the fixture's
  * own, a new one), a session a of size 3 on it and n writes to it, each
  * acknowledged (versions 1 to n): returns n. */
@@ -1943,7 +1927,7 @@ static long long pg_start_written(server *s, const char *url, ses *a, int n)
 static void pg_read_only(const char *dbname, int on)
 {
 	char admin[256], sql[300];
-	pg_admin(admin, sizeof admin);
+	pg_admin_url(admin, sizeof admin);
 	snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" %s", dbname,
 		 on ? "SET default_transaction_read_only = on"
 		    : "RESET default_transaction_read_only");
@@ -2008,7 +1992,7 @@ START_TEST(pg_read_only_at_runtime)
 	const char *dbname = strrchr(s.db, '/') + 1;
 	pg_read_only(dbname, 1);
 	char admin[256], sql[512];
-	pg_admin(admin, sizeof admin);
+	pg_admin_url(admin, sizeof admin);
 	snprintf(sql, sizeof sql,
 		 "SELECT count(pg_terminate_backend(pid)) FROM "
 		 "pg_stat_activity WHERE datname = '%s'",
@@ -2071,24 +2055,6 @@ START_TEST(pg_read_only_at_start)
 }
 END_TEST
 
-/* A role of its own (not a superuser, whose privileges cannot be taken)
- * owning a new database: its address in url, its name in role. */
-static void pg_role_db(const char *tag, char *role, size_t rcap, char *url,
-		       size_t ucap)
-{
-	char admin[256], sql[256];
-	pg_admin(admin, sizeof admin);
-	snprintf(role, rcap, "%s_%d", tag, (int)getpid());
-	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN", role);
-	pg_do(admin, sql);
-	snprintf(sql, sizeof sql, "CREATE DATABASE %s OWNER %s", role, role);
-	pg_do(admin, sql);
-	const char *base = getenv("CUBED_TEST_PG"); /* postgresql://cubed@… */
-	const char *at = strchr(base, '@');
-	ck_assert_ptr_nonnull(at);
-	snprintf(url, ucap, "postgresql://%s%s%s", role, at, role);
-}
-
 /* The role's INSERT on events revoked while the server runs (the
  * database's owner, as docs/scaling.md asks, but a privilege taken):
  * writes_refused; granted again, the server is ready by itself and
@@ -2096,7 +2062,7 @@ static void pg_role_db(const char *tag, char *role, size_t rcap, char *url,
 START_TEST(pg_privilege_revoked)
 {
 	char role[64], url[300], sql[256];
-	pg_role_db("revoked", role, sizeof role, url, sizeof url);
+	pg_role_db("revoked", "", role, sizeof role, url, sizeof url);
 	server s;
 	ses a;
 	long long acked = pg_start_written(&s, url, &a, 1);
@@ -2135,7 +2101,7 @@ static void refused_start(const char *url, const char *want1,
 START_TEST(pg_role_cannot_write_at_start)
 {
 	char admin[256], sql[300];
-	pg_admin(admin, sizeof admin);
+	pg_admin_url(admin, sizeof admin);
 	/* a database the fixture's server migrated (as the superuser) */
 	server s;
 	start_or_abort(&s, NULL, NO_SOLVER);

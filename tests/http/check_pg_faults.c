@@ -318,19 +318,12 @@ START_TEST(frozen_commit)
 	pg_node_start_session(&n, FAULT_ARGS, &s);
 	/* a deferred trigger: every commit that added an event sleeps 1 s
 	 * in PostgreSQL, long enough to freeze it there */
-	char err[1024];
-	ck_assert_msg(pg_exec(n.db,
-			      "CREATE FUNCTION slow_commit() RETURNS trigger "
-			      "LANGUAGE plpgsql AS $$ BEGIN PERFORM "
-			      "pg_sleep(1); RETURN NULL; END $$",
-			      err, sizeof err) == 0,
-		      "%s", err);
-	ck_assert_msg(pg_exec(n.db,
-			      "CREATE CONSTRAINT TRIGGER slow_commit AFTER "
-			      "INSERT ON events DEFERRABLE INITIALLY DEFERRED "
-			      "FOR EACH ROW EXECUTE FUNCTION slow_commit()",
-			      err, sizeof err) == 0,
-		      "%s", err);
+	pg_do(n.db, "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE "
+		    "plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; "
+		    "END $$");
+	pg_do(n.db, "CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON "
+		    "events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE "
+		    "FUNCTION slow_commit()");
 	/* the write runs in a thread of the server: find its backend in
 	 * the sleep and freeze it (the guard continues it in any case) */
 	pid_t writer = fork();
@@ -360,9 +353,7 @@ START_TEST(frozen_commit)
 	freeze_end(&f);
 	ck_assert_msg(WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
 		      "the write was not answered outcome_unknown in time");
-	ck_assert_msg(pg_exec(n.db, "DROP TRIGGER slow_commit ON events", err,
-			      sizeof err) == 0,
-		      "%s", err);
+	pg_do(n.db, "DROP TRIGGER slow_commit ON events");
 	/* the retry with the key: done once, whatever the first did */
 	http_response r;
 	ck_assert_int_eq(wait_ready(n.port, 10), 200);
@@ -640,21 +631,13 @@ END_TEST
 
 START_TEST(start_too_many_connections)
 {
-	struct pg_cluster c;
-	pg_test_cluster(&c);
-	char err[1024], sql[300], url[300], admin[300];
+	char sql[300], url[300], admin[300];
 	char role[64];
-	snprintf(admin, sizeof admin, "%spostgres", c.url);
-	snprintf(role, sizeof role, "slots_%d", (int)getpid());
 	/* a role of its own with one slot (superusers have no limit), and
 	 * a database it owns (its public schema is then the role's) */
-	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN CONNECTION LIMIT 1",
-		 role);
-	ck_assert_msg(pg_exec(admin, sql, err, sizeof err) == 0, "%s", err);
-	snprintf(sql, sizeof sql, "CREATE DATABASE %s OWNER %s", role, role);
-	ck_assert_msg(pg_exec(admin, sql, err, sizeof err) == 0, "%s", err);
-	snprintf(url, sizeof url, "postgresql://%s@127.0.0.1:%d/%s", role,
-		 c.port, role);
+	pg_role_db("slots", "CONNECTION LIMIT 1", role, sizeof role, url,
+		   sizeof url);
+	pg_admin_url(admin, sizeof admin);
 	/* hold the slot */
 	PGconn *held = PQconnectdb(url);
 	ck_assert_msg(PQstatus(held) == CONNECTION_OK, "%s",
@@ -677,7 +660,7 @@ START_TEST(start_too_many_connections)
 		      "%s", log);
 	/* slots free: ready by itself */
 	snprintf(sql, sizeof sql, "ALTER ROLE %s CONNECTION LIMIT -1", role);
-	ck_assert_msg(pg_exec(admin, sql, err, sizeof err) == 0, "%s", err);
+	pg_do(admin, sql);
 	PQfinish(held);
 	ck_assert_int_eq(wait_ready(n.port, 10), 200);
 	ses s;

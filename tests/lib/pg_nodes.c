@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void pg_test_cluster(struct pg_cluster *c)
 {
@@ -18,6 +19,36 @@ void pg_test_cluster(struct pg_cluster *c)
 	snprintf(c->url, sizeof c->url, "%s", url);
 	c->port = atoi(colon + 1);
 	c->running = 1;
+}
+
+void pg_admin_url(char *url, size_t cap)
+{
+	const char *base = getenv("CUBED_TEST_PG");
+	ck_assert_ptr_nonnull(base);
+	snprintf(url, cap, "%spostgres", base);
+}
+
+void pg_do(const char *url, const char *sql)
+{
+	char err[512];
+	ck_assert_msg(pg_exec(url, sql, err, sizeof err) == 0, "%s: %s", sql,
+		      err);
+}
+
+void pg_role_db(const char *tag, const char *options, char *role,
+		size_t rcap, char *url, size_t ucap)
+{
+	char admin[256], sql[256];
+	pg_admin_url(admin, sizeof admin);
+	snprintf(role, rcap, "%s_%d", tag, (int)getpid());
+	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN %s", role, options);
+	pg_do(admin, sql);
+	snprintf(sql, sizeof sql, "CREATE DATABASE %s OWNER %s", role, role);
+	pg_do(admin, sql);
+	const char *base = getenv("CUBED_TEST_PG"); /* postgresql://cubed@… */
+	const char *at = strchr(base, '@');
+	ck_assert_ptr_nonnull(at);
+	snprintf(url, ucap, "postgresql://%s%s%s", role, at, role);
 }
 
 void pg_node_start(server *n, const server *peer, const char *const *extra)

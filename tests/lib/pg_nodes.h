@@ -1,6 +1,8 @@
 /* pg_nodes.h — what the PostgreSQL black-box suites share (make test-pg:
- * check_pg_nodes.c, check_pg_live.c, check_pg_faults.c): this run's
- * cluster, for the tests that halt, restart or freeze it; cubed nodes
+ * check_pg_nodes.c, check_pg_live.c, check_pg_faults.c, and
+ * check_http_faults.c's pg_storage cases): this run's cluster, for the
+ * tests that halt, restart or freeze it, and its superuser's statements
+ * and roles; cubed nodes
  * started on one database (none rate-limited: the load and fault tests
  * send more than the default allows); and a node started on a database
  * named outright, which the fixture must not create. The assertions are
@@ -14,6 +16,21 @@
 /* This run's cluster, rebuilt from the environment run_tests set
  * (CUBED_TEST_PG, CUBED_TEST_PG_DIR; asserted there). */
 void pg_test_cluster(struct pg_cluster *c);
+
+/* The cluster's maintenance database ("postgres" on $CUBED_TEST_PG),
+ * where a test changes another database or makes roles. */
+void pg_admin_url(char *url, size_t cap);
+
+/* Run sql on the database at url as the cluster's superuser; the test
+ * fails saying sql and the error. */
+void pg_do(const char *url, const char *sql);
+
+/* A login role tag_<pid> of its own (not a superuser: its privileges can
+ * be taken), options added to its CREATE ROLE ("" or, say, "CONNECTION
+ * LIMIT 1"), owning a new database of the same name: the name in role,
+ * that database's address as the role in url. */
+void pg_role_db(const char *tag, const char *options, char *role,
+		size_t rcap, char *url, size_t ucap);
 
 /* Start n with --rate-limit 0 and extra (NULL-terminated, may be NULL,
  * at most PG_NODE_EXTRA options and values), on the database of peer

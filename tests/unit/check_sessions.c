@@ -38,21 +38,26 @@ static const char *schema_dir(void)
 	return d && *d ? d : "schema";
 }
 
-static void open_with(const char *schema)
+/* The store on dir's file (migrated with schema) and a session layer on
+ * it, with the test seams of seams (lose_commit, fail_alloc) when it is
+ * not NULL. */
+static void open_with(const char *schema, const struct sessions_config *seams)
 {
 	char path[300], err[256];
 	snprintf(path, sizeof path, "%s/cubed.db", dir);
 	struct store_config cfg = {.path = path, .schema_dir = schema};
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_msg(rc == STORE_OK, "store_open: %s", err);
-	struct sessions_config sc = {.store = st, .cache_max = 8};
+	struct sessions_config sc = seams ? *seams : (struct sessions_config){0};
+	sc.store = st;
+	sc.cache_max = 8;
 	alg_limits_default(&sc.limits);
 	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
 }
 
 static void open_all(void)
 {
-	open_with(schema_dir());
+	open_with(schema_dir(), NULL);
 }
 
 static void close_all(void)
@@ -481,7 +486,7 @@ START_TEST(migration_keeps_history)
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(path, sizeof path, "%s/cubed.db", dir);
 	unlink(path);
-	open_with(old);
+	open_with(old, NULL);
 	ck_assert_int_eq(store_schema_version(st), 2);
 	close_all();
 
@@ -1194,14 +1199,8 @@ static int lose_when_armed(void *ctx)
 START_TEST(lost_commit_replays)
 {
 	close_all();
-	char path[300], err[256];
-	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
-	struct sessions_config sc = {.store = st, .cache_max = 8,
-				     .lose_commit = lose_when_armed};
-	alg_limits_default(&sc.limits);
-	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+	const struct sessions_config seams = {.lose_commit = lose_when_armed};
+	open_with(schema_dir(), &seams);
 
 	struct session_view v, w, g;
 	char token[36];
@@ -1282,14 +1281,8 @@ static int fail_when_armed(void *ctx)
 START_TEST(out_of_memory)
 {
 	close_all();
-	char path[300], err[256];
-	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
-	struct sessions_config sc = {.store = st, .cache_max = 8,
-				     .fail_alloc = fail_when_armed};
-	alg_limits_default(&sc.limits);
-	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+	const struct sessions_config seams = {.fail_alloc = fail_when_armed};
+	open_with(schema_dir(), &seams);
 
 	struct session_view v, w, g;
 	char token[36], tok2[36];

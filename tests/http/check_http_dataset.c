@@ -20,7 +20,6 @@
  * The server uses the level-0 optimal tables from $CUBED_TABLES (the
  * "optimal" suite writes them there). Waits poll with a deadline. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -28,7 +27,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>

@@ -20,7 +20,6 @@
  * The server uses the level-0 optimal tables from $CUBED_TABLES (the
  * "optimal" suite writes them there). Waits poll with a deadline. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -28,11 +27,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "files.h"
+#include "cli.h"
 #include "session_helpers.h"
 #include "suites.h"
 
@@ -52,54 +52,10 @@ static void fixture_teardown(void)
 
 /* ---------------------------------------------------------- helpers */
 
-static const char *bin(void)
-{
-	const char *b = getenv("CUBED_BIN");
-	return b && *b ? b : "build/cubed";
-}
-
 static const char *tables(void)
 {
 	const char *t = getenv("CUBED_TABLES");
 	return t && *t ? t : "build/tables";
-}
-
-/* Run argv, stdout+stderr into msg; the exit status. */
-static int run(const char *const argv[], char *msg, size_t cap)
-{
-	char path[] = "/tmp/cubed-hdsXXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	unlink(path);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	ssize_t k = pread(fd, msg, cap - 1, 0);
-	msg[k > 0 ? k : 0] = 0;
-	close(fd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *b = malloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
 }
 
 static void spit(const char *path, const char *b, size_t n)
@@ -167,19 +123,19 @@ START_TEST(same_bytes_as_cli)
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		char out[128], msg[2048];
 		snprintf(out, sizeof out, "%s/c%zu", dir, k);
-		const char *argv[24] = {bin(), "dataset", "--out", out, "--quiet"};
+		const char *argv[24] = {cubed_bin(), "dataset", "--out", out, "--quiet"};
 		int n = 5;
 		for (int j = 0; cases[k].cli[j]; j++)
 			argv[n++] = cases[k].cli[j];
 		argv[n] = NULL;
-		ck_assert_msg(run(argv, msg, sizeof msg) == 0, "%s", msg);
+		ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 		for (int c = 0; c < 6 && cases[k].cols[c]; c++) {
 			char path[512], file[256];
 			snprintf(path, sizeof path, "/v1/dataset?%s&column=%s", cases[k].query,
 				 cases[k].cols[c]);
 			snprintf(file, sizeof file, "%s/%s.npy", out, cases[k].cols[c]);
 			size_t len;
-			unsigned char *want = slurp(file, &len);
+			unsigned char *want = read_whole(file, &len);
 			http_response r;
 			get(&r, path, NULL, 200);
 			ck_assert_str_eq(http_header(&r, "Content-Type"), "application/octet-stream");
@@ -560,11 +516,11 @@ START_TEST(job_files)
 	snprintf(cli, sizeof cli, "%s/cli", dir);
 	snprintf(got, sizeof got, "%s/http", dir);
 	mkdir(got, 0755);
-	const char *argv[] = {bin(), "dataset", "--count", "500", "--depth", "1-12",
+	const char *argv[] = {cubed_bin(), "dataset", "--count", "500", "--depth", "1-12",
 			      "--seed", "21", "--labels", "depth,twophase,optimal",
 			      "--columns", "stickers,index", "--optimal-level", "0",
 			      "--tables", tables(), "--out", cli, "--quiet", NULL};
-	ck_assert_msg(run(argv, msg, sizeof msg) == 0, "%s", msg);
+	ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	size_t i;
 	json_t *f;
 	json_array_foreach(files, i, f) {
@@ -577,7 +533,7 @@ START_TEST(job_files)
 			ck_assert_int_eq(iget(f, "bytes"), (long long)r.body_len);
 			snprintf(file, sizeof file, "%s/%s", cli, name);
 			size_t len;
-			unsigned char *want = slurp(file, &len);
+			unsigned char *want = read_whole(file, &len);
 			ck_assert_msg(len == r.body_len && memcmp(want, r.body, len) == 0,
 				      "%s differs from the CLI's", name);
 			free(want);
@@ -592,7 +548,7 @@ START_TEST(job_files)
 	char py[600];
 	snprintf(py, sizeof py, "%s", got);
 	const char *pargv[] = {"/usr/bin/python3", "tests/lib/dataset_check.py", py, "--laws", NULL};
-	ck_assert_msg(run(pargv, msg, sizeof msg) == 0, "%s", msg);
+	ck_assert_msg(cli_run(pargv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	rm_dir(dir);
 	json_decref(j);
 	/* a file the job does not have */

@@ -46,12 +46,16 @@
 
 #include "http_client.h"
 #include "pg_cluster.h"
+#include "pg_nodes.h"
 #include "session_helpers.h"
 #include "sse_client.h"
 #include "suites.h"
 
 #define HEALTHZ_MAX_S 1.0
 #define RSS_MAX_KB (256L * 1024)
+
+/* The options of most servers here: no solver (none is asked for). */
+static const char *const NO_SOLVER[] = {"--solver", "0", NULL};
 
 /* Under AddressSanitizer (make sanitize builds the tests and the server
  * alike) resident memory says nothing about the server: freed memory
@@ -227,6 +231,26 @@ static void move_ok(int port, const ses *s, long long want_version)
 	json_decref(j);
 }
 
+/* The server stops cleanly (its directory kept), its database passes
+ * integrity_ok, and session a has one event for each version from 0 to
+ * version: nothing lost, nothing more. */
+static void stopped_whole(server *s, const ses *a, long long version)
+{
+	stop_clean(s, 0);
+	integrity_ok(s->db);
+	ck_assert_int_eq(events_in(s->db, a->id), version + 1);
+}
+
+/* A new session a of size 3 on port and n writes to it, each
+ * acknowledged (versions 1 to n): returns n. */
+static long long session_written(int port, ses *a, int n)
+{
+	json_decref(create(port, "{\"size\":3}", a));
+	for (int i = 1; i <= n; i++)
+		move_ok(port, a, i);
+	return n;
+}
+
 /* Poll until GET path answers want (deadline 10 s: the probe runs at
  * most once a second). */
 static void wait_status(int port, const char *path, int want)
@@ -303,13 +327,9 @@ START_TEST(storage_full)
 	if (!tmpfs_dir(dir, sizeof dir, 4))
 		return;
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	int acked = 0;
-	for (int i = 1; i <= 5; i++, acked++)
-		move_ok(s.port, &a, i);
+	long long acked = session_written(s.port, &a, 5);
 
 	char filler[96];
 	snprintf(filler, sizeof filler, "%s/filler", dir);
@@ -352,9 +372,7 @@ START_TEST(storage_full)
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, ++acked);
 	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	stopped_whole(&s, &a, acked);
 	tmpfs_drop(dir);
 }
 END_TEST
@@ -371,8 +389,7 @@ START_TEST(database_busy)
 			       NULL};
 	start_or_abort(&s, NULL, extra);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	move_ok(s.port, &a, 1);
+	session_written(s.port, &a, 1);
 
 	sqlite3 *h = NULL;
 	ck_assert_int_eq(sqlite3_open(s.db, &h), SQLITE_OK);
@@ -402,9 +419,7 @@ START_TEST(database_busy)
 	sqlite3_close(h);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, 2);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), 3);
+	stopped_whole(&s, &a, 2);
 	test_server_remove(&s);
 }
 END_TEST
@@ -437,11 +452,9 @@ START_TEST(unwritable_at_runtime)
 		return;
 	}
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	move_ok(s.port, &a, 1);
+	session_written(s.port, &a, 1);
 	snprintf(cmd, sizeof cmd, "chattr +i %s/cubed.db %s/cubed.db-wal",
 		 dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
@@ -472,9 +485,7 @@ START_TEST(unwritable_at_runtime)
 	ck_assert_int_eq(system(cmd), 0);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, 2);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), 3);
+	stopped_whole(&s, &a, 2);
 	snprintf(cmd, sizeof cmd, "umount %s && rm -f %s.img", dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
 	rmdir(dir);
@@ -492,8 +503,7 @@ START_TEST(unwritable_at_start)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	/* a database made first, then the same directory read-only */
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	stop_clean(&s, 0);
 	snprintf(ro, sizeof ro, "/tmp/cubed-hostile-ro-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(ro));
@@ -679,9 +689,7 @@ START_TEST(slow_clients)
 	fprintf(stderr, "slow_clients: %d connections, worst /healthz %.3f s, "
 			"all closed after %.2f s\n",
 		open, worst, took);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), version + 1);
+	stopped_whole(&s, &a, version);
 	test_server_remove(&s);
 }
 END_TEST
@@ -1141,8 +1149,7 @@ static const char *body_for(const char *method, const char *path)
 START_TEST(private_sessions)
 {
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
+	start_or_abort(&s, NULL, NO_SOLVER);
 	ses priv, other;
 	json_decref(create(s.port,
 			   "{\"size\":3,\"visibility\":\"private\"}", &priv));
@@ -1318,9 +1325,7 @@ START_TEST(non_reading_clients)
 	free(w);
 	free(g);
 	healthz_ok(s.port, "after the non-reading clients left");
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), version + 1);
+	stopped_whole(&s, &a, version);
 	test_server_remove(&s);
 }
 END_TEST
@@ -1901,20 +1906,32 @@ END_TEST
 
 /* ---- PostgreSQL's storage faults (make test-pg) ------------------------ */
 
-/* The cluster's maintenance database, where a test changes the
- * database a server runs on (or makes roles). */
-static void pg_admin(char *url, size_t cap)
+/* A server with --solver 0 on the database at url (NULL: the fixture's
+ * own, a new one), a session a of size 3 on it and n writes to it, each
+ * acknowledged (versions 1 to n): returns n. */
+static long long pg_start_written(server *s, const char *url, ses *a, int n)
 {
-	snprintf(url, cap, "%spostgres", getenv("CUBED_TEST_PG"));
+	if (url) {
+		char err[2048];
+		ck_assert_msg(pg_server_start_at(s, url, NO_SOLVER, err,
+					      sizeof err) == 0,
+			      "%s", err);
+	} else {
+		start_or_abort(s, NULL, NO_SOLVER);
+	}
+	return session_written(s->port, a, n);
 }
 
-/* Run sql as the cluster's superuser on the database at url; abort on
- * failure. */
-static void pg_do(const char *url, const char *sql)
+/* Database dbname made read-only for new transactions (on), or set back
+ * (ALTER DATABASE … SET / RESET default_transaction_read_only). */
+static void pg_read_only(const char *dbname, int on)
 {
-	char err[512];
-	ck_assert_msg(pg_exec(url, sql, err, sizeof err) == 0, "%s: %s", sql,
-		      err);
+	char admin[256], sql[300];
+	pg_admin_url(admin, sizeof admin);
+	snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" %s", dbname,
+		 on ? "SET default_transaction_read_only = on"
+		    : "RESET default_transaction_read_only");
+	pg_do(admin, sql);
 }
 
 /* A server's writes while its database refuses them: a move and a new
@@ -1970,20 +1987,12 @@ static void writes_refused(const server *s, const ses *a, long long acked,
 START_TEST(pg_read_only_at_runtime)
 {
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	long long acked = 0;
-	for (int i = 0; i < 2; i++)
-		move_ok(s.port, &a, ++acked);
+	long long acked = pg_start_written(&s, NULL, &a, 2);
 	const char *dbname = strrchr(s.db, '/') + 1;
+	pg_read_only(dbname, 1);
 	char admin[256], sql[512];
-	pg_admin(admin, sizeof admin);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
-		 dbname);
-	pg_do(admin, sql);
+	pg_admin_url(admin, sizeof admin);
 	snprintf(sql, sizeof sql,
 		 "SELECT count(pg_terminate_backend(pid)) FROM "
 		 "pg_stat_activity WHERE datname = '%s'",
@@ -2007,16 +2016,11 @@ START_TEST(pg_read_only_at_runtime)
 	writes_refused(&s, &a, acked, dbname);
 	rss_ok(&s, "read-only database");
 
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 0);
 	wait_status(s.port, "/readyz", 200);
 	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
 	move_ok(s.port, &a, ++acked);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	stopped_whole(&s, &a, acked);
 	ck_assert_int_eq(count_rows(s.db, "SELECT count(*) FROM sessions"), 1);
 	test_server_remove(&s);
 }
@@ -2029,70 +2033,27 @@ END_TEST
 START_TEST(pg_read_only_at_start)
 {
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	long long acked = 0;
-	move_ok(s.port, &a, ++acked);
+	long long acked = pg_start_written(&s, NULL, &a, 1);
 	ck_assert_int_eq(server_stop(&s, 0), 0);
 	const char *dbname = strrchr(s.db, '/') + 1;
-	char admin[256], sql[300], dir[64];
-	pg_admin(admin, sizeof admin);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 1);
+	char dir[64];
 	snprintf(dir, sizeof dir, "%s", s.dir);
-	start_or_abort(&s, dir, extra);
+	start_or_abort(&s, dir, NO_SOLVER);
 	json_t *p = expect_problem(s.port, "GET", "/readyz", NULL, NULL, NULL,
 				   503, "storage_unavailable",
 				   "storage_unavailable", NULL, NULL);
 	ck_assert_str_eq(sget(p, "writes"), "unavailable");
 	json_decref(p);
 	writes_refused(&s, &a, acked, dbname);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 0);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, ++acked);
-	stop_clean(&s, 0);
-	integrity_ok(s.db);
-	ck_assert_int_eq(events_in(s.db, a.id), acked + 1);
+	stopped_whole(&s, &a, acked);
 	test_server_remove(&s);
 }
 END_TEST
-
-/* A role of its own (not a superuser, whose privileges cannot be taken)
- * owning a new database: its address in url, its name in role. */
-static void pg_role_db(const char *tag, char *role, size_t rcap, char *url,
-		       size_t ucap)
-{
-	char admin[256], sql[256];
-	pg_admin(admin, sizeof admin);
-	snprintf(role, rcap, "%s_%d", tag, (int)getpid());
-	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN", role);
-	pg_do(admin, sql);
-	snprintf(sql, sizeof sql, "CREATE DATABASE %s OWNER %s", role, role);
-	pg_do(admin, sql);
-	const char *base = getenv("CUBED_TEST_PG"); /* postgresql://cubed@… */
-	const char *at = strchr(base, '@');
-	ck_assert_ptr_nonnull(at);
-	snprintf(url, ucap, "postgresql://%s%s%s", role, at, role);
-}
-
-/* A server on the database at url rather than the fixture's own. */
-static int start_on(server *s, const char *url, char *err, size_t cap)
-{
-	char keep[256];
-	snprintf(keep, sizeof keep, "%s", getenv("CUBED_TEST_PG"));
-	unsetenv("CUBED_TEST_PG");
-	const char *extra[] = {"--solver", "0", "--db", url, NULL};
-	int rc = server_start(s, NULL, extra, err, cap);
-	setenv("CUBED_TEST_PG", keep, 1);
-	return rc;
-}
 
 /* The role's INSERT on events revoked while the server runs (the
  * database's owner, as docs/scaling.md asks, but a privilege taken):
@@ -2100,14 +2061,11 @@ static int start_on(server *s, const char *url, char *err, size_t cap)
  * writes work. */
 START_TEST(pg_privilege_revoked)
 {
-	char role[64], url[300], err[2048], sql[256];
-	pg_role_db("revoked", role, sizeof role, url, sizeof url);
+	char role[64], url[300], sql[256];
+	pg_role_db("revoked", "", role, sizeof role, url, sizeof url);
 	server s;
-	ck_assert_msg(start_on(&s, url, err, sizeof err) == 0, "%s", err);
 	ses a;
-	json_decref(create(s.port, "{\"size\":3}", &a));
-	long long acked = 0;
-	move_ok(s.port, &a, ++acked);
+	long long acked = pg_start_written(&s, url, &a, 1);
 	/* as the superuser, on the role's database */
 	char su[300];
 	snprintf(su, sizeof su, "%s%s", getenv("CUBED_TEST_PG"), role);
@@ -2127,27 +2085,12 @@ START_TEST(pg_privilege_revoked)
 END_TEST
 
 /* The server refused to start: exit status 2 (wait status 0x200), within
- * 5 s, and the reason on its "database: " line. */
+ * 5 s, and the reason on its "database: " line (pg_server_refused). */
 static void refused_start(const char *url, const char *want1,
 			  const char *want2)
 {
-	server s;
-	char err[4096];
-	double t0 = now_s();
-	ck_assert_int_eq(start_on(&s, url, err, sizeof err), -1);
-	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
-	ck_assert_msg(strstr(err, "status 0x200"), "%s", err);
-	const char *at = strstr(err, want1);
-	ck_assert_msg(at && strstr(at, want2), "%s", err);
-	const char *line = at;
-	while (line > err && line[-1] != '\n')
-		line--;
-	const char *tag = strstr(line, "database: ");
-	ck_assert_msg(tag && tag < at, "%s", err);
-	ck_assert_msg(!strstr(err, "listening on http"), "%s", err);
-	const char *eol = strchr(tag, '\n');
-	fprintf(stderr, "pg_role_cannot_write_at_start: exit 2, %.*s\n",
-		eol ? (int)(eol - tag) : (int)strlen(tag), tag);
+	pg_server_refused("pg_role_cannot_write_at_start", url, NO_SOLVER,
+			  want1, want2);
 }
 
 /* Roles that cannot write, at start: one that may not create cubed's
@@ -2158,11 +2101,10 @@ static void refused_start(const char *url, const char *want1,
 START_TEST(pg_role_cannot_write_at_start)
 {
 	char admin[256], sql[300];
-	pg_admin(admin, sizeof admin);
+	pg_admin_url(admin, sizeof admin);
 	/* a database the fixture's server migrated (as the superuser) */
 	server s;
-	const char *extra[] = {"--solver", "0", NULL};
-	start_or_abort(&s, NULL, extra);
+	start_or_abort(&s, NULL, NO_SOLVER);
 	ck_assert_int_eq(server_stop(&s, 0), 0);
 	const char *dbname = strrchr(s.db, '/') + 1;
 	char role[64], url[300];

@@ -48,22 +48,6 @@ static char *text(const json_t *j)
 	return json_dumps(j, JSON_COMPACT);
 }
 
-/* POST /v1/apply {facelets or size 3, moves} → the facelets (malloc'd). */
-static char *apply_moves(int port, const char *facelets, const char *moves)
-{
-	json_t *b = facelets ? json_pack("{s:s, s:s}", "facelets", facelets,
-					 "moves", moves)
-			     : json_pack("{s:i, s:s}", "size", 3, "moves", moves);
-	char *body = text(b);
-	json_decref(b);
-	json_t *j = expect_json(port, "POST", "/v1/apply", NULL, NULL, body,
-				200, NULL);
-	free(body);
-	char *f = strdup(sget(j, "facelets"));
-	json_decref(j);
-	return f;
-}
-
 /* Every face one colour. */
 static int solved_look(const char *f)
 {
@@ -212,7 +196,7 @@ static void cancel(int port, const char *id)
 /* The checkerboard (6 moves, optimal) held turned: x y. */
 static char *checkerboard_turned(int port)
 {
-	return apply_moves(port, NULL, "U2 D2 F2 B2 R2 L2 x y");
+	return apply_n(port, NULL, 3, "U2 D2 F2 B2 R2 L2 x y");
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -229,7 +213,7 @@ START_TEST(job_lifecycle)
 	ck_assert_str_eq(sget(res, "method"), "optimal");
 	ck_assert(bget(res, "optimal"));
 	ck_assert_int_eq(iget(res, "size"), 3);
-	char *after = apply_moves(srv.port, f, sget(res, "solution"));
+	char *after = apply(srv.port, f, sget(res, "solution"));
 	ck_assert_msg(solved_look(after), "%s does not solve %s",
 		      sget(res, "solution"), f);
 	ck_assert_msg(memcmp(after + 4, f + 4, 1) == 0,

@@ -557,18 +557,6 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Live events.                                                        */
 
-/* The next event that is not presence, within 5 s. */
-static void next_event(sse_client *w, sse_event *e, const char *what)
-{
-	for (;;) {
-		int rc = sse_next(w, e, 5000);
-		ck_assert_msg(rc == 1, "%s: sse_next %d: %s", what, rc, w->error);
-		if (strcmp(e->type, "presence") != 0 && !e->comment)
-			return;
-		sse_event_free(e);
-	}
-}
-
 /* Check event e is version v of type with the facelets the session has
  * at v (from time travel). */
 static void expect_event(const ses *s, sse_event *e, long long v,
@@ -668,7 +656,7 @@ START_TEST(many_watchers_in_order)
 			sse_event e;
 			char what[64];
 			snprintf(what, sizeof what, "watcher %d", i);
-			next_event(&w[i], &e, what);
+			expect_sse_event(&w[i], &e, 5000, what);
 			char id[32];
 			snprintf(id, sizeof id, "%lld", v);
 			ck_assert_msg(strcmp(e.id, id) == 0 &&
@@ -718,22 +706,22 @@ START_TEST(replay_after_last_event_id)
 	ck_assert_int_eq(w.status, 200);
 	sse_event e;
 	for (long long v = 5; v <= 10; v++) {
-		next_event(&w, &e, "replay");
+		expect_sse_event(&w, &e, 5000, "replay");
 		expect_event(&s, &e, v, "moves", "replay");
 		sse_event_free(&e);
 	}
-	next_event(&w, &e, "replay");
+	expect_sse_event(&w, &e, 5000, "replay");
 	expect_event(&s, &e, 11, "undo", "replay");
 	sse_event_free(&e);
 	json_decref(post_moves(&s, s.token, "R U R' U'", NULL, 200, NULL));
-	next_event(&w, &e, "live");
+	expect_sse_event(&w, &e, 5000, "live");
 	expect_event(&s, &e, 12, "moves", "live");
 	sse_event_free(&e);
 	char reset[160];
 	snprintf(reset, sizeof reset, "%s/reset", s.path);
 	json_decref(expect_json(srv.port, "POST", reset, s.token, NULL, NULL,
 				200, NULL));
-	next_event(&w, &e, "live");
+	expect_sse_event(&w, &e, 5000, "live");
 	expect_event(&s, &e, 13, "reset", "live");
 	sse_event_free(&e);
 	sse_close(&w);
@@ -742,7 +730,7 @@ START_TEST(replay_after_last_event_id)
 	ck_assert_msg(sse_open(&w, srv.port, path, NULL, 5000, 0) == 0, "%s",
 		      w.error);
 	for (long long v = 1; v <= 13; v++) {
-		next_event(&w, &e, "replay from 0");
+		expect_sse_event(&w, &e, 5000, "replay from 0");
 		ck_assert_int_eq(atoll(e.id), v);
 		if (v == 13)
 			expect_event(&s, &e, v, "reset", "replay from 0");
@@ -810,7 +798,7 @@ START_TEST(state_presence_heartbeat_delete)
 	call(&r, srv.port, "DELETE", s.path, s.token, NULL, NULL);
 	ck_assert_int_eq(r.status, 204);
 	http_response_free(&r);
-	next_event(&a, &e, "delete");
+	expect_sse_event(&a, &e, 5000, "delete");
 	ck_assert_str_eq(e.type, "delete");
 	sse_event_free(&e);
 	ck_assert_msg(sse_next(&a, &e, 5000) == 0, "stream not ended: %s",
@@ -894,7 +882,7 @@ START_TEST(solve_event)
 	ck_assert_msg(sse_open(&w, own.port, path, NULL, 5000, 0) == 0, "%s",
 		      w.error);
 	sse_event e;
-	next_event(&w, &e, "state");
+	expect_sse_event(&w, &e, 5000, "state");
 	ck_assert_str_eq(e.type, "state");
 	json_t *st = json_loads(e.data, 0, NULL);
 	char *before = strdup(sget(st, "facelets"));
@@ -903,7 +891,7 @@ START_TEST(solve_event)
 	snprintf(path, sizeof path, "%s/solve", s.path);
 	json_t *sv = expect_json(own.port, "POST", path, s.token, NULL, NULL,
 				 201, NULL);
-	next_event(&w, &e, "solve");
+	expect_sse_event(&w, &e, 5000, "solve");
 	ck_assert_str_eq(e.type, "solve");
 	ck_assert_str_eq(e.id, "");
 	json_t *d = json_loads(e.data, 0, NULL);
@@ -953,7 +941,7 @@ START_TEST(slow_watcher_cut_off)
 		json_decref(post_moves(&s, s.token, moves, NULL, 200, NULL));
 		v++;
 		sse_event e;
-		next_event(&fast, &e, "fast watcher");
+		expect_sse_event(&fast, &e, 5000, "fast watcher");
 		ck_assert_int_eq(atoll(e.id), v);
 		sse_event_free(&e);
 		if (v % 50 == 0) {

@@ -110,27 +110,10 @@ static void centres3(const char *f, char out[7])
 	out[6] = '\0';
 }
 
-/* POST /v1/apply: facelets (or, when NULL, the solved cube of size n)
- * after moves; malloc'd. */
-static char *after_moves_on(int port, const char *facelets, int n,
-			    const char *moves)
-{
-	json_t *b = facelets ? json_pack("{s:s, s:s}", "facelets", facelets,
-					 "moves", moves)
-			     : json_pack("{s:i, s:s}", "size", n, "moves", moves);
-	char *body = dump(b);
-	json_decref(b);
-	json_t *j = expect_json(port, "POST", "/v1/apply", NULL, NULL, body,
-				200, NULL);
-	free(body);
-	char *f = strdup(sget(j, "facelets"));
-	json_decref(j);
-	return f;
-}
-
+/* apply_n on the suite's server. */
 static char *after_moves(const char *facelets, int n, const char *moves)
 {
-	return after_moves_on(srv.port, facelets, n, moves);
+	return apply_n(srv.port, facelets, n, moves);
 }
 
 /* How many moves a canonical move text has (0 for ""). */
@@ -538,7 +521,7 @@ static json_t *any_solve_ok(int port, const char *facelets, const char *extra)
 	const char *sol = sget(j, "solution");
 	ck_assert_int_eq(iget(j, "length"), count_moves(sol));
 	sget(j, "via");
-	char *after = after_moves_on(port, facelets, n, sol);
+	char *after = apply_n(port, facelets, n, sol);
 	ck_assert_msg(every_face_one_colour(after), "n=%d: %s does not solve",
 		      n, sol);
 	free(after);
@@ -591,7 +574,7 @@ START_TEST(anytime_tiny_budget)
 	free(body);
 	json_decref(sc);
 	/* a 2×2 asked for at most 2: its optimal length is the best */
-	char *f2 = after_moves_on(o.port, NULL, 2, "R U F R' U2");
+	char *f2 = apply_n(o.port, NULL, 2, "R U F R' U2");
 	body = solve_body(f2, "\"max_length\": 2");
 	p = expect_problem(o.port, "POST", "/v1/solve", NULL, NULL, body, 422,
 			   "invalid_request", "no_solution_found", "max_length",
@@ -677,7 +660,7 @@ START_TEST(near_optimal)
 					      j ? " " : "", faces[f],
 					      amounts[rand_r(&seed) % 3]);
 		}
-		char *f = after_moves_on(o.port, NULL, 3, walk);
+		char *f = apply_n(o.port, NULL, 3, walk);
 		struct repr_cubies rc;
 		REQUIRE(repr_cubies_from_facelets(f, 54, &rc) == CUBE_OK);
 		cube_move m[24];
@@ -1570,7 +1553,7 @@ static void nxn_ready_on(int port)
 /* A 4×4 solved on port (the first asks for the big cubes' tables). */
 static void solve4_on(int port)
 {
-	char *f = after_moves_on(port, NULL, 4, "R U 2R F' 2U Rw 3F2");
+	char *f = apply_n(port, NULL, 4, "R U 2R F' 2U Rw 3F2");
 	char *body = solve_body(f, NULL);
 	json_t *j = expect_json(port, "POST", "/v1/solve", NULL, NULL, body,
 				200, NULL);

@@ -217,9 +217,8 @@ static int post_moves(int port, const ses *s, const char *moves,
 START_TEST(frozen_database)
 {
 	server n;
-	pg_node_start(&n, NULL, FAULT_ARGS);
 	ses s;
-	json_decref(create(n.port, "{\"size\": 3}", &s));
+	pg_node_start_session(&n, FAULT_ARGS, &s);
 	static const char *const acked[] = {"R", "U", "F"};
 	double took;
 	for (int i = 0; i < 3; i++)
@@ -318,24 +317,16 @@ static pid_t sleeping_backend(const char *url)
 START_TEST(frozen_commit)
 {
 	server n;
-	pg_node_start(&n, NULL, FAULT_ARGS);
 	ses s;
-	json_decref(create(n.port, "{\"size\": 3}", &s));
+	pg_node_start_session(&n, FAULT_ARGS, &s);
 	/* a deferred trigger: every commit that added an event sleeps 1 s
 	 * in PostgreSQL, long enough to freeze it there */
-	char err[1024];
-	ck_assert_msg(pg_exec(n.db,
-			      "CREATE FUNCTION slow_commit() RETURNS trigger "
-			      "LANGUAGE plpgsql AS $$ BEGIN PERFORM "
-			      "pg_sleep(1); RETURN NULL; END $$",
-			      err, sizeof err) == 0,
-		      "%s", err);
-	ck_assert_msg(pg_exec(n.db,
-			      "CREATE CONSTRAINT TRIGGER slow_commit AFTER "
-			      "INSERT ON events DEFERRABLE INITIALLY DEFERRED "
-			      "FOR EACH ROW EXECUTE FUNCTION slow_commit()",
-			      err, sizeof err) == 0,
-		      "%s", err);
+	pg_do(n.db, "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE "
+		    "plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; "
+		    "END $$");
+	pg_do(n.db, "CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON "
+		    "events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE "
+		    "FUNCTION slow_commit()");
 	/* the write runs in a thread of the server: find its backend in
 	 * the sleep and freeze it (the guard continues it in any case) */
 	pid_t writer = fork();
@@ -365,9 +356,7 @@ START_TEST(frozen_commit)
 	freeze_end(&f);
 	ck_assert_msg(WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
 		      "the write was not answered outcome_unknown in time");
-	ck_assert_msg(pg_exec(n.db, "DROP TRIGGER slow_commit ON events", err,
-			      sizeof err) == 0,
-		      "%s", err);
+	pg_do(n.db, "DROP TRIGGER slow_commit ON events");
 	/* the retry with the key: done once, whatever the first did */
 	http_response r;
 	ck_assert_int_eq(wait_ready(n.port, 10), 200);
@@ -405,9 +394,8 @@ static int listener_backends(const char *url, pid_t *out, int cap)
 START_TEST(frozen_listener)
 {
 	server a, b;
-	pg_nodes_start(&a, &b, FAULT_ARGS);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, FAULT_ARGS, &s);
 	sse_client w;
 	watch_session(&w, b.port, &s, 0);
 	sse_event e;
@@ -441,7 +429,7 @@ START_TEST(frozen_listener)
 	freeze_end(&f);
 	/* and the new listener carries the next write */
 	ck_assert_int_eq(post_moves(a.port, &s, "U", &took, NULL), 200);
-	ck_assert_int_eq(sse_next_event(&w, &e, 5000), 1);
+	expect_sse_event(&w, &e, 5000, "the next write");
 	ck_assert_str_eq(e.id, "2");
 	sse_event_free(&e);
 	sse_close(&w);
@@ -473,9 +461,8 @@ START_TEST(restart_keeps_pool)
 	enum { READERS = 8, AFTER = 40 };
 	server n;
 	const char *args[] = {"--db-timeout", "2000", NULL};
-	pg_node_start(&n, NULL, args);
 	ses s;
-	json_decref(create(n.port, "{\"size\": 3}", &s));
+	pg_node_start_session(&n, args, &s);
 	/* warm: readers at once open several pooled connections */
 	pthread_t th[READERS];
 	struct reader rd[READERS];
@@ -613,24 +600,11 @@ START_TEST(pool_size_bounded)
 END_TEST
 
 /* A node given url must exit with status 2 before listening, its log
- * saying want. */
+ * saying want (pg_server_refused). */
 static void refused_at_start(const char *url, const char *want)
 {
-	server n;
-	char err[2048];
-	const char *args[] = {"--db", url, NULL};
-	double t0 = now_s();
-	ck_assert_int_eq(server_start(&n, NULL, args, err, sizeof err), -1);
-	ck_assert_msg(strstr(err, "status 0x200"), "%s: %s", url, err);
-	ck_assert_msg(strstr(err, want), "%s: %s", url, err);
-	/* the reason is on the node's one "database: " line */
-	const char *at = strstr(err, want);
-	const char *line = at;
-	while (line > err && line[-1] != '\n')
-		line--;
-	const char *tag = strstr(line, "database: ");
-	ck_assert_msg(tag && tag < at, "%s", err);
-	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+	pg_server_refused("pg_faults: start_permanent_errors", url, NULL, want,
+			  NULL);
 }
 
 START_TEST(start_permanent_errors)
@@ -660,21 +634,13 @@ END_TEST
 
 START_TEST(start_too_many_connections)
 {
-	struct pg_cluster c;
-	pg_test_cluster(&c);
-	char err[1024], sql[300], url[300], admin[300];
+	char sql[300], url[300], admin[300];
 	char role[64];
-	snprintf(admin, sizeof admin, "%spostgres", c.url);
-	snprintf(role, sizeof role, "slots_%d", (int)getpid());
 	/* a role of its own with one slot (superusers have no limit), and
 	 * a database it owns (its public schema is then the role's) */
-	snprintf(sql, sizeof sql, "CREATE ROLE %s LOGIN CONNECTION LIMIT 1",
-		 role);
-	ck_assert_msg(pg_exec(admin, sql, err, sizeof err) == 0, "%s", err);
-	snprintf(sql, sizeof sql, "CREATE DATABASE %s OWNER %s", role, role);
-	ck_assert_msg(pg_exec(admin, sql, err, sizeof err) == 0, "%s", err);
-	snprintf(url, sizeof url, "postgresql://%s@127.0.0.1:%d/%s", role,
-		 c.port, role);
+	pg_role_db("slots", "CONNECTION LIMIT 1", role, sizeof role, url,
+		   sizeof url);
+	pg_admin_url(admin, sizeof admin);
 	/* hold the slot */
 	PGconn *held = PQconnectdb(url);
 	ck_assert_msg(PQstatus(held) == CONNECTION_OK, "%s",
@@ -697,7 +663,7 @@ START_TEST(start_too_many_connections)
 		      "%s", log);
 	/* slots free: ready by itself */
 	snprintf(sql, sizeof sql, "ALTER ROLE %s CONNECTION LIMIT -1", role);
-	ck_assert_msg(pg_exec(admin, sql, err, sizeof err) == 0, "%s", err);
+	pg_do(admin, sql);
 	PQfinish(held);
 	ck_assert_int_eq(wait_ready(n.port, 10), 200);
 	ses s;

@@ -289,6 +289,14 @@ static void mint(int port, const ses *s, char *out, size_t cap)
 	json_decref(r);
 }
 
+/* A private session made through port, and a ticket to its stream
+ * minted there. */
+static void private_with_ticket(int port, ses *s, char *t, size_t cap)
+{
+	create_private(port, s);
+	mint(port, s, t, cap);
+}
+
 /* GET <s>/events?ticket=t on port: the status; on 200, w is open and
  * its first event (the state) was read at version want. */
 static int open_with_ticket(int port, const ses *s, const char *t,
@@ -324,12 +332,11 @@ START_TEST(ticket_any_node)
 {
 	server a, b;
 	pg_nodes_start(&a, &b, NULL);
-	ses s;
-	create_private(a.port, &s);
 	/* minted on A, opened on B (the stream of a private session): 200,
 	 * and A's writes arrive */
+	ses s;
 	char t[64];
-	mint(a.port, &s, t, sizeof t);
+	private_with_ticket(a.port, &s, t, sizeof t);
 	sse_client w;
 	ck_assert_int_eq(open_with_ticket(b.port, &s, t, &w, 0), 200);
 	write_moves(a.port, &s, "R", 1);
@@ -389,9 +396,8 @@ START_TEST(ticket_survives_restart)
 	server a, b;
 	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	create_private(a.port, &s);
 	char t[64];
-	mint(a.port, &s, t, sizeof t);
+	private_with_ticket(a.port, &s, t, sizeof t);
 	/* both nodes restarted (a rolling upgrade): the key is the
 	 * database's, so the page's ticket still works */
 	ck_assert_int_eq(server_stop(&b, 1), 0);
@@ -412,9 +418,8 @@ START_TEST(ticket_key_after_start_while_down)
 	server a;
 	pg_node_start(&a, NULL, NULL);
 	ses s;
-	create_private(a.port, &s);
 	char t[64];
-	mint(a.port, &s, t, sizeof t);
+	private_with_ticket(a.port, &s, t, sizeof t);
 
 	/* a node that starts while the database is stopped cannot read the
 	 * key: it must not sign with one of its own */
@@ -475,8 +480,7 @@ START_TEST(side_events_every_node)
 	write_moves(a.port, &s, "R", 1);
 	for (int i = 0; i < 2; i++) {
 		sse_event e;
-		ck_assert_msg(sse_next_event(&w[i], &e, 5000) == 1,
-			      "no event: %s", w[i].error);
+		expect_sse_event(&w[i], &e, 5000, i ? "node B" : "node A");
 		ck_assert_str_eq(e.type, "moves");
 		ck_assert_str_eq(e.id, "1");
 		sse_event_free(&e);
@@ -492,8 +496,8 @@ START_TEST(side_events_every_node)
 	for (int i = 0; i < 2; i++) {
 		for (size_t k = 0; k < 3; k++) {
 			sse_event e;
-			ck_assert_msg(sse_next_event(&w[i], &e, 5000) == 1,
-			      "no event: %s", w[i].error);
+			expect_sse_event(&w[i], &e, 5000,
+					 i ? "node B" : "node A");
 			ck_assert_msg(strcmp(e.type, want[k]) == 0,
 				      "node %c, event %zu: %s, not %s", "AB"[i],
 				      k, e.type, want[k]);

@@ -67,9 +67,8 @@ static const char *const MOVES[] = {"R", "U", "F", "L", "D", "B",
 START_TEST(read_your_writes)
 {
 	server a, b;
-	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, NULL, &s);
 	for (int i = 1; i <= 60; i++) {
 		server *w = i % 2 ? &a : &b, *r = i % 2 ? &b : &a;
 		long long v = -1;
@@ -126,9 +125,8 @@ START_TEST(if_match_race)
 {
 	enum { ROUNDS = 300 };
 	server a, b;
-	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, NULL, &s);
 	pthread_barrier_t bar;
 	pthread_barrier_init(&bar, NULL, 2);
 	static int sa[ROUNDS], sb[ROUNDS];
@@ -188,9 +186,8 @@ START_TEST(sse_across_nodes)
 {
 	enum { WRITES = 40 };
 	server a, b;
-	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, NULL, &s);
 	sse_client w;
 	watch_session(&w, b.port, &s, 0);
 	sse_event e;
@@ -259,9 +256,8 @@ END_TEST
 START_TEST(idempotent_retry_across_nodes)
 {
 	server a, b;
-	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, NULL, &s);
 	http_response first, again, other;
 	ck_assert_int_eq(send_moves(&first, a.port, &s, "R U", "retry-1", -1),
 			 200);
@@ -596,9 +592,8 @@ static void route_path(const struct down_route *d, const ses *s,
 START_TEST(every_route_when_down)
 {
 	server a, b;
-	pg_nodes_start(&a, &b, NULL);
 	ses s;
-	json_decref(create(a.port, "{\"size\": 3}", &s));
+	pg_nodes_start_session(&a, &b, NULL, &s);
 	/* a token to revoke (on A: B must not hold the session) */
 	char tp[160];
 	snprintf(tp, sizeof tp, "%s/tokens", s.path);

@@ -212,8 +212,14 @@ json_t *create(int port, const char *body, ses *out)
 /* POST /v1/apply {facelets, moves} → the facelets after (malloc'd). */
 char *apply(int port, const char *facelets, const char *moves)
 {
-	json_t *b = json_pack("{s:s, s:s}", "facelets", facelets, "moves",
-			      moves);
+	return apply_n(port, facelets, 0, moves);
+}
+
+char *apply_n(int port, const char *facelets, int n, const char *moves)
+{
+	json_t *b = facelets ? json_pack("{s:s, s:s}", "facelets", facelets,
+					 "moves", moves)
+			     : json_pack("{s:i, s:s}", "size", n, "moves", moves);
 	char *body = json_dumps(b, JSON_COMPACT);
 	json_decref(b);
 	json_t *j = expect_json(port, "POST", "/v1/apply", NULL, NULL, body,
@@ -345,6 +351,15 @@ void watch_session(sse_client *w, int port, const ses *s, long long version)
 	ck_assert_int_eq(iget(d, "version"), version);
 	json_decref(d);
 	sse_event_free(&e);
+}
+
+void expect_sse_event(sse_client *w, sse_event *e, int timeout_ms,
+		      const char *what)
+{
+	int rc = sse_next_event(w, e, timeout_ms);
+	ck_assert_msg(rc == 1, "%s: no event within %d ms (%s): %s", what,
+		      timeout_ms, rc == 0 ? "the stream ended" : "none came",
+		      w->error);
 }
 
 int wait_ready(int port, double seconds)

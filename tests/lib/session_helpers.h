@@ -65,6 +65,9 @@ void expect_etag(const http_response *r, long long version, const char *what);
 json_t *create(int port, const char *body, ses *out);
 /* POST /v1/apply {facelets, moves} → the facelets after (malloc'd). */
 char *apply(int port, const char *facelets, const char *moves);
+/* The same from facelets or, when facelets is NULL, from the solved cube
+ * of size n ({size, moves}). */
+char *apply_n(int port, const char *facelets, int n, const char *moves);
 /* GET a session (want_version >= 0: asserted, with its ETag). */
 json_t *get_session(int port, const char *path, const char *token,
 		    long long want_version);
@@ -92,6 +95,13 @@ int send_moves(http_response *r, int port, const ses *s, const char *moves,
  * then the "state" event with id version and data of that version, all
  * asserted. w stays open (sse_close it). */
 void watch_session(sse_client *w, int port, const ses *s, long long version);
+
+/* The next event of w that is neither a comment nor presence
+ * (sse_next_event) within timeout_ms in all, asserted: the test fails
+ * naming what (the stream, or the event it waited for) and w's error.
+ * Free *e with sse_event_free. */
+void expect_sse_event(sse_client *w, sse_event *e, int timeout_ms,
+		      const char *what);
 
 /* GET /readyz on port until it answers 200 or seconds pass: the last
  * status (0 when none came). */

@@ -20,14 +20,12 @@
  * $CUBED_TABLES (built there once if missing), as in check_optimal.c. */
 #include <check.h>
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,7 +33,9 @@
 
 #include "cube.h"
 #include "cubie.h"
+#include "cli.h"
 #include "dataset.h"
+#include "files.h"
 #include "optimal.h"
 #include "require.h"
 #include "solve.h"
@@ -631,52 +631,6 @@ END_TEST
 
 /* ----------------------------------------------------------------- CLI */
 
-static const char *bin(void)
-{
-	const char *b = getenv("CUBED_BIN");
-	return b && *b ? b : "build/cubed";
-}
-
-/* Run argv (argv[0] the program) with stdout and stderr into msg (up to
- * cap bytes, NUL-terminated); fsize > 0 caps the files it may write
- * (RLIMIT_FSIZE). Returns the exit status, 128 + signal if killed. If
- * pid_out is set, returns at once with the child's pid (msg unused). */
-static int run(const char *const argv[], char *msg, size_t cap, long fsize,
-	       pid_t *pid_out)
-{
-	char path[] = "/tmp/cubed-dsXXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	unlink(path);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (fsize > 0) {
-			struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
-			setrlimit(RLIMIT_FSIZE, &rl);
-			signal(SIGXFSZ, SIG_IGN);
-		}
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (pid_out) {
-		close(fd);
-		*pid_out = pid;
-		return 0;
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (msg && cap) {
-		ssize_t k = pread(fd, msg, cap - 1, 0);
-		msg[k > 0 ? k : 0] = 0;
-	}
-	close(fd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static char *tmpdir(void)
 {
 	char *d = strdup("/tmp/cubed-dataset-XXXXXX");
@@ -719,20 +673,6 @@ static int entries(const char *dir)
 	return n;
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *b = malloc((size_t)n + 1);
-	ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 /* The data of a .npy file (past its header): a pointer into b. */
 static const unsigned char *npy_data(const unsigned char *b, size_t len, size_t *dlen)
 {
@@ -756,7 +696,7 @@ static void numpy_check(const char *dir, const char *extra)
 {
 	char msg[4096];
 	const char *argv[] = {python(), "tests/lib/dataset_check.py", dir, extra, NULL};
-	int rc = run(argv, msg, sizeof msg, 0, NULL);
+	int rc = cli_run(argv, msg, sizeof msg, 0, NULL);
 	ck_assert_msg(rc == 0, "dataset_check.py %s %s: exit %d\n%s", dir,
 		      extra ? extra : "", rc, msg);
 }
@@ -779,22 +719,22 @@ START_TEST(cli_threads_and_shards)
 		char threads[8], shard[8];
 		snprintf(threads, sizeof threads, "%d", k < 3 ? 1 << k : 2);
 		snprintf(shard, sizeof shard, "%d/3", k < 3 ? 1 : k - 2);
-		const char *argv[] = {bin(), "dataset", "--count", "30001", "--depth", "0-30",
+		const char *argv[] = {cubed_bin(), "dataset", "--count", "30001", "--depth", "0-30",
 				      "--seed", "99", "--columns",
 				      "stickers,features,features_packed,index",
 				      "--threads", threads, "--out", out[k], "--quiet",
 				      k < 3 ? NULL : "--shard", shard, NULL};
-		ck_assert_msg(run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
+		ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	}
 	for (size_t c = 0; c < sizeof names / sizeof names[0]; c++) {
 		char p[1300];
 		size_t la, lb, dl;
 		snprintf(p, sizeof p, "%s/%s.npy", out[0], names[c]);
-		unsigned char *a = slurp(p, &la);
+		unsigned char *a = read_whole(p, &la);
 		const unsigned char *da = npy_data(a, la, &dl);
 		for (int k = 1; k < 3; k++) {
 			snprintf(p, sizeof p, "%s/%s.npy", out[k], names[c]);
-			unsigned char *b = slurp(p, &lb);
+			unsigned char *b = read_whole(p, &lb);
 			ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "%s differs at %d threads",
 				      names[c], 1 << k);
 			free(b);
@@ -802,7 +742,7 @@ START_TEST(cli_threads_and_shards)
 		size_t at = 0;
 		for (int k = 3; k < 6; k++) {
 			snprintf(p, sizeof p, "%s/%s.npy", out[k], names[c]);
-			unsigned char *b = slurp(p, &lb);
+			unsigned char *b = read_whole(p, &lb);
 			size_t dbl;
 			const unsigned char *db = npy_data(b, lb, &dbl);
 			ck_assert_uint_le(at + dbl, dl);
@@ -826,11 +766,11 @@ START_TEST(cli_labels)
 {
 	char *dir = tmpdir(), out[1200], msg[4096];
 	snprintf(out, sizeof out, "%s/lab", dir);
-	const char *argv[] = {bin(), "dataset", "--count", "600", "--depth", "1-12",
+	const char *argv[] = {cubed_bin(), "dataset", "--count", "600", "--depth", "1-12",
 			      "--labels", "depth,twophase,optimal", "--columns",
 			      "stickers,index", "--tables", tables_dir(), "--threads", "2",
 			      "--out", out, "--quiet", NULL};
-	ck_assert_msg(run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
+	ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	numpy_check(out, "--laws");
 	rm_tree(dir);
 	free(dir);
@@ -842,10 +782,10 @@ START_TEST(cli_all_2x2)
 {
 	char *dir = tmpdir(), out[1200], msg[4096];
 	snprintf(out, sizeof out, "%s/all", dir);
-	const char *argv[] = {bin(), "dataset", "--size", "2", "--all", "--columns",
+	const char *argv[] = {cubed_bin(), "dataset", "--size", "2", "--all", "--columns",
 			      "index,features_packed", "--labels", "optimal", "--out", out,
 			      "--quiet", NULL};
-	ck_assert_msg(run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
+	ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	numpy_check(out, "--hist=1,9,54,321,1847,9992,50136,227536,870072,1887748,623800,2644");
 	rm_tree(dir);
 	free(dir);
@@ -858,9 +798,9 @@ START_TEST(cli_all_2x2_qtm)
 {
 	char *dir = tmpdir(), out[1200], msg[4096];
 	snprintf(out, sizeof out, "%s/allq", dir);
-	const char *argv[] = {bin(), "dataset", "--size", "2", "--all", "--metric", "qtm",
+	const char *argv[] = {cubed_bin(), "dataset", "--size", "2", "--all", "--metric", "qtm",
 			      "--columns", "index", "--out", out, "--quiet", NULL};
-	ck_assert_msg(run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
+	ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	numpy_check(out, "--hist=1,6,27,120,534,2256,8969,33058,114149,360508,930588,"
 			 "1350852,782536,90280,276");
 	rm_tree(dir);
@@ -900,20 +840,20 @@ START_TEST(cli_bad_flags)
 	char *dir = tmpdir(), out[1200], msg[2048];
 	snprintf(out, sizeof out, "%s/never", dir);
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-		const char *argv[16] = {bin(), "dataset", "--out", out};
+		const char *argv[16] = {cubed_bin(), "dataset", "--out", out};
 		int n = 4;
 		for (int j = 0; bad[k].args[j]; j++)
 			argv[n++] = bad[k].args[j];
 		argv[n] = NULL;
-		int rc = run(argv, msg, sizeof msg, 0, NULL);
+		int rc = cli_run(argv, msg, sizeof msg, 0, NULL);
 		ck_assert_msg(rc == 2, "case %zu: exit %d: %s", k, rc, msg);
 		ck_assert_msg(strstr(msg, bad[k].says) != NULL, "case %zu: '%s' does not name %s",
 			      k, msg, bad[k].says);
 		ck_assert_int_eq(entries(out), -1);
 	}
 	/* and no --out at all */
-	const char *argv[] = {bin(), "dataset", "--count", "5", NULL};
-	ck_assert_int_eq(run(argv, msg, sizeof msg, 0, NULL), 2);
+	const char *argv[] = {cubed_bin(), "dataset", "--count", "5", NULL};
+	ck_assert_int_eq(cli_run(argv, msg, sizeof msg, 0, NULL), 2);
 	ck_assert_ptr_nonnull(strstr(msg, "--out"));
 	rm_tree(dir);
 	free(dir);
@@ -926,9 +866,9 @@ START_TEST(cli_write_failure)
 {
 	char *dir = tmpdir(), out[1200], msg[2048];
 	snprintf(out, sizeof out, "%s/small", dir);
-	const char *argv[] = {bin(), "dataset", "--count", "100000", "--depth", "1-5",
+	const char *argv[] = {cubed_bin(), "dataset", "--count", "100000", "--depth", "1-5",
 			      "--out", out, "--quiet", NULL};
-	int rc = run(argv, msg, sizeof msg, 1 << 20, NULL);
+	int rc = cli_run(argv, msg, sizeof msg, 1 << 20, NULL);
 	ck_assert_msg(rc == 1, "exit %d: %s", rc, msg);
 	ck_assert_msg(strstr(msg, "features.npy") || strstr(msg, "large"), "%s", msg);
 	ck_assert_int_eq(entries(out), 0);
@@ -942,11 +882,11 @@ START_TEST(cli_interrupt)
 {
 	char *dir = tmpdir(), out[1200];
 	snprintf(out, sizeof out, "%s/big", dir);
-	const char *argv[] = {bin(), "dataset", "--count", "200000000", "--depth", "1-20",
+	const char *argv[] = {cubed_bin(), "dataset", "--count", "200000000", "--depth", "1-20",
 			      "--columns", "none", "--labels", "depth", "--threads", "1",
 			      "--out", out, "--quiet", NULL};
 	pid_t pid;
-	run(argv, NULL, 0, 0, &pid);
+	cli_run(argv, NULL, 0, 0, &pid);
 	/* wait for the temporary file: the run has begun */
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -975,11 +915,11 @@ START_TEST(cli_sweep_slow)
 {
 	char *dir = tmpdir(), out[1200], msg[4096];
 	snprintf(out, sizeof out, "%s/sweep", dir);
-	const char *argv[] = {bin(), "dataset", "--count", "5000", "--depth", "1-12",
+	const char *argv[] = {cubed_bin(), "dataset", "--count", "5000", "--depth", "1-12",
 			      "--labels", "depth,twophase,optimal", "--columns",
 			      "stickers,features,features_packed,index", "--tables",
 			      tables_dir(), "--out", out, "--quiet", NULL};
-	ck_assert_msg(run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
+	ck_assert_msg(cli_run(argv, msg, sizeof msg, 0, NULL) == 0, "%s", msg);
 	numpy_check(out, "--laws");
 	rm_tree(dir);
 	free(dir);

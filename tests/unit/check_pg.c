@@ -19,6 +19,7 @@
 
 #include "alg.h"
 #include "pg_cluster.h"
+#include "session_writes.h"
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
@@ -37,13 +38,24 @@ static void new_db(const char *name, char *url, size_t cap)
 		      "%s", err);
 }
 
-static struct store *open_store(const char *url)
+/* store_open on url (schema/), which must answer want: the store (NULL
+ * when it did not open); the reason, if any, in err. */
+static struct store *open_expect(const char *url, int want, char *err,
+				 size_t cap)
 {
 	struct store_config cfg = {.path = url, .schema_dir = "schema"};
 	struct store *st = NULL;
+	err[0] = '\0';
+	int rc = store_open(&cfg, &st, err, cap);
+	ck_assert_msg(rc == want, "store_open %s: %d, not %d: %s", url, rc,
+		      want, err);
+	return st;
+}
+
+static struct store *open_store(const char *url)
+{
 	char err[512];
-	int rc = store_open(&cfg, &st, err, sizeof err);
-	ck_assert_msg(rc == STORE_OK, "store_open: %d %s", rc, err);
+	struct store *st = open_expect(url, STORE_OK, err, sizeof err);
 	ck_assert_str_eq(store_engine_name(st), "postgresql");
 	ck_assert_uint_eq(store_caps(st) & STORE_CAP_SHARED, STORE_CAP_SHARED);
 	return st;
@@ -108,11 +120,7 @@ START_TEST(pg_refuses_newer_schema)
 				   "VALUES (11, '011_future.sql')",
 			      err, sizeof err) == 0,
 		      "%s", err);
-	struct store_config cfg = {.path = url, .schema_dir = "schema"};
-	struct store *st = NULL;
-	int rc = store_open(&cfg, &st, err, sizeof err);
-	ck_assert_int_eq(rc, STORE_SCHEMA);
-	ck_assert_ptr_null(st);
+	ck_assert_ptr_null(open_expect(url, STORE_SCHEMA, err, sizeof err));
 	ck_assert_msg(strstr(err, "the database's schema is version 11, newer "
 				  "than this cubed knows (10"),
 		      "%s", err);
@@ -120,7 +128,7 @@ START_TEST(pg_refuses_newer_schema)
 	/* and a server on it does not start, saying why */
 	test_server srv;
 	const char *extra[] = {"--db", url, NULL};
-	rc = test_server_start(&srv, NULL, extra, err, sizeof err);
+	int rc = test_server_start(&srv, NULL, extra, err, sizeof err);
 	ck_assert_int_eq(rc, -1);
 	ck_assert_msg(strstr(err, "newer than this cubed knows"), "%s", err);
 }
@@ -212,12 +220,10 @@ END_TEST
 START_TEST(pg_unreachable)
 {
 	/* nothing listens on port 1 */
-	struct store_config cfg = {
-		.path = "postgresql://cubed@127.0.0.1:1/none?connect_timeout=2",
-		.schema_dir = "schema"};
-	struct store *st = NULL;
 	char err[512];
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
+	struct store *st = open_expect(
+		"postgresql://cubed@127.0.0.1:1/none?connect_timeout=2",
+		STORE_OK, err, sizeof err);
 	ck_assert_int_eq(store_ping(st), STORE_UNAVAILABLE);
 	ck_assert_int_eq(store_unavailable(st), 1);
 	ck_assert_msg(strstr(store_last_error(st),
@@ -234,13 +240,10 @@ END_TEST
  * address libpq cannot use, a database the server says is not there. */
 START_TEST(pg_permanent_errors_refused)
 {
-	struct store_config cfg = {
-		.path = "postgresql://cubed@127.0.0.1:1/x?frobnicate=1",
-		.schema_dir = "schema"};
-	struct store *st = NULL;
 	char err[512];
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
-	ck_assert_ptr_null(st);
+	ck_assert_ptr_null(
+		open_expect("postgresql://cubed@127.0.0.1:1/x?frobnicate=1",
+			    STORE_ERROR, err, sizeof err));
 	ck_assert_msg(strstr(err, "the PostgreSQL address is not valid") &&
 			      strstr(err, "frobnicate"),
 		      "%s", err);
@@ -250,9 +253,7 @@ START_TEST(pg_permanent_errors_refused)
 	char url[512];
 	/* base is postgresql://user@host:port/ */
 	snprintf(url, sizeof url, "%sno_such_db_%d", base, (int)getpid());
-	cfg.path = url;
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_ERROR);
-	ck_assert_ptr_null(st);
+	ck_assert_ptr_null(open_expect(url, STORE_ERROR, err, sizeof err));
 	ck_assert_msg(strstr(err, "does not exist"), "%s", err);
 }
 END_TEST
@@ -340,6 +341,33 @@ static void listener_warm(struct store *a, struct heard *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* Stores a and b on a new database (url, named after name), b listening
+ * into h (zeroed here) and a's commits already heard (listener_warm). */
+static void listening_pair(const char *name, char *url, size_t cap,
+			   struct store **a, struct store **b, struct heard *h)
+{
+	new_db(name, url, cap);
+	*a = open_store(url);
+	*b = open_store(url);
+	memset(h, 0, sizeof *h);
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->cond, NULL);
+	ck_assert_int_eq(store_listen(*b, on_notify, h), STORE_OK);
+	listener_warm(*a, h);
+}
+
+/* The end of listening_pair: b stops listening (no call of on_notify
+ * follows), h's lock goes, both stores close. */
+static void listening_pair_close(struct store *a, struct store *b,
+				 struct heard *h)
+{
+	store_listen(b, NULL, NULL);
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->cond);
+	store_close(a);
+	store_close(b);
+}
+
 /* Another store's commits reach a listener in commit order, each with
  * its event (no read of the store needed), except one too big for a
  * notification's payload, which comes as id and version only; a deletion
@@ -347,13 +375,9 @@ static void listener_warm(struct store *a, struct heard *h)
 START_TEST(pg_notifications_carry_events)
 {
 	char url[256];
-	new_db("ntf", url, sizeof url);
-	struct store *a = open_store(url), *b = open_store(url);
-	struct heard h = {.n = 0};
-	pthread_mutex_init(&h.lock, NULL);
-	pthread_cond_init(&h.cond, NULL);
-	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
-	listener_warm(a, &h);
+	struct store *a, *b;
+	struct heard h;
+	listening_pair("ntf", url, sizeof url, &a, &b, &h);
 
 	create_one(a, "s1");
 	struct store_event e = {.version = 1, .kind = "moves",
@@ -411,10 +435,7 @@ START_TEST(pg_notifications_carry_events)
 	ck_assert_str_eq(h.id[i], "s1");
 	ck_assert_int_eq(h.version[i], -1);
 	ck_assert_int_eq(h.with_event[i], 0);
-	pthread_mutex_destroy(&h.lock);
-	pthread_cond_destroy(&h.cond);
-	store_close(a);
-	store_close(b);
+	listening_pair_close(a, b, &h);
 }
 END_TEST
 
@@ -427,13 +448,9 @@ END_TEST
 START_TEST(pg_batch_notifies_in_order)
 {
 	char url[256];
-	new_db("bnt", url, sizeof url);
-	struct store *a = open_store(url), *b = open_store(url);
-	struct heard h = {.n = 0};
-	pthread_mutex_init(&h.lock, NULL);
-	pthread_cond_init(&h.cond, NULL);
-	ck_assert_int_eq(store_listen(b, on_notify, &h), STORE_OK);
-	listener_warm(a, &h);
+	struct store *a, *b;
+	struct heard h;
+	listening_pair("bnt", url, sizeof url, &a, &b, &h);
 	create_one(a, "s1");
 	create_one(a, "s2");
 	/* warm's stragglers may come before: wait for s2's creation */
@@ -511,11 +528,7 @@ START_TEST(pg_batch_notifies_in_order)
 					   "WHERE session_id = 's2'"),
 			 1 + 22);
 	create_one(a, "s1"); /* its version 0 is free again */
-	store_listen(b, NULL, NULL);
-	pthread_mutex_destroy(&h.lock);
-	pthread_cond_destroy(&h.cond);
-	store_close(a);
-	store_close(b);
+	listening_pair_close(a, b, &h);
 }
 END_TEST
 
@@ -703,26 +716,6 @@ static void relay_stop(struct relay *r)
 	pthread_mutex_destroy(&r->lock);
 }
 
-/* A keyed moves write (scope and print from key and moves). */
-static int pg_keyed_write(struct sessions *ses, const char *id,
-			  const char *token, const char *moves,
-			  int64_t if_match, const char *key,
-			  struct session_view *out)
-{
-	struct ses_idem k = {0};
-	snprintf((char *)k.scope, sizeof k.scope, "scope %s", key);
-	snprintf((char *)k.print, sizeof k.print, "print %s", moves);
-	struct session_write w = {
-		.kind = SES_MOVES, .id = id, .token = token,
-		.if_match = if_match, .idem = key ? &k : NULL,
-	};
-	alg_error err;
-	memset(out, 0, sizeof *out);
-	ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves), &w, &err),
-			 SES_OK);
-	return sessions_write(ses, &w, out, NULL);
-}
-
 static long long session_version_in(const char *url, const char *id)
 {
 	char sql[1024];
@@ -754,7 +747,7 @@ START_TEST(pg_lost_commit_replays)
 	ck_assert_int_eq(sessions_create(ses, &c, &v, token, NULL), SES_OK);
 
 	relay_arm(&rl);
-	int rc = pg_keyed_write(ses, v.id, token, "R", 0, "lost-1", &w);
+	int rc = session_moves_write(ses, 3, v.id, token, "R", 0, "lost-1", &w);
 	ck_assert_int_eq(relay_cuts(&rl), 1);
 	ck_assert_msg(rc == SES_OUTCOME_UNKNOWN, "the write answered %d: %s",
 		      rc, sessions_strerror(rc));
@@ -762,7 +755,8 @@ START_TEST(pg_lost_commit_replays)
 	/* the retry: the engine reconnects (a first try may still find the
 	 * database unreachable), then the committed write is replayed */
 	for (int i = 0; i < 100; i++) {
-		rc = pg_keyed_write(ses, v.id, token, "R", 0, "lost-1", &w);
+		rc = session_moves_write(ses, 3, v.id, token, "R", 0, "lost-1",
+					 &w);
 		if (rc != SES_UNAVAILABLE)
 			break;
 		struct timespec ts = {0, 50000000L};
@@ -779,7 +773,8 @@ START_TEST(pg_lost_commit_replays)
 		 "SELECT count(*) FROM events WHERE session_id = '%s'", v.id);
 	ck_assert_int_eq(pg_query_int(url, sql), 2);
 	/* the next write with a new key is version 2 */
-	ck_assert_int_eq(pg_keyed_write(ses, v.id, token, "U", 1, "lost-2", &w),
+	ck_assert_int_eq(session_moves_write(ses, 3, v.id, token, "U", 1,
+					     "lost-2", &w),
 			 SES_OK);
 	ck_assert_int_eq(w.replayed, 0);
 	ck_assert_int_eq(w.version, 2);
@@ -1005,13 +1000,11 @@ static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
 		      struct session_view *out)
 {
+	if (k == SES_MOVES)
+		return session_moves_write(ses, 3, id, token, moves, -1, NULL,
+					   out);
 	struct session_write w = {.kind = k, .id = id, .token = token,
 				  .if_match = -1};
-	alg_error err;
-	if (k == SES_MOVES)
-		ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves),
-						&w, &err),
-				 SES_OK);
 	memset(out, 0, sizeof *out);
 	return sessions_write(ses, &w, out, NULL);
 }

@@ -15,6 +15,8 @@
 
 #include "alg.h"
 #include "cube.h"
+#include "files.h"
+#include "session_writes.h"
 #include "sessions.h"
 #include "store.h"
 #include "suites.h"
@@ -36,21 +38,26 @@ static const char *schema_dir(void)
 	return d && *d ? d : "schema";
 }
 
-static void open_with(const char *schema)
+/* The store on dir's file (migrated with schema) and a session layer on
+ * it, with the test seams of seams (lose_commit, fail_alloc) when it is
+ * not NULL. */
+static void open_with(const char *schema, const struct sessions_config *seams)
 {
 	char path[300], err[256];
 	snprintf(path, sizeof path, "%s/cubed.db", dir);
 	struct store_config cfg = {.path = path, .schema_dir = schema};
 	int rc = store_open(&cfg, &st, err, sizeof err);
 	ck_assert_msg(rc == STORE_OK, "store_open: %s", err);
-	struct sessions_config sc = {.store = st, .cache_max = 8};
+	struct sessions_config sc = seams ? *seams : (struct sessions_config){0};
+	sc.store = st;
+	sc.cache_max = 8;
 	alg_limits_default(&sc.limits);
 	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
 }
 
 static void open_all(void)
 {
-	open_with(schema_dir());
+	open_with(schema_dir(), NULL);
 }
 
 static void close_all(void)
@@ -129,30 +136,14 @@ static void create3(struct session_view *v, char token[36])
 	ck_assert_int_eq(sessions_create(ses, &c, v, token, NULL), SES_OK);
 }
 
-/* A moves write as the HTTP layer makes it: parsed for the session's size
- * first (n), then handed to the writer. */
-static int write_moves_n(struct sessions *on, int n, const char *id,
-			 const char *token, const char *moves,
-			 int64_t if_match, struct session_view *out)
-{
-	struct session_write w = {
-		.kind = SES_MOVES, .id = id, .token = token,
-		.if_match = if_match,
-	};
-	alg_error err;
-	memset(out, 0, sizeof *out);
-	ck_assert_int_eq(sessions_parse(on, n, moves, strlen(moves), &w, &err),
-			 SES_OK);
-	return sessions_write(on, &w, out, NULL);
-}
-
 static int write_moves(const char *id, const char *token, const char *moves,
 		       int64_t if_match, struct session_view *out)
 {
 	struct session_meta m;
 	if (sessions_meta(ses, id, &m) != SES_OK)
 		m.size = 3;
-	return write_moves_n(ses, m.size, id, token, moves, if_match, out);
+	return session_moves_write(ses, m.size, id, token, moves, if_match,
+				   NULL, out);
 }
 
 static int write_kind_on(struct sessions *on, const char *id,
@@ -495,7 +486,7 @@ START_TEST(migration_keeps_history)
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(path, sizeof path, "%s/cubed.db", dir);
 	unlink(path);
-	open_with(old);
+	open_with(old, NULL);
 	ck_assert_int_eq(store_schema_version(st), 2);
 	close_all();
 
@@ -600,17 +591,7 @@ START_TEST(migration_keeps_history)
 			 SQLITE_CONSTRAINT);
 	ck_assert_ptr_nonnull(strstr(msg, "CHECK"));
 	sqlite3_free(msg);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
-					    &s, NULL),
-			 SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
-	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
-	sqlite3_finalize(s);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1,
-					    &s, NULL),
-			 SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_DONE);
-	sqlite3_finalize(s);
+	sqlite_consistent(db);
 	sqlite3_close(db);
 }
 END_TEST
@@ -833,8 +814,8 @@ static void *node_writes(void *arg)
 	static const char *moves[] = {"R", "U", "F'", "D2", "L", "B'", "x"};
 	for (int i = 0; i < w->writes; i++) {
 		struct session_view v;
-		if (write_moves_n(w->n->ses, 3, w->id, w->token, moves[i % 7],
-				  -1, &v) == SES_OK)
+		if (session_moves_write(w->n->ses, 3, w->id, w->token,
+					moves[i % 7], -1, NULL, &v) == SES_OK)
 			w->ok++;
 		session_view_free(&v);
 	}
@@ -882,12 +863,12 @@ START_TEST(two_nodes_one_file)
 	/* B writes; A's If-Match on the version before is stale, and says
 	 * the version B made */
 	struct session_view w;
-	ck_assert_int_eq(write_moves_n(b.ses, 3, v.id, token, "R", 2 * WRITES,
-				       &w),
+	ck_assert_int_eq(session_moves_write(b.ses, 3, v.id, token, "R",
+					     2 * WRITES, NULL, &w),
 			 SES_OK);
 	session_view_free(&w);
-	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "U", 2 * WRITES,
-				       &w),
+	ck_assert_int_eq(session_moves_write(a.ses, 3, v.id, token, "U",
+					     2 * WRITES, NULL, &w),
 			 SES_STALE);
 	ck_assert_int_eq(w.version, 2 * WRITES + 1);
 	/* A reads B's write, then undoes it */
@@ -937,7 +918,8 @@ START_TEST(conflict_reload)
 	ck_assert_int_eq(sessions_create(a.ses, &c, &v, token, NULL), SES_OK);
 	ck_assert_int_eq(sessions_get(b.ses, v.id, -1, &g), SES_OK); /* v0 */
 	session_view_free(&g);
-	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "R", -1, &w),
+	ck_assert_int_eq(session_moves_write(a.ses, 3, v.id, token, "R", -1,
+					     NULL, &w),
 			 SES_OK);
 	session_view_free(&w);
 	/* B believes v0: nothing to undo; the store says otherwise */
@@ -947,12 +929,14 @@ START_TEST(conflict_reload)
 	ck_assert_str_eq(w.facelets, SOLVED3);
 	session_view_free(&w);
 	/* A (at v1) writes on top of B's undo */
-	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "U", -1, &w),
+	ck_assert_int_eq(session_moves_write(a.ses, 3, v.id, token, "U", -1,
+					     NULL, &w),
 			 SES_OK);
 	ck_assert_int_eq(w.version, 3);
 	session_view_free(&w);
 	/* B (at v2) writes on top of A's v3 */
-	ck_assert_int_eq(write_moves_n(b.ses, 3, v.id, token, "F", -1, &w),
+	ck_assert_int_eq(session_moves_write(b.ses, 3, v.id, token, "F", -1,
+					     NULL, &w),
 			 SES_OK);
 	ck_assert_int_eq(w.version, 4);
 	char *uf = replay(3, "U F");
@@ -960,14 +944,17 @@ START_TEST(conflict_reload)
 	free(uf);
 	session_view_free(&w);
 	/* A (at v3) with If-Match 3: stale, the fresh version is 4 */
-	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "D", 3, &w),
+	ck_assert_int_eq(session_moves_write(a.ses, 3, v.id, token, "D", 3,
+					     NULL, &w),
 			 SES_STALE);
 	ck_assert_int_eq(w.version, 4);
 	/* B writes v5; A, told 5 by someone, writes with If-Match 5 */
-	ck_assert_int_eq(write_moves_n(b.ses, 3, v.id, token, "L", 4, &w),
+	ck_assert_int_eq(session_moves_write(b.ses, 3, v.id, token, "L", 4,
+					     NULL, &w),
 			 SES_OK);
 	session_view_free(&w);
-	ck_assert_int_eq(write_moves_n(a.ses, 3, v.id, token, "B", 5, &w),
+	ck_assert_int_eq(session_moves_write(a.ses, 3, v.id, token, "B", 5,
+					     NULL, &w),
 			 SES_OK);
 	ck_assert_int_eq(w.version, 6);
 	session_view_free(&w);
@@ -1109,9 +1096,9 @@ START_TEST(cache_bounds)
 	}
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < 8; i++) {
-			ck_assert_int_eq(write_moves_n(a.ses, 64, v[i].id,
-						       token[i], "R 3Uw'", -1,
-						       &w),
+			ck_assert_int_eq(session_moves_write(a.ses, 64, v[i].id,
+							     token[i], "R 3Uw'",
+							     -1, NULL, &w),
 					 SES_OK);
 			ck_assert_int_eq(w.version, round + 1);
 			session_view_free(&w);
@@ -1209,41 +1196,18 @@ static int lose_when_armed(void *ctx)
 	return 1;
 }
 
-static int keyed_write(const char *id, const char *token, const char *moves,
-		       int64_t if_match, const char *key,
-		       struct session_view *out)
-{
-	struct ses_idem k = {0};
-	snprintf((char *)k.scope, sizeof k.scope, "scope %s", key);
-	snprintf((char *)k.print, sizeof k.print, "print %s", moves);
-	struct session_write w = {
-		.kind = SES_MOVES, .id = id, .token = token,
-		.if_match = if_match, .idem = &k,
-	};
-	alg_error err;
-	memset(out, 0, sizeof *out);
-	ck_assert_int_eq(sessions_parse(ses, 3, moves, strlen(moves), &w, &err),
-			 SES_OK);
-	return sessions_write(ses, &w, out, NULL);
-}
-
 START_TEST(lost_commit_replays)
 {
 	close_all();
-	char path[300], err[256];
-	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
-	struct sessions_config sc = {.store = st, .cache_max = 8,
-				     .lose_commit = lose_when_armed};
-	alg_limits_default(&sc.limits);
-	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+	const struct sessions_config seams = {.lose_commit = lose_when_armed};
+	open_with(schema_dir(), &seams);
 
 	struct session_view v, w, g;
 	char token[36];
 	create3(&v, token);
 	lose_armed = 1;
-	ck_assert_int_eq(keyed_write(v.id, token, "R", 0, "k1", &w),
+	ck_assert_int_eq(session_moves_write(ses, 3, v.id, token, "R", 0, "k1",
+					     &w),
 			 SES_OUTCOME_UNKNOWN);
 	ck_assert_int_eq(lose_armed, 0);
 	/* it did commit */
@@ -1251,7 +1215,8 @@ START_TEST(lost_commit_replays)
 	ck_assert_int_eq(g.version, 1);
 	session_view_free(&g);
 	/* the retry replays it: version 1, the state after R, once */
-	ck_assert_int_eq(keyed_write(v.id, token, "R", 0, "k1", &w), SES_OK);
+	ck_assert_int_eq(session_moves_write(ses, 3, v.id, token, "R", 0, "k1",
+					     &w), SES_OK);
 	ck_assert_int_eq(w.replayed, 1);
 	ck_assert_int_eq(w.version, 1);
 	ck_assert_str_eq(w.facelets, AFTER_R);
@@ -1261,7 +1226,8 @@ START_TEST(lost_commit_replays)
 	ck_assert_str_eq(g.facelets, AFTER_R);
 	session_view_free(&g);
 	/* the key with another request: refused, nothing written */
-	ck_assert_int_eq(keyed_write(v.id, token, "U", 1, "k1", &w),
+	ck_assert_int_eq(session_moves_write(ses, 3, v.id, token, "U", 1, "k1",
+					     &w),
 			 SES_IDEM_REUSED);
 	/* without a key, the same lost commit and If-Match retry: 412 */
 	lose_armed = 1;
@@ -1315,14 +1281,8 @@ static int fail_when_armed(void *ctx)
 START_TEST(out_of_memory)
 {
 	close_all();
-	char path[300], err[256];
-	snprintf(path, sizeof path, "%s/cubed.db", dir);
-	struct store_config cfg = {.path = path, .schema_dir = schema_dir()};
-	ck_assert_int_eq(store_open(&cfg, &st, err, sizeof err), STORE_OK);
-	struct sessions_config sc = {.store = st, .cache_max = 8,
-				     .fail_alloc = fail_when_armed};
-	alg_limits_default(&sc.limits);
-	ck_assert_int_eq(sessions_open(&sc, &ses), SES_OK);
+	const struct sessions_config seams = {.fail_alloc = fail_when_armed};
+	open_with(schema_dir(), &seams);
 
 	struct session_view v, w, g;
 	char token[36], tok2[36];

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "files.h"
 #include "http_client.h"
 #include "suites.h"
 #include "test_server.h"
@@ -45,20 +46,6 @@ static void start_on_fixture(void)
 	ck_assert_msg(test_server_start(&srv, dir, extra, err, sizeof err) ==
 			      0,
 		      "%s", err);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)len + 1);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
 }
 
 /* One request with an optional bearer token ("-" for none). */
@@ -100,7 +87,7 @@ START_TEST(old_answers_unchanged)
 	start_on_fixture();
 	char path[256];
 	snprintf(path, sizeof path, "%s/upgrade-v4/answers.txt", fixtures());
-	char *text = slurp(path);
+	char *text = read_whole(path, NULL);
 	int asked = 0;
 	char *save = NULL;
 	for (char *q = strtok_r(text, "\n", &save); q;
@@ -247,18 +234,7 @@ START_TEST(upgraded_rows_and_writes)
 			 0);
 	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM solves"), 3);
 	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM tokens"), 4);
-	sqlite3_stmt *s;
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
-					    &s, NULL),
-			 SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
-	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
-	sqlite3_finalize(s);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1,
-					    &s, NULL),
-			 SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_DONE);
-	sqlite3_finalize(s);
+	sqlite_consistent(db);
 	sqlite3_close(db);
 	test_server_remove(&srv);
 }

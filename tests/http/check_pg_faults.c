@@ -632,6 +632,18 @@ START_TEST(start_permanent_errors)
 }
 END_TEST
 
+/* A node started not ready: /readyz 503 naming the database, and its log
+ * giving why and that it retries. */
+static void started_not_ready(server *n, const char *why)
+{
+	json_t *p = expect_problem(n->port, "GET", "/readyz", NULL, NULL, NULL,
+				   503, "unavailable", "database", NULL, NULL);
+	json_decref(p);
+	char tail[4096];
+	const char *log = test_server_log_tail(n, tail, sizeof tail);
+	ck_assert_msg(strstr(log, why) && strstr(log, "retrying"), "%s", log);
+}
+
 START_TEST(start_too_many_connections)
 {
 	char sql[300], url[300], admin[300];
@@ -653,14 +665,7 @@ START_TEST(start_too_many_connections)
 	if (started != 0)
 		PQfinish(held);
 	ck_assert_msg(started == 0, "%s", serr);
-	json_t *p = expect_problem(n.port, "GET", "/readyz", NULL, NULL, NULL,
-				   503, "unavailable", "database", NULL, NULL);
-	json_decref(p);
-	char tail[4096];
-	const char *log = test_server_log_tail(&n, tail, sizeof tail);
-	ck_assert_msg(strstr(log, "too many connections") &&
-			      strstr(log, "retrying"),
-		      "%s", log);
+	started_not_ready(&n, "too many connections");
 	/* slots free: ready by itself */
 	snprintf(sql, sizeof sql, "ALTER ROLE %s CONNECTION LIMIT -1", role);
 	pg_do(admin, sql);
@@ -704,14 +709,7 @@ START_TEST(start_migration_locked)
 	ck_assert_msg(started == 0, "%s", serr);
 	ck_assert_msg(now_s() - t0 < BOUND_S + 5, "started after %.1f s",
 		      now_s() - t0);
-	json_t *p = expect_problem(n.port, "GET", "/readyz", NULL, NULL, NULL,
-				   503, "unavailable", "database", NULL, NULL);
-	json_decref(p);
-	char tail[4096];
-	const char *log = test_server_log_tail(&n, tail, sizeof tail);
-	ck_assert_msg(strstr(log, "schema migration lock") &&
-			      strstr(log, "retrying"),
-		      "%s", log);
+	started_not_ready(&n, "schema migration lock");
 	http_response w;
 	double took;
 	timed(n.port, "POST", "/v1/sessions", NULL, "{\"size\": 3}", &took,

@@ -459,6 +459,50 @@ START_TEST(ticket_key_after_start_while_down)
 }
 END_TEST
 
+/* Stream tickets need no write: where the key is there it is read, not
+ * made (store_pg.c, pg_ticket_key). On a database made read-only, a node
+ * that starts then refuses writes (503 storage_unavailable) but opens
+ * the stream with a ticket minted before, mints tickets itself, and
+ * those open the stream on the node that ran before too. */
+START_TEST(ticket_read_only_database)
+{
+	server a;
+	pg_node_start(&a, NULL, NULL);
+	ses s;
+	char t[64];
+	private_with_ticket(a.port, &s, t, sizeof t);
+	const char *dbname = strrchr(a.db, '/') + 1;
+	char admin[256], sql[300];
+	pg_admin_url(admin, sizeof admin);
+	snprintf(sql, sizeof sql,
+		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
+		 dbname);
+	pg_do(admin, sql);
+	server n;
+	char err[2048];
+	ck_assert_msg(pg_node_start_at(&n, a.db, err, sizeof err) == 0, "%s",
+		      err);
+	json_decref(expect_problem(n.port, "POST", "/v1/sessions", NULL, NULL,
+				   "{\"size\": 3}", 503, "storage_unavailable",
+				   "storage_unavailable", NULL, NULL));
+	sse_client w;
+	ck_assert_int_eq(open_with_ticket(n.port, &s, t, &w, 0), 200);
+	sse_close(&w);
+	char t2[64];
+	mint(n.port, &s, t2, sizeof t2);
+	ck_assert_int_eq(open_with_ticket(n.port, &s, t2, &w, 0), 200);
+	sse_close(&w);
+	ck_assert_int_eq(open_with_ticket(a.port, &s, t2, &w, 0), 200);
+	sse_close(&w);
+	snprintf(sql, sizeof sql,
+		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
+		 dbname);
+	pg_do(admin, sql);
+	ck_assert_int_eq(server_stop(&n, 1), 0);
+	ck_assert_int_eq(server_stop(&a, 1), 0);
+}
+END_TEST
+
 /* A solve stored and a timed solve begun on node A reach the watchers
  * of both nodes, each exactly once and in commit order (issue 64:
  * before, only A's watchers heard of them; schema/pg/009 announces them,
@@ -538,6 +582,7 @@ Suite *pg_live_suite(void)
 	tcase_add_test(tk, ticket_expired_everywhere);
 	tcase_add_test(tk, ticket_survives_restart);
 	tcase_add_test(tk, ticket_key_after_start_while_down);
+	tcase_add_test(tk, ticket_read_only_database);
 	suite_add_tcase(s, tk);
 	return s;
 }

@@ -18,6 +18,9 @@ optimal solver, are built there once if missing).
    server with the level-0 tables).
 3. 7×7 default solves (10 scrambles) with 0, 1 and 2 cores kept busy by
    spinning processes: the share answered 200 and their mean moves.
+4. When TABLES holds the optimal solver's level 2 (cubed-optimal-2.bin),
+   part 1 again on a server that preloads them (--optimal-preload): the
+   near search then reads them instead of level 0.
 
 Each figure prints as `name: value unit`, the old build's beside it."""
 import json
@@ -102,6 +105,16 @@ def walk(rng, d):
         last = f
         out.append(FACES[f] + ["", "2", "'"][rng.randrange(3)])
     return " ".join(out)
+
+
+def optimal_ready(srv, seconds=900):
+    """Wait until srv's optimal tables are in memory."""
+    deadline = time.time() + seconds
+    while srv.get("/readyz").get("solver", {}).get("optimal", {}).get(
+            "tables") != "ready":
+        if time.time() > deadline:
+            raise SystemExit("the optimal tables were not ready")
+        time.sleep(0.5)
 
 
 def pct(xs, p):
@@ -209,6 +222,18 @@ def main():
                 print("solve7.default.%s.busy%d.answered: %d/%d" % (name, k, ok, n_seven))
                 print("solve7.default.%s.busy%d.mean_moves: %s moves" % (
                     name, k, "%.1f" % statistics.mean(mv) if mv else "none"))
+        finally:
+            srv.stop()
+    # the near search on the optimal solver's own tables: a server that
+    # preloads level 2 (when TABLES holds them: 2.5 GB, 17 min to build)
+    if os.path.exists(os.path.join(tables, "cubed-optimal-2.bin")):
+        srv = Server(new, tables, warm=True, extra=["--optimal-preload"])
+        try:
+            optimal_ready(srv)
+            t, l = random_states(srv, n_random)
+            print("solve3.default.new_level2.median_ms: %.4f ms" % statistics.median(t))
+            print("solve3.default.new_level2.p99_ms: %.3f ms" % pct(t, 99))
+            print("solve3.default.new_level2.mean_length: %.2f moves" % statistics.mean(l))
         finally:
             srv.stop()
     # the first 30 walks of each depth, their answers beside the optimum

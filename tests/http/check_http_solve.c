@@ -684,6 +684,41 @@ START_TEST(near_optimal)
 }
 END_TEST
 
+/* With the optimal solver's tables in memory, the near search reads
+ * them (solver_near): a server that never makes its own near tables
+ * (--solver-warm 0) but preloads the optimal ones (level 0 here, cached;
+ * level 2's 2.5 GB prove a random state farther than 12 moves in 9
+ * nodes where level 0 needs 232) answers "R U" in 2 moves by the optimal
+ * search. Before, only the near tables served it: two-phase's 8 moves. */
+START_TEST(near_by_optimal_tables)
+{
+	free(solver_tables_optimal_cached("near_optimal", 0));
+	server o;
+	const char *const extra[] = {"--solver-warm", "0", "--optimal-level",
+				     "0", "--optimal-preload", NULL};
+	start_or_abort(&o, NULL, extra);
+	need_tables_on(o.port);
+	tables_ready_on(o.port, "optimal", (long long)optimal_table_size(0),
+			300);
+	char *f = apply_n(o.port, NULL, 3, "R U");
+	json_t *j = any_solve_ok(o.port, f, NULL);
+	ck_assert_int_eq(iget(j, "length"), 2);
+	ck_assert_str_eq(sget(j, "via"), "optimal_search");
+	ck_assert(bget(j, "optimal"));
+	json_decref(j);
+	free(f);
+	/* and the near tables were never made */
+	json_t *rz = expect_json(o.port, "GET", "/readyz", NULL, NULL, NULL,
+				 200, NULL);
+	ck_assert_str_ne(sget(json_object_get(json_object_get(rz, "solver"),
+					      "near"),
+			      "tables"),
+			 "ready");
+	json_decref(rz);
+	ck_assert_int_eq(server_stop(&o, 1), 0);
+}
+END_TEST
+
 /* Big cubes by reduction: scrambles of several sizes, a PLL parity built
  * by hand, and the refusals, on a server whose --max-solve-ms leaves
  * room. The scrambles name no budget: a default solve is anytime (its
@@ -1868,6 +1903,7 @@ Suite *http_solve_suite(void)
 		tcase_add_test(tc, anytime_tiny_budget);
 		tcase_add_test(tc, anytime_cpu_hog);
 		tcase_add_test(tc, near_optimal);
+		tcase_add_test(tc, near_by_optimal_tables);
 		suite_add_tcase(s, tc);
 	}
 

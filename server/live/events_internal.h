@@ -135,6 +135,9 @@ struct events {
 	/* gaps opened, repaired, and ended by cutting the streams (counted
 	 * under a channel's lock, so not in stats) */
 	_Atomic uint64_t gaps, gaps_repaired, gaps_cut;
+	/* TEST SEAM (events_watch.c, hold_after_read): the file named by
+	 * CUBED_TEST_HOLD_SUBSCRIBE, or NULL (every real run) */
+	const char *hold_file;
 };
 
 /* A session_event as the writer handed it over, owned; or (repair) the

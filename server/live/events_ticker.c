@@ -177,6 +177,8 @@ int events_open(const struct events_config *cfg, struct events **out)
 	if (!ev)
 		return EVENTS_NOMEM;
 	ev->cfg = *cfg;
+	const char *hold = getenv("CUBED_TEST_HOLD_SUBSCRIBE");
+	ev->hold_file = hold && *hold ? hold : NULL;
 	if (!ev->cfg.max_watchers)
 		ev->cfg.max_watchers = 4096;
 	if (!ev->cfg.watcher_buffer)

@@ -36,6 +36,7 @@
  * the test says; everything else is the real server on a real database. */
 #include <check.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +504,99 @@ START_TEST(ticket_read_only_database)
 }
 END_TEST
 
+/* The watcher of replay_held: opened on port in a thread of its own
+ * (its subscription is held by the seam inside the request), the
+ * versions of its first two events. */
+struct held_watch {
+	int port;
+	char path[160];
+	long long v[2];
+	char error[256];
+};
+
+static void *held_watch_run(void *arg)
+{
+	struct held_watch *h = arg;
+	sse_client w;
+	h->v[0] = h->v[1] = -1;
+	if (sse_open(&w, h->port, h->path, NULL, 15000, 0) != 0) {
+		snprintf(h->error, sizeof h->error, "%s", w.error);
+		return NULL;
+	}
+	if (w.status == 200) {
+		h->v[0] = next_version(&w, 5000, NULL, 0);
+		h->v[1] = next_version(&w, 3000, NULL, 0);
+	} else {
+		snprintf(h->error, sizeof h->error, "status %d", w.status);
+	}
+	sse_close(&w);
+	return NULL;
+}
+
+/* The race 78fafc8 fixed, held open by a seam (CUBED_TEST_HOLD_SUBSCRIBE,
+ * server/live/events_watch.c): node B's first watcher of a session has
+ * read it from the store (version 0) and is held before it may go live;
+ * node A commits version 1, and B hears of it while nobody there is live,
+ * so nothing is appended. Released, the watcher must deliver version 1
+ * (it reads the store again) rather than go live at 0 and wait for it
+ * until some later event. */
+START_TEST(announced_while_replaying)
+{
+	server a, b;
+	pg_node_start(&a, NULL, NULL);
+	char hold[128], reached[160];
+	snprintf(hold, sizeof hold, "%s/hold", a.dir);
+	snprintf(reached, sizeof reached, "%s.reached", hold);
+	FILE *f = fopen(hold, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	setenv("CUBED_TEST_HOLD_SUBSCRIBE", hold, 1);
+	pg_node_start(&b, &a, NULL);
+	unsetenv("CUBED_TEST_HOLD_SUBSCRIBE");
+	ses s;
+	json_decref(create(a.port, "{\"size\": 3}", &s));
+
+	struct held_watch h = {.port = b.port};
+	snprintf(h.path, sizeof h.path, "%s/events", s.path);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, held_watch_run, &h), 0);
+	double end = now_s() + 10;
+	while (access(reached, F_OK) != 0 && now_s() < end)
+		test_sleep_ms(10);
+	int held = access(reached, F_OK) == 0;
+	long long before = -1, after = -1;
+	if (held) {
+		http_response r;
+		call(&r, b.port, "GET", "/metrics", NULL, NULL, NULL);
+		ck_assert_int_eq(r.status, 200);
+		before = (long long)http_metric(r.body,
+					       "cubed_db_notifications_total");
+		http_response_free(&r);
+		write_moves(a.port, &s, "R", 1);
+		/* B has heard of version 1 (nobody live there yet) */
+		end = now_s() + 10;
+		do {
+			call(&r, b.port, "GET", "/metrics", NULL, NULL, NULL);
+			ck_assert_int_eq(r.status, 200);
+			after = (long long)http_metric(
+				r.body, "cubed_db_notifications_total");
+			http_response_free(&r);
+			if (after > before)
+				break;
+			test_sleep_ms(10);
+		} while (now_s() < end);
+	}
+	unlink(hold);
+	pthread_join(t, NULL);
+	ck_assert_msg(held, "the watcher never reached the seam");
+	ck_assert_msg(after > before, "node B heard no notification");
+	ck_assert_msg(h.v[0] == 0, "first event %lld (%s)", h.v[0], h.error);
+	ck_assert_msg(h.v[1] == 1, "version 1 not delivered: %lld", h.v[1]);
+	unlink(reached);
+	pg_nodes_stop(&a, &b);
+}
+END_TEST
+
 /* A solve stored and a timed solve begun on node A reach the watchers
  * of both nodes, each exactly once and in commit order (issue 64:
  * before, only A's watchers heard of them; schema/pg/009 announces them,
@@ -571,6 +665,7 @@ Suite *pg_live_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, gap_repaired);
 	tcase_add_test(tc, gap_cut_after_bound);
+	tcase_add_test(tc, announced_while_replaying);
 	suite_add_tcase(s, tc);
 	TCase *side = tcase_create("side_events");
 	tcase_set_timeout(side, 180);

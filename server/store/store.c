@@ -126,7 +126,10 @@ int store_fault(struct store *st, char *msg, size_t cap)
 			st->probed = now;
 		pthread_mutex_unlock(&st->fault_lock);
 		if (due) {
-			int rc = st->eng->probe_write(st->impl);
+			int rc = atomic_load(&st->fault) == STORE_FULL &&
+						 st->eng->probe_space
+					 ? st->eng->probe_space(st->impl)
+					 : st->eng->probe_write(st->impl);
 			if (rc == STORE_OK)
 				fault_end(st);
 			else if (is_fault(rc))

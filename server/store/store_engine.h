@@ -94,6 +94,11 @@ struct store_engine {
 	 * STORE_UNWRITABLE with the reason in last_error. Must change no
 	 * row. */
 	int (*probe_write)(void *impl);
+	/* Optional (NULL: probe_write for every fault): while the disk is
+	 * full, can the database take a new page? probe_write changes no
+	 * row, and where that needs no space it cannot tell. STORE_OK, or
+	 * STORE_FULL with the reason in last_error. Must leave nothing. */
+	int (*probe_space)(void *impl);
 	int (*revoke_token)(void *impl, const char *session_id, int64_t id,
 			    int64_t when);
 	/* NULL: nothing to do (the transaction excludes other writers) */

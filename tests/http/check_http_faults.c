@@ -40,6 +40,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pwd.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -2084,6 +2085,136 @@ START_TEST(pg_privilege_revoked)
 }
 END_TEST
 
+/* A body of n random face turns ("R U' F2 ..."): text that compresses
+ * little, so its event needs new pages once the table's free space is
+ * gone. */
+static char *random_moves_body(unsigned *seed, int n)
+{
+	static const char faces[] = "URFDLB";
+	static const char *const amounts[] = {"", "'", "2"};
+	size_t cap = 32 + 4 * (size_t)n;
+	char *b = malloc(cap);
+	ck_assert_ptr_nonnull(b);
+	size_t k = (size_t)snprintf(b, cap, "{\"moves\":\"");
+	for (int i = 0, last = -1; i < n; i++) {
+		int f;
+		do
+			f = (int)(rand_r(seed) % 6);
+		while (f == last);
+		last = f;
+		k += (size_t)snprintf(b + k, cap - k, "%s%c%s", i ? " " : "",
+				      faces[f], amounts[rand_r(seed) % 3]);
+	}
+	snprintf(b + k, cap - k, "\"}");
+	return b;
+}
+
+/* PostgreSQL's own full disk (53100), for real: a tablespace on a tmpfs
+ * of 24 MiB the test mounts (root only: skipped otherwise, said on
+ * stderr), a database made in it and migrated by the server, then the
+ * rest of the tmpfs filled. Writes that need a new page answer 507
+ * storage_full and write nothing; reads and /healthz work; /readyz says
+ * writes are unavailable and stays so for as long as the disk is full
+ * (the probe takes a new page: a probe that writes no row would end the
+ * episode at every /readyz, and log it again at every write); freed, the
+ * node notices by itself, and the database holds exactly the
+ * acknowledged writes. */
+START_TEST(pg_disk_full)
+{
+	char dir[64];
+	if (!tmpfs_dir(dir, sizeof dir, 24))
+		return;
+	struct passwd *pw = getpwnam("postgres");
+	ck_assert_msg(pw && chown(dir, pw->pw_uid, pw->pw_gid) == 0,
+		      "no postgres user to own %s", dir);
+	char admin[256], sql[400], name[64], url[300];
+	pg_admin_url(admin, sizeof admin);
+	snprintf(name, sizeof name, "full_%d", (int)getpid());
+	snprintf(sql, sizeof sql, "CREATE TABLESPACE %s LOCATION '%s'", name,
+		 dir);
+	pg_do(admin, sql);
+	snprintf(sql, sizeof sql, "CREATE DATABASE %s TABLESPACE %s", name,
+		 name);
+	pg_do(admin, sql);
+	const char *base = getenv("CUBED_TEST_PG");
+	snprintf(url, sizeof url, "%s%s", base, name);
+	server s;
+	ses a;
+	long long acked = pg_start_written(&s, url, &a, 2);
+
+	char filler[96];
+	snprintf(filler, sizeof filler, "%s/filler", dir);
+	fill(filler);
+	char path[128];
+	snprintf(path, sizeof path, "%s/moves", a.path);
+	unsigned seed = 53100;
+	int refused = 0;
+	/* the table's free pages first take a few */
+	for (int i = 0; i < 400 && !refused; i++) {
+		char *body = random_moves_body(&seed, 2000);
+		http_response r;
+		call(&r, s.port, "POST", path, a.token, NULL, body);
+		free(body);
+		if (r.status == 200) {
+			acked++;
+		} else {
+			ck_assert_msg(r.status == 507 &&
+					      strstr(r.body, "\"storage_full\""),
+				      "write %d: %d %s", i, r.status, r.body);
+			refused = 1;
+		}
+		http_response_free(&r);
+	}
+	ck_assert_msg(refused, "400 writes of 2,000 moves all fitted");
+	for (int i = 0; i < 3; i++) {
+		char *body = random_moves_body(&seed, 2000);
+		json_decref(expect_problem(s.port, "POST", path, a.token, NULL,
+					   body, 507, "storage_full",
+					   "storage_full", NULL, NULL));
+		free(body);
+		healthz_ok(s.port, "disk full");
+	}
+	json_decref(get_session(s.port, a.path, NULL, acked));
+	/* not ready for as long as it is full: past two probes (one a
+	 * second at most) */
+	double end = now_s() + 2.5;
+	do {
+		json_t *rz = expect_problem(s.port, "GET", "/readyz", NULL,
+					    NULL, NULL, 503,
+					    "storage_unavailable",
+					    "storage_full", NULL, NULL);
+		ck_assert_str_eq(sget(rz, "writes"), "unavailable");
+		ck_assert_str_eq(sget(rz, "reads"), "ok");
+		json_decref(rz);
+		test_sleep_ms(100);
+	} while (now_s() < end);
+	char *body = random_moves_body(&seed, 2000);
+	json_decref(expect_problem(s.port, "POST", path, a.token, NULL, body,
+				   507, "storage_full", "storage_full", NULL,
+				   NULL));
+	free(body);
+	ck_assert_int_eq(log_count(&s, "storage: the disk or the database is "
+				       "full"),
+			 1);
+
+	/* room again: the node notices by itself */
+	ck_assert_int_eq(unlink(filler), 0);
+	wait_status(s.port, "/readyz", 200);
+	move_ok(s.port, &a, ++acked);
+	ck_assert_int_eq(log_count(&s, "storage: writes work again"), 1);
+	stop_clean(&s, 1);
+	integrity_ok(url);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM events WHERE session_id = '%s'", a.id);
+	ck_assert_int_eq(count_rows(url, sql), acked + 1);
+	snprintf(sql, sizeof sql, "DROP DATABASE %s", name);
+	pg_do(admin, sql);
+	snprintf(sql, sizeof sql, "DROP TABLESPACE %s", name);
+	pg_do(admin, sql);
+	tmpfs_drop(dir);
+}
+END_TEST
+
 /* The server refused to start: exit status 2 (wait status 0x200), within
  * 5 s, and the reason on its "database: " line (pg_server_refused). */
 static void refused_start(const char *url, const char *want1,
@@ -2177,6 +2308,7 @@ Suite *http_faults_suite(void)
 		tcase_add_test(tc, pg_read_only_at_start);
 		tcase_add_test(tc, pg_privilege_revoked);
 		tcase_add_test(tc, pg_role_cannot_write_at_start);
+		tcase_add_test(tc, pg_disk_full);
 		suite_add_tcase(su, tc);
 	}
 	return su;

@@ -382,6 +382,15 @@ static int pg_probe_write(void *impl)
 	return pg__exec(impl, S_PROBE_WRITE, NULL);
 }
 
+/* Writing no row needs no page, so on a full disk pg_probe_write
+ * succeeds and a full episode would end at every /readyz: while one
+ * lasts, a new temporary table takes its first page instead (in the
+ * database's tablespace; the subtransaction leaves nothing). */
+static int pg_probe_space(void *impl)
+{
+	return pg__exec(impl, S_PROBE_SPACE, NULL);
+}
+
 /* -------------------------------------------------------------- sessions */
 
 /* The engine's primitives for sessions and their history (store.c
@@ -1061,6 +1070,7 @@ const struct store_engine store_pg_engine = {
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.probe_write = pg_probe_write,
+	.probe_space = pg_probe_space,
 	.insert_session = pg_insert_session,
 	.insert_event = pg_insert_event,
 	.get_session = pg_get_session,

@@ -177,7 +177,15 @@
 	X(S_PROBE_WRITE, 0,                                                    \
 	  "WITH u AS (UPDATE sessions SET version = version WHERE false), "    \
 	  "n AS (INSERT INTO snapshots SELECT * FROM snapshots WHERE false) "  \
-	  "INSERT INTO events SELECT * FROM events WHERE false")
+	  "INSERT INTO events SELECT * FROM events WHERE false")             \
+	/* a table's first page, in a subtransaction undone at once: 53100  \
+	 * while the tablespace has no room for it (pg_probe_space) */       \
+	X(S_PROBE_SPACE, 0,                                                    \
+	  "DO $$BEGIN BEGIN "                                                  \
+	  "CREATE TEMP TABLE cubed_space_probe (n int); "                     \
+	  "INSERT INTO cubed_space_probe VALUES (1); "                        \
+	  "RAISE SQLSTATE 'CBD01'; "                                           \
+	  "EXCEPTION WHEN SQLSTATE 'CBD01' THEN NULL; END; END$$")
 
 enum stmt_id {
 #define STMT_ENUM(name, n, sql) name,

@@ -22,7 +22,7 @@
 
 #include "schema_files.h"
 #include "store.h"
-#include "store_pg_ready.h"
+#include "store_pg_wire.h"
 
 /* pg_advisory_lock key: "cubed" in ASCII */
 #define MIGRATE_LOCK "109117098101100"

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "store_engine.h"
+#include "store_pg_wire.h"
 
 #define LISTEN_RETRY_MS 500   /* between reconnection attempts */
 #define READY_RETRY_MAX_MS 2000 /* the longest back-off of pg__make_ready */
@@ -89,11 +90,10 @@ struct pg {
 	int wake[2];          /* a pipe: close() wakes the listener's poll */
 };
 
-/* Monotonic milliseconds, and the deadline of a call started now:
+/* The deadline of a call started now (pg__now_ms: store_pg_wire.h):
  * timeout_ms and a quarter more, so that a server that is merely slow
  * cancels the statement itself (statement_timeout) first and keeps the
  * connection, and only one that does not answer at all is cut off. */
-int64_t pg__now_ms(void);
 int64_t pg__deadline(const struct pg *st);
 
 /* A new connection by deadline (asynchronous: PQconnectPoll, so no
@@ -108,21 +108,6 @@ int64_t pg__deadline(const struct pg *st);
  * required but not offered, a bad option). */
 PGconn *pg__connect(const struct pg *st, int64_t deadline, int settings,
 		    const char *app, char *err, size_t errlen, int *temporary);
-
-/* Send what is queued and wait until the whole answer is in (PQisBusy
- * is 0): 0; -1 the connection broke; -2 the deadline passed first (the
- * caller must drop the connection: it is in an unknown state). */
-int pg__await(PGconn *pq, int64_t deadline);
-/* After a PQsend*: every result of it by deadline. The first failed one,
- * else the last; NULL (with *why -1 or -2 as pg__await) when the
- * connection broke or the deadline passed. */
-PGresult *pg__results(PGconn *pq, int64_t deadline, int *why);
-
-/* prefix and libpq's message msg on one line into out: LOCATION lines
- * dropped, continued lines (a tab after the newline) joined with a
- * space, the others with "; ". */
-void pg__one_line(char *out, size_t cap, const char *prefix,
-		  const char *msg);
 
 /* Connect and migrate once, at most every retry_ms after a failure
  * (250 ms, doubling to READY_RETRY_MAX_MS): STORE_OK once ready;

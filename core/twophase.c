@@ -1067,37 +1067,54 @@ struct prestart {
 	int8_t npre, h1;
 };
 
+static inline int in_g1(int m)
+{
+	return m % 3 == 1 || m / 3 % 3 == 0;
+}
+
 /* The starts with j pre-moves (1 or 2) from x: m·x for each quarter turn
  * m of R L F B (a move in G1 would not change phase 1's coordinates), or
  * m'·m·x for m' on another face than m (of two opposite faces, not the
- * negative one after the positive: they commute), each with its own
- * phase-1 distance (a move before the cube changes it by any amount).
+ * negative one after the positive: they commute), each with its phase-1
+ * distance. A move before the cube changes that distance by any amount,
+ * so it takes a walk down the table, except after an m' in G1 (most of
+ * them): m'·m·x has m·x's coordinates, so its distance is m·x's, taken
+ * from one (the starts with one pre-move, in the same order) when given.
  * Returns how many. */
 static int prestarts(const struct search *s, const cubie3 *x, int j,
-		     struct prestart *out)
+		     const struct prestart *one, struct prestart *out)
 {
-	int k = 0;
+	int k = 0, mi = 0;
 	for (int m = 0; m < NMOVE; m++) {
-		if (m % 3 == 1 || m / 3 % 3 == 0) /* in G1 */
+		if (in_g1(m))
 			continue;
 		cubie3 y;
 		cubie3_compose(&s->mv[m], x, &y);
-		for (int m2 = 0; m2 < NMOVE; m2++) {
-			struct prestart *p = &out[k];
-			if (j == 1) {
-				p->y = y;
-			} else if (follows(m2 / 3, m / 3)) {
-				cubie3_compose(&s->mv[m2], &y, &p->y);
-				p->pre[1] = (uint8_t)m2;
-			} else {
-				continue;
-			}
+		if (j == 1) {
+			struct prestart *p = &out[k++];
+			p->y = y;
 			p->pre[0] = (uint8_t)m;
-			p->npre = (int8_t)j;
-			p->h1 = (int8_t)p1_depth(&s->t, &p->y);
-			k++;
-			if (j == 1)
-				break;
+			p->npre = 1;
+			p->h1 = (int8_t)p1_depth(&s->t, &y);
+			continue;
+		}
+		int hy = one ? one[mi].h1 : -1;
+		mi++;
+		for (int m2 = 0; m2 < NMOVE; m2++) {
+			if (!follows(m2 / 3, m / 3))
+				continue;
+			struct prestart *p = &out[k++];
+			cubie3_compose(&s->mv[m2], &y, &p->y);
+			p->pre[0] = (uint8_t)m;
+			p->pre[1] = (uint8_t)m2;
+			p->npre = 2;
+			if (in_g1(m2)) {
+				if (hy < 0)
+					hy = p1_depth(&s->t, &y);
+				p->h1 = (int8_t)hy;
+			} else {
+				p->h1 = (int8_t)p1_depth(&s->t, &p->y);
+			}
 		}
 	}
 	return k;
@@ -1183,8 +1200,10 @@ int twophase_solve(const void *tables, const cubie3 *c,
 					ps->npre = 0;
 					cnt[dir][j] = 1;
 				} else if (cnt[dir][j] < 0) {
-					cnt[dir][j] = prestarts(&s, &s.cube[dir],
-								j, ps);
+					cnt[dir][j] = prestarts(
+						&s, &s.cube[dir], j,
+						cnt[dir][1] > 0 ? pst[dir][1] : NULL,
+						ps);
 				}
 				for (int i = 0; i < cnt[dir][j] && !s.stop; i++) {
 					const cubie3 *x = &ps[i].y;

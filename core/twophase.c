@@ -1035,37 +1035,88 @@ static void phase1(struct search *s, int tw, int fl, int sl, int d, int k,
 	}
 }
 
-/* Exact phase-1 distance of a cube, by stepping down the table. */
-static int p1_depth(const struct tables *t, const cubie3 *c)
+/* A walk down the phase-1 table from a cube to G1, which finds the cube's
+ * exact phase-1 distance. A step reads children until one is closer —
+ * about nine of them from a deep cube, where most are not — so walks are
+ * much of a search's cost, and most of them are for starting points that
+ * only matter if their distance is at most some length L. A walk
+ * therefore goes only as far as it must to tell that, and stays where it
+ * stopped for a later, larger L: the distance left is one of the values
+ * its residue allows (at least 3 for residue 0 short of the goal), so
+ * once the steps taken plus the least of those exceed L, so does the
+ * distance. */
+struct walk {
+	uint32_t i;     /* table position of where the walk is */
+	uint16_t tw, fl, sl;
+	int8_t v;       /* the residue there */
+	int8_t last;    /* the face of the last step, -1 before the first */
+	int8_t steps;   /* taken so far */
+	int8_t h1;      /* the distance once the walk is at G1, else -1;
+			 * 99 for a walk that found no closer child (broken
+			 * tables) */
+};
+
+static void walk_start(const struct tables *t, struct walk *w,
+		       const cubie3 *c)
 {
-	int tw = get_twist(c), fl = get_flip(c), sl = get_slice(c);
-	uint32_t i = p1_index(t, tw, fl, sl);
-	int v = get2(t->prun1, i), d = 0;
-	while (i != 0) {
-		int want = (v + 2) % 3, m;
+	w->tw = (uint16_t)get_twist(c);
+	w->fl = (uint16_t)get_flip(c);
+	w->sl = (uint16_t)get_slice(c);
+	w->i = p1_index(t, w->tw, w->fl, w->sl);
+	w->v = (int8_t)get2(t->prun1, w->i);
+	w->steps = 0;
+	w->last = -1;
+	w->h1 = -1;
+}
+
+/* The walk's phase-1 distance if it is at most L, else -1. */
+static int walk_depth(const struct tables *t, struct walk *w, int L)
+{
+	while (w->h1 < 0) {
+		if (w->i == 0) {
+			w->h1 = w->steps;
+			break;
+		}
+		if (w->steps + (w->v ? w->v : 3) > L)
+			return -1;
+		/* a turn of the last step's face leads back or to a
+		 * neighbour of the cube before it: never closer */
+		int want = (w->v + 2) % 3, m;
 		for (m = 0; m < NMOVE; m++) {
-			int tw2 = t->twist_move[tw * NMOVE + m];
-			int fl2 = t->flip_move[fl * NMOVE + m];
-			int sl2 = t->slice_move[sl * NMOVE + m];
+			if (m / 3 == w->last)
+				continue;
+			int tw2 = t->twist_move[w->tw * NMOVE + m];
+			int fl2 = t->flip_move[w->fl * NMOVE + m];
+			int sl2 = t->slice_move[w->sl * NMOVE + m];
 			uint32_t j = p1_index(t, tw2, fl2, sl2);
 			if (get2(t->prun1, j) == want) {
-				tw = tw2, fl = fl2, sl = sl2, i = j, v = want;
+				w->tw = (uint16_t)tw2, w->fl = (uint16_t)fl2;
+				w->sl = (uint16_t)sl2, w->i = j;
+				w->v = (int8_t)want;
+				w->last = (int8_t)(m / 3);
 				break;
 			}
 		}
-		if (m == NMOVE || d > 20)
-			return -1;
-		d++;
+		if (m == NMOVE || w->steps > 20)
+			w->h1 = 99;
+		else
+			w->steps++;
 	}
-	return d;
+	return w->h1 <= L ? w->h1 : -1;
 }
 
-/* A cube to start phase 1 from: x itself or x after pre-moves. */
+/* A cube to start phase 1 from: x itself or x after pre-moves, with the
+ * walk (in its direction's array) that finds its phase-1 distance. */
 struct prestart {
 	cubie3 y;
 	uint8_t pre[MAXPRE];
-	int8_t npre, h1;
+	int8_t npre;
+	uint8_t walk;
 };
+
+/* A direction's walks: [0] the cube itself, [1 + k] the k-th start with
+ * one pre-move, then those with two that need their own. */
+#define NWALK (1 + 8 + 8 * 15)
 
 static inline int in_g1(int m)
 {
@@ -1075,31 +1126,35 @@ static inline int in_g1(int m)
 /* The starts with j pre-moves (1 or 2) from x: m·x for each quarter turn
  * m of R L F B (a move in G1 would not change phase 1's coordinates), or
  * m'·m·x for m' on another face than m (of two opposite faces, not the
- * negative one after the positive: they commute), each with its phase-1
- * distance. A move before the cube changes that distance by any amount,
- * so it takes a walk down the table, except after an m' in G1 (most of
- * them): m'·m·x has m·x's coordinates, so its distance is m·x's, taken
- * from one (the starts with one pre-move, in the same order) when given.
- * Returns how many. */
+ * negative one after the positive: they commute), each with its own
+ * phase-1 distance. A move before the cube changes that distance by any
+ * amount, so each needs a walk, except after an m' in G1 (most of them):
+ * m'·m·x has m·x's coordinates, so it shares m·x's walk. walks holds the
+ * direction's walks and nw how many are in use; the starts with one
+ * pre-move have theirs at 1..8 whichever set comes first. Returns how
+ * many starts. */
 static int prestarts(const struct search *s, const cubie3 *x, int j,
-		     const struct prestart *one, struct prestart *out)
+		     struct walk *walks, int *nw, struct prestart *out)
 {
-	int k = 0, mi = 0;
-	for (int m = 0; m < NMOVE; m++) {
+	int k = 0;
+	for (int m = 0, mi = 0; m < NMOVE; m++) {
 		if (in_g1(m))
 			continue;
 		cubie3 y;
 		cubie3_compose(&s->mv[m], x, &y);
+		int wy = 1 + mi++;
+		if (*nw <= wy) { /* the one-pre-move walks, made once */
+			walk_start(&s->t, &walks[wy], &y);
+			*nw = wy + 1;
+		}
 		if (j == 1) {
 			struct prestart *p = &out[k++];
 			p->y = y;
 			p->pre[0] = (uint8_t)m;
 			p->npre = 1;
-			p->h1 = (int8_t)p1_depth(&s->t, &y);
+			p->walk = (uint8_t)wy;
 			continue;
 		}
-		int hy = one ? one[mi].h1 : -1;
-		mi++;
 		for (int m2 = 0; m2 < NMOVE; m2++) {
 			if (!follows(m2 / 3, m / 3))
 				continue;
@@ -1109,11 +1164,10 @@ static int prestarts(const struct search *s, const cubie3 *x, int j,
 			p->pre[1] = (uint8_t)m2;
 			p->npre = 2;
 			if (in_g1(m2)) {
-				if (hy < 0)
-					hy = p1_depth(&s->t, &y);
-				p->h1 = (int8_t)hy;
+				p->walk = (uint8_t)wy;
 			} else {
-				p->h1 = (int8_t)p1_depth(&s->t, &p->y);
+				p->walk = (uint8_t)*nw;
+				walk_start(&s->t, &walks[(*nw)++], &p->y);
 			}
 		}
 	}
@@ -1163,11 +1217,15 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	for (int a = 0; a < 3; a++)
 		cubie3_invert(&sc[a], &sci[a]);
 	int lo = MAXLEN + 1;
+	struct walk wk[6][NWALK];
+	int nwk[6];
 	for (int dir = 0; dir < 6; dir++) {
 		cubie3 x;
 		cubie3_compose(&sc[dir % 3], dir < 3 ? c : &ci, &x);
 		cubie3_compose(&x, &sci[dir % 3], &s.cube[dir]);
-		s.h1[dir] = p1_depth(&s.t, &s.cube[dir]);
+		walk_start(&s.t, &wk[dir][0], &s.cube[dir]);
+		nwk[dir] = 1;
+		s.h1[dir] = walk_depth(&s.t, &wk[dir][0], MAXLEN);
 		if (s.h1[dir] < 0)
 			return SOLVE_ETABLES;
 		for (int e = 0; e < dir; e++)
@@ -1196,18 +1254,22 @@ int twophase_solve(const void *tables, const cubie3 *c,
 				struct prestart *ps = pst[dir][j];
 				if (cnt[dir][j] < 0 && j == 0) {
 					ps->y = s.cube[dir];
-					ps->h1 = (int8_t)s.h1[dir];
 					ps->npre = 0;
+					ps->walk = 0;
 					cnt[dir][j] = 1;
 				} else if (cnt[dir][j] < 0) {
-					cnt[dir][j] = prestarts(
-						&s, &s.cube[dir], j,
-						cnt[dir][1] > 0 ? pst[dir][1] : NULL,
-						ps);
+					cnt[dir][j] = prestarts(&s, &s.cube[dir],
+								j, wk[dir],
+								&nwk[dir], ps);
 				}
 				for (int i = 0; i < cnt[dir][j] && !s.stop; i++) {
 					const cubie3 *x = &ps[i].y;
-					if (ps[i].h1 > n - j || n >= s.best_len)
+					if (n >= s.best_len)
+						break;
+					int h1 = walk_depth(&s.t,
+							    &wk[dir][ps[i].walk],
+							    n - j);
+					if (h1 < 0)
 						continue;
 					s.dir = dir;
 					s.n1 = n - j;
@@ -1216,7 +1278,7 @@ int twophase_solve(const void *tables, const cubie3 *c,
 					s.cub[0] = *x;
 					s.valid = 0;
 					phase1(&s, get_twist(x), get_flip(x),
-					       get_slice(x), ps[i].h1, 0, n - j);
+					       get_slice(x), h1, 0, n - j);
 				}
 			}
 		}

@@ -1137,13 +1137,34 @@ struct prestart {
 	uint8_t walk;
 };
 
-/* A direction's walks: [0] the cube itself, [1 + k] the k-th start with
- * one pre-move, then those with two that need their own. */
-#define NWALK (1 + 8 + 8 * 15)
-
 static inline int in_g1(int m)
 {
 	return m % 3 == 1 || m / 3 % 3 == 0;
+}
+
+/* The slot of face f among R F L B (0..3), the faces of the quarter
+ * turns that leave G1. */
+static inline int rflb(int f)
+{
+	return f % 3 - 1 + (f >= 3 ? 2 : 0);
+}
+
+/* A direction's walks: [0] the cube itself; [1 + rflb(face of m)] the
+ * starts m·x; [5 + 4·i + rflb(face of m')] the starts m'·m·x for the
+ * i-th m, m' a quarter turn. */
+#define NWALK (5 + 8 * 4)
+_Static_assert(NWALK <= 64, "a bit per walk in a uint64_t");
+
+/* Walk w of a direction, started from y if it was not yet (started: a
+ * bit per walk). */
+static uint8_t use_walk(const struct search *s, struct walk *walks,
+			uint64_t *started, int w, const cubie3 *y)
+{
+	if (!(*started >> w & 1)) {
+		walk_start(&s->t, &walks[w], y);
+		*started |= (uint64_t)1 << w;
+	}
+	return (uint8_t)w;
 }
 
 /* The starts with j pre-moves (1 or 2) from x: m·x for each quarter turn
@@ -1151,13 +1172,14 @@ static inline int in_g1(int m)
  * m'·m·x for m' on another face than m (of two opposite faces, not the
  * negative one after the positive: they commute), each with its own
  * phase-1 distance. A move before the cube changes that distance by any
- * amount, so each needs a walk, except after an m' in G1 (most of them):
- * m'·m·x has m·x's coordinates, so it shares m·x's walk. walks holds the
- * direction's walks and nw how many are in use; the starts with one
- * pre-move have theirs at 1..8 whichever set comes first. Returns how
- * many starts. */
+ * amount, so it takes a walk down the table — but phase 1's coordinates
+ * are those of the coset G1·y, and g·y has y's for any g in G1. So m'·m·x
+ * with m' in G1 (most of them) shares m·x's walk, and the two quarter
+ * turns of a face share one too (R' = R2·R): 25 walks a direction where
+ * each start had its own (129). Returns how many starts. */
 static int prestarts(const struct search *s, const cubie3 *x, int j,
-		     struct walk *walks, int *nw, struct prestart *out)
+		     struct walk *walks, uint64_t *started,
+		     struct prestart *out)
 {
 	int k = 0;
 	for (int m = 0, mi = 0; m < NMOVE; m++) {
@@ -1165,17 +1187,13 @@ static int prestarts(const struct search *s, const cubie3 *x, int j,
 			continue;
 		cubie3 y;
 		cubie3_compose(&s->mv[m], x, &y);
-		int wy = 1 + mi++;
-		if (*nw <= wy) { /* the one-pre-move walks, made once */
-			walk_start(&s->t, &walks[wy], &y);
-			*nw = wy + 1;
-		}
+		int wy = 1 + rflb(m / 3), i = mi++;
 		if (j == 1) {
 			struct prestart *p = &out[k++];
 			p->y = y;
 			p->pre[0] = (uint8_t)m;
 			p->npre = 1;
-			p->walk = (uint8_t)wy;
+			p->walk = use_walk(s, walks, started, wy, &y);
 			continue;
 		}
 		for (int m2 = 0; m2 < NMOVE; m2++) {
@@ -1186,12 +1204,12 @@ static int prestarts(const struct search *s, const cubie3 *x, int j,
 			p->pre[0] = (uint8_t)m;
 			p->pre[1] = (uint8_t)m2;
 			p->npre = 2;
-			if (in_g1(m2)) {
-				p->walk = (uint8_t)wy;
-			} else {
-				p->walk = (uint8_t)*nw;
-				walk_start(&s->t, &walks[(*nw)++], &p->y);
-			}
+			if (in_g1(m2))
+				p->walk = use_walk(s, walks, started, wy, &y);
+			else
+				p->walk = use_walk(s, walks, started,
+						   5 + 4 * i + rflb(m2 / 3),
+						   &p->y);
 		}
 	}
 	return k;
@@ -1241,13 +1259,13 @@ int twophase_solve(const void *tables, const cubie3 *c,
 		cubie3_invert(&sc[a], &sci[a]);
 	int lo = MAXLEN + 1;
 	struct walk wk[6][NWALK];
-	int nwk[6];
+	uint64_t started[6];
 	for (int dir = 0; dir < 6; dir++) {
 		cubie3 x;
 		cubie3_compose(&sc[dir % 3], dir < 3 ? c : &ci, &x);
 		cubie3_compose(&x, &sci[dir % 3], &s.cube[dir]);
 		walk_start(&s.t, &wk[dir][0], &s.cube[dir]);
-		nwk[dir] = 1;
+		started[dir] = 1;
 		s.h1[dir] = walk_depth(&s.t, &wk[dir][0], MAXLEN);
 		if (s.h1[dir] < 0)
 			return SOLVE_ETABLES;
@@ -1283,7 +1301,7 @@ int twophase_solve(const void *tables, const cubie3 *c,
 				} else if (cnt[dir][j] < 0) {
 					cnt[dir][j] = prestarts(&s, &s.cube[dir],
 								j, wk[dir],
-								&nwk[dir], ps);
+								&started[dir], ps);
 				}
 				for (int i = 0; i < cnt[dir][j] && !s.stop; i++) {
 					const cubie3 *x = &ps[i].y;

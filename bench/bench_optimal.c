@@ -439,7 +439,7 @@ static void bench_vs(int level, int n)
 	for (int i = 0; i < total; i++) {
 		cube_move m[32], tm[32];
 		char scr[256];
-		solve_limits tl = {0, 0, NULL, NULL};
+		solve_limits tl = {0, 0, NULL, NULL, 0};
 		int tk = twophase_solve(tp, &st[i], &tl, tm, 32);
 		if (tk < 0)
 			fail("twophase_solve", tk);

@@ -1155,18 +1155,6 @@ static inline int rflb(int f)
 #define NWALK (5 + 8 * 4)
 _Static_assert(NWALK <= 64, "a bit per walk in a uint64_t");
 
-/* Walk w of a direction, started from y if it was not yet (started: a
- * bit per walk). */
-static uint8_t use_walk(const struct search *s, struct walk *walks,
-			uint64_t *started, int w, const cubie3 *y)
-{
-	if (!(*started >> w & 1)) {
-		walk_start(&s->t, &walks[w], y);
-		*started |= (uint64_t)1 << w;
-	}
-	return (uint8_t)w;
-}
-
 /* The starts with j pre-moves (1 or 2) from x: m·x for each quarter turn
  * m of R L F B (a move in G1 would not change phase 1's coordinates), or
  * m'·m·x for m' on another face than m (of two opposite faces, not the
@@ -1178,7 +1166,6 @@ static uint8_t use_walk(const struct search *s, struct walk *walks,
  * turns of a face share one too (R' = R2·R): 25 walks a direction where
  * each start had its own (129). Returns how many starts. */
 static int prestarts(const struct search *s, const cubie3 *x, int j,
-		     struct walk *walks, uint64_t *started,
 		     struct prestart *out)
 {
 	int k = 0;
@@ -1193,7 +1180,7 @@ static int prestarts(const struct search *s, const cubie3 *x, int j,
 			p->y = y;
 			p->pre[0] = (uint8_t)m;
 			p->npre = 1;
-			p->walk = use_walk(s, walks, started, wy, &y);
+			p->walk = (uint8_t)wy;
 			continue;
 		}
 		for (int m2 = 0; m2 < NMOVE; m2++) {
@@ -1204,12 +1191,8 @@ static int prestarts(const struct search *s, const cubie3 *x, int j,
 			p->pre[0] = (uint8_t)m;
 			p->pre[1] = (uint8_t)m2;
 			p->npre = 2;
-			if (in_g1(m2))
-				p->walk = use_walk(s, walks, started, wy, &y);
-			else
-				p->walk = use_walk(s, walks, started,
-						   5 + 4 * i + rflb(m2 / 3),
-						   &p->y);
+			p->walk = (uint8_t)(in_g1(m2) ? wy
+							: 5 + 4 * i + rflb(m2 / 3));
 		}
 	}
 	return k;
@@ -1300,15 +1283,21 @@ int twophase_solve(const void *tables, const cubie3 *c,
 					cnt[dir][j] = 1;
 				} else if (cnt[dir][j] < 0) {
 					cnt[dir][j] = prestarts(&s, &s.cube[dir],
-								j, wk[dir],
-								&started[dir], ps);
+								j, ps);
 				}
 				for (int i = 0; i < cnt[dir][j] && !s.stop; i++) {
 					const cubie3 *x = &ps[i].y;
 					if (n >= s.best_len)
 						break;
-					int h1 = walk_depth(&s.t,
-							    &wk[dir][ps[i].walk],
+					/* a walk starts when a start of its
+					 * coordinates is first tried, so one
+					 * never tried costs no read */
+					int w = ps[i].walk;
+					if (!(started[dir] >> w & 1)) {
+						walk_start(&s.t, &wk[dir][w], x);
+						started[dir] |= (uint64_t)1 << w;
+					}
+					int h1 = walk_depth(&s.t, &wk[dir][w],
 							    n - j);
 					if (h1 < 0)
 						continue;

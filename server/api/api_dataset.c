@@ -199,6 +199,10 @@ static void serve_column(const struct api_config *cfg,
 		}
 		return;
 	}
+	/* a HEAD sends no body: its stream is not counted against the
+	 * client's next download */
+	if (rq->method && strcmp(rq->method, "HEAD") == 0)
+		dataset_source_done(src);
 	bs->length = to - from;
 	bs->block = dataset_service_config(cfg->datasets)->block;
 	bs->read = source_read;

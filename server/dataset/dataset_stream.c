@@ -53,6 +53,8 @@ struct dataset_source {
 	void *scratch;
 	size_t ss;
 	uint64_t sent;
+	/* the client's stream given back already (dataset_source_done) */
+	int given;
 };
 
 struct dataset_service *dataset_service_new(const struct dataset_service_config *c)
@@ -270,7 +272,20 @@ long dataset_source_read(struct dataset_source *src, uint64_t pos, char *buf,
 	}
 	src->sent += put;
 	atomic_fetch_add(&src->svc->bytes, put);
+	/* the last bytes made: the client's stream is over for it as soon
+	 * as they arrive, so its next download must not find this one
+	 * still counted (the release comes after they are sent) */
+	if (src->sent >= src->to - src->from)
+		dataset_source_done(src);
 	return (long)put;
+}
+
+void dataset_source_done(struct dataset_source *src)
+{
+	if (src && !src->given) {
+		src->given = 1;
+		give(src->svc, &src->client);
+	}
 }
 
 void dataset_source_release(struct dataset_source *src)
@@ -279,7 +294,7 @@ void dataset_source_release(struct dataset_source *src)
 		return;
 	if (src->sent < src->to - src->from)
 		atomic_fetch_add(&src->svc->cut, 1);
-	give(src->svc, &src->client);
+	dataset_source_done(src);
 	free(src->buf);
 	free(src->labels);
 	free(src->scratch);

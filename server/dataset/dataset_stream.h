@@ -52,6 +52,7 @@ struct dataset_source;
  * job's solver labels, p->rows bytes, copied); otherwise the rows are made
  * from (seed, i), which needs no solver table (dist2 for 2×2 optimal
  * labels). On DSO_OK *out is the source, counted as open for client
+ * until its last bytes are made (or dataset_source_done), at the latest
  * until it is released. */
 int dataset_stream_open(struct dataset_service *s, const struct dsp *p,
 			int col, const void *dist2, const unsigned char *labels,
@@ -62,6 +63,9 @@ long dataset_source_read(struct dataset_source *src, uint64_t pos,
 			 char *buf, size_t max);
 /* Done with it (sent or not). */
 void dataset_source_release(struct dataset_source *src);
+/* The client's stream counted out now (its last bytes are made, or a
+ * HEAD sends none), before the source is released; at most once. */
+void dataset_source_done(struct dataset_source *src);
 
 /* The request's rows as NDJSON, one object a line: {"i": sample, then
  * each column and label by name} (index as a decimal string, labels as

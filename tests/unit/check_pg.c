@@ -536,9 +536,10 @@ END_TEST
 
 /* A relay between a store and the cluster (issue 61.1): it passes bytes
  * both ways, and once armed, passes the next COMMIT (a simple-query
- * message), waits for the server's answer to it (so the commit has
- * happened), drops that answer and cuts both sides: the node sent COMMIT
- * and never heard back, as when a network drops between them. */
+ * message, or the Parse message of the write transaction's pipeline),
+ * waits for the server's answer to it (so the commit has happened),
+ * drops that answer and cuts both sides: the node sent COMMIT and never
+ * heard back, as when a network drops between them. */
 #define RELAY_PAIRS 32
 struct relay {
 	int lfd, port, up_port;
@@ -580,6 +581,9 @@ static void *relay_main(void *arg)
 {
 	struct relay *r = arg;
 	static const char commit[] = "Q\0\0\0\x0b" "COMMIT";
+	/* Parse: type, length 14, the unnamed statement, the text, no
+	 * parameter types */
+	static const char parse_commit[] = "P\0\0\0\x0e\0" "COMMIT\0\0";
 	char buf[65536];
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
@@ -638,7 +642,10 @@ static void *relay_main(void *arg)
 			}
 			pthread_mutex_lock(&r->lock);
 			int cut = from_cli && r->armed &&
-				  holds(buf, (size_t)got, commit, sizeof commit);
+				  (holds(buf, (size_t)got, commit,
+					 sizeof commit) ||
+				   holds(buf, (size_t)got, parse_commit,
+					 sizeof parse_commit));
 			if (cut)
 				r->armed = 0;
 			pthread_mutex_unlock(&r->lock);

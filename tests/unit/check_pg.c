@@ -1002,6 +1002,115 @@ START_TEST(pg_batch_refusals_stay_alone)
 }
 END_TEST
 
+/* A writer's batch costs two round trips, whatever its size (libpq's
+ * pipeline mode, store_pg_write.c): BEGIN goes with the lock of its
+ * sessions, its deferred appends with COMMIT; also the first time, when
+ * the connection prepares its statements in the same round trips. Before
+ * pipelining the same batch cost four (BEGIN, the lock, the flush,
+ * COMMIT). A transaction that sent nothing costs none. */
+START_TEST(pg_batch_two_round_trips)
+{
+	char url[256], sql[256];
+	new_db("trips", url, sizeof url);
+	struct store *st = open_store(url);
+	create_one(st, "s1");
+	create_one(st, "s2");
+	const char *ids[] = {"s1", "s2"};
+	for (int round = 0; round < 2; round++) {
+		struct store_pool_stats before = {0}, after = {0};
+		store_pool_stats(st, &before);
+		ck_assert_int_eq(store_begin(st), STORE_OK);
+		store_defer(st, 1);
+		ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+		for (int i = 0; i < 6; i++) {
+			struct store_event e = {
+				.version = round * 3 + i / 2 + 1,
+				.kind = "moves", .moves = "R",
+				.created_at = 2000 + i};
+			ck_assert_int_eq(store_append_event(st, ids[i % 2], &e,
+							    e.version, 0),
+					 STORE_OK);
+		}
+		ck_assert_int_eq(store_commit(st), STORE_OK);
+		store_defer(st, 0);
+		store_pool_stats(st, &after);
+		ck_assert_uint_eq(after.round_trips - before.round_trips, 2);
+	}
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(session_version_in(url, ids[i]), 6);
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s' "
+			 "AND version BETWEEN 1 AND 6", ids[i]);
+		ck_assert_int_eq(pg_query_int(url, sql), 6);
+	}
+	struct store_pool_stats before = {0}, after = {0};
+	store_pool_stats(st, &before);
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	ck_assert_int_eq(store_rollback(st), STORE_OK);
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	ck_assert_int_eq(store_commit(st), STORE_OK);
+	store_pool_stats(st, &after);
+	ck_assert_uint_eq(after.round_trips, before.round_trips);
+	store_close(st);
+}
+END_TEST
+
+/* The deferred appends go in the round trip that carries COMMIT, so a
+ * flush that does not apply must fail itself, or that COMMIT would keep
+ * part of the batch. Here the database skips every update of s2's row (a
+ * trigger planted for the test): the flush moves 1 of 2 sessions and
+ * adds 2 of 3 events, fails, PostgreSQL skips the COMMIT behind it, and
+ * the whole batch is rolled back (s1's appends too), the failure known
+ * as the flush's (store_deferred_failed: the writer runs the batch
+ * again, each write alone). The connection is usable afterwards. */
+START_TEST(pg_pipelined_flush_fails_whole)
+{
+	char url[256], sql[256], err[512];
+	new_db("whole", url, sizeof url);
+	struct store *st = open_store(url);
+	create_one(st, "s1");
+	create_one(st, "s2");
+	ck_assert_msg(pg_exec(url,
+			      "CREATE FUNCTION skip_s2() RETURNS trigger "
+			      "LANGUAGE plpgsql AS $$ BEGIN IF NEW.id = 's2' "
+			      "THEN RETURN NULL; END IF; RETURN NEW; END $$; "
+			      "CREATE TRIGGER skip_s2 BEFORE UPDATE ON sessions "
+			      "FOR EACH ROW EXECUTE FUNCTION skip_s2()",
+			      err, sizeof err) == 0,
+		      "%s", err);
+	const char *ids[] = {"s1", "s2"}, *order[] = {"s1", "s2", "s1"};
+	const int64_t vers[] = {1, 1, 2};
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	for (int i = 0; i < 3; i++) {
+		struct store_event e = {.version = vers[i], .kind = "moves",
+					.moves = "F", .created_at = 3000 + i};
+		ck_assert_int_eq(store_append_event(st, order[i], &e,
+						    e.version, 0),
+				 STORE_OK);
+	}
+	int rc = store_commit(st);
+	ck_assert_int_eq(rc, STORE_ERROR);
+	ck_assert(store_deferred_failed(st));
+	ck_assert_msg(strstr(store_last_error(st),
+			     "deferred appends did not apply: 1 of 2 sessions "
+			     "moved, 2 of 3 events added"),
+		      "%s", store_last_error(st));
+	store_defer(st, 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(session_version_in(url, ids[i]), 0);
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s'",
+			 ids[i]);
+		ck_assert_int_eq(pg_query_int(url, sql), 1); /* create */
+	}
+	ck_assert_int_eq(append(st, "s1", 1, "U"), STORE_OK);
+	ck_assert_int_eq(session_version_in(url, "s1"), 1);
+	store_close(st);
+}
+END_TEST
+
 /* One write of kind k (moves when k is SES_MOVES) through ses. */
 static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
@@ -1105,6 +1214,8 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_lost_commit_replays);
 	tcase_add_test(tc, pg_stalled_claim_taken_over);
 	tcase_add_test(tc, pg_batch_refusals_stay_alone);
+	tcase_add_test(tc, pg_batch_two_round_trips);
+	tcase_add_test(tc, pg_pipelined_flush_fails_whole);
 	tcase_add_test(tc, pg_nodes_catch_up_exact);
 	suite_add_tcase(s, tc);
 	return s;

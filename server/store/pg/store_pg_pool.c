@@ -27,6 +27,17 @@
  * lost is STORE_UNKNOWN: it may have committed (a retry with the key
  * finds out).
  *
+ * A write transaction's connection is in libpq's pipeline mode from
+ * store_begin to its end (pg__group): each round trip carries several
+ * commands (the transaction's BEGIN, not sent until its first statement;
+ * a statement's PQsendPrepare before its first use on the connection;
+ * the flush and COMMIT) and a sync, and its answers are read by the same
+ * deadline. PostgreSQL skips the commands behind a failed one up to the
+ * sync, so the first failure is the one told. A round trip that carried
+ * BEGIN but no COMMIT and met a dead connection is sent again, once, on
+ * a new connection in the transaction's slot: nothing of it committed.
+ * Outside a transaction a connection is out of pipeline mode.
+ *
  * Before a statement on a transaction's connection the pool calls
  * st->before_run (store_pg_write.c's flush of the deferred appends): it
  * knows nothing of them itself. */

@@ -9,11 +9,22 @@
  * asking). Its appends are deferred (store_defer): each is checked
  * against the locked version at once (a stale one is a conflict with no
  * round trip) and kept; all of them then go as one statement (flush)
- * before the transaction's next statement that could see them or its
- * COMMIT. So a batch of moves costs BEGIN, the lock, the flush and the
- * COMMIT, whatever its size, where it cost three round trips a write
- * (version check, advance, event). Outside deferral an append is still
- * one statement (S_APPEND: advance and event together).
+ * before the transaction's next statement that could see them, or with
+ * its COMMIT. The transaction's connection is in libpq's pipeline mode
+ * (store_pg_pool.c, pg__group): store_begin sends nothing, BEGIN goes
+ * in the round trip of the transaction's first statement (the lock),
+ * and the flush and COMMIT go in one round trip. So a batch of moves
+ * costs two round trips whatever its size (it cost four with BEGIN and
+ * COMMIT alone, and before deferral three a write: version check,
+ * advance, event). Since PostgreSQL runs the COMMIT queued behind the
+ * flush unless the flush fails, the flush statement fails itself when
+ * its counts differ (S_FLUSH: not every session moved or not every
+ * event was added); then PostgreSQL skips the COMMIT, the whole batch is
+ * rolled back and deferred_failed tells the writer to run it again with
+ * each write alone. A failed COMMIT ended the transaction; a lost
+ * connection leaves its outcome unknown (STORE_UNKNOWN). Outside
+ * deferral an append is still one statement (S_APPEND: advance and
+ * event together).
  *
  * Uses the pool (store_pg_pool.c) for its one statement; the pool calls
  * back only through st->before_run (pg__before_run, set by pg_open). */

@@ -536,7 +536,8 @@ END_TEST
 
 /* A relay between a store and the cluster (issue 61.1): it passes bytes
  * both ways, and once armed, passes the next COMMIT (a simple-query
- * message, or the Parse message of the write transaction's pipeline),
+ * message, or the Bind of the prepared COMMIT in a write transaction's
+ * pipeline),
  * waits for the server's answer to it (so the commit has happened),
  * drops that answer and cuts both sides: the node sent COMMIT and never
  * heard back, as when a network drops between them. */
@@ -577,13 +578,49 @@ static int holds(const char *buf, size_t len, const char *pat, size_t n)
 	return 0;
 }
 
+/* The statement name of a Parse of pat ("\0COMMIT\0\0": the name's
+ * end, the text, no parameter types) in buf into name: the bytes back
+ * to the Parse's length field. */
+static void learn_commit(const char *buf, size_t len, const char *pat,
+			 size_t n, char *name, size_t cap)
+{
+	for (size_t i = 0; i + n <= len; i++) {
+		if (memcmp(buf + i, pat, n) != 0)
+			continue;
+		/* 'P' and a 4-byte length before the name */
+		for (size_t b = i; b >= 5 && i - b + 1 < cap; b--) {
+			if (buf[b - 5] == 'P' && b < i) {
+				memcpy(name, buf + b, i - b);
+				name[i - b] = '\0';
+				return;
+			}
+			if (b < i && buf[b] == '\0')
+				break;
+		}
+	}
+}
+
+/* Whether buf holds a Bind of the prepared statement name to the
+ * unnamed portal: 'B', a length, "" and the name. */
+static int binds(const char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	for (size_t i = 0; i + 6 + n <= len; i++)
+		if (buf[i] == 'B' && buf[i + 5] == '\0' &&
+		    memcmp(buf + i + 6, name, n) == 0)
+			return 1;
+	return 0;
+}
+
 static void *relay_main(void *arg)
 {
 	struct relay *r = arg;
 	static const char commit[] = "Q\0\0\0\x0b" "COMMIT";
-	/* Parse: type, length 14, the unnamed statement, the text, no
-	 * parameter types */
-	static const char parse_commit[] = "P\0\0\0\x0e\0" "COMMIT\0\0";
+	/* the engine prepares COMMIT once per connection (a Parse with its
+	 * statement's name, always the same) and then binds that name: the
+	 * name is learnt from the Parse */
+	static const char parse_commit[] = "\0COMMIT\0\0";
+	char commit_name[16] = "";
 	char buf[65536];
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
@@ -640,12 +677,16 @@ static void *relay_main(void *arg)
 				pair_close(r, i);
 				continue;
 			}
+			if (from_cli && !commit_name[0])
+				learn_commit(buf, (size_t)got, parse_commit,
+					     sizeof parse_commit, commit_name,
+					     sizeof commit_name);
 			pthread_mutex_lock(&r->lock);
 			int cut = from_cli && r->armed &&
 				  (holds(buf, (size_t)got, commit,
 					 sizeof commit) ||
-				   holds(buf, (size_t)got, parse_commit,
-					 sizeof parse_commit));
+				   (commit_name[0] &&
+				    binds(buf, (size_t)got, commit_name)));
 			if (cut)
 				r->armed = 0;
 			pthread_mutex_unlock(&r->lock);

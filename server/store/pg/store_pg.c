@@ -170,8 +170,7 @@ static int pg_open(const struct store_config *cfg, void **impl,
 	 * claims it holds go with it, and a retry on another node that
 	 * waits on one of them runs */
 	if (cfg->txn_lease_ms > 0)
-		snprintf(st->lease_sql, sizeof st->lease_sql,
-			 "SET LOCAL idle_in_transaction_session_timeout = %d",
+		snprintf(st->lease_ms, sizeof st->lease_ms, "%d",
 			 cfg->txn_lease_ms);
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);

@@ -351,49 +351,59 @@ struct sent {
 #define GROUP_MAX 8
 
 /* One attempt of pg__group. */
+/* Queue statement id (params) on c's pipeline, prepared first if c has
+ * not yet (nor earlier in this round trip: *preparing), and note what to
+ * read back in sent (cmd: the command's index, -1 for BEGIN and the
+ * lease). 0 when libpq could not queue it. */
+static int send_one(struct pconn *c, uint64_t *preparing, struct sent *sent,
+		    int *k, int cmd, int id, const char *const *params,
+		    const char *expect)
+{
+	char name[16];
+	snprintf(name, sizeof name, "s%d", id);
+	uint64_t bit = UINT64_C(1) << id;
+	if (!((c->prepared | *preparing) & bit)) {
+		sent[(*k)++] = (struct sent){cmd, id, NULL};
+		*preparing |= bit;
+		if (!PQsendPrepare(c->pq, name, stmt_sql[id], stmt_nparams[id],
+				   NULL))
+			return 0;
+	}
+	sent[(*k)++] = (struct sent){cmd, -1, expect};
+	return PQsendQueryPrepared(c->pq, name, stmt_nparams[id], params, NULL,
+				   NULL, 0);
+}
+
+/* One attempt of pg__group. BEGIN, the lease, COMMIT and ROLLBACK are
+ * prepared statements too: each costs the server a bind and an execute,
+ * not a parse as well. */
 static int group_once(struct pg *st, struct tls *t, struct pconn *c,
 		      const struct pg_cmd *cmd, int n, int64_t deadline,
 		      PGresult **out, int *failed_at)
 {
-	struct sent sent[2 * GROUP_MAX + 2];
+	struct sent sent[2 * GROUP_MAX + 4];
 	int k = 0;
 	if (!c->pq)
 		return lost(st, t, c, -1);
 	PGconn *pq = c->pq;
 	int ok = 1;
+	uint64_t preparing = 0;
 	if (t->begin_pending) {
 		t->begin_pending = 0;
-		ok = PQsendQueryParams(pq, "BEGIN", 0, NULL, NULL, NULL, NULL,
-				       0);
-		sent[k++] = (struct sent){-1, -1, "BEGIN"};
-		if (ok && st->lease_sql[0]) {
-			ok = PQsendQueryParams(pq, st->lease_sql, 0, NULL,
-					       NULL, NULL, NULL, 0);
-			sent[k++] = (struct sent){-1, -1, "SET"};
-		}
+		ok = send_one(c, &preparing, sent, &k, -1, S_BEGIN, NULL,
+			      "BEGIN");
+		const char *lease[] = {st->lease_ms};
+		if (ok && st->lease_ms[0])
+			ok = send_one(c, &preparing, sent, &k, -1, S_LEASE,
+				      lease, NULL);
 	}
-	uint64_t preparing = 0;
 	for (int i = 0; i < n && ok; i++) {
-		if (cmd[i].id < 0) {
-			ok = PQsendQueryParams(pq, cmd[i].sql, 0, NULL, NULL,
-					       NULL, NULL, 0);
-			sent[k++] = (struct sent){i, -1, cmd[i].expect};
-			continue;
-		}
 		int id = cmd[i].id;
-		char name[16];
-		snprintf(name, sizeof name, "s%d", id);
-		uint64_t bit = UINT64_C(1) << id;
-		if (!((c->prepared | preparing) & bit)) {
-			ok = PQsendPrepare(pq, name, stmt_sql[id],
-					   stmt_nparams[id], NULL);
-			sent[k++] = (struct sent){i, id, NULL};
-			preparing |= bit;
-		}
-		if (ok)
-			ok = PQsendQueryPrepared(pq, name, stmt_nparams[id],
-						 cmd[i].params, NULL, NULL, 0);
-		sent[k++] = (struct sent){i, -1, NULL};
+		if (id < 0)
+			id = strcmp(cmd[i].sql, "COMMIT") == 0 ? S_COMMIT
+							       : S_ROLLBACK;
+		ok = send_one(c, &preparing, sent, &k, i, id, cmd[i].params,
+			      cmd[i].expect);
 	}
 	if (!ok || !PQpipelineSync(pq))
 		return lost(st, t, c, -1);

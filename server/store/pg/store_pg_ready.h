@@ -31,10 +31,11 @@ struct pg {
 	 * and timed solves carry it (schema/pg/009), so the listener skips
 	 * the node's own, which its watchers already had */
 	char app[24];
-	/* with a transaction lease (store_config.txn_lease_ms), what sets
-	 * it after BEGIN, in the same round trip (SET LOCAL: no session
-	 * state, so a pooler in transaction mode passes it); else "" */
-	char lease_sql[96];
+	/* with a transaction lease (store_config.txn_lease_ms), its
+	 * milliseconds, set after BEGIN in the same round trip (S_LEASE:
+	 * set_config local to the transaction, no session state, so a
+	 * pooler in transaction mode passes it); else "" */
+	char lease_ms[16];
 	char *schema_dir;
 	int schema_version;
 	/* --db-timeout: the server's statement_timeout on every pooled

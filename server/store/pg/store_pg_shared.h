@@ -38,6 +38,12 @@
  * its SQL. Each connection prepares one the first time it runs it. */
 #define PG_STATEMENTS(X)                                                       \
 	X(S_PING, 0, "SELECT 1")                                               \
+	X(S_BEGIN, 0, "BEGIN")                                                 \
+	X(S_LEASE, 1,                                                          \
+	  "SELECT set_config('idle_in_transaction_session_timeout', $1, "      \
+	  "true)")                                                             \
+	X(S_COMMIT, 0, "COMMIT")                                               \
+	X(S_ROLLBACK, 0, "ROLLBACK")                                           \
 	X(S_DB_SIZE, 0, "SELECT pg_database_size(current_database())")        \
 	X(S_INSERT_SESSION, 7,                                                 \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
@@ -277,8 +283,8 @@ int pg__trip(struct pg *st, struct tls *t, struct pconn *c, int prepare,
 	     const char *name, const char *sql, int n,
 	     const char *const *params, int64_t deadline, PGresult **out);
 /* One command of a round trip in pipeline mode (pg__group): statement
- * id with its parameters, or, with id < 0, sql without parameters
- * (COMMIT, ROLLBACK) whose command tag must be expect. */
+ * id with its parameters, or, with id < 0, sql, "COMMIT" or "ROLLBACK"
+ * (S_COMMIT, S_ROLLBACK), whose command tag must be expect. */
 struct pg_cmd {
 	int id;
 	const char *sql, *expect;

@@ -513,7 +513,12 @@ void api__get_metrics(const struct api_config *cfg,
 			       "Notifications of other nodes' (and this "
 			       "node's) commits received.\n"
 			       "# TYPE cubed_db_notifications_total counter\n"
-			       "cubed_db_notifications_total %llu\n",
+			       "cubed_db_notifications_total %llu\n"
+			       "# HELP cubed_db_round_trips_total Round trips "
+			       "to the database for statements (a write "
+			       "batch: two).\n"
+			       "# TYPE cubed_db_round_trips_total counter\n"
+			       "cubed_db_round_trips_total %llu\n",
 			       (unsigned long long)(dp.open - dp.idle),
 			       (unsigned long long)dp.idle,
 			       (unsigned long long)dp.max,
@@ -521,7 +526,8 @@ void api__get_metrics(const struct api_config *cfg,
 			       (unsigned long long)dp.timeouts,
 			       (unsigned long long)dp.dropped, dp.listener_up,
 			       (unsigned long long)dp.listener_reconnects,
-			       (unsigned long long)dp.notifications);
+			       (unsigned long long)dp.notifications,
+			       (unsigned long long)dp.round_trips);
 	if (cfg->events) {
 		struct events_stats es;
 		events_stats(cfg->events, &es);

@@ -257,6 +257,8 @@ struct store_pool_stats {
 	uint64_t dropped;           /* connections found dead or dropped */
 	int listener_up;            /* the LISTEN connection is there */
 	uint64_t listener_reconnects, notifications;
+	uint64_t round_trips;       /* statements' round trips to the
+				     * database (a write batch: 2) */
 };
 void store_pool_stats(struct store *st, struct store_pool_stats *out);
 

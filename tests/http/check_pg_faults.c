@@ -594,6 +594,7 @@ START_TEST(pool_size_bounded)
 	ck_assert(http_metric(r.body, "cubed_db_listener_up") == 1);
 	ck_assert(http_metric(r.body, "cubed_db_listener_connects_total") >= 1);
 	ck_assert(http_metric(r.body, "cubed_db_notifications_total") >= 1);
+	ck_assert(http_metric(r.body, "cubed_db_round_trips_total") >= 1);
 	http_response_free(&r);
 	ck_assert_int_eq(server_stop(&n, 1), 0);
 }

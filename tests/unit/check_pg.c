@@ -536,9 +536,11 @@ END_TEST
 
 /* A relay between a store and the cluster (issue 61.1): it passes bytes
  * both ways, and once armed, passes the next COMMIT (a simple-query
- * message), waits for the server's answer to it (so the commit has
- * happened), drops that answer and cuts both sides: the node sent COMMIT
- * and never heard back, as when a network drops between them. */
+ * message, or the Bind of the prepared COMMIT in a write transaction's
+ * pipeline),
+ * waits for the server's answer to it (so the commit has happened),
+ * drops that answer and cuts both sides: the node sent COMMIT and never
+ * heard back, as when a network drops between them. */
 #define RELAY_PAIRS 32
 struct relay {
 	int lfd, port, up_port;
@@ -576,10 +578,49 @@ static int holds(const char *buf, size_t len, const char *pat, size_t n)
 	return 0;
 }
 
+/* The statement name of a Parse of pat ("\0COMMIT\0\0": the name's
+ * end, the text, no parameter types) in buf into name: the bytes back
+ * to the Parse's length field. */
+static void learn_commit(const char *buf, size_t len, const char *pat,
+			 size_t n, char *name, size_t cap)
+{
+	for (size_t i = 0; i + n <= len; i++) {
+		if (memcmp(buf + i, pat, n) != 0)
+			continue;
+		/* 'P' and a 4-byte length before the name */
+		for (size_t b = i; b >= 5 && i - b + 1 < cap; b--) {
+			if (buf[b - 5] == 'P' && b < i) {
+				memcpy(name, buf + b, i - b);
+				name[i - b] = '\0';
+				return;
+			}
+			if (b < i && buf[b] == '\0')
+				break;
+		}
+	}
+}
+
+/* Whether buf holds a Bind of the prepared statement name to the
+ * unnamed portal: 'B', a length, "" and the name. */
+static int binds(const char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	for (size_t i = 0; i + 6 + n <= len; i++)
+		if (buf[i] == 'B' && buf[i + 5] == '\0' &&
+		    memcmp(buf + i + 6, name, n) == 0)
+			return 1;
+	return 0;
+}
+
 static void *relay_main(void *arg)
 {
 	struct relay *r = arg;
 	static const char commit[] = "Q\0\0\0\x0b" "COMMIT";
+	/* the engine prepares COMMIT once per connection (a Parse with its
+	 * statement's name, always the same) and then binds that name: the
+	 * name is learnt from the Parse */
+	static const char parse_commit[] = "\0COMMIT\0\0";
+	char commit_name[16] = "";
 	char buf[65536];
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
@@ -636,9 +677,16 @@ static void *relay_main(void *arg)
 				pair_close(r, i);
 				continue;
 			}
+			if (from_cli && !commit_name[0])
+				learn_commit(buf, (size_t)got, parse_commit,
+					     sizeof parse_commit, commit_name,
+					     sizeof commit_name);
 			pthread_mutex_lock(&r->lock);
 			int cut = from_cli && r->armed &&
-				  holds(buf, (size_t)got, commit, sizeof commit);
+				  (holds(buf, (size_t)got, commit,
+					 sizeof commit) ||
+				   (commit_name[0] &&
+				    binds(buf, (size_t)got, commit_name)));
 			if (cut)
 				r->armed = 0;
 			pthread_mutex_unlock(&r->lock);
@@ -995,6 +1043,115 @@ START_TEST(pg_batch_refusals_stay_alone)
 }
 END_TEST
 
+/* A writer's batch costs two round trips, whatever its size (libpq's
+ * pipeline mode, store_pg_write.c): BEGIN goes with the lock of its
+ * sessions, its deferred appends with COMMIT; also the first time, when
+ * the connection prepares its statements in the same round trips. Before
+ * pipelining the same batch cost four (BEGIN, the lock, the flush,
+ * COMMIT). A transaction that sent nothing costs none. */
+START_TEST(pg_batch_two_round_trips)
+{
+	char url[256], sql[256];
+	new_db("trips", url, sizeof url);
+	struct store *st = open_store(url);
+	create_one(st, "s1");
+	create_one(st, "s2");
+	const char *ids[] = {"s1", "s2"};
+	for (int round = 0; round < 2; round++) {
+		struct store_pool_stats before = {0}, after = {0};
+		store_pool_stats(st, &before);
+		ck_assert_int_eq(store_begin(st), STORE_OK);
+		store_defer(st, 1);
+		ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+		for (int i = 0; i < 6; i++) {
+			struct store_event e = {
+				.version = round * 3 + i / 2 + 1,
+				.kind = "moves", .moves = "R",
+				.created_at = 2000 + i};
+			ck_assert_int_eq(store_append_event(st, ids[i % 2], &e,
+							    e.version, 0),
+					 STORE_OK);
+		}
+		ck_assert_int_eq(store_commit(st), STORE_OK);
+		store_defer(st, 0);
+		store_pool_stats(st, &after);
+		ck_assert_uint_eq(after.round_trips - before.round_trips, 2);
+	}
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(session_version_in(url, ids[i]), 6);
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s' "
+			 "AND version BETWEEN 1 AND 6", ids[i]);
+		ck_assert_int_eq(pg_query_int(url, sql), 6);
+	}
+	struct store_pool_stats before = {0}, after = {0};
+	store_pool_stats(st, &before);
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	ck_assert_int_eq(store_rollback(st), STORE_OK);
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	ck_assert_int_eq(store_commit(st), STORE_OK);
+	store_pool_stats(st, &after);
+	ck_assert_uint_eq(after.round_trips, before.round_trips);
+	store_close(st);
+}
+END_TEST
+
+/* The deferred appends go in the round trip that carries COMMIT, so a
+ * flush that does not apply must fail itself, or that COMMIT would keep
+ * part of the batch. Here the database skips every update of s2's row (a
+ * trigger planted for the test): the flush moves 1 of 2 sessions and
+ * adds 2 of 3 events, fails, PostgreSQL skips the COMMIT behind it, and
+ * the whole batch is rolled back (s1's appends too), the failure known
+ * as the flush's (store_deferred_failed: the writer runs the batch
+ * again, each write alone). The connection is usable afterwards. */
+START_TEST(pg_pipelined_flush_fails_whole)
+{
+	char url[256], sql[256], err[512];
+	new_db("whole", url, sizeof url);
+	struct store *st = open_store(url);
+	create_one(st, "s1");
+	create_one(st, "s2");
+	ck_assert_msg(pg_exec(url,
+			      "CREATE FUNCTION skip_s2() RETURNS trigger "
+			      "LANGUAGE plpgsql AS $$ BEGIN IF NEW.id = 's2' "
+			      "THEN RETURN NULL; END IF; RETURN NEW; END $$; "
+			      "CREATE TRIGGER skip_s2 BEFORE UPDATE ON sessions "
+			      "FOR EACH ROW EXECUTE FUNCTION skip_s2()",
+			      err, sizeof err) == 0,
+		      "%s", err);
+	const char *ids[] = {"s1", "s2"}, *order[] = {"s1", "s2", "s1"};
+	const int64_t vers[] = {1, 1, 2};
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	for (int i = 0; i < 3; i++) {
+		struct store_event e = {.version = vers[i], .kind = "moves",
+					.moves = "F", .created_at = 3000 + i};
+		ck_assert_int_eq(store_append_event(st, order[i], &e,
+						    e.version, 0),
+				 STORE_OK);
+	}
+	int rc = store_commit(st);
+	ck_assert_int_eq(rc, STORE_ERROR);
+	ck_assert(store_deferred_failed(st));
+	ck_assert_msg(strstr(store_last_error(st),
+			     "deferred appends did not apply: 1 of 2 sessions "
+			     "moved, 2 of 3 events added"),
+		      "%s", store_last_error(st));
+	store_defer(st, 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(session_version_in(url, ids[i]), 0);
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM events WHERE session_id = '%s'",
+			 ids[i]);
+		ck_assert_int_eq(pg_query_int(url, sql), 1); /* create */
+	}
+	ck_assert_int_eq(append(st, "s1", 1, "U"), STORE_OK);
+	ck_assert_int_eq(session_version_in(url, "s1"), 1);
+	store_close(st);
+}
+END_TEST
+
 /* One write of kind k (moves when k is SES_MOVES) through ses. */
 static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
@@ -1098,6 +1255,8 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_lost_commit_replays);
 	tcase_add_test(tc, pg_stalled_claim_taken_over);
 	tcase_add_test(tc, pg_batch_refusals_stay_alone);
+	tcase_add_test(tc, pg_batch_two_round_trips);
+	tcase_add_test(tc, pg_pipelined_flush_fails_whole);
 	tcase_add_test(tc, pg_nodes_catch_up_exact);
 	suite_add_tcase(s, tc);
 	return s;

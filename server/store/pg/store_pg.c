@@ -169,15 +169,9 @@ static int pg_open(const struct store_config *cfg, void **impl,
 	 * from the database) is ended by PostgreSQL: the Idempotency-Key
 	 * claims it holds go with it, and a retry on another node that
 	 * waits on one of them runs */
-	snprintf(st->begin_sql, sizeof st->begin_sql, "BEGIN");
-	st->begin_expect = "BEGIN";
-	if (cfg->txn_lease_ms > 0) {
-		snprintf(st->begin_sql, sizeof st->begin_sql,
-			 "BEGIN; SET LOCAL idle_in_transaction_session_timeout "
-			 "= %d",
+	if (cfg->txn_lease_ms > 0)
+		snprintf(st->lease_ms, sizeof st->lease_ms, "%d",
 			 cfg->txn_lease_ms);
-		st->begin_expect = "SET";
-	}
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_mutex_init(&st->ready_lock, NULL);
 	st->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : PG_TIMEOUT_MS;
@@ -286,6 +280,9 @@ static int pg_ping(void *impl)
 	return rc;
 }
 
+/* No round trip: the connection goes into pipeline mode and BEGIN (with
+ * the lease) waits to go with the transaction's first statement
+ * (pg__group), which tells whether it began. */
 static int pg_begin(void *impl)
 {
 	struct pg *st = impl;
@@ -296,28 +293,27 @@ static int pg_begin(void *impl)
 		pg__set_error(t, 0, "a transaction is already open%s", "");
 		return STORE_ERROR;
 	}
-	/* BEGIN changes nothing: on a connection that turned out dead it
-	 * is sent again, once, on another */
-	int64_t deadline = pg__deadline(st);
-	for (int attempt = 0;; attempt++) {
-		struct pconn *c = pg__acquire(st, t, deadline);
-		if (!c)
-			return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
-		t->dead = 0;
-		int rc = pg__simple(st, t, c, st->begin_sql, st->begin_expect);
-		if (rc == STORE_OK) {
-			t->txn = c;
-			t->nlocked = 0;
-			pg__pend_clear(t);
-			t->deferred_failed = 0;
-			return rc;
-		}
+	struct pconn *c = pg__acquire(st, t, pg__deadline(st));
+	if (!c)
+		return t->unavailable ? STORE_UNAVAILABLE : STORE_ERROR;
+	if (!PQenterPipelineMode(c->pq)) {
+		pg__set_error(t, 0, "cannot enter pipeline mode: %s",
+			      PQerrorMessage(c->pq));
 		pg__release(st, t, c);
-		if (!(rc == STORE_UNAVAILABLE && t->dead && attempt == 0))
-			return rc;
+		return STORE_ERROR;
 	}
+	c->piped = 1;
+	t->txn = c;
+	t->begin_pending = 1;
+	t->nlocked = 0;
+	pg__pend_clear(t);
+	t->deferred_failed = 0;
+	return STORE_OK;
 }
 
+/* COMMIT or ROLLBACK (sql, answered expect), unless nothing was sent
+ * since BEGIN (which then is not sent either); the connection leaves
+ * pipeline mode and goes back to the pool. */
 static int end_txn(struct pg *st, const char *sql, const char *expect)
 {
 	struct tls *t = pg__tls(st);
@@ -325,9 +321,14 @@ static int end_txn(struct pg *st, const char *sql, const char *expect)
 		return STORE_ERROR;
 	struct pconn *c = t->txn;
 	pg__pend_clear(t);
-	int rc = pg__simple(st, t, c, sql, expect);
+	int rc = STORE_OK;
+	if (t->begin_pending)
+		t->begin_pending = 0;
+	else
+		rc = pg__simple(st, t, c, sql, expect);
 	t->txn = NULL;
 	t->nlocked = 0;
+	pg__unpipe(st, c);
 	pg__release(st, t, c);
 	return rc;
 }
@@ -336,27 +337,36 @@ static int end_txn(struct pg *st, const char *sql, const char *expect)
  * sent) may have committed or not: STORE_UNKNOWN, so the caller does not
  * say "nothing was changed" (a retry with its Idempotency-Key learns
  * which). A connection already broken before it was sent committed
- * nothing. */
+ * nothing. The deferred appends go in the same round trip as COMMIT
+ * (pg__flush): when they fail, PostgreSQL skips the COMMIT, and the
+ * transaction is rolled back here with the flush's error. */
 static int pg_commit(void *impl)
 {
 	struct pg *st = impl;
 	struct tls *t = pg__tls(st);
-	if (t && t->txn && t->npend > 0) {
-		/* nothing was sent to commit: the deferred appends failed,
-		 * and the transaction goes (its error is the flush's) */
-		int frc = pg__flush(st, t, t->txn, pg__deadline(st));
-		if (frc != STORE_OK) {
+	if (!t || !t->txn)
+		return STORE_ERROR;
+	int was_up = PQstatus(t->txn->pq) == CONNECTION_OK, rc;
+	if (t->npend > 0) {
+		rc = pg__flush(st, t, t->txn, pg__deadline(st), 1);
+		if (rc != STORE_OK && t->deferred_failed) {
 			char why[sizeof t->error];
 			int down = t->unavailable;
 			snprintf(why, sizeof why, "%s", t->error);
 			end_txn(st, "ROLLBACK", "ROLLBACK");
 			pg__set_error(t, down, "%s", why);
-			return frc;
+			return rc;
 		}
+		/* COMMIT was sent and answered, or its answer was lost */
+		struct pconn *c = t->txn;
+		t->txn = NULL;
+		t->nlocked = 0;
+		pg__unpipe(st, c);
+		pg__release(st, t, c);
+	} else {
+		rc = end_txn(st, "COMMIT", "COMMIT");
 	}
-	int was_up = t && t->txn && PQstatus(t->txn->pq) == CONNECTION_OK;
-	int rc = end_txn(st, "COMMIT", "COMMIT");
-	if (rc == STORE_UNAVAILABLE && was_up && t) {
+	if (rc == STORE_UNAVAILABLE && was_up) {
 		char why[sizeof t->error];
 		snprintf(why, sizeof why, "%s", t->error);
 		pg__set_error(t, 1, "the connection to PostgreSQL was lost while "
@@ -520,6 +530,7 @@ static void pg_pool_stats(void *impl, struct store_pool_stats *out)
 	out->listener_up = st->listening && !atomic_load(&st->listen_down);
 	out->listener_reconnects = atomic_load(&st->n_listen_up);
 	out->notifications = atomic_load(&st->n_notifications);
+	out->round_trips = atomic_load(&st->n_trips);
 }
 
 /* The database's bytes on disk, every node's rows (and its indexes,
@@ -933,6 +944,13 @@ static int pg_revoke_token(void *impl, const char *session_id, int64_t id,
  * quoted and escaped anyway. */
 static int pg_lock_sessions(void *impl, const char *const *ids, int n)
 {
+	if (n == 0) { /* nothing to lock: no round trip */
+		struct tls *t = pg__tls(impl);
+		if (!t)
+			return STORE_ERROR;
+		t->nlocked = 0;
+		return STORE_OK;
+	}
 	size_t cap = 3;
 	for (int i = 0; i < n; i++)
 		cap += 2 * strlen(ids[i]) + 3;

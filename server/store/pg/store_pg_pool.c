@@ -27,6 +27,17 @@
  * lost is STORE_UNKNOWN: it may have committed (a retry with the key
  * finds out).
  *
+ * A write transaction's connection is in libpq's pipeline mode from
+ * store_begin to its end (pg__group): each round trip carries several
+ * commands (the transaction's BEGIN, not sent until its first statement;
+ * a statement's PQsendPrepare before its first use on the connection;
+ * the flush and COMMIT) and a sync, and its answers are read by the same
+ * deadline. PostgreSQL skips the commands behind a failed one up to the
+ * sync, so the first failure is the one told. A round trip that carried
+ * BEGIN but no COMMIT and met a dead connection is sent again, once, on
+ * a new connection in the transaction's slot: nothing of it committed.
+ * Outside a transaction a connection is out of pipeline mode.
+ *
  * Before a statement on a transaction's connection the pool calls
  * st->before_run (store_pg_write.c's flush of the deferred appends): it
  * knows nothing of them itself. */
@@ -88,6 +99,7 @@ static void drop(struct pg *st, struct pconn *c)
 	PQfinish(c->pq); /* nonblocking: never waits on a frozen peer */
 	c->pq = NULL;
 	c->prepared = 0;
+	c->piped = 0;
 	atomic_fetch_add(&st->gen, 1);
 	atomic_fetch_add(&st->n_dropped, 1);
 }
@@ -122,6 +134,24 @@ static int alive(struct pg *st, struct pconn *c, int64_t deadline)
 	if (ok)
 		c->gen = gen;
 	return ok;
+}
+
+/* A new connection in the empty slot c by deadline: 1, or 0 with the
+ * error set. */
+static int connect_slot(struct pg *st, struct tls *t, struct pconn *c,
+			int64_t deadline)
+{
+	char why[300];
+	int temporary = 0;
+	c->gen = atomic_load(&st->gen);
+	c->ro_gen = atomic_load(&st->ro_gen);
+	c->pq = pg__connect(st, deadline, 1, st->app, why, sizeof why,
+			    &temporary);
+	c->prepared = 0;
+	c->piped = 0;
+	if (!c->pq)
+		pg__set_error(t, 1, "%s", why);
+	return c->pq != NULL;
 }
 
 /* A usable connection for this call (the thread's transaction's, or one
@@ -186,27 +216,24 @@ struct pconn *pg__acquire(struct pg *st, struct tls *t, int64_t deadline)
 	} else if (!alive(st, c, deadline)) {
 		drop(st, c); /* the database went away: connect again */
 	}
-	if (!c->pq) {
-		char why[300];
-		int temporary = 0;
-		c->gen = atomic_load(&st->gen);
-		c->ro_gen = atomic_load(&st->ro_gen);
-		c->pq = pg__connect(st, deadline, 1, st->app, why, sizeof why,
-				    &temporary);
-		c->prepared = 0;
-		if (!c->pq) {
-			pg__set_error(t, 1, "%s", why);
-			/* the slot goes back empty: the next use connects */
-			c->next = NULL;
-			pthread_mutex_lock(&st->lock);
-			c->next = st->idle;
-			st->idle = c;
-			pthread_cond_signal(&st->freed);
-			pthread_mutex_unlock(&st->lock);
-			return NULL;
-		}
+	if (!c->pq && !connect_slot(st, t, c, deadline)) {
+		/* the slot goes back empty: the next use connects */
+		c->next = NULL;
+		pthread_mutex_lock(&st->lock);
+		c->next = st->idle;
+		st->idle = c;
+		pthread_cond_signal(&st->freed);
+		pthread_mutex_unlock(&st->lock);
+		return NULL;
 	}
 	return c;
+}
+
+void pg__unpipe(struct pg *st, struct pconn *c)
+{
+	if (c->pq && c->piped && !PQexitPipelineMode(c->pq))
+		drop(st, c); /* answers left unread: not reusable */
+	c->piped = 0;
 }
 
 void pg__release(struct pg *st, struct tls *t, struct pconn *c)
@@ -301,6 +328,7 @@ int pg__trip(struct pg *st, struct tls *t, struct pconn *c, int prepare,
 			   : PQsendQuery(c->pq, sql);
 	if (!sent)
 		return lost(st, t, c, -1);
+	atomic_fetch_add(&st->n_trips, 1);
 	int why = 0;
 	PGresult *r = pg__results(c->pq, deadline, &why);
 	if (!r)
@@ -312,12 +340,195 @@ int pg__trip(struct pg *st, struct tls *t, struct pconn *c, int prepare,
 	return STORE_OK;
 }
 
+/* What one round trip in pipeline mode sent, in order, to read back: a
+ * PQsendPrepare's answer (for command cmd, statement id), or command
+ * cmd's (-1: BEGIN or the lease). */
+struct sent {
+	int cmd, prepare_id;
+	const char *expect;
+};
+
+#define GROUP_MAX 8
+
+/* One attempt of pg__group. */
+/* Queue statement id (params) on c's pipeline, prepared first if c has
+ * not yet (nor earlier in this round trip: *preparing), and note what to
+ * read back in sent (cmd: the command's index, -1 for BEGIN and the
+ * lease). 0 when libpq could not queue it. */
+static int send_one(struct pconn *c, uint64_t *preparing, struct sent *sent,
+		    int *k, int cmd, int id, const char *const *params,
+		    const char *expect)
+{
+	char name[16];
+	snprintf(name, sizeof name, "s%d", id);
+	uint64_t bit = UINT64_C(1) << id;
+	if (!((c->prepared | *preparing) & bit)) {
+		sent[(*k)++] = (struct sent){cmd, id, NULL};
+		*preparing |= bit;
+		if (!PQsendPrepare(c->pq, name, stmt_sql[id], stmt_nparams[id],
+				   NULL))
+			return 0;
+	}
+	sent[(*k)++] = (struct sent){cmd, -1, expect};
+	return PQsendQueryPrepared(c->pq, name, stmt_nparams[id], params, NULL,
+				   NULL, 0);
+}
+
+/* One attempt of pg__group. BEGIN, the lease, COMMIT and ROLLBACK are
+ * prepared statements too: each costs the server a bind and an execute,
+ * not a parse as well. */
+static int group_once(struct pg *st, struct tls *t, struct pconn *c,
+		      const struct pg_cmd *cmd, int n, int64_t deadline,
+		      PGresult **out, int *failed_at)
+{
+	struct sent sent[2 * GROUP_MAX + 4];
+	int k = 0;
+	if (!c->pq)
+		return lost(st, t, c, -1);
+	PGconn *pq = c->pq;
+	int ok = 1;
+	uint64_t preparing = 0;
+	if (t->begin_pending) {
+		t->begin_pending = 0;
+		ok = send_one(c, &preparing, sent, &k, -1, S_BEGIN, NULL,
+			      "BEGIN");
+		const char *lease[] = {st->lease_ms};
+		if (ok && st->lease_ms[0])
+			ok = send_one(c, &preparing, sent, &k, -1, S_LEASE,
+				      lease, NULL);
+	}
+	for (int i = 0; i < n && ok; i++) {
+		int id = cmd[i].id;
+		if (id < 0)
+			id = strcmp(cmd[i].sql, "COMMIT") == 0 ? S_COMMIT
+							       : S_ROLLBACK;
+		ok = send_one(c, &preparing, sent, &k, i, id, cmd[i].params,
+			      cmd[i].expect);
+	}
+	if (!ok || !PQpipelineSync(pq))
+		return lost(st, t, c, -1);
+	atomic_fetch_add(&st->n_trips, 1);
+	/* each command's answer, then NULL; the sync's last. The first
+	 * failure is the one to tell: PostgreSQL skips what follows it
+	 * (PGRES_PIPELINE_ABORTED) up to the sync. */
+	PGresult *res[2 * GROUP_MAX + 2] = {0}, *bad = NULL;
+	int bad_at = -1, j = 0, got = 0, rc = STORE_OK, cut = 0;
+	for (;;) {
+		int why = pg__await(pq, deadline);
+		if (why != 0) {
+			rc = lost(st, t, c, why);
+			cut = 1;
+			break;
+		}
+		PGresult *r = PQgetResult(pq);
+		if (!r) {
+			if (got) {
+				j++;
+				got = 0;
+			}
+			continue;
+		}
+		ExecStatusType s = PQresultStatus(r);
+		if (s == PGRES_PIPELINE_SYNC) {
+			PQclear(r);
+			if (j < k) { /* the protocol lost its place */
+				pg__set_error(t, 0, "PostgreSQL answered "
+					      "fewer commands than were sent%s",
+					      "");
+				rc = STORE_ERROR;
+			}
+			break;
+		}
+		if (got || j >= k) {
+			PQclear(r); /* a command answers once */
+			continue;
+		}
+		got = 1;
+		if (s == PGRES_PIPELINE_ABORTED) {
+			PQclear(r);
+			continue;
+		}
+		if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+			if (!bad) {
+				bad = r;
+				bad_at = sent[j].cmd;
+			} else {
+				PQclear(r);
+			}
+			continue;
+		}
+		if (sent[j].prepare_id >= 0)
+			c->prepared |= UINT64_C(1) << sent[j].prepare_id;
+		if (sent[j].expect && !bad &&
+		    strcmp(PQcmdStatus(r), sent[j].expect) != 0) {
+			/* COMMIT of a transaction that failed answers
+			 * ROLLBACK */
+			pg__set_error(t, 0,
+				      "the transaction was rolled back (%s)",
+				      PQcmdStatus(r));
+			rc = STORE_ERROR;
+			bad_at = sent[j].cmd;
+		}
+		res[j] = r;
+	}
+	if (rc == STORE_OK && bad)
+		rc = failure(st, t, c, bad);
+	else
+		PQclear(bad);
+	if (failed_at)
+		*failed_at = rc == STORE_OK || cut ? -1 : bad_at;
+	for (int i = 0; i < k; i++) {
+		int mine = rc == STORE_OK && out && sent[i].cmd >= 0 &&
+			   sent[i].prepare_id < 0;
+		if (mine)
+			out[sent[i].cmd] = res[i];
+		else
+			PQclear(res[i]);
+	}
+	return rc;
+}
+
+int pg__group(struct pg *st, struct tls *t, struct pconn *c,
+	      const struct pg_cmd *cmd, int n, int64_t deadline,
+	      PGresult **out, int *failed_at)
+{
+	if (n < 1 || n > GROUP_MAX) {
+		pg__set_error(t, 0, "a round trip of too many commands%s", "");
+		return STORE_ERROR;
+	}
+	int commits = 0;
+	for (int i = 0; i < n; i++)
+		commits |= cmd[i].id < 0 && strcmp(cmd[i].sql, "COMMIT") == 0;
+	for (int attempt = 0;; attempt++) {
+		int begins = t->begin_pending;
+		t->dead = 0;
+		int rc = group_once(st, t, c, cmd, n, deadline, out, failed_at);
+		/* BEGIN and what followed it on a connection that turned out
+		 * dead committed nothing: once more, on a new connection in
+		 * the same slot (the transaction's) */
+		if (rc == STORE_UNAVAILABLE && t->dead && begins && !commits &&
+		    attempt == 0 && !c->pq && connect_slot(st, t, c, deadline)) {
+			if (PQenterPipelineMode(c->pq)) {
+				c->piped = 1;
+				t->begin_pending = 1;
+				continue;
+			}
+			drop(st, c);
+		}
+		return rc;
+	}
+}
+
 /* Run statement id with n text parameters (NULL = SQL NULL). STORE_OK
  * with *out the result (rows or a command), or an error. */
 int pg__run_now(struct pg *st, struct tls *t, struct pconn *c,
 		   enum stmt_id id, const char *const *params, int64_t deadline,
 		   PGresult **out)
 {
+	if (c->piped) {
+		struct pg_cmd one = {.id = (int)id, .params = params};
+		return pg__group(st, t, c, &one, 1, deadline, out, NULL);
+	}
 	char name[8];
 	snprintf(name, sizeof name, "s%d", (int)id);
 	if (!(c->prepared & (UINT64_C(1) << id))) {
@@ -338,7 +549,13 @@ int pg__simple(struct pg *st, struct tls *t, struct pconn *c,
 		  const char *sql, const char *expect)
 {
 	PGresult *r;
-	int rc = pg__trip(st, t, c, 0, NULL, sql, 0, NULL, pg__deadline(st), &r);
+	int rc;
+	if (c->piped) {
+		struct pg_cmd one = {.id = -1, .sql = sql, .expect = expect};
+		return pg__group(st, t, c, &one, 1, pg__deadline(st), NULL,
+				 NULL);
+	}
+	rc = pg__trip(st, t, c, 0, NULL, sql, 0, NULL, pg__deadline(st), &r);
 	if (rc != STORE_OK)
 		return rc;
 	/* COMMIT of a transaction that failed answers ROLLBACK */

@@ -31,12 +31,11 @@ struct pg {
 	 * and timed solves carry it (schema/pg/009), so the listener skips
 	 * the node's own, which its watchers already had */
 	char app[24];
-	/* what opens a transaction: BEGIN, and with a transaction lease
-	 * (store_config.txn_lease_ms) the lease for it, in one round trip
-	 * (SET LOCAL: no session state, so a pooler in transaction mode
-	 * passes it); begin_expect is the command tag of its last statement */
-	char begin_sql[96];
-	const char *begin_expect;
+	/* with a transaction lease (store_config.txn_lease_ms), its
+	 * milliseconds, set after BEGIN in the same round trip (S_LEASE:
+	 * set_config local to the transaction, no session state, so a
+	 * pooler in transaction mode passes it); else "" */
+	char lease_ms[16];
 	char *schema_dir;
 	int schema_version;
 	/* --db-timeout: the server's statement_timeout on every pooled
@@ -54,7 +53,7 @@ struct pg {
 			  int id, const char *const *p, int64_t deadline);
 	/* figures for /metrics (store_pool_stats) */
 	atomic_ullong n_waits, n_timeouts, n_dropped, n_listen_up,
-		n_notifications;
+		n_notifications, n_trips;
 	/* bumped whenever a connection turns out dead: a pooled connection
 	 * of an older generation is checked (one empty round trip) before
 	 * its next use, so a database restart costs no request a 503 */

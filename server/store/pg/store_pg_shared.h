@@ -38,6 +38,12 @@
  * its SQL. Each connection prepares one the first time it runs it. */
 #define PG_STATEMENTS(X)                                                       \
 	X(S_PING, 0, "SELECT 1")                                               \
+	X(S_BEGIN, 0, "BEGIN")                                                 \
+	X(S_LEASE, 1,                                                          \
+	  "SELECT set_config('idle_in_transaction_session_timeout', $1, "      \
+	  "true)")                                                             \
+	X(S_COMMIT, 0, "COMMIT")                                               \
+	X(S_ROLLBACK, 0, "ROLLBACK")                                           \
 	X(S_DB_SIZE, 0, "SELECT pg_database_size(current_database())")        \
 	X(S_INSERT_SESSION, 7,                                                 \
 	  "INSERT INTO sessions (id, size, created_at, updated_at, version, "  \
@@ -69,7 +75,7 @@
 	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
 	  "created_at, ref, link) SELECT a.id, $2::bigint, $6::text, "         \
 	  "$7::text, $8::text, $5::bigint, $9::bigint, $10::bigint FROM a")    \
-	X(S_FLUSH, 14,                                                         \
+	X(S_FLUSH, 16,                                                         \
 	  "WITH s AS (SELECT * FROM unnest($1::text[], $2::bigint[], "         \
 	  "$3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS "        \
 	  "s(id, from_v, to_v, undo_top, redo_top, updated_at)), "             \
@@ -83,7 +89,11 @@
 	  "$10::text[], $11::text[], $12::bigint[], $13::bigint[], "           \
 	  "$14::bigint[]) WITH ORDINALITY AS e(sid, v, k, m, a, t, r, l, n) "  \
 	  "WHERE e.sid IN (SELECT id FROM a) ORDER BY e.n RETURNING 1) "       \
-	  "SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM i)")         \
+	  "SELECT CASE WHEN m = $15::bigint AND n = $16::bigint THEN m "       \
+	  "ELSE ('deferred appends did not apply: ' || m || ' of ' || "        \
+	  "$15::bigint || ' sessions moved, ' || n || ' of ' || $16::bigint "  \
+	  "|| ' events added')::bigint END, n FROM (SELECT (SELECT count(*) "  \
+	  "FROM a) AS m, (SELECT count(*) FROM i) AS n) AS c")                 \
 	X(S_INSERT_SNAPSHOT, 3,                                                \
 	  "INSERT INTO snapshots (session_id, version, state) "                \
 	  "VALUES ($1, $2, $3)")                                               \
@@ -201,6 +211,7 @@ struct pconn {
 	uint64_t prepared; /* bit i: statement i is prepared on pq */
 	unsigned gen;      /* st->gen when last known to work */
 	unsigned ro_gen;   /* st->ro_gen when it connected */
+	int piped;         /* in pipeline mode: a write transaction's */
 	struct pconn *next;
 };
 
@@ -227,6 +238,9 @@ struct pend {
  * error. */
 struct tls {
 	struct pconn *txn;
+	/* the transaction's BEGIN is not sent yet: it goes in the same
+	 * round trip as the transaction's first statement (pg__group) */
+	int begin_pending;
 	struct locked *locked; /* sorted by strcmp of id */
 	int nlocked, caplocked;
 	int defer;             /* store_defer */
@@ -258,6 +272,9 @@ int pg__nomem(struct pg *st);
  * back one that is not the transaction's. */
 struct pconn *pg__acquire(struct pg *st, struct tls *t, int64_t deadline);
 void pg__release(struct pg *st, struct tls *t, struct pconn *c);
+/* c out of pipeline mode (its transaction ended), or dropped when it
+ * cannot leave it (answers unread). */
+void pg__unpipe(struct pg *st, struct pconn *c);
 /* One round trip: sql (or, with name, the prepared statement name; with
  * prepare, prepare sql under name) and its answer by deadline. STORE_OK
  * with *out to PQclear, or the error set (a connection that broke or
@@ -265,8 +282,29 @@ void pg__release(struct pg *st, struct tls *t, struct pconn *c);
 int pg__trip(struct pg *st, struct tls *t, struct pconn *c, int prepare,
 	     const char *name, const char *sql, int n,
 	     const char *const *params, int64_t deadline, PGresult **out);
+/* One command of a round trip in pipeline mode (pg__group): statement
+ * id with its parameters, or, with id < 0, sql, "COMMIT" or "ROLLBACK"
+ * (S_COMMIT, S_ROLLBACK), whose command tag must be expect. */
+struct pg_cmd {
+	int id;
+	const char *sql, *expect;
+	const char *const *params;
+};
+/* The n commands in one round trip on c, a write transaction's
+ * connection (in pipeline mode), after the transaction's BEGIN when it
+ * is not sent yet (t->begin_pending), each prepared first where c has not
+ * yet: STORE_OK with out[i] each command's result (to PQclear; out may be
+ * NULL), or the first failure's error (nothing in out), *failed_at its
+ * command's index (-1: the connection, or BEGIN). PostgreSQL skips the
+ * commands after a failed one, and a failed statement leaves the
+ * transaction to be rolled back. A group that carried BEGIN and no
+ * COMMIT, and met a dead connection, runs once more on a new one: it
+ * committed nothing. */
+int pg__group(struct pg *st, struct tls *t, struct pconn *c,
+	      const struct pg_cmd *cmd, int n, int64_t deadline,
+	      PGresult **out, int *failed_at);
 /* Statement id on c (prepared first if c has not yet), nothing before
- * it. */
+ * it (on a write transaction's connection: a group of one). */
 int pg__run_now(struct pg *st, struct tls *t, struct pconn *c,
 		enum stmt_id id, const char *const *params, int64_t deadline,
 		PGresult **out);
@@ -310,11 +348,14 @@ int pg__defer_append(struct pg *st, struct tls *t, struct locked *l,
 		     int64_t undo_top, int64_t redo_top);
 /* The deferred appends forgotten (a transaction begins or ends). */
 void pg__pend_clear(struct tls *t);
-/* The deferred appends as one statement on c: STORE_OK when every
- * session moved and every event was inserted; else an error (the
- * transaction must be rolled back) and deferred_failed set. */
+/* The deferred appends as one statement on c, with commit the
+ * transaction's COMMIT in the same round trip: STORE_OK when every
+ * session moved and every event was inserted (and it committed); a
+ * failure of the flush (deferred_failed set: the transaction must be
+ * rolled back, and COMMIT was skipped), or COMMIT's (the transaction
+ * ended), or the connection's. */
 int pg__flush(struct pg *st, struct tls *t, struct pconn *c,
-	      int64_t deadline);
+	      int64_t deadline, int commit);
 /* st->before_run: the flush, when statement id (parameters p) may see
  * the deferred appends. */
 int pg__before_run(struct pg *st, struct tls *t, struct pconn *c, int id,

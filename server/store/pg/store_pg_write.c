@@ -9,11 +9,22 @@
  * asking). Its appends are deferred (store_defer): each is checked
  * against the locked version at once (a stale one is a conflict with no
  * round trip) and kept; all of them then go as one statement (flush)
- * before the transaction's next statement that could see them or its
- * COMMIT. So a batch of moves costs BEGIN, the lock, the flush and the
- * COMMIT, whatever its size, where it cost three round trips a write
- * (version check, advance, event). Outside deferral an append is still
- * one statement (S_APPEND: advance and event together).
+ * before the transaction's next statement that could see them, or with
+ * its COMMIT. The transaction's connection is in libpq's pipeline mode
+ * (store_pg_pool.c, pg__group): store_begin sends nothing, BEGIN goes
+ * in the round trip of the transaction's first statement (the lock),
+ * and the flush and COMMIT go in one round trip. So a batch of moves
+ * costs two round trips whatever its size (it cost four with BEGIN and
+ * COMMIT alone, and before deferral three a write: version check,
+ * advance, event). Since PostgreSQL runs the COMMIT queued behind the
+ * flush unless the flush fails, the flush statement fails itself when
+ * its counts differ (S_FLUSH: not every session moved or not every
+ * event was added); then PostgreSQL skips the COMMIT, the whole batch is
+ * rolled back and deferred_failed tells the writer to run it again with
+ * each write alone. A failed COMMIT ended the transaction; a lost
+ * connection leaves its outcome unknown (STORE_UNKNOWN). Outside
+ * deferral an append is still one statement (S_APPEND: advance and
+ * event together).
  *
  * Uses the pool (store_pg_pool.c) for its one statement; the pool calls
  * back only through st->before_run (pg__before_run, set by pg_open). */
@@ -138,15 +149,17 @@ void pg__pend_clear(struct tls *t)
 	t->npend = 0;
 }
 
-/* The deferred appends (store_defer) as one statement: each session row
- * moved from before its first to after its last append of the batch, only
- * if it is still where the lock found it, and the event rows in the order
- * they were appended (their notifications go out in that order at
- * commit), each only if its session moved. Every session must have moved
- * and every event been inserted, else the call fails (and the transaction
- * must be rolled back). */
+/* The deferred appends (store_defer) as one statement, with commit
+ * followed by COMMIT in the same round trip: each session row moved from
+ * before its first to after its last append of the batch, only if it is
+ * still where the lock found it, and the event rows in the order they
+ * were appended (their notifications go out in that order at commit),
+ * each only if its session moved. Every session must have moved and
+ * every event been inserted, else the statement itself fails (S_FLUSH
+ * checks its counts: a COMMIT behind it must not commit part of a
+ * batch) and the transaction must be rolled back. */
 int pg__flush(struct pg *st, struct tls *t, struct pconn *c,
-		 int64_t deadline)
+	      int64_t deadline, int commit)
 {
 	if (t->npend == 0)
 		return STORE_OK;
@@ -184,41 +197,52 @@ int pg__flush(struct pg *st, struct tls *t, struct pconn *c,
 		arr_i64(&a[5], end->e.created_at);
 		nsess++;
 	}
-	int nomem = 0;
-	const char *p[14];
+	int n = t->npend, rc, nomem = 0;
+	char counts[2][24];
+	snprintf(counts[0], sizeof counts[0], "%d", nsess);
+	snprintf(counts[1], sizeof counts[1], "%d", n);
+	const char *p[16];
 	for (int i = 0; i < 14; i++) {
 		arr_put(&a[i], "}", 1);
 		nomem |= a[i].nomem;
 		p[i] = a[i].p;
 	}
-	int n = t->npend, rc;
+	p[14] = counts[0];
+	p[15] = counts[1];
 	pg__pend_clear(t);
+	int failed_at = 0;
 	if (nomem) {
 		pg__set_error(t, 0, "out of memory%s", "");
 		rc = STORE_ERROR;
 	} else {
-		PGresult *r;
-		rc = pg__run_now(st, t, c, S_FLUSH, p, deadline, &r);
+		const struct pg_cmd cmd[2] = {
+			{.id = S_FLUSH, .params = p},
+			{.id = -1, .sql = "COMMIT", .expect = "COMMIT"}};
+		PGresult *r[2] = {NULL, NULL};
+		rc = c->piped ? pg__group(st, t, c, cmd, commit ? 2 : 1,
+					  deadline, r, &failed_at)
+			      : pg__run_now(st, t, c, S_FLUSH, p, deadline,
+					    &r[0]);
 		if (rc == STORE_OK) {
-			long long moved = atoll(PQgetvalue(r, 0, 0)),
-				  added = atoll(PQgetvalue(r, 0, 1));
-			PQclear(r);
+			long long moved = atoll(PQgetvalue(r[0], 0, 0)),
+				  added = atoll(PQgetvalue(r[0], 0, 1));
+			PQclear(r[0]);
+			PQclear(r[1]);
+			/* S_FLUSH fails itself; this only keeps the
+			 * promise if the statement ever stops checking */
 			if (moved != nsess || added != n) {
-				char why[96];
-				snprintf(why, sizeof why,
-					 "%lld of %d sessions moved, %lld of "
-					 "%d events added",
-					 moved, nsess, added, n);
 				pg__set_error(t, 0,
 					  "deferred appends did not apply: %s",
-					  why);
+					  "the counts differ");
 				rc = STORE_ERROR;
 			}
 		}
 	}
 	for (int i = 0; i < 14; i++)
 		free(a[i].p);
-	if (rc != STORE_OK)
+	/* with COMMIT, only the flush's own failure: COMMIT's ended the
+	 * transaction, and a lost connection's outcome is unknown */
+	if (rc != STORE_OK && (!commit || failed_at == 0))
 		t->deferred_failed = 1;
 	return rc;
 }
@@ -275,7 +299,7 @@ int pg__before_run(struct pg *st, struct tls *t, struct pconn *c, int id,
 {
 	if (t->npend == 0 || !flush_first(t, (enum stmt_id)id, p))
 		return STORE_OK;
-	return pg__flush(st, t, c, deadline);
+	return pg__flush(st, t, c, deadline, 0);
 }
 
 /* store_defer: from now on this thread's appends to locked rows are

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -400,7 +401,7 @@ struct pub *ev__pub_new(const struct events *ev,
 
 /* Append p to the fan-out queue and wake the fan-out thread (qlock
  * alone: the writer and the ticker call this holding no other lock). */
-static void queue_push(struct events *ev, struct pub *p)
+void ev__queue_push(struct events *ev, struct pub *p)
 {
 	pthread_mutex_lock(&ev->qlock);
 	if (ev->qtail)
@@ -436,7 +437,7 @@ void events_publish(void *ctx, const struct session_event *e)
 		pthread_mutex_unlock(&ev->lock);
 		return;
 	}
-	queue_push(ev, p);
+	ev__queue_push(ev, p);
 }
 
 /* The ticker's request (fan-out thread): read what channel id owes. */
@@ -473,7 +474,30 @@ void ev__repair_request(struct events *ev, const char *id)
 	}
 	p->repair = 1;
 	snprintf(p->id, sizeof p->id, "%s", id);
-	queue_push(ev, p);
+	ev__queue_push(ev, p);
+}
+
+/* TEST SEAMS, for tests/http/check_pg_live.c only (docs/testing.md): with
+ * CUBED_TEST_HOLD_SUBSCRIBE naming a file, a new watcher that has read its
+ * session from the store waits before it may go live (events_watch.c);
+ * with CUBED_TEST_HOLD_FANOUT, the fan-out thread waits before each batch
+ * it took. Each creates <file>.reached, then waits while the file exists
+ * (10 s at most), so a test can commit, here or on another node, in that
+ * window. Without the variables (every real run) this costs a NULL
+ * test. */
+void ev__test_hold(const char *file)
+{
+	if (!file)
+		return;
+	char reached[512];
+	snprintf(reached, sizeof reached, "%s.reached", file);
+	FILE *f = fopen(reached, "w");
+	if (f)
+		fclose(f);
+	for (int i = 0; i < 1000 && access(file, F_OK) == 0; i++) {
+		struct timespec ts = {0, 10 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* The fan-out thread: deliver what the writer queued, in order; at stop,
@@ -491,10 +515,14 @@ void *ev__fanout_main(void *arg)
 		ev->qhead = NULL;
 		ev->qtail = NULL;
 		pthread_mutex_unlock(&ev->qlock);
+		if (ev->hold_fanout && access(ev->hold_fanout, F_OK) == 0)
+			ev__test_hold(ev->hold_fanout);
 		while (p) {
 			struct pub *next = p->next;
 			if (p->repair)
 				repair(ev, p->id);
+			else if (p->remote)
+				ev->remote_apply(ev, p);
 			else
 				ev__deliver(ev, p);
 			ev__pub_free(p);

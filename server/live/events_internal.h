@@ -135,9 +135,14 @@ struct events {
 	/* gaps opened, repaired, and ended by cutting the streams (counted
 	 * under a channel's lock, so not in stats) */
 	_Atomic uint64_t gaps, gaps_repaired, gaps_cut;
-	/* TEST SEAM (events_watch.c, hold_after_read): the file named by
-	 * CUBED_TEST_HOLD_SUBSCRIBE, or NULL (every real run) */
-	const char *hold_file;
+	/* TEST SEAMS (events.c, ev__test_hold): the files named by
+	 * CUBED_TEST_HOLD_SUBSCRIBE and CUBED_TEST_HOLD_FANOUT, or NULL
+	 * (every real run) */
+	const char *hold_file, *hold_fanout;
+	/* what the fan-out thread does with another node's notification
+	 * (events_remote.c's, set by events_open: events.c calls it only
+	 * through here, so its arrows still run one way) */
+	void (*remote_apply)(struct events *ev, struct pub *p);
 };
 
 /* A session_event as the writer handed it over, owned; or (repair) the
@@ -145,6 +150,11 @@ struct events {
 struct pub {
 	struct session_event e;
 	int repair;
+	/* another node's notification (events_remote), handled by the
+	 * fan-out thread in its place in the queue: remote_version its
+	 * version, e its event when the notification carried one */
+	int remote, has_event;
+	int64_t remote_version;
 	char id[STORE_ID_MAX];
 	char type[16];
 	char method[16];
@@ -189,5 +199,11 @@ int ev__apply_stored(cube_t *c, const char *moves);
 int ev__fill(struct events *ev, const char *id, int64_t upto);
 void *ev__ticker_main(void *arg);
 void *ev__fanout_main(void *arg);
+/* Another node's notification p, in the fan-out thread (events_remote.c). */
+void ev__remote_apply(struct events *ev, struct pub *p);
+/* A test seam's wait (events.c): nothing when file is NULL. */
+void ev__test_hold(const char *file);
+/* Append p to the fan-out queue (events.c). */
+void ev__queue_push(struct events *ev, struct pub *p);
 
 #endif

@@ -95,6 +95,77 @@ out:
 	return done;
 }
 
+/* Another node's versioned notification, where it is handled: its
+ * event appended when the channel holds the version before it, else the
+ * versions up to it read from the store. */
+static void remote_version(struct events *ev, const char *id, int64_t version,
+			   const struct store_event *e)
+{
+	if (!e || e->version != version || !remote_event(ev, id, e))
+		ev__fill(ev, id, version);
+}
+
+void ev__remote_apply(struct events *ev, struct pub *p)
+{
+	if (!p->has_event) {
+		remote_version(ev, p->id, p->remote_version, NULL);
+		return;
+	}
+	if (strcmp(p->type, "solve") == 0 || strcmp(p->type, "timed") == 0) {
+		ev__deliver(ev, p);
+		return;
+	}
+	struct store_event e = {.version = p->e.version,
+				.moves = p->moves, .actor = p->actor,
+				.created_at = p->e.created_at};
+	snprintf(e.kind, sizeof e.kind, "%.*s", (int)sizeof e.kind - 1,
+		 p->type);
+	remote_version(ev, p->id, p->remote_version, &e);
+}
+
+/* Another node's notification for session id (a version, or a solve or
+ * timed solve, which have none): handled by the fan-out thread in its
+ * place in the queue, behind what this node's writer queued before it.
+ * Handled here on the listener's thread instead, the notification of a
+ * commit of this node (the listener hears those too) could overtake the
+ * side events its writer queued before that commit (a solve stored,
+ * then a move: the move first on this node's streams). */
+static void remote_queued(struct events *ev, const char *id, int64_t version,
+			  const struct store_event *e)
+{
+	pthread_mutex_lock(&ev->lock);
+	int watched = ev__find(ev, id) != NULL;
+	pthread_mutex_unlock(&ev->lock);
+	if (!watched)
+		return;
+	struct pub *p;
+	if (e) {
+		struct session_event se = {
+			.id = id, .type = e->kind, .version = e->version,
+			.moves = e->moves ? e->moves : "", .actor = e->actor,
+			.created_at = e->created_at,
+			.method = e->method[0] ? e->method : NULL,
+		};
+		p = ev__pub_new(ev, &se);
+	} else {
+		p = calloc(1, sizeof *p);
+		if (p)
+			snprintf(p->id, sizeof p->id, "%s", id);
+	}
+	if (!p) {
+		/* out of memory: handled here and now, as before */
+		if (e && (strcmp(e->kind, "solve") == 0 ||
+			  strcmp(e->kind, "timed") == 0))
+			return;
+		remote_version(ev, id, version, e);
+		return;
+	}
+	p->remote = 1;
+	p->has_event = e != NULL;
+	p->remote_version = version;
+	ev__queue_push(ev, p);
+}
+
 void events_remote(void *ctx, const char *id, int64_t version,
 		   const struct store_event *e)
 {
@@ -108,32 +179,11 @@ void events_remote(void *ctx, const char *id, int64_t version,
 		events_publish(ev, &e);
 		return;
 	}
-	if (id && e && (strcmp(e->kind, "solve") == 0 ||
-			strcmp(e->kind, "timed") == 0)) {
-		/* another node stored a solve or began a timed solve: no
-		 * version of the session, so no id; its watchers there had
-		 * it from their writer, these get it here. Appended on this
-		 * (the listener's) thread, as remote versions are, so it
-		 * keeps its place among them */
-		struct session_event se = {
-			.id = id, .type = e->kind, .version = e->version,
-			.moves = e->moves ? e->moves : "", .actor = e->actor,
-			.created_at = e->created_at,
-			.method = e->method[0] ? e->method : NULL,
-		};
-		pthread_mutex_lock(&ev->lock);
-		int watched = ev__find(ev, id) != NULL;
-		pthread_mutex_unlock(&ev->lock);
-		struct pub *p = watched ? ev__pub_new(ev, &se) : NULL;
-		if (p) {
-			ev__deliver(ev, p);
-			ev__pub_free(p);
-		}
-		return;
-	}
 	if (id) {
-		if (!e || e->version != version || !remote_event(ev, id, e))
-			ev__fill(ev, id, version);
+		/* a version, or another node's solve or timed solve (no
+		 * version of the session, so no id: its watchers there had
+		 * it from their writer, these get it here) */
+		remote_queued(ev, id, version, e);
 		return;
 	}
 	/* reconnected: notifications may have been lost, so every watched

@@ -177,8 +177,11 @@ int events_open(const struct events_config *cfg, struct events **out)
 	if (!ev)
 		return EVENTS_NOMEM;
 	ev->cfg = *cfg;
+	ev->remote_apply = ev__remote_apply;
 	const char *hold = getenv("CUBED_TEST_HOLD_SUBSCRIBE");
 	ev->hold_file = hold && *hold ? hold : NULL;
+	const char *held = getenv("CUBED_TEST_HOLD_FANOUT");
+	ev->hold_fanout = held && *held ? held : NULL;
 	if (!ev->cfg.max_watchers)
 		ev->cfg.max_watchers = 4096;
 	if (!ev->cfg.watcher_buffer)

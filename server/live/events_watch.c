@@ -27,28 +27,6 @@
 /* ------------------------------------------------------------- watchers */
 
 
-/* TEST SEAM, for tests/http/check_pg_live.c only: with the environment
- * variable CUBED_TEST_HOLD_SUBSCRIBE naming a file, a new watcher that has
- * read its session from the store creates <file>.reached and waits while
- * the file exists (10 s at most), before it may go live: so a test can
- * commit on another node exactly in that window (the race of a
- * notification that arrives while nobody here is live). Without the
- * variable (every real run) this costs a NULL test. */
-static void hold_after_read(const struct events *ev)
-{
-	if (!ev->hold_file)
-		return;
-	char reached[512];
-	snprintf(reached, sizeof reached, "%s.reached", ev->hold_file);
-	FILE *f = fopen(reached, "w");
-	if (f)
-		fclose(f);
-	for (int i = 0; i < 1000 && access(ev->hold_file, F_OK) == 0; i++) {
-		struct timespec ts = {0, 10 * 1000000L};
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* Append bytes to w's private buffer. */
 static int pend_add(struct watcher *w, const char *s, size_t len)
 {
@@ -134,7 +112,7 @@ int events_subscribe(struct events *ev, struct sessions *s, const char *id,
 		return EVENTS_GONE;
 	}
 	w->target = v.version;
-	hold_after_read(ev);
+	ev__test_hold(ev->hold_file);
 	if (after < 0) {
 		struct session_event e = {
 			.id = id, .type = "state", .version = v.version,

@@ -597,6 +597,80 @@ START_TEST(announced_while_replaying)
 }
 END_TEST
 
+/* A node's listener hears its own commits too. With the fan-out thread
+ * held by a seam (CUBED_TEST_HOLD_FANOUT, server/live/events.c) on the
+ * batch that holds a stored solve, the node commits a move; its own
+ * notification of that version must not overtake the solve on its
+ * streams (it is handled in its place in the fan-out queue). Before, the
+ * listener appended it at once: the move first, then the solve
+ * (side_events_every_node failed so now and then under load). */
+START_TEST(own_notification_keeps_order)
+{
+	char hold[128], reached[160];
+	snprintf(hold, sizeof hold, "/tmp/cubed-fanout-%d", (int)getpid());
+	snprintf(reached, sizeof reached, "%s.reached", hold);
+	unlink(hold);
+	unlink(reached);
+	setenv("CUBED_TEST_HOLD_FANOUT", hold, 1);
+	server a;
+	pg_node_start(&a, NULL, NULL);
+	unsetenv("CUBED_TEST_HOLD_FANOUT");
+	need_tables_on(a.port);
+	ses s;
+	json_decref(create(a.port, "{\"size\": 2}", &s));
+	sse_client w;
+	watch_session(&w, a.port, &s, 0);
+	write_moves(a.port, &s, "R", 1);
+	sse_event e;
+	expect_sse_event(&w, &e, 5000, "node A");
+	ck_assert_str_eq(e.type, "moves");
+	sse_event_free(&e);
+
+	FILE *f = fopen(hold, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	char p[192];
+	snprintf(p, sizeof p, "%s/solve", s.path);
+	json_decref(expect_json(a.port, "POST", p, NULL, NULL, NULL, 201, NULL));
+	double end = now_s() + 10;
+	while (access(reached, F_OK) != 0 && now_s() < end)
+		test_sleep_ms(10);
+	int held = access(reached, F_OK) == 0;
+	http_response r;
+	call(&r, a.port, "GET", "/metrics", NULL, NULL, NULL);
+	long long before = (long long)http_metric(r.body,
+						  "cubed_db_notifications_total");
+	http_response_free(&r);
+	long long after = before;
+	if (held) {
+		write_moves(a.port, &s, "U", 2);
+		/* the listener has heard of version 2 */
+		end = now_s() + 10;
+		while (after <= before && now_s() < end) {
+			call(&r, a.port, "GET", "/metrics", NULL, NULL, NULL);
+			after = (long long)http_metric(
+				r.body, "cubed_db_notifications_total");
+			http_response_free(&r);
+			if (after <= before)
+				test_sleep_ms(10);
+		}
+	}
+	unlink(hold);
+	ck_assert_msg(held, "the fan-out thread never reached the seam");
+	ck_assert_msg(after > before, "no notification of version 2");
+	static const char *const want[] = {"solve", "moves"};
+	for (int k = 0; k < 2; k++) {
+		expect_sse_event(&w, &e, 5000, "node A");
+		ck_assert_msg(strcmp(e.type, want[k]) == 0, "event %d: %s, not %s",
+			      k, e.type, want[k]);
+		sse_event_free(&e);
+	}
+	sse_close(&w);
+	unlink(reached);
+	ck_assert_int_eq(server_stop(&a, 1), 0);
+}
+END_TEST
+
 /* A solve stored and a timed solve begun on node A reach the watchers
  * of both nodes, each exactly once and in commit order (issue 64:
  * before, only A's watchers heard of them; schema/pg/009 announces them,
@@ -670,6 +744,7 @@ Suite *pg_live_suite(void)
 	TCase *side = tcase_create("side_events");
 	tcase_set_timeout(side, 180);
 	tcase_add_test(side, side_events_every_node);
+	tcase_add_test(side, own_notification_keeps_order);
 	suite_add_tcase(s, side);
 	TCase *tk = tcase_create("tickets");
 	tcase_set_timeout(tk, 60);

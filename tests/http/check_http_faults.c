@@ -2077,6 +2077,29 @@ START_TEST(pg_privilege_revoked)
 	pg_do(su, sql);
 	wait_status(s.port, "/readyz", 200);
 	move_ok(s.port, &a, ++acked);
+	/* a read refused (SELECT revoked) is not a write fault: 503
+	 * store_unavailable with Retry-After, the reason in the log, no
+	 * storage episode; granted again, the read works */
+	snprintf(sql, sizeof sql, "REVOKE SELECT ON events, snapshots FROM %s",
+		 role);
+	pg_do(su, sql);
+	char old[160];
+	snprintf(old, sizeof old, "%s?version=0", a.path);
+	http_response keep;
+	json_decref(expect_problem(s.port, "GET", old, NULL, NULL, NULL, 503,
+				   "unavailable", "store_unavailable", NULL,
+				   &keep));
+	ck_assert_ptr_nonnull(http_header(&keep, "Retry-After"));
+	http_response_free(&keep);
+	ck_assert_int_eq(log_count(&s, "may not read cubed's tables"), 1);
+	ck_assert_int_eq(log_count(&s, "storage: the database cannot be "
+				       "written"),
+			 1);
+	snprintf(sql, sizeof sql, "GRANT SELECT ON events, snapshots TO %s",
+		 role);
+	pg_do(su, sql);
+	json_decref(expect_json(s.port, "GET", old, NULL, NULL, NULL, 200,
+				NULL));
 	stop_clean(&s, 1);
 	integrity_ok(su);
 	snprintf(sql, sizeof sql,

@@ -52,6 +52,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
+
 static const char *const stmt_sql[S_COUNT] = {
 #define STMT_SQL(name, n, sql) sql,
 	PG_STATEMENTS(STMT_SQL)
@@ -634,6 +636,21 @@ int pg__call(struct pg *st, enum stmt_id id, const char *const *params,
 		if (rc == STORE_UNAVAILABLE && t->dead && !in_txn &&
 		    attempt == 0 && reads_only(id))
 			continue;
+		if (rc == STORE_UNWRITABLE && t->denied && reads_only(id)) {
+			/* a read refused (SELECT revoked): not a write fault,
+			 * and nothing a client can mend; the reason is the
+			 * operator's, said in the log once */
+			char why[sizeof t->error];
+			snprintf(why, sizeof why, "%s", t->error);
+			pg__set_error(t, 1, "the role may not read cubed's "
+					    "tables (%s)",
+				      why);
+			if (atomic_exchange(&st->read_denied_said, 1) == 0)
+				log_msg(LOG_ERROR, "database: %s: reads answer "
+						   "503 until it is granted",
+					t->error);
+			return STORE_UNAVAILABLE;
+		}
 		return rc;
 	}
 }

@@ -62,6 +62,7 @@ struct pg {
 	 * connection made before is replaced before its next use, since a
 	 * session keeps the read-only default it began with */
 	atomic_uint ro_gen;
+	atomic_int read_denied_said; /* the log said a read was refused */
 	/* the listener has lost its connection and not got it back: the
 	 * node's watchers hear nothing from other nodes, so not ready */
 	atomic_int listen_down;

@@ -1923,18 +1923,6 @@ static long long pg_start_written(server *s, const char *url, ses *a, int n)
 	return session_written(s->port, a, n);
 }
 
-/* Database dbname made read-only for new transactions (on), or set back
- * (ALTER DATABASE … SET / RESET default_transaction_read_only). */
-static void pg_read_only(const char *dbname, int on)
-{
-	char admin[256], sql[300];
-	pg_admin_url(admin, sizeof admin);
-	snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" %s", dbname,
-		 on ? "SET default_transaction_read_only = on"
-		    : "RESET default_transaction_read_only");
-	pg_do(admin, sql);
-}
-
 /* A server's writes while its database refuses them: a move and a new
  * session get 503 storage_unavailable with Retry-After and change
  * nothing, the session still reads at version acked, /healthz answers,

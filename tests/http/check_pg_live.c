@@ -473,12 +473,7 @@ START_TEST(ticket_read_only_database)
 	char t[64];
 	private_with_ticket(a.port, &s, t, sizeof t);
 	const char *dbname = strrchr(a.db, '/') + 1;
-	char admin[256], sql[300];
-	pg_admin_url(admin, sizeof admin);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" SET default_transaction_read_only = on",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 1);
 	server n;
 	char err[2048];
 	ck_assert_msg(pg_node_start_at(&n, a.db, err, sizeof err) == 0, "%s",
@@ -495,10 +490,7 @@ START_TEST(ticket_read_only_database)
 	sse_close(&w);
 	ck_assert_int_eq(open_with_ticket(a.port, &s, t2, &w, 0), 200);
 	sse_close(&w);
-	snprintf(sql, sizeof sql,
-		 "ALTER DATABASE \"%s\" RESET default_transaction_read_only",
-		 dbname);
-	pg_do(admin, sql);
+	pg_read_only(dbname, 0);
 	ck_assert_int_eq(server_stop(&n, 1), 0);
 	ck_assert_int_eq(server_stop(&a, 1), 0);
 }

@@ -35,6 +35,16 @@ void pg_do(const char *url, const char *sql)
 		      err);
 }
 
+void pg_read_only(const char *dbname, int on)
+{
+	char admin[256], sql[300];
+	pg_admin_url(admin, sizeof admin);
+	snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" %s", dbname,
+		 on ? "SET default_transaction_read_only = on"
+		    : "RESET default_transaction_read_only");
+	pg_do(admin, sql);
+}
+
 void pg_role_db(const char *tag, const char *options, char *role,
 		size_t rcap, char *url, size_t ucap)
 {

@@ -25,6 +25,11 @@ void pg_admin_url(char *url, size_t cap);
  * fails saying sql and the error. */
 void pg_do(const char *url, const char *sql);
 
+/* Database dbname made read-only for new transactions (on), or set back
+ * (ALTER DATABASE … SET / RESET default_transaction_read_only), as the
+ * cluster's superuser. */
+void pg_read_only(const char *dbname, int on);
+
 /* A login role tag_<pid> of its own (not a superuser: its privileges can
  * be taken), options added to its CREATE ROLE ("" or, say, "CONNECTION
  * LIMIT 1"), owning a new database of the same name: the name in role,

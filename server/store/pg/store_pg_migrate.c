@@ -92,7 +92,7 @@ static int db_version(PGconn *pq, int timeout_ms, char *err, size_t errlen)
 			 "SELECT coalesce(max(version), 0) FROM schema_version",
 			 pg__now_ms() + timeout_ms, &r, err, errlen);
 	if (rc != STORE_OK)
-		return rc < 0 ? rc : STORE_ERROR;
+		return rc;
 	int v = PQntuples(r) == 1 ? atoi(PQgetvalue(r, 0, 0)) : -1;
 	if (v < 0)
 		snprintf(err, errlen, "schema_version: no version");

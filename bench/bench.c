@@ -12,6 +12,7 @@
  *   build/bench/bench --reduce [COUNT [SIZE]]  (big cubes by reduction only)
  *   build/bench/bench --optimal LEVEL [N [THREADS [STATES_OUT]]]
  *   build/bench/bench --twenty [N [STATES_OUT]]  (bench_optimal.c)
+ *   build/bench/bench --near LEVELS [N]          (bench_optimal.c)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so
@@ -1273,8 +1274,10 @@ int main(int argc, char **argv)
 				"       %s --solve [STATES_FILE]\n"
 				"       %s --reduce [COUNT [SIZE]]\n"
 				"       %s --optimal LEVEL [N [THREADS [STATES_OUT]]]\n"
-				"       %s --twenty [N [STATES_OUT]]\n",
-			argv[0], argv[0], argv[0], argv[0], argv[0], argv[0]);
+				"       %s --twenty [N [STATES_OUT]]\n"
+				"       %s --near LEVELS [N]\n",
+			argv[0], argv[0], argv[0], argv[0], argv[0], argv[0],
+			argv[0]);
 		return 2;
 	}
 	bench_turn3();

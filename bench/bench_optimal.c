@@ -7,6 +7,7 @@
  *   build/bench/bench --optimal LEVEL [N [THREADS [STATES_OUT]]]
  *   build/bench/bench --optimal-vs LEVEL [N]
  *   build/bench/bench --twenty [N [STATES_OUT]]
+ *   build/bench/bench --near LEVELS [N]     (LEVELS: e.g. 0,1,2)
  *
  * --optimal loads $CUBED_TABLES/cubed-optimal-<LEVEL>.bin (the file a
  * server with --tables $CUBED_TABLES uses) or builds it with THREADS
@@ -511,6 +512,102 @@ static void bench_vs(int level, int n)
 	free(tp);
 }
 
+/* ---- the near search ------------------------------------------------ */
+
+/* What the server's default 3×3 answer adds to the two-phase search
+ * (solve_service.c, near_search): an optimal search bounded to 12 moves,
+ * which on a random state (17–19 moves away) only proves that nothing
+ * within 12 exists. Per level: the median and p90 CPU time and nodes of
+ * that proof on n random states, and of the same proof bounded to 11
+ * and 10 moves; beside it, in the same run, the two-phase search the
+ * server runs first (default limits), the reference the proof is added
+ * to. Levels that have no file in $CUBED_TABLES are built (minutes). */
+static void near_figures(const char *name, double *v, int n, const char *unit)
+{
+	char k[96];
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	snprintf(k, sizeof k, "%s", name);
+	fig(k, v[n / 2], unit);
+	snprintf(k, sizeof k, "%s.p90", name);
+	fig(k, v[n * 9 / 10], unit);
+}
+
+static void bench_near(const char *levels, int n)
+{
+	int lv[16], nlv = 0;
+	for (const char *p = levels; *p && nlv < 16;) {
+		char *end;
+		long level = strtol(p, &end, 10);
+		if (end == p || level < 0 || level >= OPTIMAL_LEVELS ||
+		    (*end && *end != ',')) {
+			fprintf(stderr, "bench: --near: levels are 0 to %d, "
+				"comma-separated\n", OPTIMAL_LEVELS - 1);
+			exit(2);
+		}
+		lv[nlv++] = (int)level;
+		p = *end == ',' ? end + 1 : end;
+	}
+	cubie3 *st = malloc((size_t)n * sizeof *st);
+	double *ms = malloc((size_t)n * sizeof *ms);
+	double *nodes = malloc((size_t)n * sizeof *nodes);
+	size_t tsize = twophase_table_size();
+	void *tp = malloc(tsize);
+	if (!st || !ms || !nodes || !tp)
+		fail("malloc", CUBE_EINVAL);
+	int rc = twophase_table_init(tp, tsize, NULL, NULL);
+	if (rc < 0)
+		fail("twophase_table_init", rc);
+	cube_rng r;
+	cube_rng_seed(&r, 20261129);
+	for (int i = 0; i < n; i++)
+		cubie3_random(&r, &st[i]);
+	printf("near.states: %d states\n", n);
+	for (int i = 0; i < n; i++) {
+		cube_move m[32];
+		solve_limits lim = {0};
+		double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		int k = twophase_solve(tp, &st[i], &lim, m, 32);
+		ms[i] = (clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e3;
+		if (k < 0 || !solves(&st[i], m, k))
+			fail("twophase_solve", k < 0 ? k : SOLVE_ENOTFOUND);
+	}
+	near_figures("near.twophase.ms", ms, n, "ms");
+	free(tp);
+	for (int li = 0; li < nlv; li++) {
+		int level = lv[li];
+		size_t size;
+		void *t = optimal_tables(level, 2, &size);
+		for (int depth = 12; depth >= 10; depth--) {
+			for (int i = 0; i < n; i++) {
+				cube_move m[32];
+				optimal_progress pr = {0};
+				optimal_limits lim = {.max_length = depth,
+						      .progress = &pr};
+				double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+				int k = optimal_solve(t, &st[i], &lim, m, 32);
+				ms[i] = (clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e3;
+				nodes[i] = (double)pr.nodes;
+				if (k >= 0 && !solves(&st[i], m, k))
+					fail("optimal_solve", SOLVE_ENOTFOUND);
+			}
+			char k[64];
+			snprintf(k, sizeof k, "near.level%d.depth%d.ms", level, depth);
+			near_figures(k, ms, n, "ms");
+			snprintf(k, sizeof k, "near.level%d.depth%d.nodes", level,
+				 depth);
+			near_figures(k, nodes, n, "nodes");
+		}
+		char k[64];
+		snprintf(k, sizeof k, "near.level%d.mb", level);
+		fig(k, (double)size / 1e6, "MB");
+		size_t huge = (size_t)2 << 20;
+		munmap(t, (size + huge - 1) / huge * huge);
+	}
+	free(nodes);
+	free(ms);
+	free(st);
+}
+
 /* ---- at most 20 moves ------------------------------------------------ */
 
 static void bench_twenty(int n, const char *out)
@@ -568,6 +665,13 @@ int bench_optimal_main(int argc, char **argv)
 		if (level < 0 || level >= OPTIMAL_LEVELS || n < 0)
 			return 2;
 		bench_vs(level, n);
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "--near") == 0) {
+		int n = argc > 3 ? atoi(argv[3]) : 300;
+		if (n < 1)
+			return 2;
+		bench_near(argv[2], n);
 		return 0;
 	}
 	if (argc >= 2 && strcmp(argv[1], "--twenty") == 0) {

@@ -6,7 +6,8 @@
 #
 # 1. BUILD/bench/bench: core micro-benchmarks; it also writes the 3×3
 #    algorithms it times (and cubed's move count and final state for each);
-#    then --reduce: big cubes solved by reduction, moves and time per size.
+#    then --reduce: big cubes solved by reduction, moves and time per size;
+#    then --near: the default 3×3 answer's near search beside two-phase.
 # 2. The same parse + apply workload through cubing.js in node
 #    (bench/cubing.mjs), which first checks that it counts the same moves and
 #    reaches the same states; then rounds of cubed and cubing.js timed back
@@ -78,6 +79,10 @@ if ! "$build/bench/bench" --reduce 20; then
 	note "$build/bench/bench --reduce failed"
 	exit 1
 fi
+# the default 3×3 answer's near search (issue 62): ruling out 12 moves on
+# level 0 (the near tables, cached in CUBED_TABLES) beside the two-phase
+# search it follows; bigger levels: bench --near 0,1,2
+"$build/bench/bench" --near 0 300 || note "$build/bench/bench --near failed"
 
 # ---- 2. cubing.js -------------------------------------------------------------
 # Install cubing if needed and put cubing.mjs where it can import it.

@@ -425,9 +425,10 @@ const void *solver_near(struct solver *s)
 		return NULL;
 	/* the optimal solver's own tables once they are in memory: the
 	 * near search proves most states farther than 12 moves in fewer
-	 * nodes the higher their level (a random state: 9 nodes, 0.04 ms,
-	 * on level 2's 2.5 GB; 232 nodes, 0.3-0.5 ms, on level 0's 80 MB;
-	 * bench/RESULTS.md). Immutable once ready, freed only at stop. */
+	 * nodes the higher their level (a random state's median: 8 nodes,
+	 * 0.03 ms, on level 2's 2.5 GB; 21, 0.08 ms, on level 1's 1 GB;
+	 * 206, 0.28 ms, on level 0's 80 MB: `bench --near`). Immutable once
+	 * ready, freed only at stop. */
 	if (atomic_load(&s->opt.state) == 2)
 		return s->opt.buf;
 	/* never asked for by a solve: made at start when the server is

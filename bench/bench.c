@@ -806,7 +806,7 @@ static void solve_run(const void *tables, const cubie3 *st, int n, int target,
 {
 	double *ms = xmalloc((size_t)n * sizeof *ms);
 	int *moves = xmalloc((size_t)n * sizeof *moves);
-	solve_limits lim = {0, target, NULL, NULL, 0};
+	solve_limits lim = {0, target, NULL, NULL, 0, 0};
 	for (int i = 0; i < n; i++) {
 		cube_move m[32];
 		uint64_t t0 = now_ns();

@@ -440,7 +440,7 @@ static void bench_vs(int level, int n)
 	for (int i = 0; i < total; i++) {
 		cube_move m[32], tm[32];
 		char scr[256];
-		solve_limits tl = {0, 0, NULL, NULL, 0};
+		solve_limits tl = {0, 0, NULL, NULL, 0, 0};
 		int tk = twophase_solve(tp, &st[i], &tl, tm, 32);
 		if (tk < 0)
 			fail("twophase_solve", tk);
@@ -629,7 +629,7 @@ static void bench_twenty(int n, const char *out)
 	write_states(out, st, n);
 	for (int i = 0; i < n; i++) {
 		cube_move m[32];
-		solve_limits lim = {20, 20, NULL, NULL, 0};
+		solve_limits lim = {20, 20, NULL, NULL, 0, 0};
 		double t0 = clock_s(CLOCK_MONOTONIC);
 		int k = twophase_solve(t, &st[i], &lim, m, 32);
 		ms[i] = (clock_s(CLOCK_MONOTONIC) - t0) * 1e3;

@@ -587,7 +587,7 @@ static int label_poll(void *ctx, uint64_t done, uint64_t total)
 static int label_twophase(struct fill *F, const cubie3 *c, int depth)
 {
 	solve_limits lim = {depth < 21 ? depth : 0, 1, label_poll, F,
-			    F->s->twophase_nodes};
+			    F->s->twophase_nodes, 1};
 	cube_move mv[32];
 	int len = twophase_solve(F->t->twophase, c, &lim, mv, 32);
 	if (F->cancelled)

@@ -59,6 +59,15 @@ typedef struct solve_limits {
 	uint64_t max_nodes; /* stop after this many search nodes, 0 = no
 			     * limit: a budget that, unlike time, gives the
 			     * same answer on every machine and load */
+	int label;          /* 0 = a solution to show (the default). Non-zero:
+			     * a label, where only the shortest length found
+			     * within max_nodes matters (the moves are still
+			     * written). The budget then counts what a search
+			     * costs: a node, or one step of a walk down a
+			     * pruning table (each reads a dozen scattered
+			     * table entries), and a search tries at most one
+			     * pre-move, since the second buys little length
+			     * for the many walks it needs. */
 } solve_limits;
 
 /* Solve c (a valid 3×3, standard orientation) in the face-turn metric:

@@ -808,6 +808,9 @@ struct search {
 	int best_len;        /* length of best; limit + 1 while none */
 	int target;
 	uint64_t nodes, next_poll, max_nodes;
+	uint64_t *walk_cost;    /* &nodes when walk steps count (a label), or
+				 * NULL */
+	int max_pre;            /* pre-moves tried: MAXPRE, 1 for a label */
 	solve_poll_fn poll;
 	void *ctx;
 	int stop;
@@ -866,14 +869,20 @@ static void record(struct search *s, int n)
 
 /* Exact distance of (cp, ue) in the phase-2 table, or cap+1 if above cap:
  * step down to a neighbour one closer until the goal. All ten neighbours
- * are fetched before any is looked at, so their cache misses overlap. */
-static int p2_depth(const struct tables *t, int cp, int ue, int cap)
+ * are fetched before any is looked at, so their cache misses overlap. The
+ * walk stops as soon as the distance left, at least its residue's least
+ * value (3 for residue 0 short of the goal), takes it past cap. Each step
+ * adds one to *cost when cost is not NULL. */
+static int p2_depth(const struct tables *t, int cp, int ue, int cap,
+		    uint64_t *cost)
 {
 	uint32_t i = p2_index(t, cp, ue);
 	int v = get2(t->prun2, i), d = 0;
 	while (i != 0) {
-		if (d == cap)
+		if (d + (v ? v : 3) > cap)
 			return cap + 1;
+		if (cost)
+			++*cost;
 		int want = (v + 2) % 3, m;
 		uint32_t j[NMOVE2];
 		for (m = 0; m < NMOVE2; m++) {
@@ -955,7 +964,7 @@ static void phase2_start(struct search *s, int n)
 	int ue = get_ude(c);
 	int d2 = P2_DEEP + 1;
 	if (get2(t->prun2, p2_index(t, cp, ue)) != 3)
-		d2 = p2_depth(t, cp, ue, budget);
+		d2 = p2_depth(t, cp, ue, budget, s->walk_cost);
 	if (d2 > budget)
 		return;
 	if (d2 > lb)
@@ -1079,8 +1088,10 @@ static void walk_start(const struct tables *t, struct walk *w,
 	w->h1 = -1;
 }
 
-/* The walk's phase-1 distance if it is at most L, else -1. */
-static int walk_depth(const struct tables *t, struct walk *w, int L)
+/* The walk's phase-1 distance if it is at most L, else -1. Each step
+ * adds one to *cost when cost is not NULL. */
+static int walk_depth(const struct tables *t, struct walk *w, int L,
+		      uint64_t *cost)
 {
 	while (w->h1 < 0) {
 		if (w->i == 0) {
@@ -1089,6 +1100,8 @@ static int walk_depth(const struct tables *t, struct walk *w, int L)
 		}
 		if (w->steps + (w->v ? w->v : 3) > L)
 			return -1;
+		if (cost)
+			++*cost;
 		/* a turn of the last step's face leads back or to a
 		 * neighbour of the cube before it: never closer */
 		int want = (w->v + 2) % 3, m;
@@ -1228,6 +1241,8 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	s.nodes = 0;
 	s.max_nodes = lim && lim->max_nodes ? lim->max_nodes : UINT64_MAX;
 	s.next_poll = POLL_NODES < s.max_nodes ? POLL_NODES : s.max_nodes;
+	s.walk_cost = lim && lim->label ? &s.nodes : NULL;
+	s.max_pre = lim && lim->label ? 1 : MAXPRE;
 	s.poll = lim ? lim->poll : NULL;
 	s.ctx = lim ? lim->ctx : NULL;
 	s.stop = 0;
@@ -1249,7 +1264,8 @@ int twophase_solve(const void *tables, const cubie3 *c,
 		cubie3_compose(&x, &sci[dir % 3], &s.cube[dir]);
 		walk_start(&s.t, &wk[dir][0], &s.cube[dir]);
 		started[dir] = 1;
-		s.h1[dir] = walk_depth(&s.t, &wk[dir][0], MAXLEN);
+		s.h1[dir] = walk_depth(&s.t, &wk[dir][0], MAXLEN,
+				       s.walk_cost);
 		if (s.h1[dir] < 0)
 			return SOLVE_ETABLES;
 		for (int e = 0; e < dir; e++)
@@ -1269,7 +1285,7 @@ int twophase_solve(const void *tables, const cubie3 *c,
 	int cnt[6][MAXPRE + 1]; /* starts worked out, -1: not yet */
 	memset(cnt, 0xff, sizeof cnt);
 	for (int n = lo; n < s.best_len && !s.stop; n++)
-		for (int j = 0; j <= MAXPRE && !s.stop; j++) {
+		for (int j = 0; j <= s.max_pre && !s.stop; j++) {
 			if (j > 0 && (n == lo || n - j < MINP1PRE))
 				break;
 			for (int dir = 0; dir < 6 && !s.stop; dir++) {
@@ -1298,8 +1314,10 @@ int twophase_solve(const void *tables, const cubie3 *c,
 						started[dir] |= (uint64_t)1 << w;
 					}
 					int h1 = walk_depth(&s.t, &wk[dir][w],
-							    n - j);
-					if (h1 < 0)
+							    n - j, s.walk_cost);
+					if (s.nodes >= s.max_nodes)
+						s.stop = 1; /* walks spent it */
+					if (h1 < 0 || s.stop)
 						continue;
 					s.dir = dir;
 					s.n1 = n - j;

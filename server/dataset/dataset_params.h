@@ -15,7 +15,7 @@
 #include "dataset.h"
 
 /* Defaults a request starts from. */
-#define DSP_DEFAULT_TWOPHASE_NODES 1000
+#define DSP_DEFAULT_TWOPHASE_NODES 1400
 #define DSP_DEFAULT_OPTIMAL_MAX 12
 
 struct dsp {

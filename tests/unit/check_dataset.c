@@ -65,7 +65,8 @@ static void build_tables(void)
 static dataset_spec spec(int n, int states, int lo, int hi, uint64_t count,
 			 unsigned cols)
 {
-	dataset_spec s = {n, DATASET_HTM, states, lo, hi, 12345, count, cols, 1000, 12};
+	/* 1400 two-phase nodes: the CLI's and the server's default */
+	dataset_spec s = {n, DATASET_HTM, states, lo, hi, 12345, count, cols, 1400, 12};
 	return s;
 }
 
@@ -463,7 +464,7 @@ START_TEST(labels_3x3_laws)
 		cubie3 c;
 		ck_assert_int_eq(dataset_state(&s, (uint64_t)i, &c, NULL, NULL), CUBE_OK);
 		cube_move mv[32];
-		solve_limits lim = {d < 21 ? d : 0, 1, NULL, NULL, s.twophase_nodes};
+		solve_limits lim = {d < 21 ? d : 0, 1, NULL, NULL, s.twophase_nodes, 1};
 		int len = twophase_solve(ttp, &c, &lim, mv, 32);
 		if (tp == DATASET_MISSING) {
 			ck_assert_int_eq(len, SOLVE_ENOTFOUND);
@@ -582,6 +583,55 @@ START_TEST(fill_cancels)
 	/* a table that is needed and missing */
 	dataset_tables none = {NULL, NULL, NULL};
 	ck_assert_int_eq(dataset_fill(&s, &none, 0, 1, out, NULL, 0, NULL, NULL), SOLVE_ETABLES);
+	free_cols(out);
+}
+END_TEST
+
+/* Two-phase labels of uniform states at the default budget, pinned: the
+ * label search's shape (solve_limits.label: walk steps count as nodes, at
+ * most one pre-move) and its budget decide these values, so a change to
+ * either shows here. Each label is what twophase_solve gives with the same
+ * limits, its solution applied back, and a label search is the same
+ * search however often it runs. */
+START_TEST(labels_uniform_pinned)
+{
+	enum { N = 200 };
+	dataset_spec s = spec(3, DATASET_UNIFORM, 0, 0, N, BIT(DATASET_TWOPHASE));
+	unsigned char *out[DATASET_NCOLUMNS];
+	alloc_cols(&s, N, out);
+	ck_assert_int_eq(fill(&s, 0, N, out), CUBE_OK);
+	static const unsigned char first[24] = {19, 21, 21, 18, 21, 20, 20, 19,
+						20, 19, 19, 20, 19, 20, 18, 20,
+						19, 20, 21, 21, 20, 20, 20, 20};
+	int hist[22] = {0}, missing = 0;
+	uint64_t weighted = 0;
+	for (int i = 0; i < N; i++) {
+		int tp = out[DATASET_TWOPHASE][i];
+		if (i < 24)
+			ck_assert_int_eq(tp, first[i]);
+		weighted += (uint64_t)i * (uint64_t)tp;
+		if (tp == DATASET_MISSING) {
+			missing++;
+			continue;
+		}
+		ck_assert_int_le(tp, 21);
+		hist[tp]++;
+		if (i % 10)
+			continue;
+		cubie3 c;
+		cube_move mv[32];
+		ck_assert_int_eq(dataset_state(&s, (uint64_t)i, &c, NULL, NULL), CUBE_OK);
+		solve_limits lim = {0, 1, NULL, NULL, s.twophase_nodes, 1};
+		ck_assert_int_eq(twophase_solve(ttp, &c, &lim, mv, 32), tp);
+		ck_assert(solves3(&c, mv, tp));
+	}
+	ck_assert_int_eq(missing, 2);
+	ck_assert_int_eq(hist[17], 1);
+	ck_assert_int_eq(hist[18], 11);
+	ck_assert_int_eq(hist[19], 34);
+	ck_assert_int_eq(hist[20], 91);
+	ck_assert_int_eq(hist[21], 61);
+	ck_assert_uint_eq(weighted, 446127);
 	free_cols(out);
 }
 END_TEST
@@ -940,6 +990,7 @@ Suite *dataset_suite(void)
 	tcase_add_test(core, ranges_give_same_bytes);
 	tcase_add_test(core, dist2_histograms);
 	tcase_add_test(core, labels_3x3_laws);
+	tcase_add_test(core, labels_uniform_pinned);
 	tcase_add_test(core, labels_optimal_cap);
 	tcase_add_test(core, labels_2x2);
 	tcase_add_test(core, fill_cancels);

@@ -173,7 +173,7 @@ START_TEST(target_21)
 {
 	cube_rng r;
 	cube_rng_seed(&r, 7);
-	solve_limits lim = {0, 21, NULL, NULL, 0};
+	solve_limits lim = {0, 21, NULL, NULL, 0, 0};
 	for (int i = 0; i < 500; i++) {
 		cubie3 x;
 		cube_move m[32];
@@ -230,7 +230,7 @@ START_TEST(short_scrambles)
 			cubie3_compose(&x, &t, &x);
 		}
 		cube_move m[32];
-		solve_limits lim = {0, len, NULL, NULL, 0};
+		solve_limits lim = {0, len, NULL, NULL, 0, 0};
 		int k = twophase_solve(tables3, &x, &lim, m, 32);
 		REQUIRE(k >= 0 && k <= len && solves3(&x, m, k));
 	}
@@ -303,7 +303,7 @@ START_TEST(poll_stops_at_once)
 	cube_rng r;
 	cube_rng_seed(&r, 5);
 	int calls = 0, early = 0;
-	solve_limits lim = {0, 17, stop_now, &calls, 0};
+	solve_limits lim = {0, 17, stop_now, &calls, 0, 0};
 	for (int i = 0; i < 200; i++) {
 		cubie3 x;
 		cube_move m[32];
@@ -340,7 +340,7 @@ START_TEST(max_length_respected)
 		cubie3 x;
 		cube_move m[32];
 		struct budget b = {50}; /* about 200,000 nodes */
-		solve_limits lim = {18, 18, node_budget, &b, 0};
+		solve_limits lim = {18, 18, node_budget, &b, 0, 0};
 		cubie3_random(&r, &x);
 		int k = twophase_solve(tables3, &x, &lim, m, 32);
 		REQUIRE(k == SOLVE_ENOTFOUND ||
@@ -364,19 +364,53 @@ START_TEST(max_nodes_budget)
 		cubie3_random(&r, &x);
 		int k = 1 + i % 3;
 		struct budget b = {k - 1};
-		solve_limits by_poll = {0, 1, node_budget, &b, 0};
-		solve_limits by_nodes = {0, 1, NULL, NULL, 4096u * (unsigned)k};
+		solve_limits by_poll = {0, 1, node_budget, &b, 0, 0};
+		solve_limits by_nodes = {0, 1, NULL, NULL, 4096u * (unsigned)k, 0};
 		int a = twophase_solve(tables3, &x, &by_poll, m1, 32);
 		int c = twophase_solve(tables3, &x, &by_nodes, m2, 32);
 		REQUIRE(a == c);
 		REQUIRE(a == SOLVE_ENOTFOUND ||
 			(memcmp(m1, m2, sizeof m1[0] * (size_t)a) == 0 && solves3(&x, m1, a)));
 		/* more nodes never give a longer answer */
-		solve_limits more = {0, 1, NULL, NULL, 4096u * (unsigned)k + 2000};
+		solve_limits more = {0, 1, NULL, NULL, 4096u * (unsigned)k + 2000, 0};
 		int d = twophase_solve(tables3, &x, &more, m3, 32);
 		REQUIRE(d > 0 && solves3(&x, m3, d));
 		REQUIRE(a == SOLVE_ENOTFOUND || d <= a);
 	}
+}
+END_TEST
+
+/* A label search (solve_limits.label) is a search too: its solution
+ * solves the cube, runs give the same moves, a bigger budget never gives
+ * a longer answer, and its budget also pays for the walks down the
+ * tables: 60 nodes cannot even find the six directions' phase-1
+ * distances of a random state (each walk takes 7 or more steps), where a
+ * search for a solution to show spends those nodes on phase 1. */
+START_TEST(label_search)
+{
+	cube_rng r;
+	cube_rng_seed(&r, 64);
+	int shown = 0;
+	for (int i = 0; i < 12; i++) {
+		cubie3 x;
+		cube_move m1[32], m2[32], m3[32];
+		cubie3_random(&r, &x);
+		solve_limits lab = {0, 1, NULL, NULL, 1400, 1};
+		int a = twophase_solve(tables3, &x, &lab, m1, 32);
+		int b = twophase_solve(tables3, &x, &lab, m2, 32);
+		REQUIRE(a == b);
+		REQUIRE(a == SOLVE_ENOTFOUND ||
+			(memcmp(m1, m2, sizeof m1[0] * (size_t)a) == 0 && solves3(&x, m1, a)));
+		solve_limits more = {0, 1, NULL, NULL, 3400, 1};
+		int d = twophase_solve(tables3, &x, &more, m3, 32);
+		REQUIRE(d > 0 && solves3(&x, m3, d));
+		REQUIRE(a == SOLVE_ENOTFOUND || d <= a);
+		solve_limits few = {0, 1, NULL, NULL, 60, 1};
+		REQUIRE(twophase_solve(tables3, &x, &few, m3, 32) == SOLVE_ENOTFOUND);
+		few.label = 0;
+		shown += twophase_solve(tables3, &x, &few, m3, 32) > 0;
+	}
+	ck_assert_int_gt(shown, 0);
 }
 END_TEST
 
@@ -820,6 +854,7 @@ Suite *solve_suite(void)
 	tcase_add_test(t3, poll_stops_at_once);
 	tcase_add_test(t3, max_length_respected);
 	tcase_add_test(t3, max_nodes_budget);
+	tcase_add_test(t3, label_search);
 	tcase_add_test(t3, small_cap);
 	suite_add_tcase(s, t3);
 

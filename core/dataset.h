@@ -91,8 +91,9 @@ typedef struct dataset_spec {
 	uint64_t seed;
 	uint64_t count;    /* samples in the whole dataset (ALL: CUBE2_STATES) */
 	unsigned columns;  /* bit 1 << enum dataset_column for each wanted */
-	uint64_t twophase_nodes; /* budget of a two-phase label, in search
-				  * nodes (counted in steps of 4,096) */
+	uint64_t twophase_nodes; /* budget of a two-phase label: search
+				  * nodes and steps of walks down the
+				  * pruning tables (solve_limits.label) */
 	int optimal_max;   /* 3×3 optimal labels are proven up to this many
 			    * moves; longer ones are DATASET_MISSING */
 } dataset_spec;

@@ -13,6 +13,7 @@
  *   build/bench/bench --optimal LEVEL [N [THREADS [STATES_OUT]]]
  *   build/bench/bench --twenty [N [STATES_OUT]]  (bench_optimal.c)
  *   build/bench/bench --near LEVELS [N]          (bench_optimal.c)
+ *   build/bench/bench --superflip LEVEL          (bench_optimal.c)
  *
  * With ALGS_FILE, the generated algorithms are written there (one a line)
  * and cubed's move count and final state for each to ALGS_FILE.expect, so
@@ -1275,9 +1276,10 @@ int main(int argc, char **argv)
 				"       %s --reduce [COUNT [SIZE]]\n"
 				"       %s --optimal LEVEL [N [THREADS [STATES_OUT]]]\n"
 				"       %s --twenty [N [STATES_OUT]]\n"
-				"       %s --near LEVELS [N]\n",
+				"       %s --near LEVELS [N]\n"
+				"       %s --superflip LEVEL\n",
 			argv[0], argv[0], argv[0], argv[0], argv[0], argv[0],
-			argv[0]);
+			argv[0], argv[0]);
 		return 2;
 	}
 	bench_turn3();

@@ -8,6 +8,7 @@
  *   build/bench/bench --optimal-vs LEVEL [N]
  *   build/bench/bench --twenty [N [STATES_OUT]]
  *   build/bench/bench --near LEVELS [N]     (LEVELS: e.g. 0,1,2)
+ *   build/bench/bench --superflip LEVEL
  *
  * --optimal loads $CUBED_TABLES/cubed-optimal-<LEVEL>.bin (the file a
  * server with --tables $CUBED_TABLES uses) or builds it with THREADS
@@ -512,6 +513,42 @@ static void bench_vs(int level, int n)
 	free(tp);
 }
 
+/* ---- the superflip ---------------------------------------------------- */
+
+/* The superflip (every edge flipped in place, 20 moves: the hardest
+ * state to prove) at level, one thread: moves, CPU and wall seconds,
+ * nodes. Issue 65's target: within 10 minutes at the default level. */
+static void bench_superflip(int level)
+{
+	size_t size;
+	void *tables = optimal_tables(level, 2, &size);
+	cubie3 c;
+	cubie3_solved(&c);
+	memset(c.eo, 1, sizeof c.eo);
+	optimal_progress pr = {0, 0};
+	optimal_limits lim = {0, NULL, NULL, &pr};
+	cube_move m[32];
+	double w0 = clock_s(CLOCK_MONOTONIC);
+	double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	int k = optimal_solve(tables, &c, &lim, m, 32);
+	double cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	double wall = clock_s(CLOCK_MONOTONIC) - w0;
+	if (k < 0)
+		fail("optimal_solve", k);
+	if (!solves(&c, m, k)) {
+		fprintf(stderr, "bench: the superflip's solution does not "
+				"solve it\n");
+		exit(1);
+	}
+	printf("optimal.superflip.level: %d\n", level);
+	fig("optimal.superflip.moves", k, "moves");
+	fig("optimal.superflip.cpu.s", cpu, "s");
+	fig("optimal.superflip.s", wall, "s");
+	fig("optimal.superflip.nodes", (double)pr.nodes, "nodes");
+	size_t huge = (size_t)2 << 20;
+	munmap(tables, (size + huge - 1) / huge * huge);
+}
+
 /* ---- the near search ------------------------------------------------ */
 
 /* What the server's default 3×3 answer adds to the two-phase search
@@ -665,6 +702,13 @@ int bench_optimal_main(int argc, char **argv)
 		if (level < 0 || level >= OPTIMAL_LEVELS || n < 0)
 			return 2;
 		bench_vs(level, n);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--superflip") == 0) {
+		int level = atoi(argv[2]);
+		if (level < 0 || level >= OPTIMAL_LEVELS)
+			return 2;
+		bench_superflip(level);
 		return 0;
 	}
 	if (argc >= 3 && strcmp(argv[1], "--near") == 0) {

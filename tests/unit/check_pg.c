@@ -93,6 +93,28 @@ static int append(struct store *st, const char *id, int64_t v,
 	return rc;
 }
 
+/* One deferred batch of appends on st, as the session writer sends it:
+ * BEGIN, the lock of ids[0] and ids[1], count "moves" events taking
+ * turns between them (event i is ids[i % 2]'s version base + i / 2 + 1,
+ * made at t0 + i), then COMMIT, whose code it returns. Deferral is left
+ * on: the caller reads store_deferred_failed, then turns it off. */
+static int deferred_batch(struct store *st, const char *ids[2], int count,
+			  int64_t base, char *moves, char *actor, int64_t t0)
+{
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	for (int i = 0; i < count; i++) {
+		struct store_event e = {.version = base + i / 2 + 1,
+					.kind = "moves", .moves = moves,
+					.actor = actor, .created_at = t0 + i};
+		ck_assert_int_eq(store_append_event(st, ids[i % 2], &e,
+						    e.version, 0),
+				 STORE_OK);
+	}
+	return store_commit(st);
+}
+
 START_TEST(pg_migrates_and_reopens)
 {
 	char url[256];
@@ -478,19 +500,9 @@ START_TEST(pg_batch_notifies_in_order)
 		pthread_mutex_unlock(&h.lock);
 		struct store_pool_stats before = {0}, after = {0};
 		store_pool_stats(b, &before);
-		ck_assert_int_eq(store_begin(a), STORE_OK);
-		store_defer(a, 1);
-		ck_assert_int_eq(store_lock_sessions(a, ids, 2), STORE_OK);
-		for (int i = 0; i < counts[round]; i++) {
-			struct store_event e = {
-				.version = base + i / 2 + 1, .kind = "moves",
-				.moves = round ? big : "U", .actor = "ann",
-				.created_at = 5000 + i};
-			ck_assert_int_eq(store_append_event(a, ids[i % 2], &e,
-							    e.version, 0),
-					 STORE_OK);
-		}
-		ck_assert_int_eq(store_commit(a), STORE_OK);
+		ck_assert_int_eq(deferred_batch(a, ids, counts[round], base,
+						round ? big : "U", "ann", 5000),
+				 STORE_OK);
 		store_defer(a, 0);
 		wait_heard(&h, counts[round]);
 		pthread_mutex_lock(&h.lock);
@@ -1060,19 +1072,9 @@ START_TEST(pg_batch_two_round_trips)
 	for (int round = 0; round < 2; round++) {
 		struct store_pool_stats before = {0}, after = {0};
 		store_pool_stats(st, &before);
-		ck_assert_int_eq(store_begin(st), STORE_OK);
-		store_defer(st, 1);
-		ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
-		for (int i = 0; i < 6; i++) {
-			struct store_event e = {
-				.version = round * 3 + i / 2 + 1,
-				.kind = "moves", .moves = "R",
-				.created_at = 2000 + i};
-			ck_assert_int_eq(store_append_event(st, ids[i % 2], &e,
-							    e.version, 0),
-					 STORE_OK);
-		}
-		ck_assert_int_eq(store_commit(st), STORE_OK);
+		ck_assert_int_eq(deferred_batch(st, ids, 6, round * 3, "R",
+						NULL, 2000),
+				 STORE_OK);
 		store_defer(st, 0);
 		store_pool_stats(st, &after);
 		ck_assert_uint_eq(after.round_trips - before.round_trips, 2);
@@ -1119,20 +1121,10 @@ START_TEST(pg_pipelined_flush_fails_whole)
 			      "FOR EACH ROW EXECUTE FUNCTION skip_s2()",
 			      err, sizeof err) == 0,
 		      "%s", err);
-	const char *ids[] = {"s1", "s2"}, *order[] = {"s1", "s2", "s1"};
-	const int64_t vers[] = {1, 1, 2};
-	ck_assert_int_eq(store_begin(st), STORE_OK);
-	store_defer(st, 1);
-	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
-	for (int i = 0; i < 3; i++) {
-		struct store_event e = {.version = vers[i], .kind = "moves",
-					.moves = "F", .created_at = 3000 + i};
-		ck_assert_int_eq(store_append_event(st, order[i], &e,
-						    e.version, 0),
-				 STORE_OK);
-	}
-	int rc = store_commit(st);
-	ck_assert_int_eq(rc, STORE_ERROR);
+	/* s1 1, s2 1, s1 2 */
+	const char *ids[] = {"s1", "s2"};
+	ck_assert_int_eq(deferred_batch(st, ids, 3, 0, "F", NULL, 3000),
+			 STORE_ERROR);
 	ck_assert(store_deferred_failed(st));
 	ck_assert_msg(strstr(store_last_error(st),
 			     "deferred appends did not apply: 1 of 2 sessions "

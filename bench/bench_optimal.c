@@ -236,6 +236,13 @@ static void *optimal_tables(int level, int threads, size_t *size)
 	return buf;
 }
 
+/* Let go of optimal_tables' buffer. */
+static void optimal_tables_free(void *buf, size_t size)
+{
+	size_t huge = (size_t)2 << 20;
+	munmap(buf, (size + huge - 1) / huge * huge);
+}
+
 static void bench_optimal(int level, int n, int threads, const char *out)
 {
 	size_t size;
@@ -545,8 +552,7 @@ static void bench_superflip(int level)
 	fig("optimal.superflip.cpu.s", cpu, "s");
 	fig("optimal.superflip.s", wall, "s");
 	fig("optimal.superflip.nodes", (double)pr.nodes, "nodes");
-	size_t huge = (size_t)2 << 20;
-	munmap(tables, (size + huge - 1) / huge * huge);
+	optimal_tables_free(tables, size);
 }
 
 /* ---- the near search ------------------------------------------------ */
@@ -554,21 +560,12 @@ static void bench_superflip(int level)
 /* What the server's default 3×3 answer adds to the two-phase search
  * (solve_service.c, near_search): an optimal search bounded to 12 moves,
  * which on a random state (17–19 moves away) only proves that nothing
- * within 12 exists. Per level: the median and p90 CPU time and nodes of
- * that proof on n random states, and of the same proof bounded to 11
- * and 10 moves; beside it, in the same run, the two-phase search the
- * server runs first (default limits), the reference the proof is added
- * to. Levels that have no file in $CUBED_TABLES are built (minutes). */
-static void near_figures(const char *name, double *v, int n, const char *unit)
-{
-	char k[96];
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	snprintf(k, sizeof k, "%s", name);
-	fig(k, v[n / 2], unit);
-	snprintf(k, sizeof k, "%s.p90", name);
-	fig(k, v[n * 9 / 10], unit);
-}
-
+ * within 12 exists. Per level: the CPU time and nodes of that proof on
+ * n random states (median, mean, p90, p99, max), and of the same proof
+ * bounded to 11 and 10 moves; beside it, in the same run, the two-phase
+ * search the server runs first (default limits), the reference the proof
+ * is added to. Levels that have no file in $CUBED_TABLES are built
+ * (minutes). */
 static void bench_near(const char *levels, int n)
 {
 	int lv[16], nlv = 0;
@@ -608,7 +605,7 @@ static void bench_near(const char *levels, int n)
 		if (k < 0 || !solves(&st[i], m, k))
 			fail("twophase_solve", k < 0 ? k : SOLVE_ENOTFOUND);
 	}
-	near_figures("near.twophase.ms", ms, n, "ms");
+	quantiles("near.twophase.ms", ms, n, "ms");
 	free(tp);
 	for (int li = 0; li < nlv; li++) {
 		int level = lv[li];
@@ -629,16 +626,15 @@ static void bench_near(const char *levels, int n)
 			}
 			char k[64];
 			snprintf(k, sizeof k, "near.level%d.depth%d.ms", level, depth);
-			near_figures(k, ms, n, "ms");
+			quantiles(k, ms, n, "ms");
 			snprintf(k, sizeof k, "near.level%d.depth%d.nodes", level,
 				 depth);
-			near_figures(k, nodes, n, "nodes");
+			quantiles(k, nodes, n, "nodes");
 		}
 		char k[64];
 		snprintf(k, sizeof k, "near.level%d.mb", level);
 		fig(k, (double)size / 1e6, "MB");
-		size_t huge = (size_t)2 << 20;
-		munmap(t, (size + huge - 1) / huge * huge);
+		optimal_tables_free(t, size);
 	}
 	free(nodes);
 	free(ms);

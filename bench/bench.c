@@ -40,6 +40,7 @@
 #include "beginner.h"
 #include "cube.h"
 #include "cubie.h"
+#include "optimal_tables.h"
 #include "reduce.h"
 #include "solve.h"
 
@@ -1254,6 +1255,10 @@ static void bench_reduce(int count, int only)
 int main(int argc, char **argv)
 {
 	int orc = bench_optimal_main(argc, argv);
+	if (orc == 2)
+		fprintf(stderr, "%s: %s: a level from 0 to %d, and counts and "
+				"threads of at least 1\n",
+			argv[0], argv[1], OPTIMAL_LEVELS - 1);
 	if (orc >= 0)
 		return orc;
 	if (argc == 3 && strcmp(argv[1], "--parse-apply") == 0) {

@@ -1144,6 +1144,83 @@ START_TEST(pg_pipelined_flush_fails_whole)
 }
 END_TEST
 
+/* A snapshot row that follows a deferred append to its session rides
+ * the same flush: the batch still costs two round trips, the row holds
+ * exactly the state given, and a snapshot that cannot be inserted (a
+ * row already at that version, planted here) fails the flush and so the
+ * whole batch, which is rolled back. A snapshot of a session with no
+ * kept append is inserted at once. */
+START_TEST(pg_snapshot_rides_the_flush)
+{
+	char url[256], sql[256], err[512];
+	new_db("snap", url, sizeof url);
+	struct store *st = open_store(url);
+	create_one(st, "s1");
+	create_one(st, "s2");
+	const char *ids[] = {"s1", "s2"};
+	char state[55];
+	memset(state, 'U', 54);
+	state[53] = 'F';
+	state[54] = '\0';
+	struct store_pool_stats before = {0}, after = {0};
+	store_pool_stats(st, &before);
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	struct store_event e = {.version = 1, .kind = "moves", .moves = "R",
+				.created_at = 1000};
+	ck_assert_int_eq(store_append_event(st, "s1", &e, 1, 0), STORE_OK);
+	ck_assert_int_eq(store_add_snapshot(st, "s1", 1, state, 54),
+			 STORE_OK);
+	ck_assert_int_eq(store_commit(st), STORE_OK);
+	store_defer(st, 0);
+	store_pool_stats(st, &after);
+	ck_assert_uint_eq(after.round_trips - before.round_trips, 2);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM snapshots WHERE session_id = 's1' AND "
+		 "version = 1 AND state = '%s'", state);
+	ck_assert_int_eq(pg_query_int(url, sql), 1);
+	/* a row already at s2's version 1: the flush fails whole */
+	ck_assert_msg(pg_exec(url,
+			      "INSERT INTO snapshots (session_id, version, "
+			      "state) VALUES ('s2', 1, 'x')",
+			      err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	e.version = 2;
+	ck_assert_int_eq(store_append_event(st, "s1", &e, 2, 0), STORE_OK);
+	e.version = 1;
+	ck_assert_int_eq(store_append_event(st, "s2", &e, 1, 0), STORE_OK);
+	ck_assert_int_eq(store_add_snapshot(st, "s2", 1, state, 54),
+			 STORE_OK); /* kept: the flush finds the row */
+	ck_assert_int_eq(store_commit(st), STORE_CONFLICT); /* 23505 */
+	ck_assert(store_deferred_failed(st));
+	ck_assert_msg(strstr(store_last_error(st), "snapshots_pkey"), "%s",
+		      store_last_error(st));
+	store_defer(st, 0);
+	ck_assert_int_eq(session_version_in(url, "s1"), 1);
+	ck_assert_int_eq(session_version_in(url, "s2"), 0);
+	ck_assert_int_eq(pg_query_int(url, "SELECT count(*) FROM events "
+					   "WHERE version = 2 OR (session_id "
+					   "= 's2' AND version = 1)"),
+			 0);
+	/* no append kept for s1 in this transaction: inserted at once */
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	ck_assert_int_eq(store_add_snapshot(st, "s1", 1, state, 54),
+			 STORE_CONFLICT);
+	ck_assert_msg(strstr(store_last_error(st), "snapshots_pkey"), "%s",
+		      store_last_error(st));
+	ck_assert(!store_deferred_failed(st));
+	ck_assert_int_eq(store_rollback(st), STORE_OK);
+	store_defer(st, 0);
+	store_close(st);
+}
+END_TEST
+
 /* One write of kind k (moves when k is SES_MOVES) through ses. */
 static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
@@ -1249,6 +1326,7 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_batch_refusals_stay_alone);
 	tcase_add_test(tc, pg_batch_two_round_trips);
 	tcase_add_test(tc, pg_pipelined_flush_fails_whole);
+	tcase_add_test(tc, pg_snapshot_rides_the_flush);
 	tcase_add_test(tc, pg_nodes_catch_up_exact);
 	suite_add_tcase(s, tc);
 	return s;

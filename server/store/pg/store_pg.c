@@ -93,6 +93,9 @@ static void pg_free(struct pg *st)
 		for (int i = 0; i < t->npend; i++)
 			store_event_free(&t->pend[i].e);
 		free(t->pend);
+		for (int i = 0; i < t->nsnap; i++)
+			free(t->snaps[i].state);
+		free(t->snaps);
 		free(t);
 	}
 	pthread_key_delete(st->key);
@@ -420,7 +423,9 @@ static int pg_insert_event(void *impl, const char *id,
 }
 
 /* Text parameters end at a NUL: a state is 6n² facelet letters, which
- * the session layer hands over without one. */
+ * the session layer hands over without one. A snapshot that follows a
+ * deferred append to its session goes with the appends' flush (no round
+ * trip of its own). */
 static int pg_add_snapshot(void *impl, const char *id, int64_t version,
 			   const char *state, size_t len)
 {
@@ -429,6 +434,15 @@ static int pg_add_snapshot(void *impl, const char *id, int64_t version,
 		return pg__nomem(impl);
 	memcpy(text, state, len);
 	text[len] = '\0';
+	struct tls *t = pg__tls(impl);
+	int kept = t && t->txn && t->defer
+			   ? pg__defer_snapshot(impl, t, id, version, text)
+			   : 0;
+	if (kept != 0) {
+		if (kept != 1)
+			free(text);
+		return kept == 1 ? STORE_OK : kept;
+	}
 	char v[24];
 	const char *p[] = {id, I64(v, version), text};
 	int rc = pg__exec(impl, S_INSERT_SNAPSHOT, p);

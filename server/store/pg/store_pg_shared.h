@@ -75,7 +75,7 @@
 	  "INSERT INTO events (session_id, version, kind, moves, actor, "      \
 	  "created_at, ref, link) SELECT a.id, $2::bigint, $6::text, "         \
 	  "$7::text, $8::text, $5::bigint, $9::bigint, $10::bigint FROM a")    \
-	X(S_FLUSH, 16,                                                         \
+	X(S_FLUSH, 19,                                                         \
 	  "WITH s AS (SELECT * FROM unnest($1::text[], $2::bigint[], "         \
 	  "$3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS "        \
 	  "s(id, from_v, to_v, undo_top, redo_top, updated_at)), "             \
@@ -88,7 +88,9 @@
 	  "e.r, e.l FROM unnest($7::text[], $8::bigint[], $9::text[], "        \
 	  "$10::text[], $11::text[], $12::bigint[], $13::bigint[], "           \
 	  "$14::bigint[]) WITH ORDINALITY AS e(sid, v, k, m, a, t, r, l, n) "  \
-	  "WHERE e.sid IN (SELECT id FROM a) ORDER BY e.n RETURNING 1) "       \
+	  "WHERE e.sid IN (SELECT id FROM a) ORDER BY e.n RETURNING 1), "      \
+	  "p AS (INSERT INTO snapshots (session_id, version, state) "          \
+	  "SELECT * FROM unnest($17::text[], $18::bigint[], $19::text[])) "    \
 	  "SELECT CASE WHEN m = $15::bigint AND n = $16::bigint THEN m "       \
 	  "ELSE ('deferred appends did not apply: ' || m || ' of ' || "        \
 	  "$15::bigint || ' sessions moved, ' || n || ' of ' || $16::bigint "  \
@@ -234,6 +236,15 @@ struct pend {
 	int64_t undo_top, redo_top;
 };
 
+/* A snapshot row kept for the flush (store_defer): it follows an append
+ * to the same session in the same transaction, so it goes in the
+ * flush's statement, not a round trip of its own. */
+struct snap {
+	char id[STORE_ID_MAX];
+	int64_t version;
+	char *state; /* malloc'd, 6n² facelet letters and a NUL */
+};
+
 /* What one thread keeps: its open transaction's connection and its last
  * error. */
 struct tls {
@@ -246,6 +257,8 @@ struct tls {
 	int defer;             /* store_defer */
 	struct pend *pend;     /* deferred appends, in order */
 	int npend, cappend;
+	struct snap *snaps;    /* deferred snapshot rows, in order */
+	int nsnap, capsnap;
 	int deferred_failed;   /* the last failure was a flush's */
 	char error[256];
 	int unavailable; /* the last failure: the database is unreachable */
@@ -346,7 +359,14 @@ void pg__locked_keep(struct tls *t, const PGresult *r);
 int pg__defer_append(struct pg *st, struct tls *t, struct locked *l,
 		     const char *id, const struct store_event *e,
 		     int64_t undo_top, int64_t redo_top);
-/* The deferred appends forgotten (a transaction begins or ends). */
+/* A snapshot row of session id kept for the flush (state: 6n² letters
+ * and a NUL, now the flush's): only while an append to id is kept,
+ * else 0 and nothing is kept (the caller inserts it at once). 1 when
+ * kept, or STORE_ERROR without memory. */
+int pg__defer_snapshot(struct pg *st, struct tls *t, const char *id,
+		       int64_t version, char *state);
+/* The deferred appends and snapshots forgotten (a transaction begins or
+ * ends). */
 void pg__pend_clear(struct tls *t);
 /* The deferred appends as one statement on c, with commit the
  * transaction's COMMIT in the same round trip: STORE_OK when every

@@ -163,6 +163,16 @@ measure() {
 			|| ', WAL flushes (cluster, so far) ' || \
 			(SELECT wal_sync FROM pg_stat_wal)")"
 	fi
+	# each configuration starts from the same machine: the database
+	# dropped (no autovacuum of it runs into the next one's time), a
+	# checkpoint (each starts with one just done: the full-page images
+	# after it cost the same in every position) and the page cache
+	# written back (a SQLite run's dirty pages are not flushed during
+	# the next run's fsyncs)
+	pg_sql "DROP DATABASE $pg_dbname" >/dev/null
+	pg_sql "CHECKPOINT" >/dev/null
+	rm -rf "$tmp/sq$pg_dbn"
+	sync
 	read -r ok bad < <(for i in "${!ports[@]}"; do cat "$tmp/wrk.$i"; done |
 		awk -v secs="$secs" '
 			/requests in/ { n += $1 }

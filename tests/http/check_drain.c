@@ -429,7 +429,7 @@ static void nginx_start(struct balancer *b, int pa, int pb)
 	snprintf(paths, sizeof paths,
 		 "http {\n"
 		 "\tlog_format drain '$status $request_method "
-		 "\"$upstream_addr\" \"$upstream_status\"';\n"
+		 "\"$upstream_addr\" \"$upstream_status\" $msec';\n"
 		 "\taccess_log %s drain;\n"
 		 "\tclient_body_temp_path %s/body;\n"
 		 "\tproxy_temp_path %s/proxy;\n"
@@ -779,7 +779,27 @@ static void rolling_restart(struct balancer *b,
 		non2xx += cl[i].non2xx;
 		gateway += cl[i].gateway;
 	}
-	ck_assert_msg(gateway == 0, "%lld 502/504 from the balancer", gateway);
+	if (gateway > 0) {
+		/* the balancer's own account of them (nginx's log: status,
+		 * method, the nodes tried and their answers, when) */
+		char lines[1024] = "";
+		char *log = b->log[0] ? slurp(b->log) : NULL;
+		for (char *p = log; p && *p;) {
+			char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			if ((strncmp(p, "502 ", 4) == 0 ||
+			     strncmp(p, "504 ", 4) == 0) &&
+			    strlen(lines) + len + 3 < sizeof lines) {
+				strncat(lines, p, len);
+				strcat(lines, "; ");
+			}
+			p = nl ? nl + 1 : p + len;
+		}
+		free(log);
+		ck_abort_msg("%lld 502/504 from the balancer (took %.1f s; "
+			     "its log: %s)",
+			     gateway, now_s() - t0, lines[0] ? lines : "none");
+	}
 	/* every acked write is in the history exactly once: after the
 	 * creation (version 0), versions 1..n, each the move the client
 	 * sent */

@@ -18,8 +18,8 @@
  * COMMIT alone, and before deferral three a write: version check,
  * advance, event). A snapshot row that follows a kept append to its
  * session is kept too and goes in the same statement (it cost a third
- * round trip in about half the batches). Since PostgreSQL runs the COMMIT queued behind the
- * flush unless the flush fails, the flush statement fails itself when
+ * round trip in about half the batches). Since PostgreSQL runs the
+ * COMMIT queued behind the flush unless the flush fails, the flush statement fails itself when
  * its counts differ (S_FLUSH: not every session moved or not every
  * event was added); then PostgreSQL skips the COMMIT, the whole batch is
  * rolled back and deferred_failed tells the writer to run it again with
@@ -259,6 +259,15 @@ int pg__flush(struct pg *st, struct tls *t, struct pconn *c,
 	return rc;
 }
 
+/* Whether an append to session id is kept for the flush. */
+static int pending(const struct tls *t, const char *id)
+{
+	for (int i = 0; i < t->npend; i++)
+		if (strcmp(t->pend[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
 /* Must the deferred appends go before statement id (its parameters p)?
  * Not for statements that neither read nor write sessions or events
  * (tokens looked up, Idempotency-Key records, snapshot rows: a snapshot
@@ -294,10 +303,7 @@ static int flush_first(const struct tls *t, enum stmt_id id,
 	case S_INSERT_TOKEN:
 	case S_LIST_TOKENS:
 	case S_REVOKE_TOKEN:
-		for (int i = 0; i < t->npend; i++)
-			if (strcmp(t->pend[i].id, p[0]) == 0)
-				return 1;
-		return 0;
+		return pending(t, p[0]);
 	default:
 		return 1;
 	}
@@ -336,10 +342,7 @@ int pg__deferred_failed(void *impl)
 int pg__defer_snapshot(struct pg *st, struct tls *t, const char *id,
 		       int64_t version, char *state)
 {
-	int kept = 0;
-	for (int i = 0; i < t->npend && !kept; i++)
-		kept = strcmp(t->pend[i].id, id) == 0;
-	if (!kept)
+	if (!pending(t, id))
 		return 0;
 	if (t->nsnap == t->capsnap) {
 		int cap = t->capsnap ? 2 * t->capsnap : 8;

@@ -93,6 +93,15 @@ static int append(struct store *st, const char *id, int64_t v,
 	return rc;
 }
 
+/* A write transaction with deferral on and sessions ids[0], ids[1]
+ * locked. */
+static void begin_deferred(struct store *st, const char *ids[2])
+{
+	ck_assert_int_eq(store_begin(st), STORE_OK);
+	store_defer(st, 1);
+	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+}
+
 /* One deferred batch of appends on st, as the session writer sends it:
  * BEGIN, the lock of ids[0] and ids[1], count "moves" events taking
  * turns between them (event i is ids[i % 2]'s version base + i / 2 + 1,
@@ -101,9 +110,7 @@ static int append(struct store *st, const char *id, int64_t v,
 static int deferred_batch(struct store *st, const char *ids[2], int count,
 			  int64_t base, char *moves, char *actor, int64_t t0)
 {
-	ck_assert_int_eq(store_begin(st), STORE_OK);
-	store_defer(st, 1);
-	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	begin_deferred(st, ids);
 	for (int i = 0; i < count; i++) {
 		struct store_event e = {.version = base + i / 2 + 1,
 					.kind = "moves", .moves = moves,
@@ -1164,9 +1171,7 @@ START_TEST(pg_snapshot_rides_the_flush)
 	state[54] = '\0';
 	struct store_pool_stats before = {0}, after = {0};
 	store_pool_stats(st, &before);
-	ck_assert_int_eq(store_begin(st), STORE_OK);
-	store_defer(st, 1);
-	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	begin_deferred(st, ids);
 	struct store_event e = {.version = 1, .kind = "moves", .moves = "R",
 				.created_at = 1000};
 	ck_assert_int_eq(store_append_event(st, "s1", &e, 1, 0), STORE_OK);
@@ -1186,9 +1191,7 @@ START_TEST(pg_snapshot_rides_the_flush)
 			      "state) VALUES ('s2', 1, 'x')",
 			      err, sizeof err) == 0,
 		      "%s", err);
-	ck_assert_int_eq(store_begin(st), STORE_OK);
-	store_defer(st, 1);
-	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	begin_deferred(st, ids);
 	e.version = 2;
 	ck_assert_int_eq(store_append_event(st, "s1", &e, 2, 0), STORE_OK);
 	e.version = 1;
@@ -1207,9 +1210,7 @@ START_TEST(pg_snapshot_rides_the_flush)
 					   "= 's2' AND version = 1)"),
 			 0);
 	/* no append kept for s1 in this transaction: inserted at once */
-	ck_assert_int_eq(store_begin(st), STORE_OK);
-	store_defer(st, 1);
-	ck_assert_int_eq(store_lock_sessions(st, ids, 2), STORE_OK);
+	begin_deferred(st, ids);
 	ck_assert_int_eq(store_add_snapshot(st, "s1", 1, state, 54),
 			 STORE_CONFLICT);
 	ck_assert_msg(strstr(store_last_error(st), "snapshots_pkey"), "%s",

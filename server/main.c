@@ -562,8 +562,9 @@ int main(int argc, char **argv)
 	events_shutdown(api.events, 2000);
 	/* the requests already here (the last connections taken, a
 	 * request on a connection kept alive) are served as usual while
-	 * the writer and the solver pool still run, for up to 2 s */
-	http_drain(srv, 2000);
+	 * the writer and the solver pool still run, for up to 2 s; a
+	 * connection taken has that long to send its request */
+	http_drain(srv, 2000, 1);
 	jobs_shutdown(api.jobs); /* running searches stop at their next poll */
 	/* waiting solves answer 503, running ones stop at their next poll
 	 * and answer: no connection stays suspended for a solve */
@@ -574,7 +575,7 @@ int main(int argc, char **argv)
 	sessions_drain(api.sessions);
 	/* every queued write is answered; let those answers (and any other
 	 * reply under way) reach their clients before connections close */
-	int left = http_drain(srv, 5000);
+	int left = http_drain(srv, 5000, 0);
 	if (left)
 		log_msg(LOG_WARN, "stopping with %d request%s not completed "
 				  "after 5 s",

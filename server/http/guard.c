@@ -52,6 +52,10 @@ struct guard {
 	pthread_t reaper;
 	_Atomic uint64_t reaped; /* connections cut off at the deadline */
 	_Atomic uint64_t open;   /* client connections open now */
+	/* of those, idle between requests (a reply sent, no next request
+	 * begun): what a stop need not wait for (guard_busy) */
+	_Atomic uint64_t idle;
+	_Atomic uint64_t started; /* connections ever opened */
 	/* --trusted-proxy: peers whose X-Forwarded-For names the client */
 	struct limits_cidr proxies[LIMITS_MAX_CIDRS];
 	int nproxies;
@@ -75,6 +79,7 @@ struct guard_conn {
 	int reaped;
 	struct guard_conn *prev, *next;
 	int proxy; /* the peer is a trusted proxy */
+	int idle;  /* counted in guard.idle */
 };
 
 static int64_t mono_ms(void)
@@ -139,11 +144,41 @@ void guard_request_answering(struct MHD_Connection *con)
 		atomic_store(&gc->phase, 0);
 }
 
-void guard_request_done(struct MHD_Connection *con)
+void guard_request_done(struct MHD_Connection *con, struct guard *g)
 {
 	struct guard_conn *gc = conn_of(con);
-	if (gc)
-		atomic_store(&gc->phase, mono_ms());
+	if (gc == NULL)
+		return;
+	atomic_store(&gc->phase, mono_ms());
+	if (!gc->idle) {
+		gc->idle = 1;
+		atomic_fetch_add(&g->idle, 1);
+	}
+}
+
+void guard_request_begin(struct MHD_Connection *con, struct guard *g)
+{
+	struct guard_conn *gc = conn_of(con);
+	if (gc && gc->idle) {
+		gc->idle = 0;
+		atomic_fetch_sub(&g->idle, 1);
+	}
+}
+
+uint64_t guard_busy(const struct guard *g)
+{
+	if (g == NULL)
+		return 0;
+	/* open first: a connection closing in between is then counted
+	 * busy (a longer wait), never one that is busy counted idle */
+	uint64_t open = atomic_load(&g->open);
+	uint64_t idle = atomic_load(&g->idle);
+	return open > idle ? open - idle : 0;
+}
+
+uint64_t guard_started(const struct guard *g)
+{
+	return g ? atomic_load(&g->started) : 0;
 }
 
 uint64_t guard_reaped(const struct guard *g)
@@ -361,6 +396,7 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 		/* counted whether or not it gets a socket context: MHD
 		 * tells of its close either way */
 		atomic_fetch_add(&g->open, 1);
+		atomic_fetch_add(&g->started, 1);
 		struct guard_conn *gc = calloc(1, sizeof *gc);
 		if (gc == NULL)
 			return; /* uncounted, and not refused: see guard_check */
@@ -403,8 +439,12 @@ void guard_on_connection(void *cls, struct MHD_Connection *con,
 		pthread_mutex_unlock(&g->lock);
 		*socket_context = gc;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		atomic_fetch_sub(&g->open, 1);
 		struct guard_conn *gc = *socket_context;
+		/* idle before open: guard_busy never sees more idle than
+		 * open */
+		if (gc && gc->idle)
+			atomic_fetch_sub(&g->idle, 1);
+		atomic_fetch_sub(&g->open, 1);
 		if (gc == NULL)
 			return;
 		pthread_mutex_lock(&g->lock);

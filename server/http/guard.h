@@ -125,7 +125,16 @@ uint64_t guard_connections(const struct guard *g);
  * is complete (answering: from then on the time is the reply's) and when
  * a reply was sent (done: the next request's time starts). */
 void guard_request_answering(struct MHD_Connection *con);
-void guard_request_done(struct MHD_Connection *con);
+void guard_request_done(struct MHD_Connection *con, struct guard *g);
+/* A request's line has arrived (MHD's URI callback): its connection is no
+ * longer idle. */
+void guard_request_begin(struct MHD_Connection *con, struct guard *g);
+/* Connections open now that are not idle between requests: new ones
+ * whose first request has not begun, and those with a request arriving
+ * or being answered. A stop waits for these (http_drain). */
+uint64_t guard_busy(const struct guard *g);
+/* Connections opened so far (as guard_on_connection heard of them). */
+uint64_t guard_started(const struct guard *g);
 /* Connections cut off at the deadline so far. */
 uint64_t guard_reaped(const struct guard *g);
 

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <netinet/in.h>
@@ -60,6 +61,12 @@ struct http_server {
 	/* draining or quiesced: replies close their connections */
 	_Atomic int stopping;
 	int listen_fd; /* after http_quiesce: closed by http_stop, else -1 */
+	/* http_quiesce's queued connections given to MHD, and how many
+	 * connections the guard had heard of before: MHD's threads take a
+	 * connection added from outside later, and until they do the guard
+	 * does not count it (http_drain) */
+	int handed;
+	uint64_t started0;
 	pthread_mutex_t memo_lock;
 	int nmemo;
 	struct etag_memo memo[ETAG_MEMO];
@@ -147,8 +154,9 @@ static int client_gone(void *ctx)
  * callback sees the raw URI first, so it creates the request context. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
-	(void)cls;
-	(void)con;
+	struct http_server *srv = cls;
+	/* a stop waits for this request from now (http_drain) */
+	guard_request_begin(con, srv->guard);
 	struct request *rq = calloc(1, sizeof *rq);
 	if (rq == NULL)
 		return NULL;
@@ -246,7 +254,7 @@ static void on_completed(void *cls, struct MHD_Connection *con,
 	struct http_server *srv = cls;
 	struct request *rq = *con_cls;
 	/* the connection's next request has its own deadline from now */
-	guard_request_done(con);
+	guard_request_done(con, srv->guard);
 	if (rq == NULL)
 		return;
 	if (rq->pending) {
@@ -1276,6 +1284,7 @@ void http_quiesce(struct http_server *srv)
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	int handed = 0;
+	srv->started0 = guard_started(srv->guard);
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
@@ -1291,6 +1300,7 @@ void http_quiesce(struct http_server *srv)
 				       len) == MHD_YES)
 			handed++;
 	}
+	srv->handed = handed;
 	if (shutdown(fd, SHUT_RD) != 0)
 		log_msg(LOG_WARN, "could not close the listener: %s",
 			strerror(errno));
@@ -1300,12 +1310,22 @@ void http_quiesce(struct http_server *srv)
 			handed, handed == 1 ? "" : "s");
 }
 
-int http_drain(struct http_server *srv, unsigned wait_ms)
+int http_drain(struct http_server *srv, unsigned wait_ms, int arriving)
 {
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		int left = atomic_load(&srv->active);
+		if (arriving) {
+			/* busy connections (the active requests among them),
+			 * and handed ones MHD has not taken yet */
+			uint64_t seen =
+				guard_started(srv->guard) - srv->started0;
+			uint64_t busy = guard_busy(srv->guard);
+			if (seen < (uint64_t)srv->handed)
+				busy += (uint64_t)srv->handed - seen;
+			left = busy > INT_MAX ? INT_MAX : (int)busy;
+		}
 		if (left <= 0)
 			return 0;
 		clock_gettime(CLOCK_MONOTONIC, &now);

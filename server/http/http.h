@@ -31,9 +31,15 @@ void http_draining(struct http_server *srv);
 void http_quiesce(struct http_server *srv);
 /* After http_quiesce: wait up to wait_ms until every request that
  * arrived whole has been completed (its reply sent, or its client gone),
- * so that stopping the daemon cuts no reply short. A request still
- * arriving is not waited for. Returns how many were left (0: none). */
-int http_drain(struct http_server *srv, unsigned wait_ms);
+ * so that stopping the daemon cuts no reply short. With arriving, wait
+ * also until every connection taken has begun a request or closed and
+ * every request begun has arrived: only connections idle between
+ * requests are left, so a request a client has sent is not dropped (one
+ * sent on an idle kept-alive connection as it closes is the race HTTP/1.1
+ * leaves: a balancer closes its idle connections first, docs/scaling.md).
+ * Returns how many requests (with arriving: busy connections) were left
+ * (0: none). */
+int http_drain(struct http_server *srv, unsigned wait_ms, int arriving);
 /* Finish or close every connection, free srv. */
 void http_stop(struct http_server *srv);
 

@@ -12,7 +12,13 @@
  *                          the node at once, status 0;
  *   refused_after_drain    once the drain is over a connect is refused
  *                          (not queued unread by the kernel) while a reply
- *                          still in flight is finished, then exit 0.
+ *                          still in flight is finished, then exit 0;
+ *   no_request_dropped_at_stop  clients on four addresses open connection
+ *                          after connection, each with one POST, while the
+ *                          node stops (three rounds): every connect is
+ *                          either refused or gets its whole reply, never
+ *                          an end of stream or a reset after the request
+ *                          was sent (a balancer cannot resend that POST).
  *
  * pg_drain (make test-pg: two nodes on one PostgreSQL database; the
  * balancers as Debian packages them, run as nobody under root):
@@ -39,6 +45,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +270,109 @@ START_TEST(refused_after_drain)
 }
 END_TEST
 
+/* no_request_dropped_at_stop's clients: each sends one POST per
+ * connection, from its own address, until a connect is refused. */
+struct stormer {
+	int port;
+	char from[16];
+	_Atomic long *attempts; /* shared: requests sent so far */
+	long replied, refused, dropped;
+	char first_drop[256];
+};
+
+static void *stormer_main(void *arg)
+{
+	struct stormer *c = arg;
+	/* a body the node refuses (422) without a write: its stop is then
+	 * as quick as it gets, which is when a taken connection could be
+	 * closed before its request was read */
+	const char body[] = "{\"n\":3}";
+	const char *hdr[] = {"Content-Type: application/json", NULL};
+	for (;;) {
+		int fd = http_connect_from(c->port, c->from, 10000);
+		if (fd < 0) {
+			if (errno == ECONNREFUSED) {
+				c->refused++;
+				return NULL;
+			}
+			c->dropped++;
+			snprintf(c->first_drop, sizeof c->first_drop,
+				 "connect: %s", strerror(errno));
+			return NULL;
+		}
+		/* a client (a balancer on busy cores) sends a little after
+		 * its connect: the node has taken the connection by then and
+		 * must wait for the request it has not read yet */
+		test_sleep_ms(1);
+		http_response r;
+		int rc = http_send(fd, c->port, "POST", "/v1/sessions", hdr,
+				   body, sizeof body - 1, 1, &r);
+		close(fd);
+		atomic_fetch_add(c->attempts, 1);
+		if (rc == 0 && r.status > 0) {
+			c->replied++;
+		} else {
+			if (c->dropped++ == 0)
+				snprintf(c->first_drop, sizeof c->first_drop,
+					 "%s", r.error);
+		}
+		http_response_free(&r);
+	}
+}
+
+START_TEST(no_request_dropped_at_stop)
+{
+	enum { CLIENTS = 12, ROUNDS = 3 };
+	for (int round = 0; round < ROUNDS; round++) {
+		server s;
+		const char *extra[] = {"--drain-s", "0", NULL};
+		start_or_abort(&s, NULL, extra);
+		_Atomic long attempts = 0;
+		struct stormer c[CLIENTS];
+		pthread_t th[CLIENTS];
+		for (int i = 0; i < CLIENTS; i++) {
+			c[i] = (struct stormer){.port = s.port,
+						.attempts = &attempts};
+			snprintf(c[i].from, sizeof c[i].from, "127.0.0.%d",
+				 2 + i % 4);
+			ck_assert_int_eq(pthread_create(&th[i], NULL,
+							stormer_main, &c[i]),
+					 0);
+		}
+		/* the clients are under way: then stop the node */
+		double deadline = now_s() + 10;
+		while (atomic_load(&attempts) < 300 && now_s() < deadline)
+			test_sleep_ms(2);
+		ck_assert_msg(atomic_load(&attempts) >= 300,
+			      "round %d: only %ld requests in 10 s", round,
+			      (long)atomic_load(&attempts));
+		ck_assert_int_eq(kill(s.pid, SIGTERM), 0);
+		int status = 0;
+		ck_assert_msg(wait_exit(s.pid, 15, &status),
+			      "still running 15 s after SIGTERM");
+		s.pid = 0;
+		long replied = 0, refused = 0, dropped = 0;
+		const char *why = "";
+		for (int i = 0; i < CLIENTS; i++) {
+			pthread_join(th[i], NULL);
+			replied += c[i].replied;
+			refused += c[i].refused;
+			dropped += c[i].dropped;
+			if (c[i].dropped && !*why)
+				why = c[i].first_drop;
+		}
+		ck_assert_msg(dropped == 0,
+			      "round %d: %ld of %ld requests sent got no reply "
+			      "as the node stopped (first: %s)",
+			      round, dropped, replied + dropped, why);
+		ck_assert_int_eq(refused, CLIENTS);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "wait status 0x%x", status);
+		test_server_remove(&s);
+	}
+}
+END_TEST
+
 Suite *drain_suite(void)
 {
 	Suite *s = suite_create("drain");
@@ -271,6 +381,7 @@ Suite *drain_suite(void)
 	tcase_add_test(tc, serves_while_draining);
 	tcase_add_test(tc, second_signal_ends_drain);
 	tcase_add_test(tc, refused_after_drain);
+	tcase_add_test(tc, no_request_dropped_at_stop);
 	suite_add_tcase(s, tc);
 	return s;
 }

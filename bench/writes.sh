@@ -36,6 +36,19 @@
 # writes.CONFIG.vs_sqlite, the median over rounds of that round's ratio to
 # the SQLite node (the target for PostgreSQL is >= 0.5 x), and for
 # PostgreSQL writes.CONFIG.vs_sqlite_full, the same against sqlite.full.
+# Where the CPU went, while wrk ran (medians over rounds):
+#   writes.CONFIG.cpu      the machine's busy CPU time (/proc/stat: every
+#                          process, the kernel's too) per acknowledged
+#                          write; .cpu.postgres, .cpu.cubed and .cpu.wrk
+#                          its parts in the cluster's processes, the
+#                          nodes and the load generator
+#   writes.CONFIG.busy     the share of the cores that was busy
+#   writes.CONFIG.ceiling_vs_sqlite  the writes/s the cores would give at
+#                          that CPU per write with none of them idle, over
+#                          the SQLite node's writes/s: a configuration
+#                          whose ceiling is under a target cannot reach
+#                          it on this machine by waiting less, only by
+#                          spending less CPU a write
 # Notes on stderr say, for each PostgreSQL run, its transactions (one a
 # write batch), event rows and the cluster's WAL flushes so far.
 #
@@ -123,8 +136,27 @@ wrkrun() {
 		-s "$here/session_moves.lua" "http://127.0.0.1:$1" >"$3" 2>&1
 }
 
+# cpu_ticks PID…: the processes' user + system clock ticks so far
+cpu_ticks() {
+	local t=0 p v
+	for p in "$@"; do
+		v=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null)
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+# machine_ticks: the machine's busy and total clock ticks so far (all
+# cores: user, nice, system, irq, softirq, steal; and with idle, iowait)
+machine_ticks() {
+	awk '/^cpu / {b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6}' /proc/stat
+}
+# the cluster's processes now: the postmaster and its children (the nodes'
+# backends, the WAL writer, the checkpointer, …)
+pg_procs() { echo "$pg_pid" $(pgrep -P "$pg_pid"); }
+
 # measure BIN NODES [NOSYNC] (NODES 0 = SQLite): sets ok (acknowledged
-# writes/s), bad
+# writes/s), bad, and the CPU figures: cpu (µs a write, the whole
+# machine), cpu_pg, cpu_cubed, cpu_wrk (µs a write) and busy (%)
 measure() {
 	local bin=$1 n=$2 dbs
 	local nodes=() ports=()
@@ -144,13 +176,27 @@ measure() {
 		ports+=("$port")
 	done
 	mksessions "${ports[0]}"
-	local wp=() i
+	local wp=() i procs m0 m1 pg0 pg1 cu0 cu1 wk1
+	procs=$(pg_procs)
+	read -r -a m0 < <(machine_ticks)
+	# shellcheck disable=SC2086
+	pg0=$(cpu_ticks $procs)
+	cu0=$(cpu_ticks "${nodes[@]}")
 	for i in "${!ports[@]}"; do
 		local c=$(( conns / n + (i < conns % n ? 1 : 0) ))
 		wrkrun "${ports[$i]}" "$c" "$tmp/wrk.$i" &
 		wp+=($!)
 	done
+	# wrk's ticks as it ends: bash's own child, read just before it goes
+	# (its parent's wait reaps it), through the children's counters
+	local wc0 wc1
+	wc0=$(awk '{print $16 + $17}' /proc/$$/stat)
 	for p in "${wp[@]}"; do wait "$p"; done
+	wc1=$(awk '{print $16 + $17}' /proc/$$/stat)
+	read -r -a m1 < <(machine_ticks)
+	# shellcheck disable=SC2086
+	pg1=$(cpu_ticks $procs)
+	cu1=$(cpu_ticks "${nodes[@]}")
 	for p in "${nodes[@]}"; do stopnode "$p"; done
 	# where a PostgreSQL run's time went: its transactions (the nodes'
 	# stats are in: their connections closed) and event rows per
@@ -178,9 +224,20 @@ measure() {
 			/requests in/ { n += $1 }
 			/Non-2xx or 3xx responses:/ { b += $NF }
 			END { printf "%.1f %d\n", (n - b) / secs, b }')
+	# ticks into µs a write (a tick is 1/CLK_TCK s), over the writes
+	# acknowledged in the window
+	local hz writes
+	hz=$(getconf CLK_TCK)
+	writes=$(awk -v r="$ok" -v s="$secs" 'BEGIN {print r * s}')
+	read -r cpu cpu_pg cpu_cubed cpu_wrk busy < <(awk -v hz="$hz" \
+		-v w="$writes" -v mb=$((m1[0] - m0[0])) -v mt=$((m1[1] - m0[1])) \
+		-v pg=$((pg1 - pg0)) -v cu=$((cu1 - cu0)) -v wk=$((wc1 - wc0)) '
+		function us(t) { return (w > 0) ? t * 1e6 / hz / w : 0 }
+		BEGIN { printf "%.1f %.1f %.1f %.1f %.1f\n", us(mb), us(pg),
+			us(cu), us(wk), (mt > 0) ? 100 * mb / mt : 0 }')
 }
 
-declare -A res refused
+declare -A res refused rcpu rcpu_pg rcpu_cubed rcpu_wrk rbusy rceil
 for round in $(seq 1 "$rounds"); do
 	line="round $round:"
 	for cf in "${configs[@]}"; do
@@ -196,6 +253,17 @@ for round in $(seq 1 "$rounds"); do
 		[ "$cf" = pg1.nosync ] && nosync=1
 		measure "$bin" "$n" $nosync
 		res[$cf]="${res[$cf]:-} $ok"
+		rcpu[$cf]="${rcpu[$cf]:-} $cpu"
+		rcpu_pg[$cf]="${rcpu_pg[$cf]:-} $cpu_pg"
+		rcpu_cubed[$cf]="${rcpu_cubed[$cf]:-} $cpu_cubed"
+		rcpu_wrk[$cf]="${rcpu_wrk[$cf]:-} $cpu_wrk"
+		rbusy[$cf]="${rbusy[$cf]:-} $busy"
+		# at this CPU a write with every core busy, against the
+		# round's SQLite node (configs run sqlite first)
+		[ "$cf" = sqlite ] && ok_sqlite=$ok
+		rceil[$cf]="${rceil[$cf]:-} $(awk -v c="$cpu" -v k="$(nproc)" \
+			-v s="${ok_sqlite:-0}" 'BEGIN {printf "%.3f", \
+			(c > 0 && s > 0) ? k * 1e6 / c / s : 0}')"
 		refused[$cf]=$(( ${refused[$cf]:-0} + bad ))
 		line="$line $cf $ok"
 	done
@@ -219,4 +287,13 @@ for cf in "${configs[@]}"; do
 	[ "$cf" = sqlite ] || echo "writes.$cf.vs_sqlite: $(ratio_median "${res[$cf]}" "${res[sqlite]}") x"
 	case $cf in pg* | base.*) echo "writes.$cf.vs_sqlite_full: $(ratio_median "${res[$cf]}" "${res[sqlite.full]}") x" ;; esac
 	[ "${refused[$cf]}" -eq 0 ] || echo "writes.$cf.refused: ${refused[$cf]} answers"
+	# shellcheck disable=SC2086
+	{
+		echo "writes.$cf.cpu: $(median ${rcpu[$cf]}) us/write"
+		case $cf in sqlite*) ;; *) echo "writes.$cf.cpu.postgres: $(median ${rcpu_pg[$cf]}) us/write" ;; esac
+		echo "writes.$cf.cpu.cubed: $(median ${rcpu_cubed[$cf]}) us/write"
+		echo "writes.$cf.cpu.wrk: $(median ${rcpu_wrk[$cf]}) us/write"
+		echo "writes.$cf.busy: $(median ${rbusy[$cf]}) %"
+		echo "writes.$cf.ceiling_vs_sqlite: $(median ${rceil[$cf]}) x"
+	}
 done

@@ -143,6 +143,12 @@ void cache_forget(struct sessions *s, const char *id);
 /* Reload e from the store (the writer, inside its transaction: after
  * another writer's version was found). */
 int cache_reload(struct sessions *s, struct sentry *e);
+/* Before a batch's ops run (the writer, after it locked their n sessions,
+ * ids): read ahead, in one round trip, what cache_reload will need for
+ * each cached one another writer moved on by a few events (the row and
+ * the events: two round trips each otherwise). SES_OK or a store
+ * failure. */
+int cache_prefetch(struct sessions *s, const char *const *ids, int n);
 
 /* Rebuild a state from the store: version `at` (< 0: the current one).
  * since_* receive the snapshot counters at it (may be NULL). */

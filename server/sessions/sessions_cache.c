@@ -712,6 +712,39 @@ static int catch_up(struct sessions *s, struct sentry *e)
 	return rc;
 }
 
+int cache_prefetch(struct sessions *s, const char *const *ids, int n)
+{
+	if (!s->shared || n <= 0)
+		return SES_OK;
+	const char **want = malloc((size_t)n * sizeof *want);
+	int64_t *after = malloc((size_t)n * sizeof *after);
+	int k = 0;
+	for (int i = 0; want && after && i < n; i++) {
+		/* where catch_up starts (working: the writer's version if
+		 * valid, else the committed one), as it will find it */
+		int64_t have = -1;
+		pthread_mutex_lock(&s->cache.lock);
+		struct sentry *e = *slot(&s->cache, ids[i]);
+		if (e && e->cur && !e->w.checked && e->w.ops == 0)
+			have = e->w.valid ? e->w.version : e->cur->version;
+		pthread_mutex_unlock(&s->cache.lock);
+		int64_t v;
+		/* the locked rows' versions: no round trip */
+		if (have >= 0 &&
+		    store_session_version(s->store, ids[i], &v) == STORE_OK &&
+		    v > have && v - have <= CATCH_UP_MAX) {
+			want[k] = ids[i];
+			after[k++] = have;
+		}
+	}
+	int rc = k ? store_prefetch(s->store, want, after, k, CATCH_UP_MAX)
+		   : STORE_OK;
+	free(want);
+	free(after);
+	/* without memory nothing is read ahead: the reloads ask */
+	return rc == STORE_OK ? SES_OK : ses_of_store(rc);
+}
+
 int cache_reload(struct sessions *s, struct sentry *e)
 {
 	int crc = s->shared ? catch_up(s, e) : 1;

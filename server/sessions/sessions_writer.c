@@ -75,8 +75,9 @@ static int lock_batch(struct sessions *s, struct ses_op *batch, int count)
 		if (k == 0 || strcmp(ids[k - 1], ids[i]) != 0)
 			ids[k++] = ids[i];
 	int rc = store_lock_sessions(s->store, ids, k);
+	int prc = rc == STORE_OK ? cache_prefetch(s, ids, k) : SES_OK;
 	free(ids);
-	return rc == STORE_OK ? SES_OK : ses_of_store(rc);
+	return rc != STORE_OK ? ses_of_store(rc) : prc;
 }
 
 /* An op that may have written part of itself: a database error, or an

@@ -251,6 +251,14 @@ int store_lock_sessions(struct store *st, const char *const *ids, int n)
 	return note(st, st->eng->lock_sessions(st->impl, ids, n));
 }
 
+int store_prefetch(struct store *st, const char *const *ids,
+		   const int64_t *after, int n, int cap)
+{
+	if (!st->eng->prefetch || n <= 0 || cap <= 0)
+		return STORE_OK;
+	return note(st, st->eng->prefetch(st->impl, ids, after, n, cap));
+}
+
 int store_idem_take(struct store *st, const unsigned char *scope,
 		    const unsigned char *print, int64_t now, int64_t ttl_ms,
 		    struct store_idem *out)

@@ -192,6 +192,17 @@ int store_session_version(struct store *st, const char *id, int64_t *version);
  * writer: there it does nothing. */
 int store_lock_sessions(struct store *st, const char *const *ids, int n);
 
+/* Inside a write transaction, after store_lock_sessions: what catching
+ * up on sessions another node moved needs, read in one round trip for n
+ * of them: each session's row and its events after after[i], at most
+ * cap. The transaction's next store_get_session of each, and its next
+ * store_events_after from after[i] with at most cap, are then answered
+ * from it (once each) instead of by a round trip of their own. Engines
+ * with one writer (SQLite) have nothing to catch up: STORE_OK, nothing
+ * read. */
+int store_prefetch(struct store *st, const char *const *ids,
+		   const int64_t *after, int n, int cap);
+
 /* Deferred appends, for this thread's next transactions (on = 1) or not
  * (0, the default): an append to a session the transaction locked
  * (store_lock_sessions), at the version the lock found, cannot meet

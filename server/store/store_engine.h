@@ -103,6 +103,9 @@ struct store_engine {
 			    int64_t when);
 	/* NULL: nothing to do (the transaction excludes other writers) */
 	int (*lock_sessions)(void *impl, const char *const *ids, int n);
+	/* NULL: nothing to read ahead (store_prefetch) */
+	int (*prefetch)(void *impl, const char *const *ids,
+			const int64_t *after, int n, int cap);
 	/* NULL: appends are never deferred (store_defer) */
 	void (*defer)(void *impl, int on);
 	int (*deferred_failed)(void *impl);

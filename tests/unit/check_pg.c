@@ -1222,6 +1222,104 @@ START_TEST(pg_snapshot_rides_the_flush)
 }
 END_TEST
 
+/* Round trips st made so far. */
+static uint64_t trips(struct store *st)
+{
+	struct store_pool_stats ps = {0};
+	store_pool_stats(st, &ps);
+	return ps.round_trips;
+}
+
+/* What store_prefetch reads answers each session's next row and events
+ * once, in the transaction that read it, with no round trip; anything
+ * else (a second call, another mark, a session written since) asks. */
+START_TEST(pg_prefetch_answers_once)
+{
+	char url[256];
+	new_db("pre", url, sizeof url);
+	struct store *sa = open_store(url), *sb = open_store(url);
+	create_one(sa, "s1");
+	create_one(sa, "s2");
+	/* another node moves s1 on by three events */
+	static const char *const mv[] = {"R", "U2", "F'"};
+	for (int i = 0; i < 3; i++) {
+		struct store_event e = {.version = i + 1, .kind = "moves",
+					.moves = (char *)mv[i],
+					.actor = "bob",
+					.created_at = 2000 + i};
+		ck_assert_int_eq(store_begin(sb), STORE_OK);
+		ck_assert_int_eq(store_append_event(sb, "s1", &e, i + 1, 0),
+				 STORE_OK);
+		ck_assert_int_eq(store_commit(sb), STORE_OK);
+	}
+	const char *ids[] = {"s1", "s2"};
+	const int64_t from[] = {0, 0};
+	ck_assert_int_eq(store_begin(sa), STORE_OK);
+	ck_assert_int_eq(store_lock_sessions(sa, ids, 2), STORE_OK);
+	uint64_t t0 = trips(sa);
+	ck_assert_int_eq(store_prefetch(sa, ids, from, 2, 32), STORE_OK);
+	ck_assert_uint_eq(trips(sa) - t0, 1);
+	struct store_session row;
+	struct store_event ev[32];
+	ck_assert_int_eq(store_get_session(sa, "s1", &row), STORE_OK);
+	ck_assert_int_eq(row.version, 3);
+	ck_assert_int_eq(row.undo_top, 3);
+	ck_assert_int_eq(row.size, 3);
+	ck_assert_int_eq(row.updated_at, 2002);
+	store_session_free(&row);
+	ck_assert_int_eq(store_events_after(sa, "s1", 0, ev, 32), 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(ev[i].version, i + 1);
+		ck_assert_str_eq(ev[i].kind, "moves");
+		ck_assert_str_eq(ev[i].moves, mv[i]);
+		ck_assert_str_eq(ev[i].actor, "bob");
+		ck_assert_int_eq(ev[i].created_at, 2000 + i);
+		store_event_free(&ev[i]);
+	}
+	/* s2: its row, and no event after 0 */
+	ck_assert_int_eq(store_get_session(sa, "s2", &row), STORE_OK);
+	ck_assert_int_eq(row.version, 0);
+	store_session_free(&row);
+	ck_assert_int_eq(store_events_after(sa, "s2", 0, ev, 32), 0);
+	ck_assert_uint_eq(trips(sa) - t0, 1); /* all of it read ahead */
+	/* once each: the same calls again ask */
+	ck_assert_int_eq(store_events_after(sa, "s1", 0, ev, 32), 3);
+	for (int i = 0; i < 3; i++)
+		store_event_free(&ev[i]);
+	ck_assert_int_eq(store_get_session(sa, "s1", &row), STORE_OK);
+	store_session_free(&row);
+	ck_assert_uint_eq(trips(sa) - t0, 3);
+	ck_assert_int_eq(store_rollback(sa), STORE_OK);
+
+	/* another mark, or a session written since the read: asked */
+	ck_assert_int_eq(store_begin(sa), STORE_OK);
+	ck_assert_int_eq(store_lock_sessions(sa, ids, 2), STORE_OK);
+	ck_assert_int_eq(store_prefetch(sa, ids, from, 2, 32), STORE_OK);
+	t0 = trips(sa);
+	ck_assert_int_eq(store_events_after(sa, "s1", 1, ev, 32), 2);
+	ck_assert_str_eq(ev[0].moves, "U2");
+	for (int i = 0; i < 2; i++)
+		store_event_free(&ev[i]);
+	ck_assert_uint_eq(trips(sa) - t0, 1);
+	struct store_event e4 = {.version = 4, .kind = "moves", .moves = "D",
+				 .created_at = 3000};
+	ck_assert_int_eq(store_append_event(sa, "s1", &e4, 4, 0), STORE_OK);
+	ck_assert_int_eq(store_get_session(sa, "s1", &row), STORE_OK);
+	ck_assert_int_eq(row.version, 4);
+	store_session_free(&row);
+	ck_assert_int_eq(store_commit(sa), STORE_OK);
+	/* a new transaction forgets what the last one read */
+	ck_assert_int_eq(store_begin(sa), STORE_OK);
+	t0 = trips(sa);
+	ck_assert_int_eq(store_get_session(sa, "s2", &row), STORE_OK);
+	store_session_free(&row);
+	ck_assert_int_eq(store_rollback(sa), STORE_OK);
+	ck_assert_uint_ge(trips(sa) - t0, 1);
+	store_close(sa);
+	store_close(sb);
+}
+END_TEST
+
 /* One write of kind k (moves when k is SES_MOVES) through ses. */
 static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
@@ -1309,6 +1407,70 @@ START_TEST(pg_nodes_catch_up_exact)
 }
 END_TEST
 
+/* A node whose copy of a session is a few events behind catches up
+ * inside its write's batch with one round trip more, whatever the gap:
+ * the lock, the read-ahead of the row and the events, the flush with
+ * COMMIT (before, two more for each session behind). */
+START_TEST(pg_nodes_catch_up_in_one_trip)
+{
+	char url[256];
+	new_db("trip", url, sizeof url);
+	struct store *sa = open_store(url), *sb = open_store(url);
+	struct sessions_config ca = {.store = sa, .cache_max = 8},
+			       cb = {.store = sb, .cache_max = 8};
+	alg_limits_default(&ca.limits);
+	alg_limits_default(&cb.limits);
+	struct sessions *a, *b;
+	ck_assert_int_eq(sessions_open(&ca, &a), SES_OK);
+	ck_assert_int_eq(sessions_open(&cb, &b), SES_OK);
+	struct session_view v, w;
+	char token[36];
+	struct session_create c = {.size = 3, .actor = "owner"};
+	ck_assert_int_eq(sessions_create(a, &c, &v, token, NULL), SES_OK);
+	for (int gap = 1; gap <= 5; gap += 2) {
+		/* a has the session cached at its last write */
+		ck_assert_int_eq(write_kind(a, v.id, token, SES_MOVES, "R",
+					    &w),
+				 SES_OK);
+		int64_t at = w.version;
+		session_view_free(&w);
+		for (int i = 0; i < gap; i++) {
+			ck_assert_int_eq(write_kind(b, v.id, token, SES_MOVES,
+						    "U", &w),
+					 SES_OK);
+			session_view_free(&w);
+		}
+		uint64_t t0 = trips(sa);
+		ck_assert_int_eq(write_kind(a, v.id, token, SES_MOVES, "F",
+					    &w),
+				 SES_OK);
+		ck_assert_int_eq(w.version, at + gap + 1);
+		session_view_free(&w);
+		ck_assert_msg(trips(sa) - t0 == 3,
+			      "%d events behind: %llu round trips, not 3",
+			      gap, (unsigned long long)(trips(sa) - t0));
+	}
+	/* the state a layer with nothing cached replays */
+	struct sessions_config cr = {.store = sb, .cache_max = 8};
+	alg_limits_default(&cr.limits);
+	struct sessions *r;
+	ck_assert_int_eq(sessions_open(&cr, &r), SES_OK);
+	struct session_view ref, mine;
+	ck_assert_int_eq(sessions_get(r, v.id, -1, &ref), SES_OK);
+	ck_assert_int_eq(sessions_get(a, v.id, -1, &mine), SES_OK);
+	ck_assert_int_eq(mine.version, ref.version);
+	ck_assert_str_eq(mine.facelets, ref.facelets);
+	session_view_free(&ref);
+	session_view_free(&mine);
+	sessions_close(r);
+	session_view_free(&v);
+	sessions_close(a);
+	sessions_close(b);
+	store_close(sa);
+	store_close(sb);
+}
+END_TEST
+
 Suite *pg_store_suite(void)
 {
 	Suite *s = suite_create("pg_store");
@@ -1329,6 +1491,8 @@ Suite *pg_store_suite(void)
 	tcase_add_test(tc, pg_pipelined_flush_fails_whole);
 	tcase_add_test(tc, pg_snapshot_rides_the_flush);
 	tcase_add_test(tc, pg_nodes_catch_up_exact);
+	tcase_add_test(tc, pg_prefetch_answers_once);
+	tcase_add_test(tc, pg_nodes_catch_up_in_one_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

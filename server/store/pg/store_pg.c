@@ -90,6 +90,8 @@ static void pg_free(struct pg *st)
 			free(t->txn);
 		}
 		free(t->locked);
+		pg__prefetch_clear(t);
+		free(t->pre);
 		for (int i = 0; i < t->npend; i++)
 			store_event_free(&t->pend[i].e);
 		free(t->pend);
@@ -310,6 +312,7 @@ static int pg_begin(void *impl)
 	t->begin_pending = 1;
 	t->nlocked = 0;
 	pg__pend_clear(t);
+	pg__prefetch_clear(t);
 	t->deferred_failed = 0;
 	return STORE_OK;
 }
@@ -324,6 +327,7 @@ static int end_txn(struct pg *st, const char *sql, const char *expect)
 		return STORE_ERROR;
 	struct pconn *c = t->txn;
 	pg__pend_clear(t);
+	pg__prefetch_clear(t);
 	int rc = STORE_OK;
 	if (t->begin_pending)
 		t->begin_pending = 0;
@@ -364,6 +368,7 @@ static int pg_commit(void *impl)
 		struct pconn *c = t->txn;
 		t->txn = NULL;
 		t->nlocked = 0;
+		pg__prefetch_clear(t);
 		pg__unpipe(st, c);
 		pg__release(st, t, c);
 	} else {
@@ -414,6 +419,7 @@ static int pg_probe_space(void *impl)
 static int pg_insert_event(void *impl, const char *id,
 			   const struct store_event *e)
 {
+	pg__pre_forget(pg__tls(impl), id);
 	char v[24], at[24], ref[24], link[24];
 	const char *p[] = {id, I64(v, e->version), e->kind,
 			   e->moves ? e->moves : "", e->actor,
@@ -468,34 +474,48 @@ static int pg_insert_session(void *impl, const struct store_session *ss)
 	return rc;
 }
 
+/* A session row from columns c .. c + 9 of row (S_GET_SESSION's). */
+static int read_session(struct pg *st, const PGresult *r, int row, int c,
+			const char *id, struct store_session *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->id, sizeof out->id, "%s", id);
+	out->size = (int)pg__col_i64(r, row, c);
+	out->created_at = pg__col_i64(r, row, c + 1);
+	out->updated_at = pg__col_i64(r, row, c + 2);
+	out->version = pg__col_i64(r, row, c + 3);
+	out->undo_top = pg__col_i64(r, row, c + 4);
+	out->redo_top = pg__col_i64(r, row, c + 5);
+	hex_decode(out->token_hash, PQgetvalue(r, row, c + 6), STORE_HASH_LEN);
+	int untitled = PQgetisnull(r, row, c + 7);
+	out->title = pg__col_dup(r, row, c + 7);
+	out->is_private = strcmp(PQgetvalue(r, row, c + 8), "private") == 0;
+	int unscrambled = PQgetisnull(r, row, c + 9);
+	out->scramble = pg__col_dup(r, row, c + 9);
+	if ((!untitled && !out->title) || (!unscrambled && !out->scramble)) {
+		store_session_free(out);
+		return pg__nomem(st);
+	}
+	return STORE_OK;
+}
+
 static int pg_get_session(void *impl, const char *id,
 			  struct store_session *out)
 {
+	struct tls *t = pg__tls(impl);
+	struct pre *pr = pg__pre_find(t, id);
+	if (pr && !pr->row_used) { /* read ahead (store_prefetch) */
+		pr->row_used = 1;
+		return read_session(impl, t->pre_rows, pr->first, 1, id, out);
+	}
 	const char *p[] = {id};
 	PGresult *r;
 	int rc = pg__query_one(impl, S_GET_SESSION, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	memset(out, 0, sizeof *out);
-	snprintf(out->id, sizeof out->id, "%s", id);
-	out->size = (int)pg__col_i64(r, 0, 0);
-	out->created_at = pg__col_i64(r, 0, 1);
-	out->updated_at = pg__col_i64(r, 0, 2);
-	out->version = pg__col_i64(r, 0, 3);
-	out->undo_top = pg__col_i64(r, 0, 4);
-	out->redo_top = pg__col_i64(r, 0, 5);
-	hex_decode(out->token_hash, PQgetvalue(r, 0, 6), STORE_HASH_LEN);
-	int untitled = PQgetisnull(r, 0, 7);
-	out->title = pg__col_dup(r, 0, 7);
-	out->is_private = strcmp(PQgetvalue(r, 0, 8), "private") == 0;
-	int unscrambled = PQgetisnull(r, 0, 9);
-	out->scramble = pg__col_dup(r, 0, 9);
+	rc = read_session(impl, r, 0, 0, id, out);
 	PQclear(r);
-	if ((!untitled && !out->title) || (!unscrambled && !out->scramble)) {
-		store_session_free(out);
-		return pg__nomem(impl);
-	}
-	return STORE_OK;
+	return rc;
 }
 
 /* Inside a write transaction the row is locked too (FOR UPDATE) until
@@ -565,6 +585,7 @@ static int pg_used_bytes(void *impl, int64_t *bytes)
 static int pg_advance(void *impl, const char *id, const struct store_event *e,
 		      int64_t undo_top, int64_t redo_top)
 {
+	pg__pre_forget(pg__tls(impl), id);
 	struct locked *l = pg__locked_find(pg__tls(impl), id);
 	if (l && l->version != e->version - 1)
 		return STORE_NOT_FOUND; /* the row is ours: it is not there */
@@ -583,6 +604,7 @@ static int pg_append(void *impl, const char *id, const struct store_event *e,
 		     int64_t undo_top, int64_t redo_top)
 {
 	struct tls *t = pg__tls(impl);
+	pg__pre_forget(t, id);
 	struct locked *l = pg__locked_find(t, id);
 	if (l && l->version != e->version - 1)
 		return STORE_NOT_FOUND;
@@ -631,17 +653,20 @@ static int pg_last_reset(void *impl, const char *id, int64_t at,
 }
 
 /* Columns version, kind, moves, actor, created_at, ref, link. */
-static int read_event(const PGresult *r, int row, struct store_event *e)
+/* An event from columns c .. c + 6 of row (version, kind, moves, actor,
+ * created_at, ref, link). */
+static int read_event(const PGresult *r, int row, int c,
+		      struct store_event *e)
 {
 	memset(e, 0, sizeof *e);
-	e->version = pg__col_i64(r, row, 0);
-	snprintf(e->kind, sizeof e->kind, "%s", PQgetvalue(r, row, 1));
-	e->moves = pg__col_dup(r, row, 2);
-	e->actor = pg__col_dup(r, row, 3);
-	e->created_at = pg__col_i64(r, row, 4);
-	e->ref = pg__col_i64(r, row, 5);
-	e->link = pg__col_i64(r, row, 6);
-	if (!e->moves || (!PQgetisnull(r, row, 3) && !e->actor)) {
+	e->version = pg__col_i64(r, row, c);
+	snprintf(e->kind, sizeof e->kind, "%s", PQgetvalue(r, row, c + 1));
+	e->moves = pg__col_dup(r, row, c + 2);
+	e->actor = pg__col_dup(r, row, c + 3);
+	e->created_at = pg__col_i64(r, row, c + 4);
+	e->ref = pg__col_i64(r, row, c + 5);
+	e->link = pg__col_i64(r, row, c + 6);
+	if (!e->moves || (!PQgetisnull(r, row, c + 3) && !e->actor)) {
 		store_event_free(e);
 		return STORE_ERROR;
 	}
@@ -657,7 +682,7 @@ static int pg_get_event(void *impl, const char *id, int64_t version,
 	int rc = pg__query_one(impl, S_GET_EVENT, p, &r);
 	if (rc != STORE_OK)
 		return rc;
-	rc = read_event(r, 0, out);
+	rc = read_event(r, 0, 0, out);
 	PQclear(r);
 	return rc == STORE_OK ? rc : pg__nomem(impl);
 }
@@ -667,6 +692,23 @@ static int pg_events_after(void *impl, const char *id, int64_t after,
 {
 	if (cap <= 0)
 		return 0;
+	struct tls *t = pg__tls(impl);
+	struct pre *pr = pg__pre_find(t, id);
+	/* read ahead (store_prefetch) from the same mark, and all that is
+	 * asked for (or all there is) */
+	if (pr && !pr->events_used && pr->after == after &&
+	    (cap <= pr->count || pr->count < t->pre_cap_asked)) {
+		pr->events_used = 1;
+		int k = cap < pr->count ? cap : pr->count;
+		for (int i = 0; i < k; i++)
+			if (read_event(t->pre_rows, pr->first + i, 11,
+				       &out[i]) != STORE_OK) {
+				while (i-- > 0)
+					store_event_free(&out[i]);
+				return pg__nomem(impl);
+			}
+		return k;
+	}
 	char a[24], c[16];
 	const char *p[] = {id, I64(a, after), I64(c, cap)};
 	PGresult *r;
@@ -674,7 +716,7 @@ static int pg_events_after(void *impl, const char *id, int64_t after,
 	if (k < 0)
 		return k;
 	for (int i = 0; i < k; i++)
-		if (read_event(r, i, &out[i]) != STORE_OK) {
+		if (read_event(r, i, 0, &out[i]) != STORE_OK) {
 			while (i-- > 0)
 				store_event_free(&out[i]);
 			PQclear(r);
@@ -686,6 +728,7 @@ static int pg_events_after(void *impl, const char *id, int64_t after,
 
 static int pg_delete_session(void *impl, const char *id)
 {
+	pg__pre_forget(pg__tls(impl), id);
 	const char *p[] = {id};
 	int rc = pg__exec_one(impl, S_DELETE_SESSION, p);
 	struct locked *l = pg__locked_find(pg__tls(impl), id);
@@ -1130,6 +1173,7 @@ const struct store_engine store_pg_engine = {
 	.list_tokens = pg_list_tokens,
 	.revoke_token = pg_revoke_token,
 	.lock_sessions = pg_lock_sessions,
+	.prefetch = pg__prefetch,
 	.defer = pg__defer,
 	.deferred_failed = pg__deferred_failed,
 	.idem_take = pg_idem_take,

@@ -61,6 +61,15 @@
 	X(S_LOCK_SESSIONS, 1,                                                  \
 	  "SELECT id, version FROM sessions WHERE id = ANY($1::text[]) "       \
 	  "ORDER BY id FOR UPDATE")                                            \
+	X(S_PREFETCH, 3,                                                       \
+	  "SELECT w.id, s.size, s.created_at, s.updated_at, s.version, "       \
+	  "s.undo_top, s.redo_top, encode(s.token_hash, 'hex'), s.title, "     \
+	  "s.visibility, s.scramble, e.version, e.kind, e.moves, e.actor, "    \
+	  "e.created_at, e.ref, e.link FROM unnest($1::text[], $2::bigint[]) " \
+	  "AS w(id, after) JOIN sessions s ON s.id = w.id LEFT JOIN LATERAL "  \
+	  "(SELECT version, kind, moves, actor, created_at, ref, link FROM "   \
+	  "events v WHERE v.session_id = w.id AND v.version > w.after ORDER "  \
+	  "BY v.version LIMIT $3::bigint) e ON true ORDER BY w.id, e.version") \
 	X(S_SESSION_VERSION_LOCK, 1,                                           \
 	  "SELECT version FROM sessions WHERE id = $1 FOR UPDATE")             \
 	X(S_ADVANCE, 5,                                                        \
@@ -228,6 +237,17 @@ struct locked {
 	int64_t version; /* -1: deleted by this transaction */
 };
 
+/* One session store_prefetch read ahead: its rows in the kept result
+ * (first, and count events after it; a session with none has one row
+ * whose event columns are NULL), and whether its row and its events were
+ * handed out already (each goes once). */
+struct pre {
+	char id[STORE_ID_MAX];
+	int64_t after;
+	int first, count;
+	int row_used, events_used;
+};
+
 /* An append kept for the flush (store_defer): the event, and the session
  * row's tops after it. */
 struct pend {
@@ -259,6 +279,11 @@ struct tls {
 	int npend, cappend;
 	struct snap *snaps;    /* deferred snapshot rows, in order */
 	int nsnap, capsnap;
+	/* store_prefetch's result and sessions, until the transaction ends */
+	PGresult *pre_rows;
+	struct pre *pre;
+	int npre, pre_cap;
+	int pre_cap_asked; /* the events asked for a session at most */
 	int deferred_failed;   /* the last failure was a flush's */
 	char error[256];
 	int unavailable; /* the last failure: the database is unreachable */
@@ -351,6 +376,15 @@ char *pg__col_dup(const PGresult *r, int row, int col);
 /* The open transaction's lock on session id, or NULL (not locked, or no
  * transaction). */
 struct locked *pg__locked_find(struct tls *t, const char *id);
+/* store_prefetch (store_pg_write.c); what it read about session id in
+ * the open transaction, or NULL; and forgetting it all (the transaction
+ * ends). */
+int pg__prefetch(void *impl, const char *const *ids, const int64_t *after,
+		 int n, int cap);
+struct pre *pg__pre_find(struct tls *t, const char *id);
+/* The transaction writes session id: what was read ahead of it is stale. */
+void pg__pre_forget(struct tls *t, const char *id);
+void pg__prefetch_clear(struct tls *t);
 /* The rows of S_LOCK_SESSIONS (id, version) as the transaction's
  * locks. */
 void pg__locked_keep(struct tls *t, const PGresult *r);

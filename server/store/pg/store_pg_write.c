@@ -1,7 +1,9 @@
 /* store_pg_write.c — the PostgreSQL engine's write transaction, beyond
- * its statements: the session rows it locked and their versions, and
- * the appends it defers to send as one statement (store_pg_shared.h
- * says who owns what).
+ * its statements: the session rows it locked and their versions, what
+ * it read ahead for catching up on other nodes' writes (store_prefetch:
+ * one statement for a batch's sessions, where each cost two round
+ * trips), and the appends it defers to send as one statement
+ * (store_pg_shared.h says who owns what).
  *
  * Round trips: the writer's batch (sessions_writer.c) locks its sessions
  * in one statement, which also returns their versions (struct locked:
@@ -163,6 +165,100 @@ void pg__pend_clear(struct tls *t)
  * every event been inserted, else the statement itself fails (S_FLUSH
  * checks its counts: a COMMIT behind it must not commit part of a
  * batch) and the transaction must be rolled back. */
+void pg__prefetch_clear(struct tls *t)
+{
+	PQclear(t->pre_rows);
+	t->pre_rows = NULL;
+	t->npre = 0;
+}
+
+struct pre *pg__pre_find(struct tls *t, const char *id)
+{
+	if (!t || !t->txn)
+		return NULL;
+	for (int i = 0; i < t->npre; i++)
+		if (strcmp(t->pre[i].id, id) == 0)
+			return &t->pre[i];
+	return NULL;
+}
+
+void pg__pre_forget(struct tls *t, const char *id)
+{
+	struct pre *pr = pg__pre_find(t, id);
+	if (pr)
+		pr->row_used = pr->events_used = 1;
+}
+
+/* store_prefetch: S_PREFETCH gives a row per event (ordered by session,
+ * then version), each with its session's columns; a session with no
+ * event after its mark has one row with NULL event columns. Sessions it
+ * did not return (gone) are not kept: their calls ask as before. */
+int pg__prefetch(void *impl, const char *const *ids, const int64_t *after,
+		 int n, int cap)
+{
+	struct pg *st = impl;
+	struct tls *t = pg__tls(st);
+	if (!t || !t->txn)
+		return STORE_OK; /* nothing to answer from outside one */
+	pg__prefetch_clear(t);
+	if (n > t->pre_cap) {
+		struct pre *m = realloc(t->pre, (size_t)n * sizeof *m);
+		if (!m)
+			return STORE_OK; /* the calls ask as before */
+		t->pre = m;
+		t->pre_cap = n;
+	}
+	struct arr a[2] = {{0}};
+	arr_put(&a[0], "{", 1);
+	arr_put(&a[1], "{", 1);
+	for (int i = 0; i < n; i++) {
+		arr_text(&a[0], ids[i]);
+		arr_i64(&a[1], after[i]);
+	}
+	arr_put(&a[0], "}", 1);
+	arr_put(&a[1], "}", 1);
+	int rc = STORE_OK;
+	if (a[0].nomem || a[1].nomem) {
+		rc = STORE_OK; /* the calls ask as before */
+	} else {
+		char c[24];
+		const char *p[] = {a[0].p, a[1].p, I64(c, cap)};
+		PGresult *r;
+		rc = pg__call(st, S_PREFETCH, p, &r);
+		if (rc == STORE_OK) {
+			t->pre_rows = r;
+			int rows = PQntuples(r);
+			for (int i = 0; i < rows; i++) {
+				const char *id = PQgetvalue(r, i, 0);
+				struct pre *pr = t->npre ? &t->pre[t->npre - 1]
+							 : NULL;
+				if (!pr || strcmp(pr->id, id) != 0) {
+					if (t->npre == n)
+						break; /* cannot happen */
+					pr = &t->pre[t->npre];
+					if (snprintf(pr->id, sizeof pr->id, "%s",
+						     id) >= (int)sizeof pr->id)
+						continue;
+					t->npre++;
+					pr->first = i;
+					pr->count = 0;
+					pr->row_used = pr->events_used = 0;
+					pr->after = -1;
+					for (int k = 0; k < n; k++)
+						if (strcmp(ids[k], id) == 0)
+							pr->after = after[k];
+				}
+				if (!PQgetisnull(r, i, 11))
+					pr->count++;
+			}
+			t->pre_cap_asked = cap;
+		}
+	}
+	free(a[0].p);
+	free(a[1].p);
+	return rc;
+}
+
 int pg__flush(struct pg *st, struct tls *t, struct pconn *c,
 	      int64_t deadline, int commit)
 {

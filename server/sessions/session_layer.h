@@ -276,13 +276,20 @@ struct sessions {
 	void *lose_commit_ctx;
 
 	pthread_t writer;
+	pthread_t answerer;      /* calls the ops' done (sessions_writer.c) */
 	pthread_mutex_t lock;    /* queue, stop, stats */
 	pthread_cond_t wake;     /* writer: work arrived */
+	pthread_cond_t answer;   /* answerer: a batch to answer arrived */
 	pthread_cond_t idle;     /* drain: the writer finished a batch */
 	struct ses_op *head, *tail;
+	/* ops run, published and waiting for their done: batches in the
+	 * order they committed */
+	struct ses_op *done_head, *done_tail;
 	int stop;
+	int answer_stop;         /* writer_stop: the writer is gone */
 	int closing;             /* sessions_drain: refuse new ops */
 	int busy;                /* the writer holds a batch */
+	int answering;           /* the answerer holds ops */
 	struct sessions_stats stats;
 };
 

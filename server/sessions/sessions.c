@@ -53,7 +53,7 @@ void sessions_drain(struct sessions *s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	s->closing = 1;
-	while (s->head || s->busy)
+	while (s->head || s->busy || s->done_head || s->answering)
 		pthread_cond_wait(&s->idle, &s->lock);
 	pthread_mutex_unlock(&s->lock);
 }

@@ -4,7 +4,13 @@
  * transaction by the rules (sessions_rules.c), committed, published to the
  * cache and to live watchers, then completed — in that order, so a reply
  * or an event never tells of a write that is not committed, and a reader
- * never sees one either. */
+ * never sees one either.
+ *
+ * Completing is the answerer thread's: the writer hands it each published
+ * batch and goes on to the next one. An op's done resumes its request's
+ * connection, and the HTTP thread it wakes often runs at once on the
+ * writer's core: done inline cost the writer about 15 µs an op, 0.24 ms
+ * of each 1.9 ms batch on PostgreSQL, time the next batch waited for. */
 #include "session_layer.h"
 
 #include "log.h"
@@ -401,15 +407,46 @@ static void *writer_main(void *arg)
 		s->stats.idem_kept += kept;
 		s->stats.idem_replayed += replayed;
 		pthread_mutex_unlock(&s->lock);
+		/* to the answerer, after the batches before it */
+		pthread_mutex_lock(&s->lock);
+		if (s->done_tail)
+			s->done_tail->next = batch;
+		else
+			s->done_head = batch;
+		while (last->next)
+			last = last->next;
+		s->done_tail = last;
+		pthread_cond_signal(&s->answer);
+		s->busy = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The answerer: calls done for every op the writer hands it, in order. */
+static void *answerer_main(void *arg)
+{
+	struct sessions *s = arg;
+	prctl(PR_SET_NAME, "cubed-answer", 0, 0, 0);
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->done_head && !s->answer_stop)
+			pthread_cond_wait(&s->answer, &s->lock);
+		if (!s->done_head)
+			break; /* answer_stop, and nothing left */
+		struct ses_op *ops = s->done_head;
+		s->done_head = s->done_tail = NULL;
+		s->answering = 1;
+		pthread_mutex_unlock(&s->lock);
 		/* a callback may free its op (or return from a waiting call):
 		 * read next first, touch nothing after */
-		for (struct ses_op *op = batch, *next; op; op = next) {
+		for (struct ses_op *op = ops, *next; op; op = next) {
 			next = op->next;
 			op->done(op->ctx);
 		}
 		pthread_mutex_lock(&s->lock);
-		s->busy = 0;
-		if (s->closing && !s->head)
+		s->answering = 0;
+		if (s->closing && !s->head && !s->busy && !s->done_head)
 			pthread_cond_broadcast(&s->idle);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -469,15 +506,37 @@ int writer_run(struct sessions *s, struct ses_op *op)
 	return op->rc;
 }
 
+static void writer_sync_free(struct sessions *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->answer);
+	pthread_cond_destroy(&s->idle);
+}
+
+/* The answerer goes once every op handed to it is answered. */
+static void answerer_stop(struct sessions *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->answer_stop = 1;
+	pthread_cond_signal(&s->answer);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->answerer, NULL);
+}
+
 int writer_start(struct sessions *s)
 {
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->answer, NULL);
 	pthread_cond_init(&s->idle, NULL);
+	if (pthread_create(&s->answerer, NULL, answerer_main, s) != 0) {
+		writer_sync_free(s);
+		return -1;
+	}
 	if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
-		pthread_mutex_destroy(&s->lock);
-		pthread_cond_destroy(&s->wake);
-		pthread_cond_destroy(&s->idle);
+		answerer_stop(s);
+		writer_sync_free(s);
 		return -1;
 	}
 	return 0;
@@ -490,7 +549,7 @@ void writer_stop(struct sessions *s)
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->writer, NULL);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->wake);
-	pthread_cond_destroy(&s->idle);
+	/* after the writer: it hands over no more */
+	answerer_stop(s);
+	writer_sync_free(s);
 }

@@ -406,15 +406,11 @@ static void *writer_main(void *arg)
 		s->stats.writer_cpu_ns += spent;
 		s->stats.idem_kept += kept;
 		s->stats.idem_replayed += replayed;
-		pthread_mutex_unlock(&s->lock);
 		/* to the answerer, after the batches before it */
-		pthread_mutex_lock(&s->lock);
 		if (s->done_tail)
 			s->done_tail->next = batch;
 		else
 			s->done_head = batch;
-		while (last->next)
-			last = last->next;
 		s->done_tail = last;
 		pthread_cond_signal(&s->answer);
 		s->busy = 0;

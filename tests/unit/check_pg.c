@@ -1320,6 +1320,16 @@ START_TEST(pg_prefetch_answers_once)
 }
 END_TEST
 
+/* A session layer on st (one node's), with a small cache. */
+static struct sessions *open_layer(struct store *st)
+{
+	struct sessions_config cfg = {.store = st, .cache_max = 8};
+	alg_limits_default(&cfg.limits);
+	struct sessions *ses;
+	ck_assert_int_eq(sessions_open(&cfg, &ses), SES_OK);
+	return ses;
+}
+
 /* One write of kind k (moves when k is SES_MOVES) through ses. */
 static int write_kind(struct sessions *ses, const char *id, const char *token,
 		      enum ses_write_kind k, const char *moves,
@@ -1346,13 +1356,7 @@ START_TEST(pg_nodes_catch_up_exact)
 	new_db("catch", url, sizeof url);
 	struct store *sa = open_store(url), *sb = open_store(url),
 		     *sr = open_store(url);
-	struct sessions_config ca = {.store = sa, .cache_max = 8},
-			       cb = {.store = sb, .cache_max = 8};
-	alg_limits_default(&ca.limits);
-	alg_limits_default(&cb.limits);
-	struct sessions *a, *b;
-	ck_assert_int_eq(sessions_open(&ca, &a), SES_OK);
-	ck_assert_int_eq(sessions_open(&cb, &b), SES_OK);
+	struct sessions *a = open_layer(sa), *b = open_layer(sb);
 	struct session_view v;
 	char token[36];
 	struct session_create c = {.size = 3, .actor = "owner"};
@@ -1379,10 +1383,7 @@ START_TEST(pg_nodes_catch_up_exact)
 		ck_assert_int_eq(w.version, ++version);
 		undone = k == SES_UNDO;
 		/* the reference: a layer with nothing cached */
-		struct sessions_config cr = {.store = sr, .cache_max = 8};
-		alg_limits_default(&cr.limits);
-		struct sessions *r;
-		ck_assert_int_eq(sessions_open(&cr, &r), SES_OK);
+		struct sessions *r = open_layer(sr);
 		struct session_view ref;
 		ck_assert_int_eq(sessions_get(r, v.id, version, &ref), SES_OK);
 		ck_assert_ptr_nonnull(w.facelets);
@@ -1416,13 +1417,7 @@ START_TEST(pg_nodes_catch_up_in_one_trip)
 	char url[256];
 	new_db("trip", url, sizeof url);
 	struct store *sa = open_store(url), *sb = open_store(url);
-	struct sessions_config ca = {.store = sa, .cache_max = 8},
-			       cb = {.store = sb, .cache_max = 8};
-	alg_limits_default(&ca.limits);
-	alg_limits_default(&cb.limits);
-	struct sessions *a, *b;
-	ck_assert_int_eq(sessions_open(&ca, &a), SES_OK);
-	ck_assert_int_eq(sessions_open(&cb, &b), SES_OK);
+	struct sessions *a = open_layer(sa), *b = open_layer(sb);
 	struct session_view v, w;
 	char token[36];
 	struct session_create c = {.size = 3, .actor = "owner"};
@@ -1451,10 +1446,7 @@ START_TEST(pg_nodes_catch_up_in_one_trip)
 			      gap, (unsigned long long)(trips(sa) - t0));
 	}
 	/* the state a layer with nothing cached replays */
-	struct sessions_config cr = {.store = sb, .cache_max = 8};
-	alg_limits_default(&cr.limits);
-	struct sessions *r;
-	ck_assert_int_eq(sessions_open(&cr, &r), SES_OK);
+	struct sessions *r = open_layer(sb);
 	struct session_view ref, mine;
 	ck_assert_int_eq(sessions_get(r, v.id, -1, &ref), SES_OK);
 	ck_assert_int_eq(sessions_get(a, v.id, -1, &mine), SES_OK);

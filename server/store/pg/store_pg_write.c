@@ -217,10 +217,10 @@ int pg__prefetch(void *impl, const char *const *ids, const int64_t *after,
 	}
 	arr_put(&a[0], "}", 1);
 	arr_put(&a[1], "}", 1);
+	/* without memory for the arrays nothing is read ahead: the calls
+	 * ask as before */
 	int rc = STORE_OK;
-	if (a[0].nomem || a[1].nomem) {
-		rc = STORE_OK; /* the calls ask as before */
-	} else {
+	if (!a[0].nomem && !a[1].nomem) {
 		char c[24];
 		const char *p[] = {a[0].p, a[1].p, I64(c, cap)};
 		PGresult *r;
@@ -234,7 +234,7 @@ int pg__prefetch(void *impl, const char *const *ids, const int64_t *after,
 							 : NULL;
 				if (!pr || strcmp(pr->id, id) != 0) {
 					if (t->npre == n)
-						break; /* cannot happen */
+						break; /* one per id asked */
 					pr = &t->pre[t->npre];
 					if (snprintf(pr->id, sizeof pr->id, "%s",
 						     id) >= (int)sizeof pr->id)
